@@ -1,0 +1,65 @@
+//! The command line, as clap types. `main.rs` parses it; `commands` carries it out.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dlqspec",
+    version,
+    about = "Executable contracts for dead-letter-queue handling: run YAML scenario specs against the built-in reference implementation or yours.",
+    after_help = "Exit codes: 0 every spec passed; 1 some spec failed (mismatch or implementation error); 2 a spec is broken or the command line is wrong."
+)]
+pub struct Cli {
+    /// When to color the output. NO_COLOR, CLICOLOR_FORCE and TERM=dumb are respected by `auto`.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run specs and report each one, with a diff for every mismatch.
+    #[command(
+        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --filter dlq-consumer/poison"
+    )]
+    Run(RunArgs),
+
+    /// List every rule of every contract with the specs that cover it; flags uncovered rules.
+    #[command(
+        after_help = "Examples:\n  dlqspec rules\n  dlqspec rules specs/dlq-consumer\n\nExits 1 when a rule is covered by no spec."
+    )]
+    Rules(RulesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+
+    /// Run only specs whose path, name or a rule id contains TEXT (repeatable: any may match).
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Vec<String>,
+
+    /// Print only the specs that did not pass, and the closing count.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Spec files or folders whose coverage is shown.
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+}

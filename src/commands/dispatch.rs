@@ -1,0 +1,33 @@
+//! Routing a parsed command line to its subcommand, and terminal facts they share.
+
+use crate::cli::{Cli, ColorWhen, Command};
+use crate::report::Palette;
+
+/// Runs the command and returns the exit code.
+pub fn execute(cli: Cli) -> i32 {
+    let palette = Palette::new(use_color(cli.color));
+    match cli.command {
+        Command::Run(args) => super::run::run(args, palette),
+        Command::Rules(args) => super::rules::rules(args, palette),
+    }
+}
+
+/// Whether stdout gets colors: `auto` leaves it to anstream (tty, NO_COLOR, CLICOLOR_FORCE, TERM).
+pub fn use_color(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// Prints a usage-level error (bad path, bad option value) the way every command does.
+pub fn usage_error(message: &str, palette: &Palette) -> i32 {
+    eprintln!(
+        "{} {message}",
+        crate::report::style::paint(palette.fail, "error:")
+    );
+    crate::runner::exit::SPEC_OR_USAGE_ERROR
+}

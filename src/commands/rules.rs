@@ -1,0 +1,82 @@
+//! `dlqspec rules`: the rule catalogue of every contract, with the specs that cover each rule.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use crate::cli::RulesArgs;
+use crate::contracts::CONTRACTS;
+use crate::report::Palette;
+use crate::report::style::paint;
+use crate::runner::{self, RunConfig, exit};
+
+pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
+    let config = RunConfig {
+        paths: args.paths,
+        filters: Vec::new(),
+    };
+    let prepared = match runner::prepare(&config) {
+        Ok(prepared) => prepared,
+        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+    };
+    let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut broken = 0;
+    for (path, loaded) in &prepared {
+        match loaded {
+            Ok(spec) => {
+                for rule in spec.scenario.header().rule_ids() {
+                    coverage
+                        .entry(rule.to_owned())
+                        .or_default()
+                        .push(path.clone());
+                }
+            }
+            Err(_) => broken += 1,
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    let mut uncovered = 0;
+    for contract in CONTRACTS {
+        let _ = writeln!(
+            out,
+            "{} ({} rules): {}",
+            paint(palette.bold, contract.name()),
+            contract.rules().len(),
+            contract.title()
+        );
+        for rule in contract.rules() {
+            let specs = coverage.get(rule.id).map(Vec::as_slice).unwrap_or_default();
+            let count = if specs.is_empty() {
+                uncovered += 1;
+                paint(palette.fail, "NOT COVERED")
+            } else {
+                paint(
+                    palette.pass,
+                    &format!(
+                        "{} spec{}",
+                        specs.len(),
+                        if specs.len() == 1 { "" } else { "s" }
+                    ),
+                )
+            };
+            let _ = writeln!(out, "  {}  {count}", paint(palette.bold, rule.id));
+            let _ = writeln!(out, "      {}", rule.statement);
+            for spec in specs {
+                let _ = writeln!(out, "      {}", paint(palette.dim, spec));
+            }
+        }
+        let _ = writeln!(out);
+    }
+    if broken > 0 {
+        let _ = writeln!(
+            out,
+            "{broken} spec file(s) could not be loaded; `dlqspec run` shows why"
+        );
+    }
+    if uncovered > 0 {
+        let _ = writeln!(out, "{uncovered} rule(s) covered by no spec");
+        exit::FAILED
+    } else {
+        let _ = writeln!(out, "every rule is covered");
+        exit::PASSED
+    }
+}

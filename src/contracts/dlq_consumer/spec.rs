@@ -1,0 +1,440 @@
+//! The dlq-consumer spec vocabulary: what a spec file may say, and the checks made on loading.
+
+use std::collections::{HashMap, HashSet};
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::consumer::DEFAULT_MAX_ATTEMPTS;
+use super::scenario::DlqScenario;
+use super::world::{CrashTiming, ScriptedOutcome};
+use crate::contract::SpecHeader;
+use crate::source::{Position, SourceFile};
+use crate::spec_error::SpecError;
+use crate::yaml::{self, SingleKey, Spanned};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecFile {
+    pub contract: String,
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub rules: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub max_attempts: Option<Spanned<u64>>,
+    #[serde(default)]
+    pub messages: Vec<Spanned<MessageSpec>>,
+    /// Per message id, the handler's outcome on each call, in order.
+    #[serde(default)]
+    pub handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedOutcome>>>>,
+    #[serde(default)]
+    pub steps: Vec<Spanned<SingleKey<Step>>>,
+    /// Expectations after the last step.
+    #[serde(default)]
+    pub expect: Option<Spanned<Expectation>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageSpec {
+    pub id: String,
+    pub body: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Calls `process_one` and checks what it returned.
+    Process(ProcessReturn),
+    /// The visibility timeout runs out: every in-flight message goes back to the ready tail.
+    Recover,
+    /// A fresh consumer instance with empty memory serves the next calls.
+    Restart,
+    /// Moves the clock forward.
+    Advance(u64),
+    /// Sends a message to the queue (as a producer would, not the consumer).
+    Send(MessageSpec),
+    /// Calls `replay`.
+    Replay(ReplayStep),
+    /// Arms a crash at a named call of the world.
+    Fault(FaultSpec),
+    /// Checks the world now.
+    Expect(Expectation),
+}
+
+impl Step {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Process(_) => "process",
+            Step::Recover => "recover",
+            Step::Restart => "restart",
+            Step::Advance(_) => "advance",
+            Step::Send(_) => "send",
+            Step::Replay(_) => "replay",
+            Step::Fault(_) => "fault",
+            Step::Expect(_) => "expect",
+        }
+    }
+}
+
+/// What `process_one` must do: return one of its values, crash, or anything (`any`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessReturn {
+    Ok,
+    Retry,
+    Dead,
+    None,
+    Crash,
+    Any,
+}
+
+impl ProcessReturn {
+    pub fn expected(self) -> Option<&'static str> {
+        match self {
+            ProcessReturn::Ok => Some("ok"),
+            ProcessReturn::Retry => Some("retry"),
+            ProcessReturn::Dead => Some("dead"),
+            ProcessReturn::None => Some("none"),
+            ProcessReturn::Crash => Some("crash"),
+            ProcessReturn::Any => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayStep {
+    /// The ids to replay; left out, every entry is replayed.
+    #[serde(default)]
+    pub ids: Option<Vec<String>>,
+    /// The ids `replay` must return.
+    #[serde(default)]
+    pub returns: Option<Spanned<Vec<String>>>,
+    /// `replay` must crash (an armed fault fires during it).
+    #[serde(default)]
+    pub crash: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub crash: CrashTiming,
+    pub call: WorldCallName,
+    /// Fire on the n-th matching call from now on (default: the next one).
+    #[serde(default)]
+    pub nth: Option<Spanned<u32>>,
+}
+
+/// The world's calls, as a closed list so a typo is told what it could be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum WorldCallName {
+    #[serde(rename = "queue.send")]
+    QueueSend,
+    #[serde(rename = "queue.receive")]
+    QueueReceive,
+    #[serde(rename = "queue.ack")]
+    QueueAck,
+    #[serde(rename = "queue.retry")]
+    QueueRetry,
+    #[serde(rename = "dlq.put")]
+    DlqPut,
+    #[serde(rename = "dlq.has")]
+    DlqHas,
+    #[serde(rename = "dlq.remove")]
+    DlqRemove,
+    #[serde(rename = "dlq.entries")]
+    DlqEntries,
+    #[serde(rename = "handler")]
+    Handler,
+}
+
+impl WorldCallName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorldCallName::QueueSend => "queue.send",
+            WorldCallName::QueueReceive => "queue.receive",
+            WorldCallName::QueueAck => "queue.ack",
+            WorldCallName::QueueRetry => "queue.retry",
+            WorldCallName::DlqPut => "dlq.put",
+            WorldCallName::DlqHas => "dlq.has",
+            WorldCallName::DlqRemove => "dlq.remove",
+            WorldCallName::DlqEntries => "dlq.entries",
+            WorldCallName::Handler => "handler",
+        }
+    }
+}
+
+/// What the world must look like. Only the keys written are checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    #[serde(default)]
+    pub dlq: Option<Vec<EntrySpec>>,
+    #[serde(default)]
+    pub pending: Option<Vec<String>>,
+    #[serde(default)]
+    pub in_flight: Option<Vec<String>>,
+    /// Handler calls per message id; ids left out must have had none.
+    #[serde(default)]
+    pub handler_calls: Option<IndexMap<String, u64>>,
+    /// Every call the implementation made, from the start (clock reads left out).
+    #[serde(default)]
+    pub trace: Option<Vec<String>>,
+    #[serde(default)]
+    pub clock: Option<u64>,
+}
+
+/// A DLQ entry: every field must be written, so an expectation never checks half an entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySpec {
+    pub id: String,
+    pub body: String,
+    pub reason: Reason,
+    /// `null` for poison; `Spanned` so that leaving it out is an error, not a silent null.
+    pub error: Spanned<Option<String>>,
+    pub attempts: u64,
+    pub first_attempt_at: u64,
+    pub failed_at: u64,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    Permanent,
+    Exhausted,
+    Poison,
+}
+
+impl Reason {
+    fn as_str(self) -> &'static str {
+        match self {
+            Reason::Permanent => "permanent",
+            Reason::Exhausted => "exhausted",
+            Reason::Poison => "poison",
+        }
+    }
+}
+
+impl EntrySpec {
+    /// The entry as the world stores it, fields in the contract's order.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "id": self.id,
+            "body": self.body,
+            "reason": self.reason.as_str(),
+            "error": self.error.value,
+            "attempts": self.attempts,
+            "first_attempt_at": self.first_attempt_at,
+            "failed_at": self.failed_at,
+        })
+    }
+}
+
+/// The key order entries are shown in, so a diff lines up whatever order an implementation used.
+pub const ENTRY_FIELDS: [&str; 7] = [
+    "id",
+    "body",
+    "reason",
+    "error",
+    "attempts",
+    "first_attempt_at",
+    "failed_at",
+];
+
+/// An entry as an implementation put it, with the contract's fields first.
+pub fn normalize_entry(entry: &Value) -> Value {
+    let Value::Object(fields) = entry else {
+        return entry.clone();
+    };
+    let mut ordered = Map::new();
+    for key in ENTRY_FIELDS {
+        if let Some(value) = fields.get(key) {
+            ordered.insert(key.to_owned(), value.clone());
+        }
+    }
+    for (key, value) in fields {
+        if !ordered.contains_key(key) {
+            ordered.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(ordered)
+}
+
+/// Parses a dlq-consumer spec and checks what the YAML shape cannot.
+pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
+    let spec: SpecFile = yaml::parse(file)?;
+    let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+
+    if spec.name.value.trim().is_empty() {
+        return Err(invalid(yaml::at(&spec.name), "`name` is empty".into()));
+    }
+    let max_attempts = match &spec.max_attempts {
+        Some(m) if m.value == 0 => {
+            return Err(invalid(
+                yaml::at(m),
+                "`max_attempts` must be at least 1".into(),
+            ));
+        }
+        Some(m) => m.value,
+        None => DEFAULT_MAX_ATTEMPTS,
+    };
+
+    let mut known_ids: HashSet<String> = HashSet::new();
+    for message in &spec.messages {
+        if !known_ids.insert(message.value.id.clone()) {
+            return Err(invalid(
+                yaml::at(message),
+                format!("duplicate message id `{}`", message.value.id),
+            ));
+        }
+    }
+    for step in &spec.steps {
+        if let Step::Send(message) = &step.value.0 {
+            known_ids.insert(message.id.clone());
+        }
+    }
+
+    let mut script = HashMap::new();
+    let mut script_positions = HashMap::new();
+    for (id, outcomes) in &spec.handler {
+        if !known_ids.contains(&id.value) {
+            let mut known: Vec<_> = known_ids.iter().map(String::as_str).collect();
+            known.sort_unstable();
+            return Err(invalid(
+                yaml::at(id),
+                format!(
+                    "handler outcomes for unknown message `{}`; the messages are: {}",
+                    id.value,
+                    if known.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        }
+        script.insert(
+            id.value.clone(),
+            outcomes.iter().map(|o| o.value.0.clone()).collect(),
+        );
+        script_positions.insert(id.value.clone(), yaml::at(id));
+    }
+
+    let mut steps = Vec::with_capacity(spec.steps.len());
+    for step in spec.steps {
+        let position = yaml::at(&step);
+        let step = step.value.0;
+        match &step {
+            Step::Replay(replay) if replay.crash && replay.returns.is_some() => {
+                return Err(invalid(
+                    position,
+                    "a replay step cannot both `crash` and expect `returns`".into(),
+                ));
+            }
+            Step::Fault(FaultSpec { nth: Some(nth), .. }) if nth.value == 0 => {
+                return Err(invalid(yaml::at(nth), "`nth` counts from 1".into()));
+            }
+            _ => {}
+        }
+        steps.push((position, step));
+    }
+
+    let header = SpecHeader {
+        contract: super::contract::NAME,
+        name: spec.name.value,
+        description: spec.description,
+        rules: spec
+            .rules
+            .iter()
+            .map(|r| (r.value.clone(), yaml::at(r)))
+            .collect(),
+    };
+    Ok(DlqScenario {
+        file: file.clone(),
+        header,
+        max_attempts,
+        messages: spec.messages.into_iter().map(|m| m.value).collect(),
+        script,
+        script_positions,
+        steps,
+        expect: spec.expect.map(|e| (yaml::at(&e), e.value)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<DlqScenario, SpecError> {
+        load(&SourceFile::from_text("t.yaml", text))
+    }
+
+    const HEAD: &str = "contract: dlq-consumer\nname: t\n";
+
+    #[test]
+    fn a_minimal_spec_loads_with_the_default_budget() {
+        let scenario = load_text(HEAD).unwrap();
+        assert_eq!(scenario.max_attempts, 3);
+    }
+
+    #[test]
+    fn duplicate_message_ids_are_a_spec_error_at_the_second_one() {
+        let text = format!("{HEAD}messages:\n  - {{id: a, body: x}}\n  - {{id: a, body: y}}\n");
+        let error = load_text(&text).unwrap_err();
+        assert_eq!(error.to_string(), "t.yaml:5:5: duplicate message id `a`");
+    }
+
+    #[test]
+    fn outcomes_for_an_unknown_message_name_the_known_ones() {
+        let text = format!("{HEAD}messages: [{{id: a, body: x}}]\nhandler:\n  b: [ok]\n");
+        let error = load_text(&text).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "t.yaml:5:3: handler outcomes for unknown message `b`; the messages are: a"
+        );
+    }
+
+    #[test]
+    fn a_message_sent_by_a_step_may_have_outcomes() {
+        let text = format!("{HEAD}handler:\n  c: [ok]\nsteps:\n  - send: {{id: c, body: z}}\n");
+        assert!(load_text(&text).is_ok());
+    }
+
+    #[test]
+    fn an_entry_without_error_is_rejected() {
+        let text = format!(
+            "{HEAD}expect:\n  dlq:\n    - {{id: a, body: x, reason: poison, attempts: 3, first_attempt_at: 0, failed_at: 0}}\n"
+        );
+        let error = load_text(&text).unwrap_err();
+        assert!(
+            error.message.contains("missing field `error`"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn zero_max_attempts_is_rejected() {
+        let error = load_text(&format!("{HEAD}max_attempts: 0\n")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "t.yaml:3:15: `max_attempts` must be at least 1"
+        );
+    }
+
+    #[test]
+    fn unknown_world_calls_in_faults_list_the_known_ones() {
+        let text = format!("{HEAD}steps:\n  - fault: {{crash: after, call: dlq.putt}}\n");
+        let error = load_text(&text).unwrap_err();
+        assert!(
+            error.message.starts_with("unknown variant `dlq.putt`"),
+            "{}",
+            error.message
+        );
+    }
+}

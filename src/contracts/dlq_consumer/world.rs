@@ -1,0 +1,489 @@
+//! The dlq-consumer world: fake queue, DLQ, clock, scripted handler and injected crashes.
+//!
+//! Every implementation, built-in or external, reaches the world only through
+//! `WorldHost::world_call`, so every call is recorded in one ordered trace and any call can be
+//! made to crash. The semantics are pinned by CONTRACTS.md section 1.
+
+use std::collections::{HashMap, VecDeque};
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::implementation::{Raised, WorldHost};
+
+/// A message as the queue hands it out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub body: String,
+    pub receive_count: u64,
+    pub first_received_at: Option<u64>,
+}
+
+/// What the handler does on one delivery, as the spec scripts it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ScriptedOutcome {
+    Ok,
+    Transient(String),
+    Permanent(String),
+    /// An exception of another class, e.g. `TypeError`: the consumer must treat it as transient.
+    Error {
+        class: String,
+        message: String,
+    },
+    Crash,
+}
+
+impl ScriptedOutcome {
+    /// The error the handler raises, if it raises.
+    fn raised(&self) -> Option<Raised> {
+        match self {
+            ScriptedOutcome::Ok => None,
+            ScriptedOutcome::Transient(message) => Some(Raised::error("TransientError", message)),
+            ScriptedOutcome::Permanent(message) => Some(Raised::error("PermanentError", message)),
+            ScriptedOutcome::Error { class, message } => Some(Raised::error(class, message)),
+            ScriptedOutcome::Crash => Some(Raised::crash("the handler crashed the process")),
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        match self {
+            ScriptedOutcome::Ok => "ok",
+            ScriptedOutcome::Transient(_) => "TransientError",
+            ScriptedOutcome::Permanent(_) => "PermanentError",
+            ScriptedOutcome::Error { class, .. } => class,
+            ScriptedOutcome::Crash => "crash",
+        }
+    }
+}
+
+/// Whether an injected crash happens instead of a call or right after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashTiming {
+    Before,
+    After,
+}
+
+/// The calls of the world, by their protocol names.
+pub const CALLS: &[&str] = &[
+    "queue.send",
+    "queue.receive",
+    "queue.ack",
+    "queue.retry",
+    "queue.recover",
+    "queue.pending",
+    "dlq.put",
+    "dlq.has",
+    "dlq.remove",
+    "dlq.entries",
+    "clock.now",
+    "clock.advance",
+    "handler",
+];
+
+/// A crash armed by a `fault` step: fires on the `remaining`-th next matching call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub timing: CrashTiming,
+    pub call: String,
+    pub remaining: u32,
+}
+
+/// A handler call for which the spec scripts no outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unscripted {
+    pub id: String,
+    /// 1-based: the n-th handler call for this message.
+    pub call_number: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct World {
+    clock: u64,
+    ready: VecDeque<Message>,
+    /// In the order the messages were received, which is the order `recover` restores.
+    in_flight: Vec<Message>,
+    dlq: Vec<Value>,
+    script: HashMap<String, Vec<ScriptedOutcome>>,
+    handler_calls: IndexMap<String, u64>,
+    faults: Vec<Fault>,
+    trace: Vec<String>,
+    misuse: Vec<String>,
+    unscripted: Option<Unscripted>,
+}
+
+impl World {
+    pub fn new(script: HashMap<String, Vec<ScriptedOutcome>>) -> Self {
+        World {
+            script,
+            ..World::default()
+        }
+    }
+
+    // The harness's own actions: the spec's steps, not calls by the implementation.
+
+    pub fn send(&mut self, id: &str, body: &str) {
+        self.ready.push_back(Message {
+            id: id.to_owned(),
+            body: body.to_owned(),
+            receive_count: 0,
+            first_received_at: None,
+        });
+    }
+
+    pub fn recover(&mut self) {
+        self.ready.extend(self.in_flight.drain(..));
+    }
+
+    pub fn advance(&mut self, by: u64) {
+        self.clock = self.clock.saturating_add(by);
+    }
+
+    pub fn arm(&mut self, fault: Fault) {
+        self.faults.push(fault);
+    }
+
+    // Observations.
+
+    pub fn now(&self) -> u64 {
+        self.clock
+    }
+
+    pub fn pending(&self) -> Vec<String> {
+        self.ready.iter().map(|m| m.id.clone()).collect()
+    }
+
+    pub fn in_flight(&self) -> Vec<String> {
+        self.in_flight.iter().map(|m| m.id.clone()).collect()
+    }
+
+    pub fn dlq(&self) -> &[Value] {
+        &self.dlq
+    }
+
+    pub fn handler_calls(&self) -> &IndexMap<String, u64> {
+        &self.handler_calls
+    }
+
+    /// Every call the implementation made, in order (reads of the clock left out: how often a
+    /// consumer looks at the time is its own business).
+    pub fn trace(&self) -> &[String] {
+        &self.trace
+    }
+
+    pub fn misuse(&self) -> &[String] {
+        &self.misuse
+    }
+
+    /// Takes the record of an unscripted handler call, if one happened since the last take.
+    pub fn take_unscripted(&mut self) -> Option<Unscripted> {
+        self.unscripted.take()
+    }
+
+    fn record(&mut self, line: String) {
+        self.trace.push(line);
+    }
+
+    fn misused(&mut self, what: String) -> Raised {
+        self.record(format!("{what} !misuse"));
+        self.misuse.push(what.clone());
+        Raised::error("MisuseError", what)
+    }
+
+    /// Removes and returns the timing of a fault that fires on this call.
+    fn fire_fault(&mut self, call: &str) -> Option<CrashTiming> {
+        let index = self.faults.iter().position(|f| f.call == call)?;
+        let fault = &mut self.faults[index];
+        fault.remaining = fault.remaining.saturating_sub(1);
+        if fault.remaining > 0 {
+            return None;
+        }
+        Some(self.faults.remove(index).timing)
+    }
+
+    fn perform(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
+        let shape =
+            |what: &str| format!("{call} expects {what}, got {}", Value::from(args.to_vec()));
+        match (call, args) {
+            ("queue.send", [Value::String(id), Value::String(body)]) => {
+                self.record(format!("queue.send({id})"));
+                self.send(id, body);
+                Ok(Value::Null)
+            }
+            ("queue.receive", []) => match self.ready.pop_front() {
+                Some(mut message) => {
+                    message.receive_count += 1;
+                    if message.first_received_at.is_none() {
+                        message.first_received_at = Some(self.clock);
+                    }
+                    self.record(format!("queue.receive() -> {}", message.id));
+                    let value = json!(message);
+                    self.in_flight.push(message);
+                    Ok(value)
+                }
+                None => {
+                    self.record("queue.receive() -> none".to_owned());
+                    Ok(Value::Null)
+                }
+            },
+            ("queue.ack" | "queue.retry", [Value::String(id)]) => {
+                let Some(index) = self.in_flight.iter().position(|m| &m.id == id) else {
+                    return Err(self.misused(format!("{call}({id}): {id} is not in flight")));
+                };
+                let message = self.in_flight.remove(index);
+                self.record(format!("{call}({id})"));
+                if call == "queue.retry" {
+                    self.ready.push_back(message);
+                }
+                Ok(Value::Null)
+            }
+            ("queue.recover", []) => {
+                self.record("queue.recover()".to_owned());
+                self.recover();
+                Ok(Value::Null)
+            }
+            ("queue.pending", []) => {
+                self.record("queue.pending()".to_owned());
+                Ok(json!(self.pending()))
+            }
+            ("dlq.put", [entry @ Value::Object(fields)]) => match fields.get("id") {
+                Some(Value::String(id)) => {
+                    self.record(format!("dlq.put({id})"));
+                    self.dlq.push(entry.clone());
+                    Ok(Value::Null)
+                }
+                _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
+            },
+            ("dlq.has", [Value::String(id)]) => {
+                let has = self.dlq.iter().any(|e| e["id"] == *id.as_str());
+                self.record(format!("dlq.has({id}) -> {has}"));
+                Ok(Value::Bool(has))
+            }
+            ("dlq.remove", [Value::String(id)]) => {
+                let before = self.dlq.len();
+                self.dlq.retain(|e| e["id"] != *id.as_str());
+                let removed = self.dlq.len() != before;
+                self.record(format!("dlq.remove({id}) -> {removed}"));
+                Ok(Value::Bool(removed))
+            }
+            ("dlq.entries", []) => {
+                self.record("dlq.entries()".to_owned());
+                Ok(Value::Array(self.dlq.clone()))
+            }
+            ("clock.now", []) => Ok(json!(self.clock)),
+            ("clock.advance", [by]) => match by.as_u64() {
+                Some(by) => {
+                    self.record(format!("clock.advance({by})"));
+                    self.advance(by);
+                    Ok(Value::Null)
+                }
+                None => Err(self.misused(shape("a whole number of time units >= 0"))),
+            },
+            ("handler", [Value::String(body)]) => self.handle(body),
+            ("queue.send", _) => Err(self.misused(shape("[id, body] (two strings)"))),
+            ("queue.ack" | "queue.retry" | "dlq.has" | "dlq.remove", _) => {
+                Err(self.misused(shape("[id] (one string)")))
+            }
+            ("dlq.put", _) => Err(self.misused(shape("[entry] (one object)"))),
+            ("handler", _) => Err(self.misused(shape("[body] (one string)"))),
+            (known, _) if CALLS.contains(&known) => Err(self.misused(shape("no arguments"))),
+            (unknown, _) => Err(self.misused(format!(
+                "`{unknown}` is not a call of the world; expected one of {}",
+                CALLS.join(", ")
+            ))),
+        }
+    }
+
+    fn handle(&mut self, body: &str) -> Result<Value, Raised> {
+        // The handler gets only the body; the message is the latest received one carrying it.
+        let Some(message) = self.in_flight.iter().rev().find(|m| m.body == body) else {
+            return Err(self.misused(format!(
+                "handler({body:?}): no message in flight has this body"
+            )));
+        };
+        let id = message.id.clone();
+        let calls = self.handler_calls.entry(id.clone()).or_insert(0);
+        *calls += 1;
+        let call_number = *calls;
+        let scripted = self
+            .script
+            .get(&id)
+            .and_then(|outcomes| outcomes.get(call_number as usize - 1))
+            .cloned();
+        match scripted {
+            Some(outcome) => {
+                self.record(format!("handler({id}) -> {}", outcome.label()));
+                outcome.raised().map_or(Ok(Value::Null), Err)
+            }
+            None => {
+                self.record(format!("handler({id}) -> unscripted"));
+                self.unscripted = Some(Unscripted { id, call_number });
+                // Unwind the implementation: the scenario ends at this call.
+                Err(Raised::crash(
+                    "the spec scripts no outcome for this handler call",
+                ))
+            }
+        }
+    }
+}
+
+impl WorldHost for World {
+    fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
+        match self.fire_fault(call) {
+            Some(CrashTiming::Before) => {
+                self.record(format!("{call} -> crash (injected before the call)"));
+                Err(Raised::crash(format!("injected crash before {call}")))
+            }
+            Some(CrashTiming::After) => {
+                self.perform(call, args)?;
+                self.record(format!("{call} -> crash (injected after the call)"));
+                Err(Raised::crash(format!("injected crash after {call}")))
+            }
+            None => self.perform(call, args),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::implementation::RaisedKind;
+
+    fn call(world: &mut World, name: &str, args: Value) -> Result<Value, Raised> {
+        let args = args.as_array().cloned().unwrap_or_default();
+        world.world_call(name, &args)
+    }
+
+    fn world_with(script: &[(&str, Vec<ScriptedOutcome>)]) -> World {
+        World::new(
+            script
+                .iter()
+                .map(|(id, o)| (id.to_string(), o.clone()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn receive_counts_deliveries_and_keeps_the_first_receive_time() {
+        let mut world = World::default();
+        world.send("a", "body-a");
+        world.advance(5);
+        let first = call(&mut world, "queue.receive", json!([])).unwrap();
+        assert_eq!(first["receive_count"], 1);
+        assert_eq!(first["first_received_at"], 5);
+        call(&mut world, "queue.retry", json!(["a"])).unwrap();
+        world.advance(3);
+        let second = call(&mut world, "queue.receive", json!([])).unwrap();
+        assert_eq!(second["receive_count"], 2);
+        assert_eq!(second["first_received_at"], 5);
+    }
+
+    #[test]
+    fn receive_on_an_empty_queue_returns_null() {
+        let mut world = World::default();
+        assert_eq!(
+            call(&mut world, "queue.receive", json!([])),
+            Ok(Value::Null)
+        );
+    }
+
+    #[test]
+    fn recover_moves_in_flight_messages_to_the_tail_in_receive_order() {
+        let mut world = World::default();
+        for id in ["a", "b", "c"] {
+            world.send(id, id);
+        }
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        world.recover();
+        assert_eq!(world.pending(), ["c", "a", "b"]);
+        assert!(world.in_flight().is_empty());
+    }
+
+    #[test]
+    fn acking_a_message_not_in_flight_is_misuse_and_raises() {
+        let mut world = World::default();
+        world.send("a", "x");
+        let error = call(&mut world, "queue.ack", json!(["a"])).unwrap_err();
+        assert_eq!(error.class, "MisuseError");
+        assert_eq!(world.misuse(), ["queue.ack(a): a is not in flight"]);
+    }
+
+    #[test]
+    fn a_second_put_of_the_same_id_is_kept_and_remove_drops_both() {
+        let mut world = World::default();
+        let entry = json!({"id": "a", "body": "x"});
+        call(&mut world, "dlq.put", json!([entry])).unwrap();
+        call(&mut world, "dlq.put", json!([entry])).unwrap();
+        assert_eq!(world.dlq().len(), 2);
+        assert_eq!(
+            call(&mut world, "dlq.remove", json!(["a"])),
+            Ok(json!(true))
+        );
+        assert_eq!(
+            call(&mut world, "dlq.remove", json!(["a"])),
+            Ok(json!(false))
+        );
+    }
+
+    #[test]
+    fn the_handler_follows_the_script_per_message_and_reports_running_out() {
+        let mut world = world_with(&[("a", vec![ScriptedOutcome::Transient("t".into())])]);
+        world.send("a", "body-a");
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        let first = call(&mut world, "handler", json!(["body-a"])).unwrap_err();
+        assert_eq!(first.describe(), "TransientError: t");
+        let second = call(&mut world, "handler", json!(["body-a"])).unwrap_err();
+        assert_eq!(second.kind, RaisedKind::Crash);
+        assert_eq!(
+            world.take_unscripted(),
+            Some(Unscripted {
+                id: "a".into(),
+                call_number: 2
+            })
+        );
+    }
+
+    #[test]
+    fn an_injected_crash_after_a_call_performs_it_first() {
+        let mut world = World::default();
+        world.arm(Fault {
+            timing: CrashTiming::After,
+            call: "dlq.put".into(),
+            remaining: 1,
+        });
+        let error = call(&mut world, "dlq.put", json!([{"id": "a"}])).unwrap_err();
+        assert_eq!(error.kind, RaisedKind::Crash);
+        assert_eq!(world.dlq().len(), 1);
+        // One-shot: the next put goes through.
+        assert!(call(&mut world, "dlq.put", json!([{"id": "b"}])).is_ok());
+    }
+
+    #[test]
+    fn an_injected_crash_before_a_call_skips_it_and_counts_matching_calls() {
+        let mut world = World::default();
+        world.send("a", "x");
+        world.send("b", "y");
+        world.arm(Fault {
+            timing: CrashTiming::Before,
+            call: "queue.receive".into(),
+            remaining: 2,
+        });
+        assert!(call(&mut world, "queue.receive", json!([])).is_ok());
+        assert!(call(&mut world, "queue.receive", json!([])).is_err());
+        assert_eq!(world.pending(), ["b"]);
+    }
+
+    #[test]
+    fn wrong_arguments_and_unknown_calls_are_misuse_not_panics() {
+        let mut world = World::default();
+        assert!(call(&mut world, "queue.ack", json!([5])).is_err());
+        assert!(call(&mut world, "queue.send", json!(["a"])).is_err());
+        assert!(call(&mut world, "queue.explode", json!([])).is_err());
+        assert!(call(&mut world, "clock.advance", json!([-1])).is_err());
+        assert_eq!(world.misuse().len(), 4);
+    }
+}

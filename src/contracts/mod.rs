@@ -1,0 +1,6 @@
+//! The contracts dlqspec checks, one folder each, listed in `registry`.
+
+pub mod dlq_consumer;
+pub mod registry;
+
+pub use registry::{CONTRACTS, find};

@@ -1,0 +1,152 @@
+//! The interface every implementation under test offers the runner, built-in or external.
+//!
+//! A contract's scenario drives an implementation through `create` and `call`; while a call
+//! runs, the implementation acts on the scenario's world only through `WorldHost`. The
+//! built-in implementation and an external process therefore make the same calls on the same
+//! world, and every one of them is seen, ordered and can be faulted.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a raised error is classified, independent of language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaisedKind {
+    /// The process died (`Crash`): it must propagate, never be handled.
+    Crash,
+    /// The language's invalid-argument error (Python `ValueError`, JS `RangeError`).
+    InvalidArgument,
+    /// Any other error.
+    Error,
+}
+
+/// An error raised by an implementation, or by the world into an implementation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Raised {
+    pub kind: RaisedKind,
+    pub class: String,
+    pub message: String,
+}
+
+impl Raised {
+    pub fn new(kind: RaisedKind, class: impl Into<String>, message: impl Into<String>) -> Self {
+        Raised {
+            kind,
+            class: class.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn crash(message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::Crash, "Crash", message)
+    }
+
+    pub fn error(class: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::Error, class, message)
+    }
+
+    pub fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::InvalidArgument, class, message)
+    }
+
+    /// `Class: message`, the form CONTRACTS.md pins for DLQ entries.
+    pub fn describe(&self) -> String {
+        format!("{}: {}", self.class, self.message)
+    }
+}
+
+/// What an implementation answered to `create` or `call`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Returned(Value),
+    Raised(Raised),
+    /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
+    Skipped(String),
+}
+
+/// Why an implementation could not be asked at all: it broke, hung or spoke garbage.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ImplError {
+    pub kind: ImplErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImplErrorKind {
+    /// The process could not be started, or its solution could not be loaded.
+    Startup,
+    /// No answer within the timeout.
+    Timeout,
+    /// The process exited while a spec was running.
+    Exited,
+    /// A line on stdout that is not a protocol message.
+    Garbage,
+    /// A well-formed message that breaks the protocol (wrong sequence number, unknown type...).
+    Protocol,
+    /// The implementation reported that it could not do what was asked.
+    Errored,
+}
+
+impl ImplError {
+    pub fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
+        ImplError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// The world as an implementation sees it during a call: named calls with JSON arguments.
+pub trait WorldHost {
+    fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised>;
+}
+
+/// A world for contracts that have none: any call is refused.
+pub struct NoWorld;
+
+impl WorldHost for NoWorld {
+    fn world_call(&mut self, call: &str, _args: &[Value]) -> Result<Value, Raised> {
+        Err(Raised::error(
+            "MisuseError",
+            format!("this contract has no world; `{call}` is not available"),
+        ))
+    }
+}
+
+/// Who is answering: shown in reports and the conformance matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImplInfo {
+    /// Short label, e.g. `builtin` or `python:solution.py`.
+    pub label: String,
+    pub language: String,
+    /// The reference implementation: a scenario it cannot satisfy is a broken spec.
+    pub is_reference: bool,
+}
+
+/// An implementation under test. One value lives for a whole run and serves spec after spec.
+pub trait Implementation {
+    fn info(&self) -> ImplInfo;
+
+    /// Called before each spec; an implementation that died is restarted here.
+    fn begin_spec(&mut self) -> Result<(), ImplError> {
+        Ok(())
+    }
+
+    /// Makes a fresh instance of the contract's subject, dropping any earlier one.
+    fn create(
+        &mut self,
+        contract: &str,
+        args: &Value,
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
+
+    /// Calls a method of the current instance.
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
+}

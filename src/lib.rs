@@ -1,0 +1,20 @@
+//! dlqspec: the rules of dead-letter-queue handling as executable, checkable contracts.
+//!
+//! YAML specs describe scenarios; the runner executes them against the built-in reference
+//! implementation or an external one, and reporters render the outcomes.
+
+pub mod builtin;
+pub mod cli;
+pub mod commands;
+pub mod contract;
+pub mod contracts;
+pub mod discover;
+pub mod implementation;
+pub mod loader;
+pub mod outcome;
+pub mod report;
+pub mod rule;
+pub mod runner;
+pub mod source;
+pub mod spec_error;
+pub mod yaml;

@@ -1,0 +1,116 @@
+//! Loading a spec file whatever its contract: read it, find its contract, let that parse it.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::contract::{Contract, Scenario};
+use crate::contracts;
+use crate::source::{Position, SourceFile};
+use crate::spec_error::{SpecError, SpecErrorKind};
+use crate::yaml::{self, Spanned};
+
+/// A spec ready to run.
+pub struct LoadedSpec {
+    pub file: SourceFile,
+    pub contract: &'static dyn Contract,
+    pub scenario: Box<dyn Scenario>,
+}
+
+/// Only the `contract` key, to pick the vocabulary for the rest of the file.
+#[derive(Deserialize)]
+struct ContractProbe {
+    contract: Option<Spanned<String>>,
+}
+
+pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
+    let file = SourceFile::read(path).map_err(|error| SpecError {
+        kind: SpecErrorKind::Unreadable,
+        path: crate::source::display_path(path),
+        position: Position::START,
+        message: format!("cannot read the spec: {error}"),
+        source_line: None,
+    })?;
+    load(file)
+}
+
+pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
+    let probe: ContractProbe = yaml::parse(&file)?;
+    let known = contracts::registry::names().join(", ");
+    let Some(name) = probe.contract else {
+        return Err(SpecError::invalid(
+            &file,
+            Position::START,
+            format!("missing field `contract`; expected one of {known}"),
+        ));
+    };
+    let Some(contract) = contracts::find(&name.value) else {
+        return Err(SpecError::invalid(
+            &file,
+            yaml::at(&name),
+            format!("unknown contract `{}`; expected one of {known}", name.value),
+        ));
+    };
+    let scenario = contract.load(&file)?;
+    for (rule, position) in &scenario.header().rules {
+        if !contract.rules().iter().any(|r| r.id == rule) {
+            return Err(SpecError::invalid(
+                &file,
+                *position,
+                format!(
+                    "unknown rule `{rule}`; `dlqspec rules` lists the rules of {}",
+                    contract.name()
+                ),
+            ));
+        }
+    }
+    Ok(LoadedSpec {
+        file,
+        contract,
+        scenario,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<LoadedSpec, SpecError> {
+        load(SourceFile::from_text("t.yaml", text))
+    }
+
+    #[test]
+    fn an_unknown_contract_lists_the_known_ones() {
+        let error = load_text("contract: nope\nname: x\n").err().unwrap();
+        assert!(
+            error
+                .to_string()
+                .starts_with("t.yaml:1:11: unknown contract `nope`; expected one of dlq-consumer"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_missing_contract_is_reported_at_the_start() {
+        let error = load_text("name: x\n").err().unwrap();
+        assert!(
+            error
+                .to_string()
+                .starts_with("t.yaml:1:1: missing field `contract`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_rule_is_pointed_at() {
+        let error = load_text(
+            "contract: dlq-consumer\nname: x\nrules: [dlq-consumer/success, dlq-consumer/nope]\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "t.yaml:3:31: unknown rule `dlq-consumer/nope`; `dlqspec rules` lists the rules of dlq-consumer"
+        );
+    }
+}

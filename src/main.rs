@@ -1,0 +1,8 @@
+//! The dlqspec binary: parses the command line and hands it to the library.
+
+use clap::Parser;
+
+fn main() {
+    let cli = dlqspec::cli::Cli::parse();
+    std::process::exit(dlqspec::commands::execute(cli));
+}

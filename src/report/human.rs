@@ -1,0 +1,112 @@
+//! The human reporter: one line per spec, details for failures, a closing count.
+
+use std::io::Write;
+
+use super::render;
+use super::style::{Palette, paint};
+use crate::outcome::Outcome;
+use crate::runner::{Event, Reporter, SpecReport, Summary};
+
+pub struct HumanReporter<W: Write> {
+    out: W,
+    palette: Palette,
+    /// Print passing specs too, not only the ones that need attention.
+    pub show_passes: bool,
+}
+
+impl<W: Write> HumanReporter<W> {
+    pub fn new(out: W, palette: Palette) -> Self {
+        HumanReporter {
+            out,
+            palette,
+            show_passes: true,
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn finished(&mut self, report: &SpecReport) -> std::io::Result<()> {
+        let p = self.palette;
+        let (tag, style) = match &report.outcome {
+            Outcome::Passed => ("PASS ", p.pass),
+            Outcome::Mismatch(_) => ("FAIL ", p.fail),
+            Outcome::Errored(_) => ("ERROR", p.fail),
+            Outcome::SpecError(_) => ("SPEC ", p.spec),
+            Outcome::Skipped(_) => ("SKIP ", p.skip),
+        };
+        if matches!(report.outcome, Outcome::Passed) && !self.show_passes {
+            return Ok(());
+        }
+        let name = report
+            .name
+            .as_deref()
+            .map(|n| format!("  {}", paint(p.dim, n)))
+            .unwrap_or_default();
+        writeln!(self.out, "{} {}{name}", paint(style, tag), report.path)?;
+        let details = match &report.outcome {
+            Outcome::Passed => return Ok(()),
+            Outcome::Mismatch(m) => {
+                let mut text = render::mismatch(&report.path, m, &p);
+                if !report.rules.is_empty() {
+                    text.insert_str(0, &format!("rules: {}\n", report.rules.join(", ")));
+                }
+                text
+            }
+            Outcome::Errored(e) => render::impl_error(e),
+            Outcome::SpecError(e) => render::spec_error(e, &p),
+            Outcome::Skipped(reason) => format!("{reason}\n"),
+        };
+        for line in details.lines() {
+            writeln!(self.out, "      {line}")?;
+        }
+        Ok(())
+    }
+
+    fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
+        let p = self.palette;
+        writeln!(self.out)?;
+        if summary.failed() > 0 {
+            let mut parts = Vec::new();
+            for (count, what) in [
+                (summary.mismatched, "mismatched"),
+                (summary.errored, "errored"),
+                (summary.spec_errors, "spec errors"),
+            ] {
+                if count > 0 {
+                    parts.push(format!("{count} {what}"));
+                }
+            }
+            writeln!(self.out, "failed: {}", parts.join(", "))?;
+        }
+        let passed = paint(p.pass, &format!("{} passed", summary.passed));
+        let failed_text = format!("{} failed", summary.failed());
+        let failed = if summary.failed() > 0 {
+            paint(p.fail, &failed_text)
+        } else {
+            failed_text
+        };
+        let skipped = if summary.skipped > 0 {
+            format!(
+                ", {}",
+                paint(p.skip, &format!("{} skipped", summary.skipped))
+            )
+        } else {
+            String::new()
+        };
+        writeln!(self.out, "{passed}, {failed}{skipped}")?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Reporter for HumanReporter<W> {
+    fn event(&mut self, event: &Event) {
+        // A closed stdout (e.g. piped into `head`) must not turn into a panic.
+        let _ = match event {
+            Event::Started { .. } => Ok(()),
+            Event::Finished(report) => self.finished(report),
+            Event::Done(summary) => self.done(summary),
+        };
+    }
+}

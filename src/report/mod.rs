@@ -1,0 +1,8 @@
+//! Reporters: they render runner events and outcomes, and decide nothing.
+
+pub mod human;
+pub mod render;
+pub mod style;
+
+pub use human::HumanReporter;
+pub use style::Palette;

@@ -1,0 +1,64 @@
+//! Terminal styling: the palette reporters use, empty when color is off.
+
+use anstyle::{AnsiColor, Style};
+
+/// Styles for each kind of text; every style is plain when color is off.
+#[derive(Debug, Clone, Copy)]
+pub struct Palette {
+    pub pass: Style,
+    pub fail: Style,
+    pub skip: Style,
+    pub spec: Style,
+    pub dim: Style,
+    pub bold: Style,
+    pub removed: Style,
+    pub added: Style,
+    pub hunk: Style,
+    pub caret: Style,
+}
+
+impl Palette {
+    pub fn new(color: bool) -> Self {
+        if !color {
+            return Palette::plain();
+        }
+        let fg = |c: AnsiColor| Style::new().fg_color(Some(c.into()));
+        Palette {
+            pass: fg(AnsiColor::Green).bold(),
+            fail: fg(AnsiColor::Red).bold(),
+            skip: fg(AnsiColor::Yellow).bold(),
+            spec: fg(AnsiColor::Magenta).bold(),
+            dim: Style::new().dimmed(),
+            bold: Style::new().bold(),
+            removed: fg(AnsiColor::Red),
+            added: fg(AnsiColor::Green),
+            hunk: fg(AnsiColor::Cyan),
+            caret: fg(AnsiColor::Red).bold(),
+        }
+    }
+
+    pub fn plain() -> Self {
+        let plain = Style::new();
+        Palette {
+            pass: plain,
+            fail: plain,
+            skip: plain,
+            spec: plain,
+            dim: plain,
+            bold: plain,
+            removed: plain,
+            added: plain,
+            hunk: plain,
+            caret: plain,
+        }
+    }
+}
+
+/// `text` wrapped in `style`'s escape codes (none for a plain style).
+pub fn paint(style: Style, text: &str) -> String {
+    if style == Style::new() {
+        text.to_owned()
+    } else {
+        format!("{}{text}{}", style.render(), style.render_reset())
+    }
+}

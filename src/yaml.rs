@@ -1,0 +1,278 @@
+//! The one module that reads and writes YAML: serde-saphyr behind a small API, so it can be swapped.
+
+use std::fmt::{self, Write as _};
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+pub use serde_saphyr::Spanned;
+
+use crate::source::{Position, SourceFile};
+use crate::spec_error::{SpecError, SpecErrorKind};
+
+/// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
+pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    serde_saphyr::from_str(&file.text).map_err(|error| {
+        let position = error
+            .location()
+            .map(|l| position(&l))
+            .unwrap_or(Position::START);
+        let message = strip_location(&error.without_snippet().to_string());
+        SpecError::at(file, position, SpecErrorKind::Syntax, polish(&message))
+    })
+}
+
+/// The position of a parsed value.
+pub fn position(location: &serde_saphyr::Location) -> Position {
+    Position::new(location.line() as usize, location.column() as usize)
+}
+
+/// The position where a spanned value starts in the file.
+pub fn at<T>(spanned: &Spanned<T>) -> Position {
+    position(&spanned.referenced)
+}
+
+/// serde-saphyr appends " at line N, column M"; the position is reported separately.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(cut) if message[cut..].contains(", column ") => message[..cut].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+/// Rewords the few serde messages that would puzzle a spec author.
+fn polish(message: &str) -> String {
+    let message = message.replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        return format!("duplicate key `{rest}`: each key may appear once");
+    }
+    message
+}
+
+/// A value written either as a bare name (`recover`) or as a mapping with exactly one key
+/// (`process: ok`), decoded into the externally tagged enum `T`.
+///
+/// serde-saphyr decodes a bare name of a variant that takes a value by swallowing the *next*
+/// list item as that value (`- process` then `- recover` became `process: recover`). Going
+/// through `deserialize_any` makes a bare name a plain string, so that case is an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleKey<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SingleKeyVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for SingleKeyVisitor<T> {
+            type Value = SingleKey<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a name, or a mapping with one key")
+            }
+
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                let as_name: de::value::StrDeserializer<'_, E> = name.into_deserializer();
+                T::deserialize(as_name).map(SingleKey).map_err(|error| {
+                    let text = error.to_string();
+                    if text.contains("expected newtype variant")
+                        || text.contains("expected struct variant")
+                        || text.contains("expected tuple variant")
+                    {
+                        E::custom(format!("`{name}` needs a value: write `{name}: ...`"))
+                    } else {
+                        error
+                    }
+                })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(SingleKey)
+            }
+        }
+
+        deserializer.deserialize_any(SingleKeyVisitor(PhantomData))
+    }
+}
+
+/// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
+/// where a plain scalar would read back as something else. Deterministic, so diffs are stable.
+pub fn render(value: &Value) -> String {
+    let mut out = String::new();
+    render_block(value, 0, &mut out);
+    out
+}
+
+fn render_block(value: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, item) in map {
+                let _ = write!(out, "{pad}{}:", scalar(&Value::String(key.clone())));
+                render_nested(item, indent, out);
+            }
+        }
+        Value::Array(items) if items.iter().any(is_compound) => {
+            for item in items {
+                let _ = write!(out, "{pad}-");
+                match item {
+                    Value::Object(map) if !map.is_empty() => {
+                        // The first key shares the dash's line, the rest align under it.
+                        let mut nested = String::new();
+                        render_block(item, indent + 2, &mut nested);
+                        out.push(' ');
+                        out.push_str(&nested[indent + 2..]);
+                    }
+                    _ => render_nested(item, indent, out),
+                }
+            }
+        }
+        other => {
+            let _ = writeln!(out, "{pad}{}", flow(other));
+        }
+    }
+}
+
+fn render_nested(item: &Value, indent: usize, out: &mut String) {
+    if is_compound(item) {
+        out.push('\n');
+        let deeper = if item.is_array() { indent } else { indent + 2 };
+        render_block(item, deeper, out);
+    } else {
+        let _ = writeln!(out, " {}", flow(item));
+    }
+}
+
+fn is_compound(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => !map.is_empty(),
+        Value::Array(items) => items.iter().any(is_compound),
+        _ => false,
+    }
+}
+
+/// A value on one line: scalars, `[a, b]`, `{}`.
+pub fn flow(value: &Value) -> String {
+    match value {
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(flow).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", scalar(&Value::String(k.clone())), flow(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => scalar(other),
+    }
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if is_plain_safe(s) => s.clone(),
+        Value::String(s) => Value::String(s.clone()).to_string(),
+        compound => flow(compound),
+    }
+}
+
+/// Whether a string can be written unquoted and still read back as the same string.
+fn is_plain_safe(s: &str) -> bool {
+    let reserved = [
+        "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False",
+    ];
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    !reserved.contains(&s)
+        && !s.eq_ignore_ascii_case("yes")
+        && !s.eq_ignore_ascii_case("no")
+        && !s.eq_ignore_ascii_case("on")
+        && !s.eq_ignore_ascii_case("off")
+        && s.parse::<f64>().is_err()
+        && !s.starts_with([
+            '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%',
+            '@', '`',
+        ])
+        && !first.is_whitespace()
+        && !s.ends_with(char::is_whitespace)
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.ends_with(':')
+        && !s.contains([',', '[', ']', '{', '}'])
+        && !s.chars().any(char::is_control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case", deny_unknown_fields)]
+    enum Step {
+        Process(String),
+        Recover,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Steps {
+        steps: Vec<SingleKey<Step>>,
+    }
+
+    fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, SpecError> {
+        parse(&SourceFile::from_text("t.yaml", text))
+    }
+
+    #[test]
+    fn a_bare_name_that_needs_a_value_is_an_error_not_a_swallowed_item() {
+        let error = parse_text::<Steps>("steps:\n  - process\n  - recover\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "`process` needs a value: write `process: ...`"
+        );
+        assert_eq!(error.position, Position::new(2, 5));
+    }
+
+    #[test]
+    fn names_and_one_key_mappings_decode() {
+        let steps = parse_text::<Steps>("steps: [recover, {process: ok}]\n").unwrap();
+        assert_eq!(steps.steps[0].0, Step::Recover);
+        assert_eq!(steps.steps[1].0, Step::Process("ok".into()));
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_in_plain_words() {
+        let error = parse_text::<Value>("a: 1\na: 2\n").unwrap_err();
+        assert_eq!(error.message, "duplicate key `a`: each key may appear once");
+        assert_eq!(error.position, Position::new(2, 1));
+    }
+
+    #[test]
+    fn render_uses_block_maps_and_flow_scalar_lists() {
+        let value = json!({"pending": ["b", "a"], "dlq": [{"id": "a", "error": null}], "n": {}});
+        assert_eq!(
+            render(&value),
+            "pending: [b, a]\ndlq:\n- id: a\n  error: null\nn: {}\n"
+        );
+    }
+
+    #[test]
+    fn render_quotes_strings_that_would_read_back_differently() {
+        for s in ["", "3", "null", "true", "a: b", "- x", " pad", "yes"] {
+            let shown = flow(&Value::String(s.into()));
+            let back: Value = serde_saphyr::from_str(&format!("v: {shown}\n")).unwrap();
+            assert_eq!(
+                back["v"],
+                Value::String(s.into()),
+                "{s:?} rendered as {shown}"
+            );
+        }
+        assert_eq!(flow(&json!("TypeError: bad")), "\"TypeError: bad\"");
+        assert_eq!(flow(&json!("db timeout")), "db timeout");
+    }
+}
