@@ -1,0 +1,51 @@
+//! Helpers shared by the integration tests: running the real binary and reading its output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root, where `specs/` and `tests/fixtures/` live.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A `dlqspec` command run from the repository root, without colors or CI-specific output.
+pub fn dlqspec() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dlqspec"));
+    command
+        .current_dir(root())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1");
+    command
+}
+
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn ran(output: Output) -> Ran {
+    Ran {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Runs `dlqspec` with `args` and captures everything.
+pub fn run(args: &[&str]) -> Ran {
+    ran(dlqspec().args(args).output().expect("dlqspec runs"))
+}
+
+/// Writes `text` to `name` in a fresh temporary folder and returns both.
+pub fn temp_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write spec");
+    (dir, path)
+}
+
+pub fn path_arg(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
