@@ -3,6 +3,7 @@
 //! Adding a contract means writing one type that implements `Contract` and listing it in
 //! `contracts::registry::CONTRACTS`. The runner, the reporters and the CLI only see these traits.
 
+use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
 use crate::implementation::{ImplError, Implementation, Reply, WorldHost};
@@ -30,6 +31,13 @@ pub trait Contract: Sync {
         args: &Value,
         world: &mut dyn WorldHost,
     ) -> Result<Box<dyn Subject>, Reply>;
+
+    /// The JSON Schema of one spec file of this contract (usually a `$ref` into `generator`'s
+    /// definitions), for `dlqspec schema`.
+    fn schema(&self, generator: &mut SchemaGenerator) -> Schema;
+
+    /// A commented spec named `name` that passes as written, for `dlqspec new`.
+    fn starter(&self, name: &str) -> String;
 }
 
 /// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
@@ -63,6 +71,21 @@ pub trait Scenario: Send + Sync {
     fn header(&self) -> &SpecHeader;
 
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun;
+
+    /// What is odd about this scenario when it runs on `implementation` (the built-in one for
+    /// `dlqspec lint`): messages never delivered, outcomes never used, steps that do nothing.
+    /// `Err` is the outcome of a run that ended too early to judge (e.g. a spec error).
+    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome>;
+}
+
+/// Something legal but suspicious in a spec, found by `dlqspec lint`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Smell {
+    /// Stable id, e.g. `never-delivered`, for people and scripts to refer to.
+    pub id: &'static str,
+    /// Where in the spec the smell is.
+    pub position: Position,
+    pub message: String,
 }
 
 /// Whether a run stops at the first difference (checking) or goes on to record every
@@ -82,6 +105,37 @@ pub struct Checkpoint {
     pub label: String,
     pub expected: Value,
     pub actual: Value,
+    /// The parts of `expected` as the spec writes them, so `dlqspec bless` can rewrite each one
+    /// with what was observed. Empty when the expectation cannot be rewritten in place.
+    pub written: Vec<Written>,
+}
+
+/// One value of an expectation as written in the spec, and what was observed in its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    /// Where a node of the spec starts: a value, or a mapping that holds it (see `path`).
+    pub at: Position,
+    /// Mapping keys leading from the node at `at` to the value; empty for the node itself.
+    pub path: Vec<String>,
+    /// The value as the scenario compares it.
+    pub expected: Value,
+    /// What blessing writes instead when it differs from `expected`.
+    pub actual: Value,
+}
+
+impl Written {
+    pub fn new(at: Position, path: &[&str], expected: Value, actual: Value) -> Self {
+        Written {
+            at,
+            path: path.iter().map(|key| (*key).to_owned()).collect(),
+            expected,
+            actual,
+        }
+    }
+
+    pub fn matches(&self) -> bool {
+        self.expected == self.actual
+    }
 }
 
 impl Checkpoint {

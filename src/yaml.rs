@@ -3,11 +3,14 @@
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
 
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-pub use serde_saphyr::Spanned;
+pub use serde_saphyr::Location;
 
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
@@ -51,6 +54,46 @@ fn polish(message: &str) -> String {
     message
 }
 
+/// A parsed value with where it is written: serde-saphyr's `Spanned`, under our own name so that
+/// it can describe itself to schemars (a spanned value looks exactly like the value in a spec).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Spanned<T> {
+    pub value: T,
+    /// Where the value is used (for an alias: the alias).
+    pub referenced: Location,
+    /// Where the value is defined (for an alias: the anchor).
+    pub defined: Location,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spanned = serde_saphyr::Spanned::<T>::deserialize(deserializer)?;
+        Ok(Spanned {
+            value: spanned.value,
+            referenced: spanned.referenced,
+            defined: spanned.defined,
+        })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Spanned<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
 /// A value written either as a bare name (`recover`) or as a mapping with exactly one key
 /// (`process: ok`), decoded into the externally tagged enum `T`.
 ///
@@ -92,6 +135,26 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
         }
 
         deserializer.deserialize_any(SingleKeyVisitor(PhantomData))
+    }
+}
+
+/// A `SingleKey<T>` is written exactly like `T` externally tagged, which already allows a bare
+/// name for a unit variant and a one-key mapping for the others.
+impl<T: JsonSchema> JsonSchema for SingleKey<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The dlq-consumer contract (CONTRACTS.md section 1), registered as one `Contract`.
 
+use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
 use super::consumer::{DlqConsumer, max_attempts_from};
@@ -38,5 +39,13 @@ impl Contract for DlqConsumerContract {
         _world: &mut dyn WorldHost,
     ) -> Result<Box<dyn Subject>, Reply> {
         Ok(Box::new(DlqConsumer::new(max_attempts_from(args))))
+    }
+
+    fn schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        generator.subschema_for::<spec::SpecFile>()
+    }
+
+    fn starter(&self, name: &str) -> String {
+        super::starter::starter(name)
     }
 }

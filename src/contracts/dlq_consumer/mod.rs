@@ -3,9 +3,12 @@
 pub mod consumer;
 pub mod contract;
 pub mod given;
+pub mod journal;
 pub mod rules;
 pub mod scenario;
+pub mod smells;
 pub mod spec;
+pub mod starter;
 pub mod world;
 
 pub use contract::DlqConsumerContract;

@@ -4,11 +4,14 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use super::journal::{self, Happening, ordinal};
+use super::rules;
 use super::spec::{Expectation, MessageSpec, ReplayStep, Step, normalize_entry};
 use super::world::{Fault, ScriptedOutcome, World};
-use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, SpecHeader};
+use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
 use crate::implementation::{Implementation, RaisedKind, Reply};
 use crate::outcome::{Mismatch, Outcome};
+use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
 use crate::yaml;
@@ -19,9 +22,13 @@ pub struct DlqScenario {
     pub header: SpecHeader,
     pub max_attempts: u64,
     pub messages: Vec<MessageSpec>,
+    /// Where each of `messages` is written.
+    pub message_positions: Vec<Position>,
     pub script: HashMap<String, Vec<ScriptedOutcome>>,
     /// Where each message's outcomes are written, to point at when they run out.
     pub script_positions: HashMap<String, Position>,
+    /// Where each single outcome is written, per message id.
+    pub outcome_positions: HashMap<String, Vec<Position>>,
     pub steps: Vec<(Position, Step)>,
     pub expect: Option<(Position, Expectation)>,
 }
@@ -32,6 +39,69 @@ impl Scenario for DlqScenario {
     }
 
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
+        self.execute(implementation, mode).0
+    }
+
+    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome> {
+        let (run, record) = self.execute(implementation, RunMode::Record);
+        match run.outcome {
+            Outcome::Passed | Outcome::Mismatch(_) => {
+                Ok(super::smells::find(self, &run.checkpoints, &record))
+            }
+            cut_short => Err(cut_short),
+        }
+    }
+}
+
+/// What a run leaves behind besides its `ScenarioRun`: the world and what each step did.
+pub struct Record {
+    pub world: World,
+    pub steps: Vec<StepFacts>,
+}
+
+/// What one step did to the world.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub position: Position,
+    pub name: &'static str,
+    /// Whether queue, DLQ, clock, handler calls or armed faults differ after the step.
+    pub changed: bool,
+    /// Whether nothing was ready or in flight after the step.
+    pub drained: bool,
+    /// What the call returned, for `process` and `replay` steps.
+    pub returned: Option<Value>,
+}
+
+/// The parts of the world a step can change, to tell a step that did something from one that did not.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    pending: Vec<String>,
+    in_flight: Vec<String>,
+    dlq: Vec<Value>,
+    clock: u64,
+    handler_calls: u64,
+    armed: usize,
+}
+
+impl Snapshot {
+    fn of(world: &World) -> Self {
+        Snapshot {
+            pending: world.pending(),
+            in_flight: world.in_flight(),
+            dlq: world.dlq().to_vec(),
+            clock: world.now(),
+            handler_calls: world.handler_calls().values().sum(),
+            armed: world.armed().len(),
+        }
+    }
+}
+
+impl DlqScenario {
+    fn execute(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+    ) -> (ScenarioRun, Record) {
         let mut run = Run {
             scenario: self,
             reference: implementation.info().is_reference,
@@ -42,6 +112,7 @@ impl Scenario for DlqScenario {
             checkpoints: Vec::new(),
             first_mismatch: None,
             timeline: Vec::new(),
+            facts: Vec::new(),
         };
         let stopped = run.all_steps().err();
         let outcome = match (stopped, run.first_mismatch.take()) {
@@ -49,11 +120,16 @@ impl Scenario for DlqScenario {
             (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
             (None, None) => Outcome::Passed,
         };
-        ScenarioRun {
+        let scenario_run = ScenarioRun {
             outcome,
             checkpoints: run.checkpoints,
             timeline: run.timeline,
-        }
+        };
+        let record = Record {
+            world: run.world,
+            steps: run.facts,
+        };
+        (scenario_run, record)
     }
 }
 
@@ -71,6 +147,7 @@ struct Run<'a> {
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
     timeline: Vec<String>,
+    facts: Vec<StepFacts>,
 }
 
 impl Run<'_> {
@@ -78,74 +155,122 @@ impl Run<'_> {
         for message in &self.scenario.messages {
             self.world.send(&message.id, &message.body);
         }
-        if !self.scenario.messages.is_empty() {
-            let ids: Vec<_> = self
-                .scenario
-                .messages
-                .iter()
-                .map(|m| m.id.as_str())
-                .collect();
-            self.timeline
-                .push(format!("start: queue holds {}", ids.join(", ")));
-        }
+        let ids: Vec<String> = self
+            .scenario
+            .messages
+            .iter()
+            .map(|m| m.id.clone())
+            .collect();
+        self.timeline.push(format!(
+            "start: the queue holds {}; the clock reads 0; max_attempts {}",
+            journal::list(&ids),
+            self.scenario.max_attempts
+        ));
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {} ({})", index + 1, step.name());
-            let traced = self.world.trace().len();
-            self.step(&label, *position, step)?;
-            let calls: Vec<String> = self.world.trace()[traced..]
-                .iter()
-                .map(|c| format!("    {c}"))
-                .collect();
-            self.timeline.extend(calls);
+            let heading = format!("step {} (line {})", index + 1, position.line);
+            let before = Snapshot::of(&self.world);
+            let returned = self.step(&label, &heading, *position, step)?;
+            let after = Snapshot::of(&self.world);
+            self.facts.push(StepFacts {
+                position: *position,
+                name: step.name(),
+                changed: before != after,
+                drained: after.pending.is_empty() && after.in_flight.is_empty(),
+                returned,
+            });
         }
         if let Some((position, expect)) = &self.scenario.expect {
-            self.expect("final expect", *position, expect)?;
+            self.timeline
+                .push(format!("final expect (line {})", position.line));
+            self.expect("final expect", *position, &[], expect)?;
         }
         Ok(())
     }
 
-    fn step(&mut self, label: &str, position: Position, step: &Step) -> Result<(), Stop> {
+    /// Runs one step; returns what the implementation returned, for steps that call it.
+    fn step(
+        &mut self,
+        label: &str,
+        heading: &str,
+        position: Position,
+        step: &Step,
+    ) -> Result<Option<Value>, Stop> {
         match step {
             Step::Process(expected) => {
                 self.ensure_consumer()?;
-                let reply = self.call("process_one", &[])?;
+                let from = self.world.journal().len();
+                let reply = self.call(heading, "process_one", &[], from)?;
                 let actual = self.returned(reply)?;
-                self.timeline
-                    .push(format!("{label}: process_one() -> {}", yaml::flow(&actual)));
+                self.timeline.push(format!(
+                    "{heading}: process_one() returned {}",
+                    yaml::flow(&actual)
+                ));
+                self.narrate(from);
+                self.explain_decision(from);
                 self.after_call(label, position)?;
                 if let Some(expected) = expected.expected() {
-                    self.compare(label, position, "process", json!(expected), actual, None)?;
+                    let written = vec![Written::new(
+                        position,
+                        &["process"],
+                        json!(expected),
+                        actual.clone(),
+                    )];
+                    let expected = json!(expected);
+                    let checkpoint = Checkpoint {
+                        position,
+                        label: "process".to_owned(),
+                        expected,
+                        actual: actual.clone(),
+                        written,
+                    };
+                    self.compare(label, checkpoint, None)?;
                 }
+                return Ok(Some(actual));
             }
-            Step::Replay(replay) => self.replay(label, position, replay)?,
+            Step::Replay(replay) => return self.replay(label, heading, position, replay).map(Some),
             Step::Recover => {
+                let moved = self.world.in_flight();
                 self.timeline.push(format!(
-                    "{label}: the visibility timeout runs out (recover)"
+                    "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
+                    journal::list(&moved)
                 ));
                 self.world.recover();
             }
             Step::Restart => {
-                self.timeline
-                    .push(format!("{label}: a fresh consumer instance takes over"));
+                self.timeline.push(format!(
+                    "{heading}: restart: a fresh consumer instance takes over, remembering nothing"
+                ));
                 self.alive = false;
             }
             Step::Advance(by) => {
+                let was = self.world.now();
                 self.world.advance(*by);
                 self.timeline.push(format!(
-                    "{label}: clock advances by {by} to {}",
+                    "{heading}: advance: the clock moves by {by}, from {was} to {}",
                     self.world.now()
                 ));
             }
             Step::Send(message) => {
-                self.timeline.push(format!("{label}: send {}", message.id));
+                self.timeline.push(format!(
+                    "{heading}: send: {} joins the ready tail",
+                    message.id
+                ));
                 self.world.send(&message.id, &message.body);
             }
             Step::Fault(fault) => {
                 let nth = fault.nth.as_ref().map_or(1, |n| n.value);
+                let when = match fault.crash {
+                    super::world::CrashTiming::Before => "before",
+                    super::world::CrashTiming::After => "after",
+                };
+                let which = if nth == 1 {
+                    "the next call".to_owned()
+                } else {
+                    format!("the {} call from now", ordinal(u64::from(nth)))
+                };
                 self.timeline.push(format!(
-                    "{label}: a crash is armed {:?} call {} of {}",
-                    fault.crash,
-                    nth,
+                    "{heading}: fault: a crash is armed {when} {which} of {}",
                     fault.call.as_str()
                 ));
                 self.world.arm(Fault {
@@ -154,35 +279,176 @@ impl Run<'_> {
                     remaining: nth,
                 });
             }
-            Step::Expect(expect) => self.expect(label, position, expect)?,
+            Step::Expect(expect) => {
+                self.timeline.push(format!("{heading}: expect"));
+                self.expect(label, position, &["expect"], expect)?;
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn replay(&mut self, label: &str, position: Position, replay: &ReplayStep) -> Result<(), Stop> {
+    fn replay(
+        &mut self,
+        label: &str,
+        heading: &str,
+        position: Position,
+        replay: &ReplayStep,
+    ) -> Result<Value, Stop> {
         self.ensure_consumer()?;
         let args = match &replay.ids {
             None => vec![],
             Some(ids) => vec![json!(ids)],
         };
-        let reply = self.call("replay", &args)?;
+        let call = match &replay.ids {
+            None => "replay()".to_owned(),
+            Some(ids) => format!("replay({})", yaml::flow(&json!(ids))),
+        };
+        let from = self.world.journal().len();
+        let reply = self.call(heading, "replay", &args, from)?;
         let actual = self.returned(reply)?;
-        self.timeline
-            .push(format!("{label}: replay -> {}", yaml::flow(&actual)));
+        self.timeline.push(format!(
+            "{heading}: {call} returned {}",
+            yaml::flow(&actual)
+        ));
+        self.narrate(from);
+        let selection = match &replay.ids {
+            None => "every entry is replayed, in put order",
+            Some(ids) if ids.is_empty() => "an empty list replays nothing",
+            Some(_) => "the given ids that are in the DLQ are replayed, in the order given",
+        };
+        self.rule_line(&rules::REPLAY_SELECTION, selection);
         self.after_call(label, position)?;
         if replay.crash {
-            self.compare(label, position, "replay", json!("crash"), actual, None)?;
+            let checkpoint = Checkpoint {
+                position,
+                label: "replay".to_owned(),
+                expected: json!("crash"),
+                actual: actual.clone(),
+                written: Vec::new(),
+            };
+            self.compare(label, checkpoint, None)?;
         } else if let Some(returns) = &replay.returns {
             let expected = json!(returns.value);
-            self.compare(label, yaml::at(returns), "replay", expected, actual, None)?;
+            let at = yaml::at(returns);
+            let written = vec![Written::new(at, &[], expected.clone(), actual.clone())];
+            let checkpoint = Checkpoint {
+                position: at,
+                label: "replay".to_owned(),
+                expected,
+                actual: actual.clone(),
+                written,
+            };
+            self.compare(label, checkpoint, None)?;
         }
-        Ok(())
+        Ok(actual)
     }
 
-    fn call(&mut self, method: &str, args: &[Value]) -> Result<Reply, Stop> {
-        self.implementation
-            .call(method, args, &mut self.world)
-            .map_err(Outcome::Errored)
+    /// Calls the implementation; when it breaks, what the world saw so far is still told.
+    fn call(
+        &mut self,
+        heading: &str,
+        method: &str,
+        args: &[Value],
+        from: usize,
+    ) -> Result<Reply, Stop> {
+        let reply = self.implementation.call(method, args, &mut self.world);
+        if let Err(error) = &reply {
+            self.timeline
+                .push(format!("{heading}: {method} broke: {error}"));
+            self.narrate(from);
+        }
+        reply.map_err(Outcome::Errored)
+    }
+
+    /// Adds what the world saw since journal entry `from` to the timeline.
+    fn narrate(&mut self, from: usize) {
+        let lines: Vec<String> = self.world.journal()[from..]
+            .iter()
+            .map(|happening| format!("    {}", happening.describe()))
+            .collect();
+        self.timeline.extend(lines);
+    }
+
+    fn rule_line(&mut self, rule: &Rule, why: &str) {
+        self.timeline.push(format!("    rule {}: {why}", rule.id));
+    }
+
+    /// Names the rule that decides what `process_one` must do in the situation the world saw
+    /// since journal entry `from`: the same for every implementation, right or wrong.
+    fn explain_decision(&mut self, from: usize) {
+        let happened = self.world.journal()[from..].to_vec();
+        let max = self.scenario.max_attempts;
+        let received = happened.iter().find_map(|h| match h {
+            Happening::Received {
+                id,
+                receive_count,
+                already_dead,
+                ..
+            } => Some((id.clone(), *receive_count, *already_dead)),
+            _ => None,
+        });
+        let handled = happened.iter().find_map(|h| match h {
+            Happening::Handled { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        });
+        match (received, handled) {
+            (None, _) => {
+                if happened.contains(&Happening::NothingReady) {
+                    self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
+                }
+            }
+            (Some((id, _, true)), _) => self.rule_line(
+                &rules::NO_DOUBLE_DEAD_LETTER,
+                &format!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call"),
+            ),
+            (Some((id, count, false)), _) if count > max => self.rule_line(
+                &rules::POISON,
+                &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler"),
+            ),
+            (Some(_), None) => {}
+            (Some((id, _, _)), Some(ScriptedOutcome::Ok)) => self.rule_line(
+                &rules::SUCCESS,
+                &format!("the handler succeeded: ack {id} and return ok"),
+            ),
+            (Some((id, _, _)), Some(ScriptedOutcome::Crash)) => self.rule_line(
+                &rules::CRASH_PROPAGATES,
+                &format!("the crash propagates out of process_one and {id} stays in flight"),
+            ),
+            (Some((id, _, _)), Some(ScriptedOutcome::Permanent(_))) => self.rule_line(
+                &rules::PERMANENT,
+                &format!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left"),
+            ),
+            (Some((id, count, _)), Some(transient)) => {
+                let rule = if matches!(transient, ScriptedOutcome::Transient(_)) {
+                    None
+                } else {
+                    Some(format!("{} is not a PermanentError, so it counts as transient", transient.label()))
+                };
+                if let Some(why) = rule {
+                    self.rule_line(&rules::UNEXPECTED_ERROR, &why);
+                }
+                if count < max {
+                    self.rule_line(
+                        &rules::TRANSIENT_RETRY,
+                        &format!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail"),
+                    );
+                } else {
+                    self.rule_line(
+                        &rules::EXHAUSTED,
+                        &format!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted"),
+                    );
+                }
+            }
+        }
+        if let Some(Happening::Crashed { call, .. }) = happened
+            .iter()
+            .find(|h| matches!(h, Happening::Crashed { .. }))
+        {
+            self.rule_line(
+                &rules::CRASH_PROPAGATES,
+                &format!("the crash injected at {call} propagates out of process_one"),
+            );
+        }
     }
 
     /// Makes a consumer instance if none is alive (at the start, after a crash or a restart).
@@ -257,19 +523,17 @@ impl Run<'_> {
                     ),
                 )));
             }
-            let expected = json!({ "handler_calls": { id.as_str(): scripted } });
-            let actual = json!({ "handler_calls": { id.as_str(): unscripted.call_number } });
             let note = format!(
                 "{what}: the implementation called the handler more often than the rules allow"
             );
-            self.compare(
-                label,
+            let checkpoint = Checkpoint {
                 position,
-                "handler_calls",
-                expected,
-                actual,
-                Some(note),
-            )?;
+                label: "handler_calls".to_owned(),
+                expected: json!({ "handler_calls": { id.as_str(): scripted } }),
+                actual: json!({ "handler_calls": { id.as_str(): unscripted.call_number } }),
+                written: Vec::new(),
+            };
+            self.compare(label, checkpoint, Some(note))?;
             return Err(self
                 .first_mismatch
                 .clone()
@@ -284,42 +548,41 @@ impl Run<'_> {
             .max()
             .unwrap_or(0);
         if misuse.len() > already {
-            let actual = json!({ "misuse": misuse });
             let note = "the consumer misused the queue, the DLQ or the handler".to_owned();
-            self.compare(
-                label,
+            let checkpoint = Checkpoint {
                 position,
-                "misuse",
-                json!({ "misuse": [] }),
-                actual,
-                Some(note),
-            )?;
+                label: "misuse".to_owned(),
+                expected: json!({ "misuse": [] }),
+                actual: json!({ "misuse": misuse }),
+                written: Vec::new(),
+            };
+            self.compare(label, checkpoint, Some(note))?;
         }
         Ok(())
     }
 
+    /// Checks an `expect` written at `position`; `path` leads from there to the expectation's
+    /// mapping (`[expect]` for a step, nothing for the final one).
     fn expect(
         &mut self,
         label: &str,
         position: Position,
+        path: &[&str],
         expect: &Expectation,
     ) -> Result<(), Stop> {
-        let mut expected = Map::new();
-        let mut actual = Map::new();
+        let mut parts: Vec<(&str, Value, Value)> = Vec::new();
         if let Some(entries) = &expect.dlq {
-            expected.insert("dlq".into(), entries.iter().map(|e| e.to_value()).collect());
-            actual.insert(
-                "dlq".into(),
+            parts.push((
+                "dlq",
+                entries.iter().map(|e| e.to_value()).collect(),
                 self.world.dlq().iter().map(normalize_entry).collect(),
-            );
+            ));
         }
         if let Some(pending) = &expect.pending {
-            expected.insert("pending".into(), json!(pending));
-            actual.insert("pending".into(), json!(self.world.pending()));
+            parts.push(("pending", json!(pending), json!(self.world.pending())));
         }
         if let Some(in_flight) = &expect.in_flight {
-            expected.insert("in_flight".into(), json!(in_flight));
-            actual.insert("in_flight".into(), json!(self.world.in_flight()));
+            parts.push(("in_flight", json!(in_flight), json!(self.world.in_flight())));
         }
         if let Some(calls) = &expect.handler_calls {
             let listed: Map<String, Value> = calls
@@ -340,44 +603,53 @@ impl Run<'_> {
                     observed.insert(id.clone(), json!(n));
                 }
             }
-            expected.insert("handler_calls".into(), Value::Object(listed));
-            actual.insert("handler_calls".into(), Value::Object(observed));
+            parts.push((
+                "handler_calls",
+                Value::Object(listed),
+                Value::Object(observed),
+            ));
         }
         if let Some(trace) = &expect.trace {
-            expected.insert("trace".into(), json!(trace));
-            actual.insert("trace".into(), json!(self.world.trace()));
+            parts.push(("trace", json!(trace), json!(self.world.trace())));
         }
         if let Some(clock) = expect.clock {
-            expected.insert("clock".into(), json!(clock));
-            actual.insert("clock".into(), json!(self.world.now()));
+            parts.push(("clock", json!(clock), json!(self.world.now())));
         }
-        self.compare(
-            label,
+        let mut expected = Map::new();
+        let mut actual = Map::new();
+        let mut written = Vec::with_capacity(parts.len());
+        for (key, expected_part, actual_part) in parts {
+            let mut at_key = path.to_vec();
+            at_key.push(key);
+            written.push(Written::new(
+                position,
+                &at_key,
+                expected_part.clone(),
+                actual_part.clone(),
+            ));
+            expected.insert(key.to_owned(), expected_part);
+            actual.insert(key.to_owned(), actual_part);
+        }
+        let checkpoint = Checkpoint {
             position,
-            "expect",
-            Value::Object(expected),
-            Value::Object(actual),
-            None,
-        )
+            label: "expect".to_owned(),
+            expected: Value::Object(expected),
+            actual: Value::Object(actual),
+            written,
+        };
+        self.compare(label, checkpoint, None)
     }
 
     /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
     fn compare(
         &mut self,
         step: &str,
-        position: Position,
-        key: &str,
-        expected: Value,
-        actual: Value,
+        checkpoint: Checkpoint,
         note: Option<String>,
     ) -> Result<(), Stop> {
-        let checkpoint = Checkpoint {
-            position,
-            label: key.to_owned(),
-            expected,
-            actual,
-        };
+        self.tell_check(&checkpoint);
         let matches = checkpoint.matches();
+        let key = checkpoint.label.as_str();
         if !matches && self.first_mismatch.is_none() {
             let (expected, actual) = if checkpoint.expected.is_object() {
                 (
@@ -392,7 +664,7 @@ impl Run<'_> {
             };
             self.first_mismatch = Some(Mismatch {
                 step: step.to_owned(),
-                position,
+                position: checkpoint.position,
                 expected,
                 actual,
                 note,
@@ -406,31 +678,36 @@ impl Run<'_> {
         }
         Ok(())
     }
-}
 
-fn ordinal(n: u64) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ordinals_read_naturally() {
-        let shown: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
-        assert_eq!(
-            shown,
-            [
-                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
-            ]
-        );
+    /// One timeline line per compared value: `✓ key: value` or `✗ key: expected ..., got ...`.
+    fn tell_check(&mut self, checkpoint: &Checkpoint) {
+        let parts: Vec<(String, &Value, &Value)> = if checkpoint.written.is_empty() {
+            vec![(
+                checkpoint.label.clone(),
+                &checkpoint.expected,
+                &checkpoint.actual,
+            )]
+        } else {
+            checkpoint
+                .written
+                .iter()
+                .map(|w| {
+                    let key = w.path.last().cloned().unwrap_or(checkpoint.label.clone());
+                    (key, &w.expected, &w.actual)
+                })
+                .collect()
+        };
+        for (key, expected, actual) in parts {
+            let line = if expected == actual {
+                format!("    \u{2713} {key}: {}", yaml::flow(expected))
+            } else {
+                format!(
+                    "    \u{2717} {key}: expected {}, got {}",
+                    yaml::flow(expected),
+                    yaml::flow(actual)
+                )
+            };
+            self.timeline.push(line);
+        }
     }
 }

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -14,17 +15,24 @@ use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
 use crate::yaml::{self, SingleKey, Spanned};
 
-#[derive(Debug, Deserialize)]
+/// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "DlqConsumerSpec")]
 pub struct SpecFile {
+    /// `dlq-consumer`.
     pub contract: String,
+    /// What the scenario shows, in one line; unique within a suite.
     pub name: Spanned<String>,
     #[serde(default)]
     pub description: String,
+    /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
     pub rules: Vec<Spanned<String>>,
+    /// The consumer's budget of deliveries (3 when left out).
     #[serde(default)]
     pub max_attempts: Option<Spanned<u64>>,
+    /// The messages in the queue at the start, in order.
     #[serde(default)]
     pub messages: Vec<Spanned<MessageSpec>>,
     /// Per message id, the handler's outcome on each call, in order.
@@ -37,14 +45,14 @@ pub struct SpecFile {
     pub expect: Option<Spanned<Expectation>>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageSpec {
     pub id: String,
     pub body: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// Calls `process_one` and checks what it returned.
@@ -81,7 +89,7 @@ impl Step {
 }
 
 /// What `process_one` must do: return one of its values, crash, or anything (`any`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ProcessReturn {
     Ok,
@@ -105,7 +113,7 @@ impl ProcessReturn {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplayStep {
     /// The ids to replay; left out, every entry is replayed.
@@ -119,7 +127,7 @@ pub struct ReplayStep {
     pub crash: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSpec {
     pub crash: CrashTiming,
@@ -130,7 +138,7 @@ pub struct FaultSpec {
 }
 
 /// The world's calls, as a closed list so a typo is told what it could be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum WorldCallName {
     #[serde(rename = "queue.send")]
     QueueSend,
@@ -169,7 +177,7 @@ impl WorldCallName {
 }
 
 /// What the world must look like. Only the keys written are checked.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectation {
     #[serde(default)]
@@ -189,7 +197,7 @@ pub struct Expectation {
 }
 
 /// A DLQ entry: every field must be written, so an expectation never checks half an entry.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EntrySpec {
     pub id: String,
@@ -202,7 +210,7 @@ pub struct EntrySpec {
     pub failed_at: u64,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     Permanent,
@@ -301,6 +309,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
 
     let mut script = HashMap::new();
     let mut script_positions = HashMap::new();
+    let mut outcome_positions = HashMap::new();
     for (id, outcomes) in &spec.handler {
         if !known_ids.contains(&id.value) {
             let mut known: Vec<_> = known_ids.iter().map(String::as_str).collect();
@@ -323,6 +332,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             outcomes.iter().map(|o| o.value.0.clone()).collect(),
         );
         script_positions.insert(id.value.clone(), yaml::at(id));
+        outcome_positions.insert(id.value.clone(), outcomes.iter().map(yaml::at).collect());
     }
 
     let mut steps = Vec::with_capacity(spec.steps.len());
@@ -358,9 +368,11 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         file: file.clone(),
         header,
         max_attempts,
+        message_positions: spec.messages.iter().map(yaml::at).collect(),
         messages: spec.messages.into_iter().map(|m| m.value).collect(),
         script,
         script_positions,
+        outcome_positions,
         steps,
         expect: spec.expect.map(|e| (yaml::at(&e), e.value)),
     })

@@ -7,9 +7,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::journal::Happening;
 use crate::implementation::{Raised, WorldHost};
 
 /// A message as the queue hands it out.
@@ -22,7 +24,7 @@ pub struct Message {
 }
 
 /// What the handler does on one delivery, as the spec scripts it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ScriptedOutcome {
     Ok,
@@ -60,7 +62,7 @@ impl ScriptedOutcome {
 }
 
 /// Whether an injected crash happens instead of a call or right after it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CrashTiming {
     Before,
@@ -113,6 +115,7 @@ pub struct World {
     trace: Vec<String>,
     misuse: Vec<String>,
     unscripted: Option<Unscripted>,
+    journal: Vec<Happening>,
 }
 
 impl World {
@@ -178,6 +181,31 @@ impl World {
         &self.misuse
     }
 
+    /// What happened, call by call, in words for a person (see `journal`).
+    pub fn journal(&self) -> &[Happening] {
+        &self.journal
+    }
+
+    /// The ids in the DLQ, in put order.
+    pub fn dlq_ids(&self) -> Vec<String> {
+        self.dlq
+            .iter()
+            .map(|entry| match entry.get("id") {
+                Some(Value::String(id)) => id.clone(),
+                other => other.map(Value::to_string).unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Faults armed by the spec that have not fired (yet).
+    pub fn armed(&self) -> &[Fault] {
+        &self.faults
+    }
+
+    fn happened(&mut self, happening: Happening) {
+        self.journal.push(happening);
+    }
+
     /// Takes the record of an unscripted handler call, if one happened since the last take.
     pub fn take_unscripted(&mut self) -> Option<Unscripted> {
         self.unscripted.take()
@@ -189,6 +217,7 @@ impl World {
 
     fn misused(&mut self, what: String) -> Raised {
         self.record(format!("{what} !misuse"));
+        self.happened(Happening::Misused { what: what.clone() });
         self.misuse.push(what.clone());
         Raised::error("MisuseError", what)
     }
@@ -210,6 +239,7 @@ impl World {
         match (call, args) {
             ("queue.send", [Value::String(id), Value::String(body)]) => {
                 self.record(format!("queue.send({id})"));
+                self.happened(Happening::Sent { id: id.clone() });
                 self.send(id, body);
                 Ok(Value::Null)
             }
@@ -220,12 +250,20 @@ impl World {
                         message.first_received_at = Some(self.clock);
                     }
                     self.record(format!("queue.receive() -> {}", message.id));
+                    let already_dead = self.dlq.iter().any(|e| e["id"] == *message.id.as_str());
+                    self.happened(Happening::Received {
+                        id: message.id.clone(),
+                        receive_count: message.receive_count,
+                        first_received_at: message.first_received_at,
+                        already_dead,
+                    });
                     let value = json!(message);
                     self.in_flight.push(message);
                     Ok(value)
                 }
                 None => {
                     self.record("queue.receive() -> none".to_owned());
+                    self.happened(Happening::NothingReady);
                     Ok(Value::Null)
                 }
             },
@@ -235,24 +273,35 @@ impl World {
                 };
                 let message = self.in_flight.remove(index);
                 self.record(format!("{call}({id})"));
+                let id = id.clone();
                 if call == "queue.retry" {
                     self.ready.push_back(message);
+                    self.happened(Happening::Retried { id });
+                } else {
+                    self.happened(Happening::Acked { id });
                 }
                 Ok(Value::Null)
             }
             ("queue.recover", []) => {
                 self.record("queue.recover()".to_owned());
+                let ids = self.in_flight();
+                self.happened(Happening::Recovered { ids });
                 self.recover();
                 Ok(Value::Null)
             }
             ("queue.pending", []) => {
                 self.record("queue.pending()".to_owned());
+                let line = format!("queue.pending() -> {}", Value::from(self.pending()));
+                self.happened(Happening::Read { line });
                 Ok(json!(self.pending()))
             }
             ("dlq.put", [entry @ Value::Object(fields)]) => match fields.get("id") {
                 Some(Value::String(id)) => {
                     self.record(format!("dlq.put({id})"));
                     self.dlq.push(entry.clone());
+                    let dlq = self.dlq_ids();
+                    let entry = entry.clone();
+                    self.happened(Happening::Put { entry, dlq });
                     Ok(Value::Null)
                 }
                 _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
@@ -260,6 +309,8 @@ impl World {
             ("dlq.has", [Value::String(id)]) => {
                 let has = self.dlq.iter().any(|e| e["id"] == *id.as_str());
                 self.record(format!("dlq.has({id}) -> {has}"));
+                let id = id.clone();
+                self.happened(Happening::Checked { id, has });
                 Ok(Value::Bool(has))
             }
             ("dlq.remove", [Value::String(id)]) => {
@@ -267,10 +318,17 @@ impl World {
                 self.dlq.retain(|e| e["id"] != *id.as_str());
                 let removed = self.dlq.len() != before;
                 self.record(format!("dlq.remove({id}) -> {removed}"));
+                let (id, dlq) = (id.clone(), self.dlq_ids());
+                self.happened(Happening::Removed { id, removed, dlq });
                 Ok(Value::Bool(removed))
             }
             ("dlq.entries", []) => {
                 self.record("dlq.entries()".to_owned());
+                let line = format!(
+                    "dlq.entries(): the DLQ holds {}",
+                    super::journal::list(&self.dlq_ids())
+                );
+                self.happened(Happening::Read { line });
                 Ok(Value::Array(self.dlq.clone()))
             }
             ("clock.now", []) => Ok(json!(self.clock)),
@@ -278,6 +336,8 @@ impl World {
                 Some(by) => {
                     self.record(format!("clock.advance({by})"));
                     self.advance(by);
+                    let now = self.clock;
+                    self.happened(Happening::Advanced { by, now });
                     Ok(Value::Null)
                 }
                 None => Err(self.misused(shape("a whole number of time units >= 0"))),
@@ -316,10 +376,19 @@ impl World {
         match scripted {
             Some(outcome) => {
                 self.record(format!("handler({id}) -> {}", outcome.label()));
+                let handled = Happening::Handled {
+                    id: id.clone(),
+                    outcome: outcome.clone(),
+                };
+                self.happened(handled);
                 outcome.raised().map_or(Ok(Value::Null), Err)
             }
             None => {
                 self.record(format!("handler({id}) -> unscripted"));
+                self.happened(Happening::Unscripted {
+                    id: id.clone(),
+                    call_number,
+                });
                 self.unscripted = Some(Unscripted { id, call_number });
                 // Unwind the implementation: the scenario ends at this call.
                 Err(Raised::crash(
@@ -335,11 +404,19 @@ impl WorldHost for World {
         match self.fire_fault(call) {
             Some(CrashTiming::Before) => {
                 self.record(format!("{call} -> crash (injected before the call)"));
+                self.happened(Happening::Crashed {
+                    call: call.to_owned(),
+                    timing: CrashTiming::Before,
+                });
                 Err(Raised::crash(format!("injected crash before {call}")))
             }
             Some(CrashTiming::After) => {
                 self.perform(call, args)?;
                 self.record(format!("{call} -> crash (injected after the call)"));
+                self.happened(Happening::Crashed {
+                    call: call.to_owned(),
+                    timing: CrashTiming::After,
+                });
                 Err(Raised::crash(format!("injected crash after {call}")))
             }
             None => self.perform(call, args),

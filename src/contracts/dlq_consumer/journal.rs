@@ -1,0 +1,223 @@
+//! What happened in the dlq-consumer world, call by call, in words for `dlqspec explain`.
+//!
+//! The trace is the terse, comparable record specs check; the journal keeps what a person
+//! reading a scenario wants besides: receive counts, error messages, the DLQ after each change.
+
+use serde_json::Value;
+
+use super::world::{CrashTiming, ScriptedOutcome};
+use crate::yaml;
+
+/// One thing that happened in the world while an implementation called it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Happening {
+    /// `queue.receive` handed out a message. `already_dead`: its id was in the DLQ then.
+    Received {
+        id: String,
+        receive_count: u64,
+        first_received_at: Option<u64>,
+        already_dead: bool,
+    },
+    /// `queue.receive` found nothing ready.
+    NothingReady,
+    Checked {
+        id: String,
+        has: bool,
+    },
+    /// The handler ran for message `id` with its scripted outcome.
+    Handled {
+        id: String,
+        outcome: ScriptedOutcome,
+    },
+    /// The handler was called once more than the spec scripts.
+    Unscripted {
+        id: String,
+        call_number: u64,
+    },
+    Acked {
+        id: String,
+    },
+    Retried {
+        id: String,
+    },
+    Sent {
+        id: String,
+    },
+    Put {
+        entry: Value,
+        /// The DLQ's ids after the put.
+        dlq: Vec<String>,
+    },
+    Removed {
+        id: String,
+        removed: bool,
+        dlq: Vec<String>,
+    },
+    /// The implementation moved every in-flight message back itself (`queue.recover()`).
+    Recovered {
+        ids: Vec<String>,
+    },
+    Advanced {
+        by: u64,
+        now: u64,
+    },
+    /// A fault step's crash fired.
+    Crashed {
+        call: String,
+        timing: CrashTiming,
+    },
+    Misused {
+        what: String,
+    },
+    /// A read with nothing more to say than its trace line (`dlq.entries()`, `queue.pending()`).
+    Read {
+        line: String,
+    },
+}
+
+impl Happening {
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        match self {
+            Happening::Received {
+                id,
+                receive_count,
+                first_received_at,
+                already_dead,
+            } => {
+                let first = first_received_at
+                    .map(|t| format!(", first received at {t}"))
+                    .unwrap_or_default();
+                let dead = if *already_dead {
+                    "; its id is already in the DLQ"
+                } else {
+                    ""
+                };
+                format!("receive {id}: receive_count {receive_count}{first}{dead}")
+            }
+            Happening::NothingReady => "receive: nothing is ready".to_owned(),
+            Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
+            Happening::Handled { id, outcome } => match outcome {
+                ScriptedOutcome::Ok => format!("handler({id}) succeeds"),
+                ScriptedOutcome::Crash => format!("handler({id}) crashes the process"),
+                ScriptedOutcome::Transient(message) => {
+                    format!("handler({id}) raises TransientError: {message}")
+                }
+                ScriptedOutcome::Permanent(message) => {
+                    format!("handler({id}) raises PermanentError: {message}")
+                }
+                ScriptedOutcome::Error { class, message } => {
+                    format!("handler({id}) raises {class}: {message}")
+                }
+            },
+            Happening::Unscripted { id, call_number } => format!(
+                "handler({id}) is called a {} time, but the spec scripts no outcome for it",
+                ordinal(*call_number)
+            ),
+            Happening::Acked { id } => format!("queue.ack({id}): {id} leaves the queue for good"),
+            Happening::Retried { id } => format!("queue.retry({id}): {id} goes to the ready tail"),
+            Happening::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
+            Happening::Put { entry, dlq } => {
+                let id = entry.get("id").map(yaml::flow).unwrap_or_default();
+                let fields: Vec<String> = match entry {
+                    Value::Object(fields) => fields
+                        .iter()
+                        .filter(|(key, _)| !matches!(key.as_str(), "id" | "body"))
+                        .map(|(key, value)| format!("{key} {}", yaml::flow(value)))
+                        .collect(),
+                    other => vec![yaml::flow(other)],
+                };
+                format!(
+                    "dlq.put({id}): {}; the DLQ holds {}",
+                    fields.join(", "),
+                    list(dlq)
+                )
+            }
+            Happening::Removed { id, removed, dlq } => {
+                if *removed {
+                    format!("dlq.remove({id}): the DLQ holds {}", list(dlq))
+                } else {
+                    format!("dlq.remove({id}): {id} was not in the DLQ")
+                }
+            }
+            Happening::Recovered { ids } => {
+                format!("queue.recover(): {} back to the ready tail", list(ids))
+            }
+            Happening::Advanced { by, now } => {
+                format!("clock.advance({by}): the clock reads {now}")
+            }
+            Happening::Crashed { call, timing } => {
+                let when = match timing {
+                    CrashTiming::Before => "before",
+                    CrashTiming::After => "after",
+                };
+                format!("CRASH injected {when} {call}: the process dies")
+            }
+            Happening::Misused { what } => format!("MISUSE: {what}"),
+            Happening::Read { line } => line.clone(),
+        }
+    }
+}
+
+/// `a, b`, or `nothing`.
+pub fn list(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "nothing".to_owned()
+    } else {
+        ids.join(", ")
+    }
+}
+
+pub fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_receive_names_its_count_and_first_time() {
+        let received = Happening::Received {
+            id: "a".into(),
+            receive_count: 2,
+            first_received_at: Some(5),
+            already_dead: true,
+        };
+        assert_eq!(
+            received.describe(),
+            "receive a: receive_count 2, first received at 5; its id is already in the DLQ"
+        );
+    }
+
+    #[test]
+    fn a_put_shows_the_entry_and_the_dlq_after() {
+        let put = Happening::Put {
+            entry: json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
+            dlq: vec!["b".into(), "a".into()],
+        };
+        assert_eq!(
+            put.describe(),
+            "dlq.put(a): reason exhausted, error \"TransientError: t\", attempts 3; the DLQ holds b, a"
+        );
+    }
+
+    #[test]
+    fn ordinals_read_naturally() {
+        let shown: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
+        assert_eq!(
+            shown,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
+            ]
+        );
+    }
+}

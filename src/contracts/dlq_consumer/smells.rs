@@ -1,0 +1,250 @@
+//! The dlq-consumer smells `dlqspec lint` reports: what a recorded run shows a spec says in vain.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::journal::{Happening, ordinal};
+use super::scenario::{DlqScenario, Record, StepFacts};
+use super::spec::Step;
+use crate::contract::{Checkpoint, Smell};
+
+/// Smell ids, stable: people and scripts refer to them.
+pub const NEVER_DELIVERED: &str = "never-delivered";
+pub const UNUSED_OUTCOMES: &str = "unused-outcomes";
+pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
+
+pub fn find(scenario: &DlqScenario, checkpoints: &[Checkpoint], record: &Record) -> Vec<Smell> {
+    let mut smells = never_delivered(scenario, checkpoints, record);
+    smells.extend(unused_outcomes(scenario, record));
+    smells.extend(idle_trailing_steps(&record.steps));
+    smells.sort_by_key(|smell| smell.position);
+    smells
+}
+
+/// A message no step ever receives and no expectation names: it only adds noise.
+fn never_delivered(
+    scenario: &DlqScenario,
+    checkpoints: &[Checkpoint],
+    record: &Record,
+) -> Vec<Smell> {
+    let received: HashSet<&str> = record
+        .world
+        .journal()
+        .iter()
+        .filter_map(|happening| match happening {
+            Happening::Received { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut named = HashSet::new();
+    for checkpoint in checkpoints {
+        collect_strings(&checkpoint.expected, &mut named);
+    }
+    let mut messages: Vec<_> = scenario
+        .messages
+        .iter()
+        .zip(&scenario.message_positions)
+        .map(|(message, position)| (message.id.as_str(), *position))
+        .collect();
+    for (position, step) in &scenario.steps {
+        if let Step::Send(message) = step {
+            messages.push((message.id.as_str(), *position));
+        }
+    }
+    messages
+        .into_iter()
+        .filter(|(id, _)| !received.contains(id) && !named.contains(*id))
+        .map(|(id, position)| Smell {
+            id: NEVER_DELIVERED,
+            position,
+            message: format!(
+                "message `{id}` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out"
+            ),
+        })
+        .collect()
+}
+
+/// Every string and mapping key in `value`.
+fn collect_strings(value: &Value, into: &mut HashSet<String>) {
+    match value {
+        Value::String(s) => {
+            into.insert(s.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, into)),
+        Value::Object(map) => {
+            for (key, item) in map {
+                into.insert(key.clone());
+                collect_strings(item, into);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Scripted handler outcomes beyond the last handler call: they never happen.
+fn unused_outcomes(scenario: &DlqScenario, record: &Record) -> Vec<Smell> {
+    let calls = record.world.handler_calls();
+    let mut smells = Vec::new();
+    for (id, positions) in &scenario.outcome_positions {
+        let made = calls.get(id).copied().unwrap_or(0);
+        let Some(position) = usize::try_from(made)
+            .ok()
+            .and_then(|made| positions.get(made))
+        else {
+            continue;
+        };
+        let unused = positions.len() as u64 - made;
+        let calls_made = match made {
+            0 => "never called".to_owned(),
+            1 => "called once".to_owned(),
+            n => format!("called {n} times"),
+        };
+        smells.push(Smell {
+            id: UNUSED_OUTCOMES,
+            position: *position,
+            message: format!(
+                "the {} handler outcome of `{id}` {} never used: the handler is {calls_made} for `{id}`",
+                ordinal(made + 1),
+                if unused == 1 {
+                    "is".to_owned()
+                } else {
+                    format!("and the {unused} from there are")
+                },
+            ),
+        });
+    }
+    smells
+}
+
+/// Steps after the last one that changed anything, once the queue is drained, that either
+/// repeat an earlier check of the empty queue or check nothing at all.
+fn idle_trailing_steps(steps: &[StepFacts]) -> Vec<Smell> {
+    let first_trailing = steps
+        .iter()
+        .rposition(|step| step.changed)
+        .map_or(0, |last| last + 1);
+    let mut smells = Vec::new();
+    let mut seen: Vec<(&str, Option<&Value>, usize)> = Vec::new();
+    for (index, step) in steps.iter().enumerate().skip(first_trailing) {
+        if !step.drained || step.name == "expect" {
+            continue;
+        }
+        let number = index + 1;
+        let message = match step.name {
+            "process" | "replay" => {
+                let earlier = seen
+                    .iter()
+                    .find(|(name, returned, _)| {
+                        *name == step.name && *returned == step.returned.as_ref()
+                    })
+                    .map(|(_, _, number)| *number);
+                seen.push((step.name, step.returned.as_ref(), number));
+                match earlier {
+                    Some(earlier) => format!(
+                        "step {number} ({}) repeats step {earlier} on a drained queue and changes nothing",
+                        step.name
+                    ),
+                    None => continue,
+                }
+            }
+            name => format!(
+                "step {number} ({name}) comes after the queue is drained and changes nothing"
+            ),
+        };
+        smells.push(Smell {
+            id: IDLE_TRAILING_STEP,
+            position: step.position,
+            message,
+        });
+    }
+    smells
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::builtin::Builtin;
+    use crate::contract::Scenario;
+    use crate::source::SourceFile;
+
+    fn smells_of(text: &str) -> Vec<String> {
+        let file = SourceFile::from_text("t.yaml", text);
+        let scenario = super::super::spec::load(&file).unwrap();
+        scenario
+            .smells(&mut Builtin::new())
+            .unwrap()
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}:{}: {}: {}",
+                    s.position.line, s.position.column, s.id, s.message
+                )
+            })
+            .collect()
+    }
+
+    const HEAD: &str = "contract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\n";
+
+    #[test]
+    fn a_clean_scenario_has_no_smells() {
+        let text = format!(
+            "{HEAD}messages: [{{id: a, body: x}}]\nhandler: {{a: [ok]}}\nsteps:\n  - process: ok\n  - process: none\n"
+        );
+        assert_eq!(smells_of(&text), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_message_never_delivered_nor_named_is_a_smell() {
+        let text = format!(
+            "{HEAD}messages:\n  - {{id: a, body: x}}\n  - {{id: b, body: y}}\n  - {{id: c, body: z}}\nhandler: {{a: [ok]}}\nsteps:\n  - process: ok\nexpect:\n  pending: [b, c]\n"
+        );
+        assert_eq!(smells_of(&text), Vec::<String>::new());
+        let text = text.replace("pending: [b, c]", "pending: [b]");
+        assert_eq!(smells_of(&text).len(), 1);
+        let text = format!(
+            "{HEAD}messages:\n  - {{id: a, body: x}}\n  - {{id: b, body: y}}\nhandler: {{a: [ok]}}\nsteps:\n  - process: ok\n"
+        );
+        assert_eq!(
+            smells_of(&text),
+            [
+                "6:5: never-delivered: message `b` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out"
+            ]
+        );
+    }
+
+    #[test]
+    fn outcomes_beyond_the_last_handler_call_are_a_smell_at_the_first_unused_one() {
+        let text = format!(
+            "{HEAD}messages: [{{id: a, body: x}}]\nhandler:\n  a: [ok, crash, ok]\nsteps:\n  - process: ok\n"
+        );
+        assert_eq!(
+            smells_of(&text),
+            [
+                "6:11: unused-outcomes: the 2nd handler outcome of `a` and the 2 from there are never used: the handler is called once for `a`"
+            ]
+        );
+    }
+
+    #[test]
+    fn repeated_checks_of_a_drained_queue_and_idle_steps_at_the_end_are_smells() {
+        let text = format!(
+            "{HEAD}messages: [{{id: a, body: x}}]\nhandler: {{a: [ok]}}\nsteps:\n  - process: ok\n  - process: none\n  - expect: {{pending: []}}\n  - process: none\n  - recover\n  - restart\n"
+        );
+        assert_eq!(
+            smells_of(&text),
+            [
+                "10:5: idle-trailing-step: step 4 (process) repeats step 2 on a drained queue and changes nothing",
+                "11:5: idle-trailing-step: step 5 (recover) comes after the queue is drained and changes nothing",
+                "12:5: idle-trailing-step: step 6 (restart) comes after the queue is drained and changes nothing",
+            ]
+        );
+    }
+
+    #[test]
+    fn idle_steps_before_the_last_change_are_not_trailing() {
+        let text = format!(
+            "{HEAD}handler: {{a: [ok]}}\nsteps:\n  - process: none\n  - recover\n  - send: {{id: a, body: x}}\n  - process: ok\n  - process: none\n"
+        );
+        assert_eq!(smells_of(&text), Vec::<String>::new());
+    }
+}

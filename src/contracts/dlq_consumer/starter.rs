@@ -1,0 +1,64 @@
+//! The dlq-consumer starter spec `dlqspec new` writes: every part of the vocabulary, commented.
+
+use serde_json::Value;
+
+use crate::yaml;
+
+/// The starter, with `{name}` standing for the spec's name.
+const TEMPLATE: &str = r#"contract: dlq-consumer
+name: {name}
+description: >
+  Say in a sentence or two what this scenario shows and why it matters.
+# The rules this scenario checks; `dlqspec rules` lists them all.
+rules: [dlq-consumer/transient-retry, dlq-consumer/success]
+# The consumer's budget of deliveries; 3 when left out.
+max_attempts: 3
+# The messages in the queue at the start, in order.
+messages:
+  - {id: a, body: order-1}
+# What the handler does on each call, per message id, in call order:
+#   ok | crash | transient: MESSAGE | permanent: MESSAGE | error: {class: TypeError, message: MESSAGE}
+handler:
+  a: [transient: db timeout, ok]
+# The steps, in order:
+#   process: ok | retry | dead | none | crash | any   (process_one and what it must return)
+#   recover | restart | advance: N | send: {id: ID, body: BODY}
+#   replay: {ids: [ID], returns: [ID]}   (ids left out: replay everything)
+#   fault: {crash: before | after, call: dlq.put, nth: 1}
+#   expect: {...}   (the same keys as the final expect below)
+steps:
+  - process: retry
+  - expect: {pending: [a], in_flight: []}
+  - process: ok
+  - process: none
+# The world after the last step; only the keys written are checked:
+#   dlq (every entry, every field), pending, in_flight, handler_calls, trace, clock
+expect:
+  dlq: []
+  pending: []
+  in_flight: []
+  handler_calls: {a: 2}
+"#;
+
+pub fn starter(name: &str) -> String {
+    TEMPLATE.replace("{name}", &yaml::flow(&Value::String(name.to_owned())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::Builtin;
+    use crate::contract::{RunMode, Scenario};
+    use crate::outcome::Outcome;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn the_starter_passes_on_the_builtin_and_has_no_smells() {
+        let file = SourceFile::from_text("new.yaml", starter("a: tricky name"));
+        let scenario = super::super::spec::load(&file).unwrap();
+        assert_eq!(scenario.header.name, "a: tricky name");
+        let run = scenario.run(&mut Builtin::new(), RunMode::Check);
+        assert!(matches!(run.outcome, Outcome::Passed), "{:?}", run.outcome);
+        assert_eq!(scenario.smells(&mut Builtin::new()).unwrap(), vec![]);
+    }
+}
