@@ -18,3 +18,4 @@ pub mod runner;
 pub mod source;
 pub mod spec_error;
 pub mod yaml;
+pub mod yaml_edit;
