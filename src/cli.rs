@@ -40,6 +40,36 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec rules\n  dlqspec rules specs/dlq-consumer\n\nExits 1 when a rule is covered by no spec."
     )]
     Rules(RulesArgs),
+
+    /// Print the JSON Schema of spec files (draft-07), for completion and checking in editors.
+    #[command(
+        after_help = "Examples:\n  dlqspec schema > schema/dlqspec.schema.json\n\nA spec whose first line is `# yaml-language-server: $schema=../../schema/dlqspec.schema.json`\ngets completion, hover help and checking in editors that use yaml-language-server."
+    )]
+    Schema,
+
+    /// Write a commented starter spec that passes as written.
+    #[command(
+        after_help = "Examples:\n  dlqspec new specs/dlq-consumer/my-case.yaml --contract dlq-consumer\n  dlqspec new specs/dlq-consumer/my-case.yaml    (the folder names the contract)\n\nNever overwrites a file (exit 2)."
+    )]
+    New(NewArgs),
+
+    /// Tell what happens in a scenario, step by step: deliveries, handler outcomes, decisions and the rules behind them, DLQ changes, crashes, checks.
+    #[command(
+        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n\nRuns the built-in implementation and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
+    )]
+    Explain(ExplainArgs),
+
+    /// Rewrite failing expectations with what the built-in implementation does, keeping every other byte of the file.
+    #[command(
+        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
+    )]
+    Bless(BlessArgs),
+
+    /// Flag spec smells: messages never delivered, outcomes never used, idle trailing steps, missing rules, duplicate names, uncovered rules.
+    #[command(
+        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n\nSmell ids: never-delivered, unused-outcomes, idle-trailing-step, no-rule, duplicate-name,\nuncovered-rule (judged only when a folder is linted).\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
+    )]
+    Lint(LintArgs),
 }
 
 #[derive(Debug, Args)]
@@ -60,6 +90,40 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Spec files or folders whose coverage is shown.
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The spec file to create.
+    pub path: PathBuf,
+
+    /// The contract the spec is for; by default the name of the file's folder.
+    #[arg(long, value_name = "NAME")]
+    pub contract: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The spec file to explain.
+    pub spec: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BlessArgs {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+
+    /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
     #[arg(default_value = "specs")]
     pub paths: Vec<PathBuf>,
 }

@@ -3,6 +3,7 @@
 //! YAML specs describe scenarios; the runner executes them against the built-in reference
 //! implementation or an external one, and reporters render the outcomes.
 
+pub mod authoring;
 pub mod builtin;
 pub mod cli;
 pub mod commands;

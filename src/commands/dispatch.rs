@@ -9,6 +9,11 @@ pub fn execute(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
+        Command::Schema => super::schema::schema(),
+        Command::New(args) => super::new::new_spec(args, palette),
+        Command::Explain(args) => super::explain::explain(args, palette),
+        Command::Bless(args) => super::bless::bless(args, palette),
+        Command::Lint(args) => super::lint::lint(args, palette),
     }
 }
 

@@ -1,7 +1,12 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
+pub mod bless;
 pub mod dispatch;
+pub mod explain;
+pub mod lint;
+pub mod new;
 pub mod rules;
 pub mod run;
+pub mod schema;
 
 pub use dispatch::execute;

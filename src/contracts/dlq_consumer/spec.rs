@@ -31,6 +31,7 @@ pub struct SpecFile {
     pub rules: Vec<Spanned<String>>,
     /// The consumer's budget of deliveries (3 when left out).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_attempts: Option<Spanned<u64>>,
     /// The messages in the queue at the start, in order.
     #[serde(default)]
@@ -38,6 +39,7 @@ pub struct SpecFile {
     /// Per message id, the handler's outcome on each call, in order.
     #[serde(default)]
     pub handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedOutcome>>>>,
+    /// What happens, in order: each step drives the consumer or the world, or checks it.
     #[serde(default)]
     pub steps: Vec<Spanned<SingleKey<Step>>>,
     /// Expectations after the last step.
@@ -134,6 +136,7 @@ pub struct FaultSpec {
     pub call: WorldCallName,
     /// Fire on the n-th matching call from now on (default: the next one).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub nth: Option<Spanned<u32>>,
 }
 
@@ -180,10 +183,13 @@ impl WorldCallName {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expectation {
+    /// Every DLQ entry, in put order, with every field.
     #[serde(default)]
     pub dlq: Option<Vec<EntrySpec>>,
+    /// The ids of the ready messages, in order.
     #[serde(default)]
     pub pending: Option<Vec<String>>,
+    /// The ids of the messages received and neither acked nor retried, in receive order.
     #[serde(default)]
     pub in_flight: Option<Vec<String>>,
     /// Handler calls per message id; ids left out must have had none.
@@ -192,6 +198,7 @@ pub struct Expectation {
     /// Every call the implementation made, from the start (clock reads left out).
     #[serde(default)]
     pub trace: Option<Vec<String>>,
+    /// What the clock reads.
     #[serde(default)]
     pub clock: Option<u64>,
 }
@@ -203,7 +210,8 @@ pub struct EntrySpec {
     pub id: String,
     pub body: String,
     pub reason: Reason,
-    /// `null` for poison; `Spanned` so that leaving it out is an error, not a silent null.
+    /// `Class: message`, or `null` for poison; written even when null.
+    // `Spanned` so that leaving it out is an error, not a silent null.
     pub error: Spanned<Option<String>>,
     pub attempts: u64,
     pub first_attempt_at: u64,

@@ -27,14 +27,15 @@ pub struct Message {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ScriptedOutcome {
+    /// The handler returns normally.
     Ok,
+    /// The handler raises `TransientError` with this message.
     Transient(String),
+    /// The handler raises `PermanentError` with this message.
     Permanent(String),
     /// An exception of another class, e.g. `TypeError`: the consumer must treat it as transient.
-    Error {
-        class: String,
-        message: String,
-    },
+    Error { class: String, message: String },
+    /// The handler crashes the process (`Crash`), which no consumer may catch.
     Crash,
 }
 

@@ -1,0 +1,255 @@
+//! Blessing: rewriting a spec's failing expectations with what an implementation did, in place.
+//!
+//! Like insta's or trycmd's blessing: the spec is run recording every expectation's actual
+//! value, each one that differs is rewritten where it is written (`yaml_edit`), and the rest of
+//! the file stays byte for byte. The result is run again and must pass before it is written.
+//! A spec error is never blessed: a broken spec needs a person, not a rewrite.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::contract::RunMode;
+use crate::implementation::Implementation;
+use crate::loader;
+use crate::outcome::Outcome;
+use crate::report::Palette;
+use crate::report::render;
+use crate::source::SourceFile;
+use crate::spec_error::{SpecError, SpecErrorKind};
+use crate::yaml_edit::{self, Document};
+
+/// What blessing one spec file came to.
+#[derive(Debug, Clone)]
+pub enum Blessing {
+    /// Every expectation already holds.
+    Unchanged,
+    /// The expectations that differed, rewritten.
+    Rewritten {
+        blessed: String,
+        /// How many written values were rewritten.
+        values: usize,
+        /// Comments that sat inside a value written anew, and are gone with it.
+        comments_lost: usize,
+    },
+    SpecError(SpecError),
+    /// The spec runs, but cannot be blessed automatically; why, in words.
+    Refused(String),
+}
+
+/// Blesses the spec at `path` against `implementation` (the built-in one, unless a person
+/// explicitly asked for another). Nothing is written here; see `write_atomically`.
+pub fn bless_path(path: &Path, implementation: &mut dyn Implementation) -> Blessing {
+    match SourceFile::read(path) {
+        Ok(file) => bless(file, implementation),
+        Err(error) => Blessing::SpecError(SpecError {
+            kind: SpecErrorKind::Unreadable,
+            path: crate::source::display_path(path),
+            position: crate::source::Position::START,
+            message: format!("cannot read the spec: {error}"),
+            source_line: None,
+        }),
+    }
+}
+
+pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Blessing {
+    let original = file.text.clone();
+    let spec = match loader::load(file.clone()) {
+        Ok(spec) => spec,
+        Err(error) => return Blessing::SpecError(error),
+    };
+    if let Err(error) = implementation.begin_spec() {
+        return Blessing::Refused(format!("the implementation could not start: {error}"));
+    }
+    let run = spec.scenario.run(implementation, RunMode::Record);
+    match run.outcome {
+        Outcome::Passed => return Blessing::Unchanged,
+        Outcome::Mismatch(_) => {}
+        Outcome::SpecError(error) => return Blessing::SpecError(error),
+        Outcome::Errored(error) => {
+            return Blessing::Refused(render::impl_error(&error).trim_end().to_owned());
+        }
+        Outcome::Skipped(reason) => return Blessing::Refused(format!("skipped: {reason}")),
+    }
+    let document = match Document::parse(&original) {
+        Ok(document) => document,
+        Err(error) => return Blessing::Refused(format!("{}:{error}", file.display_path())),
+    };
+    let path = file.display_path();
+    let mut edits = Vec::new();
+    let mut values = 0;
+    for checkpoint in run.checkpoints.iter().filter(|c| !c.matches()) {
+        if checkpoint.written.is_empty() {
+            return Blessing::Refused(format!(
+                "{path}:{}:{}: `{}` cannot be rewritten in place: it expects {}, but the run gave {}; change it by hand",
+                checkpoint.position.line,
+                checkpoint.position.column,
+                checkpoint.label,
+                crate::yaml::flow(&checkpoint.expected),
+                crate::yaml::flow(&checkpoint.actual),
+            ));
+        }
+        for written in checkpoint.written.iter().filter(|w| !w.matches()) {
+            match document.rewrite(written.at, &written.path, &written.actual) {
+                Ok(more) => {
+                    values += 1;
+                    edits.extend(more);
+                }
+                Err(error) => return Blessing::Refused(format!("{path}:{error}")),
+            }
+        }
+    }
+    let comments_lost = document.comments_replaced(&edits);
+    let blessed = match yaml_edit::apply(&original, edits) {
+        Ok(blessed) => blessed,
+        Err(error) => return Blessing::Refused(format!("{path}: {error}")),
+    };
+    if let Some(reason) = still_failing(&file, &blessed, implementation) {
+        return Blessing::Refused(reason);
+    }
+    Blessing::Rewritten {
+        blessed,
+        values,
+        comments_lost,
+    }
+}
+
+/// Why the blessed text would still not pass, if it would not.
+fn still_failing(
+    file: &SourceFile,
+    blessed: &str,
+    implementation: &mut dyn Implementation,
+) -> Option<String> {
+    let again = SourceFile::from_text(file.path.clone(), blessed);
+    let spec = match loader::load(again) {
+        Ok(spec) => spec,
+        Err(error) => {
+            return Some(format!(
+                "the blessed spec would not load ({error}); nothing was written"
+            ));
+        }
+    };
+    if let Err(error) = implementation.begin_spec() {
+        return Some(format!("the implementation could not start: {error}"));
+    }
+    let outcome = spec.scenario.run(implementation, RunMode::Check).outcome;
+    match outcome {
+        Outcome::Passed => None,
+        other => Some(format!(
+            "the blessed spec would still not pass; nothing was written:\n{}",
+            render::details(&file.display_path(), &other).trim_end()
+        )),
+    }
+}
+
+/// Replaces `path`'s contents with `text` through a temporary file in the same folder and a
+/// rename, so a reader sees the old file or the new one, never half of one. The file keeps its
+/// permissions.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = folder.join(format!(".{name}.dlqspec-bless-{}", std::process::id()));
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        if let Ok(metadata) = std::fs::metadata(path) {
+            std::fs::set_permissions(&temporary, metadata.permissions())?;
+        }
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// A unified diff of a file before and after blessing, with `path` in the headers.
+pub fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String {
+    let body = render::diff(before, after, palette);
+    // The shared diff says "expected"/"actual"; for a file, say which file.
+    let mut lines = body.lines();
+    let _ = (lines.next(), lines.next());
+    let mut out = format!(
+        "{}\n{}\n",
+        crate::report::style::paint(palette.removed, &format!("--- {path}")),
+        crate::report::style::paint(palette.added, &format!("+++ {path} (blessed)"))
+    );
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::Builtin;
+
+    const SPEC: &str = "# why\ncontract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: retry   # wrong\nexpect:\n  handler_calls: {a: 2}\n  pending: []\n";
+
+    fn bless_text(text: &str) -> Blessing {
+        bless(SourceFile::from_text("t.yaml", text), &mut Builtin::new())
+    }
+
+    #[test]
+    fn failing_expectations_are_rewritten_and_nothing_else() {
+        let Blessing::Rewritten {
+            blessed, values, ..
+        } = bless_text(SPEC)
+        else {
+            panic!("not rewritten");
+        };
+        assert_eq!(values, 2);
+        assert_eq!(
+            blessed,
+            SPEC.replace("process: retry", "process: ok")
+                .replace("{a: 2}", "{a: 1}")
+        );
+        assert!(matches!(bless_text(&blessed), Blessing::Unchanged));
+    }
+
+    #[test]
+    fn a_spec_error_is_never_blessed() {
+        let text = SPEC.replace("handler: {a: [ok]}", "handler: {a: []}");
+        let Blessing::SpecError(error) = bless_text(&text) else {
+            panic!("blessed a broken spec");
+        };
+        assert_eq!(error.kind, SpecErrorKind::Incomplete);
+    }
+
+    #[test]
+    fn an_expectation_that_cannot_be_rewritten_in_place_is_refused() {
+        let text = format!("{SPEC}  dlq: []\n").replace(
+            "  - process: retry   # wrong\n",
+            "  - process: ok\n  - replay: {crash: true}\n",
+        );
+        let Blessing::Refused(reason) = bless_text(&text) else {
+            panic!("blessed");
+        };
+        assert_eq!(
+            reason,
+            "t.yaml:9:5: `replay` cannot be rewritten in place: it expects crash, but the run gave []; change it by hand"
+        );
+    }
+
+    #[test]
+    fn writing_replaces_the_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.yaml");
+        std::fs::write(&path, "old").unwrap();
+        write_atomically(&path, "new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+}

@@ -1,0 +1,201 @@
+//! Explaining a scenario: its timeline as a person reads it, and how it ended.
+//!
+//! The scenario runs recording (so the whole story is told, past a first difference); its
+//! contract writes the timeline (deliveries, decisions and the rules behind them, checks).
+//! This module adds the header and the outcome, and renders.
+
+use std::fmt::Write as _;
+
+use crate::contract::RunMode;
+use crate::implementation::{ImplInfo, Implementation};
+use crate::loader::LoadedSpec;
+use crate::outcome::Outcome;
+use crate::report::Palette;
+use crate::report::render;
+use crate::report::style::paint;
+
+/// A scenario told step by step.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    pub path: String,
+    pub name: String,
+    pub description: String,
+    pub contract: &'static str,
+    pub rules: Vec<String>,
+    pub implementation: ImplInfo,
+    pub timeline: Vec<String>,
+    pub outcome: Outcome,
+    /// How many checked values differed (a recording run goes on past the first).
+    pub differences: usize,
+}
+
+pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Explanation {
+    let header = spec.scenario.header();
+    let info = implementation.info();
+    let (timeline, outcome, differences) = match implementation.begin_spec() {
+        Err(error) => (Vec::new(), Outcome::Errored(error), 0),
+        Ok(()) => {
+            let run = spec.scenario.run(implementation, RunMode::Record);
+            let differences = run
+                .checkpoints
+                .iter()
+                .filter(|c| !c.matches())
+                .map(|c| c.written.iter().filter(|w| !w.matches()).count().max(1))
+                .sum();
+            (run.timeline, run.outcome, differences)
+        }
+    };
+    Explanation {
+        path: spec.file.display_path(),
+        name: header.name.clone(),
+        description: header.description.trim().to_owned(),
+        contract: spec.contract.name(),
+        rules: header.rule_ids().map(str::to_owned).collect(),
+        implementation: info,
+        timeline,
+        outcome,
+        differences,
+    }
+}
+
+/// The explanation as text: header, timeline, outcome.
+pub fn render(explanation: &Explanation, palette: &Palette) -> String {
+    let p = palette;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", paint(p.bold, &explanation.name));
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(
+            p.dim,
+            &format!(
+                "{} · contract {} · implementation {}",
+                explanation.path, explanation.contract, explanation.implementation.label
+            )
+        )
+    );
+    if !explanation.rules.is_empty() {
+        let _ = writeln!(out, "rules: {}", explanation.rules.join(", "));
+    }
+    if !explanation.description.is_empty() {
+        let _ = writeln!(out);
+        for line in explanation.description.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let _ = writeln!(out);
+    for line in &explanation.timeline {
+        let _ = writeln!(out, "{}", paint_line(line, p));
+    }
+    let _ = writeln!(out);
+    let (verdict, style) = match &explanation.outcome {
+        Outcome::Passed => ("PASS: every expectation holds", p.pass),
+        Outcome::Mismatch(_) => ("FAIL", p.fail),
+        Outcome::Errored(_) => ("ERROR: the implementation broke", p.fail),
+        Outcome::SpecError(_) => ("SPEC ERROR: the spec itself is broken", p.spec),
+        Outcome::Skipped(_) => ("SKIPPED", p.skip),
+    };
+    let verdict = match (&explanation.outcome, explanation.differences) {
+        (Outcome::Mismatch(_), n) => format!(
+            "{verdict}: {n} checked value{} differ{}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        ),
+        _ => verdict.to_owned(),
+    };
+    let _ = writeln!(out, "outcome: {}", paint(style, &verdict));
+    let details = match &explanation.outcome {
+        Outcome::Passed => String::new(),
+        Outcome::Mismatch(m) => render::mismatch(&explanation.path, m, p),
+        Outcome::Errored(e) => render::impl_error(e),
+        Outcome::SpecError(e) => render::spec_error(e, p),
+        Outcome::Skipped(reason) => format!("{reason}\n"),
+    };
+    for line in details.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    out
+}
+
+/// Step headings bold, checks green or red, rule lines dim: the timeline's own conventions.
+fn paint_line(line: &str, p: &Palette) -> String {
+    let body = line.trim_start();
+    if body.starts_with('\u{2713}') {
+        paint(p.pass, line)
+    } else if body.starts_with('\u{2717}') {
+        paint(p.fail, line)
+    } else if body.starts_with("rule ") {
+        paint(p.dim, line)
+    } else if !line.starts_with(' ') {
+        paint(p.bold, line)
+    } else {
+        line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::Builtin;
+    use crate::loader;
+    use crate::source::SourceFile;
+
+    fn explained(text: &str) -> String {
+        let spec =
+            loader::load(SourceFile::from_text("t.yaml", text)).unwrap_or_else(|e| panic!("{e}"));
+        render(&explain(&spec, &mut Builtin::new()), &Palette::plain())
+    }
+
+    #[test]
+    fn a_retry_and_its_rule_are_told_then_the_outcome() {
+        let text = "contract: dlq-consumer\nname: t\nmax_attempts: 2\nmessages: [{id: a, body: x}]\nhandler: {a: [transient: db down, ok]}\nsteps:\n  - process: retry\n  - advance: 4\n  - process: ok\nexpect: {pending: []}\n";
+        assert_eq!(
+            explained(text),
+            "t\n\
+             t.yaml · contract dlq-consumer · implementation builtin\n\
+             \n\
+             start: the queue holds a; the clock reads 0; max_attempts 2\n\
+             step 1 (line 7): process_one() returned retry\n    \
+             receive a: receive_count 1, first received at 0\n    \
+             dlq.has(a) -> false\n    \
+             handler(a) raises TransientError: db down\n    \
+             queue.retry(a): a goes to the ready tail\n    \
+             rule dlq-consumer/transient-retry: receive_count 1 < max_attempts 2: retry a to the ready tail\n    \
+             \u{2713} process: retry\n\
+             step 2 (line 8): advance: the clock moves by 4, from 0 to 4\n\
+             step 3 (line 9): process_one() returned ok\n    \
+             receive a: receive_count 2, first received at 0\n    \
+             dlq.has(a) -> false\n    \
+             handler(a) succeeds\n    \
+             queue.ack(a): a leaves the queue for good\n    \
+             rule dlq-consumer/success: the handler succeeded: ack a and return ok\n    \
+             \u{2713} process: ok\n\
+             final expect (line 10)\n    \
+             \u{2713} pending: []\n\
+             \n\
+             outcome: PASS: every expectation holds\n"
+        );
+    }
+
+    #[test]
+    fn a_failing_scenario_is_told_to_the_end_and_counts_its_differences() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: bad]}\nsteps:\n  - process: ok\nexpect: {pending: [a]}\n";
+        let shown = explained(text);
+        assert!(
+            shown.contains("    \u{2717} process: expected ok, got dead\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("    \u{2717} pending: expected [a], got []\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("rule dlq-consumer/permanent: a PermanentError dead-letters a at once"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("outcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) (t.yaml:6:5)\n"),
+            "{shown}"
+        );
+    }
+}

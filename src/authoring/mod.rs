@@ -1,0 +1,8 @@
+//! Tools for spec authors: the schema for editors, starter specs, explaining, blessing, linting.
+
+pub mod bless;
+pub mod explain;
+pub mod lint;
+pub mod schema;
+pub mod snippet;
+pub mod starter;

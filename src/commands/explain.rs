@@ -1,0 +1,29 @@
+//! `dlqspec explain`: tell a scenario step by step on the built-in implementation.
+
+use std::io::Write;
+
+use crate::authoring::explain;
+use crate::builtin::Builtin;
+use crate::cli::ExplainArgs;
+use crate::loader;
+use crate::outcome::Outcome;
+use crate::report::{Palette, render};
+use crate::runner::exit;
+
+pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let spec = match loader::load_path(&args.spec) {
+        Ok(spec) => spec,
+        Err(error) => {
+            let _ = out.write_all(render::spec_error(&error, &palette).as_bytes());
+            return exit::SPEC_OR_USAGE_ERROR;
+        }
+    };
+    let explanation = explain::explain(&spec, &mut Builtin::new());
+    let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());
+    match explanation.outcome {
+        Outcome::Passed | Outcome::Skipped(_) => exit::PASSED,
+        Outcome::Mismatch(_) | Outcome::Errored(_) => exit::FAILED,
+        Outcome::SpecError(_) => exit::SPEC_OR_USAGE_ERROR,
+    }
+}

@@ -1,0 +1,25 @@
+//! `dlqspec lint`: flag spec smells, judged on the built-in implementation.
+
+use std::io::Write;
+
+use crate::authoring::lint;
+use crate::builtin::Builtin;
+use crate::cli::LintArgs;
+use crate::report::Palette;
+use crate::runner::exit;
+
+pub fn lint(args: LintArgs, palette: Palette) -> i32 {
+    let report = match lint::lint(&args.paths, &mut Builtin::new()) {
+        Ok(report) => report,
+        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(lint::render(&report, &palette).as_bytes());
+    if !report.spec_errors.is_empty() || !report.not_judged.is_empty() {
+        exit::SPEC_OR_USAGE_ERROR
+    } else if !report.findings.is_empty() {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    }
+}
