@@ -1,0 +1,551 @@
+//! The authoring commands on the real binary: schema, new, explain, bless, lint.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use dlqspec::builtin::Builtin;
+use dlqspec::contract::RunMode;
+use dlqspec::contracts::CONTRACTS;
+use dlqspec::loader;
+use dlqspec::source::SourceFile;
+use dlqspec::yaml_edit::{Document, Kind, LeadKind, Node};
+use serde_json::Value;
+use serde_saphyr::granit_parser::ScalarStyle;
+
+use crate::common::{path_arg, root, run, temp_spec};
+
+/// Every bundled spec file, sorted.
+fn bundled_specs() -> Vec<PathBuf> {
+    let mut specs: Vec<PathBuf> = walkdir::WalkDir::new(root().join("specs"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|entry| entry.into_path())
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    specs.sort();
+    assert!(!specs.is_empty(), "no bundled specs found");
+    specs
+}
+
+fn bundled(name: &str) -> String {
+    let path = root().join("specs/dlq-consumer").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `text` with the first `needle` replaced; the needle must be there, so a changed bundled
+/// spec fails this test loudly instead of making it test nothing.
+fn broken(text: &str, needle: &str, replacement: &str) -> String {
+    assert!(
+        text.contains(needle),
+        "the spec no longer contains {needle:?}"
+    );
+    text.replacen(needle, replacement, 1)
+}
+
+#[test]
+fn every_new_subcommand_has_an_example_in_its_help() {
+    for command in ["schema", "new", "explain", "bless", "lint"] {
+        let ran = run(&[command, "--help"]);
+        assert_eq!(ran.code, 0, "{command}: {}", ran.stderr);
+        assert!(
+            ran.stdout.contains("Examples:\n  dlqspec "),
+            "{command} --help has no example:\n{}",
+            ran.stdout
+        );
+    }
+}
+
+#[test]
+fn the_committed_schema_is_up_to_date() {
+    let ran = run(&["schema"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let committed =
+        std::fs::read_to_string(root().join("schema/dlqspec.schema.json")).unwrap_or_default();
+    assert!(
+        ran.stdout == committed,
+        "schema/dlqspec.schema.json is stale: regenerate it with `cargo run -- schema > schema/dlqspec.schema.json`"
+    );
+}
+
+fn schema_validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(&run(&["schema"]).stdout).expect("the schema is JSON");
+    jsonschema::validator_for(&schema).expect("the schema is a valid draft-07 schema")
+}
+
+fn schema_errors(validator: &jsonschema::Validator, yaml: &str) -> Vec<String> {
+    let instance: Value = serde_saphyr::from_str(yaml).expect("the spec is YAML");
+    validator
+        .iter_errors(&instance)
+        .map(|error| format!("{}: {error}", error.instance_path()))
+        .collect()
+}
+
+#[test]
+fn every_bundled_spec_and_every_starter_is_valid_against_the_schema() {
+    let validator = schema_validator();
+    for path in bundled_specs() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let errors = schema_errors(&validator, &text);
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
+    for contract in CONTRACTS {
+        let errors = schema_errors(&validator, &contract.starter("a starter"));
+        assert!(
+            errors.is_empty(),
+            "{} starter: {errors:#?}",
+            contract.name()
+        );
+    }
+}
+
+#[test]
+fn the_schema_rejects_an_unknown_key_an_unknown_step_and_an_unknown_contract() {
+    let validator = schema_validator();
+    let spec = "contract: dlq-consumer\nname: x\nsteps:\n  - process: ok\n";
+    assert_eq!(schema_errors(&validator, spec), Vec::<String>::new());
+    for bad in [
+        spec.replace("name: x", "nmae: x"),
+        spec.replace("process: ok", "proces: ok"),
+        spec.replace("process: ok", "process: okay"),
+        spec.replace("dlq-consumer", "dlq-consumr"),
+    ] {
+        assert!(
+            !schema_errors(&validator, &bad).is_empty(),
+            "accepted:\n{bad}"
+        );
+    }
+}
+
+/// Copies of bundled specs with expectations broken in several ways, and the originals.
+fn broken_copies() -> Vec<(&'static str, String, String)> {
+    let poison = bundled("poison-cycle.yaml");
+    let whole_list = {
+        let start = poison
+            .find("  dlq:\n")
+            .expect("poison-cycle expects a dlq list");
+        let end = poison
+            .find("  pending: []")
+            .expect("poison-cycle expects pending");
+        format!("{}  dlq: []\n{}", &poison[..start], &poison[end..])
+    };
+    let crash = bundled("crash-after-put-before-ack.yaml");
+    let transient = bundled("transient-retried-to-the-tail.yaml");
+    vec![
+        // A scalar in a block mapping (a dlq entry written in block style).
+        (
+            "scalar-in-block-map.yaml",
+            broken(&poison, "failed_at: 15", "failed_at: 99"),
+            poison.clone(),
+        ),
+        // A whole dlq entry list, emptied.
+        ("whole-dlq-list.yaml", whole_list, poison.clone()),
+        // A value inside a flow mapping inside a block list.
+        (
+            "scalar-in-flow-entry.yaml",
+            broken(&crash, "failed_at: 0}", "failed_at: 9}"),
+            crash,
+        ),
+        // A value in a flow list, a flow list of the wrong length, and a step's return.
+        (
+            "flow-list-and-step.yaml",
+            broken(
+                &broken(&transient, "pending: [b, a]", "pending: [a]"),
+                "- process: retry",
+                "- process: ok",
+            ),
+            transient,
+        ),
+    ]
+}
+
+#[test]
+fn bless_restores_broken_bundled_specs_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let copies = broken_copies();
+    for (name, broken, _) in &copies {
+        std::fs::write(dir.path().join(name), broken).unwrap();
+    }
+    let ran = run(&["bless", path_arg(dir.path())]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    for (name, _, original) in &copies {
+        let blessed = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(
+            blessed == *original,
+            "{name} was not restored byte for byte:\n{blessed}"
+        );
+    }
+    let shown = dir.path().join("flow-list-and-step.yaml");
+    assert!(
+        ran.stdout.contains(&format!(
+            "blessed {} (2 values rewritten)\n",
+            shown.display()
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.ends_with("blessed 4 specs, 0 unchanged\n"),
+        "{}",
+        ran.stdout
+    );
+    let again = run(&["bless", "--check", path_arg(dir.path())]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again.stdout.ends_with("nothing to bless in 4 specs\n"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn bless_check_shows_a_diff_writes_nothing_and_exits_1() {
+    let (name, broken, _) = broken_copies().remove(2);
+    let (_dir, path) = temp_spec(name, &broken);
+    let ran = run(&["bless", "--check", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = path.display();
+    assert!(
+        ran.stdout.starts_with(&format!(
+            "would bless {shown} (1 value):\n--- {shown}\n+++ {shown} (blessed)\n@@ "
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("failed_at: 9}\n+"), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .ends_with("1 spec would change; `dlqspec bless` writes it\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+}
+
+#[test]
+fn bless_never_blesses_a_broken_spec() {
+    let text = "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: b}]\nhandler: {a: []}\nsteps:\n  - process: retry\n";
+    let (_dir, path) = temp_spec("broken.yaml", text);
+    let ran = run(&["bless", path_arg(&path)]);
+    assert_eq!(ran.code, 2, "{}", ran.stdout);
+    assert!(
+        ran.stdout.starts_with(&format!(
+            "not blessed: {}: the spec is broken\nerror: message `a` reached the handler a 1st time, but the spec scripts 0 outcomes (at step 1 (process)): add the outcome of call 1\n",
+            path.display()
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("4 | handler: {a: []}\n  |           ^\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+/// Places inside the expectations of `text` where a change is still a loadable spec: each
+/// scalar changed (in a list, those of its first and last item), and the last item of every
+/// list of two or more dropped.
+fn mutations(text: &str) -> Vec<(Range<usize>, String)> {
+    fn collect(text: &str, node: &Node, out: &mut Vec<(Range<usize>, String)>) {
+        match &node.kind {
+            Kind::Scalar { value, style } if node.start < node.end => {
+                let old = &text[node.start..node.end];
+                let new = match (style, value.parse::<u64>()) {
+                    (ScalarStyle::Plain, Ok(n)) => (n + 1).to_string(),
+                    (ScalarStyle::Plain, Err(_)) => format!("{old}x"),
+                    (ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, _) => {
+                        format!("{}x{}", &old[..old.len() - 1], &old[old.len() - 1..])
+                    }
+                    _ => return,
+                };
+                out.push((node.start..node.end, new));
+            }
+            Kind::Sequence { flow, items } => {
+                // The first and the last item stand for the rest: long traces add only time.
+                for item in items
+                    .first()
+                    .into_iter()
+                    .chain(items.last().filter(|_| items.len() > 1))
+                {
+                    collect(text, item, out);
+                }
+                if let [.., before, last] = items.as_slice() {
+                    let range = if *flow {
+                        before.end..last.end
+                    } else {
+                        let Some(dash) = last.lead.filter(|l| l.kind == LeadKind::Dash) else {
+                            return;
+                        };
+                        let start = text[..dash.at].rfind('\n').map_or(0, |i| i + 1);
+                        let end = text[last.end..]
+                            .find('\n')
+                            .map_or(text.len(), |i| last.end + i + 1);
+                        start..end
+                    };
+                    out.push((range, String::new()));
+                }
+            }
+            Kind::Mapping { entries, .. } => {
+                for (_, value) in entries {
+                    collect(text, value, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let spec = loader::load(SourceFile::from_text("m.yaml", text)).expect("bundled specs load");
+    let run = spec.scenario.run(&mut Builtin::new(), RunMode::Record);
+    let document = Document::parse(text).expect("bundled specs parse");
+    let mut found = Vec::new();
+    for checkpoint in &run.checkpoints {
+        for written in &checkpoint.written {
+            let node = document
+                .find(written.at, &written.path)
+                .expect("written values are found");
+            collect(text, node, &mut found);
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(range, new)| {
+            let changed = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+            loader::load(SourceFile::from_text("m.yaml", changed)).is_ok()
+        })
+        .collect()
+}
+
+#[test]
+fn bless_restores_every_bundled_spec_after_any_one_expectation_is_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut copies = Vec::new();
+    for path in bundled_specs() {
+        let original = std::fs::read_to_string(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for (index, (range, new)) in mutations(&original).into_iter().enumerate() {
+            let name = format!("{stem}.{index}.yaml");
+            let changed = format!(
+                "{}{new}{}",
+                &original[..range.start],
+                &original[range.end..]
+            );
+            std::fs::write(dir.path().join(&name), changed).unwrap();
+            copies.push((name, original.clone()));
+        }
+    }
+    assert!(
+        copies.len() >= 3 * bundled_specs().len(),
+        "too few mutations: {}",
+        copies.len()
+    );
+    let ran = run(&["bless", path_arg(dir.path())]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let mut differing = Vec::new();
+    for (name, original) in &copies {
+        if std::fs::read_to_string(dir.path().join(name)).unwrap() != *original {
+            differing.push(name.clone());
+        }
+    }
+    assert!(
+        differing.is_empty(),
+        "{} of {} broken copies were not restored byte for byte: {differing:?}",
+        differing.len(),
+        copies.len()
+    );
+}
+
+#[test]
+fn new_writes_a_starter_that_passes_and_lints_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("specs/dlq-consumer/my-first-case.yaml");
+    let ran = run(&["new", path_arg(&path), "--contract", "dlq-consumer"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stdout.lines().next().unwrap_or_default(),
+        format!(
+            "wrote {}: a dlq-consumer starter spec that passes as written",
+            path.display()
+        )
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\nname: my first case\n"), "{text}");
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert!(ran.stdout.starts_with("PASS "), "{}", ran.stdout);
+    let ran = run(&["lint", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    // In a checkout, the starter points editors at the schema; the folder names the contract.
+    let inside = root()
+        .join("target")
+        .join(format!("new-{}", std::process::id()));
+    let in_checkout = inside.join("dlq-consumer/x.yaml");
+    let ran = run(&["new", path_arg(&in_checkout)]);
+    let text = std::fs::read_to_string(&in_checkout).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&inside);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        text.starts_with("# yaml-language-server: $schema=../../../schema/dlqspec.schema.json\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn new_never_overwrites_a_file() {
+    let (_dir, path) = temp_spec("mine.yaml", "my words\n");
+    let ran = run(&["new", path_arg(&path), "--contract", "dlq-consumer"]);
+    assert_eq!(ran.code, 2);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "error: {} already exists; `dlqspec new` never overwrites a file\n",
+            path.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "my words\n");
+}
+
+#[test]
+fn new_names_the_known_contracts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.yaml");
+    let ran = run(&["new", path_arg(&path), "--contract", "dlq"]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr
+            .starts_with("error: unknown contract `dlq`; expected one of dlq-consumer"),
+        "{}",
+        ran.stderr
+    );
+    let ran = run(&["new", path_arg(&path)]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr
+            .starts_with("error: which contract? pass --contract NAME (one of dlq-consumer"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!path.exists());
+}
+
+#[test]
+fn explain_tells_the_poison_cycle_with_the_rule_behind_each_decision() {
+    let ran = run(&["explain", "specs/dlq-consumer/poison-cycle.yaml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "a poison pill is dead-lettered after max_attempts crashes\n",
+        "specs/dlq-consumer/poison-cycle.yaml · contract dlq-consumer · implementation builtin\n",
+        "    handler(p) crashes the process\n",
+        "    rule dlq-consumer/crash-propagates: the crash propagates out of process_one and p stays in flight\n",
+        ": recover: the visibility timeout runs out; p back to the ready tail\n",
+        ": restart: a fresh consumer instance takes over, remembering nothing\n",
+        ": advance: the clock moves by 10, from 0 to 10\n",
+        "    receive p: receive_count 3, first received at 0\n",
+        "    rule dlq-consumer/poison: receive_count 3 > max_attempts 2: every earlier delivery of p died mid-handler, so it is dead-lettered as poison without calling the handler\n",
+        "    dlq.put(p): reason poison, error null, attempts 2, first_attempt_at 0, failed_at 15; the DLQ holds p\n",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    assert!(
+        ran.stdout
+            .ends_with("\noutcome: PASS: every expectation holds\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn explain_tells_a_failing_scenario_to_the_end_and_exits_1() {
+    let text = "contract: dlq-consumer\nname: wrong\nmessages: [{id: a, body: b}]\nhandler: {a: [transient: t, ok]}\nsteps:\n  - process: ok\n  - process: ok\nexpect: {pending: [a]}\n";
+    let (_dir, path) = temp_spec("wrong.yaml", text);
+    let ran = run(&["explain", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("    \u{2717} process: expected ok, got retry\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(&format!(
+            "\noutcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) ({}:6:5)\n",
+            path.display()
+        )),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn lint_points_at_each_smell_with_its_id_and_exits_1() {
+    let text = "contract: dlq-consumer\nname: smelly\nmessages:\n  - {id: a, body: x}\nhandler:\n  a: [ok, ok]\nsteps:\n  - process: ok\n  - process: none\n  - process: none\n";
+    let (_dir, path) = temp_spec("smelly.yaml", text);
+    let ran = run(&["lint", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    let shown = path.display();
+    assert_eq!(
+        ran.stdout,
+        format!(
+            "{shown}:2:7: no-rule: the spec names no rule: list the ids of the rules it checks under `rules:` (`dlqspec rules` lists them)\n\
+             2 | name: smelly\n  |       ^\n\
+             {shown}:6:11: unused-outcomes: the 2nd handler outcome of `a` is never used: the handler is called once for `a`\n\
+             6 |   a: [ok, ok]\n  |           ^\n\
+             {shown}:10:5: idle-trailing-step: step 3 (process) repeats step 2 on a drained queue and changes nothing\n\
+             10 |   - process: none\n   |     ^\n\
+             \n3 smells in 1 spec\n"
+        )
+    );
+}
+
+#[test]
+fn lint_finds_duplicate_names_never_delivered_messages_and_uncovered_rules_in_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "contract: dlq-consumer\nname: same\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}, {id: b, body: y}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\n";
+    std::fs::write(dir.path().join("a.yaml"), spec).unwrap();
+    std::fs::write(dir.path().join("b.yaml"), spec).unwrap();
+    let ran = run(&["lint", path_arg(dir.path())]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    let a = dir.path().join("a.yaml");
+    let b = dir.path().join("b.yaml");
+    for line in [
+        format!(
+            "{}:4:30: never-delivered: message `b` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out\n",
+            a.display()
+        ),
+        format!(
+            "{}:2:7: duplicate-name: {} has the same name; names tell specs apart in reports\n",
+            b.display(),
+            a.display()
+        ),
+        format!(
+            "dlq-consumer/poison: uncovered-rule: no spec under {} checks this rule: ",
+            dir.path().display()
+        ),
+    ] {
+        assert!(
+            ran.stdout.contains(&line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    assert!(
+        !ran.stdout.contains("dlq-consumer/success: uncovered-rule"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn no_bundled_spec_has_a_smell() {
+    let specs = bundled_specs();
+    let mut args = vec!["lint".to_owned()];
+    args.extend(specs.iter().map(|p| path_arg(p).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = run(&args);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert_eq!(ran.stdout, format!("no smells in {} specs\n", specs.len()));
+}
