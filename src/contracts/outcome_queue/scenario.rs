@@ -177,7 +177,7 @@ impl Run<'_> {
             Some(_) => Some(self.state()?),
             None => None,
         };
-        let reply = self.call(label, "process", &[step.outcome.value.clone()])?;
+        let reply = self.call(label, "process", std::slice::from_ref(&step.outcome.value))?;
         let (expected, at) = match (&step.returns, &step.raises) {
             (_, Some(raises)) => (raises.value.to_value(), yaml::at(raises)),
             (Some(returns), None) => (

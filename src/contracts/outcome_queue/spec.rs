@@ -564,7 +564,7 @@ mod tests {
             error(&with_steps(steps)),
             "t.yaml:6:18: job `a` is already submitted at line 5: job ids are unique"
         );
-        let fresh = format!("{steps}").replacen(
+        let fresh = steps.replacen(
             "  - submit: {id: a, payload: q}\n",
             "  - create: {max_attempts: 2}\n  - submit: {id: a, payload: q}\n",
             1,
