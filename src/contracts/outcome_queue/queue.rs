@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::state_ops;
@@ -47,7 +48,8 @@ impl Verdict {
 }
 
 /// Why a job is in quarantine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Reason {
     Permanent,
     Exhausted,

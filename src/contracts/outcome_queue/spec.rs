@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::queue::{AttemptOutcome, valid_max_attempts};
+use super::queue::{AttemptOutcome, Reason, valid_max_attempts};
 use super::scenario::QueueScenario;
 use super::state_ops::StateOp;
 use crate::contract::SpecHeader;
@@ -107,7 +107,9 @@ pub enum ExpectedError {
 
 impl ExpectedError {
     pub fn to_value(self) -> Value {
-        json!({ "raises": "invalid_argument" })
+        match self {
+            ExpectedError::InvalidArgument => json!({ "raises": "invalid_argument" }),
+        }
     }
 }
 
@@ -157,22 +159,6 @@ pub struct QuarantineSpec {
     pub payload: String,
     pub attempts: u64,
     pub reason: Reason,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    Permanent,
-    Exhausted,
-}
-
-impl Reason {
-    fn as_str(self) -> &'static str {
-        match self {
-            Reason::Permanent => "permanent",
-            Reason::Exhausted => "exhausted",
-        }
-    }
 }
 
 impl StateSpec {
