@@ -30,7 +30,11 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     };
     let summary = match runner::run(&config, &factory, outputs.reporter()) {
         Ok(summary) => summary,
-        Err(error) => return usage_error(error.to_string()),
+        Err(error) => {
+            // Dropped unwritten: the progress bar goes, and an earlier --output file stays.
+            drop(outputs);
+            return usage_error(error.to_string());
+        }
     };
     match outputs.finish() {
         Ok(()) => summary.exit_code(),

@@ -22,18 +22,20 @@ pub struct ProgressReporter<'a> {
 }
 
 impl<'a> ProgressReporter<'a> {
+    /// Starts the clock at once, so that loading the specs shows a spinner too.
     pub fn new(inner: Box<dyn Reporter + 'a>) -> Self {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
-        if let Ok(style) =
-            ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {wide_msg}")
-        {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed}] {msg}") {
             bar.set_style(style);
         }
-        ProgressReporter {
+        bar.set_message("loading specs");
+        let mut progress = ProgressReporter {
             inner,
             bar,
             reveal: None,
-        }
+        };
+        progress.start_delay();
+        progress
     }
 
     fn start_delay(&mut self) {
@@ -61,9 +63,14 @@ impl Reporter for ProgressReporter<'_> {
     fn event(&mut self, event: &Event) {
         match event {
             Event::Started { total, .. } => {
+                if let Ok(style) = ProgressStyle::with_template(
+                    "{spinner} [{elapsed}] {bar:30} {pos}/{len} {wide_msg}",
+                ) {
+                    self.bar.set_style(style);
+                }
                 self.bar.set_length(*total as u64);
-                self.inner.event(event);
-                self.start_delay();
+                self.bar.set_message("");
+                self.bar.suspend(|| self.inner.event(event));
             }
             Event::Finished(report) => {
                 self.bar.suspend(|| self.inner.event(event));

@@ -501,3 +501,22 @@ fn completions_and_man_pages_are_generated() {
         man_run.stdout
     );
 }
+
+#[test]
+fn a_run_that_cannot_start_leaves_an_earlier_report_alone() {
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let report = out_dir.path().join("report.json");
+    std::fs::write(&report, "old").expect("write");
+    let ran = run(&[
+        "run",
+        "no/such/specs",
+        "--format",
+        "json",
+        "--output",
+        path_arg(&report),
+    ]);
+    assert_eq!(ran.code, 2);
+    assert_eq!(ran.stderr, "error: no/such/specs: no such file or folder\n");
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), "old");
+    assert_eq!(std::fs::read_dir(out_dir.path()).unwrap().count(), 1);
+}
