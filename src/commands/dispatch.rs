@@ -9,6 +9,8 @@ pub fn execute(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
+        Command::Completions(args) => super::completions::completions(args),
+        Command::Man(args) => super::man::man(args, palette),
     }
 }
 

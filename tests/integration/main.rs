@@ -2,4 +2,5 @@
 
 mod common;
 mod outcome_queue_teeth;
+mod reports;
 mod run_cli;
