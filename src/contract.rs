@@ -41,7 +41,8 @@ pub trait Contract: Sync {
 }
 
 /// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
-pub trait Subject {
+/// `Send` so a built-in implementation can serve specs on a worker thread.
+pub trait Subject: Send {
     fn call(
         &mut self,
         method: &str,
@@ -141,6 +142,36 @@ impl Written {
 impl Checkpoint {
     pub fn matches(&self) -> bool {
         self.expected == self.actual
+    }
+
+    /// The check in a timeline, one line per written value (or one for the whole):
+    /// `✓ key: value`, or `✗ key: expected ..., got ...`.
+    pub fn told(&self) -> Vec<String> {
+        let parts: Vec<(&str, &Value, &Value)> = if self.written.is_empty() {
+            vec![(self.label.as_str(), &self.expected, &self.actual)]
+        } else {
+            self.written
+                .iter()
+                .map(|w| {
+                    let key = w.path.last().map_or(self.label.as_str(), String::as_str);
+                    (key, &w.expected, &w.actual)
+                })
+                .collect()
+        };
+        parts
+            .into_iter()
+            .map(|(key, expected, actual)| {
+                if expected == actual {
+                    format!("\u{2713} {key}: {}", crate::yaml::flow(expected))
+                } else {
+                    format!(
+                        "\u{2717} {key}: expected {}, got {}",
+                        crate::yaml::flow(expected),
+                        crate::yaml::flow(actual)
+                    )
+                }
+            })
+            .collect()
     }
 }
 

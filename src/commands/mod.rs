@@ -1,9 +1,11 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
 pub mod bless;
+pub mod completions;
 pub mod dispatch;
 pub mod explain;
 pub mod lint;
+pub mod man;
 pub mod new;
 pub mod rules;
 pub mod run;

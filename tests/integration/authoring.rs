@@ -73,7 +73,10 @@ fn schema_validator() -> jsonschema::Validator {
 }
 
 fn schema_errors(validator: &jsonschema::Validator, yaml: &str) -> Vec<String> {
-    let instance: Value = serde_saphyr::from_str(yaml).expect("the spec is YAML");
+    // As editors read it: YAML 1.2, where a plain `y` is a string, not a boolean.
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let instance: Value =
+        serde_saphyr::from_str_with_options(yaml, options).expect("the spec is YAML");
     validator
         .iter_errors(&instance)
         .map(|error| format!("{}: {error}", error.instance_path()))

@@ -2,4 +2,6 @@
 
 mod authoring;
 mod common;
+mod outcome_queue_teeth;
+mod reports;
 mod run_cli;

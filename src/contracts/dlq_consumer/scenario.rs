@@ -679,35 +679,12 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// One timeline line per compared value: `✓ key: value` or `✗ key: expected ..., got ...`.
+    /// One timeline line per compared value.
     fn tell_check(&mut self, checkpoint: &Checkpoint) {
-        let parts: Vec<(String, &Value, &Value)> = if checkpoint.written.is_empty() {
-            vec![(
-                checkpoint.label.clone(),
-                &checkpoint.expected,
-                &checkpoint.actual,
-            )]
-        } else {
-            checkpoint
-                .written
-                .iter()
-                .map(|w| {
-                    let key = w.path.last().cloned().unwrap_or(checkpoint.label.clone());
-                    (key, &w.expected, &w.actual)
-                })
-                .collect()
-        };
-        for (key, expected, actual) in parts {
-            let line = if expected == actual {
-                format!("    \u{2713} {key}: {}", yaml::flow(expected))
-            } else {
-                format!(
-                    "    \u{2717} {key}: expected {}, got {}",
-                    yaml::flow(expected),
-                    yaml::flow(actual)
-                )
-            };
-            self.timeline.push(line);
-        }
+        let lines = checkpoint
+            .told()
+            .into_iter()
+            .map(|line| format!("    {line}"));
+        self.timeline.extend(lines);
     }
 }

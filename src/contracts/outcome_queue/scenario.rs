@@ -1,0 +1,556 @@
+//! Runs an outcome-queue spec: drives an implementation's `RetryQueue` step by step and compares.
+//!
+//! Two checks need no expectation in the spec. A step that expects an error takes `state()`
+//! before and after the call: any difference is a mismatch, because an invalid argument must
+//! leave every job untouched. A `mutate_state` step does the same around the mutation: the
+//! queue's own state must not change when a view of it is changed.
+
+use serde_json::{Value, json};
+
+use super::rules;
+use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
+use super::state_ops::{self, StateOp, show_path};
+use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
+use crate::implementation::{Implementation, NoWorld, Raised, Reply};
+use crate::outcome::{Mismatch, Outcome};
+use crate::rule::Rule;
+use crate::source::{Position, SourceFile};
+use crate::spec_error::SpecError;
+use crate::yaml::{self, Spanned};
+
+#[derive(Debug)]
+pub struct QueueScenario {
+    pub file: SourceFile,
+    pub header: SpecHeader,
+    pub steps: Vec<(Position, Step)>,
+    pub expect: Option<(Position, StateSpec)>,
+}
+
+impl Scenario for QueueScenario {
+    fn header(&self) -> &SpecHeader {
+        &self.header
+    }
+
+    fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
+        self.execute(implementation, mode, false).0
+    }
+
+    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome> {
+        let (run, facts) = self.execute(implementation, RunMode::Record, true);
+        match run.outcome {
+            Outcome::Passed | Outcome::Mismatch(_) => {
+                Ok(super::smells::find(self, &run.checkpoints, &facts))
+            }
+            cut_short => Err(cut_short),
+        }
+    }
+}
+
+/// What one step did, for `dlqspec lint`.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub position: Position,
+    pub name: &'static str,
+    /// The arguments and the answer, to tell a repeated step from a new one.
+    pub call: Option<(Value, String)>,
+    /// Whether the step can have changed the queue (a create, a submit, a process that took a
+    /// job, a replay that returned true).
+    pub changed: bool,
+    /// The job a `process` step took: the head of `ready` before it (observed runs only).
+    pub took: Option<String>,
+}
+
+impl QueueScenario {
+    /// Runs the scenario; `observe` also asks `state()` before each `process` to learn which
+    /// job it takes (for linting only: it adds calls an implementation would otherwise not see).
+    fn execute(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        observe: bool,
+    ) -> (ScenarioRun, Vec<StepFacts>) {
+        let mut run = Run {
+            scenario: self,
+            reference: implementation.info().is_reference,
+            implementation,
+            mode,
+            checkpoints: Vec::new(),
+            first_mismatch: None,
+            timeline: Vec::new(),
+            observe,
+            facts: Vec::new(),
+            last_call: None,
+        };
+        let stopped = run.all_steps().err();
+        let outcome = match (stopped, run.first_mismatch.take()) {
+            (Some(outcome), _) => outcome,
+            (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
+            (None, None) => Outcome::Passed,
+        };
+        let scenario_run = ScenarioRun {
+            outcome,
+            checkpoints: run.checkpoints,
+            timeline: run.timeline,
+        };
+        (scenario_run, run.facts)
+    }
+}
+
+/// Why a run ended before its last step.
+type Stop = Outcome;
+
+const UNCHANGED_AFTER_ERROR: &str =
+    "a call that raises must leave every job as it was: state() differs before and after it";
+const DEEP_COPY: &str =
+    "state() must return a deep copy: changing the view it returned changed the queue";
+
+struct Run<'a> {
+    scenario: &'a QueueScenario,
+    implementation: &'a mut dyn Implementation,
+    reference: bool,
+    mode: RunMode,
+    checkpoints: Vec<Checkpoint>,
+    first_mismatch: Option<Mismatch>,
+    timeline: Vec<String>,
+    observe: bool,
+    facts: Vec<StepFacts>,
+    /// The arguments and the answer of the last call other than `state()`.
+    last_call: Option<(Value, String)>,
+}
+
+impl Run<'_> {
+    fn all_steps(&mut self) -> Result<(), Stop> {
+        for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
+            let label = format!("step {} ({})", index + 1, step.name());
+            let took = match step {
+                Step::Process(_) if self.observe => self.head()?,
+                _ => None,
+            };
+            self.step(&label, *position, step)?;
+            let call = self.last_call.take();
+            let changed = match (step, &call) {
+                (Step::Create(_) | Step::Submit(_), _) => true,
+                (Step::Process(_), Some((_, answer))) => {
+                    answer != "null" && !answer.starts_with("raised")
+                }
+                (Step::Replay(_), Some((_, answer))) => answer == "true",
+                _ => false,
+            };
+            self.facts.push(StepFacts {
+                position: *position,
+                name: step.name(),
+                call,
+                changed,
+                took: if changed { took } else { None },
+            });
+        }
+        if let Some((position, expect)) = &self.scenario.expect {
+            self.timeline.push("final expect: state()".to_owned());
+            self.expect("final expect", *position, &[], expect)?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, label: &str, position: Position, step: &Step) -> Result<(), Stop> {
+        match step {
+            Step::Create(create) => self.create(label, create),
+            Step::Submit(submit) => {
+                let args = [json!(submit.id.value), json!(submit.payload)];
+                let reply = self.call(label, "submit", &args)?;
+                if let Reply::Raised(raised) = reply {
+                    let note = "submit must accept a new job".to_owned();
+                    let actual = raised_value(&raised, true);
+                    let expected = json!({ "returns": null });
+                    self.compare(label, position, "submit", expected, actual, Some(note))?;
+                }
+                Ok(())
+            }
+            Step::Process(process) => self.process(label, position, process),
+            Step::Replay(replay) => {
+                let reply = self.call(label, "replay", &[json!(replay.id)])?;
+                let expected = json!({ "returns": replay.returns.value });
+                let actual = answer(reply, &expected)?;
+                let at = yaml::at(&replay.returns);
+                let written = returned(&actual)
+                    .map(|actual| Written::new(at, &[], json!(replay.returns.value), actual))
+                    .into_iter()
+                    .collect();
+                let checkpoint = Checkpoint {
+                    position: at,
+                    label: "replay".to_owned(),
+                    expected,
+                    actual,
+                    written,
+                };
+                self.record(label, checkpoint, None)
+            }
+            Step::MutateState(ops) => self.mutate(label, position, ops),
+            Step::Expect(expect) => {
+                self.timeline.push(format!("{label}: state()"));
+                self.expect(label, position, &["expect"], expect)
+            }
+        }
+    }
+
+    /// Calls a method of the current queue, noting the call and its answer in the timeline.
+    fn call(&mut self, label: &str, method: &str, args: &[Value]) -> Result<Reply, Stop> {
+        let reply = self
+            .implementation
+            .call(method, args, &mut NoWorld)
+            .map_err(Outcome::Errored)?;
+        if method != "state" {
+            let shown: Vec<String> = args.iter().map(Value::to_string).collect();
+            self.timeline.push(format!(
+                "{label}: {method}({}) -> {}",
+                shown.join(", "),
+                shown_reply(&reply)
+            ));
+            if let Some(rule) = rule_for(method, args, &reply) {
+                self.timeline
+                    .push(format!("    rule {}: {}", rule.id, rule.statement));
+            }
+            self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
+        }
+        Ok(reply)
+    }
+
+    /// The id of the job at the head of `ready`, as `state()` shows it.
+    fn head(&mut self) -> Result<Option<String>, Stop> {
+        let state = self.state()?;
+        Ok(state
+            .pointer("/ready/0/id")
+            .and_then(Value::as_str)
+            .map(str::to_owned))
+    }
+
+    fn create(&mut self, label: &str, create: &CreateStep) -> Result<(), Stop> {
+        let raw = &create.max_attempts.value;
+        let reply = self
+            .implementation
+            .create(
+                super::contract::NAME,
+                &json!({ "max_attempts": raw }),
+                &mut NoWorld,
+            )
+            .map_err(Outcome::Errored)?;
+        self.timeline.push(format!(
+            "{label}: RetryQueue({raw}) -> {}",
+            match &reply {
+                Reply::Returned(_) => "a new queue".to_owned(),
+                other => shown_reply(other),
+            }
+        ));
+        let (expected, position) = match &create.raises {
+            Some(raises) => (raises.value.to_value(), yaml::at(raises)),
+            None => (
+                json!({ "constructed": true }),
+                yaml::at(&create.max_attempts),
+            ),
+        };
+        if let Reply::Raised(_) = reply {
+            let rule = &rules::MAX_ATTEMPTS_VALIDATED;
+            self.timeline
+                .push(format!("    rule {}: {}", rule.id, rule.statement));
+        }
+        let constructed = matches!(reply, Reply::Returned(_));
+        let actual = match reply {
+            Reply::Returned(_) => json!({ "constructed": true }),
+            Reply::Raised(raised) => raised_value(&raised, create.raises.is_none()),
+            Reply::Skipped(reason) => return Err(Outcome::Skipped(reason)),
+        };
+        let note = "RetryQueue accepts max_attempts only as an integer >= 1".to_owned();
+        self.compare(label, position, "create", expected, actual, Some(note))?;
+        if !constructed && create.raises.is_none() {
+            // No queue exists, so no later step can run, even when recording.
+            return Err(self.stop_at_first_mismatch());
+        }
+        Ok(())
+    }
+
+    fn process(&mut self, label: &str, position: Position, step: &ProcessStep) -> Result<(), Stop> {
+        let before = match step.raises {
+            Some(_) => Some(self.state()?),
+            None => None,
+        };
+        let reply = self.call(label, "process", std::slice::from_ref(&step.outcome.value))?;
+        let (expected, at) = match (&step.returns, &step.raises) {
+            (_, Some(raises)) => (raises.value.to_value(), yaml::at(raises)),
+            (Some(returns), None) => (
+                json!({ "returns": returns.value.to_value() }),
+                yaml::at(returns),
+            ),
+            // Loading guarantees one of the two.
+            (None, None) => (json!({ "returns": null }), position),
+        };
+        let actual = answer(reply, &expected)?;
+        // Only a return can be blessed in place: `returns: none` stands for null.
+        let written = match (&step.returns, &step.raises, returned(&actual)) {
+            (Some(returns), None, Some(value)) => vec![Written::new(
+                at,
+                &[],
+                as_written(&returns.value.to_value()),
+                as_written(&value),
+            )],
+            _ => Vec::new(),
+        };
+        let checkpoint = Checkpoint {
+            position: at,
+            label: "process".to_owned(),
+            expected,
+            actual,
+            written,
+        };
+        self.record(label, checkpoint, None)?;
+        if let Some(before) = before {
+            self.unchanged(label, position, before, UNCHANGED_AFTER_ERROR)?;
+        }
+        Ok(())
+    }
+
+    /// Changes a view of the state, then checks the queue's own state did not change.
+    fn mutate(
+        &mut self,
+        label: &str,
+        position: Position,
+        ops: &[Spanned<yaml::SingleKey<StateOp>>],
+    ) -> Result<(), Stop> {
+        let before = self.state()?;
+        // The ops must apply to the view as the implementation returned it; find out here,
+        // where a missing path can be pointed at, rather than from the implementation's error.
+        let mut trial = before.clone();
+        for op in ops {
+            let (op_position, op) = (yaml::at(op), &op.value.0);
+            if let Err(raised) = state_ops::apply(&mut trial, op) {
+                let what = format!("`{} {}` cannot apply", op.name(), show_path(op.path()));
+                if self.reference {
+                    return Err(Outcome::SpecError(SpecError::invalid(
+                        &self.scenario.file,
+                        op_position,
+                        format!("{what} to the state at {label}: {}", raised.message),
+                    )));
+                }
+                let note = format!("{what}: this implementation's state() has another shape");
+                let expected = json!({ "applies": true });
+                let actual = json!({ "applies": false, "error": raised.describe() });
+                return self.compare(
+                    label,
+                    op_position,
+                    "mutate_state",
+                    expected,
+                    actual,
+                    Some(note),
+                );
+            }
+        }
+        let wire: Vec<Value> = ops.iter().map(|op| op.value.0.to_wire()).collect();
+        let reply = self.call(label, "mutate_state", &[Value::Array(wire)])?;
+        if let Reply::Raised(raised) = reply {
+            let note = "mutate_state must apply ops that apply to the view".to_owned();
+            let actual = raised_value(&raised, true);
+            let expected = json!({ "returns": null });
+            self.compare(
+                label,
+                position,
+                "mutate_state",
+                expected,
+                actual,
+                Some(note),
+            )?;
+        }
+        self.unchanged(label, position, before, DEEP_COPY)
+    }
+
+    /// Checks an `expect` written at `position`; `path` leads from there to the state mapping
+    /// (`[expect]` for a step, nothing for the final one).
+    fn expect(
+        &mut self,
+        label: &str,
+        position: Position,
+        path: &[&str],
+        expect: &StateSpec,
+    ) -> Result<(), Stop> {
+        let actual = self.state()?;
+        let expected = expect.to_value();
+        let mut written = Vec::new();
+        if let (Value::Object(expected), Value::Object(actual)) = (&expected, &actual) {
+            for (key, expected_part) in expected {
+                if let Some(actual_part) = actual.get(key) {
+                    let mut at_key = path.to_vec();
+                    at_key.push(key);
+                    written.push(Written::new(
+                        position,
+                        &at_key,
+                        expected_part.clone(),
+                        actual_part.clone(),
+                    ));
+                }
+            }
+        }
+        let checkpoint = Checkpoint {
+            position,
+            label: "expect".to_owned(),
+            expected,
+            actual,
+            written,
+        };
+        self.record(label, checkpoint, None)
+    }
+
+    /// The queue's state now, its keys in the contract's order.
+    fn state(&mut self) -> Result<Value, Stop> {
+        match self.call("state", "state", &[])? {
+            Reply::Returned(view) => Ok(normalize_state(&view)),
+            // Not a state: it differs from every expected one, and the diff shows why.
+            Reply::Raised(raised) => Ok(raised_value(&raised, true)),
+            Reply::Skipped(reason) => Err(Outcome::Skipped(reason)),
+        }
+    }
+
+    /// Compares the state now with `before`.
+    fn unchanged(
+        &mut self,
+        label: &str,
+        position: Position,
+        before: Value,
+        note: &str,
+    ) -> Result<(), Stop> {
+        let after = self.state()?;
+        self.compare(
+            label,
+            position,
+            "state",
+            before,
+            after,
+            Some(note.to_owned()),
+        )
+    }
+
+    fn stop_at_first_mismatch(&mut self) -> Stop {
+        self.first_mismatch
+            .clone()
+            .map_or(Outcome::Passed, Outcome::Mismatch)
+    }
+
+    /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
+    fn compare(
+        &mut self,
+        step: &str,
+        position: Position,
+        key: &str,
+        expected: Value,
+        actual: Value,
+        note: Option<String>,
+    ) -> Result<(), Stop> {
+        let checkpoint = Checkpoint {
+            position,
+            label: key.to_owned(),
+            expected,
+            actual,
+            written: Vec::new(),
+        };
+        self.record(step, checkpoint, note)
+    }
+
+    /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
+    fn record(
+        &mut self,
+        step: &str,
+        checkpoint: Checkpoint,
+        note: Option<String>,
+    ) -> Result<(), Stop> {
+        let position = checkpoint.position;
+        self.timeline.extend(
+            checkpoint
+                .told()
+                .into_iter()
+                .map(|line| format!("    {line}")),
+        );
+        let matches = checkpoint.matches();
+        if !matches && self.first_mismatch.is_none() {
+            self.first_mismatch = Some(Mismatch {
+                step: step.to_owned(),
+                position,
+                expected: yaml::render(&checkpoint.expected),
+                actual: yaml::render(&checkpoint.actual),
+                note,
+            });
+        }
+        self.checkpoints.push(checkpoint);
+        if !matches && self.mode == RunMode::Check {
+            return Err(self.stop_at_first_mismatch());
+        }
+        Ok(())
+    }
+}
+
+/// The value of a `{returns: value}` answer.
+fn returned(answer: &Value) -> Option<Value> {
+    match answer {
+        Value::Object(fields) if fields.len() == 1 => fields.get("returns").cloned(),
+        _ => None,
+    }
+}
+
+/// A returned value as a spec writes it: null is `none`.
+fn as_written(value: &Value) -> Value {
+    match value {
+        Value::Null => json!("none"),
+        other => other.clone(),
+    }
+}
+
+/// The rule that decides a call's answer, from what was asked and answered.
+fn rule_for(method: &str, args: &[Value], reply: &Reply) -> Option<&'static Rule> {
+    let outcome = args.first().and_then(Value::as_str);
+    Some(match (method, reply) {
+        ("submit", Reply::Returned(_)) => &rules::SUBMIT_TAIL,
+        ("process", Reply::Raised(_)) => &rules::OUTCOME_VALIDATED_FIRST,
+        ("process", Reply::Returned(Value::Null)) => &rules::EMPTY_RETURNS_NONE,
+        ("process", Reply::Returned(answer)) => match (answer.as_str(), outcome) {
+            (Some("done"), _) => &rules::SUCCESS_DONE,
+            (Some("retry"), _) => &rules::TRANSIENT_RETRY_TAIL,
+            (Some("dead"), Some("permanent")) => &rules::PERMANENT_QUARANTINE,
+            (Some("dead"), _) => &rules::EXHAUSTED_QUARANTINE,
+            _ => return None,
+        },
+        ("replay", Reply::Returned(Value::Bool(true))) => &rules::REPLAY_RESETS,
+        ("replay", Reply::Returned(Value::Bool(false))) => &rules::REPLAY_MISSING_FALSE,
+        ("mutate_state", _) => &rules::STATE_DEEP_COPY,
+        _ => return None,
+    })
+}
+
+/// A reply as a spec writes its expectation: `{returns: value}` or `{raises: kind}`. The
+/// error's class and message are added when the expectation is not that very raise, so a
+/// diff says what was raised.
+fn answer(reply: Reply, expected: &Value) -> Result<Value, Stop> {
+    match reply {
+        Reply::Returned(value) => Ok(json!({ "returns": value })),
+        Reply::Raised(raised) => {
+            let short = raised_value(&raised, false);
+            Ok(if &short == expected {
+                short
+            } else {
+                raised_value(&raised, true)
+            })
+        }
+        Reply::Skipped(reason) => Err(Outcome::Skipped(reason)),
+    }
+}
+
+fn raised_value(raised: &Raised, with_error: bool) -> Value {
+    let kind = serde_json::to_value(raised.kind).unwrap_or(Value::Null);
+    if with_error {
+        json!({ "raises": kind, "error": raised.describe() })
+    } else {
+        json!({ "raises": kind })
+    }
+}
+
+fn shown_reply(reply: &Reply) -> String {
+    match reply {
+        Reply::Returned(value) => yaml::flow(value),
+        Reply::Raised(raised) => format!("raised {}", raised.describe()),
+        Reply::Skipped(reason) => format!("skipped: {reason}"),
+    }
+}
