@@ -143,8 +143,10 @@ fn still_failing(
 
 /// Replaces `path`'s contents with `text` through a temporary file in the same folder and a
 /// rename, so a reader sees the old file or the new one, never half of one. The file keeps its
-/// permissions.
+/// permissions, and a symbolic link stays a link (its target is replaced).
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = resolved.as_path();
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -251,5 +253,23 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_through_a_link_replaces_its_target_and_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.yaml");
+        let link = dir.path().join("link.yaml");
+        std::fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, "new\n").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
     }
 }
