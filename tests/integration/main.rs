@@ -2,3 +2,4 @@
 
 mod common;
 mod run_cli;
+mod teeth;
