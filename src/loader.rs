@@ -40,7 +40,7 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     let Some(name) = probe.contract else {
         return Err(SpecError::invalid(
             &file,
-            Position::START,
+            first_content(&file),
             format!("missing field `contract`; expected one of {known}"),
         ));
     };
@@ -71,6 +71,20 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     })
 }
 
+/// Where the YAML content starts: past leading comments (such as the schema line) and blank lines.
+fn first_content(file: &SourceFile) -> Position {
+    file.text
+        .lines()
+        .enumerate()
+        .find(|(_, line)| {
+            let content = line.trim();
+            !content.is_empty() && !content.starts_with('#') && content != "---"
+        })
+        .map_or(Position::START, |(index, line)| {
+            Position::new(index + 1, line.len() - line.trim_start().len() + 1)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +111,18 @@ mod tests {
             error
                 .to_string()
                 .starts_with("t.yaml:1:1: missing field `contract`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_missing_contract_is_reported_at_the_first_key_past_comments() {
+        let error = load_text("# yaml-language-server: $schema=x.json\n\nname: x\n")
+            .err()
+            .unwrap();
+        assert_eq!(error.position, Position::new(3, 1));
+        assert!(
+            error.message.starts_with("missing field `contract`"),
             "{error}"
         );
     }

@@ -48,7 +48,10 @@ fn polish(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
         return format!("duplicate key `{rest}`: each key may appear once");
     }
-    // serde-saphyr names Rust types and parser events; spec authors think in YAML values.
+    // serde names Rust enum variants, types and parser events; spec authors think in YAML values.
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return format!("unknown value {rest}");
+    }
     match message.as_str() {
         "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
             "expected a whole number, 0 or more".to_owned()
@@ -292,6 +295,11 @@ mod tests {
             assert_eq!(error.message, message, "{text:?}");
             assert_eq!(error.position, Position::new(line, column), "{text:?}");
         }
+        let error = parse_text::<Steps>("steps: [recover, {proces: ok}]\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "unknown value `proces`, expected one of process, recover"
+        );
     }
 
     #[test]
