@@ -411,3 +411,32 @@ expect:
         ])
     );
 }
+
+/// The ```yaml blocks of docs/spec-format.md that are whole specs (they name a contract).
+fn documented_specs() -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/spec-format.md")).expect("the doc");
+    doc.split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter(|block| block.contains("\ncontract: dlq-consumer\n"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_complete_examples_in_the_spec_format_doc_pass() {
+    let specs = documented_specs();
+    assert!(specs.len() >= 4, "only {} complete examples", specs.len());
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (i, text) in specs.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("example-{i}.yaml")), text).expect("write");
+    }
+    let ran = run(&["run", path_arg(dir.path())]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .ends_with(&format!("{} passed, 0 failed\n", specs.len())),
+        "{}",
+        ran.stdout
+    );
+}
