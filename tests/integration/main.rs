@@ -1,6 +1,9 @@
 //! The one integration test binary: drives the real `dlqspec` executable. One module per area.
 
 mod common;
+mod fixtures;
 mod outcome_queue_teeth;
 mod reports;
 mod run_cli;
+mod suite;
+mod teeth;
