@@ -299,18 +299,20 @@ impl<'t> Document<'t> {
                 }
                 Ok(())
             }
-            (Kind::Sequence { flow, items }, Value::Array(new_items))
-                if !items.is_empty() && items.len() == new_items.len()
-                    || !flow && !items.is_empty() && !new_items.is_empty() =>
+            // Item by item where the length stayed.
+            (Kind::Sequence { items, .. }, Value::Array(new_items))
+                if !items.is_empty() && items.len() == new_items.len() =>
             {
-                if items.len() == new_items.len() {
-                    for (item, new_item) in items.iter().zip(new_items) {
-                        self.overlay(item, new_item, edits)?;
-                    }
-                    Ok(())
-                } else {
-                    self.overlay_items(node, items, new_items, edits)
+                for (item, new_item) in items.iter().zip(new_items) {
+                    self.overlay(item, new_item, edits)?;
                 }
+                Ok(())
+            }
+            // Whole item lines in and out of a block list that stays non-empty.
+            (Kind::Sequence { flow: false, items }, Value::Array(new_items))
+                if !items.is_empty() && !new_items.is_empty() =>
+            {
+                self.overlay_items(node, items, new_items, edits)
             }
             (Kind::Scalar { style, .. }, new) if !is_compound(new) && node.start < node.end => {
                 edits.push(Edit {
