@@ -55,6 +55,14 @@ pub struct RunArgs {
     /// Print only the specs that did not pass, and the closing count.
     #[arg(long, short)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Failures to expect from this implementation (a YAML list of specs and rules, see
+    /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -62,4 +70,18 @@ pub struct RulesArgs {
     /// Spec files or folders whose coverage is shown.
     #[arg(default_value = "specs")]
     pub paths: Vec<PathBuf>,
+}
+
+/// Which implementation to check and how long it may take to answer (run, smoke).
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
+    /// or builtin (the default). Shims are found in $DLQSPEC_SHIMS, else in the source tree's
+    /// shims/; $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: Option<crate::external::launch::Target>,
+
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::contract::RunMode;
 use crate::discover::{self, DiscoverError};
 use crate::implementation::{ImplInfo, Implementation};
+use crate::known_failures::KnownFailures;
 use crate::loader::{self, LoadedSpec};
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::source::display_path;
@@ -28,6 +29,8 @@ pub struct RunConfig {
     pub paths: Vec<PathBuf>,
     /// Run only specs whose path, name or one of whose rule ids contains one of these.
     pub filters: Vec<String>,
+    /// Failures expected of the implementation; applied to each spec's outcome after it ran.
+    pub known_failures: Option<KnownFailures>,
 }
 
 /// The result of one spec.
@@ -49,6 +52,10 @@ pub struct Summary {
     pub errored: usize,
     pub spec_errors: usize,
     pub skipped: usize,
+    /// Failures a known-failures file lists: they do not fail the run.
+    pub expected_failures: usize,
+    /// Listed known failures that passed: they fail the run.
+    pub stale: usize,
     pub duration: Duration,
 }
 
@@ -60,15 +67,17 @@ impl Summary {
             OutcomeKind::Errored => self.errored += 1,
             OutcomeKind::SpecError => self.spec_errors += 1,
             OutcomeKind::Skipped => self.skipped += 1,
+            OutcomeKind::ExpectedFailure => self.expected_failures += 1,
+            OutcomeKind::Stale => self.stale += 1,
         }
     }
 
     pub fn failed(&self) -> usize {
-        self.mismatched + self.errored + self.spec_errors
+        self.mismatched + self.errored + self.spec_errors + self.stale
     }
 
     pub fn total(&self) -> usize {
-        self.passed + self.failed() + self.skipped
+        self.passed + self.failed() + self.skipped + self.expected_failures
     }
 
     pub fn exit_code(&self) -> i32 {
@@ -170,8 +179,12 @@ pub fn run(
         implementation: &info,
     });
     let mut summary = Summary::default();
-    for spec in &prepared {
-        let report = run_one(spec, implementation);
+    let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
+    for (index, spec) in prepared.iter().enumerate() {
+        let mut report = run_one(spec, implementation);
+        if let Some(expected) = &mut expected {
+            expected.apply(index, &mut report);
+        }
         summary.add(&report.outcome);
         reporter.event(&Event::Finished(&report));
     }

@@ -12,7 +12,7 @@ use crate::runner::{self, RunConfig, exit};
 pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
     let config = RunConfig {
         paths: args.paths,
-        filters: Vec::new(),
+        ..RunConfig::default()
     };
     let prepared = match runner::prepare(&config) {
         Ok(prepared) => prepared,

@@ -1,0 +1,6 @@
+//! External implementations: programs checked through the JSON-lines protocol (docs/protocol.md).
+
+pub mod children;
+pub mod launch;
+pub mod process;
+pub mod protocol;
