@@ -40,6 +40,13 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec rules\n  dlqspec rules specs/dlq-consumer\n\nExits 1 when a rule is covered by no spec."
     )]
     Rules(RulesArgs),
+
+    /// Start an external implementation, greet it and make a few obvious calls: says exactly
+    /// what is wrong, or shows the handshake and timings. Takes about a second.
+    #[command(
+        after_help = "Examples:\n  dlqspec smoke --impl python:solution.py\n  dlqspec smoke --impl node:solution.ts\n  dlqspec smoke --impl cmd:'./my-impl --protocol'\n\nExits 0 when all is well, 1 otherwise."
+    )]
+    Smoke(SmokeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -82,6 +89,17 @@ pub struct TargetArgs {
     pub implementation: Option<crate::external::launch::Target>,
 
     /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts) or cmd:'COMMAND LINE'.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: crate::external::launch::Target,
+
+    /// Seconds it may take to answer one request before it is killed.
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
     pub timeout: std::time::Duration,
 }

@@ -9,6 +9,7 @@ pub fn execute(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
+        Command::Smoke(args) => super::smoke::smoke(args, palette),
     }
 }
 

@@ -3,5 +3,6 @@
 pub mod dispatch;
 pub mod rules;
 pub mod run;
+pub mod smoke;
 
 pub use dispatch::execute;

@@ -4,3 +4,4 @@ pub mod children;
 pub mod launch;
 pub mod process;
 pub mod protocol;
+pub mod smoke;

@@ -76,7 +76,7 @@ pub struct Departure {
     /// Whether it answered `bye` before leaving.
     pub said_bye: bool,
     /// `None` when it lingered and had to be killed.
-    pub status: Option<String>,
+    pub status: Option<ExitStatus>,
     pub took: Duration,
 }
 
@@ -86,7 +86,8 @@ pub struct ExternalImplementation {
     timeout: Duration,
     process: Option<Process>,
     handshake: Option<Handshake>,
-    /// A failure starting it; starting again would fail the same way, so every spec gets it.
+    /// A failure starting it; starting again would fail the same way, so every later spec
+    /// gets it again, in brief.
     fatal: Option<ImplError>,
 }
 
@@ -108,7 +109,10 @@ impl ExternalImplementation {
     /// Starts the process and greets it, unless it is running already.
     pub fn start(&mut self) -> Result<&Handshake, ImplError> {
         if let Some(fatal) = &self.fatal {
-            return Err(fatal.clone());
+            return Err(ImplError::new(
+                fatal.kind,
+                format!("{} (in full above)", brief(&fatal.message)),
+            ));
         }
         if self.process.is_none() {
             match Process::start(&self.launch, self.timeout) {
@@ -639,7 +643,7 @@ impl Process {
         }
         self.stdin = None;
         let grace = EXIT_GRACE.saturating_sub(started.elapsed());
-        let status = self.await_exit(grace).map(describe_exit);
+        let status = self.await_exit(grace);
         Departure {
             said_bye,
             status,
@@ -703,6 +707,17 @@ fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>) {
             }
         }
     }
+}
+
+/// The headline of an error message and its `-->` line, without details or stderr.
+fn brief(message: &str) -> String {
+    let mut lines = message.lines();
+    let mut out = lines.next().unwrap_or_default().to_owned();
+    if let Some(at) = lines.next().filter(|l| l.trim_start().starts_with("-->")) {
+        out.push(' ');
+        out.push_str(at.trim_start());
+    }
+    out
 }
 
 /// A line of output, quoted and escaped so that it reads unambiguously; cut if long.
@@ -818,6 +833,15 @@ mod tests {
             "{text}"
         );
         assert_eq!(errored_text("x", Some("  \n")), "x");
+    }
+
+    #[test]
+    fn a_repeated_startup_failure_is_brief() {
+        assert_eq!(
+            brief("the solution could not be loaded: SyntaxError\n  --> /s.py:6\ndetails:\n  x"),
+            "the solution could not be loaded: SyntaxError --> /s.py:6"
+        );
+        assert_eq!(brief("exited with status 2\nstderr:\n  boom"), "exited with status 2");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod human;
 pub mod render;
+pub mod smoke;
 pub mod style;
 
 pub use human::HumanReporter;
