@@ -47,6 +47,12 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec smoke --impl python:solution.py\n  dlqspec smoke --impl node:solution.ts\n  dlqspec smoke --impl cmd:'./my-impl --protocol'\n\nExits 0 when all is well, 1 otherwise."
     )]
     Smoke(SmokeArgs),
+
+    /// Run the specs against several implementations and show a rule-by-implementation table.
+    #[command(
+        after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
+    )]
+    Matrix(MatrixArgs),
 }
 
 #[derive(Debug, Args)]
@@ -102,4 +108,28 @@ pub struct SmokeArgs {
     /// Seconds it may take to answer one request before it is killed.
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
     pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+
+    /// Use only specs whose path, name or a rule id contains TEXT (repeatable: any may match).
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Vec<String>,
+
+    /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs/.js/.ts) or
+    /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementations: Vec<crate::external::launch::Target>,
+
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+
+    /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

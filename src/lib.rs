@@ -13,6 +13,7 @@ pub mod external;
 pub mod implementation;
 pub mod known_failures;
 pub mod loader;
+pub mod matrix;
 pub mod outcome;
 pub mod report;
 pub mod rule;

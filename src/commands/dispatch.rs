@@ -10,6 +10,7 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
         Command::Smoke(args) => super::smoke::smoke(args, palette),
+        Command::Matrix(args) => super::matrix::matrix(args, palette),
     }
 }
 

@@ -841,7 +841,10 @@ mod tests {
             brief("the solution could not be loaded: SyntaxError\n  --> /s.py:6\ndetails:\n  x"),
             "the solution could not be loaded: SyntaxError --> /s.py:6"
         );
-        assert_eq!(brief("exited with status 2\nstderr:\n  boom"), "exited with status 2");
+        assert_eq!(
+            brief("exited with status 2\nstderr:\n  boom"),
+            "exited with status 2"
+        );
     }
 
     #[test]
