@@ -35,21 +35,9 @@ pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
 }
 
 pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
-    let probe: ContractProbe = yaml::parse(&file)?;
-    let known = contracts::registry::names().join(", ");
-    let Some(name) = probe.contract else {
-        return Err(SpecError::invalid(
-            &file,
-            Position::START,
-            format!("missing field `contract`; expected one of {known}"),
-        ));
-    };
-    let Some(contract) = contracts::find(&name.value) else {
-        return Err(SpecError::invalid(
-            &file,
-            yaml::at(&name),
-            format!("unknown contract `{}`; expected one of {known}", name.value),
-        ));
+    let contract = match plain_contract_line(&file.text).and_then(contracts::find) {
+        Some(contract) => contract,
+        None => probe_contract(&file)?,
     };
     let scenario = contract.load(&file)?;
     for (rule, position) in &scenario.header().rules {
@@ -68,6 +56,43 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
         file,
         contract,
         scenario,
+    })
+}
+
+/// The value of a plain top-level `contract: name` line, if the file has one.
+///
+/// Parsing YAML is most of the cost of loading a spec; reading the contract off its line saves
+/// a second full parse. A key at column 0 can only be a top-level key, and the contract's own
+/// parse then checks the whole file, duplicate keys included.
+fn plain_contract_line(text: &str) -> Option<&str> {
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix("contract:")?;
+        let value = value.split(" #").next()?.trim();
+        let plain = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        plain.then_some(value)
+    })
+}
+
+/// Finds the contract the slow way, with a positioned error when there is none.
+fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError> {
+    let probe: ContractProbe = yaml::parse(file)?;
+    let known = contracts::registry::names().join(", ");
+    let Some(name) = probe.contract else {
+        return Err(SpecError::invalid(
+            file,
+            Position::START,
+            format!("missing field `contract`; expected one of {known}"),
+        ));
+    };
+    contracts::find(&name.value).ok_or_else(|| {
+        SpecError::invalid(
+            file,
+            yaml::at(&name),
+            format!("unknown contract `{}`; expected one of {known}", name.value),
+        )
     })
 }
 
@@ -99,6 +124,21 @@ mod tests {
                 .starts_with("t.yaml:1:1: missing field `contract`"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_contract_line_is_read_without_parsing_when_plain() {
+        assert_eq!(
+            plain_contract_line("# c\ncontract: dlq-consumer  # why\n"),
+            Some("dlq-consumer")
+        );
+        assert_eq!(plain_contract_line("contract: \"dlq-consumer\"\n"), None);
+        assert_eq!(plain_contract_line("  contract: dlq-consumer\n"), None);
+    }
+
+    #[test]
+    fn a_quoted_contract_still_loads_through_the_parser() {
+        assert!(load_text("contract: \"dlq-consumer\"\nname: x\n").is_ok());
     }
 
     #[test]

@@ -1,0 +1,80 @@
+//! Benchmark: reading, loading and running the bundled suite, as ratios against a floor.
+//!
+//! The floor is reading every spec file from disk; loading (YAML + checks) and running
+//! (loading + executing on the built-in implementation) are reported as multiples of it, so
+//! the numbers mean something on any machine. Run with `cargo bench`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use dlqspec::builtin::Builtin;
+use dlqspec::discover;
+use dlqspec::loader;
+use dlqspec::runner::{self, RunConfig};
+
+/// Best-of-N wall time of `work`, which is a fair estimate of its cost on a noisy machine.
+fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
+    (0..rounds)
+        .map(|_| {
+            let started = Instant::now();
+            work();
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let paths = vec![root.join("specs")];
+    let files = discover::spec_files(&paths).expect("specs/ exists");
+    let rounds = 30;
+
+    let floor = best_of(rounds, || {
+        for file in &files {
+            black_box(std::fs::read_to_string(file).expect("readable"));
+        }
+    });
+    let load = best_of(rounds, || {
+        for file in &files {
+            let _ = black_box(loader::load_path(file));
+        }
+    });
+    let config = RunConfig {
+        paths: paths.clone(),
+        ..RunConfig::default()
+    };
+    let run = best_of(rounds, || {
+        let prepared = runner::prepare(&config).expect("specs/ exists");
+        let mut builtin = Builtin::new();
+        for spec in &prepared {
+            black_box(runner::run_one(spec, &mut builtin));
+        }
+    });
+
+    let ratio = |d: Duration| d.as_secs_f64() / floor.as_secs_f64().max(1e-9);
+    println!(
+        "bundled suite: {} spec files, best of {rounds}",
+        files.len()
+    );
+    println!(
+        "  read (floor)     {:>9.3} ms   1.0x",
+        floor.as_secs_f64() * 1e3
+    );
+    println!(
+        "  read + load      {:>9.3} ms  {:>5.1}x",
+        load.as_secs_f64() * 1e3,
+        ratio(load)
+    );
+    println!(
+        "  read + load + run{:>9.3} ms  {:>5.1}x",
+        run.as_secs_f64() * 1e3,
+        ratio(run)
+    );
+    println!(
+        "  per spec: {:.1} µs loaded, {:.1} µs loaded and run",
+        load.as_secs_f64() * 1e6 / files.len() as f64,
+        run.as_secs_f64() * 1e6 / files.len() as f64
+    );
+}

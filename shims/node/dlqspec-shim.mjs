@@ -1,0 +1,330 @@
+// dlqspec-shim.mjs: runs a student's JavaScript/TypeScript solution under dlqspec's JSON-lines protocol v1 (usage: node dlqspec-shim.mjs solution.{mjs,js,ts}).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Module, { createRequire, register } from 'node:module';
+import { StringDecoder } from 'node:string_decoder';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { GIVEN_SPECIFIER } from './given-hooks.mjs';
+
+const PROTOCOL = 1;
+const CONTRACTS = { 'dlq-consumer': 'DLQConsumer', 'outcome-queue': 'RetryQueue' };
+
+// --- stdout belongs to the protocol ---------------------------------------
+// Replies go straight to fd 1 with writeSync. Everything the student prints
+// (console.log, process.stdout.write, console.table...) must land on stderr,
+// so process.stdout itself is made to be stderr before any student code runs.
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => process.stderr });
+for (const k of ['log', 'info', 'debug']) console[k] = (...a) => console.error(...a);
+
+const require = createRequire(import.meta.url);
+const given = require('./given.cjs');
+const GIVEN_PATH = fileURLToPath(new URL('./given.cjs', import.meta.url));
+
+// --- synchronous line I/O ------------------------------------------------
+// World calls happen in the middle of the student's synchronous processOne(),
+// so the proxy must block until dlqspec answers: stdin is read with readSync,
+// never through process.stdin's event-driven stream.
+const inBuf = Buffer.alloc(1 << 16);
+const decoder = new StringDecoder('utf8');
+let buffered = '';
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+const nap = () => Atomics.wait(sleepCell, 0, 0, 1); // only if an fd was left non-blocking (EAGAIN)
+
+function readLine() {
+  for (;;) {
+    const nl = buffered.indexOf('\n');
+    if (nl >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      return line;
+    }
+    let n;
+    try {
+      n = fs.readSync(0, inBuf, 0, inBuf.length, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN') { nap(); continue; }
+      if (e.code === 'EOF') n = 0; else throw e;
+    }
+    if (n === 0) { // EOF: hand out a last unterminated line, then null
+      const rest = buffered + decoder.end();
+      buffered = '';
+      return rest.trim() ? rest : null;
+    }
+    buffered += decoder.write(inBuf.subarray(0, n));
+  }
+}
+
+function writeLine(text) {
+  const buf = Buffer.from(text + '\n');
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += fs.writeSync(1, buf, off);
+    } catch (e) {
+      if (e.code === 'EPIPE') process.exit(0); // dlqspec is gone (as with EOF); not the solution's error to catch
+      if (e.code !== 'EAGAIN') throw e;
+      nap();
+    }
+  }
+}
+
+// dlqspec broke the protocol: nothing sensible can be replied, so say why on stderr and stop.
+function die(why) {
+  process.stderr.write(`dlqspec-shim: protocol error: ${why}\n`);
+  process.exit(2);
+}
+
+// Next request from dlqspec, or null at EOF.
+function readMessage() {
+  for (;;) {
+    const line = readLine();
+    if (line === null) return null;
+    if (!line.trim()) continue;
+    let msg;
+    try { msg = JSON.parse(line); } catch { die(`not JSON: ${line.slice(0, 200)}`); }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) die(`not a JSON object: ${line.slice(0, 200)}`);
+    return msg;
+  }
+}
+
+// --- world calls ---------------------------------------------------------
+let current = null; // { seq, n } while a `new` or `call` is being served
+
+function worldCall(call, args) {
+  if (!current) throw new given.MisuseError(`${call}() called outside a dlqspec request`);
+  const n = current.n + 1;
+  const line = JSON.stringify({ seq: current.seq, type: 'world', n, call, args }); // may throw (BigInt...): before n moves
+  current.n = n;
+  writeLine(line);
+  const reply = readMessage();
+  if (reply === null) process.exit(0); // dlqspec hung up mid-call: it has given up on this run
+  if (reply.seq !== current.seq || reply.n !== n || (reply.type !== 'result' && reply.type !== 'raise')) {
+    die(`expected result/raise for seq ${current.seq} n ${n}, got ${JSON.stringify(reply).slice(0, 200)}`);
+  }
+  if (reply.type === 'result') return reply.value ?? null;
+  throw errorFromWire(reply.error ?? {});
+}
+given._setWorld(worldCall);
+
+// Classes made up for names JavaScript does not have, kept so each name is one class across calls.
+const madeErrors = new Map();
+const GIVEN_ERRORS = { PermanentError: given.PermanentError, TransientError: given.TransientError, Crash: given.Crash, MisuseError: given.MisuseError };
+
+function errorFromWire(err) {
+  const name = String(err.class ?? 'Error');
+  const message = String(err.message ?? '');
+  let C = Object.hasOwn(GIVEN_ERRORS, name) ? GIVEN_ERRORS[name] : undefined;
+  const builtin = globalThis[name];
+  if (!C && typeof builtin === 'function' && (builtin === Error || builtin.prototype instanceof Error)) C = builtin;
+  if (!C) {
+    // An unknown crash must still behave like one, so it derives from Crash.
+    const key = `${err.kind === 'crash' ? 'crash' : 'error'}:${name}`;
+    if (!madeErrors.has(key)) madeErrors.set(key, given._errorClass(name, err.kind === 'crash' ? given.Crash : Error));
+    C = madeErrors.get(key);
+  }
+  return C === AggregateError ? new C([], message) : new C(message);
+}
+
+// --- loading the solution ------------------------------------------------
+function installGivenRedirect() {
+  // CommonJS: require('./given') anywhere outside node_modules gets the shim's given.cjs.
+  const original = Module._resolveFilename;
+  Module._resolveFilename = function (request, parent, ...rest) {
+    if (GIVEN_SPECIFIER.test(request) && !parent?.filename?.includes(`${path.sep}node_modules${path.sep}`)) return GIVEN_PATH;
+    return original.call(this, request, parent, ...rest);
+  };
+  // ESM: a resolve hook (registered last, so it runs before tsx's) does the same for import.
+  register('./given-hooks.mjs', import.meta.url, { data: { givenUrl: pathToFileURL(GIVEN_PATH).href } });
+}
+
+async function loadSolution(file) {
+  if (/\.[cm]?ts$/.test(file)) {
+    let tsx;
+    try {
+      tsx = { esm: await import('tsx/esm/api'), cjs: require('tsx/cjs/api') };
+    } catch (e) {
+      throw Object.assign(new Error(`TypeScript needs the shim's dependencies: run \`npm ci --prefix shims/node\` (${e.message})`), { notStudent: true });
+    }
+    tsx.esm.register();
+    tsx.cjs.register();
+  }
+  installGivenRedirect();
+  return import(pathToFileURL(file).href);
+}
+
+// The `errored` fields for a solution that failed to load: message, and file/line in the student's code when known.
+function describeLoadError(e, file) {
+  const stack = String(e?.stack ?? e);
+  const details = { details: stack };
+  if (e?.notStudent) return { message: e.message, ...details };
+  // esbuild (via tsx) fails TypeScript with "Transform failed with 1 error:\n/abs/x.ts:6:11: ERROR: Unexpected ..."
+  const esb = /^(\/.*?):(\d+):\d+: ERROR: (.*)$/m.exec(String(e?.message ?? ''));
+  if (esb) return { message: `SyntaxError: ${esb[3]}`, file: esb[1], line: Number(esb[2]), ...details };
+  const message = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
+  // A CommonJS SyntaxError's stack starts with "/abs/sol.js:12" above the code excerpt.
+  const head = /^(file:\/\/\S+|\/\S+):(\d+)\n/.exec(stack);
+  if (head) return { message, file: head[1].startsWith('file:') ? fileURLToPath(head[1]) : head[1], line: Number(head[2]), ...details };
+  // An ES module's SyntaxError carries no location at all (Node adds one only when the error
+  // is fatal), so ask `node --check` to parse the solution as a module once more.
+  if (e?.name === 'SyntaxError') {
+    const check = spawnSync(process.execPath, ['--input-type=module', '--check'], { input: fs.readFileSync(file), encoding: 'utf8' });
+    const at = /^\[stdin\]:(\d+)/.exec(check.stderr ?? '');
+    if (at) return { message, file, line: Number(at[1]), ...details };
+  }
+  // A throw at import: the innermost stack frame inside the solution file.
+  const url = pathToFileURL(file).href;
+  for (const m of stack.matchAll(/(file:\/\/[^\s)]+|\/[^\s)]+):(\d+):\d+/g)) {
+    if (m[1] === url || m[1] === file) return { message, file, line: Number(m[2]), ...details };
+  }
+  return { message, ...details };
+}
+
+// --- requests ------------------------------------------------------------
+const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+// A reply the shim cannot give (no such method, bad mutate_state path...): becomes `errored`.
+class ShimError extends Error {}
+
+function findClass(ns, name) {
+  // ESM named export, CommonJS module.exports.X (surfaces as default), or `export default class X`.
+  for (const c of [ns?.[name], ns?.default?.[name]]) if (typeof c === 'function') return c;
+  if (typeof ns?.default === 'function' && ns.default.name === name) return ns.default;
+  return undefined;
+}
+
+function errorKind(e) {
+  if (e instanceof given.Crash) return 'crash';
+  if (e instanceof RangeError || e instanceof TypeError) return 'invalid_argument';
+  return 'error';
+}
+
+function makeInstance(req, solution, name) {
+  const cls = CONTRACTS[req.contract];
+  if (!cls) throw new ShimError(`unknown contract ${JSON.stringify(req.contract)}`);
+  const C = findClass(solution, cls);
+  if (!C) return { skipped: `${name} defines no ${cls}` };
+  const args = req.args ?? {};
+  // A missing max_attempts means "use the class's default" (undefined triggers JS default parameters).
+  const max = Object.hasOwn(args, 'max_attempts') ? args.max_attempts : undefined;
+  if (req.contract === 'outcome-queue') return { instance: new C(max) };
+  const clock = new given.FakeClock();
+  const handler = (body) => { worldCall('handler', [body]); }; // success returns nothing; failure throws
+  return { instance: new C(new given.FakeQueue(clock), new given.FakeDLQ(), handler, clock, max) };
+}
+
+function step(obj, key) {
+  const ok = Array.isArray(obj)
+    ? Number.isInteger(key) && key >= 0 && key < obj.length
+    : obj !== null && typeof obj === 'object' && typeof key === 'string' && Object.hasOwn(obj, key);
+  if (!ok) throw new ShimError(`mutate_state: no ${JSON.stringify(key)} in ${JSON.stringify(obj)?.slice(0, 100)}`);
+  return obj[key];
+}
+
+// Apply mutate_state ops to the object state() returned, in place (proving state() is a copy is the point).
+function applyOps(root, ops) {
+  if (!Array.isArray(ops) || !ops.every((op) => op !== null && typeof op === 'object')) {
+    throw new ShimError(`mutate_state wants a list of ops, got ${JSON.stringify(ops)?.slice(0, 100)}`);
+  }
+  for (const op of ops) {
+    const p = Array.isArray(op.path) ? op.path : [];
+    const whole = op.op === 'append' || op.op === 'clear'; // these act on the container the path names
+    if (!whole && p.length === 0) throw new ShimError(`mutate_state: ${JSON.stringify(op.op)} needs a non-empty path`);
+    const target = (whole ? p : p.slice(0, -1)).reduce(step, root);
+    const key = p[p.length - 1];
+    if (target === null || typeof target !== 'object') throw new ShimError(`mutate_state: ${JSON.stringify(p)} is not inside an object or list`);
+    if (op.op === 'set') {
+      if (Array.isArray(target)) step(target, key);
+      target[key] = op.value;
+    } else if (op.op === 'delete') {
+      step(target, key);
+      if (Array.isArray(target)) target.splice(key, 1); else delete target[key];
+    } else if (op.op === 'append' && Array.isArray(target)) {
+      target.push(op.value);
+    } else if (op.op === 'clear') {
+      if (Array.isArray(target)) target.length = 0; else for (const k of Object.keys(target)) delete target[k];
+    } else {
+      throw new ShimError(`mutate_state: cannot ${JSON.stringify(op.op)} at ${JSON.stringify(p)}`);
+    }
+  }
+  return null;
+}
+
+function callMethod(instance, method, args) {
+  if (method === 'mutate_state') return applyOps(instance.state(), args[0]);
+  const name = camel(String(method));
+  const fn = name.startsWith('_') || name === 'constructor' ? undefined : instance[name];
+  if (typeof fn !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${name}()`);
+  const value = fn.apply(instance, args);
+  if (typeof value?.then === 'function') throw new ShimError(`${name}() returned a Promise; the contract's methods are synchronous`);
+  return value;
+}
+
+function main(solution, loadError, file) {
+  const name = path.basename(file);
+  let instance = null;
+  for (;;) {
+    const req = readMessage();
+    if (req === null) process.exit(0);
+    const seq = req.seq;
+    const reply = (msg) => writeLine(JSON.stringify({ seq, ...msg }));
+    if (req.type === 'hello') {
+      if (loadError) { reply({ type: 'errored', ...loadError }); continue; }
+      reply({
+        type: 'hello', protocol: PROTOCOL,
+        implementation: { name, language: /\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript', version: process.versions.node },
+        contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c])),
+      });
+      continue;
+    }
+    if (req.type === 'bye') { reply({ type: 'bye' }); process.exit(0); }
+    if (req.type !== 'new' && req.type !== 'call') { reply({ type: 'errored', message: `unknown request type ${JSON.stringify(req.type)}` }); continue; }
+    if (loadError) { reply({ type: 'errored', message: `the solution did not load: ${loadError.message}` }); continue; }
+
+    current = { seq, n: 0 };
+    let msg;
+    try {
+      if (req.type === 'new') {
+        instance = null; // a failed `new` must not leave the previous instance answering calls
+        const made = makeInstance(req, solution, name);
+        instance = made.instance ?? null;
+        msg = made.skipped ? { type: 'skipped', reason: made.skipped } : { type: 'return', value: null };
+      } else {
+        if (!instance) throw new ShimError('no instance: send a successful `new` first');
+        const value = callMethod(instance, req.method, Array.isArray(req.args) ? req.args : []);
+        msg = { type: 'return', value: value === undefined ? null : value };
+      }
+    } catch (e) {
+      if (e instanceof ShimError) {
+        msg = { type: 'errored', message: e.message };
+      } else {
+        const kind = errorKind(e);
+        if (kind === 'error') process.stderr.write(`${e?.stack ?? e}\n`); // an unexpected error: the trace helps the student
+        const cls = e instanceof Error ? e.constructor?.name || e.name : typeof e;
+        msg = { type: 'raised', error: { kind, class: cls, message: e instanceof Error ? String(e.message) : String(e) } };
+      }
+    } finally {
+      current = null;
+    }
+    let line;
+    try {
+      line = JSON.stringify({ seq, ...msg });
+    } catch (e) {
+      line = JSON.stringify({ seq, type: 'errored', message: `${req.method}() returned a value that is not JSON-serializable: ${e.message}` });
+    }
+    writeLine(line);
+  }
+}
+
+const file = process.argv[2];
+if (!file) {
+  process.stderr.write('usage: node dlqspec-shim.mjs path/to/solution.{mjs,js,ts}\n');
+  process.exit(2);
+}
+const abs = path.resolve(file);
+let solution = null;
+let loadError = null;
+try {
+  solution = await loadSolution(abs);
+} catch (e) {
+  loadError = describeLoadError(e, abs);
+}
+main(solution, loadError, abs);

@@ -1,0 +1,20 @@
+// given-hooks.mjs: ESM resolve hook (loaded by module.register) that points every import of `given` at the shim's given.cjs.
+
+// `given`, `./given`, `./given.js`, `./given.mjs`, `./given.ts`, ... : the
+// student may keep a local given.* for their own tests; inside dlqspec the
+// shim's copy must win so errors and proxies are the ones the shim knows.
+export const GIVEN_SPECIFIER = /^(?:given|\.\/given(?:\.(?:[cm]?js|[cm]?ts))?)$/;
+
+let givenUrl;
+
+export function initialize(data) {
+  givenUrl = data.givenUrl;
+}
+
+export function resolve(specifier, context, nextResolve) {
+  // Packages in node_modules keep their own meaning of "./given".
+  if (GIVEN_SPECIFIER.test(specifier) && !context.parentURL?.includes('/node_modules/')) {
+    return { url: givenUrl, format: 'commonjs', shortCircuit: true };
+  }
+  return nextResolve(specifier, context);
+}

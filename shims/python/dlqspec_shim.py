@@ -1,0 +1,362 @@
+# dlqspec_shim.py: runs a student's solution.py under dlqspec's JSON-lines protocol v1 (usage: python3 dlqspec_shim.py solution.py).
+"""dlqspec Python shim (Python 3.9+, standard library only).
+
+dlqspec writes one JSON request per line to our stdin; we answer one JSON
+line per request on stdout. While the student's code runs, the proxies in
+the `given` module turn each queue/DLQ/clock/handler call into a "world"
+message and block until dlqspec answers it. See protocol/ for the messages.
+"""
+import builtins
+import importlib.util
+import json
+import os
+import platform
+import sys
+import traceback
+import types
+
+PROTOCOL = 1
+CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
+
+# --- the protocol channel ------------------------------------------------
+# Student code may print(), write to sys.__stdout__ or even os.write(1, ...).
+# Any of that on the protocol stream corrupts it, so the real stdout moves to
+# a private descriptor and fd 1 (and sys.stdout) become stderr. Likewise stdin:
+# an input() in the solution must not swallow a protocol line.
+_out_fd = os.dup(1)
+_in = os.fdopen(os.dup(0), "rb")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+sys.dont_write_bytecode = True  # leave no __pycache__ in the student's folder
+
+
+# One encoder for the whole run: json.dumps with any option builds a new one per call.
+# allow_nan=False: NaN/Infinity are not JSON, yet json.dumps would write them.
+_encode = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+
+def _write_line(text):
+    # Unbuffered: one os.write per line, so every reply leaves at once (the peer is waiting on it).
+    data = memoryview((text + "\n").encode())
+    try:
+        while data:
+            data = data[os.write(_out_fd, data):]
+    except BrokenPipeError:
+        _exit(0)  # dlqspec is gone (as with EOF); don't let the solution catch this as its own error
+
+
+def _send(msg):
+    _write_line(_encode(msg))
+
+
+def _die(why):
+    """dlqspec broke the protocol: nothing sensible can be replied, so say why and stop."""
+    sys.stderr.write("dlqspec_shim: protocol error: %s\n" % why)
+    sys.stderr.flush()
+    os._exit(2)
+
+
+def _read():
+    """The next message from dlqspec, or None at EOF."""
+    while True:
+        line = _in.readline()
+        if not line:
+            return None
+        if line.strip():
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                _die("not JSON: %r" % line[:200])
+            if not isinstance(msg, dict):
+                _die("not a JSON object: %r" % line[:200])
+            return msg
+
+
+def _exit(status):
+    # os._exit: a thread or atexit hook left by the solution must not keep us alive.
+    sys.stderr.flush()
+    os._exit(status)
+
+
+# --- world calls ---------------------------------------------------------
+_seq = None  # seq of the request being served; world calls are legal only inside one
+_n = 0       # world calls made so far while serving it
+
+
+def _world(call, *args):
+    global _n
+    if _seq is None:
+        raise MisuseError("%s() called outside a dlqspec request (e.g. at import time)" % call)
+    # Encode before counting, so a body that is not JSON leaves no gap in n.
+    line = _encode({"seq": _seq, "type": "world", "n": _n + 1, "call": call, "args": list(args)})
+    _n += 1
+    _write_line(line)
+    reply = _read()
+    if reply is None:
+        _exit(0)  # dlqspec hung up mid-call: it has given up on this run
+    if reply.get("seq") != _seq or reply.get("n") != _n or reply.get("type") not in ("result", "raise"):
+        _die("expected result/raise for seq %s n %s, got %.200r" % (_seq, _n, reply))
+    if reply["type"] == "result":
+        return reply.get("value")
+    raise _error_from_wire(reply.get("error") or {})
+
+
+# --- the `given` module ----------------------------------------------------
+# Built here and put in sys.modules before the solution loads, so `from given
+# import ...` gets these classes even when the student keeps a given.py of
+# their own beside the solution: the shim must recognise the errors it raises.
+class PermanentError(Exception):
+    """A failure that will happen again on every attempt: dead-letter at once."""
+
+
+class TransientError(Exception):
+    """A failure that may go away (e.g. a timeout): worth a retry."""
+
+
+class Crash(BaseException):
+    """The consumer process dying mid-handler; `except Exception` does not catch it."""
+
+
+class MisuseError(Exception):
+    """The world says the consumer misused it (e.g. acked an id that is not in flight)."""
+
+
+class FakeClock:
+    def now(self):
+        return _world("clock.now")
+
+    def advance(self, n):
+        return _world("clock.advance", n)
+
+
+class FakeQueue:
+    def __init__(self, clock):
+        self.clock = clock  # the world owns the time; kept for the lesson's signature
+
+    def send(self, id, body):
+        return _world("queue.send", id, body)
+
+    def receive(self):
+        return _world("queue.receive")
+
+    def ack(self, id):
+        return _world("queue.ack", id)
+
+    def retry(self, id):
+        return _world("queue.retry", id)
+
+    def recover(self):
+        return _world("queue.recover")
+
+    def pending(self):
+        return _world("queue.pending")
+
+
+class FakeDLQ:
+    def put(self, entry):
+        return _world("dlq.put", entry)
+
+    def has(self, id):
+        return _world("dlq.has", id)
+
+    def remove(self, id):
+        return _world("dlq.remove", id)
+
+    def entries(self):
+        return _world("dlq.entries")
+
+
+given = types.ModuleType("given", "The lesson's given parts, answered by dlqspec's world.")
+_GIVEN_ERRORS = {c.__name__: c for c in (PermanentError, TransientError, Crash, MisuseError)}
+for _cls in (PermanentError, TransientError, Crash, MisuseError, FakeClock, FakeQueue, FakeDLQ):
+    _cls.__module__ = "given"  # tracebacks and repr say given.PermanentError
+    setattr(given, _cls.__name__, _cls)
+sys.modules["given"] = given
+
+_made = {}  # classes made up for names Python lacks, one per name so `except` matches across calls
+
+
+def _error_from_wire(err):
+    """The exception a world `raise` stands for: given's, a builtin of that name, or a made-up class."""
+    name = str(err.get("class") or "Exception")
+    message = str(err.get("message", ""))
+    cls = _GIVEN_ERRORS.get(name) or getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, BaseException):
+        try:
+            return cls(message)
+        except Exception:
+            pass  # builtins such as UnicodeDecodeError want other arguments: use a made-up class
+    base = Crash if err.get("kind") == "crash" else Exception  # an unknown crash still crashes
+    key = (name, base)
+    if key not in _made:
+        _made[key] = type(name, (base,), {"__module__": "given"})
+    return _made[key](message)
+
+
+# --- loading the solution --------------------------------------------------
+def _load(path):
+    """Import the solution; return (module, None) or (None, errored-fields)."""
+    sys.path[0] = os.path.dirname(path)  # the student's own helper modules import as if run directly
+    try:
+        # A fixed module name: the file's own stem could shadow a stdlib module (queue.py...).
+        spec = importlib.util.spec_from_file_location("dlqspec_solution", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses and friends look their module up here
+        spec.loader.exec_module(module)
+        return module, None
+    except BaseException as e:  # SystemExit at import is a load error too
+        details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        if isinstance(e, SyntaxError):
+            where = {"file": os.path.abspath(e.filename), "line": e.lineno} if e.filename and e.lineno else {}
+            return None, dict(message="%s: %s" % (type(e).__name__, e.msg), details=details, **where)
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.abspath(f.filename) == path]
+        where = {"file": path, "line": frames[-1].lineno} if frames else {}
+        return None, dict(message="%s: %s" % (type(e).__name__, e), details=details, **where)
+
+
+# --- requests ------------------------------------------------------------
+class _ShimError(Exception):
+    """A request the shim cannot serve (no such method, bad mutate_state path...): replied as errored."""
+
+
+def _new(req, solution, name):
+    cls_name = CONTRACTS.get(req.get("contract"))
+    if cls_name is None:
+        raise _ShimError("unknown contract %r" % req.get("contract"))
+    cls = getattr(solution, cls_name, None)
+    if not callable(cls):
+        return None, {"type": "skipped", "reason": "%s defines no %s" % (name, cls_name)}
+    args = req.get("args") or {}
+    # No max_attempts in the request means "use the class's default".
+    extra = [args["max_attempts"]] if "max_attempts" in args else []
+    if req["contract"] == "outcome-queue":
+        return cls(*extra), None
+    clock = FakeClock()
+
+    def handler(body):
+        _world("handler", body)  # success returns None; a failure raises
+
+    return cls(FakeQueue(clock), FakeDLQ(), handler, clock, *extra), None
+
+
+def _step(obj, key):
+    try:
+        if isinstance(obj, list) and not (type(key) is int and 0 <= key < len(obj)):
+            raise IndexError(key)
+        return obj[key]
+    except (LookupError, TypeError):
+        raise _ShimError("mutate_state: no %r in %.100r" % (key, obj))
+
+
+def _apply_ops(root, ops):
+    """Apply mutate_state ops to what state() returned, in place: proving state() is a copy is the point."""
+    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
+        raise _ShimError("mutate_state wants a list of ops, got %.100r" % (ops,))
+    for op in ops:
+        path, kind = list(op.get("path") or []), op.get("op")
+        whole = kind in ("append", "clear")  # these act on the container the path names
+        target = root
+        for key in (path if whole else path[:-1]):
+            target = _step(target, key)
+        try:
+            if kind == "set" and path:
+                if isinstance(target, list):
+                    _step(target, path[-1])
+                target[path[-1]] = op.get("value")
+            elif kind == "delete" and path:
+                _step(target, path[-1])
+                del target[path[-1]]
+            elif kind == "append":
+                target.append(op.get("value"))
+            elif kind == "clear":
+                target.clear()
+            else:
+                raise TypeError("unknown op")
+        except (TypeError, AttributeError) as e:  # e.g. state() gave a tuple where a list belongs
+            raise _ShimError("mutate_state: cannot %r at %r (%s)" % (kind, path, e))
+
+
+def _call(instance, method, args):
+    if method == "mutate_state":
+        _apply_ops(instance.state(), args[0] if args else None)
+        return None
+    fn = getattr(instance, method, None) if isinstance(method, str) and not method.startswith("_") else None
+    if not callable(fn):
+        raise _ShimError("%s has no method %s()" % (type(instance).__name__, method))
+    return fn(*args)
+
+
+def _raised(e):
+    if isinstance(e, Crash):
+        kind = "crash"
+    elif isinstance(e, ValueError):
+        kind = "invalid_argument"
+    else:
+        kind = "error"
+        traceback.print_exc()  # an unexpected error: the trace (on stderr) helps the student
+    return {"type": "raised", "error": {"kind": kind, "class": type(e).__name__, "message": str(e)}}
+
+
+def main():
+    global _seq, _n
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: python3 dlqspec_shim.py path/to/solution.py\n")
+        _exit(2)
+    path = os.path.abspath(sys.argv[1])
+    name = os.path.basename(path)
+    solution, load_error = _load(path)
+    instance = None
+    while True:
+        req = _read()
+        if req is None:
+            _exit(0)
+        seq, kind = req.get("seq"), req.get("type")
+        if kind == "hello":
+            if load_error:
+                _send(dict(seq=seq, type="errored", **load_error))
+            else:
+                _send({"seq": seq, "type": "hello", "protocol": PROTOCOL,
+                       "implementation": {"name": name, "language": "python",
+                                          "version": platform.python_version()},
+                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))]})
+            continue
+        if kind == "bye":
+            _send({"seq": seq, "type": "bye"})
+            _exit(0)
+        if kind not in ("new", "call"):
+            _send({"seq": seq, "type": "errored", "message": "unknown request type %r" % kind})
+            continue
+        if load_error:
+            _send({"seq": seq, "type": "errored", "message": "the solution did not load: " + load_error["message"]})
+            continue
+
+        _seq, _n = seq, 0
+        try:
+            if kind == "new":
+                instance = None  # a failed `new` must not leave the previous instance answering calls
+                instance, skipped = _new(req, solution, name)
+                reply = skipped or {"type": "return", "value": None}
+            elif instance is None:
+                raise _ShimError("no instance: send a successful `new` first")
+            else:
+                args = req.get("args")
+                reply = {"type": "return", "value": _call(instance, req.get("method"), args if isinstance(args, list) else [])}
+        except _ShimError as e:
+            reply = {"type": "errored", "message": str(e)}
+        except BaseException as e:  # Crash, SystemExit... are the student's outcome, not ours
+            reply = _raised(e)
+        finally:
+            _seq = None
+        reply = dict(seq=seq, **reply)
+        try:
+            _send(reply)
+        except (TypeError, ValueError) as e:
+            _send({"seq": seq, "type": "errored",
+                   "message": "%s() returned a value that is not JSON: %s" % (req.get("method"), e)})
+
+
+if __name__ == "__main__":
+    main()

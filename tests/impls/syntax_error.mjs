@@ -1,0 +1,8 @@
+// syntax_error.mjs: a student solution that does not parse (line 6); the Node shim must answer hello with errored, file and line 6.
+import { PermanentError } from 'given';
+
+export class DLQConsumer {
+  processOne() {
+    return = null;
+  }
+}

@@ -1,0 +1,51 @@
+# oq_permanent_retried.py: BUGGY outcome-queue solution (one bug) for dlqspec tests; breaks: permanent goes to quarantine with reason "permanent", whatever budget is left
+# The bug: treats permanent like transient while attempts remain.
+import copy
+
+
+OUTCOMES = ("success", "transient", "permanent")
+
+
+class RetryQueue:
+    """A job queue that applies the caller's outcome for each attempt (lesson 001)."""
+
+    def __init__(self, max_attempts):
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+            raise ValueError(f"max_attempts must be an integer >= 1, got {max_attempts!r}")
+        self.max_attempts = max_attempts
+        self.ready = []
+        self.done = []
+        self.quarantine = []
+
+    def submit(self, job_id, payload):
+        self.ready.append({"id": job_id, "payload": payload, "attempts": 0})
+
+    def process(self, outcome):
+        # Validate before touching anything: a bad outcome must not cost a job its place.
+        if outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}, got {outcome!r}")
+        if not self.ready:
+            return None
+        job = self.ready.pop(0)
+        job["attempts"] += 1  # count the attempt before deciding what budget is left
+        if outcome == "success":
+            self.done.append(job["id"])
+            return "done"
+        if job["attempts"] < self.max_attempts:  # BUG: permanent retried while budget is left
+            self.ready.append(job)
+            return "retry"
+        job["reason"] = outcome if outcome == "permanent" else "exhausted"
+        self.quarantine.append(job)
+        return "dead"
+
+    def replay(self, job_id):
+        for i, job in enumerate(self.quarantine):
+            if job["id"] == job_id:
+                del self.quarantine[i]
+                self.ready.append({"id": job["id"], "payload": job["payload"], "attempts": 0})
+                return True
+        return False
+
+    def state(self):
+        # A deep copy: callers inspecting diagnostics must not rewrite the queue.
+        return copy.deepcopy({"ready": self.ready, "done": self.done, "quarantine": self.quarantine})
