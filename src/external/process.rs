@@ -332,6 +332,8 @@ struct Process {
     stderr_done: Receiver<()>,
     seq: u64,
     lines_read: u64,
+    /// `DLQSPEC_PROTOCOL_LOG`: a file every line sent (`>`) and received (`<`) is appended to.
+    log: Option<std::fs::File>,
 }
 
 impl Process {
@@ -437,11 +439,27 @@ impl Process {
             stderr_done: done_rx,
             seq: 0,
             lines_read: 0,
+            log: protocol_log(),
         })
+    }
+
+    fn log(&mut self, direction: char, line: &[u8]) {
+        if let Some(log) = &mut self.log {
+            let mut entry = format!("{} {direction} ", self.child.id()).into_bytes();
+            entry.extend_from_slice(line);
+            if entry.last() != Some(&b'\n') {
+                entry.push(b'\n');
+            }
+            // One write per line, so that processes logging to the same file do not interleave.
+            if log.write_all(&entry).is_err() {
+                self.log = None;
+            }
+        }
     }
 
     fn send(&mut self, seq: u64, body: Request) -> std::io::Result<()> {
         let line = protocol::encode(&Outgoing { seq, body });
+        self.log('>', line.as_bytes());
         let stdin = self
             .stdin
             .as_mut()
@@ -486,6 +504,7 @@ impl Process {
                 Err(RecvTimeoutError::Timeout) => return Err(Broke::Timeout),
             };
             self.lines_read += 1;
+            self.log('<', &line);
             let incoming = self.decode(&line)?;
             if incoming.seq != seq {
                 return Err(Broke::Protocol(format!(
@@ -631,6 +650,7 @@ impl Process {
                     .stdout
                     .recv_timeout(until.saturating_duration_since(Instant::now()))
                 {
+                    self.log('<', &line);
                     if let Ok(Incoming {
                         body: Message::Bye, ..
                     }) = protocol::decode(&line)
@@ -662,6 +682,16 @@ impl Drop for Process {
             }
         }
     }
+}
+
+/// The file named by `DLQSPEC_PROTOCOL_LOG`, opened for appending, if set.
+fn protocol_log() -> Option<std::fs::File> {
+    let path = std::env::var_os("DLQSPEC_PROTOCOL_LOG").filter(|p| !p.is_empty())?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .ok()
 }
 
 fn read_stdout(stdout: impl Read, lines: mpsc::SyncSender<StdoutEvent>) {
