@@ -26,6 +26,10 @@ use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, 
 /// How long one request may take, world calls included, unless `--timeout` says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The least time a process gets to answer `hello`: interpreters, module loading and
+/// TypeScript compilation start slowly, more so on a busy machine.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long a process may take to leave after `bye` before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 
@@ -338,6 +342,7 @@ struct Process {
 
 impl Process {
     fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
+        let timeout = timeout.max(STARTUP_TIMEOUT);
         let started = Instant::now();
         let mut process = Process::spawn(launch)?;
         let what = "`hello` (the handshake)";
