@@ -1,8 +1,13 @@
 //! The command line, as clap types. `main.rs` parses it; `commands` carries it out.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::ReportFormat;
+use crate::select::{Filter, Partition};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -31,7 +36,7 @@ pub enum ColorWhen {
 pub enum Command {
     /// Run specs and report each one, with a diff for every mismatch.
     #[command(
-        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --filter dlq-consumer/poison"
+        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --filter dlq-consumer/poison\n  dlqspec run --filter 'dlq-consumer/*.yaml' --fail-fast\n  dlqspec run --partition 2/3 --format junit --output junit.xml\n\nExit codes: 0 every spec passed; 1 some spec failed; 2 a spec is broken or the command line is wrong.\nThe JSON, JUnit and TAP formats are described in docs/reports.md."
     )]
     Run(RunArgs),
 
@@ -53,6 +58,18 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
     )]
     Matrix(MatrixArgs),
+
+    /// Print a shell completion script for dlqspec.
+    #[command(
+        after_help = "Examples:\n  dlqspec completions bash > ~/.local/share/bash-completion/completions/dlqspec\n  dlqspec completions zsh > \"${fpath[1]}/_dlqspec\"\n  dlqspec completions fish > ~/.config/fish/completions/dlqspec.fish"
+    )]
+    Completions(CompletionsArgs),
+
+    /// Print the man page of dlqspec or of one of its subcommands (roff).
+    #[command(
+        after_help = "Examples:\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
+    )]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,9 +78,32 @@ pub struct RunArgs {
     #[arg(default_value = "specs")]
     pub paths: Vec<PathBuf>,
 
-    /// Run only specs whose path, name or a rule id contains TEXT (repeatable: any may match).
-    #[arg(long, value_name = "TEXT")]
-    pub filter: Vec<String>,
+    /// Run only specs whose name or path contains TEXT, or with a rule id that is TEXT or starts
+    /// with it (`dlq-consumer/`). TEXT with * ? [ { is a path glob (`dlq-consumer/poison-*.yaml`).
+    /// Repeatable: a spec runs when any filter matches.
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// Run only the K-th of N shares of the selected specs, so N CI jobs together run each
+    /// spec once: K/N or count:K/N (by position in path order), hash:K/N (by path hash).
+    #[arg(long, value_name = "K/N", value_parser = Partition::from_str)]
+    pub partition: Option<Partition>,
+
+    /// How many specs run at once [default: the number of CPU cores].
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    /// Start no more specs after the first failure; the rest are reported as skipped.
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// The report format written to stdout, or to --output.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+
+    /// Write the report to FILE (replaced atomically); the human report still goes to stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Print only the specs that did not pass, and the closing count.
     #[arg(long, short)]
@@ -76,6 +116,29 @@ pub struct RunArgs {
     /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
     #[arg(long, value_name = "FILE")]
     pub known_failures: Option<PathBuf>,
+}
+
+fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
+    match text.parse::<usize>() {
+        Ok(jobs) => NonZeroUsize::new(jobs).ok_or_else(|| "must be at least 1".to_owned()),
+        Err(_) => Err(format!(
+            "expected a whole number of jobs such as 4; got `{text}`"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (dlqspec-SUBCOMMAND(1)); none for dlqspec(1).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -116,9 +179,9 @@ pub struct MatrixArgs {
     #[arg(default_value = "specs")]
     pub paths: Vec<PathBuf>,
 
-    /// Use only specs whose path, name or a rule id contains TEXT (repeatable: any may match).
-    #[arg(long, value_name = "TEXT")]
-    pub filter: Vec<String>,
+    /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
 
     /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs/.js/.ts) or
     /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.

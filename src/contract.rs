@@ -33,7 +33,8 @@ pub trait Contract: Sync {
 }
 
 /// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
-pub trait Subject {
+/// `Send` so a built-in implementation can serve specs on a worker thread.
+pub trait Subject: Send {
     fn call(
         &mut self,
         method: &str,

@@ -150,3 +150,17 @@ pub trait Implementation {
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError>;
 }
+
+/// Makes implementations for a run: one per worker, since each serves one spec at a time.
+pub trait ImplementationFactory: Sync {
+    fn create(&self) -> Box<dyn Implementation + Send>;
+}
+
+impl<F> ImplementationFactory for F
+where
+    F: Fn() -> Box<dyn Implementation + Send> + Sync,
+{
+    fn create(&self) -> Box<dyn Implementation + Send> {
+        self()
+    }
+}

@@ -135,6 +135,15 @@ impl KnownFailures {
         )
     }
 
+    /// Whether a spec's failure would be expected: its path or one of its rules is listed.
+    pub fn lists(&self, report: &SpecReport) -> bool {
+        let canonical = std::fs::canonicalize(&report.path).ok();
+        self.entries.iter().any(|entry| match &entry.listed {
+            Listed::Spec(file) => canonical.as_ref() == Some(file),
+            Listed::Rule(rule) => report.rules.contains(rule),
+        })
+    }
+
     /// What to expect of the specs about to run, in their order.
     pub fn expect(&self, prepared: &[Prepared]) -> Expectations<'_> {
         let mut by_spec = vec![None; prepared.len()];

@@ -2,15 +2,18 @@
 //!
 //! Reporters consume the events; the runner never prints.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::contract::RunMode;
 use crate::discover::{self, DiscoverError};
-use crate::implementation::{ImplInfo, Implementation};
+use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
 use crate::known_failures::KnownFailures;
 use crate::loader::{self, LoadedSpec};
 use crate::outcome::{Outcome, OutcomeKind};
+use crate::parallel;
+use crate::select::{Filter, Partition};
 use crate::source::display_path;
 use crate::spec_error::SpecError;
 
@@ -27,11 +30,30 @@ pub mod exit {
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
     pub paths: Vec<PathBuf>,
-    /// Run only specs whose path, name or one of whose rule ids contains one of these.
-    pub filters: Vec<String>,
-    /// Failures expected of the implementation; applied to each spec's outcome after it ran.
+    /// Run only specs some filter matches (all specs when there is none).
+    pub filters: Vec<Filter>,
+    /// Run only this share of the selected specs.
+    pub partition: Option<Partition>,
+    /// How many specs run at once; `None` means one per available core.
+    pub jobs: Option<NonZeroUsize>,
+    /// After the first failure start no more specs; report the rest as skipped.
+    pub fail_fast: bool,
+    /// Failures expected of the implementation; applied to each spec's outcome in order.
     pub known_failures: Option<KnownFailures>,
 }
+
+impl RunConfig {
+    /// The number of worker threads asked for.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        )
+    }
+}
+
+/// Why specs that `--fail-fast` kept from running are skipped.
+pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
 
 /// The result of one spec.
 #[derive(Debug, Clone)]
@@ -93,7 +115,10 @@ impl Summary {
 
 pub enum Event<'a> {
     Started {
+        /// Specs that will be reported.
         total: usize,
+        /// Specs found but left out by `--filter` or `--partition`.
+        filtered_out: usize,
         implementation: &'a ImplInfo,
     },
     Finished(&'a SpecReport),
@@ -107,53 +132,71 @@ pub trait Reporter {
 /// A spec after loading, before running: either ready or already failed.
 pub type Prepared = (String, Result<LoadedSpec, SpecError>);
 
-/// Loads every spec under the configured paths and keeps those the filters select.
+/// Loads every spec under the configured paths and keeps those the filters and partition select.
 pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
-    let files = discover::spec_files(&config.paths)?;
-    let mut prepared = Vec::with_capacity(files.len());
-    for path in files {
-        let shown = display_path(&path);
-        let loaded = loader::load_path(&path);
-        if selected(&config.filters, &shown, loaded.as_ref().ok()) {
-            prepared.push((shown, loaded));
-        }
-    }
-    Ok(prepared)
+    Ok(select(config, load_all(config)?))
 }
 
-fn selected(filters: &[String], path: &str, spec: Option<&LoadedSpec>) -> bool {
-    if filters.is_empty() {
-        return true;
+/// Loads every spec under the configured paths, on as many threads as the run may use.
+pub fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
+    let files = discover::spec_files(&config.paths)?;
+    let workers = config.jobs().min(files.len()).max(1);
+    let mut loaded = Vec::with_capacity(files.len());
+    parallel::run_in_order(
+        files.len(),
+        vec![(); workers],
+        &|_, i| (display_path(&files[i]), loader::load_path(&files[i])),
+        &|_| false,
+        &mut |_, spec| loaded.extend(spec),
+    );
+    Ok(loaded)
+}
+
+/// The loaded specs the filters, then the partition, select, in their order.
+pub fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
+    let mut chosen: Vec<Prepared> = loaded
+        .into_iter()
+        .filter(|(path, spec)| {
+            let header = spec.as_ref().ok().map(|spec| spec.scenario.header());
+            config.filters.is_empty() || config.filters.iter().any(|f| f.matches(path, header))
+        })
+        .collect();
+    if let Some(partition) = config.partition {
+        let paths: Vec<&str> = chosen.iter().map(|(path, _)| path.as_str()).collect();
+        let mut mask = partition.mask(&paths).into_iter();
+        chosen.retain(|_| mask.next().unwrap_or(false));
     }
-    filters.iter().any(|filter| {
-        path.contains(filter.as_str())
-            || spec.is_some_and(|spec| {
-                let header = spec.scenario.header();
-                header.name.contains(filter.as_str())
-                    || header.rule_ids().any(|r| r.contains(filter.as_str()))
-            })
-    })
+    chosen
+}
+
+/// The name, contract and rules a report shows for a spec, when it loaded.
+fn describe(
+    loaded: &Result<LoadedSpec, SpecError>,
+) -> (Option<String>, Option<&'static str>, Vec<String>) {
+    match loaded {
+        Err(_) => (None, None, Vec::new()),
+        Ok(spec) => {
+            let header = spec.scenario.header();
+            (
+                Some(header.name.clone()),
+                Some(spec.contract.name()),
+                header.rule_ids().map(str::to_owned).collect(),
+            )
+        }
+    }
 }
 
 /// Runs one prepared spec.
 pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
     let started = Instant::now();
     let (path, loaded) = prepared;
-    let (name, contract, rules, outcome) = match loaded {
-        Err(error) => (None, None, Vec::new(), Outcome::SpecError(error.clone())),
-        Ok(spec) => {
-            let header = spec.scenario.header();
-            let outcome = match implementation.begin_spec() {
-                Err(error) => Outcome::Errored(error),
-                Ok(()) => spec.scenario.run(implementation, RunMode::Check).outcome,
-            };
-            (
-                Some(header.name.clone()),
-                Some(spec.contract.name()),
-                header.rule_ids().map(str::to_owned).collect(),
-                outcome,
-            )
-        }
+    let (name, contract, rules) = describe(loaded);
+    let outcome = match loaded {
+        Err(error) => Outcome::SpecError(error.clone()),
+        Ok(spec) => match implementation.begin_spec() {
+            Err(error) => Outcome::Errored(error),
+            Ok(()) => spec.scenario.run(implementation, RunMode::Check).outcome,
+        },
     };
     SpecReport {
         path: path.clone(),
@@ -165,29 +208,64 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
     }
 }
 
-/// Runs every selected spec in order, reporting as it goes.
+/// The report of a spec that was not started, and why.
+fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
+    let (path, loaded) = prepared;
+    let (name, contract, rules) = describe(loaded);
+    SpecReport {
+        path: path.clone(),
+        name,
+        contract,
+        rules,
+        outcome: Outcome::Skipped(reason.to_owned()),
+        duration: Duration::ZERO,
+    }
+}
+
+/// Runs every selected spec, `config.jobs()` at a time, each worker with its own
+/// implementation from `factory`; the reporter sees the specs in their stable order.
 pub fn run(
     config: &RunConfig,
-    implementation: &mut dyn Implementation,
+    factory: &dyn ImplementationFactory,
     reporter: &mut dyn Reporter,
 ) -> Result<Summary, DiscoverError> {
     let started = Instant::now();
-    let prepared = prepare(config)?;
-    let info = implementation.info();
+    let loaded = load_all(config)?;
+    let found = loaded.len();
+    let prepared = select(config, loaded);
+    let workers = config.jobs().min(prepared.len()).max(1);
+    let first = factory.create();
+    let info = first.info();
+    let mut implementations = vec![first];
+    implementations.extend((1..workers).map(|_| factory.create()));
     reporter.event(&Event::Started {
         total: prepared.len(),
+        filtered_out: found - prepared.len(),
         implementation: &info,
     });
     let mut summary = Summary::default();
     let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
-    for (index, spec) in prepared.iter().enumerate() {
-        let mut report = run_one(spec, implementation);
-        if let Some(expected) = &mut expected {
-            expected.apply(index, &mut report);
-        }
-        summary.add(&report.outcome);
-        reporter.event(&Event::Finished(&report));
-    }
+    // A listed failure is expected: it does not stop a --fail-fast run.
+    let listed = |report: &SpecReport| {
+        config
+            .known_failures
+            .as_ref()
+            .is_some_and(|k| k.lists(report))
+    };
+    parallel::run_in_order(
+        prepared.len(),
+        implementations,
+        &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
+        &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
+        &mut |i, report| {
+            let mut report = report.unwrap_or_else(|| not_run(&prepared[i], NOT_RUN_FAIL_FAST));
+            if let Some(expected) = &mut expected {
+                expected.apply(i, &mut report);
+            }
+            summary.add(&report.outcome);
+            reporter.event(&Event::Finished(&report));
+        },
+    );
     summary.duration = started.elapsed();
     reporter.event(&Event::Done(&summary));
     Ok(summary)
@@ -196,6 +274,124 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtin::Builtin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const PASSING: &str = "contract: dlq-consumer\nname: passes\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: ok}]\n";
+    const FAILING: &str = "contract: dlq-consumer\nname: fails\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: dead}]\n";
+
+    /// Remembers what a reporter was told.
+    #[derive(Default)]
+    struct Collect {
+        started: Option<(usize, usize)>,
+        finished: Vec<(String, OutcomeKind)>,
+        done: Option<Summary>,
+    }
+
+    impl Reporter for Collect {
+        fn event(&mut self, event: &Event) {
+            match event {
+                Event::Started {
+                    total,
+                    filtered_out,
+                    ..
+                } => self.started = Some((*total, *filtered_out)),
+                Event::Finished(report) => {
+                    let file = report.path.rsplit('/').next().unwrap_or_default();
+                    self.finished.push((file.to_owned(), report.outcome.kind()))
+                }
+                Event::Done(summary) => self.done = Some((*summary).clone()),
+            }
+        }
+    }
+
+    fn suite(specs: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in specs {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn run_counting(config: &RunConfig) -> (Collect, usize) {
+        let created = AtomicUsize::new(0);
+        let factory = || -> Box<dyn Implementation + Send> {
+            created.fetch_add(1, Ordering::SeqCst);
+            Box::new(Builtin::new())
+        };
+        let mut collect = Collect::default();
+        run(config, &factory, &mut collect).unwrap();
+        (collect, created.into_inner())
+    }
+
+    #[test]
+    fn each_worker_gets_its_own_implementation_and_order_is_kept() {
+        let names = ["a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml"];
+        let dir = suite(&names.map(|name| (name, PASSING)));
+        for (jobs, expected_workers) in [(1, 1), (3, 3), (8, 5)] {
+            let config = RunConfig {
+                paths: vec![dir.path().to_path_buf()],
+                jobs: NonZeroUsize::new(jobs),
+                ..RunConfig::default()
+            };
+            let (collect, created) = run_counting(&config);
+            assert_eq!(created, expected_workers, "{jobs} jobs");
+            let files: Vec<&str> = collect.finished.iter().map(|(f, _)| f.as_str()).collect();
+            assert_eq!(files, names);
+            assert_eq!(collect.started, Some((5, 0)));
+            assert_eq!(collect.done.unwrap().passed, 5);
+        }
+    }
+
+    #[test]
+    fn filters_then_partition_choose_the_specs() {
+        let dir = suite(&[
+            ("a.yaml", PASSING),
+            ("b.yaml", FAILING),
+            ("c.yaml", PASSING),
+            ("d.yaml", PASSING),
+        ]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            filters: vec![Filter::new("passes").unwrap()],
+            partition: Some("2/2".parse().unwrap()),
+            ..RunConfig::default()
+        };
+        let (collect, _) = run_counting(&config);
+        // a, c, d pass the filter; the second of two partitions gets c.
+        assert_eq!(
+            collect.finished,
+            [("c.yaml".to_owned(), OutcomeKind::Passed)]
+        );
+        assert_eq!(collect.started, Some((1, 3)));
+    }
+
+    #[test]
+    fn fail_fast_skips_the_specs_it_did_not_start() {
+        let dir = suite(&[
+            ("a.yaml", PASSING),
+            ("b.yaml", FAILING),
+            ("c.yaml", PASSING),
+        ]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            jobs: NonZeroUsize::new(1),
+            fail_fast: true,
+            ..RunConfig::default()
+        };
+        let (collect, _) = run_counting(&config);
+        assert_eq!(
+            collect.finished,
+            [
+                ("a.yaml".to_owned(), OutcomeKind::Passed),
+                ("b.yaml".to_owned(), OutcomeKind::Mismatch),
+                ("c.yaml".to_owned(), OutcomeKind::Skipped),
+            ]
+        );
+        let summary = collect.done.unwrap();
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        assert_eq!(summary.skipped, 1);
+    }
 
     #[test]
     fn spec_errors_outrank_failures_in_the_exit_code() {

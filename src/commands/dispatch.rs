@@ -11,6 +11,8 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Rules(args) => super::rules::rules(args, palette),
         Command::Smoke(args) => super::smoke::smoke(args, palette),
         Command::Matrix(args) => super::matrix::matrix(args, palette),
+        Command::Completions(args) => super::completions::completions(args),
+        Command::Man(args) => super::man::man(args, palette),
     }
 }
 

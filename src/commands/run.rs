@@ -2,8 +2,9 @@
 
 use crate::cli::RunArgs;
 use crate::external::launch::Target;
+use crate::implementation::Implementation;
 use crate::known_failures::KnownFailures;
-use crate::report::{HumanReporter, Palette};
+use crate::report::{Outputs, Palette, ReportOptions};
 use crate::runner::{self, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
@@ -18,14 +19,37 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     let config = RunConfig {
         paths: args.paths,
         filters: args.filter,
+        partition: args.partition,
+        jobs: args.jobs,
+        fail_fast: args.fail_fast,
         known_failures,
     };
+    let options = ReportOptions {
+        format: args.format,
+        output: args.output,
+        palette,
+        show_passes: !args.quiet,
+        github_annotations: ReportOptions::in_github_actions(),
+        progress: ReportOptions::progress_wanted(),
+    };
     let target = args.target.implementation.unwrap_or(Target::Builtin);
-    let mut implementation = target.instantiate(args.target.timeout);
-    let mut reporter = HumanReporter::new(std::io::stdout().lock(), palette);
-    reporter.show_passes = !args.quiet;
-    match runner::run(&config, implementation.as_mut(), &mut reporter) {
-        Ok(summary) => summary.exit_code(),
-        Err(error) => super::dispatch::usage_error(&error.to_string(), &palette),
+    let timeout = args.target.timeout;
+    let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
+    let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
+    let mut outputs = match Outputs::open(&options) {
+        Ok(outputs) => outputs,
+        Err(error) => return usage_error(error.to_string()),
+    };
+    let summary = match runner::run(&config, &factory, outputs.reporter()) {
+        Ok(summary) => summary,
+        Err(error) => {
+            // Dropped unwritten: the progress bar goes, and an earlier --output file stays.
+            drop(outputs);
+            return usage_error(error.to_string());
+        }
+    };
+    match outputs.finish() {
+        Ok(()) => summary.exit_code(),
+        Err(error) => usage_error(error.to_string()),
     }
 }

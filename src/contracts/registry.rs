@@ -1,9 +1,10 @@
 //! The one list of contracts. Adding a contract is adding its line here.
 
 use super::dlq_consumer::DlqConsumerContract;
+use super::outcome_queue::OutcomeQueueContract;
 use crate::contract::Contract;
 
-pub static CONTRACTS: &[&dyn Contract] = &[&DlqConsumerContract];
+pub static CONTRACTS: &[&dyn Contract] = &[&DlqConsumerContract, &OutcomeQueueContract];
 
 pub fn find(name: &str) -> Option<&'static dyn Contract> {
     CONTRACTS.iter().copied().find(|c| c.name() == name)

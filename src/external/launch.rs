@@ -35,7 +35,7 @@ impl Target {
     }
 
     /// A fresh implementation (for an external one, a process started on first use).
-    pub fn instantiate(&self, timeout: Duration) -> Box<dyn Implementation> {
+    pub fn instantiate(&self, timeout: Duration) -> Box<dyn Implementation + Send> {
         match self {
             Target::Builtin => Box::new(Builtin::new()),
             Target::External(launch) => {

@@ -1,10 +1,22 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
+pub mod github;
 pub mod human;
+pub mod json;
+pub mod junit;
 pub mod matrix;
+pub mod outputs;
+pub mod progress;
 pub mod render;
 pub mod smoke;
 pub mod style;
+pub mod tap;
 
+pub use github::GithubAnnotations;
 pub use human::HumanReporter;
+pub use json::JsonReporter;
+pub use junit::JunitReporter;
+pub use outputs::{OutputError, Outputs, ReportFormat, ReportOptions};
+pub use progress::ProgressReporter;
 pub use style::Palette;
+pub use tap::TapReporter;

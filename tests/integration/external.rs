@@ -157,11 +157,11 @@ const BUGGY: &[(&str, &str)] = &[
     ),
     (
         "tests/solutions/oq_permanent_retried.py",
-        "outcome-queue/permanent",
+        "outcome-queue/permanent-quarantine",
     ),
     (
         "tests/solutions/oq_pop_before_validate.py",
-        "outcome-queue/validate-first",
+        "outcome-queue/outcome-validated-first",
     ),
     (
         "tests/solutions/oq_shallow_state.py",

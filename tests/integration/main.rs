@@ -2,4 +2,6 @@
 
 mod common;
 mod external;
+mod outcome_queue_teeth;
+mod reports;
 mod run_cli;

@@ -1,0 +1,47 @@
+//! The outcome-queue contract (CONTRACTS.md section 2), registered as one `Contract`.
+
+use serde_json::Value;
+
+use super::queue::RetryQueue;
+use super::rules::RULES;
+use super::spec;
+use crate::contract::{Contract, Scenario, Subject};
+use crate::implementation::{Reply, WorldHost};
+use crate::rule::Rule;
+use crate::source::SourceFile;
+use crate::spec_error::SpecError;
+
+pub const NAME: &str = "outcome-queue";
+
+pub struct OutcomeQueueContract;
+
+impl Contract for OutcomeQueueContract {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "a queue that applies each attempt's reported outcome: retry, quarantine, replay (lesson 001)"
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        RULES
+    }
+
+    fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
+        Ok(Box::new(spec::load(file)?))
+    }
+
+    /// `RetryQueue(args.max_attempts)` with the raw value; an invalid one raises, as in Python.
+    fn create_builtin(
+        &self,
+        args: &Value,
+        _world: &mut dyn WorldHost,
+    ) -> Result<Box<dyn Subject>, Reply> {
+        let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
+        match RetryQueue::new(max_attempts) {
+            Ok(queue) => Ok(Box::new(queue)),
+            Err(raised) => Err(Reply::Raised(raised)),
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The outcome-queue contract: reference `RetryQueue`, state-view ops, spec vocabulary and rules.
+
+pub mod contract;
+pub mod queue;
+pub mod rules;
+pub mod scenario;
+pub mod spec;
+pub mod state_ops;
+
+pub use contract::OutcomeQueueContract;

@@ -1,0 +1,628 @@
+//! The outcome-queue spec vocabulary: what a spec file may say, and the checks made on loading.
+//!
+//! `max_attempts` and `outcome` take any YAML value, so the invalid arguments the contract
+//! rejects (`0`, `2.5`, `true`, `"3"`, `null`, `explode`...) can be written; whether a value is
+//! valid is decided by the same functions the built-in queue uses, so a step cannot expect a
+//! valid argument to raise or an invalid one to be accepted.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::queue::{AttemptOutcome, Reason, valid_max_attempts};
+use super::scenario::QueueScenario;
+use super::state_ops::StateOp;
+use crate::contract::SpecHeader;
+use crate::source::{Position, SourceFile};
+use crate::spec_error::SpecError;
+use crate::yaml::{self, SingleKey, Spanned};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecFile {
+    pub contract: String,
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub rules: Vec<Spanned<String>>,
+    pub steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
+    /// The full state after the last step.
+    #[serde(default)]
+    pub expect: Option<Spanned<StateSpec>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// `RetryQueue(max_attempts)`: a fresh queue, dropping any earlier one.
+    Create(CreateStep),
+    /// `submit(job_id, payload)`.
+    Submit(SubmitStep),
+    /// `process(outcome)` and what it must return or raise.
+    Process(ProcessStep),
+    /// `replay(job_id)` and the boolean it must return.
+    Replay(ReplayStep),
+    /// Changes a `state()` view; the queue's own state must not change.
+    MutateState(Vec<Spanned<SingleKey<StateOp>>>),
+    /// The full state now.
+    Expect(StateSpec),
+}
+
+impl Step {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Create(_) => "create",
+            Step::Submit(_) => "submit",
+            Step::Process(_) => "process",
+            Step::Replay(_) => "replay",
+            Step::MutateState(_) => "mutate_state",
+            Step::Expect(_) => "expect",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateStep {
+    /// Passed to the constructor as written, valid or not.
+    pub max_attempts: Spanned<Value>,
+    #[serde(default)]
+    pub raises: Option<Spanned<ExpectedError>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitStep {
+    pub id: Spanned<String>,
+    pub payload: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessStep {
+    /// Passed to `process` as written, valid or not.
+    pub outcome: Spanned<Value>,
+    #[serde(default)]
+    pub returns: Option<Spanned<ProcessReturn>>,
+    #[serde(default)]
+    pub raises: Option<Spanned<ExpectedError>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayStep {
+    pub id: String,
+    pub returns: Spanned<bool>,
+}
+
+/// The errors a spec can expect, by their language-neutral kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectedError {
+    /// Python `ValueError`, JavaScript `RangeError`.
+    InvalidArgument,
+}
+
+impl ExpectedError {
+    pub fn to_value(self) -> Value {
+        match self {
+            ExpectedError::InvalidArgument => json!({ "raises": "invalid_argument" }),
+        }
+    }
+}
+
+/// What `process` returns; `none` is Python `None` / JavaScript `null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessReturn {
+    Done,
+    Retry,
+    Dead,
+    None,
+}
+
+impl ProcessReturn {
+    /// The value on the wire.
+    pub fn to_value(self) -> Value {
+        match self {
+            ProcessReturn::Done => json!("done"),
+            ProcessReturn::Retry => json!("retry"),
+            ProcessReturn::Dead => json!("dead"),
+            ProcessReturn::None => Value::Null,
+        }
+    }
+}
+
+/// The whole state: every list must be written, so an expectation never checks half a queue.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateSpec {
+    pub ready: Vec<ReadySpec>,
+    pub done: Vec<String>,
+    pub quarantine: Vec<QuarantineSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadySpec {
+    pub id: String,
+    pub payload: String,
+    pub attempts: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuarantineSpec {
+    pub id: String,
+    pub payload: String,
+    pub attempts: u64,
+    pub reason: Reason,
+}
+
+impl StateSpec {
+    /// The state as `state()` returns it, keys in the contract's order.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "ready": self.ready.iter().map(|job| json!({
+                "id": job.id,
+                "payload": job.payload,
+                "attempts": job.attempts,
+            })).collect::<Vec<_>>(),
+            "done": self.done,
+            "quarantine": self.quarantine.iter().map(|entry| json!({
+                "id": entry.id,
+                "payload": entry.payload,
+                "attempts": entry.attempts,
+                "reason": entry.reason.as_str(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// A state view as an implementation returned it, with the contract's keys first, so a diff
+/// lines up whatever order the implementation used.
+pub fn normalize_state(view: &Value) -> Value {
+    let Value::Object(fields) = view else {
+        return view.clone();
+    };
+    let entries = |key: &str, order: &[&str]| -> Option<Value> {
+        match fields.get(key)? {
+            Value::Array(items) => Some(items.iter().map(|i| ordered(i, order)).collect()),
+            other => Some(other.clone()),
+        }
+    };
+    let mut out = Map::new();
+    let lists = [
+        ("ready", entries("ready", &["id", "payload", "attempts"])),
+        ("done", fields.get("done").cloned()),
+        (
+            "quarantine",
+            entries("quarantine", &["id", "payload", "attempts", "reason"]),
+        ),
+    ];
+    for (key, value) in lists {
+        if let Some(value) = value {
+            out.insert(key.to_owned(), value);
+        }
+    }
+    for (key, value) in fields {
+        if !out.contains_key(key) {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+fn ordered(item: &Value, order: &[&str]) -> Value {
+    let Value::Object(fields) = item else {
+        return item.clone();
+    };
+    let mut out = Map::new();
+    for key in order {
+        if let Some(value) = fields.get(*key) {
+            out.insert((*key).to_owned(), value.clone());
+        }
+    }
+    for (key, value) in fields {
+        if !out.contains_key(key) {
+            out.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A raw argument as the messages show it: JSON, the same in every language.
+fn shown(value: &Value) -> String {
+    value.to_string()
+}
+
+/// Whether a queue exists at a point of the spec, as far as loading can tell.
+enum QueueAt {
+    /// No `create` yet.
+    Missing,
+    /// The last `create` (at this line) raises, so no queue exists.
+    Raised(usize),
+    /// A queue exists; the job ids submitted to it so far, with where each was submitted.
+    Live(HashMap<String, Position>),
+}
+
+/// Parses an outcome-queue spec and checks what the YAML shape cannot.
+pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
+    let spec: SpecFile = yaml::parse(file)?;
+    let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+
+    if spec.name.value.trim().is_empty() {
+        return Err(invalid(yaml::at(&spec.name), "`name` is empty".into()));
+    }
+    if spec.steps.value.is_empty() {
+        return Err(invalid(
+            yaml::at(&spec.steps),
+            "`steps` is empty: the first step is `create: {max_attempts: ...}`".into(),
+        ));
+    }
+
+    let mut queue = QueueAt::Missing;
+    let needs_queue = |queue: &QueueAt, what: &str, position: Position| match queue {
+        QueueAt::Live(_) => Ok(()),
+        QueueAt::Missing => Err(invalid(
+            position,
+            format!("`{what}` needs a queue: the first step is `create: {{max_attempts: ...}}`"),
+        )),
+        QueueAt::Raised(line) => Err(invalid(
+            position,
+            format!(
+                "`{what}` needs a queue, but the `create` at line {line} raises and leaves none"
+            ),
+        )),
+    };
+
+    let mut steps = Vec::with_capacity(spec.steps.value.len());
+    for step in spec.steps.value {
+        let position = yaml::at(&step);
+        let step = step.value.0;
+        if !matches!(step, Step::Create(_)) {
+            needs_queue(&queue, step.name(), position)?;
+        }
+        match &step {
+            Step::Create(create) => {
+                let raw = &create.max_attempts.value;
+                match (valid_max_attempts(raw), &create.raises) {
+                    (Some(_), Some(raises)) => {
+                        return Err(invalid(
+                            yaml::at(raises),
+                            format!(
+                                "RetryQueue({}) raises nothing: it is a valid max_attempts; remove `raises`",
+                                shown(raw)
+                            ),
+                        ));
+                    }
+                    (None, None) => {
+                        return Err(invalid(
+                            yaml::at(&create.max_attempts),
+                            format!(
+                                "RetryQueue({}) raises ValueError (max_attempts must be an integer >= 1): add `raises: invalid_argument`",
+                                shown(raw)
+                            ),
+                        ));
+                    }
+                    (Some(_), None) => queue = QueueAt::Live(HashMap::new()),
+                    (None, Some(_)) => queue = QueueAt::Raised(position.line),
+                }
+            }
+            Step::Submit(submit) => {
+                if let QueueAt::Live(submitted) = &mut queue {
+                    let id = &submit.id;
+                    if let Some(first) = submitted.get(&id.value) {
+                        return Err(invalid(
+                            yaml::at(id),
+                            format!(
+                                "job `{}` is already submitted at line {}: job ids are unique",
+                                id.value, first.line
+                            ),
+                        ));
+                    }
+                    submitted.insert(id.value.clone(), yaml::at(id));
+                }
+            }
+            Step::Process(process) => check_process(file, position, process)?,
+            Step::MutateState(ops) => {
+                if ops.is_empty() {
+                    return Err(invalid(
+                        position,
+                        "`mutate_state` needs at least one op".into(),
+                    ));
+                }
+                for op in ops {
+                    op.value
+                        .0
+                        .check_path()
+                        .map_err(|m| invalid(yaml::at(op), m))?;
+                }
+            }
+            Step::Replay(_) | Step::Expect(_) => {}
+        }
+        steps.push((position, step));
+    }
+    let expect = match spec.expect {
+        Some(expect) => {
+            let position = yaml::at(&expect);
+            needs_queue(&queue, "expect", position)?;
+            Some((position, expect.value))
+        }
+        None => None,
+    };
+
+    let header = SpecHeader {
+        contract: super::contract::NAME,
+        name: spec.name.value,
+        description: spec.description,
+        rules: spec
+            .rules
+            .iter()
+            .map(|r| (r.value.clone(), yaml::at(r)))
+            .collect(),
+    };
+    Ok(QueueScenario {
+        file: file.clone(),
+        header,
+        steps,
+        expect,
+    })
+}
+
+fn check_process(
+    file: &SourceFile,
+    position: Position,
+    step: &ProcessStep,
+) -> Result<(), SpecError> {
+    let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+    let raw = &step.outcome.value;
+    let valid = AttemptOutcome::parse(raw).is_some();
+    match (&step.returns, &step.raises) {
+        (None, None) => Err(invalid(
+            position,
+            "a `process` step needs `returns: done|retry|dead|none` or `raises: invalid_argument`"
+                .into(),
+        )),
+        (Some(_), Some(raises)) => Err(invalid(
+            yaml::at(raises),
+            "a `process` step has `returns` or `raises`, not both".into(),
+        )),
+        (Some(_), None) if !valid => Err(invalid(
+            yaml::at(&step.outcome),
+            format!(
+                "process({}) raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`",
+                shown(raw)
+            ),
+        )),
+        (None, Some(raises)) if valid => Err(invalid(
+            yaml::at(raises),
+            format!(
+                "process({}) does not raise: it is a valid outcome; write `returns: ...` instead of `raises`",
+                shown(raw)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<QueueScenario, SpecError> {
+        load(&SourceFile::from_text("t.yaml", text))
+    }
+
+    fn error(text: &str) -> String {
+        match load_text(text) {
+            Ok(_) => panic!("loaded: {text}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    const HEAD: &str = "contract: outcome-queue\nname: t\n";
+
+    fn with_steps(steps: &str) -> String {
+        format!("{HEAD}steps:\n{steps}")
+    }
+
+    #[test]
+    fn a_full_spec_loads() {
+        let text = with_steps(
+            "  - create: {max_attempts: 2}\n  - submit: {id: a, payload: p}\n  - process: {outcome: transient, returns: retry}\n  - process: {outcome: 7, raises: invalid_argument}\n  - mutate_state:\n      - clear: [quarantine]\n      - set: {path: [ready, 0, payload], value: x}\n  - replay: {id: a, returns: false}\n  - expect: {ready: [{id: a, payload: p, attempts: 1}], done: [], quarantine: []}\n  - create: {max_attempts: null, raises: invalid_argument}\n",
+        );
+        let scenario = load_text(&text).unwrap();
+        assert_eq!(scenario.steps.len(), 8);
+        let Step::Create(create) = &scenario.steps[7].1 else {
+            panic!("not a create")
+        };
+        assert_eq!(create.max_attempts.value, Value::Null);
+        assert_eq!(scenario.steps[7].0, Position::new(13, 5));
+    }
+
+    #[test]
+    fn any_yaml_value_reaches_the_constructor_as_written() {
+        for (written, value) in [
+            ("0", json!(0)),
+            ("-1", json!(-1)),
+            ("2.5", json!(2.5)),
+            ("2.0", json!(2.0)),
+            ("true", json!(true)),
+            ("\"3\"", json!("3")),
+            ("~", Value::Null),
+        ] {
+            let text = with_steps(&format!(
+                "  - create: {{max_attempts: {written}, raises: invalid_argument}}\n"
+            ));
+            let scenario = load_text(&text).unwrap();
+            let Step::Create(create) = &scenario.steps[0].1 else {
+                panic!("not a create")
+            };
+            assert_eq!(create.max_attempts.value, value, "{written}");
+        }
+    }
+
+    #[test]
+    fn steps_must_exist_and_start_with_a_queue() {
+        assert_eq!(
+            error(&format!("{HEAD}steps: []\n")),
+            "t.yaml:3:8: `steps` is empty: the first step is `create: {max_attempts: ...}`"
+        );
+        assert_eq!(
+            error(&with_steps("  - submit: {id: a, payload: p}\n")),
+            "t.yaml:4:5: `submit` needs a queue: the first step is `create: {max_attempts: ...}`"
+        );
+        assert_eq!(
+            error(&with_steps(
+                "  - create: {max_attempts: 0, raises: invalid_argument}\n  - process: {outcome: success, returns: none}\n"
+            )),
+            "t.yaml:5:5: `process` needs a queue, but the `create` at line 4 raises and leaves none"
+        );
+        assert_eq!(
+            error(&format!(
+                "{}expect: {{ready: [], done: [], quarantine: []}}\n",
+                with_steps("  - create: {max_attempts: false, raises: invalid_argument}\n")
+            )),
+            "t.yaml:5:9: `expect` needs a queue, but the `create` at line 4 raises and leaves none"
+        );
+    }
+
+    #[test]
+    fn construction_must_expect_what_the_contract_does() {
+        assert_eq!(
+            error(&with_steps("  - create: {max_attempts: true}\n")),
+            "t.yaml:4:28: RetryQueue(true) raises ValueError (max_attempts must be an integer >= 1): add `raises: invalid_argument`"
+        );
+        assert_eq!(
+            error(&with_steps(
+                "  - create: {max_attempts: 3, raises: invalid_argument}\n"
+            )),
+            "t.yaml:4:39: RetryQueue(3) raises nothing: it is a valid max_attempts; remove `raises`"
+        );
+        assert_eq!(
+            error(&with_steps("  - create: {}\n")),
+            "t.yaml:4:13: missing field `max_attempts`"
+        );
+    }
+
+    #[test]
+    fn process_must_expect_what_the_contract_does() {
+        let create = "  - create: {max_attempts: 1}\n";
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: explode, returns: none}}\n"
+            ))),
+            "t.yaml:5:24: process(\"explode\") raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: success, raises: invalid_argument}}\n"
+            ))),
+            "t.yaml:5:41: process(\"success\") does not raise: it is a valid outcome; write `returns: ...` instead of `raises`"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: success}}\n"
+            ))),
+            "t.yaml:5:5: a `process` step needs `returns: done|retry|dead|none` or `raises: invalid_argument`"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: 1, returns: none, raises: invalid_argument}}\n"
+            ))),
+            "t.yaml:5:50: a `process` step has `returns` or `raises`, not both"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: success, returns: ok}}\n"
+            ))),
+            "t.yaml:5:42: unknown variant `ok`, expected one of done, retry, dead, none"
+        );
+    }
+
+    #[test]
+    fn job_ids_are_unique_per_queue() {
+        let steps = "  - create: {max_attempts: 1}\n  - submit: {id: a, payload: p}\n  - submit: {id: a, payload: q}\n";
+        assert_eq!(
+            error(&with_steps(steps)),
+            "t.yaml:6:18: job `a` is already submitted at line 5: job ids are unique"
+        );
+        let fresh = steps.replacen(
+            "  - submit: {id: a, payload: q}\n",
+            "  - create: {max_attempts: 2}\n  - submit: {id: a, payload: q}\n",
+            1,
+        );
+        assert!(load_text(&with_steps(&fresh)).is_ok());
+    }
+
+    #[test]
+    fn mutation_paths_are_checked() {
+        let create = "  - create: {max_attempts: 1}\n";
+        assert_eq!(
+            error(&with_steps(&format!("{create}  - mutate_state: []\n"))),
+            "t.yaml:5:5: `mutate_state` needs at least one op"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - mutate_state:\n      - clear: [ready]\n      - delete: [dead, 0]\n"
+            ))),
+            "t.yaml:7:9: a state path starts with `ready`, `done` or `quarantine`, not `dead`"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - mutate_state: [{{delete: [ready, -1]}}]\n"
+            ))),
+            "t.yaml:5:37: a path index counts from 0; got -1"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - mutate_state: [{{set: {{path: [ready, 0]}}}}]\n"
+            ))),
+            "t.yaml:5:27: missing field `value`"
+        );
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - mutate_state:\n      - clear\n"
+            ))),
+            "t.yaml:6:9: `clear` needs a value: write `clear: ...`"
+        );
+    }
+
+    #[test]
+    fn expectations_name_every_field() {
+        let text = with_steps(
+            "  - create: {max_attempts: 1}\n  - expect: {ready: [{id: a, payload: p}], done: [], quarantine: []}\n",
+        );
+        assert_eq!(error(&text), "t.yaml:5:30: missing field `attempts`");
+        let text = with_steps("  - create: {max_attempts: 1}\n  - expect: {ready: [], done: []}\n");
+        assert_eq!(error(&text), "t.yaml:5:25: missing field `quarantine`");
+        let text = with_steps(
+            "  - create: {max_attempts: 1}\n  - expect: {ready: [], done: [], quarantine: [], dead: []}\n",
+        );
+        assert!(
+            error(&text).starts_with("t.yaml:5:51: unknown field `dead`"),
+            "{}",
+            error(&text)
+        );
+    }
+
+    #[test]
+    fn normalize_puts_the_contract_keys_first() {
+        let view = json!({
+            "extra": 1,
+            "quarantine": [{"reason": "permanent", "id": "a", "attempts": 1, "payload": "p"}],
+            "done": [],
+            "ready": [],
+        });
+        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+        let normal = normalize_state(&view);
+        assert_eq!(keys(&normal), ["ready", "done", "quarantine", "extra"]);
+        assert_eq!(
+            keys(&normal["quarantine"][0]),
+            ["id", "payload", "attempts", "reason"]
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! Running numbered pieces of work on worker threads while handing results on in order.
+//!
+//! Each worker owns one state (for the runner: its own implementation), so nothing is shared
+//! but the next index to take. Results reach the caller's thread in index order whatever
+//! order they finish in, which keeps every report identical for any number of jobs.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+
+/// Runs `work(state, i)` for i in `0..count`, one worker thread per state, and calls
+/// `emit(i, result)` on this thread in order of i. Once `stops(result)` holds for some
+/// result, no new index is started; those never started are emitted as `None`.
+pub fn run_in_order<S, R>(
+    count: usize,
+    mut states: Vec<S>,
+    work: &(dyn Fn(&mut S, usize) -> R + Sync),
+    stops: &(dyn Fn(&R) -> bool + Sync),
+    emit: &mut dyn FnMut(usize, Option<R>),
+) where
+    S: Send,
+    R: Send,
+{
+    if states.len() <= 1 || count <= 1 {
+        // One worker: no threads, no channel.
+        let Some(state) = states.first_mut() else {
+            (0..count).for_each(|i| emit(i, None));
+            return;
+        };
+        let mut stopped = false;
+        for i in 0..count {
+            if stopped {
+                emit(i, None);
+                continue;
+            }
+            let result = work(state, i);
+            stopped = stops(&result);
+            emit(i, Some(result));
+        }
+        return;
+    }
+
+    let next = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel::<(usize, R)>();
+    thread::scope(|scope| {
+        for mut state in states.drain(..) {
+            let sender = sender.clone();
+            let (next, stopped) = (&next, &stopped);
+            scope.spawn(move || {
+                while !stopped.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= count {
+                        break;
+                    }
+                    let result = work(&mut state, i);
+                    if stops(&result) {
+                        stopped.store(true, Ordering::SeqCst);
+                    }
+                    if sender.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        // The workers hold the only senders left, so the loop below ends when they do.
+        drop(sender);
+        let mut slots: Vec<Option<R>> = (0..count).map(|_| None).collect();
+        let mut emitted = 0;
+        for (i, result) in receiver {
+            slots[i] = Some(result);
+            while emitted < count && slots[emitted].is_some() {
+                emit(emitted, slots[emitted].take());
+                emitted += 1;
+            }
+        }
+        for (i, slot) in slots.iter_mut().enumerate().skip(emitted) {
+            emit(i, slot.take());
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn collect(
+        count: usize,
+        workers: usize,
+        stop_at: Option<usize>,
+    ) -> Vec<(usize, Option<usize>)> {
+        let mut seen = Vec::new();
+        run_in_order(
+            count,
+            (0..workers).collect(),
+            &|_worker: &mut usize, i| {
+                // Later items finish first, so ordering is really exercised.
+                thread::sleep(Duration::from_millis(((count - i) % 4) as u64));
+                i * 10
+            },
+            &|result| stop_at.is_some_and(|s| *result == s * 10),
+            &mut |i, result| seen.push((i, result)),
+        );
+        seen
+    }
+
+    #[test]
+    fn results_arrive_in_index_order_for_any_worker_count() {
+        let expected: Vec<_> = (0..20).map(|i| (i, Some(i * 10))).collect();
+        for workers in [1, 2, 3, 8] {
+            assert_eq!(collect(20, workers, None), expected, "{workers} workers");
+        }
+    }
+
+    #[test]
+    fn nothing_to_do_emits_nothing() {
+        assert!(collect(0, 4, None).is_empty());
+    }
+
+    #[test]
+    fn a_stopping_result_leaves_later_work_unstarted() {
+        let seen = collect(10, 1, Some(3));
+        assert_eq!(
+            seen[..4],
+            [(0, Some(0)), (1, Some(10)), (2, Some(20)), (3, Some(30))]
+        );
+        assert!(seen[4..].iter().all(|(_, r)| r.is_none()));
+
+        // With several workers, items already started when the stop came still finish; how
+        // many depends on scheduling. Every index is still emitted once and in order, and
+        // nothing before the stopping item is left out.
+        let seen = collect(50, 3, Some(3));
+        let indices: Vec<usize> = seen.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indices, (0..50).collect::<Vec<_>>());
+        assert!(seen[..4].iter().all(|(i, r)| *r == Some(i * 10)));
+    }
+}

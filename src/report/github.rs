@@ -1,0 +1,129 @@
+//! GitHub Actions workflow annotations: an `::error` line for each failed spec, pointing at
+//! the spec file and the line of the expectation that failed (or the broken spot).
+
+use std::io::Write;
+
+use super::render;
+use crate::outcome::Outcome;
+use crate::runner::{Event, Reporter, SpecReport};
+
+pub struct GithubAnnotations<W: Write> {
+    out: W,
+}
+
+impl<W: Write> GithubAnnotations<W> {
+    pub fn new(out: W) -> Self {
+        GithubAnnotations { out }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// The `::error ...::message` command for a failed spec; `None` for one that did not fail.
+pub fn annotation(report: &SpecReport) -> Option<String> {
+    let name = report.name.as_deref().unwrap_or(&report.path);
+    let (position, title) = match &report.outcome {
+        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => return None,
+        Outcome::Stale(_) => (None, format!("stale known failure: {name}")),
+        Outcome::Mismatch(m) => (Some(m.position), format!("mismatch: {name}")),
+        Outcome::SpecError(e) => (Some(e.position), format!("spec error: {name}")),
+        Outcome::Errored(_) => (None, format!("implementation error: {name}")),
+    };
+    let mut properties = format!("file={}", property(&report.path));
+    if let Some(position) = position {
+        properties.push_str(&format!(",line={},col={}", position.line, position.column));
+    }
+    properties.push_str(&format!(",title={}", property(&title)));
+    // The annotation already shows the spot; a spec error needs only its message there.
+    let message = match &report.outcome {
+        Outcome::SpecError(e) => e.message.clone(),
+        outcome => render::details(&report.path, outcome),
+    };
+    Some(format!(
+        "::error {properties}::{}",
+        data(message.trim_end_matches('\n'))
+    ))
+}
+
+/// Escapes a command's message so newlines survive as newlines in the annotation.
+fn data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value, where `:` and `,` are separators too.
+fn property(text: &str) -> String {
+    data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+impl<W: Write> Reporter for GithubAnnotations<W> {
+    fn event(&mut self, event: &Event) {
+        if let Event::Finished(report) = event
+            && let Some(line) = annotation(report)
+        {
+            let _ = writeln!(self.out, "{line}").and_then(|()| self.out.flush());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::implementation::{ImplError, ImplErrorKind};
+    use crate::outcome::Mismatch;
+    use crate::source::Position;
+    use std::time::Duration;
+
+    fn spec(outcome: Outcome) -> SpecReport {
+        SpecReport {
+            path: "specs/a,b.yaml".into(),
+            name: Some("100% done: really".into()),
+            contract: Some("dlq-consumer"),
+            rules: vec![],
+            outcome,
+            duration: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_mismatch_points_at_the_expectation_with_escaped_text() {
+        let report = spec(Outcome::Mismatch(Mismatch {
+            step: "step 2 (process)".into(),
+            position: Position::new(14, 7),
+            expected: "ok\n".into(),
+            actual: "retry\n".into(),
+            note: None,
+        }));
+        assert_eq!(
+            annotation(&report).unwrap(),
+            "::error file=specs/a%2Cb.yaml,line=14,col=7,title=mismatch%3A 100%25 done%3A really::\
+             first difference at step 2 (process) (specs/a,b.yaml:14:7)%0A--- expected%0A\
+             +++ actual%0A@@ -1,1 +1,1 @@%0A-ok%0A+retry"
+        );
+    }
+
+    #[test]
+    fn implementation_errors_name_the_file_only_and_passes_say_nothing() {
+        let report = spec(Outcome::Errored(ImplError::new(
+            ImplErrorKind::Exited,
+            "exited with 1",
+        )));
+        assert_eq!(
+            annotation(&report).unwrap(),
+            "::error file=specs/a%2Cb.yaml,title=implementation error%3A 100%25 done%3A really::\
+             implementation error (exited): exited with 1"
+        );
+        assert_eq!(annotation(&spec(Outcome::Passed)), None);
+        let file = crate::source::SourceFile::from_text("specs/a,b.yaml", "a: 1\nb: 2\n");
+        let broken =
+            crate::spec_error::SpecError::invalid(&file, Position::new(2, 4), "bad\nvalue");
+        assert_eq!(
+            annotation(&spec(Outcome::SpecError(broken))).unwrap(),
+            "::error file=specs/a%2Cb.yaml,line=2,col=4,title=spec error%3A 100%25 done%3A really::bad%0Avalue"
+        );
+        assert_eq!(annotation(&spec(Outcome::Skipped("x".into()))), None);
+    }
+}

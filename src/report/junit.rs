@@ -1,0 +1,275 @@
+//! The JUnit XML reporter (quick-junit): one testcase per spec, written when the run is done.
+//!
+//! A testcase's classname is the spec's contract (its folder when it could not be loaded) and
+//! its name the spec path, which is unique and what `dlqspec run` takes to rerun it. Failures
+//! carry the plain-text diff as their body, with `file` and `line` attributes for CI tools.
+
+use std::io::Write;
+
+use indexmap::IndexMap;
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::render;
+use crate::outcome::Outcome;
+use crate::runner::{Event, Reporter, SpecReport, Summary};
+
+pub struct JunitReporter<W: Write> {
+    out: W,
+    implementation: String,
+    /// One suite per classname, in the order specs first use it.
+    suites: IndexMap<String, TestSuite>,
+}
+
+impl<W: Write> JunitReporter<W> {
+    pub fn new(out: W) -> Self {
+        JunitReporter {
+            out,
+            implementation: String::new(),
+            suites: IndexMap::new(),
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn finished(&mut self, report: &SpecReport) {
+        let classname = match report.contract {
+            Some(contract) => contract.to_owned(),
+            None => folder(&report.path),
+        };
+        let mut case = TestCase::new(report.path.as_str(), status(report));
+        case.set_classname(classname.as_str());
+        case.set_time(report.duration);
+        case.extra
+            .insert("file".into(), report.path.as_str().into());
+        if let Some(line) = failing_line(&report.outcome) {
+            case.extra.insert("line".into(), line.to_string().into());
+        }
+        if let Some(name) = &report.name {
+            case.add_property(Property::new("name", name.as_str()));
+        }
+        if !report.rules.is_empty() {
+            case.add_property(Property::new("rules", report.rules.join(", ")));
+        }
+        let implementation = self.implementation.as_str();
+        let suite = self.suites.entry(classname).or_insert_with_key(|name| {
+            let mut suite = TestSuite::new(name.as_str());
+            suite.add_property(Property::new("implementation", implementation));
+            suite
+        });
+        // Specs may run in parallel: a suite's time is the sum of its specs' times.
+        let time = suite.time.unwrap_or_default() + report.duration;
+        suite.set_time(time);
+        suite.add_test_case(case);
+    }
+
+    fn done(&mut self, summary: &Summary) -> Result<(), quick_junit::SerializeError> {
+        let mut report = Report::new("dlqspec");
+        report.set_time(summary.duration);
+        report.add_test_suites(self.suites.drain(..).map(|(_, suite)| suite));
+        report.serialize(&mut self.out)?;
+        let _ = writeln!(self.out).and_then(|()| self.out.flush());
+        Ok(())
+    }
+}
+
+/// The folder part of a spec path, `.` when there is none.
+fn folder(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((folder, _)) if !folder.is_empty() => folder.to_owned(),
+        _ => ".".to_owned(),
+    }
+}
+
+/// The spec line a failure points at: the expectation that failed, or the broken spot.
+pub(super) fn failing_line(outcome: &Outcome) -> Option<usize> {
+    match outcome {
+        Outcome::Mismatch(m) => Some(m.position.line),
+        Outcome::SpecError(e) => Some(e.position.line),
+        _ => None,
+    }
+}
+
+fn status(report: &SpecReport) -> TestCaseStatus {
+    let outcome = &report.outcome;
+    let (mut status, kind, message) = match outcome {
+        Outcome::Passed => return TestCaseStatus::success(),
+        Outcome::Skipped(reason) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(reason.as_str());
+            return status;
+        }
+        Outcome::Mismatch(m) => (
+            TestCaseStatus::non_success(NonSuccessKind::Failure),
+            "mismatch",
+            format!(
+                "first difference at {} ({}:{}:{})",
+                m.step, report.path, m.position.line, m.position.column
+            ),
+        ),
+        Outcome::SpecError(e) => (
+            TestCaseStatus::non_success(NonSuccessKind::Error),
+            "spec_error",
+            e.to_string(),
+        ),
+        Outcome::Errored(e) => (
+            TestCaseStatus::non_success(NonSuccessKind::Error),
+            "implementation_error",
+            e.message.clone(),
+        ),
+        // JUnit has no expected failure: it is skipped, with where it is listed.
+        Outcome::ExpectedFailure(known) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(render::expected_failure(&report.path, known).trim_end());
+            return status;
+        }
+        Outcome::Stale(message) => (
+            TestCaseStatus::non_success(NonSuccessKind::Failure),
+            "stale_known_failure",
+            message.clone(),
+        ),
+    };
+    status.set_type(kind);
+    status.set_message(message);
+    status.set_description(render::details(&report.path, outcome));
+    status
+}
+
+impl<W: Write> Reporter for JunitReporter<W> {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::Started { implementation, .. } => {
+                self.implementation = implementation.label.clone();
+            }
+            Event::Finished(report) => self.finished(report),
+            Event::Done(summary) => {
+                // Serializing only fails on a writer error, e.g. a closed pipe: nothing to add.
+                let _ = self.done(summary);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::implementation::ImplInfo;
+    use crate::outcome::Mismatch;
+    use crate::source::{Position, SourceFile};
+    use crate::spec_error::SpecError;
+    use std::time::Duration;
+
+    fn spec(path: &str, contract: Option<&'static str>, outcome: Outcome) -> SpecReport {
+        SpecReport {
+            path: path.into(),
+            name: contract.map(|_| "a <spec> & more".to_owned()),
+            contract,
+            rules: vec![],
+            outcome,
+            duration: Duration::from_millis(2),
+        }
+    }
+
+    fn xml(reports: &[SpecReport]) -> String {
+        let info = ImplInfo {
+            label: "builtin".into(),
+            language: "rust".into(),
+            is_reference: true,
+        };
+        let mut reporter = JunitReporter::new(Vec::new());
+        reporter.event(&Event::Started {
+            total: reports.len(),
+            filtered_out: 0,
+            implementation: &info,
+        });
+        for report in reports {
+            reporter.event(&Event::Finished(report));
+        }
+        reporter.event(&Event::Done(&Summary::default()));
+        String::from_utf8(reporter.into_inner()).unwrap()
+    }
+
+    #[test]
+    fn outcomes_become_failures_errors_and_skips() {
+        let file = SourceFile::from_text("specs/broken/b.yaml", "a: 1\n");
+        let broken = SpecError::invalid(&file, Position::new(1, 4), "bad");
+        let text = xml(&[
+            spec("specs/d/ok.yaml", Some("dlq-consumer"), Outcome::Passed),
+            spec(
+                "specs/d/m.yaml",
+                Some("dlq-consumer"),
+                Outcome::Mismatch(Mismatch {
+                    step: "step 1 (process)".into(),
+                    position: Position::new(9, 5),
+                    expected: "ok\n".into(),
+                    actual: "retry\n".into(),
+                    note: None,
+                }),
+            ),
+            spec("specs/broken/b.yaml", None, Outcome::SpecError(broken)),
+            spec(
+                "specs/d/s.yaml",
+                Some("dlq-consumer"),
+                Outcome::Skipped("why".into()),
+            ),
+        ]);
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let cases: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        assert_eq!(cases.len(), 4);
+        let suites: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testsuite"))
+            .map(|n| n.attribute("name").unwrap())
+            .collect();
+        assert_eq!(suites, ["dlq-consumer", "specs/broken"]);
+
+        let mismatch = cases[1];
+        assert_eq!(mismatch.attribute("name"), Some("specs/d/m.yaml"));
+        assert_eq!(mismatch.attribute("classname"), Some("dlq-consumer"));
+        assert_eq!(mismatch.attribute("file"), Some("specs/d/m.yaml"));
+        assert_eq!(mismatch.attribute("line"), Some("9"));
+        let failure = mismatch
+            .children()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
+        assert_eq!(failure.attribute("type"), Some("mismatch"));
+        assert_eq!(
+            failure.attribute("message"),
+            Some("first difference at step 1 (process) (specs/d/m.yaml:9:5)")
+        );
+        assert!(
+            failure.text().unwrap().contains("-ok\n+retry\n"),
+            "{:?}",
+            failure.text()
+        );
+
+        let spec_error = cases[3];
+        assert_eq!(spec_error.attribute("classname"), Some("specs/broken"));
+        let error = spec_error
+            .children()
+            .find(|n| n.has_tag_name("error"))
+            .unwrap();
+        assert_eq!(error.attribute("type"), Some("spec_error"));
+        assert_eq!(
+            error.attribute("message"),
+            Some("specs/broken/b.yaml:1:4: bad")
+        );
+
+        let skipped = cases[2]
+            .children()
+            .find(|n| n.has_tag_name("skipped"))
+            .unwrap();
+        assert_eq!(skipped.attribute("message"), Some("why"));
+    }
+
+    #[test]
+    fn a_path_without_a_folder_is_classed_as_dot() {
+        assert_eq!(folder("a.yaml"), ".");
+        assert_eq!(folder("/a.yaml"), ".");
+        assert_eq!(folder("x/y/a.yaml"), "x/y");
+    }
+}

@@ -1,0 +1,268 @@
+//! Where a run's reports go: the chosen format on stdout or into `--output` (written
+//! atomically), the human summary on the terminal, GitHub annotations, the progress bar.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use super::{
+    GithubAnnotations, HumanReporter, JsonReporter, JunitReporter, Palette, ProgressReporter,
+    TapReporter,
+};
+use crate::runner::{Event, Reporter};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Colored lines for people, with diffs.
+    #[default]
+    Human,
+    /// One JSON object per event (docs/reports.md).
+    Json,
+    /// JUnit XML, one testcase per spec.
+    Junit,
+    /// TAP version 13.
+    Tap,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    pub format: ReportFormat,
+    /// Write the chosen format here instead of stdout; stdout then gets the human report.
+    pub output: Option<PathBuf>,
+    pub palette: Palette,
+    /// Human reports list passing specs too.
+    pub show_passes: bool,
+    /// Print `::error` workflow commands for failures.
+    pub github_annotations: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl ReportOptions {
+    /// Whether this runs as a GitHub Actions step.
+    pub fn in_github_actions() -> bool {
+        std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+    }
+
+    /// A progress bar only for a person watching: stderr is a terminal and this is no CI job.
+    pub fn progress_wanted() -> bool {
+        std::env::var_os("CI").is_none() && io::stderr().is_terminal()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the report to {path}: {source}")]
+pub struct OutputError {
+    pub path: String,
+    pub source: io::Error,
+}
+
+/// The reporters of one run. `finish` must be called after the run to write `--output`.
+pub struct Outputs {
+    reporter: Box<dyn Reporter>,
+    file: Option<(PendingFile, SharedBuffer)>,
+}
+
+impl Outputs {
+    /// Sets up every reporter; fails early when `--output` cannot be created.
+    pub fn open(options: &ReportOptions) -> Result<Outputs, OutputError> {
+        let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
+        let mut file = None;
+        let machine_on_stdout = options.output.is_none() && options.format != ReportFormat::Human;
+        if let Some(path) = &options.output {
+            let buffer = SharedBuffer::default();
+            reporters.push(format_reporter(options, buffer.clone(), Palette::plain()));
+            file = Some((PendingFile::create(path)?, buffer));
+        }
+        if machine_on_stdout {
+            reporters.push(format_reporter(options, io::stdout(), options.palette));
+        } else {
+            let mut human = HumanReporter::new(io::stdout(), options.palette);
+            human.show_passes = options.show_passes;
+            reporters.push(Box::new(human));
+        }
+        if options.github_annotations {
+            // Workflow commands are read from stdout; it stays parseable when a format has it.
+            if machine_on_stdout {
+                reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
+            } else {
+                reporters.push(Box::new(GithubAnnotations::new(io::stdout())));
+            }
+        }
+        let mut reporter: Box<dyn Reporter> = Box::new(Fanout(reporters));
+        if options.progress {
+            reporter = Box::new(ProgressReporter::new(reporter));
+        }
+        Ok(Outputs { reporter, file })
+    }
+
+    pub fn reporter(&mut self) -> &mut dyn Reporter {
+        self.reporter.as_mut()
+    }
+
+    /// Writes `--output`, if any, replacing the file in one step.
+    pub fn finish(self) -> Result<(), OutputError> {
+        let Outputs { reporter, file } = self;
+        // Dropping the reporters clears the progress bar and flushes everything they hold.
+        drop(reporter);
+        match file {
+            Some((pending, buffer)) => pending.commit(&buffer.take()),
+            None => Ok(()),
+        }
+    }
+}
+
+fn format_reporter<W: Write + 'static>(
+    options: &ReportOptions,
+    out: W,
+    palette: Palette,
+) -> Box<dyn Reporter> {
+    match options.format {
+        ReportFormat::Human => {
+            let mut human = HumanReporter::new(out, palette);
+            human.show_passes = options.show_passes;
+            Box::new(human)
+        }
+        ReportFormat::Json => Box::new(JsonReporter::new(out)),
+        ReportFormat::Junit => Box::new(JunitReporter::new(out)),
+        ReportFormat::Tap => Box::new(TapReporter::new(out)),
+    }
+}
+
+/// Hands every event to each reporter in turn.
+struct Fanout(Vec<Box<dyn Reporter>>);
+
+impl Reporter for Fanout {
+    fn event(&mut self, event: &Event) {
+        for reporter in &mut self.0 {
+            reporter.event(event);
+        }
+    }
+}
+
+/// An in-memory report that the file is written from once the run is over.
+#[derive(Clone, Default)]
+struct SharedBuffer(Rc<RefCell<Vec<u8>>>);
+
+impl SharedBuffer {
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut self.0.borrow_mut())
+    }
+}
+
+impl Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A temporary file beside the target, renamed over it when complete, so a reader never
+/// sees half a report and an interrupted run leaves the previous report in place.
+struct PendingFile {
+    target: PathBuf,
+    temp: PathBuf,
+    file: Option<File>,
+}
+
+impl PendingFile {
+    fn create(target: &Path) -> Result<PendingFile, OutputError> {
+        let error = |source| OutputError {
+            path: crate::source::display_path(target),
+            source,
+        };
+        let Some(name) = target.file_name() else {
+            return Err(error(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a file name",
+            )));
+        };
+        if target.is_dir() {
+            return Err(error(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "it is a folder",
+            )));
+        }
+        let temp = target.with_file_name(format!(
+            ".{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let file = File::create(&temp).map_err(error)?;
+        Ok(PendingFile {
+            target: target.to_path_buf(),
+            temp,
+            file: Some(file),
+        })
+    }
+
+    fn commit(mut self, bytes: &[u8]) -> Result<(), OutputError> {
+        let result = match self.file.take() {
+            Some(mut file) => file
+                .write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .and_then(|()| std::fs::rename(&self.temp, &self.target)),
+            None => Ok(()),
+        };
+        result.map_err(|source| OutputError {
+            path: crate::source::display_path(&self.target),
+            source,
+        })
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        // Still here unless the rename happened: a run that stopped early leaves no litter.
+        let _ = std::fs::remove_file(&self.temp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pending_file_appears_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("report.xml");
+        std::fs::write(&target, "old").unwrap();
+
+        let pending = PendingFile::create(&target).unwrap();
+        drop(pending);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+
+        PendingFile::create(&target)
+            .unwrap()
+            .commit(b"new")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_missing_folder_or_a_folder_target_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no/such/report.xml");
+        let error = PendingFile::create(&missing).err().unwrap();
+        assert!(
+            error.to_string().starts_with("cannot write the report to "),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("/no/such/report.xml: No such file or directory (os error 2)"),
+            "{error}"
+        );
+        let error = PendingFile::create(dir.path()).err().unwrap();
+        assert!(error.to_string().ends_with(": it is a folder"), "{error}");
+    }
+}
