@@ -83,7 +83,7 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
     let Some(name) = probe.contract else {
         return Err(SpecError::invalid(
             file,
-            Position::START,
+            first_content(file),
             format!("missing field `contract`; expected one of {known}"),
         ));
     };
@@ -94,6 +94,20 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
             format!("unknown contract `{}`; expected one of {known}", name.value),
         )
     })
+}
+
+/// Where the YAML content starts: past leading comments (such as the schema line) and blank lines.
+fn first_content(file: &SourceFile) -> Position {
+    file.text
+        .lines()
+        .enumerate()
+        .find(|(_, line)| {
+            let content = line.trim();
+            !content.is_empty() && !content.starts_with('#') && content != "---"
+        })
+        .map_or(Position::START, |(index, line)| {
+            Position::new(index + 1, line.len() - line.trim_start().len() + 1)
+        })
 }
 
 #[cfg(test)]
@@ -139,6 +153,18 @@ mod tests {
     #[test]
     fn a_quoted_contract_still_loads_through_the_parser() {
         assert!(load_text("contract: \"dlq-consumer\"\nname: x\n").is_ok());
+    }
+
+    #[test]
+    fn a_missing_contract_is_reported_at_the_first_key_past_comments() {
+        let error = load_text("# yaml-language-server: $schema=x.json\n\nname: x\n")
+            .err()
+            .unwrap();
+        assert_eq!(error.position, Position::new(3, 1));
+        assert!(
+            error.message.starts_with("missing field `contract`"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -48,7 +48,18 @@ fn polish(message: &str) -> String {
     if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
         return format!("duplicate key `{rest}`: each key may appear once");
     }
-    message
+    // serde names Rust enum variants, types and parser events; spec authors think in YAML values.
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return format!("unknown value {rest}");
+    }
+    match message.as_str() {
+        "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
+            "expected a whole number, 0 or more".to_owned()
+        }
+        "expected sequence start" => "expected a list".to_owned(),
+        "expected mapping start" => "expected a mapping (`key: value` lines)".to_owned(),
+        _ => message,
+    }
 }
 
 /// A value written either as a bare name (`recover`) or as a mapping with exactly one key
@@ -250,6 +261,45 @@ mod tests {
         let error = parse_text::<Value>("a: 1\na: 2\n").unwrap_err();
         assert_eq!(error.message, "duplicate key `a`: each key may appear once");
         assert_eq!(error.position, Position::new(2, 1));
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Shapes {
+        #[serde(default)]
+        count: u64,
+        #[serde(default)]
+        items: Vec<String>,
+        #[serde(default)]
+        table: std::collections::BTreeMap<String, u64>,
+    }
+
+    #[test]
+    fn wrong_types_are_told_in_yaml_words_not_rust_types() {
+        let cases = [
+            (
+                "count: three\n",
+                "expected a whole number, 0 or more",
+                (1, 8),
+            ),
+            ("count: -1\n", "expected a whole number, 0 or more", (1, 8)),
+            ("items: x\n", "expected a list", (1, 8)),
+            (
+                "table: [1]\n",
+                "expected a mapping (`key: value` lines)",
+                (1, 8),
+            ),
+        ];
+        for (text, message, (line, column)) in cases {
+            let error = parse_text::<Shapes>(text).unwrap_err();
+            assert_eq!(error.message, message, "{text:?}");
+            assert_eq!(error.position, Position::new(line, column), "{text:?}");
+        }
+        let error = parse_text::<Steps>("steps: [recover, {proces: ok}]\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "unknown value `proces`, expected one of process, recover"
+        );
     }
 
     #[test]

@@ -2,6 +2,9 @@
 
 mod common;
 mod external;
+mod fixtures;
 mod outcome_queue_teeth;
 mod reports;
 mod run_cli;
+mod suite;
+mod teeth;

@@ -370,7 +370,7 @@ impl Implementation for BuiltinAsExternal {
 fn run_specs(implementation: &mut dyn Implementation) -> Vec<SpecReport> {
     let config = RunConfig {
         paths: vec![root().join("specs").join("outcome-queue")],
-        filters: Vec::new(),
+        ..RunConfig::default()
     };
     let prepared = runner::prepare(&config).expect("the bundled specs are found");
     assert!(

@@ -1,13 +1,78 @@
 //! `dlqspec run` on the bundled suite and on broken specs.
 
-use crate::common::{path_arg, run, temp_spec};
+use crate::common::{path_arg, root, run, temp_spec};
+
+/// Every spec file under `specs/`, as the binary shows its path.
+fn bundled_specs() -> Vec<String> {
+    let mut specs: Vec<String> = walkdir::WalkDir::new(root().join("specs"))
+        .into_iter()
+        .map(|entry| entry.expect("readable specs folder"))
+        .filter(|entry| entry.path().extension().is_some_and(|e| e == "yaml"))
+        .map(|entry| {
+            let relative = entry.path().strip_prefix(root()).expect("under the root");
+            relative.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    specs.sort();
+    specs
+}
 
 #[test]
 fn the_bundled_suite_passes_on_the_builtin_implementation() {
     let ran = run(&["run", "specs"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let specs = bundled_specs();
+    assert!(specs.len() >= 32, "only {} bundled specs", specs.len());
+    for spec in &specs {
+        assert!(
+            ran.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("PASS  {spec}  "))),
+            "{spec} not reported as passing:\n{}",
+            ran.stdout
+        );
+    }
     let last = ran.stdout.lines().last().unwrap_or_default();
-    assert!(last.ends_with(" passed, 0 failed"), "closing line: {last}");
+    assert_eq!(last, format!("{} passed, 0 failed", specs.len()));
+}
+
+#[test]
+fn every_rule_is_covered_by_the_bundled_suite() {
+    let ran = run(&["rules"]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert!(!ran.stdout.contains("NOT COVERED"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.ends_with("every rule is covered\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn every_bundled_spec_names_its_schema_describes_itself_and_lists_rules() {
+    for spec in bundled_specs() {
+        let text = std::fs::read_to_string(root().join(&spec)).expect("spec readable");
+        let first = text.lines().next().unwrap_or_default();
+        let depth = spec.matches('/').count();
+        let schema = format!(
+            "# yaml-language-server: $schema={}schema/dlqspec.schema.json",
+            "../".repeat(depth)
+        );
+        assert_eq!(first, schema, "{spec}: first line");
+        let loaded = dlqspec::loader::load_path(&root().join(&spec)).expect("spec loads");
+        let header = loaded.scenario.header();
+        assert!(
+            !header.description.trim().is_empty(),
+            "{spec}: no description"
+        );
+        assert!(!header.rules.is_empty(), "{spec}: no rules");
+        let name = spec.rsplit('/').next().unwrap_or_default();
+        let kebab = name
+            .trim_end_matches(".yaml")
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        assert!(kebab, "{spec}: file name not kebab-case");
+    }
 }
 
 #[test]

@@ -280,7 +280,7 @@ impl Run<'_> {
             .checkpoints
             .iter()
             .filter(|c| c.label == "misuse")
-            .map(|c| c.actual.as_array().map_or(0, Vec::len))
+            .map(|c| c.actual["misuse"].as_array().map_or(0, Vec::len))
             .max()
             .unwrap_or(0);
         if misuse.len() > already {
@@ -422,6 +422,68 @@ fn ordinal(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::implementation::{ImplError, ImplInfo, WorldHost};
+
+    /// Acks every message it receives twice: the second ack is a misuse.
+    struct DoubleAcker;
+
+    impl Implementation for DoubleAcker {
+        fn info(&self) -> ImplInfo {
+            ImplInfo {
+                label: "double-acker".into(),
+                language: "rust".into(),
+                is_reference: false,
+            }
+        }
+
+        fn create(
+            &mut self,
+            _: &str,
+            _: &Value,
+            _: &mut dyn WorldHost,
+        ) -> Result<Reply, ImplError> {
+            Ok(Reply::Returned(Value::Null))
+        }
+
+        fn call(
+            &mut self,
+            _method: &str,
+            _args: &[Value],
+            world: &mut dyn WorldHost,
+        ) -> Result<Reply, ImplError> {
+            let message = match world.world_call("queue.receive", &[]) {
+                Ok(Value::Null) => return Ok(Reply::Returned(Value::Null)),
+                Ok(message) => message,
+                Err(raised) => return Ok(Reply::Raised(raised)),
+            };
+            let id = [message["id"].clone()];
+            let acked = world
+                .world_call("queue.ack", &id)
+                .and_then(|_| world.world_call("queue.ack", &id));
+            Ok(match acked {
+                Ok(_) => Reply::Returned(json!("ok")),
+                Err(raised) => Reply::Raised(raised),
+            })
+        }
+    }
+
+    #[test]
+    fn a_misuse_is_recorded_once_not_again_at_every_later_step() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nsteps:\n  - process: ok\n  - process: none\n  - process: none\n";
+        let scenario = super::super::spec::load(&SourceFile::from_text("t.yaml", text)).unwrap();
+        let run = scenario.run(&mut DoubleAcker, RunMode::Record);
+        let misuse: Vec<_> = run
+            .checkpoints
+            .iter()
+            .filter(|c| c.label == "misuse")
+            .collect();
+        assert_eq!(misuse.len(), 1, "{misuse:?}");
+        assert_eq!(
+            misuse[0].actual,
+            json!({"misuse": ["queue.ack(a): a is not in flight"]})
+        );
+        assert!(matches!(run.outcome, Outcome::Mismatch(_)));
+    }
 
     #[test]
     fn ordinals_read_naturally() {

@@ -432,7 +432,9 @@ mod tests {
         let text = format!("{HEAD}steps:\n  - fault: {{crash: after, call: dlq.putt}}\n");
         let error = load_text(&text).unwrap_err();
         assert!(
-            error.message.starts_with("unknown variant `dlq.putt`"),
+            error
+                .message
+                .starts_with("unknown value `dlq.putt`, expected one of queue.send,"),
             "{}",
             error.message
         );

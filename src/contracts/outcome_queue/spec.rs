@@ -539,7 +539,7 @@ mod tests {
             error(&with_steps(&format!(
                 "{create}  - process: {{outcome: success, returns: ok}}\n"
             ))),
-            "t.yaml:5:42: unknown variant `ok`, expected one of done, retry, dead, none"
+            "t.yaml:5:42: unknown value `ok`, expected one of done, retry, dead, none"
         );
     }
 
