@@ -270,8 +270,8 @@ mod tests {
         assert_eq!(
             got[2],
             json!({"event": "run_finished", "passed": 1, "mismatched": 0, "errored": 0,
-                   "spec_errors": 0, "skipped": 0, "failed": 0, "total": 1,
-                   "duration_ms": 0.0, "exit_code": 0})
+                   "spec_errors": 0, "skipped": 0, "expected_failures": 0, "stale": 0,
+                   "failed": 0, "total": 1, "duration_ms": 0.0, "exit_code": 0})
         );
     }
 
