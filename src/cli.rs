@@ -89,7 +89,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N", value_parser = Partition::from_str)]
     pub partition: Option<Partition>,
 
-    /// How many specs run at once [default: the number of CPU cores].
+    /// How many specs run at once [default: the number of CPU cores; 1 for an external
+    /// --impl, where each job is a process of its own and starting one costs more than the
+    /// whole suite takes to run].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<NonZeroUsize>,
 

@@ -16,11 +16,18 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             return runner::exit::SPEC_OR_USAGE_ERROR;
         }
     };
+    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    // Each job of an external implementation is a process: starting a second one costs more
+    // than the bundled suite takes to run through the first (measured: docs/protocol.md).
+    let jobs = match target {
+        Target::External(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
+        Target::Builtin => args.jobs,
+    };
     let config = RunConfig {
         paths: args.paths,
         filters: args.filter,
         partition: args.partition,
-        jobs: args.jobs,
+        jobs,
         fail_fast: args.fail_fast,
         known_failures,
     };
@@ -32,7 +39,6 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
     let timeout = args.target.timeout;
     let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);

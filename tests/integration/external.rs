@@ -133,6 +133,32 @@ fn reference_solutions_pass_every_bundled_spec() {
     }
 }
 
+#[test]
+fn several_jobs_run_several_processes_and_keep_the_order() {
+    let specs = bundled_specs("specs/dlq-consumer");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("traffic.log");
+    let output = external()
+        .args(["run", "specs/dlq-consumer", "--jobs", "2"])
+        .args(["--impl", "python:examples/python/solution.py"])
+        .env("DLQSPEC_PROTOCOL_LOG", &log)
+        .output()
+        .expect("dlqspec runs");
+    let ran = crate::common::ran(output);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let traffic = std::fs::read_to_string(&log).expect("traffic was logged");
+    let pids: BTreeSet<&str> = traffic
+        .lines()
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(pids.len(), 2, "one process per job: {pids:?}");
+    let shown: Vec<&str> = outcome_lines(&ran.stdout)
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(shown, specs, "the order of the specs is kept");
+}
+
 /// Each buggy solution and the rule it breaks.
 const BUGGY: &[(&str, &str)] = &[
     (
