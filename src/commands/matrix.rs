@@ -68,7 +68,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
                 &palette,
             );
         }
-        println!("written to {}", path.display());
+        let _ = writeln!(std::io::stdout().lock(), "written to {}", path.display());
     }
     matrix.exit_code()
 }
