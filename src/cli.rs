@@ -76,6 +76,19 @@ pub enum Command {
     )]
     Lint(LintArgs),
 
+    /// Start an external implementation, greet it and make a few obvious calls: says exactly
+    /// what is wrong, or shows the handshake and timings. Takes about a second.
+    #[command(
+        after_help = "Examples:\n  dlqspec smoke --impl python:solution.py\n  dlqspec smoke --impl node:solution.ts\n  dlqspec smoke --impl cmd:'./my-impl --protocol'\n\nExits 0 when all is well, 1 otherwise."
+    )]
+    Smoke(SmokeArgs),
+
+    /// Run the specs against several implementations and show a rule-by-implementation table.
+    #[command(
+        after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
+    )]
+    Matrix(MatrixArgs),
+
     /// Print a shell completion script for dlqspec.
     #[command(
         after_help = "Examples:\n  dlqspec completions bash > ~/.local/share/bash-completion/completions/dlqspec\n  dlqspec completions zsh > \"${fpath[1]}/_dlqspec\"\n  dlqspec completions fish > ~/.config/fish/completions/dlqspec.fish"
@@ -106,7 +119,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N", value_parser = Partition::from_str)]
     pub partition: Option<Partition>,
 
-    /// How many specs run at once [default: the number of CPU cores].
+    /// How many specs run at once [default: the number of CPU cores; 1 for an external
+    /// --impl, where each job is a process of its own and starting one costs more than the
+    /// whole suite takes to run].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<NonZeroUsize>,
 
@@ -125,6 +140,14 @@ pub struct RunArgs {
     /// Print only the specs that did not pass, and the closing count.
     #[arg(long, short)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Failures to expect from this implementation (a YAML list of specs and rules, see
+    /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
 }
 
 fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
@@ -189,4 +212,53 @@ pub struct LintArgs {
     /// Spec files or folders (folders are searched for .yaml/.yml files).
     #[arg(default_value = "specs")]
     pub paths: Vec<PathBuf>,
+}
+
+/// Which implementation to check and how long it may take to answer (run, smoke).
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
+    /// or builtin (the default). Shims are found in $DLQSPEC_SHIMS, else in the source tree's
+    /// shims/; $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: Option<crate::external::launch::Target>,
+
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts) or cmd:'COMMAND LINE'.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: crate::external::launch::Target,
+
+    /// Seconds it may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+
+    /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs/.js/.ts) or
+    /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementations: Vec<crate::external::launch::Target>,
+
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+
+    /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }

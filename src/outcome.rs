@@ -17,6 +17,20 @@ pub enum Outcome {
     SpecError(SpecError),
     /// The spec was not run, and why.
     Skipped(String),
+    /// A mismatch or error that a known-failures file lists: reported, not failing the run.
+    ExpectedFailure(Box<ExpectedFailure>),
+    /// A spec that a known-failures file lists passed: the list is out of date, failing the run.
+    Stale(String),
+}
+
+/// A failure the implementation is known to have, and where that is written down.
+#[derive(Debug, Clone)]
+pub struct ExpectedFailure {
+    /// What actually happened: a mismatch or an implementation error.
+    pub failure: Outcome,
+    /// The entry that lists it, as `path:line:col` in the known-failures file.
+    pub listed_at: String,
+    pub reason: Option<String>,
 }
 
 /// Where and how an implementation differed from a spec.
@@ -41,6 +55,8 @@ pub enum OutcomeKind {
     Errored,
     SpecError,
     Skipped,
+    ExpectedFailure,
+    Stale,
 }
 
 impl Outcome {
@@ -51,6 +67,8 @@ impl Outcome {
             Outcome::Errored(_) => OutcomeKind::Errored,
             Outcome::SpecError(_) => OutcomeKind::SpecError,
             Outcome::Skipped(_) => OutcomeKind::Skipped,
+            Outcome::ExpectedFailure(_) => OutcomeKind::ExpectedFailure,
+            Outcome::Stale(_) => OutcomeKind::Stale,
         }
     }
 
@@ -58,7 +76,7 @@ impl Outcome {
     pub fn is_failure(&self) -> bool {
         matches!(
             self,
-            Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_)
+            Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_) | Outcome::Stale(_)
         )
     }
 }

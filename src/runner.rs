@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::contract::RunMode;
 use crate::discover::{self, DiscoverError};
 use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
+use crate::known_failures::KnownFailures;
 use crate::loader::{self, LoadedSpec};
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::parallel;
@@ -37,6 +38,8 @@ pub struct RunConfig {
     pub jobs: Option<NonZeroUsize>,
     /// After the first failure start no more specs; report the rest as skipped.
     pub fail_fast: bool,
+    /// Failures expected of the implementation; applied to each spec's outcome in order.
+    pub known_failures: Option<KnownFailures>,
 }
 
 impl RunConfig {
@@ -71,6 +74,10 @@ pub struct Summary {
     pub errored: usize,
     pub spec_errors: usize,
     pub skipped: usize,
+    /// Failures a known-failures file lists: they do not fail the run.
+    pub expected_failures: usize,
+    /// Listed known failures that passed: they fail the run.
+    pub stale: usize,
     pub duration: Duration,
 }
 
@@ -82,15 +89,17 @@ impl Summary {
             OutcomeKind::Errored => self.errored += 1,
             OutcomeKind::SpecError => self.spec_errors += 1,
             OutcomeKind::Skipped => self.skipped += 1,
+            OutcomeKind::ExpectedFailure => self.expected_failures += 1,
+            OutcomeKind::Stale => self.stale += 1,
         }
     }
 
     pub fn failed(&self) -> usize {
-        self.mismatched + self.errored + self.spec_errors
+        self.mismatched + self.errored + self.spec_errors + self.stale
     }
 
     pub fn total(&self) -> usize {
-        self.passed + self.failed() + self.skipped
+        self.passed + self.failed() + self.skipped + self.expected_failures
     }
 
     pub fn exit_code(&self) -> i32 {
@@ -235,13 +244,24 @@ pub fn run(
         implementation: &info,
     });
     let mut summary = Summary::default();
+    let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
+    // A listed failure is expected: it does not stop a --fail-fast run.
+    let listed = |report: &SpecReport| {
+        config
+            .known_failures
+            .as_ref()
+            .is_some_and(|k| k.lists(report))
+    };
     parallel::run_in_order(
         prepared.len(),
         implementations,
         &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
-        &|report: &SpecReport| config.fail_fast && report.outcome.is_failure(),
+        &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
         &mut |i, report| {
-            let report = report.unwrap_or_else(|| not_run(&prepared[i], NOT_RUN_FAIL_FAST));
+            let mut report = report.unwrap_or_else(|| not_run(&prepared[i], NOT_RUN_FAIL_FAST));
+            if let Some(expected) = &mut expected {
+                expected.apply(i, &mut report);
+            }
             summary.add(&report.outcome);
             reporter.event(&Event::Finished(&report));
         },

@@ -94,6 +94,8 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         Outcome::Errored(_) => ("ERROR: the implementation broke", p.fail),
         Outcome::SpecError(_) => ("SPEC ERROR: the spec itself is broken", p.spec),
         Outcome::Skipped(_) => ("SKIPPED", p.skip),
+        Outcome::ExpectedFailure(_) => ("EXPECTED FAILURE: listed as a known failure", p.skip),
+        Outcome::Stale(_) => ("STALE: listed as a known failure, but passed", p.fail),
     };
     let verdict = match (&explanation.outcome, explanation.differences) {
         (Outcome::Mismatch(_), n) => format!(
@@ -110,6 +112,9 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         Outcome::Errored(e) => render::impl_error(e),
         Outcome::SpecError(e) => render::spec_error(e, p),
         Outcome::Skipped(reason) => format!("{reason}\n"),
+        Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
+            render::details(&explanation.path, &explanation.outcome)
+        }
     };
     for line in details.lines() {
         let _ = writeln!(out, "  {line}");

@@ -14,6 +14,8 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Explain(args) => super::explain::explain(args, palette),
         Command::Bless(args) => super::bless::bless(args, palette),
         Command::Lint(args) => super::lint::lint(args, palette),
+        Command::Smoke(args) => super::smoke::smoke(args, palette),
+        Command::Matrix(args) => super::matrix::matrix(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
     }

@@ -22,8 +22,8 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     let explanation = explain::explain(&spec, &mut Builtin::new());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());
     match explanation.outcome {
-        Outcome::Passed | Outcome::Skipped(_) => exit::PASSED,
-        Outcome::Mismatch(_) | Outcome::Errored(_) => exit::FAILED,
+        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => exit::PASSED,
+        Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => exit::FAILED,
         Outcome::SpecError(_) => exit::SPEC_OR_USAGE_ERROR,
     }
 }

@@ -6,9 +6,11 @@ pub mod dispatch;
 pub mod explain;
 pub mod lint;
 pub mod man;
+pub mod matrix;
 pub mod new;
 pub mod rules;
 pub mod run;
 pub mod schema;
+pub mod smoke;
 
 pub use dispatch::execute;

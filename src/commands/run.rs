@@ -1,18 +1,35 @@
 //! `dlqspec run`: run specs against an implementation and report.
 
-use crate::builtin::Builtin;
 use crate::cli::RunArgs;
+use crate::external::launch::Target;
 use crate::implementation::Implementation;
+use crate::known_failures::KnownFailures;
 use crate::report::{Outputs, Palette, ReportOptions};
 use crate::runner::{self, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
+    let known_failures = match args.known_failures.as_deref().map(KnownFailures::load) {
+        None => None,
+        Some(Ok(list)) => Some(list),
+        Some(Err(error)) => {
+            eprint!("{}", crate::report::render::spec_error(&error, &palette));
+            return runner::exit::SPEC_OR_USAGE_ERROR;
+        }
+    };
+    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    // Each job of an external implementation is a process: starting a second one costs more
+    // than the bundled suite takes to run through the first (measured: docs/protocol.md).
+    let jobs = match target {
+        Target::External(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
+        Target::Builtin => args.jobs,
+    };
     let config = RunConfig {
         paths: args.paths,
         filters: args.filter,
         partition: args.partition,
-        jobs: args.jobs,
+        jobs,
         fail_fast: args.fail_fast,
+        known_failures,
     };
     let options = ReportOptions {
         format: args.format,
@@ -22,7 +39,8 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
     };
-    let factory = || -> Box<dyn Implementation + Send> { Box::new(Builtin::new()) };
+    let timeout = args.target.timeout;
+    let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
     let mut outputs = match Outputs::open(&options) {
         Ok(outputs) => outputs,

@@ -25,7 +25,8 @@ impl<W: Write> GithubAnnotations<W> {
 pub fn annotation(report: &SpecReport) -> Option<String> {
     let name = report.name.as_deref().unwrap_or(&report.path);
     let (position, title) = match &report.outcome {
-        Outcome::Passed | Outcome::Skipped(_) => return None,
+        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => return None,
+        Outcome::Stale(_) => (None, format!("stale known failure: {name}")),
         Outcome::Mismatch(m) => (Some(m.position), format!("mismatch: {name}")),
         Outcome::SpecError(e) => (Some(e.position), format!("spec error: {name}")),
         Outcome::Errored(_) => (None, format!("implementation error: {name}")),

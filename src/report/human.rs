@@ -35,6 +35,8 @@ impl<W: Write> HumanReporter<W> {
             Outcome::Errored(_) => ("ERROR", p.fail),
             Outcome::SpecError(_) => ("SPEC ", p.spec),
             Outcome::Skipped(_) => ("SKIP ", p.skip),
+            Outcome::ExpectedFailure(_) => ("XFAIL", p.skip),
+            Outcome::Stale(_) => ("STALE", p.fail),
         };
         if matches!(report.outcome, Outcome::Passed) && !self.show_passes {
             return Ok(());
@@ -57,6 +59,8 @@ impl<W: Write> HumanReporter<W> {
             Outcome::Errored(e) => render::impl_error(e),
             Outcome::SpecError(e) => render::spec_error(e, &p),
             Outcome::Skipped(reason) => format!("{reason}\n"),
+            Outcome::ExpectedFailure(known) => render::expected_failure(&report.path, known),
+            Outcome::Stale(message) => format!("{message}\n"),
         };
         for line in details.lines() {
             writeln!(self.out, "      {line}")?;
@@ -73,12 +77,23 @@ impl<W: Write> HumanReporter<W> {
                 (summary.mismatched, "mismatched"),
                 (summary.errored, "errored"),
                 (summary.spec_errors, "spec errors"),
+                (summary.stale, "stale known failures"),
             ] {
                 if count > 0 {
                     parts.push(format!("{count} {what}"));
                 }
             }
             writeln!(self.out, "failed: {}", parts.join(", "))?;
+        }
+        if summary.expected_failures > 0 {
+            writeln!(
+                self.out,
+                "{}",
+                paint(
+                    p.skip,
+                    &format!("{} known failures, as expected", summary.expected_failures)
+                )
+            )?;
         }
         let passed = paint(p.pass, &format!("{} passed", summary.passed));
         let failed_text = format!("{} failed", summary.failed());

@@ -48,6 +48,8 @@ enum Line<'a> {
         errored: usize,
         spec_errors: usize,
         skipped: usize,
+        expected_failures: usize,
+        stale: usize,
         failed: usize,
         total: usize,
         duration_ms: f64,
@@ -166,6 +168,8 @@ fn finished_line(summary: &Summary) -> Line<'static> {
         errored: summary.errored,
         spec_errors: summary.spec_errors,
         skipped: summary.skipped,
+        expected_failures: summary.expected_failures,
+        stale: summary.stale,
         failed: summary.failed(),
         total: summary.total(),
         duration_ms: millis(summary.duration),
@@ -266,8 +270,8 @@ mod tests {
         assert_eq!(
             got[2],
             json!({"event": "run_finished", "passed": 1, "mismatched": 0, "errored": 0,
-                   "spec_errors": 0, "skipped": 0, "failed": 0, "total": 1,
-                   "duration_ms": 0.0, "exit_code": 0})
+                   "spec_errors": 0, "skipped": 0, "expected_failures": 0, "stale": 0,
+                   "failed": 0, "total": 1, "duration_ms": 0.0, "exit_code": 0})
         );
     }
 

@@ -118,6 +118,17 @@ fn status(report: &SpecReport) -> TestCaseStatus {
             "implementation_error",
             e.message.clone(),
         ),
+        // JUnit has no expected failure: it is skipped, with where it is listed.
+        Outcome::ExpectedFailure(known) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(render::expected_failure(&report.path, known).trim_end());
+            return status;
+        }
+        Outcome::Stale(message) => (
+            TestCaseStatus::non_success(NonSuccessKind::Failure),
+            "stale_known_failure",
+            message.clone(),
+        ),
     };
     status.set_type(kind);
     status.set_message(message);

@@ -4,9 +4,11 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod matrix;
 pub mod outputs;
 pub mod progress;
 pub mod render;
+pub mod smoke;
 pub mod style;
 pub mod tap;
 

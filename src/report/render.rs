@@ -6,7 +6,7 @@ use similar::{ChangeTag, TextDiff};
 
 use super::style::{Palette, paint};
 use crate::implementation::ImplError;
-use crate::outcome::{Mismatch, Outcome};
+use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
 use crate::spec_error::SpecError;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line.
@@ -117,7 +117,27 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
         Outcome::Errored(e) => impl_error(e),
         Outcome::SpecError(e) => spec_error(e, &plain),
         Outcome::Skipped(reason) => format!("skipped: {reason}\n"),
+        Outcome::ExpectedFailure(known) => {
+            let mut out = expected_failure(path, known);
+            out.push_str(&details(path, &known.failure));
+            out
+        }
+        Outcome::Stale(message) => format!("{message}\n"),
     }
+}
+
+/// Where an expected failure is listed and why, and the first line of what happened.
+pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
+    let mut out = format!("known failure, listed at {}", known.listed_at);
+    if let Some(reason) = &known.reason {
+        let _ = write!(out, ": {reason}");
+    }
+    out.push('\n');
+    let happened = details(path, &known.failure);
+    if let Some(first) = happened.lines().next() {
+        let _ = writeln!(out, "{first}");
+    }
+    out
 }
 
 #[cfg(test)]

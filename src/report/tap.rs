@@ -35,7 +35,20 @@ impl<W: Write> TapReporter<W> {
             Outcome::Skipped(reason) => {
                 writeln!(self.out, "ok {n} - {description} # SKIP {}", escape(reason))
             }
-            Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_) => {
+            // TAP's TODO directive is an expected failure: it does not fail the run.
+            Outcome::ExpectedFailure(known) => {
+                let reason = known.reason.as_deref().unwrap_or("known failure");
+                writeln!(
+                    self.out,
+                    "not ok {n} - {description} # TODO {}",
+                    escape(reason)
+                )?;
+                self.out.write_all(diagnostics(report).as_bytes())
+            }
+            Outcome::Mismatch(_)
+            | Outcome::Errored(_)
+            | Outcome::SpecError(_)
+            | Outcome::Stale(_) => {
                 writeln!(self.out, "not ok {n} - {description}")?;
                 self.out.write_all(diagnostics(report).as_bytes())
             }
@@ -91,6 +104,8 @@ fn diagnostics(report: &SpecReport) -> String {
             fields.push(("message", block(&e.message)));
         }
         Outcome::Errored(e) => fields.push(("message", block(&e.message))),
+        Outcome::ExpectedFailure(known) => fields.push(("listed_at", quoted(&known.listed_at))),
+        Outcome::Stale(message) => fields.push(("message", block(message))),
         Outcome::Passed | Outcome::Skipped(_) => {}
     }
     if !report.rules.is_empty() {
@@ -116,6 +131,8 @@ fn kind_name(report: &SpecReport) -> &'static str {
         Outcome::Errored(_) => "errored",
         Outcome::SpecError(_) => "spec_error",
         Outcome::Skipped(_) => "skipped",
+        Outcome::ExpectedFailure(_) => "expected_failure",
+        Outcome::Stale(_) => "stale",
     }
 }
 

@@ -1,0 +1,26 @@
+//! `dlqspec smoke`: try an external implementation quickly and say what is wrong with it.
+
+use std::io::Write;
+
+use crate::cli::SmokeArgs;
+use crate::external::launch::Target;
+use crate::external::smoke;
+use crate::report::Palette;
+use crate::runner::exit;
+
+pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
+    let Target::External(launch) = args.implementation else {
+        return super::dispatch::usage_error(
+            "smoke tries an external implementation (python:FILE, node:FILE or cmd:'COMMAND LINE'); the built-in one needs no smoke test",
+            &palette,
+        );
+    };
+    let report = smoke::smoke(launch, args.timeout);
+    let text = crate::report::smoke::smoke(&report, &palette);
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    if report.ok() {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    }
+}

@@ -1,0 +1,293 @@
+//! `--impl` values: which implementation to check, and how to start it.
+//!
+//! `python:FILE` and `node:FILE` run a solution under the shims shipped in `shims/`;
+//! `cmd:'COMMAND LINE'` runs any program that speaks the protocol itself; `builtin` is the
+//! reference. Where the shims are: `$DLQSPEC_SHIMS`, else the `shims/` folder of the source
+//! tree dlqspec was built from. Interpreters: `$DLQSPEC_PYTHON` (default `python3`) and
+//! `$DLQSPEC_NODE` (default `node`), each a command line.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::process::{ExternalImplementation, Launch};
+use crate::builtin::Builtin;
+use crate::implementation::Implementation;
+
+/// The shims folder baked in at build time, used when `DLQSPEC_SHIMS` is not set.
+pub const BUILT_IN_SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
+
+pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
+pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
+
+/// An implementation to check, as named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Builtin,
+    External(Launch),
+}
+
+impl Target {
+    pub fn label(&self) -> &str {
+        match self {
+            Target::Builtin => "builtin",
+            Target::External(launch) => &launch.label,
+        }
+    }
+
+    /// A fresh implementation (for an external one, a process started on first use).
+    pub fn instantiate(&self, timeout: Duration) -> Box<dyn Implementation + Send> {
+        match self {
+            Target::Builtin => Box::new(Builtin::new()),
+            Target::External(launch) => {
+                Box::new(ExternalImplementation::new(launch.clone(), timeout))
+            }
+        }
+    }
+}
+
+const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin";
+
+/// Parses an `--impl` value, reading the environment for shims and interpreters.
+pub fn parse(value: &str) -> Result<Target, String> {
+    parse_with(value, &|name| std::env::var(name).ok())
+}
+
+/// `parse`, with the environment given (for tests).
+pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Target, String> {
+    if value == "builtin" {
+        return Ok(Target::Builtin);
+    }
+    let (kind, rest) = match value.split_once(':') {
+        Some((kind @ ("python" | "node" | "cmd"), rest)) => (kind, rest),
+        _ => match Path::new(value).extension().and_then(|e| e.to_str()) {
+            Some("py") => ("python", value),
+            Some("mjs" | "js" | "cjs" | "ts" | "mts" | "cts") => ("node", value),
+            _ => {
+                return Err(format!("cannot tell how to run `{value}`; write {FORMS}"));
+            }
+        },
+    };
+    let label = format!("{kind}:{rest}");
+    match kind {
+        "cmd" => {
+            let words = shell_words::split(rest)
+                .map_err(|error| format!("`{value}`: cannot split the command line: {error}"))?;
+            let Some((program, args)) = words.split_first() else {
+                return Err(format!("`{value}`: the command line is empty"));
+            };
+            Ok(Target::External(Launch {
+                label,
+                language: "unknown".into(),
+                program: program.clone(),
+                args: args.to_vec(),
+                hint: None,
+            }))
+        }
+        "python" => shimmed(
+            label,
+            rest,
+            "python",
+            PYTHON_SHIM,
+            ("DLQSPEC_PYTHON", "python3"),
+            env,
+        ),
+        _ => shimmed(
+            label,
+            rest,
+            "javascript",
+            NODE_SHIM,
+            ("DLQSPEC_NODE", "node"),
+            env,
+        ),
+    }
+}
+
+fn shimmed(
+    label: String,
+    solution: &str,
+    language: &str,
+    shim: &str,
+    (variable, default): (&str, &str),
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Target, String> {
+    if solution.is_empty() {
+        return Err(format!("`{label}` names no file; write {FORMS}"));
+    }
+    if !Path::new(solution).is_file() {
+        return Err(format!("`{label}`: no such file `{solution}`"));
+    }
+    let (shims, from) = match env("DLQSPEC_SHIMS").filter(|s| !s.is_empty()) {
+        Some(dir) => (PathBuf::from(dir), "DLQSPEC_SHIMS"),
+        None => (PathBuf::from(BUILT_IN_SHIMS), "the build"),
+    };
+    let shim = shims.join(shim);
+    if !shim.is_file() {
+        return Err(format!(
+            "the {language} shim is not at {} (shims folder from {from}); set DLQSPEC_SHIMS to the folder that holds {}",
+            shim.display(),
+            if language == "python" {
+                PYTHON_SHIM
+            } else {
+                NODE_SHIM
+            }
+        ));
+    }
+    let interpreter = env(variable).filter(|s| !s.trim().is_empty());
+    let mut words = match &interpreter {
+        Some(line) => shell_words::split(line)
+            .map_err(|error| format!("{variable}: cannot split `{line}`: {error}"))?,
+        None => vec![default.to_owned()],
+    };
+    let program = words.remove(0);
+    words.push(shim.to_string_lossy().into_owned());
+    words.push(solution.to_owned());
+    Ok(Target::External(Launch {
+        label,
+        language: language.into(),
+        program,
+        args: words,
+        hint: Some(format!(
+            "set {variable} to the {} command to use",
+            if language == "python" {
+                "Python 3"
+            } else {
+                "Node.js (20 or later)"
+            }
+        )),
+    }))
+}
+
+/// Parses `--timeout SECS`: a positive number of seconds, fractions allowed.
+pub fn parse_timeout(value: &str) -> Result<Duration, String> {
+    let secs: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not a number of seconds"))?;
+    if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+        return Err(format!(
+            "`{value}`: the timeout must be more than 0 and at most 86400 seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shims_fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for shim in [PYTHON_SHIM, NODE_SHIM] {
+            let path = dir.path().join(shim);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        std::fs::write(dir.path().join("solution.py"), "").unwrap();
+        std::fs::write(dir.path().join("solution.ts"), "").unwrap();
+        dir
+    }
+
+    fn external(target: Target) -> Launch {
+        match target {
+            Target::External(launch) => launch,
+            Target::Builtin => panic!("expected an external target"),
+        }
+    }
+
+    #[test]
+    fn python_runs_the_shim_with_the_solution() {
+        let dir = shims_fixture();
+        let shims = dir.path().to_string_lossy().into_owned();
+        let solution = dir.path().join("solution.py");
+        let solution = solution.to_str().unwrap();
+        let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
+        let launch = external(parse_with(&format!("python:{solution}"), &env).unwrap());
+        assert_eq!(launch.program, "python3");
+        assert_eq!(
+            launch.args,
+            [
+                dir.path().join(PYTHON_SHIM).to_string_lossy().into_owned(),
+                solution.to_owned()
+            ]
+        );
+        assert_eq!(launch.label, format!("python:{solution}"));
+        // A bare path is recognised by its extension.
+        assert_eq!(
+            external(parse_with(solution, &env).unwrap()).label,
+            format!("python:{solution}")
+        );
+    }
+
+    #[test]
+    fn interpreters_can_be_overridden_with_a_command_line() {
+        let dir = shims_fixture();
+        let shims = dir.path().to_string_lossy().into_owned();
+        let solution = dir.path().join("solution.ts");
+        let env = |name: &str| match name {
+            "DLQSPEC_SHIMS" => Some(shims.clone()),
+            "DLQSPEC_NODE" => Some("'/opt/node 22/bin/node' --no-warnings".into()),
+            _ => None,
+        };
+        let launch = external(parse_with(&format!("node:{}", solution.display()), &env).unwrap());
+        assert_eq!(launch.program, "/opt/node 22/bin/node");
+        assert_eq!(launch.args[0], "--no-warnings");
+        assert!(launch.args[1].ends_with(NODE_SHIM));
+    }
+
+    #[test]
+    fn cmd_splits_like_a_shell() {
+        let launch = external(parse_with("cmd:python3 -u 'my impl.py' --fast", &|_| None).unwrap());
+        assert_eq!(launch.program, "python3");
+        assert_eq!(launch.args, ["-u", "my impl.py", "--fast"]);
+        assert_eq!(launch.label, "cmd:python3 -u 'my impl.py' --fast");
+    }
+
+    #[test]
+    fn bad_values_say_what_is_expected() {
+        let none = |_: &str| None;
+        assert_eq!(
+            parse_with("ruby:x.rb", &none).unwrap_err(),
+            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin"
+        );
+        assert_eq!(
+            parse_with("cmd:  ", &none).unwrap_err(),
+            "`cmd:  `: the command line is empty"
+        );
+        assert_eq!(
+            parse_with("cmd:python3 'x", &none).unwrap_err(),
+            "`cmd:python3 'x`: cannot split the command line: missing closing quote"
+        );
+        assert_eq!(
+            parse_with("python:/no/such/solution.py", &none).unwrap_err(),
+            "`python:/no/such/solution.py`: no such file `/no/such/solution.py`"
+        );
+        let dir = shims_fixture();
+        let solution = dir.path().join("solution.py");
+        let empty = tempfile::tempdir().unwrap();
+        let shims = empty.path().to_string_lossy().into_owned();
+        let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
+        let error = parse_with(&format!("python:{}", solution.display()), &env).unwrap_err();
+        assert!(
+            error.starts_with("the python shim is not at ")
+                && error.ends_with(
+                    "(shims folder from DLQSPEC_SHIMS); set DLQSPEC_SHIMS to the folder that holds python/dlqspec_shim.py"
+                ),
+            "{error}"
+        );
+        assert_eq!(parse_with("builtin", &none), Ok(Target::Builtin));
+    }
+
+    #[test]
+    fn timeouts_are_positive_seconds() {
+        assert_eq!(parse_timeout("5"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_timeout("0.25"), Ok(Duration::from_millis(250)));
+        assert!(parse_timeout("0").is_err());
+        assert!(parse_timeout("-1").is_err());
+        assert!(parse_timeout("NaN").is_err());
+        assert!(parse_timeout("inf").is_err());
+        assert_eq!(
+            parse_timeout("soon").unwrap_err(),
+            "`soon` is not a number of seconds"
+        );
+    }
+}

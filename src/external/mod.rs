@@ -1,0 +1,7 @@
+//! External implementations: programs checked through the JSON-lines protocol (docs/protocol.md).
+
+pub mod children;
+pub mod launch;
+pub mod process;
+pub mod protocol;
+pub mod smoke;

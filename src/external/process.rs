@@ -1,0 +1,890 @@
+//! An implementation under test that runs as a child process speaking the JSON-lines protocol.
+//!
+//! One process serves spec after spec: it is started and greeted (`hello`) on first use, asked
+//! for a fresh instance per spec (`new`), called (`call`), and serves its world calls through
+//! the scenario's `WorldHost` while a request is open. Everything that can go wrong with a
+//! process (a hang, an exit, garbage on stdout, a wrong `seq`) becomes an `ImplError` for the
+//! spec at hand; the process is then stopped and started again for the next spec.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::children::{self, Guard};
+use super::protocol::{
+    self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
+    Request,
+};
+use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost};
+
+/// How long one request may take, world calls included, unless `--timeout` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The least time a process gets to answer `hello`: interpreters, module loading and
+/// TypeScript compilation start slowly, more so on a busy machine.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a process may take to leave after `bye` before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// A line on stdout longer than this is not a protocol message.
+const MAX_LINE: usize = 16 << 20;
+
+/// Lines of stderr kept for error reports, and the length each is cut to.
+const STDERR_TAIL_LINES: usize = 20;
+const STDERR_LINE_CHARS: usize = 400;
+
+/// How to start an implementation, and what to call it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// Shown in reports, e.g. `python:examples/python/solution.py`.
+    pub label: String,
+    /// The language until the implementation names its own in `hello`.
+    pub language: String,
+    pub program: String,
+    pub args: Vec<String>,
+    /// Said when the program cannot be started, e.g. which variable names another interpreter.
+    pub hint: Option<String>,
+}
+
+impl Launch {
+    /// The command line, for messages.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .map(|word| shell_words::quote(word).into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// What an implementation said about itself when greeted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handshake {
+    pub implementation: ImplementationInfo,
+    pub contracts: Vec<String>,
+    pub pid: u32,
+    /// From starting the process to its `hello`.
+    pub startup: Duration,
+}
+
+/// How a process left when asked to (`bye`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Departure {
+    /// Whether it answered `bye` before leaving.
+    pub said_bye: bool,
+    /// `None` when it lingered and had to be killed.
+    pub status: Option<ExitStatus>,
+    pub took: Duration,
+}
+
+/// An external implementation: a process started on first use and restarted after it broke.
+pub struct ExternalImplementation {
+    launch: Launch,
+    timeout: Duration,
+    process: Option<Process>,
+    handshake: Option<Handshake>,
+    /// A failure starting it; starting again would fail the same way, so every later spec
+    /// gets it again, in brief.
+    fatal: Option<ImplError>,
+}
+
+impl ExternalImplementation {
+    pub fn new(launch: Launch, timeout: Duration) -> Self {
+        ExternalImplementation {
+            launch,
+            timeout,
+            process: None,
+            handshake: None,
+            fatal: None,
+        }
+    }
+
+    pub fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Starts the process and greets it, unless it is running already.
+    pub fn start(&mut self) -> Result<&Handshake, ImplError> {
+        if let Some(fatal) = &self.fatal {
+            return Err(ImplError::new(
+                fatal.kind,
+                format!("{} (in full above)", brief(&fatal.message)),
+            ));
+        }
+        if self.process.is_none() {
+            match Process::start(&self.launch, self.timeout) {
+                Ok((process, handshake)) => {
+                    self.process = Some(process);
+                    self.handshake = Some(handshake);
+                }
+                Err(error) => {
+                    self.fatal = Some(error.clone());
+                    return Err(error);
+                }
+            }
+        }
+        self.handshake
+            .as_ref()
+            .ok_or_else(|| ImplError::new(ImplErrorKind::Startup, "no handshake"))
+    }
+
+    /// The last successful handshake, if any.
+    pub fn handshake(&self) -> Option<&Handshake> {
+        self.handshake.as_ref()
+    }
+
+    /// Says `bye` and waits for the process to leave (killing it if it lingers).
+    pub fn shutdown(&mut self) -> Option<Departure> {
+        self.process.take().map(Process::leave)
+    }
+
+    /// Sends one request and waits for its reply, serving world calls meanwhile. Whatever
+    /// breaks the exchange also ends the process: its state is unknown from then on.
+    fn exchange(
+        &mut self,
+        request: Request,
+        what: &str,
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError> {
+        self.start()?;
+        let Some(mut process) = self.process.take() else {
+            return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
+        };
+        let result = process
+            .exchange(request, what, world, self.timeout)
+            .and_then(|message| match message {
+                Message::Return { value } => Ok(Reply::Returned(value)),
+                Message::Raised { error } => Ok(Reply::Raised(error)),
+                Message::Skipped { reason } => Ok(Reply::Skipped(reason)),
+                Message::Errored {
+                    message, details, ..
+                } => Err(Broke::Errored(errored_text(
+                    &format!("the implementation could not serve {what}: {message}"),
+                    details.as_deref(),
+                ))),
+                other => Err(Broke::Protocol(format!(
+                    "a `{}` message is not a reply to {what}",
+                    other.type_name()
+                ))),
+            });
+        match result {
+            Ok(reply) => {
+                self.process = Some(process);
+                Ok(reply)
+            }
+            Err(Broke::Errored(message)) => {
+                self.process = Some(process);
+                Err(ImplError::new(ImplErrorKind::Errored, message))
+            }
+            Err(broke) => Err(process.failure(broke, what, self.timeout)),
+        }
+    }
+}
+
+impl Implementation for ExternalImplementation {
+    fn info(&self) -> ImplInfo {
+        ImplInfo {
+            label: self.launch.label.clone(),
+            language: self.handshake.as_ref().map_or_else(
+                || self.launch.language.clone(),
+                |h| h.implementation.language.clone(),
+            ),
+            is_reference: false,
+        }
+    }
+
+    fn begin_spec(&mut self) -> Result<(), ImplError> {
+        self.start().map(drop)
+    }
+
+    fn create(
+        &mut self,
+        contract: &str,
+        args: &Value,
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError> {
+        let handshake = self.start()?;
+        if !handshake.contracts.iter().any(|c| c == contract) {
+            let listed = if handshake.contracts.is_empty() {
+                "none".to_owned()
+            } else {
+                handshake.contracts.join(", ")
+            };
+            return Ok(Reply::Skipped(format!(
+                "{} does not provide `{contract}` (its hello lists: {listed})",
+                self.launch.label
+            )));
+        }
+        let request = Request::New {
+            contract: contract.to_owned(),
+            args: args.clone(),
+        };
+        self.exchange(request, &format!("`new {contract}`"), world)
+    }
+
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError> {
+        let what = format!("`{}`", describe_call(method, args));
+        let request = Request::Call {
+            method: method.to_owned(),
+            args: args.to_vec(),
+        };
+        self.exchange(request, &what, world)
+    }
+}
+
+impl Drop for ExternalImplementation {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// `replay(["a","b"])`: a call as a person would write it, cut if long.
+pub fn describe_call(method: &str, args: &[Value]) -> String {
+    let args: Vec<String> = args.iter().map(Value::to_string).collect();
+    let args = args.join(", ");
+    let args = if args.chars().count() > 60 {
+        format!("{}...", args.chars().take(60).collect::<String>())
+    } else {
+        args
+    };
+    format!("{method}({args})")
+}
+
+/// How an exchange broke, before the process's exit status and stderr are added.
+enum Broke {
+    Timeout,
+    /// Stdout closed, or stdin would not take the request: the process is gone or going.
+    Closed,
+    Garbage(String),
+    Protocol(String),
+    /// The implementation said it could not do it; the process itself is fine.
+    Errored(String),
+    Startup(String),
+}
+
+enum StdoutEvent {
+    Line(Vec<u8>),
+    TooLong,
+    Closed,
+    Failed(String),
+}
+
+/// The last lines a process wrote to stderr.
+#[derive(Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    dropped: usize,
+}
+
+impl StderrTail {
+    fn push(&mut self, line: &[u8]) {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let text = if text.chars().count() > STDERR_LINE_CHARS {
+            format!(
+                "{}...",
+                text.chars().take(STDERR_LINE_CHARS).collect::<String>()
+            )
+        } else {
+            text.to_owned()
+        };
+        if self.lines.len() == STDERR_TAIL_LINES {
+            self.lines.pop_front();
+            self.dropped += 1;
+        }
+        self.lines.push_back(text);
+    }
+
+    fn render(&self) -> Option<String> {
+        if self.lines.is_empty() {
+            return None;
+        }
+        let mut out = if self.dropped > 0 {
+            format!("last {} lines of stderr:\n", self.lines.len())
+        } else {
+            "stderr:\n".to_owned()
+        };
+        for line in &self.lines {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        Some(out.trim_end().to_owned())
+    }
+}
+
+/// A running child process and the threads draining its output.
+struct Process {
+    child: Child,
+    reaped: Option<ExitStatus>,
+    _guard: Guard,
+    stdin: Option<BufWriter<ChildStdin>>,
+    stdout: Receiver<StdoutEvent>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_done: Receiver<()>,
+    seq: u64,
+    lines_read: u64,
+    /// `DLQSPEC_PROTOCOL_LOG`: a file every line sent (`>`) and received (`<`) is appended to.
+    log: Option<std::fs::File>,
+}
+
+impl Process {
+    fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
+        let timeout = timeout.max(STARTUP_TIMEOUT);
+        let started = Instant::now();
+        let mut process = Process::spawn(launch)?;
+        let what = "`hello` (the handshake)";
+        let reply = process.exchange(
+            Request::Hello {
+                protocol: PROTOCOL_VERSION,
+            },
+            what,
+            &mut crate::implementation::NoWorld,
+            timeout,
+        );
+        let reply = reply.and_then(|message| match message {
+            Message::Hello {
+                implementation,
+                contracts,
+                ..
+            } => Ok(Handshake {
+                implementation,
+                contracts,
+                pid: process.child.id(),
+                startup: started.elapsed(),
+            }),
+            Message::Errored {
+                message,
+                file,
+                line,
+                details,
+            } => {
+                let mut headline = format!("the solution could not be loaded: {message}");
+                if let Some(file) = file {
+                    headline.push_str(&format!("\n  --> {file}"));
+                    if let Some(line) = line {
+                        headline.push_str(&format!(":{line}"));
+                    }
+                }
+                Err(Broke::Startup(errored_text(&headline, details.as_deref())))
+            }
+            other => Err(Broke::Protocol(format!(
+                "a `{}` message is not a reply to {what}",
+                other.type_name()
+            ))),
+        });
+        match reply {
+            Ok(handshake) => Ok((process, handshake)),
+            Err(broke) => Err(process.failure(broke, what, timeout)),
+        }
+    }
+
+    fn spawn(launch: &Launch) -> Result<Process, ImplError> {
+        let mut command = Command::new(&launch.program);
+        command
+            .args(&launch.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        children::configure(&mut command);
+        let cannot = |why: String| {
+            let mut message = format!("cannot start `{}`: {why}", launch.command_line());
+            if let Some(hint) = &launch.hint {
+                message.push_str("\nhint: ");
+                message.push_str(hint);
+            }
+            ImplError::new(ImplErrorKind::Startup, message)
+        };
+        let mut child = command.spawn().map_err(|error| cannot(error.to_string()))?;
+        let guard = Guard::new(&child);
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            children::kill_and_reap(&mut child);
+            return Err(cannot("its standard streams are not piped".into()));
+        };
+        let (line_tx, line_rx) = mpsc::sync_channel(64);
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let (done_tx, done_rx) = mpsc::channel();
+        let threads = thread::Builder::new()
+            .name("dlqspec-impl-stdout".into())
+            .spawn(move || read_stdout(stdout, line_tx))
+            .and_then(|_| {
+                let tail = Arc::clone(&tail);
+                thread::Builder::new()
+                    .name("dlqspec-impl-stderr".into())
+                    .spawn(move || {
+                        drain_stderr(stderr, &tail);
+                        let _ = done_tx.send(());
+                    })
+            });
+        if let Err(error) = threads {
+            children::kill_and_reap(&mut child);
+            return Err(cannot(format!("no thread to read its output: {error}")));
+        }
+        Ok(Process {
+            child,
+            reaped: None,
+            _guard: guard,
+            stdin: Some(BufWriter::new(stdin)),
+            stdout: line_rx,
+            stderr: tail,
+            stderr_done: done_rx,
+            seq: 0,
+            lines_read: 0,
+            log: protocol_log(),
+        })
+    }
+
+    fn log(&mut self, direction: char, line: &[u8]) {
+        if let Some(log) = &mut self.log {
+            let mut entry = format!("{} {direction} ", self.child.id()).into_bytes();
+            entry.extend_from_slice(line);
+            if entry.last() != Some(&b'\n') {
+                entry.push(b'\n');
+            }
+            // One write per line, so that processes logging to the same file do not interleave.
+            if log.write_all(&entry).is_err() {
+                self.log = None;
+            }
+        }
+    }
+
+    fn send(&mut self, seq: u64, body: Request) -> std::io::Result<()> {
+        let line = protocol::encode(&Outgoing { seq, body });
+        self.log('>', line.as_bytes());
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("stdin is closed"))?;
+        stdin.write_all(line.as_bytes())?;
+        stdin.flush()
+    }
+
+    fn exchange(
+        &mut self,
+        request: Request,
+        what: &str,
+        world: &mut dyn WorldHost,
+        timeout: Duration,
+    ) -> Result<Message, Broke> {
+        self.seq += 1;
+        let seq = self.seq;
+        let deadline = Instant::now() + timeout;
+        self.send(seq, request).map_err(|_| Broke::Closed)?;
+        let mut world_calls = 0;
+        loop {
+            let line = match self
+                .stdout
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(StdoutEvent::Line(line)) => line,
+                Ok(StdoutEvent::TooLong) => {
+                    return Err(Broke::Garbage(format!(
+                        "line {} of stdout is longer than {} MiB, so it is no protocol message",
+                        self.lines_read + 1,
+                        MAX_LINE >> 20
+                    )));
+                }
+                Ok(StdoutEvent::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Broke::Closed);
+                }
+                Ok(StdoutEvent::Failed(error)) => {
+                    return Err(Broke::Protocol(format!(
+                        "reading its stdout failed: {error}"
+                    )));
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(Broke::Timeout),
+            };
+            self.lines_read += 1;
+            self.log('<', &line);
+            let incoming = self.decode(&line)?;
+            if incoming.seq != seq {
+                return Err(Broke::Protocol(format!(
+                    "the reply to {what} has seq {}, expected seq {seq}: every message answering or serving a request repeats its seq",
+                    incoming.seq
+                )));
+            }
+            let Message::World { n, call, args } = incoming.body else {
+                return Ok(incoming.body);
+            };
+            world_calls += 1;
+            if n != world_calls {
+                return Err(Broke::Protocol(format!(
+                    "world call `{call}` while serving {what} is numbered n={n}, expected n={world_calls}: n counts the world calls of a request from 1"
+                )));
+            }
+            let answer = match world.world_call(&call, &args) {
+                Ok(value) => Request::Result { n, value },
+                Err(error) => Request::Raise { n, error },
+            };
+            self.send(seq, answer).map_err(|_| Broke::Closed)?;
+        }
+    }
+
+    fn decode(&self, line: &[u8]) -> Result<Incoming, Broke> {
+        protocol::decode(line).map_err(|error| match error {
+            DecodeError::NotJson(_) => Broke::Garbage(format!(
+                "line {} of stdout is not a protocol message: {}\nhint: stdout carries only protocol messages; logs and debug prints belong on stderr",
+                self.lines_read,
+                quote(line)
+            )),
+            DecodeError::NotAMessage(why) => Broke::Protocol(format!(
+                "line {} of stdout is JSON but not a protocol message ({why}): {}",
+                self.lines_read,
+                quote(line)
+            )),
+            DecodeError::WrongVersion(version) => Broke::Protocol(format!(
+                "the implementation speaks protocol version {version}; this dlqspec speaks version {PROTOCOL_VERSION}"
+            )),
+        })
+    }
+
+    /// Turns a broken exchange into the error to report, stopping the process on the way.
+    fn failure(&mut self, broke: Broke, what: &str, timeout: Duration) -> ImplError {
+        let (kind, mut message) = match broke {
+            Broke::Timeout => {
+                self.kill();
+                (
+                    ImplErrorKind::Timeout,
+                    format!(
+                        "no reply to {what} within {}; the process was killed (--timeout SECS allows more)",
+                        seconds(timeout)
+                    ),
+                )
+            }
+            Broke::Closed => {
+                let status = self.await_exit(EXIT_GRACE);
+                let message = match status {
+                    Some(status) => {
+                        format!("the process {} while serving {what}", describe_exit(status))
+                    }
+                    None => format!(
+                        "the process closed its stdout while serving {what}, and was killed"
+                    ),
+                };
+                (ImplErrorKind::Exited, message)
+            }
+            Broke::Garbage(message) => {
+                self.kill();
+                (
+                    ImplErrorKind::Garbage,
+                    format!("{message}\n(while serving {what})"),
+                )
+            }
+            Broke::Protocol(message) => {
+                self.kill();
+                (ImplErrorKind::Protocol, message)
+            }
+            Broke::Errored(message) => {
+                self.kill();
+                (ImplErrorKind::Errored, message)
+            }
+            Broke::Startup(message) => {
+                self.kill();
+                (ImplErrorKind::Startup, message)
+            }
+        };
+        // The process is gone: wait briefly for stderr to be read to its end.
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(300));
+        if let Some(tail) = self.stderr.lock().ok().and_then(|t| t.render()) {
+            message.push('\n');
+            message.push_str(&tail);
+        }
+        ImplError::new(kind, message)
+    }
+
+    fn kill(&mut self) {
+        if self.reaped.is_none() {
+            children::kill_and_reap(&mut self.child);
+            self.reaped = self.child.try_wait().ok().flatten();
+            if self.reaped.is_none() {
+                // kill_and_reap waited; remember that there is nothing left to reap.
+                self.reaped = Some(ExitStatus::default());
+            }
+        }
+    }
+
+    /// Waits up to `grace` for the process to exit by itself, else kills it. The exit status,
+    /// or `None` if it had to be killed.
+    fn await_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return Some(status);
+        }
+        let until = Instant::now() + grace;
+        let mut pause = Duration::from_micros(200);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    self.reaped = Some(status);
+                    return Some(status);
+                }
+                Ok(None) if Instant::now() < until => {
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(20));
+                }
+                _ => {
+                    self.kill();
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// `bye`, then closed stdin, then a grace period, then a kill.
+    fn leave(mut self) -> Departure {
+        let started = Instant::now();
+        let mut said_bye = false;
+        if self.reaped.is_none() {
+            self.seq += 1;
+            if self.send(self.seq, Request::Bye).is_ok() {
+                let until = started + EXIT_GRACE;
+                while let Ok(StdoutEvent::Line(line)) = self
+                    .stdout
+                    .recv_timeout(until.saturating_duration_since(Instant::now()))
+                {
+                    self.log('<', &line);
+                    if let Ok(Incoming {
+                        body: Message::Bye, ..
+                    }) = protocol::decode(&line)
+                    {
+                        said_bye = true;
+                        break;
+                    }
+                }
+            }
+        }
+        self.stdin = None;
+        let grace = EXIT_GRACE.saturating_sub(started.elapsed());
+        let status = self.await_exit(grace);
+        Departure {
+            said_bye,
+            status,
+            took: started.elapsed(),
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // The last line of defence (errors, panics): no child outlives its Process.
+        if self.reaped.is_none() {
+            match self.child.try_wait() {
+                Ok(Some(status)) => self.reaped = Some(status),
+                _ => self.kill(),
+            }
+        }
+    }
+}
+
+/// The file named by `DLQSPEC_PROTOCOL_LOG`, opened for appending, if set.
+fn protocol_log() -> Option<std::fs::File> {
+    let path = std::env::var_os("DLQSPEC_PROTOCOL_LOG").filter(|p| !p.is_empty())?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .ok()
+}
+
+fn read_stdout(stdout: impl Read, lines: mpsc::SyncSender<StdoutEvent>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let mut line = Vec::new();
+        let event = match (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+        {
+            Ok(0) => StdoutEvent::Closed,
+            Ok(_) if line.last() == Some(&b'\n') => {
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                StdoutEvent::Line(line)
+            }
+            Ok(_) if line.len() > MAX_LINE => StdoutEvent::TooLong,
+            // The last line, without a line ending.
+            Ok(_) => StdoutEvent::Line(line),
+            Err(error) => StdoutEvent::Failed(error.to_string()),
+        };
+        let last = !matches!(event, StdoutEvent::Line(_));
+        if lines.send(event).is_err() || last {
+            return;
+        }
+    }
+}
+
+fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        // Cut very long lines in pieces rather than holding them whole.
+        match (&mut reader).take(64 * 1024).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if let Ok(mut tail) = tail.lock() {
+                    tail.push(&line);
+                }
+            }
+        }
+    }
+}
+
+/// The headline of an error message and its `-->` line, without details or stderr.
+fn brief(message: &str) -> String {
+    let mut lines = message.lines();
+    let mut out = lines.next().unwrap_or_default().to_owned();
+    if let Some(at) = lines.next().filter(|l| l.trim_start().starts_with("-->")) {
+        out.push(' ');
+        out.push_str(at.trim_start());
+    }
+    out
+}
+
+/// A line of output, quoted and escaped so that it reads unambiguously; cut if long.
+fn quote(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    if text.chars().count() > 200 {
+        format!("{:?}...", text.chars().take(200).collect::<String>())
+    } else {
+        format!("{text:?}")
+    }
+}
+
+fn errored_text(headline: &str, details: Option<&str>) -> String {
+    let mut out = headline.to_owned();
+    if let Some(details) = details.map(str::trim_end).filter(|d| !d.is_empty()) {
+        let lines: Vec<&str> = details.lines().collect();
+        let shown = &lines[lines.len().saturating_sub(15)..];
+        out.push_str("\ndetails:");
+        if shown.len() < lines.len() {
+            out.push_str(&format!(" (last {} lines)", shown.len()));
+        }
+        for line in shown {
+            out.push_str("\n  ");
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0}s")
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// `exited with status 3`, `was killed by signal 9 (SIGKILL)`.
+pub fn describe_exit(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                1 => " (SIGHUP)",
+                2 => " (SIGINT)",
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                13 => " (SIGPIPE)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("was killed by signal {signal}{name}");
+        }
+    }
+    format!("ended ({status})")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn calls_are_described_as_written() {
+        assert_eq!(describe_call("process_one", &[]), "process_one()");
+        assert_eq!(
+            describe_call("replay", &[json!(["a", "b"])]),
+            "replay([\"a\",\"b\"])"
+        );
+        assert_eq!(
+            describe_call("submit", &[json!("j1"), json!("x")]),
+            "submit(\"j1\", \"x\")"
+        );
+        let long = describe_call("submit", &[json!("x".repeat(100))]);
+        assert!(long.ends_with("...)"), "{long}");
+    }
+
+    #[test]
+    fn the_stderr_tail_keeps_the_last_lines() {
+        let mut tail = StderrTail::default();
+        assert_eq!(tail.render(), None);
+        for i in 0..25 {
+            tail.push(format!("line {i}\n").as_bytes());
+        }
+        let shown = tail.render().unwrap();
+        assert!(
+            shown.starts_with("last 20 lines of stderr:\n  line 5\n"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("  line 24"), "{shown}");
+    }
+
+    #[test]
+    fn garbage_is_quoted_and_cut() {
+        assert_eq!(quote(b"DEBUG: x"), "\"DEBUG: x\"");
+        assert_eq!(quote(b"tab\there"), "\"tab\\there\"");
+        assert!(quote("y".repeat(300).as_bytes()).ends_with("\"..."));
+    }
+
+    #[test]
+    fn details_keep_their_last_lines() {
+        let details: String = (1..=20).map(|i| format!("frame {i}\n")).collect();
+        let text = errored_text("could not load", Some(&details));
+        assert!(
+            text.starts_with("could not load\ndetails: (last 15 lines)\n  frame 6\n"),
+            "{text}"
+        );
+        assert_eq!(errored_text("x", Some("  \n")), "x");
+    }
+
+    #[test]
+    fn a_repeated_startup_failure_is_brief() {
+        assert_eq!(
+            brief("the solution could not be loaded: SyntaxError\n  --> /s.py:6\ndetails:\n  x"),
+            "the solution could not be loaded: SyntaxError --> /s.py:6"
+        );
+        assert_eq!(
+            brief("exited with status 2\nstderr:\n  boom"),
+            "exited with status 2"
+        );
+    }
+
+    #[test]
+    fn timeouts_read_as_seconds() {
+        assert_eq!(seconds(Duration::from_secs(5)), "5s");
+        assert_eq!(seconds(Duration::from_millis(250)), "0.25s");
+    }
+}

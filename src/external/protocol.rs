@@ -1,0 +1,275 @@
+//! The JSON-lines protocol between dlqspec and an external implementation (version 1), as serde types.
+//!
+//! docs/protocol.md is the description for shim writers; protocol/schema/ holds JSON Schemas of
+//! the same messages. Every message is one JSON object on one line; every one carries `seq`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::implementation::Raised;
+
+/// The protocol version this dlqspec speaks, sent in `hello` and required back.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// A message dlqspec writes to the implementation's stdin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outgoing {
+    /// The request's number (1, 2, 3... per process); a world answer repeats the request's.
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: Request,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    Hello {
+        protocol: u64,
+    },
+    /// Make a fresh instance of a contract's subject, dropping any earlier one.
+    New {
+        contract: String,
+        args: Value,
+    },
+    /// Call a method (snake_case, language-neutral) of the current instance.
+    Call {
+        method: String,
+        args: Vec<Value>,
+    },
+    /// The answer to world call `n` of the request being served: what it returned...
+    Result {
+        n: u64,
+        value: Value,
+    },
+    /// ...or what it raised.
+    Raise {
+        n: u64,
+        error: Raised,
+    },
+    Bye,
+}
+
+/// A message the implementation writes to its stdout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Incoming {
+    /// Echoes the request being answered or served.
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: Reply,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Reply {
+    /// The answer to `hello`: who is speaking and which contracts it provides.
+    Hello {
+        protocol: u64,
+        implementation: ImplementationInfo,
+        contracts: Vec<String>,
+    },
+    /// The implementation could not do what was asked: the solution does not load (answering
+    /// `hello`), the class has no such method, a result is not JSON...
+    Errored {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        details: Option<String>,
+    },
+    Return {
+        value: Value,
+    },
+    Raised {
+        error: Raised,
+    },
+    /// The implementation does not provide what `new` asked for.
+    Skipped {
+        reason: String,
+    },
+    /// While serving a request: a call on the world (queue, DLQ, clock, handler); dlqspec answers
+    /// with `result` or `raise` before the implementation goes on.
+    World {
+        n: u64,
+        call: String,
+        args: Vec<Value>,
+    },
+    Bye,
+}
+
+impl Reply {
+    /// The `type` as written on the wire, for messages about a reply out of place.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Reply::Hello { .. } => "hello",
+            Reply::Errored { .. } => "errored",
+            Reply::Return { .. } => "return",
+            Reply::Raised { .. } => "raised",
+            Reply::Skipped { .. } => "skipped",
+            Reply::World { .. } => "world",
+            Reply::Bye => "bye",
+        }
+    }
+}
+
+/// Who answered `hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplementationInfo {
+    pub name: String,
+    pub language: String,
+    pub version: String,
+}
+
+/// Why a line from the implementation is not a message dlqspec can use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Not JSON at all (or not UTF-8): typically a stray print on stdout.
+    NotJson(String),
+    /// JSON, but not a protocol message.
+    NotAMessage(String),
+    /// A `hello` in a protocol version other than ours.
+    WrongVersion(Value),
+}
+
+/// Encodes a message as one line, `\n` included.
+pub fn encode(message: &Outgoing) -> String {
+    // Serializing these types cannot fail: every key is a string and every number finite.
+    let mut line = serde_json::to_string(message).unwrap_or_default();
+    line.push('\n');
+    line
+}
+
+/// Decodes one line (without its line ending) written by an implementation.
+pub fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
+    let text = std::str::from_utf8(line)
+        .map_err(|error| DecodeError::NotJson(format!("not UTF-8: {error}")))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|error| DecodeError::NotJson(error.to_string()))?;
+    if !value.is_object() {
+        return Err(DecodeError::NotAMessage(
+            "a message is a JSON object".to_owned(),
+        ));
+    }
+    // A hello of another version may have another shape: name the version, not a missing field.
+    if value.get("type").and_then(Value::as_str) == Some("hello") {
+        match value.get("protocol") {
+            Some(version) if version.as_u64() == Some(PROTOCOL_VERSION) => {}
+            Some(version) => return Err(DecodeError::WrongVersion(version.clone())),
+            None => {}
+        }
+    }
+    Incoming::deserialize(value).map_err(|error| DecodeError::NotAMessage(error.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::implementation::RaisedKind;
+
+    fn line(request: Request, seq: u64) -> String {
+        encode(&Outgoing { seq, body: request })
+    }
+
+    #[test]
+    fn requests_are_one_line_with_seq_and_type() {
+        assert_eq!(
+            line(Request::Hello { protocol: 1 }, 1),
+            "{\"seq\":1,\"type\":\"hello\",\"protocol\":1}\n"
+        );
+        assert_eq!(
+            line(
+                Request::New {
+                    contract: "dlq-consumer".into(),
+                    args: json!({"max_attempts": 3})
+                },
+                2
+            ),
+            "{\"seq\":2,\"type\":\"new\",\"contract\":\"dlq-consumer\",\"args\":{\"max_attempts\":3}}\n"
+        );
+        assert_eq!(
+            line(
+                Request::Call {
+                    method: "replay".into(),
+                    args: vec![json!(["a", "b"])]
+                },
+                3
+            ),
+            "{\"seq\":3,\"type\":\"call\",\"method\":\"replay\",\"args\":[[\"a\",\"b\"]]}\n"
+        );
+        assert_eq!(
+            line(
+                Request::Raise {
+                    n: 2,
+                    error: Raised::error("TransientError", "db timeout")
+                },
+                3
+            ),
+            "{\"seq\":3,\"type\":\"raise\",\"n\":2,\"error\":{\"kind\":\"error\",\"class\":\"TransientError\",\"message\":\"db timeout\"}}\n"
+        );
+        assert_eq!(line(Request::Bye, 9), "{\"seq\":9,\"type\":\"bye\"}\n");
+    }
+
+    #[test]
+    fn replies_decode_into_their_variants() {
+        let hello = decode(br#"{"seq":1,"type":"hello","protocol":1,"implementation":{"name":"solution.py","language":"python","version":"3.11.7"},"contracts":["dlq-consumer"]}"#).unwrap();
+        assert_eq!(hello.seq, 1);
+        assert!(
+            matches!(hello.body, Reply::Hello { ref contracts, .. } if contracts == &["dlq-consumer"])
+        );
+        let raised = decode(br#"{"seq":3,"type":"raised","error":{"kind":"invalid_argument","class":"ValueError","message":"no"}}"#).unwrap();
+        assert_eq!(
+            raised.body,
+            Reply::Raised {
+                error: Raised {
+                    kind: RaisedKind::InvalidArgument,
+                    class: "ValueError".into(),
+                    message: "no".into()
+                }
+            }
+        );
+        let world =
+            decode(br#"{"seq":3,"type":"world","n":1,"call":"queue.receive","args":[]}"#).unwrap();
+        assert_eq!(
+            world.body,
+            Reply::World {
+                n: 1,
+                call: "queue.receive".into(),
+                args: vec![]
+            }
+        );
+        let errored = decode(br#"{"seq":1,"type":"errored","message":"SyntaxError: invalid syntax","file":"/s.py","line":12}"#).unwrap();
+        assert!(matches!(
+            errored.body,
+            Reply::Errored {
+                line: Some(12),
+                details: None,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn undecodable_lines_say_what_is_wrong() {
+        assert!(matches!(
+            decode(b"DEBUG: hello"),
+            Err(DecodeError::NotJson(_))
+        ));
+        assert!(matches!(decode(b"\xff\xfe"), Err(DecodeError::NotJson(_))));
+        assert!(matches!(decode(b"[1]"), Err(DecodeError::NotAMessage(_))));
+        assert!(matches!(
+            decode(br#"{"seq":1,"type":"shrug"}"#),
+            Err(DecodeError::NotAMessage(m)) if m.contains("unknown variant `shrug`")
+        ));
+        assert!(matches!(
+            decode(br#"{"type":"return","value":1}"#),
+            Err(DecodeError::NotAMessage(m)) if m.contains("missing field `seq`")
+        ));
+        assert_eq!(
+            decode(br#"{"seq":1,"type":"hello","protocol":2}"#),
+            Err(DecodeError::WrongVersion(json!(2)))
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! `dlqspec smoke`: a quick check that an implementation starts, speaks the protocol and
+//! answers a few obvious calls, before any spec is run against it.
+//!
+//! It greets the implementation, and for each contract the implementation claims makes an
+//! instance and a handful of calls against a tiny world whose right answers are beyond doubt.
+//! The result is data (`SmokeReport`); `report::smoke` renders it.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::process::{
+    Departure, ExternalImplementation, Handshake, Launch, describe_call, describe_exit,
+};
+use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
+use crate::implementation::{
+    ImplError, Implementation, NoWorld, Raised, RaisedKind, Reply, WorldHost,
+};
+
+/// Everything a smoke run found out.
+#[derive(Debug)]
+pub struct SmokeReport {
+    pub label: String,
+    pub command: String,
+    pub handshake: Result<Handshake, ImplError>,
+    pub contracts: Vec<ContractCheck>,
+    /// The contracts dlqspec checks, for a hint when none is claimed.
+    pub known_contracts: Vec<&'static str>,
+    pub departure: Option<Departure>,
+    pub took: Duration,
+}
+
+/// The calls made on one claimed contract.
+#[derive(Debug)]
+pub struct ContractCheck {
+    pub contract: String,
+    /// `false` for a contract dlqspec does not know: nothing is called.
+    pub known: bool,
+    pub steps: Vec<SmokeStep>,
+}
+
+#[derive(Debug)]
+pub struct SmokeStep {
+    /// The request, e.g. `process_one()`.
+    pub request: String,
+    pub took: Duration,
+    /// World calls the implementation made while serving it.
+    pub world_calls: usize,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug)]
+pub enum Verdict {
+    /// It answered as expected; the answer as written in a spec.
+    Ok(String),
+    /// It answered something else.
+    Wrong {
+        actual: String,
+        expected: String,
+        why: &'static str,
+    },
+    /// The process broke.
+    Broke(ImplError),
+    /// It said it does not provide this after all.
+    Skipped(String),
+}
+
+impl SmokeReport {
+    /// What is wrong, one sentence each; empty when all is well.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Err(error) = &self.handshake {
+            problems.push(format!(
+                "no handshake: {}",
+                error.message.lines().next().unwrap_or_default()
+            ));
+            return problems;
+        }
+        for check in &self.contracts {
+            for step in &check.steps {
+                let contract = &check.contract;
+                let request = &step.request;
+                match &step.verdict {
+                    Verdict::Ok(_) => {}
+                    Verdict::Wrong {
+                        actual, expected, ..
+                    } => problems.push(format!(
+                        "{contract}: {request} answered {actual}, expected {expected}"
+                    )),
+                    Verdict::Broke(error) => problems.push(format!(
+                        "{contract}: {}",
+                        error.message.lines().next().unwrap_or_default()
+                    )),
+                    Verdict::Skipped(reason) => problems.push(format!(
+                        "{contract}: claimed in hello, but `new` was skipped: {reason}"
+                    )),
+                }
+            }
+        }
+        if !self.contracts.iter().any(|c| c.known) {
+            problems.push(format!(
+                "it provides none of the contracts dlqspec checks ({})",
+                self.known_contracts.join(", ")
+            ));
+        }
+        if let Some(departure) = &self.departure {
+            if !departure.said_bye {
+                problems.push("it did not answer `bye`".to_owned());
+            }
+            match departure.status {
+                None => problems.push("it did not exit within 1 s of `bye`".to_owned()),
+                Some(status) if !status.success() => problems.push(format!(
+                    "after `bye` it {}, expected status 0",
+                    describe_exit(status)
+                )),
+                Some(_) => {}
+            }
+        }
+        problems
+    }
+
+    pub fn ok(&self) -> bool {
+        self.problems().is_empty()
+    }
+
+    pub fn requests(&self) -> usize {
+        self.contracts.iter().map(|c| c.steps.len()).sum()
+    }
+}
+
+/// A request of the tiny plan and the answer any correct implementation gives.
+struct Expected {
+    method: &'static str,
+    args: Vec<Value>,
+    /// `None` for `new`: any plain return will do.
+    returns: Option<Value>,
+    why: &'static str,
+}
+
+fn dlq_consumer_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
+    let mut script = HashMap::new();
+    script.insert(
+        "m1".to_owned(),
+        vec![
+            ScriptedOutcome::Transient("db timeout".into()),
+            ScriptedOutcome::Ok,
+        ],
+    );
+    let mut world = World::new(script);
+    world.send("m1", "hello");
+    let plan = vec![
+        Expected {
+            method: "new",
+            args: vec![json!({"max_attempts": 3})],
+            returns: None,
+            why: "a consumer is made with max_attempts 3",
+        },
+        Expected {
+            method: "process_one",
+            args: vec![],
+            returns: Some(json!("retry")),
+            why: "the handler raised TransientError on the first of 3 attempts",
+        },
+        Expected {
+            method: "process_one",
+            args: vec![],
+            returns: Some(json!("ok")),
+            why: "the handler succeeded on the retry",
+        },
+        Expected {
+            method: "process_one",
+            args: vec![],
+            returns: Some(Value::Null),
+            why: "the queue is empty",
+        },
+        Expected {
+            method: "replay",
+            args: vec![],
+            returns: Some(json!([])),
+            why: "the DLQ is empty",
+        },
+    ];
+    (Box::new(world), plan)
+}
+
+fn outcome_queue_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
+    let plan = vec![
+        Expected {
+            method: "new",
+            args: vec![json!({"max_attempts": 3})],
+            returns: None,
+            why: "a queue is made with max_attempts 3",
+        },
+        Expected {
+            method: "submit",
+            args: vec![json!("j1"), json!("payload")],
+            returns: Some(Value::Null),
+            why: "submit returns nothing",
+        },
+        Expected {
+            method: "process",
+            args: vec![json!("success")],
+            returns: Some(json!("done")),
+            why: "the only job succeeded",
+        },
+        Expected {
+            method: "state",
+            args: vec![],
+            returns: Some(json!({"ready": [], "done": ["j1"], "quarantine": []})),
+            why: "the job is done",
+        },
+    ];
+    (Box::new(NoWorld), plan)
+}
+
+/// Starts the implementation, greets it, exercises each contract it claims, says `bye`.
+pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
+    let started = Instant::now();
+    let command = launch.command_line();
+    let label = launch.label.clone();
+    let mut implementation = ExternalImplementation::new(launch, timeout);
+    let handshake = implementation.start().cloned();
+    let mut contracts = Vec::new();
+    if let Ok(handshake) = &handshake {
+        for contract in &handshake.contracts {
+            let plan = match contract.as_str() {
+                "dlq-consumer" => Some(dlq_consumer_plan()),
+                "outcome-queue" => Some(outcome_queue_plan()),
+                _ => None,
+            };
+            let Some((mut world, plan)) = plan else {
+                contracts.push(ContractCheck {
+                    contract: contract.clone(),
+                    known: false,
+                    steps: Vec::new(),
+                });
+                continue;
+            };
+            let steps = exercise(&mut implementation, contract, world.as_mut(), plan);
+            contracts.push(ContractCheck {
+                contract: contract.clone(),
+                known: true,
+                steps,
+            });
+        }
+    }
+    let departure = implementation.shutdown();
+    SmokeReport {
+        label,
+        command,
+        handshake,
+        contracts,
+        known_contracts: crate::contracts::registry::names(),
+        departure,
+        took: started.elapsed(),
+    }
+}
+
+/// Counts the world calls made through it.
+struct Counting<'a> {
+    world: &'a mut dyn WorldHost,
+    calls: usize,
+}
+
+impl WorldHost for Counting<'_> {
+    fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
+        self.calls += 1;
+        self.world.world_call(call, args)
+    }
+}
+
+fn exercise(
+    implementation: &mut ExternalImplementation,
+    contract: &str,
+    world: &mut dyn WorldHost,
+    plan: Vec<Expected>,
+) -> Vec<SmokeStep> {
+    let mut steps = Vec::new();
+    for expected in plan {
+        let mut counting = Counting { world, calls: 0 };
+        let started = Instant::now();
+        let (request, reply) = if expected.method == "new" {
+            let args = expected.args.first().cloned().unwrap_or(Value::Null);
+            let request = format!("new {contract} {args}");
+            (
+                request,
+                implementation.create(contract, &args, &mut counting),
+            )
+        } else {
+            (
+                describe_call(expected.method, &expected.args),
+                implementation.call(expected.method, &expected.args, &mut counting),
+            )
+        };
+        let took = started.elapsed();
+        let world_calls = counting.calls;
+        let verdict = judge(reply, &expected);
+        let stop = !matches!(verdict, Verdict::Ok(_));
+        steps.push(SmokeStep {
+            request,
+            took,
+            world_calls,
+            verdict,
+        });
+        if stop {
+            break;
+        }
+    }
+    steps
+}
+
+fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
+    let shown = |value: &Value| crate::yaml::flow(value);
+    let wrong = |actual: String| Verdict::Wrong {
+        actual,
+        expected: expected
+            .returns
+            .as_ref()
+            .map_or_else(|| "an instance".to_owned(), shown),
+        why: expected.why,
+    };
+    match reply {
+        Err(error) => Verdict::Broke(error),
+        Ok(Reply::Skipped(reason)) => Verdict::Skipped(reason),
+        Ok(Reply::Raised(raised)) => wrong(match raised.kind {
+            RaisedKind::Crash => format!("raised Crash: {}", raised.message),
+            _ => format!("raised {}", raised.describe()),
+        }),
+        Ok(Reply::Returned(value)) => match &expected.returns {
+            None => Verdict::Ok("made".to_owned()),
+            Some(want) if *want == value => Verdict::Ok(shown(&value)),
+            Some(_) => wrong(shown(&value)),
+        },
+    }
+}

@@ -1,0 +1,578 @@
+//! Rendering the conformance matrix: a terminal table, Markdown, or a self-contained HTML page
+//! whose failing cells link to the diff of the spec that failed.
+
+use std::fmt::Write as _;
+
+use super::render;
+use super::smoke::duration;
+use super::style::{Palette, paint};
+use crate::matrix::{Cell, CellStatus, Matrix};
+use crate::outcome::Outcome;
+use crate::runner::SpecReport;
+
+fn style(status: CellStatus, p: &Palette) -> anstyle::Style {
+    match status {
+        CellStatus::Passed => p.pass,
+        CellStatus::Failed => p.fail,
+        CellStatus::Skipped | CellStatus::Partial => p.skip,
+        CellStatus::Uncovered => p.dim,
+    }
+}
+
+/// The first line of what went wrong, for one-line listings.
+fn headline(report: &SpecReport) -> String {
+    render::details(&report.path, &report.outcome)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn spec_count(n: usize) -> String {
+    format!("{n} spec{}", if n == 1 { "" } else { "s" })
+}
+
+/// `painted` (the styled `text`) followed by spaces up to `width`, outside the styling so
+/// that trailing ones can be trimmed.
+fn pad(painted: String, text: &str, width: usize) -> String {
+    let fill = width.saturating_sub(text.chars().count());
+    format!("{painted}{}", " ".repeat(fill))
+}
+
+/// Column headers for a terminal: `python:solution.py` rather than the whole path, unless
+/// two would read the same.
+pub fn short_labels(labels: &[&str]) -> Vec<String> {
+    let short: Vec<String> = labels
+        .iter()
+        .map(|label| match label.split_once(':') {
+            Some((kind @ ("python" | "node"), path)) => {
+                let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                format!("{kind}:{file}")
+            }
+            _ if label.chars().count() > 32 => {
+                format!("{}...", label.chars().take(29).collect::<String>())
+            }
+            _ => (*label).to_owned(),
+        })
+        .collect();
+    let unique = short
+        .iter()
+        .enumerate()
+        .all(|(i, s)| !short[..i].contains(s));
+    if unique {
+        short
+    } else {
+        labels.iter().map(|l| (*l).to_owned()).collect()
+    }
+}
+
+/// The table for a terminal, then the failures of each implementation, one line each.
+pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
+    let mut out = String::new();
+    let full: Vec<&str> = matrix
+        .columns
+        .iter()
+        .map(|c| c.implementation.label.as_str())
+        .collect();
+    let headers = short_labels(&full);
+    let first_width = matrix
+        .rows
+        .iter()
+        .map(|r| r.rule.id.len())
+        .chain(["rule".len(), "all specs".len()])
+        .max()
+        .unwrap_or(4);
+    let totals: Vec<String> = matrix
+        .columns
+        .iter()
+        .map(|c| format!("{}/{}", c.summary.passed, c.summary.total()))
+        .collect();
+    let widths: Vec<usize> = matrix
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            matrix
+                .rows
+                .iter()
+                .map(|r| r.cells[i].text().len())
+                .chain([headers[i].chars().count(), totals[i].len()])
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "{}",
+        paint(p.bold, &format!("{:first_width$}", "rule"))
+    );
+    for (header, width) in headers.iter().zip(&widths) {
+        let _ = write!(out, "  {}", pad(paint(p.bold, header), header, *width));
+    }
+    out.push('\n');
+    for row in &matrix.rows {
+        let _ = write!(out, "{:first_width$}", row.rule.id);
+        for (cell, width) in row.cells.iter().zip(&widths) {
+            let text = cell.text();
+            let painted = paint(style(cell.status(), p), &text);
+            let _ = write!(out, "  {}", pad(painted, &text, *width));
+        }
+        out.push('\n');
+    }
+    let _ = write!(out, "{:first_width$}", "all specs");
+    for ((column, total), width) in matrix.columns.iter().zip(&totals).zip(&widths) {
+        let status = if column.summary.failed() > 0 {
+            CellStatus::Failed
+        } else {
+            CellStatus::Passed
+        };
+        let painted = paint(style(status, p), total);
+        let _ = write!(out, "  {}", pad(painted, total, *width));
+    }
+    out.push('\n');
+    for (index, column) in matrix.columns.iter().enumerate() {
+        let failures = matrix.failures(index);
+        if failures.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\n{} failed {}:",
+            paint(p.bold, &column.implementation.label),
+            spec_count(failures.len())
+        );
+        for (_, report) in failures {
+            let _ = writeln!(
+                out,
+                "  {}  {}",
+                paint(p.fail, &report.path),
+                headline(report)
+            );
+        }
+    }
+    let broken = matrix.spec_errors();
+    if !broken.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} could not be loaded (`dlqspec run` shows why):",
+            spec_count(broken.len())
+        );
+        for report in broken {
+            let _ = writeln!(
+                out,
+                "  {}  {}",
+                paint(p.spec, &report.path),
+                headline(report)
+            );
+        }
+    }
+    let shortened: Vec<(&String, &&str)> = headers
+        .iter()
+        .zip(&full)
+        .filter(|(short, full)| short != *full)
+        .collect();
+    if !shortened.is_empty() {
+        out.push_str("\ncolumns:\n");
+        for (short, full) in shortened {
+            let _ = writeln!(out, "  {short} = {full}");
+        }
+    }
+    let mut out: String = out.lines().map(|l| format!("{}\n", l.trim_end())).collect();
+    let _ = writeln!(
+        out,
+        "\n{} x {} implementations in {}",
+        spec_count(matrix.specs().len()),
+        matrix.columns.len(),
+        duration(matrix.duration)
+    );
+    out
+}
+
+/// An anchor id for one implementation's failure of one spec: letters, digits and dashes.
+pub fn anchor(column: usize, path: &str) -> String {
+    let mut slug = String::new();
+    for c in path.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    format!("impl{column}-{}", slug.trim_matches('-'))
+}
+
+fn markdown_cell(cell: &Cell, column: usize, matrix: &Matrix) -> String {
+    let text = cell.text();
+    match cell.status() {
+        CellStatus::Passed => format!("✅ {text}"),
+        CellStatus::Failed => match cell.first_failure.and_then(|i| matrix.specs().get(i)) {
+            Some(spec) => format!("❌ [{text}](#{})", anchor(column, &spec.path)),
+            None => format!("❌ {text}"),
+        },
+        CellStatus::Skipped | CellStatus::Partial => format!("⚠️ {text}"),
+        CellStatus::Uncovered => "—".to_owned(),
+    }
+}
+
+fn markdown_escape(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+pub fn markdown(matrix: &Matrix) -> String {
+    let mut out = String::from("# dlqspec conformance matrix\n\n");
+    let _ = writeln!(
+        out,
+        "{} against {} implementations. A cell counts the specs covering the rule that passed.\n",
+        spec_count(matrix.specs().len()),
+        matrix.columns.len()
+    );
+    out.push_str("| rule |");
+    for column in &matrix.columns {
+        let _ = write!(
+            out,
+            " `{}` |",
+            markdown_escape(&column.implementation.label)
+        );
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(matrix.columns.len()));
+    out.push('\n');
+    for row in &matrix.rows {
+        let _ = write!(out, "| `{}` |", row.rule.id);
+        for (index, cell) in row.cells.iter().enumerate() {
+            let _ = write!(out, " {} |", markdown_cell(cell, index, matrix));
+        }
+        out.push('\n');
+    }
+    out.push_str("| **all specs** |");
+    for column in &matrix.columns {
+        let _ = write!(
+            out,
+            " **{}/{}** |",
+            column.summary.passed,
+            column.summary.total()
+        );
+    }
+    out.push('\n');
+    let mut any = false;
+    for (index, column) in matrix.columns.iter().enumerate() {
+        for (_, report) in matrix.failures(index) {
+            if !any {
+                out.push_str("\n## Failures\n");
+                any = true;
+            }
+            let _ = writeln!(
+                out,
+                "\n### <a id=\"{}\"></a>`{}`: `{}`\n",
+                anchor(index, &report.path),
+                markdown_escape(&column.implementation.label),
+                report.path
+            );
+            if let Some(name) = &report.name {
+                let _ = writeln!(out, "{name}\n");
+            }
+            if !report.rules.is_empty() {
+                let _ = writeln!(out, "Rules: `{}`\n", report.rules.join("`, `"));
+            }
+            let details = render::details(&report.path, &report.outcome);
+            let fence = if details.contains("```") {
+                "~~~~"
+            } else {
+                "```"
+            };
+            let lang = if matches!(report.outcome, Outcome::Mismatch(_)) {
+                "diff"
+            } else {
+                "text"
+            };
+            let _ = writeln!(out, "{fence}{lang}\n{}{fence}", details);
+        }
+    }
+    let broken = matrix.spec_errors();
+    if !broken.is_empty() {
+        out.push_str("\n## Specs that could not be loaded\n\n");
+        for report in broken {
+            let _ = writeln!(out, "- `{}`: {}", report.path, headline(report));
+        }
+    }
+    out
+}
+
+fn html_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn html_class(status: CellStatus) -> &'static str {
+    match status {
+        CellStatus::Passed => "pass",
+        CellStatus::Failed => "fail",
+        CellStatus::Skipped | CellStatus::Partial => "skip",
+        CellStatus::Uncovered => "none",
+    }
+}
+
+/// Plain details with diff lines marked for coloring.
+fn html_details(details: &str) -> String {
+    let mut out = String::new();
+    let mut in_diff = false;
+    for line in details.lines() {
+        if line == "--- expected" {
+            in_diff = true;
+        }
+        let class = match line.chars().next() {
+            _ if !in_diff => None,
+            Some('-') => Some("del"),
+            Some('+') => Some("ins"),
+            Some('@') => Some("hunk"),
+            _ => None,
+        };
+        match class {
+            Some(class) => {
+                let _ = writeln!(out, "<span class=\"{class}\">{}</span>", html_escape(line));
+            }
+            None => {
+                let _ = writeln!(out, "{}", html_escape(line));
+            }
+        }
+    }
+    out
+}
+
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#222}\
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}\
+th{background:#f4f4f4}td.cell{text-align:center;font-variant-numeric:tabular-nums}\
+td.pass{background:#dff5e1}td.fail{background:#fbe0e0}td.skip{background:#fff4d6}td.none{color:#999}\
+td.fail a{color:#a00;font-weight:bold}.statement{color:#666;font-size:.85em}\
+pre{background:#f8f8f8;padding:.8rem;overflow-x:auto}.del{color:#b00}.ins{color:#070}.hunk{color:#077}\
+code{font-size:.95em}section{margin-top:1.5rem}";
+
+/// A page with no outside resources: the table, then each failure with its diff.
+pub fn html(matrix: &Matrix) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec conformance matrix</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>dlqspec conformance matrix</h1>"
+    );
+    let _ = writeln!(
+        out,
+        "<p>{} against {} implementations. A cell counts the specs covering the rule that passed; a failing cell links to the first failure.</p>",
+        spec_count(matrix.specs().len()),
+        matrix.columns.len()
+    );
+    out.push_str("<table>\n<tr><th>rule</th>");
+    for column in &matrix.columns {
+        let _ = write!(
+            out,
+            "<th><code>{}</code></th>",
+            html_escape(&column.implementation.label)
+        );
+    }
+    out.push_str("</tr>\n");
+    for row in &matrix.rows {
+        let _ = write!(
+            out,
+            "<tr><td><code>{}</code><div class=\"statement\">{}</div></td>",
+            html_escape(row.rule.id),
+            html_escape(row.rule.statement)
+        );
+        for (index, cell) in row.cells.iter().enumerate() {
+            let status = cell.status();
+            let text = html_escape(&cell.text());
+            let body = match (
+                status,
+                cell.first_failure.and_then(|i| matrix.specs().get(i)),
+            ) {
+                (CellStatus::Failed, Some(spec)) => {
+                    format!("<a href=\"#{}\">{text}</a>", anchor(index, &spec.path))
+                }
+                _ => text,
+            };
+            let _ = write!(out, "<td class=\"cell {}\">{body}</td>", html_class(status));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("<tr><th>all specs</th>");
+    for column in &matrix.columns {
+        let class = if column.summary.failed() > 0 {
+            "fail"
+        } else {
+            "pass"
+        };
+        let _ = write!(
+            out,
+            "<td class=\"cell {class}\">{}/{}</td>",
+            column.summary.passed,
+            column.summary.total()
+        );
+    }
+    out.push_str("</tr>\n</table>\n");
+    for (index, column) in matrix.columns.iter().enumerate() {
+        for (_, report) in matrix.failures(index) {
+            let _ = writeln!(
+                out,
+                "<section id=\"{}\">\n<h3><code>{}</code>: <code>{}</code></h3>",
+                anchor(index, &report.path),
+                html_escape(&column.implementation.label),
+                html_escape(&report.path)
+            );
+            if let Some(name) = &report.name {
+                let _ = writeln!(out, "<p>{}</p>", html_escape(name));
+            }
+            if !report.rules.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<p>rules: <code>{}</code></p>",
+                    html_escape(&report.rules.join(", "))
+                );
+            }
+            let details = render::details(&report.path, &report.outcome);
+            let _ = writeln!(out, "<pre>{}</pre>\n</section>", html_details(&details));
+        }
+    }
+    let broken = matrix.spec_errors();
+    if !broken.is_empty() {
+        out.push_str("<h2>Specs that could not be loaded</h2>\n<ul>\n");
+        for report in broken {
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code>: {}</li>",
+                html_escape(&report.path),
+                html_escape(&headline(report))
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::implementation::ImplInfo;
+    use crate::matrix::Column;
+    use crate::outcome::Mismatch;
+    use crate::runner::Summary;
+    use crate::source::Position;
+
+    fn matrix() -> Matrix {
+        let spec = |outcome| SpecReport {
+            path: "specs/dlq-consumer/poison-cycle.yaml".into(),
+            name: Some("a <poison> pill".into()),
+            contract: Some("dlq-consumer"),
+            rules: vec!["dlq-consumer/poison".into()],
+            outcome,
+            duration: Duration::ZERO,
+        };
+        let column = |label: &str, outcome: Outcome| {
+            let mut summary = Summary::default();
+            summary.add(&outcome);
+            Column {
+                implementation: ImplInfo {
+                    label: label.into(),
+                    language: "x".into(),
+                    is_reference: false,
+                },
+                reports: vec![spec(outcome)],
+                summary,
+            }
+        };
+        let mismatch = Outcome::Mismatch(Mismatch {
+            step: "step 3 (process)".into(),
+            position: Position::new(12, 5),
+            expected: "process: dead\n".into(),
+            actual: "process: retry\n".into(),
+            note: None,
+        });
+        Matrix::build(
+            vec![
+                column("builtin", Outcome::Passed),
+                column("python:s.py", mismatch),
+            ],
+            Duration::ZERO,
+        )
+    }
+
+    #[test]
+    fn anchors_are_slugs_per_implementation() {
+        assert_eq!(
+            anchor(1, "specs/dlq-consumer/poison-cycle.yaml"),
+            "impl1-specs-dlq-consumer-poison-cycle-yaml"
+        );
+    }
+
+    #[test]
+    fn headers_are_shortened_unless_that_makes_two_alike() {
+        assert_eq!(
+            short_labels(&[
+                "builtin",
+                "python:examples/python/solution.py",
+                "node:a/b.ts"
+            ]),
+            ["builtin", "python:solution.py", "node:b.ts"]
+        );
+        assert_eq!(
+            short_labels(&["python:a/solution.py", "python:b/solution.py"]),
+            ["python:a/solution.py", "python:b/solution.py"]
+        );
+    }
+
+    #[test]
+    fn the_terminal_table_counts_and_lists_failures() {
+        let text = terminal(&matrix(), &Palette::plain());
+        let poison = text
+            .lines()
+            .find(|l| l.starts_with("dlq-consumer/poison "))
+            .unwrap();
+        assert!(poison.ends_with("1/1      0/1"), "{poison:?}");
+        assert!(
+            text.contains("python:s.py failed 1 spec:\n  specs/dlq-consumer/poison-cycle.yaml  first difference at step 3 (process) (specs/dlq-consumer/poison-cycle.yaml:12:5)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn markdown_links_failing_cells_to_their_diff() {
+        let text = markdown(&matrix());
+        assert!(
+            text.contains("| `dlq-consumer/poison` | ✅ 1/1 | ❌ [0/1](#impl1-specs-dlq-consumer-poison-cycle-yaml) |"),
+            "{text}"
+        );
+        assert!(text.contains("### <a id=\"impl1-specs-dlq-consumer-poison-cycle-yaml\"></a>`python:s.py`: `specs/dlq-consumer/poison-cycle.yaml`"), "{text}");
+        assert!(
+            text.contains("```diff\nfirst difference at step 3 (process)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("-process: dead\n+process: retry\n```"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn html_is_escaped_and_links_failing_cells() {
+        let text = html(&matrix());
+        assert!(text.contains("<td class=\"cell fail\"><a href=\"#impl1-specs-dlq-consumer-poison-cycle-yaml\">0/1</a></td>"), "{text}");
+        assert!(text.contains("<section id=\"impl1-specs-dlq-consumer-poison-cycle-yaml\">"));
+        assert!(text.contains("<p>a &lt;poison&gt; pill</p>"));
+        assert!(text.contains("<span class=\"del\">-process: dead</span>"));
+        assert!(!text.contains("<poison>"));
+        assert!(
+            !text.contains("http"),
+            "self-contained: no outside resources"
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! Rendering a smoke report: the handshake, each request with its timing, and a verdict.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::render;
+use super::style::{Palette, paint};
+use crate::external::smoke::{SmokeReport, Verdict};
+
+/// `12.3 ms`, or `1.20 s` from a second on.
+pub fn duration(took: Duration) -> String {
+    let ms = took.as_secs_f64() * 1000.0;
+    if ms >= 1000.0 {
+        format!("{:.2} s", ms / 1000.0)
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "smoke test of {}", paint(p.bold, &report.label));
+    let _ = writeln!(out, "  command    {}", report.command);
+    let handshake = match &report.handshake {
+        Ok(handshake) => handshake,
+        Err(error) => {
+            let _ = writeln!(out, "  {}", paint(p.fail, "hello      FAILED"));
+            for line in render::impl_error(error).lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+            let _ = writeln!(
+                out,
+                "\n{} {} did not complete the handshake",
+                paint(p.fail, "FAILED:"),
+                report.label
+            );
+            return out;
+        }
+    };
+    let info = &handshake.implementation;
+    let _ = writeln!(
+        out,
+        "  hello      {} ({} {}), protocol {}, pid {}, ready in {}",
+        info.name,
+        info.language,
+        info.version,
+        crate::external::protocol::PROTOCOL_VERSION,
+        handshake.pid,
+        duration(handshake.startup)
+    );
+    let claimed = if handshake.contracts.is_empty() {
+        paint(p.fail, "none")
+    } else {
+        handshake.contracts.join(", ")
+    };
+    let _ = writeln!(out, "  contracts  {claimed}");
+    for check in &report.contracts {
+        if !check.known {
+            let _ = writeln!(
+                out,
+                "{}  {}",
+                paint(p.bold, &check.contract),
+                paint(p.skip, "not a contract dlqspec checks; left alone")
+            );
+            continue;
+        }
+        let _ = writeln!(out, "{}", paint(p.bold, &check.contract));
+        for step in &check.steps {
+            let world = match step.world_calls {
+                0 => String::new(),
+                1 => ", 1 world call".to_owned(),
+                n => format!(", {n} world calls"),
+            };
+            let timing = paint(p.dim, &format!("({}{world})", duration(step.took)));
+            let request = &step.request;
+            match &step.verdict {
+                Verdict::Ok(answer) => {
+                    let _ = writeln!(
+                        out,
+                        "  {}  {request} -> {answer}  {timing}",
+                        paint(p.pass, "ok  ")
+                    );
+                }
+                Verdict::Wrong {
+                    actual,
+                    expected,
+                    why,
+                } => {
+                    let _ = writeln!(
+                        out,
+                        "  {}  {request} -> {actual}  {timing}",
+                        paint(p.fail, "FAIL")
+                    );
+                    let _ = writeln!(out, "        expected {expected}: {why}");
+                }
+                Verdict::Broke(error) => {
+                    let _ = writeln!(out, "  {}  {request}  {timing}", paint(p.fail, "FAIL"));
+                    for line in render::impl_error(error).lines() {
+                        let _ = writeln!(out, "        {line}");
+                    }
+                }
+                Verdict::Skipped(reason) => {
+                    let _ = writeln!(out, "  {}  {request}: {reason}", paint(p.fail, "FAIL"));
+                }
+            }
+        }
+    }
+    if let Some(departure) = &report.departure {
+        let answered = if departure.said_bye {
+            "answered"
+        } else {
+            "no answer"
+        };
+        let status = departure.status.map_or_else(
+            || "lingered and was killed".to_owned(),
+            crate::external::process::describe_exit,
+        );
+        let _ = writeln!(
+            out,
+            "  bye        {answered}, {status} in {}",
+            duration(departure.took)
+        );
+    }
+    let _ = writeln!(out);
+    let problems = report.problems();
+    if problems.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} {} answered {} requests correctly in {}",
+            paint(p.pass, "ok:"),
+            report.label,
+            report.requests(),
+            duration(report.took)
+        );
+    } else {
+        let _ = writeln!(out, "{}", paint(p.fail, "FAILED:"));
+        for problem in problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_in_milliseconds_then_seconds() {
+        assert_eq!(duration(Duration::from_micros(1234)), "1.2 ms");
+        assert_eq!(duration(Duration::from_millis(1500)), "1.50 s");
+    }
+}

@@ -1,0 +1,968 @@
+//! External implementations through the protocol: reference solutions, buggy ones, programs
+//! that misbehave, smoke, matrix, known failures, captured traffic against the JSON Schemas,
+//! and no child process left behind.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{Ran, dlqspec, ran, root};
+
+/// `dlqspec` with the in-tree shims and no protocol log, whatever the caller's environment.
+fn external() -> Command {
+    let mut command = dlqspec();
+    command
+        .env_remove("DLQSPEC_SHIMS")
+        .env_remove("DLQSPEC_PROTOCOL_LOG");
+    command
+}
+
+fn run(args: &[&str]) -> Ran {
+    ran(external().args(args).output().expect("dlqspec runs"))
+}
+
+/// Node tests need `node`; TypeScript ones also `npm ci --prefix shims/node`. Locally a missing
+/// one is skipped with the reason; in CI (which installs both) it is a failure.
+fn missing(what: &str) -> bool {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} is missing in CI: .ci/run installs it"
+    );
+    eprintln!("skipped: {what} is missing");
+    true
+}
+
+fn node_missing() -> bool {
+    let found = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    !found && missing("node (Node.js 20 or later)")
+}
+
+fn tsx_missing() -> bool {
+    node_missing()
+        || (!root().join("shims/node/node_modules/tsx").is_dir()
+            && missing("shims/node/node_modules (run `npm ci --prefix shims/node`)"))
+}
+
+/// The bundled spec files, sorted, as `dlqspec run` shows them.
+fn bundled_specs(folder: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![root().join(folder)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("spec folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                let relative = path.strip_prefix(root()).expect("under root");
+                found.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A few dlq-consumer specs: enough to see a run go on after an error, few enough to be quick.
+fn first_dlq_specs() -> Vec<String> {
+    bundled_specs("specs/dlq-consumer")
+        .into_iter()
+        .take(3)
+        .collect()
+}
+
+/// The lines naming one spec's outcome.
+fn outcome_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| {
+            ["PASS ", "FAIL ", "ERROR ", "SKIP ", "XFAIL ", "STALE "]
+                .iter()
+                .any(|t| l.starts_with(t))
+        })
+        .collect()
+}
+
+fn closing_line(stdout: &str) -> &str {
+    stdout.lines().last().unwrap_or_default()
+}
+
+/// What the JavaScript and TypeScript references cannot pass, and why (see the file).
+const JAVASCRIPT_KNOWN_FAILURES: &str = "tests/known-failures/javascript.yaml";
+
+#[test]
+fn reference_solutions_pass_every_bundled_spec() {
+    let total = bundled_specs("specs").len();
+    let mut solutions = vec![("python:examples/python/solution.py", None)];
+    let listed = Some(JAVASCRIPT_KNOWN_FAILURES);
+    if !node_missing() {
+        solutions.push(("node:examples/javascript/solution.mjs", listed));
+        solutions.push(("node:examples/commonjs/solution.js", listed));
+    }
+    if !tsx_missing() {
+        solutions.push(("node:examples/typescript/solution.ts", listed));
+    }
+    for (solution, known_failures) in solutions {
+        let mut args = vec!["run", "specs", "--impl", solution, "--quiet"];
+        if let Some(list) = known_failures {
+            args.extend(["--known-failures", list]);
+        }
+        let ran = run(&args);
+        // Only what the list names may fail, and it must (else the list is stale: exit 1).
+        let expected_failures = ran
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("XFAIL "))
+            .count();
+        let expected = format!("{} passed, 0 failed", total - expected_failures);
+        assert_eq!(
+            (ran.code, closing_line(&ran.stdout)),
+            (0, expected.as_str()),
+            "{solution}:\n{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+        if known_failures.is_none() {
+            assert_eq!(expected_failures, 0, "{}", ran.stdout);
+        }
+    }
+}
+
+#[test]
+fn several_jobs_run_several_processes_and_keep_the_order() {
+    let specs = bundled_specs("specs/dlq-consumer");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("traffic.log");
+    let output = external()
+        .args(["run", "specs/dlq-consumer", "--jobs", "2"])
+        .args(["--impl", "python:examples/python/solution.py"])
+        .env("DLQSPEC_PROTOCOL_LOG", &log)
+        .output()
+        .expect("dlqspec runs");
+    let ran = crate::common::ran(output);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let traffic = std::fs::read_to_string(&log).expect("traffic was logged");
+    let pids: BTreeSet<&str> = traffic
+        .lines()
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(pids.len(), 2, "one process per job: {pids:?}");
+    let shown: Vec<&str> = outcome_lines(&ran.stdout)
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(shown, specs, "the order of the specs is kept");
+}
+
+/// Each buggy solution and the rule it breaks.
+const BUGGY: &[(&str, &str)] = &[
+    (
+        "tests/solutions/dlq_ack_before_put.py",
+        "dlq-consumer/dead-letter-sequence",
+    ),
+    (
+        "tests/solutions/dlq_ack_before_put.ts",
+        "dlq-consumer/dead-letter-sequence",
+    ),
+    (
+        "tests/solutions/dlq_crash_swallowed.mjs",
+        "dlq-consumer/crash-propagates",
+    ),
+    (
+        "tests/solutions/dlq_memory_count.py",
+        "dlq-consumer/count-from-queue",
+    ),
+    (
+        "tests/solutions/dlq_no_dedupe.py",
+        "dlq-consumer/no-double-dead-letter",
+    ),
+    ("tests/solutions/dlq_no_poison.py", "dlq-consumer/poison"),
+    (
+        "tests/solutions/dlq_off_by_one.py",
+        "dlq-consumer/exhausted",
+    ),
+    (
+        "tests/solutions/dlq_off_by_one.mjs",
+        "dlq-consumer/exhausted",
+    ),
+    (
+        "tests/solutions/dlq_replay_remove_first.py",
+        "dlq-consumer/replay-send-before-remove",
+    ),
+    (
+        "tests/solutions/dlq_retry_permanent.py",
+        "dlq-consumer/permanent",
+    ),
+    (
+        "tests/solutions/oq_permanent_retried.py",
+        "outcome-queue/permanent-quarantine",
+    ),
+    (
+        "tests/solutions/oq_pop_before_validate.py",
+        "outcome-queue/outcome-validated-first",
+    ),
+    (
+        "tests/solutions/oq_shallow_state.py",
+        "outcome-queue/state-deep-copy",
+    ),
+    (
+        "tests/solutions/oq_shallow_state.ts",
+        "outcome-queue/state-deep-copy",
+    ),
+];
+
+/// Rule ids the bundled specs cover.
+fn covered_rules() -> BTreeSet<String> {
+    let config = dlqspec::runner::RunConfig {
+        paths: vec![root().join("specs")],
+        ..Default::default()
+    };
+    dlqspec::runner::prepare(&config)
+        .expect("specs load")
+        .iter()
+        .filter_map(|(_, loaded)| loaded.as_ref().ok())
+        .flat_map(|spec| {
+            spec.scenario
+                .header()
+                .rule_ids()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn each_buggy_solution_fails_with_a_diff_naming_the_broken_rule() {
+    let covered = covered_rules();
+    let node = !node_missing();
+    let tsx = node && !tsx_missing();
+    let mut checked = 0;
+    for (solution, rule) in BUGGY {
+        let contract = rule.split('/').next().unwrap_or_default();
+        if dlqspec::contracts::find(contract).is_none() || !covered.contains(*rule) {
+            // The rule catalogue and its coverage are checked where they are defined.
+            eprintln!("not checked here: no bundled spec covers {rule} ({solution})");
+            continue;
+        }
+        if (solution.ends_with(".ts") && !tsx) || (solution.ends_with(".mjs") && !node) {
+            continue;
+        }
+        let ran = run(&["run", "specs", "--impl", solution, "--quiet"]);
+        assert_eq!(ran.code, 1, "{solution}:\n{}{}", ran.stdout, ran.stderr);
+        // A FAIL block: the spec line, its rules, the first difference and a diff.
+        let lines: Vec<&str> = ran.stdout.lines().collect();
+        let named = lines.windows(4).any(|w| {
+            w[0].starts_with("FAIL ")
+                && w[1].trim_start().starts_with("rules: ")
+                && w[1].split([' ', ',']).any(|r| r == *rule)
+                && w[2].trim_start().starts_with("first difference at ")
+        });
+        assert!(
+            named && ran.stdout.contains("--- expected\n"),
+            "{solution} should fail a spec of {rule} with a diff:\n{}",
+            ran.stdout
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} buggy solutions were checked");
+}
+
+#[test]
+fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() {
+    let specs = first_dlq_specs();
+    let node = !node_missing();
+    let tsx = node && !tsx_missing();
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "cmd:python3 tests/impls/hang.py",
+            &[
+                "ERROR ",
+                "implementation error (timeout): no reply to `process_one()` within 0.3s; the process was killed (--timeout SECS allows more)",
+            ],
+        ),
+        (
+            "cmd:python3 tests/impls/exit3.py",
+            &[
+                "implementation error (exited): the process exited with status 3 while serving `",
+                "\n        exit3.py: simulated fatal error: segfault in native extension\n",
+            ],
+        ),
+        (
+            "cmd:python3 tests/impls/non_json.py",
+            &[
+                "implementation error (garbage): line 2 of stdout is not a protocol message: \"DEBUG: making a new consumer\"\n      hint: stdout carries only protocol messages; logs and debug prints belong on stderr\n      (while serving `new dlq-consumer`)",
+            ],
+        ),
+        (
+            "cmd:python3 tests/impls/wrong_seq.py",
+            &[
+                "implementation error (protocol): the reply to `new dlq-consumer` has seq 3, expected seq 2: every message answering or serving a request repeats its seq",
+            ],
+        ),
+        (
+            "cmd:python3 tests/impls/wrong_version.py",
+            &[
+                "implementation error (protocol): the implementation speaks protocol version 2; this dlqspec speaks version 1",
+            ],
+        ),
+        (
+            "cmd:python3 tests/impls/rust-side-world-gap.py",
+            &[
+                "implementation error (protocol): world call `clock.now` while serving `process_one()` is numbered n=3, expected n=2: n counts the world calls of a request from 1",
+            ],
+        ),
+        (
+            "python:tests/impls/syntax_error.py",
+            &[
+                "implementation error (startup): the solution could not be loaded: SyntaxError",
+                "tests/impls/syntax_error.py:6\n",
+                "(in full above)",
+            ],
+        ),
+        (
+            "python:tests/impls/raise_at_import.py",
+            &[
+                "implementation error (startup): the solution could not be loaded: KeyError: 'max_attempts'",
+                "tests/impls/raise_at_import.py:9\n",
+            ],
+        ),
+        (
+            "node:tests/impls/syntax_error.mjs",
+            &[
+                "implementation error (startup): the solution could not be loaded: SyntaxError",
+                "tests/impls/syntax_error.mjs:6\n",
+            ],
+        ),
+        (
+            "node:tests/impls/raise_at_import.mjs",
+            &[
+                "implementation error (startup): the solution could not be loaded: TypeError",
+                "tests/impls/raise_at_import.mjs:6\n",
+            ],
+        ),
+        (
+            "node:tests/impls/syntax_error.ts",
+            &[
+                "implementation error (startup): the solution could not be loaded: SyntaxError",
+                "tests/impls/syntax_error.ts:6\n",
+            ],
+        ),
+    ];
+    for (implementation, wanted) in cases {
+        if (implementation.ends_with(".ts") && !tsx)
+            || (implementation.starts_with("node:") && !node)
+        {
+            continue;
+        }
+        let mut args = vec!["run", "--impl", implementation, "--timeout", "0.3"];
+        args.extend(specs.iter().map(String::as_str));
+        let ran = run(&args);
+        assert_eq!(
+            ran.code, 1,
+            "{implementation}:\n{}{}",
+            ran.stdout, ran.stderr
+        );
+        // Every spec got an outcome: one broken process does not end the run.
+        assert_eq!(
+            outcome_lines(&ran.stdout).len(),
+            specs.len(),
+            "{implementation}:\n{}",
+            ran.stdout
+        );
+        assert!(
+            closing_line(&ran.stdout).starts_with("0 passed, "),
+            "{implementation}:\n{}",
+            ran.stdout
+        );
+        for text in *wanted {
+            assert!(
+                ran.stdout.contains(text),
+                "{implementation}: no {text:?} in\n{}",
+                ran.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn a_contract_the_implementation_does_not_claim_is_skipped_not_failed() {
+    let specs = first_dlq_specs();
+    let mut args = vec![
+        "run",
+        "--impl",
+        "python:tests/solutions/only_retry_queue.py",
+    ];
+    args.extend(specs.iter().map(String::as_str));
+    let ran = run(&args);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let lines = outcome_lines(&ran.stdout);
+    assert_eq!(lines.len(), specs.len());
+    assert!(
+        lines.iter().all(|l| l.starts_with("SKIP ")),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "      python:tests/solutions/only_retry_queue.py does not provide `dlq-consumer` (its hello lists: outcome-queue)\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(
+        closing_line(&ran.stdout),
+        format!("0 passed, 0 failed, {} skipped", specs.len())
+    );
+}
+
+/// Whether a process is gone (or a zombie: dead, waiting for its parent to reap it).
+#[cfg(target_os = "linux")]
+fn dead(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// Waits (a bounded while: a SIGKILL takes effect asynchronously) until every pid is dead.
+#[cfg(target_os = "linux")]
+fn assert_all_dead(pids: &[String]) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !pids.iter().all(|p| dead(p)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive: Vec<&String> = pids.iter().filter(|p| !dead(p)).collect();
+    assert!(alive.is_empty(), "left behind: {alive:?}");
+}
+
+#[cfg(target_os = "linux")]
+fn pids_in(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let specs = first_dlq_specs();
+
+    // A hung program and the child it started: killed as a group, on every spec.
+    let pidfile = dir.path().join("hang-tree.pids");
+    let command = format!(
+        "cmd:python3 tests/impls/rust-side-hang-tree.py '{}'",
+        pidfile.display()
+    );
+    let ran = run(&[
+        "run",
+        "--impl",
+        &command,
+        "--timeout",
+        "0.3",
+        &specs[0],
+        &specs[1],
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stdout.matches("implementation error (timeout)").count(),
+        2,
+        "{}",
+        ran.stdout
+    );
+    let pids = pids_in(&pidfile);
+    assert_eq!(pids.len(), 4, "two starts, two pids each: {pids:?}");
+    assert_all_dead(&pids);
+
+    // A program that answers `bye` but stays: killed after the grace period.
+    let pidfile = dir.path().join("linger.pids");
+    let command = format!(
+        "cmd:python3 tests/impls/rust-side-linger.py '{}'",
+        pidfile.display()
+    );
+    let ran = run(&["run", "--impl", &command, &specs[0]]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let pids = pids_in(&pidfile);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    assert_all_dead(&pids);
+
+    // dlqspec interrupted (Ctrl-C) while its implementation hangs: the group dies with it.
+    let pidfile = dir.path().join("interrupt.pids");
+    let command = format!(
+        "cmd:python3 tests/impls/rust-side-hang-tree.py '{}'",
+        pidfile.display()
+    );
+    let mut child = external()
+        .args(["run", "--impl", &command, "--timeout", "600", &specs[0]])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("dlqspec starts");
+    let until = Instant::now() + Duration::from_secs(30);
+    while pids_in(&pidfile).len() < 2 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pids = pids_in(&pidfile);
+    assert_eq!(pids.len(), 2, "the implementation did not start: {pids:?}");
+    let dlqspec_pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe {
+        libc::kill(dlqspec_pid, libc::SIGINT);
+    }
+    let status = child.wait().expect("dlqspec ends");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    assert_all_dead(&pids);
+}
+
+#[test]
+fn smoke_says_ok_with_the_handshake_and_timings() {
+    let ran = run(&["smoke", "--impl", "python:examples/python/solution.py"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .starts_with("smoke test of python:examples/python/solution.py\n  command    python3 "),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("\n  hello      solution.py (python 3."),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("\n  contracts  dlq-consumer, outcome-queue\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("  ok    process_one() -> retry  ("),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("\n  bye        answered, exited with status 0 in "),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        closing_line(&ran.stdout).starts_with(
+            "ok: python:examples/python/solution.py answered 9 requests correctly in "
+        ),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn smoke_says_exactly_what_is_wrong() {
+    let ran = run(&[
+        "smoke",
+        "--impl",
+        "cmd:python3 tests/impls/hang.py",
+        "--timeout",
+        "0.3",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nFAILED:\n  dlq-consumer: no reply to `process_one()` within 0.3s; the process was killed (--timeout SECS allows more)\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+
+    let ran = run(&["smoke", "--impl", "python:tests/impls/syntax_error.py"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("  hello      FAILED\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("tests/impls/syntax_error.py:6\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(
+        closing_line(&ran.stdout),
+        "FAILED: python:tests/impls/syntax_error.py did not complete the handshake"
+    );
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let command = format!(
+        "cmd:python3 tests/impls/rust-side-linger.py '{}'",
+        dir.path().join("pids").display()
+    );
+    let ran = run(&["smoke", "--impl", &command]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "  dlq-consumer: process_one() answered null, expected retry\n  it did not exit within 1 s of `bye`\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+
+    let ran = run(&["smoke", "--impl", "builtin"]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stderr.contains("the built-in one needs no smoke test"));
+}
+
+#[test]
+fn bad_impl_values_are_usage_errors() {
+    let ran = run(&["run", "--impl", "ruby:x.rb"]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr.contains(
+            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin"
+        ),
+        "{}",
+        ran.stderr
+    );
+    let ran = run(&["run", "--impl", "python:no/such/solution.py"]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr
+            .contains("`python:no/such/solution.py`: no such file `no/such/solution.py`"),
+        "{}",
+        ran.stderr
+    );
+    let ran = run(&["run", "--impl", "cmd:no-such-program-dlqspec"]);
+    assert_eq!(ran.code, 1);
+    assert!(
+        ran.stdout.contains(
+            "implementation error (startup): cannot start `no-such-program-dlqspec`: No such file or directory"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let ran = run(&["run", "--timeout", "0"]);
+    assert_eq!(ran.code, 2);
+    assert!(ran.stderr.contains("the timeout must be more than 0"));
+}
+
+#[test]
+fn the_matrix_shows_rules_by_implementation_and_links_failures() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("matrix.html");
+    let markdown = dir.path().join("matrix.md");
+    let html_arg = html.to_string_lossy().into_owned();
+    let buggy = "python:tests/solutions/dlq_no_poison.py";
+    let ran = run(&[
+        "matrix",
+        "specs/dlq-consumer",
+        "--impl",
+        "python:examples/python/solution.py",
+        "--impl",
+        buggy,
+        "--output",
+        &html_arg,
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let header = ran.stdout.lines().next().unwrap_or_default();
+    let columns: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(
+        columns,
+        [
+            "rule",
+            "builtin",
+            "python:solution.py",
+            "python:dlq_no_poison.py"
+        ]
+    );
+    let poison = ran
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("dlq-consumer/poison "))
+        .expect("a poison row");
+    let cells: Vec<&str> = poison.split_whitespace().skip(1).collect();
+    let (passed, total) = cells[2].split_once('/').expect("passed/total");
+    assert_eq!(cells[0], cells[1], "{poison}");
+    assert_eq!(cells[0], format!("{total}/{total}"), "{poison}");
+    let count = |n: &str| n.parse::<usize>().expect("a count");
+    assert!(count(passed) < count(total), "{poison}");
+    assert!(
+        ran.stdout
+            .contains("\npython:tests/solutions/dlq_no_poison.py failed "),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("columns:\n  python:solution.py = python:examples/python/solution.py\n"),
+        "{}",
+        ran.stdout
+    );
+
+    let page = std::fs::read_to_string(&html).expect("the page is written");
+    let link = page
+        .split("<td class=\"cell fail\"><a href=\"#")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a failing cell links somewhere");
+    assert!(link.starts_with("impl2-specs-dlq-consumer-"), "{link}");
+    assert!(
+        page.contains(&format!("<section id=\"{link}\">")),
+        "the link has a target"
+    );
+    assert!(
+        page.contains("<span class=\"del\">"),
+        "the target shows a diff"
+    );
+
+    let markdown_arg = markdown.to_string_lossy().into_owned();
+    let ran = run(&[
+        "matrix",
+        "specs/dlq-consumer",
+        "--impl",
+        buggy,
+        "-o",
+        &markdown_arg,
+    ]);
+    assert_eq!(ran.code, 1);
+    let page = std::fs::read_to_string(&markdown).expect("the markdown is written");
+    assert!(page.starts_with("# dlqspec conformance matrix\n"), "{page}");
+    assert!(
+        page.contains(" | ❌ [") && page.contains("](#impl1-specs-dlq-consumer-"),
+        "{page}"
+    );
+    assert!(page.contains("\n```diff\nfirst difference at "), "{page}");
+
+    let ran = run(&["matrix", "--output", "matrix.txt"]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr
+            .contains("--output matrix.txt: the file name must end in .md (Markdown) or .html"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn known_failures_are_expected_and_a_listed_pass_is_stale() {
+    let buggy = "python:tests/solutions/dlq_no_poison.py";
+    let ran = run(&["run", "specs/dlq-consumer", "--impl", buggy, "--quiet"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let failing: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL  "))
+        .filter_map(|l| l.split("  ").next())
+        .collect();
+    assert!(!failing.is_empty(), "{}", ran.stdout);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let list = dir.path().join("known.yaml");
+    let text: String = failing
+        .iter()
+        .map(|spec| format!("- spec: {spec}\n  reason: poison pills are not detected yet\n"))
+        .collect();
+    std::fs::write(&list, text).expect("write the list");
+    let list_arg = list.to_string_lossy().into_owned();
+
+    let ran = run(&[
+        "run",
+        "specs/dlq-consumer",
+        "--impl",
+        buggy,
+        "--known-failures",
+        &list_arg,
+        "--quiet",
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stdout.matches("\nXFAIL ").count() + usize::from(ran.stdout.starts_with("XFAIL ")),
+        failing.len(),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(&format!(
+            "      known failure, listed at {list_arg}:1:3: poison pills are not detected yet\n"
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains(&format!("{} known failures, as expected\n", failing.len())),
+        "{}",
+        ran.stdout
+    );
+
+    let ran = run(&[
+        "run",
+        failing[0],
+        "--impl",
+        "python:examples/python/solution.py",
+        "--known-failures",
+        &list_arg,
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(&format!(
+            "STALE {}",
+            failing[0]
+        )) && ran.stdout.contains(&format!(
+            "      listed as a known failure ({list_arg}:1:3) but passed: remove it from {list_arg}\n"
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("failed: 1 stale known failures\n"),
+        "{}",
+        ran.stdout
+    );
+
+    std::fs::write(&list, "- rule: dlq-consumer/nope\n").expect("write the list");
+    let ran = run(&["run", "--known-failures", &list_arg]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr
+            .contains("error: unknown rule `dlq-consumer/nope`; `dlqspec rules` lists the rules"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(&format!("{list_arg}:1:9")),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// Loads one of protocol/schema/*.json as a validator.
+fn validator(name: &str) -> jsonschema::Validator {
+    let path = root().join("protocol/schema").join(name);
+    let text = std::fs::read_to_string(&path).expect("schema file");
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+#[test]
+fn real_traffic_validates_against_the_json_schemas() {
+    let requests = validator("request.schema.json");
+    let replies = validator("reply.schema.json");
+    // The validators are live: a message missing its value is refused.
+    let broken: Value = serde_json::from_str(r#"{"seq":2,"type":"return"}"#).expect("json");
+    assert!(!replies.is_valid(&broken));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("traffic.log");
+    let mut runs: Vec<Vec<&str>> = vec![
+        vec![
+            "run",
+            "specs",
+            "--impl",
+            "python:examples/python/solution.py",
+        ],
+        vec!["smoke", "--impl", "python:examples/python/solution.py"],
+        vec!["smoke", "--impl", "python:tests/impls/syntax_error.py"],
+        vec![
+            "run",
+            "specs",
+            "--impl",
+            "python:tests/solutions/dlq_no_dedupe.py",
+        ],
+    ];
+    if !node_missing() {
+        runs.push(vec![
+            "run",
+            "specs",
+            "--impl",
+            "node:examples/javascript/solution.mjs",
+        ]);
+        runs.push(vec![
+            "smoke",
+            "--impl",
+            "node:examples/javascript/solution.mjs",
+        ]);
+    }
+    for args in &runs {
+        let output = external()
+            .args(args)
+            .env("DLQSPEC_PROTOCOL_LOG", &log)
+            .output()
+            .expect("dlqspec runs");
+        assert!(output.status.code().is_some(), "{args:?}");
+    }
+    let traffic = std::fs::read_to_string(&log).expect("traffic was logged");
+    let mut seen = BTreeSet::new();
+    for line in traffic.lines() {
+        let mut parts = line.splitn(3, ' ');
+        let (_pid, direction, message) = (parts.next(), parts.next(), parts.next());
+        let message: Value = serde_json::from_str(message.unwrap_or_default())
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        let schema = match direction {
+            Some(">") => &requests,
+            Some("<") => &replies,
+            _ => panic!("no direction: {line}"),
+        };
+        let errors: Vec<String> = schema
+            .iter_errors(&message)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{line}\n{errors:#?}");
+        let kind = message["type"].as_str().unwrap_or_default().to_owned();
+        seen.insert(format!("{} {kind}", direction.unwrap_or_default()));
+    }
+    for wanted in [
+        "> hello",
+        "> new",
+        "> call",
+        "> result",
+        "> raise",
+        "> bye",
+        "< hello",
+        "< return",
+        "< raised",
+        "< world",
+        "< errored",
+        "< bye",
+    ] {
+        assert!(
+            seen.contains(wanted),
+            "no `{wanted}` in the traffic: {seen:?}"
+        );
+    }
+}
+
+#[test]
+fn the_bundled_shims_are_found_from_the_source_tree() {
+    // No DLQSPEC_SHIMS: the path baked in at build time is used.
+    let ran = run(&[
+        "run",
+        "--impl",
+        "python:examples/python/solution.py",
+        "--quiet",
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // A wrong DLQSPEC_SHIMS is reported as such.
+    let output = external()
+        .args(["run", "--impl", "python:examples/python/solution.py"])
+        .env("DLQSPEC_SHIMS", "/no/such/shims")
+        .output()
+        .expect("dlqspec runs");
+    let ran = crate::common::ran(output);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr.contains(
+            "the python shim is not at /no/such/shims/python/dlqspec_shim.py (shims folder from DLQSPEC_SHIMS); set DLQSPEC_SHIMS to the folder that holds python/dlqspec_shim.py"
+        ),
+        "{}",
+        ran.stderr
+    );
+}
