@@ -92,34 +92,20 @@ fn closing_line(stdout: &str) -> &str {
     stdout.lines().last().unwrap_or_default()
 }
 
-/// What the JavaScript and TypeScript references cannot pass, and why (see the file).
-const JAVASCRIPT_KNOWN_FAILURES: &str = "tests/known-failures/javascript.yaml";
-
 #[test]
 fn reference_solutions_pass_every_bundled_spec() {
     let total = bundled_specs("specs").len();
-    let mut solutions = vec![("python:examples/python/solution.py", None)];
-    let listed = Some(JAVASCRIPT_KNOWN_FAILURES);
+    let mut solutions = vec!["python:examples/python/solution.py"];
     if !node_missing() {
-        solutions.push(("node:examples/javascript/solution.mjs", listed));
-        solutions.push(("node:examples/commonjs/solution.js", listed));
+        solutions.push("node:examples/javascript/solution.mjs");
+        solutions.push("node:examples/commonjs/solution.js");
     }
     if !tsx_missing() {
-        solutions.push(("node:examples/typescript/solution.ts", listed));
+        solutions.push("node:examples/typescript/solution.ts");
     }
-    for (solution, known_failures) in solutions {
-        let mut args = vec!["run", "specs", "--impl", solution, "--quiet"];
-        if let Some(list) = known_failures {
-            args.extend(["--known-failures", list]);
-        }
-        let ran = run(&args);
-        // Only what the list names may fail, and it must (else the list is stale: exit 1).
-        let expected_failures = ran
-            .stdout
-            .lines()
-            .filter(|l| l.starts_with("XFAIL "))
-            .count();
-        let expected = format!("{} passed, 0 failed", total - expected_failures);
+    let expected = format!("{total} passed, 0 failed");
+    for solution in solutions {
+        let ran = run(&["run", "specs", "--impl", solution, "--quiet"]);
         assert_eq!(
             (ran.code, closing_line(&ran.stdout)),
             (0, expected.as_str()),
@@ -127,9 +113,6 @@ fn reference_solutions_pass_every_bundled_spec() {
             ran.stdout,
             ran.stderr
         );
-        if known_failures.is_none() {
-            assert_eq!(expected_failures, 0, "{}", ran.stdout);
-        }
     }
 }
 

@@ -47,7 +47,7 @@ enum Flaw {
     ReplayMissingTrue,
     /// `isinstance(x, int)` without the bool check: `true` is accepted as 1.
     BoolMaxAttempts,
-    /// A whole-valued float such as 2.0 is accepted.
+    /// A float is truncated to an integer: 2.5 becomes 2.
     FloatMaxAttempts,
 }
 
@@ -106,9 +106,8 @@ impl Model {
     fn new(flaw: Flaw, raw: &Value) -> Result<Model, Raised> {
         let max_attempts = match raw {
             Value::Number(n) => n.as_u64().or_else(|| {
-                let whole = n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0);
-                whole
-                    .filter(|_| flaw == Flaw::FloatMaxAttempts)
+                n.as_f64()
+                    .filter(|f| *f >= 0.0 && flaw == Flaw::FloatMaxAttempts)
                     .map(|f| f as u64)
             }),
             Value::Bool(b) if flaw == Flaw::BoolMaxAttempts => Some(u64::from(*b)),
