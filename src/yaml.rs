@@ -186,7 +186,7 @@ fn render_block(value: &Value, indent: usize, out: &mut String) {
                 render_nested(item, indent, out);
             }
         }
-        Value::Array(items) if items.iter().any(is_compound) => {
+        Value::Array(items) if is_compound(value) => {
             for item in items {
                 let _ = write!(out, "{pad}-");
                 match item {
@@ -217,10 +217,14 @@ fn render_nested(item: &Value, indent: usize, out: &mut String) {
     }
 }
 
+/// A list longer than this on one line is written one item per line, so that a diff of two
+/// long lists (a call trace, say) shows the item that changed rather than one changed line.
+const FLOW_WIDTH: usize = 60;
+
 fn is_compound(value: &Value) -> bool {
     match value {
         Value::Object(map) => !map.is_empty(),
-        Value::Array(items) => items.iter().any(is_compound),
+        Value::Array(items) => items.iter().any(is_compound) || flow(value).len() > FLOW_WIDTH,
         _ => false,
     }
 }
@@ -372,6 +376,17 @@ mod tests {
             render(&value),
             "pending: [b, a]\ndlq:\n- id: a\n  error: null\nn: {}\n"
         );
+    }
+
+    #[test]
+    fn render_writes_long_lists_one_item_per_line() {
+        let trace: Vec<String> = (0..8).map(|n| format!("queue.receive() -> m{n}")).collect();
+        let shown = render(&json!({ "trace": trace, "pending": ["a"] }));
+        assert!(
+            shown.starts_with("trace:\n- queue.receive() -> m0\n- queue.receive() -> m1\n"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("pending: [a]\n"), "{shown}");
     }
 
     #[test]
