@@ -193,6 +193,39 @@ impl<'t> Document<'t> {
         Ok(node)
     }
 
+    /// The innermost node under `node` where `expected` and `actual` first differ, following
+    /// mapping keys and list indexes while both sides have the same shape there.
+    pub fn first_difference<'n>(
+        &self,
+        mut node: &'n Node,
+        mut expected: &Value,
+        mut actual: &Value,
+    ) -> &'n Node {
+        loop {
+            let next = match (&node.kind, expected, actual) {
+                (Kind::Mapping { entries, .. }, Value::Object(want), Value::Object(got)) => want
+                    .iter()
+                    .find(|(key, value)| got.get(*key) != Some(*value))
+                    .and_then(|(key, value)| {
+                        let child = entries.iter().find(|(k, _)| key_name(k) == Some(key))?;
+                        Some((&child.1, value, got.get(key)?))
+                    }),
+                (Kind::Sequence { items, .. }, Value::Array(want), Value::Array(got))
+                    if want.len() == got.len() && want.len() == items.len() =>
+                {
+                    (0..want.len())
+                        .find(|&i| want[i] != got[i])
+                        .map(|i| (&items[i], &want[i], &got[i]))
+                }
+                _ => None,
+            };
+            match next {
+                Some((child, want, got)) => (node, expected, actual) = (child, want, got),
+                None => return node,
+            }
+        }
+    }
+
     /// Where a key of the top-level mapping is written.
     pub fn key_position(&self, key: &str) -> Option<Position> {
         let Kind::Mapping { entries, .. } = &self.root.kind else {

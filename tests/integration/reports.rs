@@ -136,7 +136,7 @@ fn junit_failures_carry_the_diff_and_errors_the_spec_error() {
         body.contains("-process: dead\n+process: ok\n"),
         "failure body: {body}"
     );
-    assert!(body.contains("a-wrong.yaml:10:5"), "failure body: {body}");
+    assert!(body.contains("a-wrong.yaml:10:14"), "failure body: {body}");
 
     let broken = case("/c-broken.yaml");
     let error = broken.children().find(|n| n.has_tag_name("error")).unwrap();
@@ -186,7 +186,7 @@ fn every_json_line_parses_and_has_the_documented_fields() {
     assert_eq!(mismatch["step"], "step 2 (process)");
     assert_eq!(
         (mismatch["line"].as_u64(), mismatch["column"].as_u64()),
-        (Some(10), Some(5))
+        (Some(10), Some(14))
     );
     assert_eq!(mismatch["expected"], "process: dead\n");
     assert_eq!(mismatch["actual"], "process: ok\n");
@@ -394,8 +394,8 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
         annotations,
         [
             format!(
-                "::error file={folder}/a-wrong.yaml,line=10,col=5,title=mismatch%3A wrong on purpose::\
-                 first difference at step 2 (process) ({folder}/a-wrong.yaml:10:5)%0A--- expected%0A\
+                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=mismatch%3A wrong on purpose::\
+                 first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A--- expected%0A\
                  +++ actual%0A@@ -1,1 +1,1 @@%0A-process: dead%0A+process: ok"
             ),
             format!(

@@ -35,7 +35,7 @@ expect:
     let expected = format!(
         "FAIL  {shown}  permanent on the first delivery
       rules: dlq-consumer/permanent
-      first difference at final expect ({shown}:11:3)
+      first difference at final expect ({shown}:12:101)
       --- expected
       +++ actual
       @@ -3,7 +3,7 @@
@@ -75,7 +75,7 @@ steps:
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.contains(&format!(
-            "      first difference at step 1 (process) ({shown}:8:5)
+            "      first difference at step 1 (process) ({shown}:8:14)
       --- expected
       +++ actual
       @@ -1,1 +1,1 @@
