@@ -7,5 +7,6 @@ mod fixtures;
 mod outcome_queue_teeth;
 mod reports;
 mod run_cli;
+mod shims;
 mod suite;
 mod teeth;
