@@ -41,12 +41,13 @@ fn main() {
             let _ = black_box(loader::load_path(file));
         }
     });
-    let config = RunConfig {
+    let one_job = RunConfig {
         paths: paths.clone(),
+        jobs: std::num::NonZeroUsize::new(1),
         ..RunConfig::default()
     };
     let run = best_of(rounds, || {
-        let prepared = runner::prepare(&config).expect("specs/ exists");
+        let prepared = runner::prepare(&one_job).expect("specs/ exists");
         let mut builtin = Builtin::new();
         for spec in &prepared {
             black_box(runner::run_one(spec, &mut builtin));
