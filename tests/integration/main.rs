@@ -6,6 +6,7 @@ mod external;
 mod fixtures;
 mod outcome_queue_teeth;
 mod reports;
+mod robustness;
 mod run_cli;
 mod shims;
 mod suite;
