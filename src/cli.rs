@@ -60,7 +60,7 @@ pub enum Command {
 
     /// Tell what happens in a scenario, step by step: deliveries, handler outcomes, decisions and the rules behind them, DLQ changes, crashes, checks.
     #[command(
-        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n\nRuns the built-in implementation and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
+        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
     )]
     Explain(ExplainArgs),
 
@@ -194,6 +194,9 @@ pub struct NewArgs {
 pub struct ExplainArgs {
     /// The spec file to explain.
     pub spec: PathBuf,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Debug, Args)]

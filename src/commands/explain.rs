@@ -1,10 +1,10 @@
-//! `dlqspec explain`: tell a scenario step by step on the built-in implementation.
+//! `dlqspec explain`: tell a scenario step by step, on the built-in implementation or `--impl`.
 
 use std::io::Write;
 
 use crate::authoring::explain;
-use crate::builtin::Builtin;
 use crate::cli::ExplainArgs;
+use crate::external::launch::Target;
 use crate::loader;
 use crate::outcome::Outcome;
 use crate::report::{Palette, render};
@@ -19,7 +19,9 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
             return exit::SPEC_OR_USAGE_ERROR;
         }
     };
-    let explanation = explain::explain(&spec, &mut Builtin::new());
+    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let mut implementation = target.instantiate(args.target.timeout);
+    let explanation = explain::explain(&spec, implementation.as_mut());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());
     match explanation.outcome {
         Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => exit::PASSED,

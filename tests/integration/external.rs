@@ -949,3 +949,27 @@ fn the_bundled_shims_are_found_from_the_source_tree() {
         ran.stderr
     );
 }
+
+#[test]
+fn explain_tells_an_external_run_and_names_the_rule_it_breaks() {
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/poison-cycle.yaml",
+        "--impl",
+        "python:tests/solutions/dlq_no_poison.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("handler(p) is called a 3rd time, but the spec scripts no outcome for it"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("rule dlq-consumer/poison: receive_count 3 > max_attempts 2"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("outcome: FAIL"), "{}", ran.stdout);
+}
