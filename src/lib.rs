@@ -2,6 +2,29 @@
 //!
 //! YAML specs describe scenarios; the runner executes them against the built-in reference
 //! implementation or an external one, and reporters render the outcomes.
+//!
+//! Running a spec from Rust, as the `dlqspec` binary does:
+//!
+//! ```
+//! use dlqspec::builtin::Builtin;
+//! use dlqspec::contract::RunMode;
+//! use dlqspec::outcome::Outcome;
+//! use dlqspec::{loader, source::SourceFile};
+//!
+//! let text = "\
+//! contract: dlq-consumer
+//! name: a transient error is retried
+//! rules: [dlq-consumer/transient-retry]
+//! messages: [{id: a, body: order-1}]
+//! handler: {a: [transient: db timeout, ok]}
+//! steps:
+//!   - process: retry
+//!   - process: ok
+//! ";
+//! let spec = loader::load(SourceFile::from_text("inline.yaml", text)).expect("a valid spec");
+//! let run = spec.scenario.run(&mut Builtin::new(), RunMode::Check);
+//! assert!(matches!(run.outcome, Outcome::Passed));
+//! ```
 
 pub mod authoring;
 pub mod builtin;
