@@ -1,4 +1,5 @@
-//! The built-in implementation: each contract's reference subject, behind `Implementation`.
+//! Implementations that run in this process: subjects made by a factory, behind `Implementation`.
+//! The built-in reference is one of them, made from each contract's reference subject.
 
 use serde_json::Value;
 
@@ -6,28 +7,79 @@ use crate::contract::Subject;
 use crate::contracts;
 use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost};
 
-#[derive(Default)]
+/// Makes a subject of the named contract from the spec's arguments; `Err` is the reply when
+/// it cannot (a raise for bad arguments, a skip for a contract it does not implement).
+pub type SubjectFactory =
+    dyn FnMut(&str, &Value, &mut dyn WorldHost) -> Result<Box<dyn Subject>, Reply> + Send;
+
+/// An implementation whose subjects come from a factory, one at a time.
 pub struct Builtin {
+    info: ImplInfo,
+    factory: Box<SubjectFactory>,
+    /// Run before each spec, as a fresh process would start: resets what subjects share.
+    fresh_process: Option<Box<dyn FnMut() + Send>>,
     current: Option<Box<dyn Subject>>,
 }
 
+impl Default for Builtin {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Builtin {
+    /// The built-in reference implementation: each contract's own reference subject.
     pub fn new() -> Self {
-        Self::default()
+        let info = ImplInfo {
+            label: "builtin".into(),
+            language: "rust".into(),
+            is_reference: true,
+        };
+        Self::from_subjects(info, Box::new(reference_subject))
+    }
+
+    /// An implementation described by `info` whose subjects `factory` makes.
+    pub fn from_subjects(info: ImplInfo, factory: Box<SubjectFactory>) -> Self {
+        Builtin {
+            info,
+            factory,
+            fresh_process: None,
+            current: None,
+        }
+    }
+
+    /// Runs `reset` before each spec, for subjects that share state the way a process's
+    /// globals are shared by its instances.
+    pub fn on_begin_spec(mut self, reset: Box<dyn FnMut() + Send>) -> Self {
+        self.fresh_process = Some(reset);
+        self
+    }
+}
+
+/// The reference subject of the named contract.
+pub fn reference_subject(
+    contract: &str,
+    args: &Value,
+    world: &mut dyn WorldHost,
+) -> Result<Box<dyn Subject>, Reply> {
+    match contracts::find(contract) {
+        Some(contract) => contract.create_builtin(args, world),
+        None => Err(Reply::Skipped(format!(
+            "no built-in implementation of `{contract}`"
+        ))),
     }
 }
 
 impl Implementation for Builtin {
     fn info(&self) -> ImplInfo {
-        ImplInfo {
-            label: "builtin".into(),
-            language: "rust".into(),
-            is_reference: true,
-        }
+        self.info.clone()
     }
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
         self.current = None;
+        if let Some(reset) = &mut self.fresh_process {
+            reset();
+        }
         Ok(())
     }
 
@@ -37,13 +89,8 @@ impl Implementation for Builtin {
         args: &Value,
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
-        let Some(contract) = contracts::find(contract) else {
-            return Ok(Reply::Skipped(format!(
-                "no built-in implementation of `{contract}`"
-            )));
-        };
         self.current = None;
-        match contract.create_builtin(args, world) {
+        match (self.factory)(contract, args, world) {
             Ok(subject) => {
                 self.current = Some(subject);
                 Ok(Reply::Returned(Value::Null))

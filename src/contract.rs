@@ -40,6 +40,15 @@ pub trait Contract: Sync {
     fn starter(&self, name: &str) -> String;
 }
 
+/// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any
+/// name (`a: tricky name`) stays one string.
+pub fn starter_named(template: &str, name: &str) -> String {
+    template.replace(
+        "{name}",
+        &crate::yaml::flow(&Value::String(name.to_owned())),
+    )
+}
+
 /// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
 /// `Send` so a built-in implementation can serve specs on a worker thread.
 pub trait Subject: Send {

@@ -40,6 +40,7 @@ pub mod loader;
 pub mod matrix;
 pub mod outcome;
 pub mod parallel;
+pub mod recorder;
 pub mod report;
 pub mod rule;
 pub mod runner;

@@ -112,6 +112,32 @@ fn schema_reference(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtin::Builtin;
+    use crate::contract::RunMode;
+    use crate::outcome::Outcome;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn every_starter_passes_on_the_builtin_and_has_no_smells() {
+        for contract in registry::CONTRACTS {
+            let file = SourceFile::from_text("new.yaml", contract.starter("a: tricky name"));
+            let scenario = contract.load(&file).unwrap();
+            assert_eq!(scenario.header().name, "a: tricky name");
+            assert_eq!(scenario.header().contract, contract.name());
+            let run = scenario.run(&mut Builtin::new(), RunMode::Check);
+            let name = contract.name();
+            assert!(
+                matches!(run.outcome, Outcome::Passed),
+                "{name}: {:?}",
+                run.outcome
+            );
+            assert_eq!(
+                scenario.smells(&mut Builtin::new()).unwrap(),
+                vec![],
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn the_name_comes_from_the_file_name() {

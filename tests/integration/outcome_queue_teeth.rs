@@ -7,7 +7,8 @@
 
 use serde_json::{Value, json};
 
-use dlqspec::builtin::Builtin;
+use dlqspec::builtin::{self, Builtin};
+use dlqspec::contract::Subject;
 use dlqspec::contracts::outcome_queue::state_ops::{self, StateOp};
 use dlqspec::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Raised, Reply, WorldHost,
@@ -254,59 +255,17 @@ impl Model {
     }
 }
 
-/// The broken queues behind `Implementation`, as an external process would be.
-struct Broken {
-    flaw: Flaw,
-    queue: Option<Model>,
-}
-
 fn errored(message: String) -> ImplError {
     ImplError::new(ImplErrorKind::Errored, message)
 }
 
-impl Implementation for Broken {
-    fn info(&self) -> ImplInfo {
-        ImplInfo {
-            label: format!("broken:{:?}", self.flaw),
-            language: "rust".into(),
-            is_reference: false,
-        }
-    }
-
-    fn begin_spec(&mut self) -> Result<(), ImplError> {
-        self.queue = None;
-        Ok(())
-    }
-
-    fn create(
-        &mut self,
-        contract: &str,
-        args: &Value,
-        _world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError> {
-        if contract != "outcome-queue" {
-            return Ok(Reply::Skipped(format!("no {contract} here")));
-        }
-        self.queue = None;
-        Ok(match Model::new(self.flaw, &args["max_attempts"]) {
-            Ok(queue) => {
-                self.queue = Some(queue);
-                Reply::Returned(Value::Null)
-            }
-            Err(raised) => Reply::Raised(raised),
-        })
-    }
-
+impl Subject for Model {
     fn call(
         &mut self,
         method: &str,
         args: &[Value],
         _world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
-        let queue = self
-            .queue
-            .as_mut()
-            .ok_or_else(|| errored(format!("{method} before a queue exists")))?;
         let arg = |n: usize| {
             args.get(n)
                 .cloned()
@@ -315,13 +274,13 @@ impl Implementation for Broken {
         let result = match method {
             "submit" => {
                 let fresh = job(&arg(0)?, &arg(1)?, 0);
-                queue.list("ready").push(fresh);
+                self.list("ready").push(fresh);
                 Ok(Value::Null)
             }
-            "process" => queue.process(&arg(0)?),
-            "replay" => Ok(json!(queue.replay(&arg(0)?))),
-            "state" => Ok(queue.state.clone()),
-            "mutate_state" => queue.mutate_state(&arg(0)?).map(|()| Value::Null),
+            "process" => self.process(&arg(0)?),
+            "replay" => Ok(json!(self.replay(&arg(0)?))),
+            "state" => Ok(self.state.clone()),
+            "mutate_state" => self.mutate_state(&arg(0)?).map(|()| Value::Null),
             other => return Err(errored(format!("no method {other}"))),
         };
         Ok(match result {
@@ -331,38 +290,29 @@ impl Implementation for Broken {
     }
 }
 
-/// The built-in queue, run as if it were any other implementation.
-struct BuiltinAsExternal(Builtin);
+fn not_the_reference(label: String) -> ImplInfo {
+    ImplInfo {
+        label,
+        language: "rust".into(),
+        is_reference: false,
+    }
+}
 
-impl Implementation for BuiltinAsExternal {
-    fn info(&self) -> ImplInfo {
-        ImplInfo {
-            is_reference: false,
-            ..self.0.info()
+/// The queue with `flaw`, as an external process would serve it.
+fn broken(flaw: Flaw) -> Builtin {
+    let factory = move |contract: &str, args: &Value, _: &mut dyn WorldHost| {
+        if contract != "outcome-queue" {
+            return Err(Reply::Skipped(format!("no {contract} here")));
         }
-    }
-
-    fn begin_spec(&mut self) -> Result<(), ImplError> {
-        self.0.begin_spec()
-    }
-
-    fn create(
-        &mut self,
-        contract: &str,
-        args: &Value,
-        world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError> {
-        self.0.create(contract, args, world)
-    }
-
-    fn call(
-        &mut self,
-        method: &str,
-        args: &[Value],
-        world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError> {
-        self.0.call(method, args, world)
-    }
+        match Model::new(flaw, &args["max_attempts"]) {
+            Ok(queue) => Ok(Box::new(queue) as Box<dyn Subject>),
+            Err(raised) => Err(Reply::Raised(raised)),
+        }
+    };
+    Builtin::from_subjects(
+        not_the_reference(format!("broken:{flaw:?}")),
+        Box::new(factory),
+    )
 }
 
 /// Runs every bundled outcome-queue spec against `implementation`.
@@ -393,16 +343,16 @@ fn not_passed(reports: &[SpecReport]) -> Vec<String> {
 
 #[test]
 fn the_reference_passes_through_the_teeth_harness() {
-    let reports = run_specs(&mut BuiltinAsExternal(Builtin::new()));
+    let reports = run_specs(&mut Builtin::from_subjects(
+        not_the_reference("builtin".into()),
+        Box::new(builtin::reference_subject),
+    ));
     assert_eq!(not_passed(&reports), Vec::<String>::new());
 }
 
 #[test]
 fn the_model_without_a_flaw_passes_every_spec() {
-    let reports = run_specs(&mut Broken {
-        flaw: Flaw::Faithful,
-        queue: None,
-    });
+    let reports = run_specs(&mut broken(Flaw::Faithful));
     assert_eq!(not_passed(&reports), Vec::<String>::new());
 }
 
@@ -410,7 +360,7 @@ fn the_model_without_a_flaw_passes_every_spec() {
 fn every_flaw_fails_a_spec_that_names_the_broken_rule() {
     let mut problems = Vec::new();
     for &(flaw, rule) in FLAWS {
-        let reports = run_specs(&mut Broken { flaw, queue: None });
+        let reports = run_specs(&mut broken(flaw));
         let mismatched: Vec<&SpecReport> = reports
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Mismatch(_)))
@@ -438,10 +388,7 @@ fn every_flaw_fails_a_spec_that_names_the_broken_rule() {
 
 #[test]
 fn a_shallow_state_is_caught_by_the_deep_copy_check_with_its_note() {
-    let reports = run_specs(&mut Broken {
-        flaw: Flaw::ShallowState,
-        queue: None,
-    });
+    let reports = run_specs(&mut broken(Flaw::ShallowState));
     let edited = reports
         .iter()
         .find(|r| r.path.ends_with("state-view-entries-edited.yaml"))
@@ -473,10 +420,7 @@ fn a_shallow_state_is_caught_by_the_deep_copy_check_with_its_note() {
 
 #[test]
 fn an_invalid_outcome_that_pops_a_job_is_caught_by_the_automatic_state_check() {
-    let reports = run_specs(&mut Broken {
-        flaw: Flaw::InvalidOutcomePops,
-        queue: None,
-    });
+    let reports = run_specs(&mut broken(Flaw::InvalidOutcomePops));
     let untouched = reports
         .iter()
         .find(|r| {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use dlqspec::builtin::Builtin;
 use dlqspec::contract::Subject;
 use dlqspec::contracts::dlq_consumer::consumer::{
     DlqConsumer, max_attempts_from, replay_ids, reply,
@@ -346,86 +347,38 @@ impl Subject for BrokenConsumer {
     }
 }
 
-/// Makes a fresh subject for a `max_attempts`, sharing the implementation's global.
-type Factory = Box<dyn Fn(u64, &Global) -> Box<dyn Subject>>;
-
-/// An implementation under test, built from a subject factory: not the reference.
-struct TestImplementation {
+/// An implementation under test whose subjects `make` builds for a `max_attempts`, sharing
+/// one global that a new spec resets, as a fresh process would: not the reference.
+fn test_implementation(
     label: String,
-    factory: Factory,
-    global: Global,
-    current: Option<Box<dyn Subject>>,
+    make: impl Fn(u64, &Global) -> Box<dyn Subject> + Send + 'static,
+) -> Builtin {
+    let info = ImplInfo {
+        label,
+        language: "rust".into(),
+        is_reference: false,
+    };
+    let global = Global::default();
+    let shared = Arc::clone(&global);
+    let factory = move |contract: &str, args: &Value, _: &mut dyn WorldHost| match contract {
+        "dlq-consumer" => Ok(make(max_attempts_from(args), &shared)),
+        other => Err(Reply::Skipped(format!("no `{other}` here"))),
+    };
+    Builtin::from_subjects(info, Box::new(factory)).on_begin_spec(Box::new(move || {
+        *global.lock().expect("not poisoned") = None;
+    }))
 }
 
-impl TestImplementation {
-    fn broken(bug: Bug) -> Self {
-        Self::new(
-            format!("{bug:?}"),
-            Box::new(move |max_attempts, global| {
-                Box::new(BrokenConsumer {
-                    bug,
-                    max_attempts,
-                    counts: Default::default(),
-                    first_seen: Default::default(),
-                    leftover: Arc::clone(global),
-                })
-            }),
-        )
-    }
-
-    fn new(label: String, factory: Factory) -> Self {
-        TestImplementation {
-            label,
-            factory,
-            global: Global::default(),
-            current: None,
-        }
-    }
-}
-
-impl Implementation for TestImplementation {
-    fn info(&self) -> ImplInfo {
-        ImplInfo {
-            label: self.label.clone(),
-            language: "rust".into(),
-            is_reference: false,
-        }
-    }
-
-    fn begin_spec(&mut self) -> Result<(), ImplError> {
-        // A fresh process per spec: no instance, no globals.
-        self.current = None;
-        *self.global.lock().expect("not poisoned") = None;
-        Ok(())
-    }
-
-    fn create(
-        &mut self,
-        contract: &str,
-        args: &Value,
-        _world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError> {
-        if contract != "dlq-consumer" {
-            return Ok(Reply::Skipped(format!("no `{contract}` here")));
-        }
-        self.current = Some((self.factory)(max_attempts_from(args), &self.global));
-        Ok(Reply::Returned(Value::Null))
-    }
-
-    fn call(
-        &mut self,
-        method: &str,
-        args: &[Value],
-        world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError> {
-        match &mut self.current {
-            Some(subject) => subject.call(method, args, world),
-            None => Err(ImplError::new(
-                ImplErrorKind::Protocol,
-                format!("`{method}` before `new`"),
-            )),
-        }
-    }
+fn broken(bug: Bug) -> Builtin {
+    test_implementation(format!("{bug:?}"), move |max_attempts, global| {
+        Box::new(BrokenConsumer {
+            bug,
+            max_attempts,
+            counts: Default::default(),
+            first_seen: Default::default(),
+            leftover: Arc::clone(global),
+        })
+    })
 }
 
 fn bundled_suite() -> Vec<Prepared> {
@@ -455,10 +408,9 @@ fn summary(reports: &[SpecReport]) -> String {
 #[test]
 fn the_reference_consumer_passes_every_spec_through_the_test_harness() {
     let suite = bundled_suite();
-    let mut reference = TestImplementation::new(
-        "reference".into(),
-        Box::new(|max_attempts, _| Box::new(DlqConsumer::new(max_attempts))),
-    );
+    let mut reference = test_implementation("reference".into(), |max_attempts, _| {
+        Box::new(DlqConsumer::new(max_attempts))
+    });
     let reports = run_suite(&suite, &mut reference);
     assert!(
         reports.iter().all(|r| matches!(r.outcome, Outcome::Passed)),
@@ -470,7 +422,7 @@ fn the_reference_consumer_passes_every_spec_through_the_test_harness() {
 #[test]
 fn the_copied_logic_without_a_bug_passes_every_spec() {
     let suite = bundled_suite();
-    let reports = run_suite(&suite, &mut TestImplementation::broken(Bug::None));
+    let reports = run_suite(&suite, &mut broken(Bug::None));
     assert!(
         reports.iter().all(|r| matches!(r.outcome, Outcome::Passed)),
         "{}",
@@ -483,7 +435,7 @@ fn every_broken_consumer_fails_a_spec_of_the_rule_it_breaks() {
     let suite = bundled_suite();
     let mut escaped = Vec::new();
     for &(bug, rule) in BUGS {
-        let reports = run_suite(&suite, &mut TestImplementation::broken(bug));
+        let reports = run_suite(&suite, &mut broken(bug));
         // A broken consumer is blamed with mismatches, never with spec errors.
         assert!(
             reports

@@ -46,6 +46,6 @@ impl Contract for DlqConsumerContract {
     }
 
     fn starter(&self, name: &str) -> String {
-        super::starter::starter(name)
+        crate::contract::starter_named(super::starter::TEMPLATE, name)
     }
 }

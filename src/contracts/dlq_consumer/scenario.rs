@@ -11,6 +11,7 @@ use super::world::{Fault, ScriptedOutcome, World};
 use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
 use crate::implementation::{Implementation, RaisedKind, Reply};
 use crate::outcome::{Mismatch, Outcome};
+use crate::recorder::Recorder;
 use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
@@ -108,28 +109,15 @@ impl DlqScenario {
             implementation,
             world: World::new(self.script.clone()),
             alive: false,
-            mode,
-            checkpoints: Vec::new(),
-            first_mismatch: None,
-            timeline: Vec::new(),
+            recorder: Recorder::new(mode),
             facts: Vec::new(),
         };
         let stopped = run.all_steps().err();
-        let outcome = match (stopped, run.first_mismatch.take()) {
-            (Some(outcome), _) => outcome,
-            (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
-            (None, None) => Outcome::Passed,
-        };
-        let scenario_run = ScenarioRun {
-            outcome,
-            checkpoints: run.checkpoints,
-            timeline: run.timeline,
-        };
         let record = Record {
             world: run.world,
             steps: run.facts,
         };
-        (scenario_run, record)
+        (run.recorder.finish(stopped), record)
     }
 }
 
@@ -143,10 +131,7 @@ struct Run<'a> {
     world: World,
     /// Whether a consumer instance exists; a crash or a restart step ends it.
     alive: bool,
-    mode: RunMode,
-    checkpoints: Vec<Checkpoint>,
-    first_mismatch: Option<Mismatch>,
-    timeline: Vec<String>,
+    recorder: Recorder,
     facts: Vec<StepFacts>,
 }
 
@@ -161,7 +146,7 @@ impl Run<'_> {
             .iter()
             .map(|m| m.id.clone())
             .collect();
-        self.timeline.push(format!(
+        self.recorder.tell(format!(
             "start: the queue holds {}; the clock reads 0; max_attempts {}",
             journal::list(&ids),
             self.scenario.max_attempts
@@ -181,8 +166,8 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
-            self.timeline
-                .push(format!("final expect (line {})", position.line));
+            self.recorder
+                .tell(format!("final expect (line {})", position.line));
             self.expect("final expect", *position, &[], expect)?;
         }
         Ok(())
@@ -202,7 +187,7 @@ impl Run<'_> {
                 let from = self.world.journal().len();
                 let reply = self.call(heading, "process_one", &[], from)?;
                 let actual = self.returned(reply)?;
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: process_one() returned {}",
                     yaml::flow(&actual)
                 ));
@@ -224,21 +209,21 @@ impl Run<'_> {
                         actual: actual.clone(),
                         written,
                     };
-                    self.compare(label, checkpoint, None)?;
+                    self.recorder.compare(label, checkpoint, None)?;
                 }
                 return Ok(Some(actual));
             }
             Step::Replay(replay) => return self.replay(label, heading, position, replay).map(Some),
             Step::Recover => {
                 let moved = self.world.in_flight();
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
                     journal::list(&moved)
                 ));
                 self.world.recover();
             }
             Step::Restart => {
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: restart: a fresh consumer instance takes over, remembering nothing"
                 ));
                 self.alive = false;
@@ -246,13 +231,13 @@ impl Run<'_> {
             Step::Advance(by) => {
                 let was = self.world.now();
                 self.world.advance(*by);
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: advance: the clock moves by {by}, from {was} to {}",
                     self.world.now()
                 ));
             }
             Step::Send(message) => {
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: send: {} joins the ready tail",
                     message.id
                 ));
@@ -269,7 +254,7 @@ impl Run<'_> {
                 } else {
                     format!("the {} call from now", ordinal(u64::from(nth)))
                 };
-                self.timeline.push(format!(
+                self.recorder.tell(format!(
                     "{heading}: fault: a crash is armed {when} {which} of {}",
                     fault.call.as_str()
                 ));
@@ -280,7 +265,7 @@ impl Run<'_> {
                 });
             }
             Step::Expect(expect) => {
-                self.timeline.push(format!("{heading}: expect"));
+                self.recorder.tell(format!("{heading}: expect"));
                 self.expect(label, position, &["expect"], expect)?;
             }
         }
@@ -306,7 +291,7 @@ impl Run<'_> {
         let from = self.world.journal().len();
         let reply = self.call(heading, "replay", &args, from)?;
         let actual = self.returned(reply)?;
-        self.timeline.push(format!(
+        self.recorder.tell(format!(
             "{heading}: {call} returned {}",
             yaml::flow(&actual)
         ));
@@ -326,7 +311,7 @@ impl Run<'_> {
                 actual: actual.clone(),
                 written: Vec::new(),
             };
-            self.compare(label, checkpoint, None)?;
+            self.recorder.compare(label, checkpoint, None)?;
         } else if let Some(returns) = &replay.returns {
             let expected = json!(returns.value);
             let at = yaml::at(returns);
@@ -338,7 +323,7 @@ impl Run<'_> {
                 actual: actual.clone(),
                 written,
             };
-            self.compare(label, checkpoint, None)?;
+            self.recorder.compare(label, checkpoint, None)?;
         }
         Ok(actual)
     }
@@ -353,8 +338,8 @@ impl Run<'_> {
     ) -> Result<Reply, Stop> {
         let reply = self.implementation.call(method, args, &mut self.world);
         if let Err(error) = &reply {
-            self.timeline
-                .push(format!("{heading}: {method} broke: {error}"));
+            self.recorder
+                .tell(format!("{heading}: {method} broke: {error}"));
             self.narrate(from);
         }
         reply.map_err(Outcome::Errored)
@@ -366,11 +351,11 @@ impl Run<'_> {
             .iter()
             .map(|happening| format!("    {}", happening.describe()))
             .collect();
-        self.timeline.extend(lines);
+        self.recorder.tell_all(lines);
     }
 
     fn rule_line(&mut self, rule: &Rule, why: &str) {
-        self.timeline.push(format!("    rule {}: {why}", rule.id));
+        self.recorder.tell(format!("    rule {}: {why}", rule.id));
     }
 
     /// Names the rule that decides what `process_one` must do in the situation the world saw
@@ -533,15 +518,13 @@ impl Run<'_> {
                 actual: json!({ "handler_calls": { id.as_str(): unscripted.call_number } }),
                 written: Vec::new(),
             };
-            self.compare(label, checkpoint, Some(note))?;
-            return Err(self
-                .first_mismatch
-                .clone()
-                .map_or(Outcome::Passed, Outcome::Mismatch));
+            self.recorder.compare(label, checkpoint, Some(note))?;
+            return Err(self.recorder.stop());
         }
         let misuse = self.world.misuse();
         let already = self
-            .checkpoints
+            .recorder
+            .checkpoints()
             .iter()
             .filter(|c| c.label == "misuse")
             .map(|c| c.actual["misuse"].as_array().map_or(0, Vec::len))
@@ -556,7 +539,7 @@ impl Run<'_> {
                 actual: json!({ "misuse": misuse }),
                 written: Vec::new(),
             };
-            self.compare(label, checkpoint, Some(note))?;
+            self.recorder.compare(label, checkpoint, Some(note))?;
         }
         Ok(())
     }
@@ -637,55 +620,7 @@ impl Run<'_> {
             actual: Value::Object(actual),
             written,
         };
-        self.compare(label, checkpoint, None)
-    }
-
-    /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
-    fn compare(
-        &mut self,
-        step: &str,
-        checkpoint: Checkpoint,
-        note: Option<String>,
-    ) -> Result<(), Stop> {
-        self.tell_check(&checkpoint);
-        let matches = checkpoint.matches();
-        let key = checkpoint.label.as_str();
-        if !matches && self.first_mismatch.is_none() {
-            let (expected, actual) = if checkpoint.expected.is_object() {
-                (
-                    yaml::render(&checkpoint.expected),
-                    yaml::render(&checkpoint.actual),
-                )
-            } else {
-                (
-                    yaml::render(&json!({ key: checkpoint.expected })),
-                    yaml::render(&json!({ key: checkpoint.actual })),
-                )
-            };
-            self.first_mismatch = Some(Mismatch {
-                step: step.to_owned(),
-                position: checkpoint.position,
-                expected,
-                actual,
-                note,
-            });
-        }
-        self.checkpoints.push(checkpoint);
-        if !matches && self.mode == RunMode::Check {
-            return Err(Outcome::Mismatch(
-                self.first_mismatch.clone().expect("set above"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// One timeline line per compared value.
-    fn tell_check(&mut self, checkpoint: &Checkpoint) {
-        let lines = checkpoint
-            .told()
-            .into_iter()
-            .map(|line| format!("    {line}"));
-        self.timeline.extend(lines);
+        self.recorder.compare(label, checkpoint, None)
     }
 }
 

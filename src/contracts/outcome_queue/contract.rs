@@ -51,6 +51,6 @@ impl Contract for OutcomeQueueContract {
     }
 
     fn starter(&self, name: &str) -> String {
-        super::starter::starter(name)
+        crate::contract::starter_named(super::starter::TEMPLATE, name)
     }
 }

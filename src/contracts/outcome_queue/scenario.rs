@@ -12,7 +12,8 @@ use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
 use super::state_ops::{self, StateOp, show_path};
 use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
 use crate::implementation::{Implementation, NoWorld, Raised, Reply};
-use crate::outcome::{Mismatch, Outcome};
+use crate::outcome::Outcome;
+use crate::recorder::Recorder;
 use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
@@ -73,26 +74,13 @@ impl QueueScenario {
             scenario: self,
             reference: implementation.info().is_reference,
             implementation,
-            mode,
-            checkpoints: Vec::new(),
-            first_mismatch: None,
-            timeline: Vec::new(),
+            recorder: Recorder::new(mode),
             observe,
             facts: Vec::new(),
             last_call: None,
         };
         let stopped = run.all_steps().err();
-        let outcome = match (stopped, run.first_mismatch.take()) {
-            (Some(outcome), _) => outcome,
-            (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
-            (None, None) => Outcome::Passed,
-        };
-        let scenario_run = ScenarioRun {
-            outcome,
-            checkpoints: run.checkpoints,
-            timeline: run.timeline,
-        };
-        (scenario_run, run.facts)
+        (run.recorder.finish(stopped), run.facts)
     }
 }
 
@@ -108,10 +96,7 @@ struct Run<'a> {
     scenario: &'a QueueScenario,
     implementation: &'a mut dyn Implementation,
     reference: bool,
-    mode: RunMode,
-    checkpoints: Vec<Checkpoint>,
-    first_mismatch: Option<Mismatch>,
-    timeline: Vec<String>,
+    recorder: Recorder,
     observe: bool,
     facts: Vec<StepFacts>,
     /// The arguments and the answer of the last call other than `state()`.
@@ -145,7 +130,7 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
-            self.timeline.push("final expect: state()".to_owned());
+            self.recorder.tell("final expect: state()".to_owned());
             self.expect("final expect", *position, &[], expect)?;
         }
         Ok(())
@@ -182,11 +167,11 @@ impl Run<'_> {
                     actual,
                     written,
                 };
-                self.record(label, checkpoint, None)
+                self.recorder.compare(label, checkpoint, None)
             }
             Step::MutateState(ops) => self.mutate(label, position, ops),
             Step::Expect(expect) => {
-                self.timeline.push(format!("{label}: state()"));
+                self.recorder.tell(format!("{label}: state()"));
                 self.expect(label, position, &["expect"], expect)
             }
         }
@@ -200,14 +185,14 @@ impl Run<'_> {
             .map_err(Outcome::Errored)?;
         if method != "state" {
             let shown: Vec<String> = args.iter().map(Value::to_string).collect();
-            self.timeline.push(format!(
+            self.recorder.tell(format!(
                 "{label}: {method}({}) -> {}",
                 shown.join(", "),
                 shown_reply(&reply)
             ));
             if let Some(rule) = rule_for(method, args, &reply) {
-                self.timeline
-                    .push(format!("    rule {}: {}", rule.id, rule.statement));
+                self.recorder
+                    .tell(format!("    rule {}: {}", rule.id, rule.statement));
             }
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
         }
@@ -233,7 +218,7 @@ impl Run<'_> {
                 &mut NoWorld,
             )
             .map_err(Outcome::Errored)?;
-        self.timeline.push(format!(
+        self.recorder.tell(format!(
             "{label}: RetryQueue({raw}) -> {}",
             match &reply {
                 Reply::Returned(_) => "a new queue".to_owned(),
@@ -249,8 +234,8 @@ impl Run<'_> {
         };
         if let Reply::Raised(_) = reply {
             let rule = &rules::MAX_ATTEMPTS_VALIDATED;
-            self.timeline
-                .push(format!("    rule {}: {}", rule.id, rule.statement));
+            self.recorder
+                .tell(format!("    rule {}: {}", rule.id, rule.statement));
         }
         let constructed = matches!(reply, Reply::Returned(_));
         let actual = match reply {
@@ -262,7 +247,7 @@ impl Run<'_> {
         self.compare(label, position, "create", expected, actual, Some(note))?;
         if !constructed && create.raises.is_none() {
             // No queue exists, so no later step can run, even when recording.
-            return Err(self.stop_at_first_mismatch());
+            return Err(self.recorder.stop());
         }
         Ok(())
     }
@@ -300,7 +285,7 @@ impl Run<'_> {
             actual,
             written,
         };
-        self.record(label, checkpoint, None)?;
+        self.recorder.compare(label, checkpoint, None)?;
         if let Some(before) = before {
             self.unchanged(label, position, before, UNCHANGED_AFTER_ERROR)?;
         }
@@ -393,7 +378,7 @@ impl Run<'_> {
             actual,
             written,
         };
-        self.record(label, checkpoint, None)
+        self.recorder.compare(label, checkpoint, None)
     }
 
     /// The queue's state now, its keys in the contract's order.
@@ -425,13 +410,7 @@ impl Run<'_> {
         )
     }
 
-    fn stop_at_first_mismatch(&mut self) -> Stop {
-        self.first_mismatch
-            .clone()
-            .map_or(Outcome::Passed, Outcome::Mismatch)
-    }
-
-    /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
+    /// Compares a whole value that the spec does not write out for `bless` to rewrite.
     fn compare(
         &mut self,
         step: &str,
@@ -448,38 +427,7 @@ impl Run<'_> {
             actual,
             written: Vec::new(),
         };
-        self.record(step, checkpoint, note)
-    }
-
-    /// Records a checkpoint; on a difference, stops (checking) or remembers the first (recording).
-    fn record(
-        &mut self,
-        step: &str,
-        checkpoint: Checkpoint,
-        note: Option<String>,
-    ) -> Result<(), Stop> {
-        let position = checkpoint.position;
-        self.timeline.extend(
-            checkpoint
-                .told()
-                .into_iter()
-                .map(|line| format!("    {line}")),
-        );
-        let matches = checkpoint.matches();
-        if !matches && self.first_mismatch.is_none() {
-            self.first_mismatch = Some(Mismatch {
-                step: step.to_owned(),
-                position,
-                expected: yaml::render(&checkpoint.expected),
-                actual: yaml::render(&checkpoint.actual),
-                note,
-            });
-        }
-        self.checkpoints.push(checkpoint);
-        if !matches && self.mode == RunMode::Check {
-            return Err(self.stop_at_first_mismatch());
-        }
-        Ok(())
+        self.recorder.compare(step, checkpoint, note)
     }
 }
 

@@ -1,11 +1,7 @@
 //! The outcome-queue starter spec `dlqspec new` writes: every part of the vocabulary, commented.
 
-use serde_json::Value;
-
-use crate::yaml;
-
 /// The starter, with `{name}` standing for the spec's name.
-const TEMPLATE: &str = r#"contract: outcome-queue
+pub const TEMPLATE: &str = r#"contract: outcome-queue
 name: {name}
 description: >
   Say in a sentence or two what this scenario shows and why it matters.
@@ -39,26 +35,3 @@ expect:
   quarantine:
     - {id: a, payload: sync-1, attempts: 2, reason: exhausted}
 "#;
-
-pub fn starter(name: &str) -> String {
-    TEMPLATE.replace("{name}", &yaml::flow(&Value::String(name.to_owned())))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::builtin::Builtin;
-    use crate::contract::{RunMode, Scenario};
-    use crate::outcome::Outcome;
-    use crate::source::SourceFile;
-
-    #[test]
-    fn the_starter_passes_on_the_builtin_and_has_no_smells() {
-        let file = SourceFile::from_text("new.yaml", starter("a: tricky name"));
-        let scenario = super::super::spec::load(&file).unwrap();
-        assert_eq!(scenario.header.name, "a: tricky name");
-        let run = scenario.run(&mut Builtin::new(), RunMode::Check);
-        assert!(matches!(run.outcome, Outcome::Passed), "{:?}", run.outcome);
-        assert_eq!(scenario.smells(&mut Builtin::new()).unwrap(), vec![]);
-    }
-}

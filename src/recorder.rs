@@ -1,0 +1,196 @@
+//! The bookkeeping of one scenario run, the same for every contract: checkpoints, the first
+//! mismatch, the timeline, and when to stop.
+
+use serde_json::json;
+
+use crate::contract::{Checkpoint, RunMode, ScenarioRun};
+use crate::outcome::{Mismatch, Outcome};
+use crate::yaml;
+
+/// Records what a run compares and tells. Checking stops at the first difference; recording
+/// goes on and keeps every checkpoint, so `bless` and `explain` see all of them.
+#[derive(Debug)]
+pub struct Recorder {
+    mode: RunMode,
+    checkpoints: Vec<Checkpoint>,
+    first_mismatch: Option<Mismatch>,
+    timeline: Vec<String>,
+}
+
+impl Recorder {
+    pub fn new(mode: RunMode) -> Self {
+        Recorder {
+            mode,
+            checkpoints: Vec::new(),
+            first_mismatch: None,
+            timeline: Vec::new(),
+        }
+    }
+
+    /// Adds one line to the timeline.
+    pub fn tell(&mut self, line: String) {
+        self.timeline.push(line);
+    }
+
+    /// Adds lines to the timeline.
+    pub fn tell_all(&mut self, lines: impl IntoIterator<Item = String>) {
+        self.timeline.extend(lines);
+    }
+
+    /// The checkpoints so far, in the order they were compared.
+    pub fn checkpoints(&self) -> &[Checkpoint] {
+        &self.checkpoints
+    }
+
+    /// Records a checkpoint at `step`, telling it in the timeline; on a difference, stops
+    /// (checking) or remembers it if it is the first (recording). `note` says what a diff
+    /// alone cannot.
+    pub fn compare(
+        &mut self,
+        step: &str,
+        checkpoint: Checkpoint,
+        note: Option<String>,
+    ) -> Result<(), Outcome> {
+        self.tell_all(
+            checkpoint
+                .told()
+                .into_iter()
+                .map(|line| format!("    {line}")),
+        );
+        let matches = checkpoint.matches();
+        if !matches && self.first_mismatch.is_none() {
+            let (expected, actual) = shown(&checkpoint);
+            self.first_mismatch = Some(Mismatch {
+                step: step.to_owned(),
+                position: checkpoint.position,
+                expected,
+                actual,
+                note,
+            });
+        }
+        self.checkpoints.push(checkpoint);
+        if !matches && self.mode == RunMode::Check {
+            return Err(self.stop());
+        }
+        Ok(())
+    }
+
+    /// The outcome of a run that cannot go on: the first mismatch, or a pass when there is none.
+    pub fn stop(&self) -> Outcome {
+        self.first_mismatch
+            .clone()
+            .map_or(Outcome::Passed, Outcome::Mismatch)
+    }
+
+    /// The run, given why it stopped early (`None` when every step ran).
+    pub fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
+        let outcome = match (stopped, self.first_mismatch) {
+            (Some(outcome), _) => outcome,
+            (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
+            (None, None) => Outcome::Passed,
+        };
+        ScenarioRun {
+            outcome,
+            checkpoints: self.checkpoints,
+            timeline: self.timeline,
+        }
+    }
+}
+
+/// Expected and actual as a diff shows them: a mapping as it is, any other value under the
+/// checkpoint's label, so a lone `3` still says what it is.
+fn shown(checkpoint: &Checkpoint) -> (String, String) {
+    if checkpoint.expected.is_object() {
+        (
+            yaml::render(&checkpoint.expected),
+            yaml::render(&checkpoint.actual),
+        )
+    } else {
+        let key = checkpoint.label.as_str();
+        (
+            yaml::render(&json!({ key: checkpoint.expected })),
+            yaml::render(&json!({ key: checkpoint.actual })),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::source::Position;
+
+    fn checkpoint(label: &str, expected: Value, actual: Value) -> Checkpoint {
+        Checkpoint {
+            position: Position { line: 3, column: 5 },
+            label: label.to_owned(),
+            expected,
+            actual,
+            written: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn checking_stops_at_the_first_difference() {
+        let mut recorder = Recorder::new(RunMode::Check);
+        assert!(
+            recorder
+                .compare(
+                    "step 1 (process)",
+                    checkpoint("n", json!(1), json!(1)),
+                    None
+                )
+                .is_ok()
+        );
+        let stopped = recorder
+            .compare(
+                "step 2 (process)",
+                checkpoint("n", json!(1), json!(2)),
+                None,
+            )
+            .unwrap_err();
+        let Outcome::Mismatch(mismatch) = &stopped else {
+            panic!("not a mismatch: {stopped:?}");
+        };
+        assert_eq!(mismatch.step, "step 2 (process)");
+        assert_eq!(mismatch.expected, "n: 1\n");
+        assert_eq!(mismatch.actual, "n: 2\n");
+        let run = recorder.finish(Some(stopped));
+        assert_eq!(run.checkpoints.len(), 2);
+        assert_eq!(
+            run.timeline,
+            vec!["    \u{2713} n: 1", "    \u{2717} n: expected 1, got 2"]
+        );
+    }
+
+    #[test]
+    fn recording_goes_on_and_keeps_the_first_difference() {
+        let mut recorder = Recorder::new(RunMode::Record);
+        let first = checkpoint("s", json!({ "a": 1 }), json!({ "a": 2 }));
+        let second = checkpoint("s", json!({ "a": 3 }), json!({ "a": 4 }));
+        assert!(recorder.compare("first", first, Some("why".into())).is_ok());
+        assert!(recorder.compare("second", second, None).is_ok());
+        let Outcome::Mismatch(mismatch) = recorder.stop() else {
+            panic!("no mismatch kept");
+        };
+        assert_eq!(
+            (mismatch.step.as_str(), mismatch.expected.as_str()),
+            ("first", "a: 1\n")
+        );
+        assert_eq!(mismatch.note.as_deref(), Some("why"));
+        let run = recorder.finish(None);
+        assert!(matches!(run.outcome, Outcome::Mismatch(_)));
+        assert_eq!(run.checkpoints.len(), 2);
+    }
+
+    #[test]
+    fn a_run_without_differences_passes() {
+        let mut recorder = Recorder::new(RunMode::Check);
+        recorder.tell("start".to_owned());
+        assert!(matches!(recorder.stop(), Outcome::Passed));
+        let run = recorder.finish(None);
+        assert!(matches!(run.outcome, Outcome::Passed));
+        assert_eq!(run.timeline, vec!["start"]);
+    }
+}
