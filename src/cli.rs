@@ -72,7 +72,7 @@ pub enum Command {
 
     /// Flag spec smells: messages never delivered, outcomes never used, idle trailing steps, missing rules, duplicate names, uncovered rules.
     #[command(
-        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n\nSmell ids: never-delivered, unused-outcomes, idle-trailing-step, no-rule, duplicate-name,\nuncovered-rule (judged only when a folder is linted).\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
+        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n\nSmell ids: never-delivered, unused-outcomes, unfired-fault, never-processed, idle-trailing-step,\nno-rule, duplicate-name, uncovered-rule (judged only when a folder is linted).\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
     )]
     Lint(LintArgs),
 

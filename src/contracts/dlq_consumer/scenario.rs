@@ -262,6 +262,7 @@ impl Run<'_> {
                     timing: fault.crash,
                     call: fault.call.as_str().to_owned(),
                     remaining: nth,
+                    armed_at: position,
                 });
             }
             Step::Expect(expect) => {

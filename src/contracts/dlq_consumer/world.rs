@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::journal::Happening;
 use crate::implementation::{Raised, WorldHost};
+use crate::source::Position;
 
 /// A message as the queue hands it out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +94,8 @@ pub struct Fault {
     pub timing: CrashTiming,
     pub call: String,
     pub remaining: u32,
+    /// Where the spec arms it, so a fault that never fires can be pointed at.
+    pub armed_at: Position,
 }
 
 /// A handler call for which the spec scripts no outcome.
@@ -225,13 +228,19 @@ impl World {
 
     /// Removes and returns the timing of a fault that fires on this call.
     fn fire_fault(&mut self, call: &str) -> Option<CrashTiming> {
-        let index = self.faults.iter().position(|f| f.call == call)?;
-        let fault = &mut self.faults[index];
-        fault.remaining = fault.remaining.saturating_sub(1);
-        if fault.remaining > 0 {
-            return None;
+        // Every fault on this call counts the call, so `nth: 1` and `nth: 3` on the same call
+        // fire on the first and the third one; one call can only crash once.
+        for fault in self.faults.iter_mut().filter(|f| f.call == call) {
+            fault.remaining = fault.remaining.saturating_sub(1);
         }
-        Some(self.faults.remove(index).timing)
+        let index = self
+            .faults
+            .iter()
+            .position(|f| f.call == call && f.remaining == 0)?;
+        let timing = self.faults.remove(index).timing;
+        // Another fault due on the same call cannot crash it a second time: it is spent too.
+        self.faults.retain(|f| f.call != call || f.remaining > 0);
+        Some(timing)
     }
 
     fn perform(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
@@ -526,12 +535,33 @@ mod tests {
     }
 
     #[test]
+    fn two_faults_on_one_call_each_count_every_matching_call() {
+        let mut world = World::default();
+        for id in ["a", "b", "c"] {
+            world.send(id, id);
+        }
+        for remaining in [1, 3] {
+            world.arm(Fault {
+                timing: CrashTiming::Before,
+                call: "queue.receive".into(),
+                remaining,
+                armed_at: Position::START,
+            });
+        }
+        assert!(call(&mut world, "queue.receive", json!([])).is_err());
+        assert!(call(&mut world, "queue.receive", json!([])).is_ok());
+        assert!(call(&mut world, "queue.receive", json!([])).is_err());
+        assert!(world.armed().is_empty());
+    }
+
+    #[test]
     fn an_injected_crash_after_a_call_performs_it_first() {
         let mut world = World::default();
         world.arm(Fault {
             timing: CrashTiming::After,
             call: "dlq.put".into(),
             remaining: 1,
+            armed_at: Position::START,
         });
         let error = call(&mut world, "dlq.put", json!([{"id": "a"}])).unwrap_err();
         assert_eq!(error.kind, RaisedKind::Crash);
@@ -549,6 +579,7 @@ mod tests {
             timing: CrashTiming::Before,
             call: "queue.receive".into(),
             remaining: 2,
+            armed_at: Position::START,
         });
         assert!(call(&mut world, "queue.receive", json!([])).is_ok());
         assert!(call(&mut world, "queue.receive", json!([])).is_err());
