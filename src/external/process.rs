@@ -23,9 +23,6 @@ use super::protocol::{
 };
 use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost};
 
-/// How long one request may take, world calls included, unless `--timeout` says otherwise.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// The least time a process gets to answer `hello`: interpreters, module loading and
 /// TypeScript compilation start slowly, more so on a busy machine.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -106,10 +103,6 @@ impl ExternalImplementation {
         }
     }
 
-    pub fn launch(&self) -> &Launch {
-        &self.launch
-    }
-
     /// Starts the process and greets it, unless it is running already.
     pub fn start(&mut self) -> Result<&Handshake, ImplError> {
         if let Some(fatal) = &self.fatal {
@@ -133,11 +126,6 @@ impl ExternalImplementation {
         self.handshake
             .as_ref()
             .ok_or_else(|| ImplError::new(ImplErrorKind::Startup, "no handshake"))
-    }
-
-    /// The last successful handshake, if any.
-    pub fn handshake(&self) -> Option<&Handshake> {
-        self.handshake.as_ref()
     }
 
     /// Says `bye` and waits for the process to leave (killing it if it lingers).
