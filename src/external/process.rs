@@ -145,34 +145,28 @@ impl ExternalImplementation {
         let Some(mut process) = self.process.take() else {
             return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
         };
-        let result = process
-            .exchange(request, what, world, self.timeout)
-            .and_then(|message| match message {
-                Message::Return { value } => Ok(Reply::Returned(value)),
-                Message::Raised { error } => Ok(Reply::Raised(error)),
-                Message::Skipped { reason } => Ok(Reply::Skipped(reason)),
-                Message::Errored {
-                    message, details, ..
-                } => Err(Broke::Errored(errored_text(
+        let reply = match process.exchange(request, what, world, self.timeout) {
+            Ok(Message::Return { value }) => Ok(Reply::Returned(value)),
+            Ok(Message::Raised { error }) => Ok(Reply::Raised(error)),
+            Ok(Message::Skipped { reason }) => Ok(Reply::Skipped(reason)),
+            // The implementation could not do it; the process itself is fine.
+            Ok(Message::Errored {
+                message, details, ..
+            }) => Err(ImplError::new(
+                ImplErrorKind::Errored,
+                errored_text(
                     &format!("the implementation could not serve {what}: {message}"),
                     details.as_deref(),
-                ))),
-                other => Err(Broke::Protocol(format!(
-                    "a `{}` message is not a reply to {what}",
-                    other.type_name()
-                ))),
-            });
-        match result {
-            Ok(reply) => {
-                self.process = Some(process);
-                Ok(reply)
+                ),
+            )),
+            Ok(other) => {
+                let broke = Broke::Protocol(not_a_reply(&other, what));
+                return Err(process.failure(broke, what, self.timeout));
             }
-            Err(Broke::Errored(message)) => {
-                self.process = Some(process);
-                Err(ImplError::new(ImplErrorKind::Errored, message))
-            }
-            Err(broke) => Err(process.failure(broke, what, self.timeout)),
-        }
+            Err(broke) => return Err(process.failure(broke, what, self.timeout)),
+        };
+        self.process = Some(process);
+        reply
     }
 }
 
@@ -257,8 +251,6 @@ enum Broke {
     Closed,
     Garbage(String),
     Protocol(String),
-    /// The implementation said it could not do it; the process itself is fine.
-    Errored(String),
     Startup(String),
 }
 
@@ -368,10 +360,7 @@ impl Process {
                 }
                 Err(Broke::Startup(errored_text(&headline, details.as_deref())))
             }
-            other => Err(Broke::Protocol(format!(
-                "a `{}` message is not a reply to {what}",
-                other.type_name()
-            ))),
+            other => Err(Broke::Protocol(not_a_reply(&other, what))),
         });
         match reply {
             Ok(handshake) => Ok((process, handshake)),
@@ -543,19 +532,15 @@ impl Process {
     /// Turns a broken exchange into the error to report, stopping the process on the way.
     fn failure(&mut self, broke: Broke, what: &str, timeout: Duration) -> ImplError {
         let (kind, mut message) = match broke {
-            Broke::Timeout => {
-                self.kill();
-                (
-                    ImplErrorKind::Timeout,
-                    format!(
-                        "no reply to {what} within {}; the process was killed (--timeout SECS allows more)",
-                        seconds(timeout)
-                    ),
-                )
-            }
+            Broke::Timeout => (
+                ImplErrorKind::Timeout,
+                format!(
+                    "no reply to {what} within {}; the process was killed (--timeout SECS allows more)",
+                    seconds(timeout)
+                ),
+            ),
             Broke::Closed => {
-                let status = self.await_exit(EXIT_GRACE);
-                let message = match status {
+                let message = match self.await_exit(EXIT_GRACE) {
                     Some(status) => {
                         format!("the process {} while serving {what}", describe_exit(status))
                     }
@@ -565,26 +550,15 @@ impl Process {
                 };
                 (ImplErrorKind::Exited, message)
             }
-            Broke::Garbage(message) => {
-                self.kill();
-                (
-                    ImplErrorKind::Garbage,
-                    format!("{message}\n(while serving {what})"),
-                )
-            }
-            Broke::Protocol(message) => {
-                self.kill();
-                (ImplErrorKind::Protocol, message)
-            }
-            Broke::Errored(message) => {
-                self.kill();
-                (ImplErrorKind::Errored, message)
-            }
-            Broke::Startup(message) => {
-                self.kill();
-                (ImplErrorKind::Startup, message)
-            }
+            Broke::Garbage(message) => (
+                ImplErrorKind::Garbage,
+                format!("{message}\n(while serving {what})"),
+            ),
+            Broke::Protocol(message) => (ImplErrorKind::Protocol, message),
+            Broke::Startup(message) => (ImplErrorKind::Startup, message),
         };
+        // A process that left by itself has been reaped; any other is killed now.
+        self.kill();
         // The process is gone: wait briefly for stderr to be read to its end.
         let _ = self.stderr_done.recv_timeout(Duration::from_millis(300));
         if let Some(tail) = self.stderr.lock().ok().and_then(|t| t.render()) {
@@ -741,6 +715,13 @@ fn brief(message: &str) -> String {
         out.push_str(at.trim_start());
     }
     out
+}
+
+fn not_a_reply(message: &Message, what: &str) -> String {
+    format!(
+        "a `{}` message is not a reply to {what}",
+        message.type_name()
+    )
 }
 
 /// A line of output, quoted and escaped so that it reads unambiguously; cut if long.
