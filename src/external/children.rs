@@ -4,7 +4,7 @@
 //! A group, not just the child: `cmd:` may name a wrapper (`npx`, a shell script) whose own
 //! child is the real implementation, and a hung one must die with its wrapper.
 
-use std::process::{Child, Command};
+use std::process::{Child, Command, ExitStatus};
 
 /// Makes `command` start its child in a new process group.
 pub fn configure(command: &mut Command) {
@@ -17,8 +17,8 @@ pub fn configure(command: &mut Command) {
     let _ = command;
 }
 
-/// Kills the child's whole group, then the child itself, and reaps it.
-pub fn kill_and_reap(child: &mut Child) {
+/// Kills the child's whole group, then the child itself, and reaps it: its exit status.
+pub fn kill_and_reap(child: &mut Child) -> Option<ExitStatus> {
     #[cfg(unix)]
     if let Ok(pid) = i32::try_from(child.id()) {
         // The group id is the child's pid: valid while the child is unreaped (alive or zombie).
@@ -28,7 +28,7 @@ pub fn kill_and_reap(child: &mut Child) {
         }
     }
     let _ = child.kill();
-    let _ = child.wait();
+    child.wait().ok()
 }
 
 /// While alive, the child's group is killed if dlqspec receives SIGINT, SIGTERM or SIGHUP.

@@ -570,12 +570,8 @@ impl Process {
 
     fn kill(&mut self) {
         if self.reaped.is_none() {
-            children::kill_and_reap(&mut self.child);
-            self.reaped = self.child.try_wait().ok().flatten();
-            if self.reaped.is_none() {
-                // kill_and_reap waited; remember that there is nothing left to reap.
-                self.reaped = Some(ExitStatus::default());
-            }
+            // Even if waiting failed, there is nothing left to reap.
+            self.reaped = Some(children::kill_and_reap(&mut self.child).unwrap_or_default());
         }
     }
 
