@@ -141,7 +141,7 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
             paint(p.bold, &column.implementation.label),
             spec_count(failures.len())
         );
-        for (_, report) in failures {
+        for report in failures {
             let _ = writeln!(
                 out,
                 "  {}  {}",
@@ -256,7 +256,7 @@ pub fn markdown(matrix: &Matrix) -> String {
     out.push('\n');
     let mut any = false;
     for (index, column) in matrix.columns.iter().enumerate() {
-        for (_, report) in matrix.failures(index) {
+        for report in matrix.failures(index) {
             if !any {
                 out.push_str("\n## Failures\n");
                 any = true;
@@ -418,7 +418,7 @@ pub fn html(matrix: &Matrix) -> String {
     }
     out.push_str("</tr>\n</table>\n");
     for (index, column) in matrix.columns.iter().enumerate() {
-        for (_, report) in matrix.failures(index) {
+        for report in matrix.failures(index) {
             let _ = writeln!(
                 out,
                 "<section id=\"{}\">\n<h3><code>{}</code>: <code>{}</code></h3>",
