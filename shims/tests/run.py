@@ -650,27 +650,9 @@ def max_attempts_default(s, py):
         assert s.ret("max_attempts_seen") == 3
 
 
-@test
-def python_mutate_state_bad_path_and_failed_new():
-    s = session(rel("examples", "python", "solution.py"))
-    try:
-        s.hello()
-        new_queue(s, 2)
-        for ops in ([{"op": "set", "path": ["ready", 5, "payload"], "value": 1}], [{"op": "delete", "path": ["nope"]}],
-                    [{"op": "append", "path": ["ready", 0]}], [{"op": "delete", "path": []}]):
-            reply = s.call("mutate_state", ops)
-            assert reply["type"] == "errored" and "mutate_state" in reply["message"], (ops, reply)
-        assert s.new("outcome-queue", max_attempts=0)["type"] == "raised"
-        reply = s.call("state")
-        assert reply["type"] == "errored" and "no instance" in reply["message"], reply
-    finally:
-        s.close()
-
-
-if NODE:
-    @test
-    def node_mutate_state_bad_path_and_failed_new():
-        s = session(rel("examples", "javascript", "solution.mjs"))
+def make_mutate_state_test(path):
+    def mutate_state_bad_path_and_failed_new():
+        s = session(rel(path))
         try:
             s.hello()
             new_queue(s, 2)
@@ -683,6 +665,13 @@ if NODE:
             assert reply["type"] == "errored" and "no instance" in reply["message"], reply
         finally:
             s.close()
+    mutate_state_bad_path_and_failed_new.__name__ = "mutate_state bad path and failed new: " + path
+    return mutate_state_bad_path_and_failed_new
+
+
+test(make_mutate_state_test("examples/python/solution.py"))
+if NODE:
+    test(make_mutate_state_test("examples/javascript/solution.mjs"))
 
     @test
     def typescript_esm_package_imports_given_js_beside_a_decoy():
