@@ -62,15 +62,7 @@ impl KnownFailures {
     }
 
     pub fn parse(file: &SourceFile) -> Result<KnownFailures, SpecError> {
-        let raw: Option<Vec<Spanned<RawEntry>>> = if file
-            .text
-            .lines()
-            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-        {
-            None
-        } else {
-            yaml::parse(file)?
-        };
+        let raw: Option<Vec<Spanned<RawEntry>>> = yaml::parse(file)?;
         let mut entries = Vec::new();
         for item in raw.unwrap_or_default() {
             let position = yaml::at(&item);
@@ -304,6 +296,8 @@ mod tests {
                 .starts_with("known.yaml:2:3: unknown field `reasn`"),
         );
         assert!(parse("# nothing known yet\n").unwrap().entries.is_empty());
+        assert!(parse("").unwrap().entries.is_empty());
+        assert!(parse("\n  \n").unwrap().entries.is_empty());
     }
 
     #[test]
