@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::render;
+use super::style::Palette;
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
 
@@ -103,10 +104,7 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::Mismatch(m) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "mismatch",
-            format!(
-                "first difference at {} ({}:{}:{})",
-                m.step, report.path, m.position.line, m.position.column
-            ),
+            render::first_difference(&report.path, m, &Palette::plain()),
         ),
         Outcome::SpecError(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),

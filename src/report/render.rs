@@ -82,17 +82,21 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
     out
 }
 
-/// Where a mismatch happened, its note, and the diff.
-pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
+/// Where a mismatch happened: `first difference at STEP (PATH:LINE:COL)`.
+pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+    format!(
         "first difference at {} ({}:{}:{})",
         paint(palette.bold, &mismatch.step),
         path,
         mismatch.position.line,
         mismatch.position.column
-    );
+    )
+}
+
+/// Where a mismatch happened, its note, and the diff.
+pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+    let mut out = first_difference(path, mismatch, palette);
+    out.push('\n');
     if let Some(note) = &mismatch.note {
         let _ = writeln!(out, "{note}");
     }
