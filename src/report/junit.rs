@@ -44,8 +44,9 @@ impl<W: Write> JunitReporter<W> {
         case.set_time(report.duration);
         case.extra
             .insert("file".into(), report.path.as_str().into());
-        if let Some(line) = failing_line(&report.outcome) {
-            case.extra.insert("line".into(), line.to_string().into());
+        if let Some(position) = render::failing_position(&report.outcome) {
+            case.extra
+                .insert("line".into(), position.line.to_string().into());
         }
         if let Some(name) = &report.name {
             case.add_property(Property::new("name", name.as_str()));
@@ -80,15 +81,6 @@ fn folder(path: &str) -> String {
     match path.rsplit_once('/') {
         Some((folder, _)) if !folder.is_empty() => folder.to_owned(),
         _ => ".".to_owned(),
-    }
-}
-
-/// The spec line a failure points at: the expectation that failed, or the broken spot.
-pub(super) fn failing_line(outcome: &Outcome) -> Option<usize> {
-    match outcome {
-        Outcome::Mismatch(m) => Some(m.position.line),
-        Outcome::SpecError(e) => Some(e.position.line),
-        _ => None,
     }
 }
 

@@ -7,6 +7,7 @@ use similar::{ChangeTag, TextDiff};
 use super::style::{Palette, paint};
 use crate::implementation::ImplError;
 use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
+use crate::source::Position;
 use crate::spec_error::SpecError;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line.
@@ -104,6 +105,15 @@ pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     out
 }
 
+/// The spot in the spec a failure points at: the expectation that failed, or the broken spot.
+pub fn failing_position(outcome: &Outcome) -> Option<Position> {
+    match outcome {
+        Outcome::Mismatch(m) => Some(m.position),
+        Outcome::SpecError(e) => Some(e.position),
+        _ => None,
+    }
+}
+
 pub fn impl_error(error: &ImplError) -> String {
     let kind = serde_json::to_value(error.kind)
         .ok()
@@ -147,7 +157,7 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{Position, SourceFile};
+    use crate::source::SourceFile;
 
     #[test]
     fn a_diff_marks_expected_and_actual_lines() {
