@@ -15,10 +15,6 @@ impl<W: Write> GithubAnnotations<W> {
     pub fn new(out: W) -> Self {
         GithubAnnotations { out }
     }
-
-    pub fn into_inner(self) -> W {
-        self.out
-    }
 }
 
 /// The `::error ...::message` command for a failed spec; `None` for one that did not fail.
