@@ -139,7 +139,7 @@ pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
 }
 
 /// Loads every spec under the configured paths, on as many threads as the run may use.
-pub fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
+fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
     let files = discover::spec_files(&config.paths)?;
     let workers = config.jobs().min(files.len()).max(1);
     let mut loaded = Vec::with_capacity(files.len());
@@ -154,7 +154,7 @@ pub fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
 }
 
 /// The loaded specs the filters, then the partition, select, in their order.
-pub fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
+fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
     let mut chosen: Vec<Prepared> = loaded
         .into_iter()
         .filter(|(path, spec)| {
@@ -170,11 +170,10 @@ pub fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
     chosen
 }
 
-/// The name, contract and rules a report shows for a spec, when it loaded.
-fn describe(
-    loaded: &Result<LoadedSpec, SpecError>,
-) -> (Option<String>, Option<&'static str>, Vec<String>) {
-    match loaded {
+/// The report of a spec: its name, contract and rules when it loaded, and what happened.
+fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> SpecReport {
+    let (path, loaded) = prepared;
+    let (name, contract, rules) = match loaded {
         Err(_) => (None, None, Vec::new()),
         Ok(spec) => {
             let header = spec.scenario.header();
@@ -184,15 +183,21 @@ fn describe(
                 header.rule_ids().map(str::to_owned).collect(),
             )
         }
+    };
+    SpecReport {
+        path: path.clone(),
+        name,
+        contract,
+        rules,
+        outcome,
+        duration,
     }
 }
 
 /// Runs one prepared spec.
 pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
     let started = Instant::now();
-    let (path, loaded) = prepared;
-    let (name, contract, rules) = describe(loaded);
-    let outcome = match loaded {
+    let outcome = match &prepared.1 {
         Err(error) => Outcome::SpecError(error.clone()),
         Ok(spec) => match implementation.begin_spec() {
             Err(error) => Outcome::Errored(error),
@@ -202,14 +207,7 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
             }
         },
     };
-    SpecReport {
-        path: path.clone(),
-        name,
-        contract,
-        rules,
-        outcome,
-        duration: started.elapsed(),
-    }
+    spec_report(prepared, outcome, started.elapsed())
 }
 
 /// Moves a mismatch's position from the expectation block to the first value in it that
@@ -233,20 +231,6 @@ fn pinpoint(outcome: Outcome, checkpoints: &[Checkpoint], file: &SourceFile) -> 
         }
     }
     Outcome::Mismatch(mismatch)
-}
-
-/// The report of a spec that was not started, and why.
-fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
-    let (path, loaded) = prepared;
-    let (name, contract, rules) = describe(loaded);
-    SpecReport {
-        path: path.clone(),
-        name,
-        contract,
-        rules,
-        outcome: Outcome::Skipped(reason.to_owned()),
-        duration: Duration::ZERO,
-    }
 }
 
 /// Runs every selected spec, `config.jobs()` at a time, each worker with its own
@@ -285,7 +269,10 @@ pub fn run(
         &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
         &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
         &mut |i, report| {
-            let mut report = report.unwrap_or_else(|| not_run(&prepared[i], NOT_RUN_FAIL_FAST));
+            let mut report = report.unwrap_or_else(|| {
+                let skipped = Outcome::Skipped(NOT_RUN_FAIL_FAST.to_owned());
+                spec_report(&prepared[i], skipped, Duration::ZERO)
+            });
             if let Some(expected) = &mut expected {
                 expected.apply(i, &mut report);
             }

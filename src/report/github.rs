@@ -15,24 +15,21 @@ impl<W: Write> GithubAnnotations<W> {
     pub fn new(out: W) -> Self {
         GithubAnnotations { out }
     }
-
-    pub fn into_inner(self) -> W {
-        self.out
-    }
 }
 
 /// The `::error ...::message` command for a failed spec; `None` for one that did not fail.
 pub fn annotation(report: &SpecReport) -> Option<String> {
     let name = report.name.as_deref().unwrap_or(&report.path);
-    let (position, title) = match &report.outcome {
+    let kind = match &report.outcome {
         Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => return None,
-        Outcome::Stale(_) => (None, format!("stale known failure: {name}")),
-        Outcome::Mismatch(m) => (Some(m.position), format!("mismatch: {name}")),
-        Outcome::SpecError(e) => (Some(e.position), format!("spec error: {name}")),
-        Outcome::Errored(_) => (None, format!("implementation error: {name}")),
+        Outcome::Stale(_) => "stale known failure",
+        Outcome::Mismatch(_) => "mismatch",
+        Outcome::SpecError(_) => "spec error",
+        Outcome::Errored(_) => "implementation error",
     };
+    let title = format!("{kind}: {name}");
     let mut properties = format!("file={}", property(&report.path));
-    if let Some(position) = position {
+    if let Some(position) = render::failing_position(&report.outcome) {
         properties.push_str(&format!(",line={},col={}", position.line, position.column));
     }
     properties.push_str(&format!(",title={}", property(&title)));

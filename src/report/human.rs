@@ -23,10 +23,6 @@ impl<W: Write> HumanReporter<W> {
         }
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
-    }
-
     fn finished(&mut self, report: &SpecReport) -> std::io::Result<()> {
         let p = self.palette;
         let (tag, style) = match &report.outcome {

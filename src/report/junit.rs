@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::render;
+use super::style::Palette;
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
 
@@ -43,8 +44,9 @@ impl<W: Write> JunitReporter<W> {
         case.set_time(report.duration);
         case.extra
             .insert("file".into(), report.path.as_str().into());
-        if let Some(line) = failing_line(&report.outcome) {
-            case.extra.insert("line".into(), line.to_string().into());
+        if let Some(position) = render::failing_position(&report.outcome) {
+            case.extra
+                .insert("line".into(), position.line.to_string().into());
         }
         if let Some(name) = &report.name {
             case.add_property(Property::new("name", name.as_str()));
@@ -82,15 +84,6 @@ fn folder(path: &str) -> String {
     }
 }
 
-/// The spec line a failure points at: the expectation that failed, or the broken spot.
-pub(super) fn failing_line(outcome: &Outcome) -> Option<usize> {
-    match outcome {
-        Outcome::Mismatch(m) => Some(m.position.line),
-        Outcome::SpecError(e) => Some(e.position.line),
-        _ => None,
-    }
-}
-
 fn status(report: &SpecReport) -> TestCaseStatus {
     let outcome = &report.outcome;
     let (mut status, kind, message) = match outcome {
@@ -103,10 +96,7 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::Mismatch(m) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "mismatch",
-            format!(
-                "first difference at {} ({}:{}:{})",
-                m.step, report.path, m.position.line, m.position.column
-            ),
+            render::first_difference(&report.path, m, &Palette::plain()),
         ),
         Outcome::SpecError(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),

@@ -70,25 +70,31 @@ impl Outputs {
     pub fn open(options: &ReportOptions) -> Result<Outputs, OutputError> {
         let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
         let mut file = None;
-        let machine_on_stdout = options.output.is_none() && options.format != ReportFormat::Human;
-        if let Some(path) = &options.output {
+        let stdout_format = if let Some(path) = &options.output {
             let buffer = SharedBuffer::default();
-            reporters.push(format_reporter(options, buffer.clone(), Palette::plain()));
+            reporters.push(format_reporter(
+                options.format,
+                options,
+                buffer.clone(),
+                Palette::plain(),
+            ));
             file = Some((PendingFile::create(path)?, buffer));
-        }
-        if machine_on_stdout {
-            reporters.push(format_reporter(options, io::stdout(), options.palette));
+            ReportFormat::Human
         } else {
-            let mut human = HumanReporter::new(io::stdout(), options.palette);
-            human.show_passes = options.show_passes;
-            reporters.push(Box::new(human));
-        }
+            options.format
+        };
+        reporters.push(format_reporter(
+            stdout_format,
+            options,
+            io::stdout(),
+            options.palette,
+        ));
         if options.github_annotations {
             // Workflow commands are read from stdout; it stays parseable when a format has it.
-            if machine_on_stdout {
-                reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
-            } else {
+            if stdout_format == ReportFormat::Human {
                 reporters.push(Box::new(GithubAnnotations::new(io::stdout())));
+            } else {
+                reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
             }
         }
         let mut reporter: Box<dyn Reporter> = Box::new(Fanout(reporters));
@@ -115,11 +121,12 @@ impl Outputs {
 }
 
 fn format_reporter<W: Write + 'static>(
+    format: ReportFormat,
     options: &ReportOptions,
     out: W,
     palette: Palette,
 ) -> Box<dyn Reporter> {
-    match options.format {
+    match format {
         ReportFormat::Human => {
             let mut human = HumanReporter::new(out, palette);
             human.show_passes = options.show_passes;

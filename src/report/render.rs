@@ -7,6 +7,7 @@ use similar::{ChangeTag, TextDiff};
 use super::style::{Palette, paint};
 use crate::implementation::ImplError;
 use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
+use crate::source::Position;
 use crate::spec_error::SpecError;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line.
@@ -82,22 +83,35 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
     out
 }
 
-/// Where a mismatch happened, its note, and the diff.
-pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
+/// Where a mismatch happened: `first difference at STEP (PATH:LINE:COL)`.
+pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+    format!(
         "first difference at {} ({}:{}:{})",
         paint(palette.bold, &mismatch.step),
         path,
         mismatch.position.line,
         mismatch.position.column
-    );
+    )
+}
+
+/// Where a mismatch happened, its note, and the diff.
+pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+    let mut out = first_difference(path, mismatch, palette);
+    out.push('\n');
     if let Some(note) = &mismatch.note {
         let _ = writeln!(out, "{note}");
     }
     out.push_str(&diff(&mismatch.expected, &mismatch.actual, palette));
     out
+}
+
+/// The spot in the spec a failure points at: the expectation that failed, or the broken spot.
+pub fn failing_position(outcome: &Outcome) -> Option<Position> {
+    match outcome {
+        Outcome::Mismatch(m) => Some(m.position),
+        Outcome::SpecError(e) => Some(e.position),
+        _ => None,
+    }
 }
 
 pub fn impl_error(error: &ImplError) -> String {
@@ -143,7 +157,7 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{Position, SourceFile};
+    use crate::source::SourceFile;
 
     #[test]
     fn a_diff_marks_expected_and_actual_lines() {

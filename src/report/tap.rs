@@ -76,7 +76,9 @@ fn escape(text: &str) -> String {
 
 /// The YAML block under a `not ok` line, indented by two spaces as TAP 13 asks.
 fn diagnostics(report: &SpecReport) -> String {
-    let mut fields: Vec<(&str, String)> = vec![("outcome", quoted(kind_name(report)))];
+    // The outcome's name is the one the JSON report uses.
+    let outcome = serde_json::to_string(&report.outcome.kind()).unwrap_or_default();
+    let mut fields: Vec<(&str, String)> = vec![("outcome", outcome)];
     match &report.outcome {
         Outcome::Mismatch(m) => {
             fields.push((
@@ -122,18 +124,6 @@ fn diagnostics(report: &SpecReport) -> String {
     }
     out.push_str("  ...\n");
     out
-}
-
-fn kind_name(report: &SpecReport) -> &'static str {
-    match report.outcome {
-        Outcome::Passed => "passed",
-        Outcome::Mismatch(_) => "mismatch",
-        Outcome::Errored(_) => "errored",
-        Outcome::SpecError(_) => "spec_error",
-        Outcome::Skipped(_) => "skipped",
-        Outcome::ExpectedFailure(_) => "expected_failure",
-        Outcome::Stale(_) => "stale",
-    }
 }
 
 /// A YAML double-quoted scalar: JSON's string syntax is valid YAML.
