@@ -11,6 +11,7 @@ use crate::outcome::Outcome;
 use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
+use crate::yaml::{self, Spanned};
 
 pub trait Contract: Sync {
     /// The name specs give in `contract:`, e.g. `dlq-consumer`.
@@ -71,6 +72,29 @@ pub struct SpecHeader {
 }
 
 impl SpecHeader {
+    /// The header of a spec of `contract` from the fields every vocabulary has, checking what
+    /// YAML cannot: a name that is not blank.
+    pub fn new(
+        file: &SourceFile,
+        contract: &'static str,
+        name: Spanned<String>,
+        description: String,
+        rules: &[Spanned<String>],
+    ) -> Result<Self, SpecError> {
+        if name.value.trim().is_empty() {
+            return Err(SpecError::invalid(file, yaml::at(&name), "`name` is empty"));
+        }
+        Ok(SpecHeader {
+            contract,
+            name: name.value,
+            description,
+            rules: rules
+                .iter()
+                .map(|r| (r.value.clone(), yaml::at(r)))
+                .collect(),
+        })
+    }
+
     pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
         self.rules.iter().map(|(id, _)| id.as_str())
     }

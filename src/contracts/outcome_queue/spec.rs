@@ -263,9 +263,13 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
     let spec: SpecFile = yaml::parse(file)?;
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
 
-    if spec.name.value.trim().is_empty() {
-        return Err(invalid(yaml::at(&spec.name), "`name` is empty".into()));
-    }
+    let header = SpecHeader::new(
+        file,
+        super::contract::NAME,
+        spec.name,
+        spec.description,
+        &spec.rules,
+    )?;
     if spec.steps.value.is_empty() {
         return Err(invalid(
             yaml::at(&spec.steps),
@@ -364,16 +368,6 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         None => None,
     };
 
-    let header = SpecHeader {
-        contract: super::contract::NAME,
-        name: spec.name.value,
-        description: spec.description,
-        rules: spec
-            .rules
-            .iter()
-            .map(|r| (r.value.clone(), yaml::at(r)))
-            .collect(),
-    };
     Ok(QueueScenario {
         file: file.clone(),
         header,
