@@ -27,11 +27,7 @@ pub trait Contract: Sync {
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 
     /// A fresh instance of the built-in reference implementation.
-    fn create_builtin(
-        &self,
-        args: &Value,
-        world: &mut dyn WorldHost,
-    ) -> Result<Box<dyn Subject>, Reply>;
+    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply>;
 
     /// The JSON Schema of one spec file of this contract (usually a `$ref` into `generator`'s
     /// definitions), for `dlqspec schema`.
