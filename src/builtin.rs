@@ -9,8 +9,7 @@ use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, 
 
 /// Makes a subject of the named contract from the spec's arguments; `Err` is the reply when
 /// it cannot (a raise for bad arguments, a skip for a contract it does not implement).
-pub type SubjectFactory =
-    dyn FnMut(&str, &Value, &mut dyn WorldHost) -> Result<Box<dyn Subject>, Reply> + Send;
+pub type SubjectFactory = dyn FnMut(&str, &Value) -> Result<Box<dyn Subject>, Reply> + Send;
 
 /// An implementation whose subjects come from a factory, one at a time.
 pub struct Builtin {
@@ -57,13 +56,9 @@ impl Builtin {
 }
 
 /// The reference subject of the named contract.
-pub fn reference_subject(
-    contract: &str,
-    args: &Value,
-    world: &mut dyn WorldHost,
-) -> Result<Box<dyn Subject>, Reply> {
+pub fn reference_subject(contract: &str, args: &Value) -> Result<Box<dyn Subject>, Reply> {
     match contracts::find(contract) {
-        Some(contract) => contract.create_builtin(args, world),
+        Some(contract) => contract.create_builtin(args),
         None => Err(Reply::Skipped(format!(
             "no built-in implementation of `{contract}`"
         ))),
@@ -87,10 +82,10 @@ impl Implementation for Builtin {
         &mut self,
         contract: &str,
         args: &Value,
-        world: &mut dyn WorldHost,
+        _world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
         self.current = None;
-        match (self.factory)(contract, args, world) {
+        match (self.factory)(contract, args) {
             Ok(subject) => {
                 self.current = Some(subject);
                 Ok(Reply::Returned(Value::Null))

@@ -11,6 +11,7 @@ use crate::outcome::Outcome;
 use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
+use crate::yaml::{self, Spanned};
 
 pub trait Contract: Sync {
     /// The name specs give in `contract:`, e.g. `dlq-consumer`.
@@ -26,11 +27,7 @@ pub trait Contract: Sync {
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 
     /// A fresh instance of the built-in reference implementation.
-    fn create_builtin(
-        &self,
-        args: &Value,
-        world: &mut dyn WorldHost,
-    ) -> Result<Box<dyn Subject>, Reply>;
+    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply>;
 
     /// The JSON Schema of one spec file of this contract (usually a `$ref` into `generator`'s
     /// definitions), for `dlqspec schema`.
@@ -71,6 +68,29 @@ pub struct SpecHeader {
 }
 
 impl SpecHeader {
+    /// The header of a spec of `contract` from the fields every vocabulary has, checking what
+    /// YAML cannot: a name that is not blank.
+    pub fn new(
+        file: &SourceFile,
+        contract: &'static str,
+        name: Spanned<String>,
+        description: String,
+        rules: &[Spanned<String>],
+    ) -> Result<Self, SpecError> {
+        if name.value.trim().is_empty() {
+            return Err(SpecError::invalid(file, yaml::at(&name), "`name` is empty"));
+        }
+        Ok(SpecHeader {
+            contract,
+            name: name.value,
+            description,
+            rules: rules
+                .iter()
+                .map(|r| (r.value.clone(), yaml::at(r)))
+                .collect(),
+        })
+    }
+
     pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
         self.rules.iter().map(|(id, _)| id.as_str())
     }

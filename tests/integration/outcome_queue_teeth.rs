@@ -300,7 +300,7 @@ fn not_the_reference(label: String) -> ImplInfo {
 
 /// The queue with `flaw`, as an external process would serve it.
 fn broken(flaw: Flaw) -> Builtin {
-    let factory = move |contract: &str, args: &Value, _: &mut dyn WorldHost| {
+    let factory = move |contract: &str, args: &Value| {
         if contract != "outcome-queue" {
             return Err(Reply::Skipped(format!("no {contract} here")));
         }

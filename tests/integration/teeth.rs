@@ -360,7 +360,7 @@ fn test_implementation(
     };
     let global = Global::default();
     let shared = Arc::clone(&global);
-    let factory = move |contract: &str, args: &Value, _: &mut dyn WorldHost| match contract {
+    let factory = move |contract: &str, args: &Value| match contract {
         "dlq-consumer" => Ok(make(max_attempts_from(args), &shared)),
         other => Err(Reply::Skipped(format!("no `{other}` here"))),
     };

@@ -7,7 +7,7 @@ use super::consumer::{DlqConsumer, max_attempts_from};
 use super::rules::RULES;
 use super::spec;
 use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::{Reply, WorldHost};
+use crate::implementation::Reply;
 use crate::rule::Rule;
 use crate::source::SourceFile;
 use crate::spec_error::SpecError;
@@ -33,11 +33,7 @@ impl Contract for DlqConsumerContract {
         Ok(Box::new(spec::load(file)?))
     }
 
-    fn create_builtin(
-        &self,
-        args: &Value,
-        _world: &mut dyn WorldHost,
-    ) -> Result<Box<dyn Subject>, Reply> {
+    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
         Ok(Box::new(DlqConsumer::new(max_attempts_from(args))))
     }
 

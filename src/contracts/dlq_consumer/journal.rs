@@ -1,7 +1,8 @@
 //! What happened in the dlq-consumer world, call by call, in words for `dlqspec explain`.
 //!
-//! The trace is the terse, comparable record specs check; the journal keeps what a person
-//! reading a scenario wants besides: receive counts, error messages, the DLQ after each change.
+//! One record of every call, told two ways: `trace_line` is the terse, comparable line specs
+//! check; `describe` adds what a person reading a scenario wants besides: receive counts, error
+//! messages, the DLQ after each change.
 
 use serde_json::Value;
 
@@ -44,6 +45,7 @@ pub enum Happening {
         id: String,
     },
     Put {
+        id: String,
         entry: Value,
         /// The DLQ's ids after the put.
         dlq: Vec<String>,
@@ -69,13 +71,43 @@ pub enum Happening {
     Misused {
         what: String,
     },
-    /// A read with nothing more to say than its trace line (`dlq.entries()`, `queue.pending()`).
-    Read {
-        line: String,
+    /// `queue.pending()` returned these ids.
+    PendingRead {
+        ids: Vec<String>,
+    },
+    /// `dlq.entries()` returned the entries of these ids.
+    EntriesRead {
+        dlq: Vec<String>,
     },
 }
 
 impl Happening {
+    /// The line of the trace specs compare: the call and, for a read or the handler, its answer.
+    /// Reads of the clock are not happenings: how often a consumer looks at the time is its own
+    /// business.
+    pub fn trace_line(&self) -> String {
+        match self {
+            Happening::Received { id, .. } => format!("queue.receive() -> {id}"),
+            Happening::NothingReady => "queue.receive() -> none".to_owned(),
+            Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
+            Happening::Handled { id, outcome } => format!("handler({id}) -> {}", outcome.label()),
+            Happening::Unscripted { id, .. } => format!("handler({id}) -> unscripted"),
+            Happening::Acked { id } => format!("queue.ack({id})"),
+            Happening::Retried { id } => format!("queue.retry({id})"),
+            Happening::Sent { id } => format!("queue.send({id})"),
+            Happening::Put { id, .. } => format!("dlq.put({id})"),
+            Happening::Removed { id, removed, .. } => format!("dlq.remove({id}) -> {removed}"),
+            Happening::Recovered { .. } => "queue.recover()".to_owned(),
+            Happening::Advanced { by, .. } => format!("clock.advance({by})"),
+            Happening::Crashed { call, timing } => {
+                format!("{call} -> crash (injected {} the call)", timing.word())
+            }
+            Happening::Misused { what } => format!("{what} !misuse"),
+            Happening::PendingRead { .. } => "queue.pending()".to_owned(),
+            Happening::EntriesRead { .. } => "dlq.entries()".to_owned(),
+        }
+    }
+
     /// One line for a person.
     pub fn describe(&self) -> String {
         match self {
@@ -117,7 +149,7 @@ impl Happening {
             Happening::Acked { id } => format!("queue.ack({id}): {id} leaves the queue for good"),
             Happening::Retried { id } => format!("queue.retry({id}): {id} goes to the ready tail"),
             Happening::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
-            Happening::Put { entry, dlq } => {
+            Happening::Put { entry, dlq, .. } => {
                 let id = entry.get("id").map(yaml::flow).unwrap_or_default();
                 let fields: Vec<String> = match entry {
                     Value::Object(fields) => fields
@@ -147,14 +179,15 @@ impl Happening {
                 format!("clock.advance({by}): the clock reads {now}")
             }
             Happening::Crashed { call, timing } => {
-                let when = match timing {
-                    CrashTiming::Before => "before",
-                    CrashTiming::After => "after",
-                };
-                format!("CRASH injected {when} {call}: the process dies")
+                format!("CRASH injected {} {call}: the process dies", timing.word())
             }
             Happening::Misused { what } => format!("MISUSE: {what}"),
-            Happening::Read { line } => line.clone(),
+            Happening::PendingRead { ids } => {
+                format!("queue.pending() -> {}", Value::from(ids.clone()))
+            }
+            Happening::EntriesRead { dlq } => {
+                format!("dlq.entries(): the DLQ holds {}", list(dlq))
+            }
         }
     }
 }
@@ -201,6 +234,7 @@ mod tests {
     #[test]
     fn a_put_shows_the_entry_and_the_dlq_after() {
         let put = Happening::Put {
+            id: "a".into(),
             entry: json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
             dlq: vec!["b".into(), "a".into()],
         };

@@ -245,10 +245,7 @@ impl Run<'_> {
             }
             Step::Fault(fault) => {
                 let nth = fault.nth.as_ref().map_or(1, |n| n.value);
-                let when = match fault.crash {
-                    super::world::CrashTiming::Before => "before",
-                    super::world::CrashTiming::After => "after",
-                };
+                let when = fault.crash.word();
                 let which = if nth == 1 {
                     "the next call".to_owned()
                 } else {

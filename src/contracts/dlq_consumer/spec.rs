@@ -286,9 +286,13 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     let spec: SpecFile = yaml::parse(file)?;
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
 
-    if spec.name.value.trim().is_empty() {
-        return Err(invalid(yaml::at(&spec.name), "`name` is empty".into()));
-    }
+    let header = SpecHeader::new(
+        file,
+        super::contract::NAME,
+        spec.name,
+        spec.description,
+        &spec.rules,
+    )?;
     let max_attempts = match &spec.max_attempts {
         Some(m) if m.value == 0 => {
             return Err(invalid(
@@ -362,16 +366,6 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         steps.push((position, step));
     }
 
-    let header = SpecHeader {
-        contract: super::contract::NAME,
-        name: spec.name.value,
-        description: spec.description,
-        rules: spec
-            .rules
-            .iter()
-            .map(|r| (r.value.clone(), yaml::at(r)))
-            .collect(),
-    };
     Ok(DlqScenario {
         file: file.clone(),
         header,

@@ -71,6 +71,16 @@ pub enum CrashTiming {
     After,
 }
 
+impl CrashTiming {
+    /// `before` or `after`, as specs write it.
+    pub fn word(self) -> &'static str {
+        match self {
+            CrashTiming::Before => "before",
+            CrashTiming::After => "after",
+        }
+    }
+}
+
 /// The calls of the world, by their protocol names.
 pub const CALLS: &[&str] = &[
     "queue.send",
@@ -116,8 +126,6 @@ pub struct World {
     script: HashMap<String, Vec<ScriptedOutcome>>,
     handler_calls: IndexMap<String, u64>,
     faults: Vec<Fault>,
-    trace: Vec<String>,
-    misuse: Vec<String>,
     unscripted: Option<Unscripted>,
     journal: Vec<Happening>,
 }
@@ -175,17 +183,23 @@ impl World {
         &self.handler_calls
     }
 
-    /// Every call the implementation made, in order (reads of the clock left out: how often a
-    /// consumer looks at the time is its own business).
-    pub fn trace(&self) -> &[String] {
-        &self.trace
+    /// Every call the implementation made, in order, as `Happening::trace_line` writes it.
+    pub fn trace(&self) -> Vec<String> {
+        self.journal.iter().map(Happening::trace_line).collect()
     }
 
-    pub fn misuse(&self) -> &[String] {
-        &self.misuse
+    /// Every misuse of the world, in order.
+    pub fn misuse(&self) -> Vec<String> {
+        self.journal
+            .iter()
+            .filter_map(|happening| match happening {
+                Happening::Misused { what } => Some(what.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
-    /// What happened, call by call, in words for a person (see `journal`).
+    /// What happened, call by call: the one record the trace and the misuse are read from.
     pub fn journal(&self) -> &[Happening] {
         &self.journal
     }
@@ -215,14 +229,8 @@ impl World {
         self.unscripted.take()
     }
 
-    fn record(&mut self, line: String) {
-        self.trace.push(line);
-    }
-
     fn misused(&mut self, what: String) -> Raised {
-        self.record(format!("{what} !misuse"));
         self.happened(Happening::Misused { what: what.clone() });
-        self.misuse.push(what.clone());
         Raised::error("MisuseError", what)
     }
 
@@ -248,7 +256,6 @@ impl World {
             |what: &str| format!("{call} expects {what}, got {}", Value::from(args.to_vec()));
         match (call, args) {
             ("queue.send", [Value::String(id), Value::String(body)]) => {
-                self.record(format!("queue.send({id})"));
                 self.happened(Happening::Sent { id: id.clone() });
                 self.send(id, body);
                 Ok(Value::Null)
@@ -259,7 +266,6 @@ impl World {
                     if message.first_received_at.is_none() {
                         message.first_received_at = Some(self.clock);
                     }
-                    self.record(format!("queue.receive() -> {}", message.id));
                     let already_dead = self.dlq.iter().any(|e| e["id"] == *message.id.as_str());
                     self.happened(Happening::Received {
                         id: message.id.clone(),
@@ -272,7 +278,6 @@ impl World {
                     Ok(value)
                 }
                 None => {
-                    self.record("queue.receive() -> none".to_owned());
                     self.happened(Happening::NothingReady);
                     Ok(Value::Null)
                 }
@@ -282,7 +287,6 @@ impl World {
                     return Err(self.misused(format!("{call}({id}): {id} is not in flight")));
                 };
                 let message = self.in_flight.remove(index);
-                self.record(format!("{call}({id})"));
                 let id = id.clone();
                 if call == "queue.retry" {
                     self.ready.push_back(message);
@@ -293,32 +297,28 @@ impl World {
                 Ok(Value::Null)
             }
             ("queue.recover", []) => {
-                self.record("queue.recover()".to_owned());
                 let ids = self.in_flight();
                 self.happened(Happening::Recovered { ids });
                 self.recover();
                 Ok(Value::Null)
             }
             ("queue.pending", []) => {
-                self.record("queue.pending()".to_owned());
-                let line = format!("queue.pending() -> {}", Value::from(self.pending()));
-                self.happened(Happening::Read { line });
+                let ids = self.pending();
+                self.happened(Happening::PendingRead { ids });
                 Ok(json!(self.pending()))
             }
             ("dlq.put", [entry @ Value::Object(fields)]) => match fields.get("id") {
                 Some(Value::String(id)) => {
-                    self.record(format!("dlq.put({id})"));
                     self.dlq.push(entry.clone());
                     let dlq = self.dlq_ids();
-                    let entry = entry.clone();
-                    self.happened(Happening::Put { entry, dlq });
+                    let (id, entry) = (id.clone(), entry.clone());
+                    self.happened(Happening::Put { id, entry, dlq });
                     Ok(Value::Null)
                 }
                 _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
             },
             ("dlq.has", [Value::String(id)]) => {
                 let has = self.dlq.iter().any(|e| e["id"] == *id.as_str());
-                self.record(format!("dlq.has({id}) -> {has}"));
                 let id = id.clone();
                 self.happened(Happening::Checked { id, has });
                 Ok(Value::Bool(has))
@@ -327,24 +327,18 @@ impl World {
                 let before = self.dlq.len();
                 self.dlq.retain(|e| e["id"] != *id.as_str());
                 let removed = self.dlq.len() != before;
-                self.record(format!("dlq.remove({id}) -> {removed}"));
                 let (id, dlq) = (id.clone(), self.dlq_ids());
                 self.happened(Happening::Removed { id, removed, dlq });
                 Ok(Value::Bool(removed))
             }
             ("dlq.entries", []) => {
-                self.record("dlq.entries()".to_owned());
-                let line = format!(
-                    "dlq.entries(): the DLQ holds {}",
-                    super::journal::list(&self.dlq_ids())
-                );
-                self.happened(Happening::Read { line });
+                let dlq = self.dlq_ids();
+                self.happened(Happening::EntriesRead { dlq });
                 Ok(Value::Array(self.dlq.clone()))
             }
             ("clock.now", []) => Ok(json!(self.clock)),
             ("clock.advance", [by]) => match by.as_u64() {
                 Some(by) => {
-                    self.record(format!("clock.advance({by})"));
                     self.advance(by);
                     let now = self.clock;
                     self.happened(Happening::Advanced { by, now });
@@ -385,7 +379,6 @@ impl World {
             .cloned();
         match scripted {
             Some(outcome) => {
-                self.record(format!("handler({id}) -> {}", outcome.label()));
                 let handled = Happening::Handled {
                     id: id.clone(),
                     outcome: outcome.clone(),
@@ -394,7 +387,6 @@ impl World {
                 outcome.raised().map_or(Ok(Value::Null), Err)
             }
             None => {
-                self.record(format!("handler({id}) -> unscripted"));
                 self.happened(Happening::Unscripted {
                     id: id.clone(),
                     call_number,
@@ -413,7 +405,6 @@ impl WorldHost for World {
     fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
         match self.fire_fault(call) {
             Some(CrashTiming::Before) => {
-                self.record(format!("{call} -> crash (injected before the call)"));
                 self.happened(Happening::Crashed {
                     call: call.to_owned(),
                     timing: CrashTiming::Before,
@@ -422,7 +413,6 @@ impl WorldHost for World {
             }
             Some(CrashTiming::After) => {
                 self.perform(call, args)?;
-                self.record(format!("{call} -> crash (injected after the call)"));
                 self.happened(Happening::Crashed {
                     call: call.to_owned(),
                     timing: CrashTiming::After,
@@ -584,6 +574,42 @@ mod tests {
         assert!(call(&mut world, "queue.receive", json!([])).is_ok());
         assert!(call(&mut world, "queue.receive", json!([])).is_err());
         assert_eq!(world.pending(), ["b"]);
+    }
+
+    #[test]
+    fn the_trace_and_the_misuse_are_read_off_the_journal() {
+        let mut world = world_with(&[("a", vec![ScriptedOutcome::Ok])]);
+        world.send("a", "x");
+        world.arm(Fault {
+            timing: CrashTiming::After,
+            call: "dlq.has".into(),
+            remaining: 1,
+            armed_at: Position::START,
+        });
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        call(&mut world, "clock.now", json!([])).unwrap();
+        call(&mut world, "queue.pending", json!([])).unwrap();
+        call(&mut world, "handler", json!(["x"])).unwrap();
+        call(&mut world, "handler", json!(["x"])).unwrap_err();
+        call(&mut world, "dlq.has", json!(["a"])).unwrap_err();
+        call(&mut world, "queue.ack", json!(["a"])).unwrap();
+        call(&mut world, "queue.ack", json!(["a"])).unwrap_err();
+        call(&mut world, "dlq.entries", json!([])).unwrap();
+        assert_eq!(
+            world.trace(),
+            [
+                "queue.receive() -> a",
+                "queue.pending()",
+                "handler(a) -> ok",
+                "handler(a) -> unscripted",
+                "dlq.has(a) -> false",
+                "dlq.has -> crash (injected after the call)",
+                "queue.ack(a)",
+                "queue.ack(a): a is not in flight !misuse",
+                "dlq.entries()",
+            ]
+        );
+        assert_eq!(world.misuse(), ["queue.ack(a): a is not in flight"]);
     }
 
     #[test]

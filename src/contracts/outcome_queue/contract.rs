@@ -7,7 +7,7 @@ use super::queue::RetryQueue;
 use super::rules::RULES;
 use super::spec;
 use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::{Reply, WorldHost};
+use crate::implementation::Reply;
 use crate::rule::Rule;
 use crate::source::SourceFile;
 use crate::spec_error::SpecError;
@@ -34,11 +34,7 @@ impl Contract for OutcomeQueueContract {
     }
 
     /// `RetryQueue(args.max_attempts)` with the raw value; an invalid one raises, as in Python.
-    fn create_builtin(
-        &self,
-        args: &Value,
-        _world: &mut dyn WorldHost,
-    ) -> Result<Box<dyn Subject>, Reply> {
+    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
         let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
         match RetryQueue::new(max_attempts) {
             Ok(queue) => Ok(Box::new(queue)),

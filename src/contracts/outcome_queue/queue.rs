@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::state_ops;
@@ -48,21 +48,12 @@ impl Verdict {
 }
 
 /// Why a job is in quarantine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(rename = "QueueReason")]
 pub enum Reason {
     Permanent,
     Exhausted,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Permanent => "permanent",
-            Reason::Exhausted => "exhausted",
-        }
-    }
 }
 
 /// `max_attempts` as Python's `isinstance(x, int) and not isinstance(x, bool) and x >= 1`
@@ -74,19 +65,26 @@ pub fn valid_max_attempts(raw: &Value) -> Option<u64> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ReadyJob {
-    id: String,
-    payload: String,
-    attempts: u64,
+// A job waiting in `ready`, as `state()` shows it and a spec's `expect` writes it (a plain
+// comment: a doc comment would change the published schema).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "ReadySpec")]
+pub struct ReadyJob {
+    pub id: String,
+    pub payload: String,
+    pub attempts: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct QuarantineEntry {
-    id: String,
-    payload: String,
-    attempts: u64,
-    reason: Reason,
+// A job in `quarantine`, as `state()` shows it and a spec's `expect` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "QuarantineSpec")]
+pub struct QuarantineEntry {
+    pub id: String,
+    pub payload: String,
+    pub attempts: u64,
+    pub reason: Reason,
 }
 
 /// The reference queue. Its state lives in plain structs, so `state()` can only ever build a
@@ -186,18 +184,9 @@ impl RetryQueue {
     /// A new view of the whole state, sharing nothing with the queue.
     pub fn state(&self) -> Value {
         json!({
-            "ready": self.ready.iter().map(|job| json!({
-                "id": job.id,
-                "payload": job.payload,
-                "attempts": job.attempts,
-            })).collect::<Vec<_>>(),
+            "ready": self.ready,
             "done": self.done,
-            "quarantine": self.quarantine.iter().map(|entry| json!({
-                "id": entry.id,
-                "payload": entry.payload,
-                "attempts": entry.attempts,
-                "reason": entry.reason.as_str(),
-            })).collect::<Vec<_>>(),
+            "quarantine": self.quarantine,
         })
     }
 

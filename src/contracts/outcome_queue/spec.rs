@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::queue::{AttemptOutcome, Reason, valid_max_attempts};
+use super::queue::{AttemptOutcome, QuarantineEntry, ReadyJob, valid_max_attempts};
 use super::scenario::QueueScenario;
 use super::state_ops::StateOp;
 use crate::contract::SpecHeader;
@@ -146,48 +146,18 @@ impl ProcessReturn {
 }
 
 /// The whole state: every list must be written, so an expectation never checks half a queue.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateSpec {
-    pub ready: Vec<ReadySpec>,
+    pub ready: Vec<ReadyJob>,
     pub done: Vec<String>,
-    pub quarantine: Vec<QuarantineSpec>,
-}
-
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReadySpec {
-    pub id: String,
-    pub payload: String,
-    pub attempts: u64,
-}
-
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QuarantineSpec {
-    pub id: String,
-    pub payload: String,
-    pub attempts: u64,
-    pub reason: Reason,
+    pub quarantine: Vec<QuarantineEntry>,
 }
 
 impl StateSpec {
     /// The state as `state()` returns it, keys in the contract's order.
     pub fn to_value(&self) -> Value {
-        json!({
-            "ready": self.ready.iter().map(|job| json!({
-                "id": job.id,
-                "payload": job.payload,
-                "attempts": job.attempts,
-            })).collect::<Vec<_>>(),
-            "done": self.done,
-            "quarantine": self.quarantine.iter().map(|entry| json!({
-                "id": entry.id,
-                "payload": entry.payload,
-                "attempts": entry.attempts,
-                "reason": entry.reason.as_str(),
-            })).collect::<Vec<_>>(),
-        })
+        json!(self)
     }
 }
 
@@ -263,9 +233,13 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
     let spec: SpecFile = yaml::parse(file)?;
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
 
-    if spec.name.value.trim().is_empty() {
-        return Err(invalid(yaml::at(&spec.name), "`name` is empty".into()));
-    }
+    let header = SpecHeader::new(
+        file,
+        super::contract::NAME,
+        spec.name,
+        spec.description,
+        &spec.rules,
+    )?;
     if spec.steps.value.is_empty() {
         return Err(invalid(
             yaml::at(&spec.steps),
@@ -364,16 +338,6 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         None => None,
     };
 
-    let header = SpecHeader {
-        contract: super::contract::NAME,
-        name: spec.name.value,
-        description: spec.description,
-        rules: spec
-            .rules
-            .iter()
-            .map(|r| (r.value.clone(), yaml::at(r)))
-            .collect(),
-    };
     Ok(QueueScenario {
         file: file.clone(),
         header,
