@@ -24,14 +24,18 @@ struct ContractProbe {
 }
 
 pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
-    let file = SourceFile::read(path).map_err(|error| SpecError {
+    load(read(path)?)
+}
+
+/// Reads a spec file; a file that cannot be read is a spec error.
+pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
+    SourceFile::read(path).map_err(|error| SpecError {
         kind: SpecErrorKind::Unreadable,
         path: crate::source::display_path(path),
         position: Position::START,
         message: format!("cannot read the spec: {error}"),
         source_line: None,
-    })?;
-    load(file)
+    })
 }
 
 pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
