@@ -24,14 +24,18 @@ struct ContractProbe {
 }
 
 pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
-    let file = SourceFile::read(path).map_err(|error| SpecError {
+    load(read(path)?)
+}
+
+/// Reads a spec file; a file that cannot be read is a spec error.
+pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
+    SourceFile::read(path).map_err(|error| SpecError {
         kind: SpecErrorKind::Unreadable,
         path: crate::source::display_path(path),
         position: Position::START,
         message: format!("cannot read the spec: {error}"),
         source_line: None,
-    })?;
-    load(file)
+    })
 }
 
 pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
@@ -59,20 +63,35 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     })
 }
 
-/// The value of a plain top-level `contract: name` line, if the file has one.
+/// The value of a plain `contract: name` line that opens the file, if it has one.
 ///
 /// Parsing YAML is most of the cost of loading a spec; reading the contract off its line saves
-/// a second full parse. A key at column 0 can only be a top-level key, and the contract's own
-/// parse then checks the whole file, duplicate keys included.
+/// a second full parse. Only the first content line is trusted: nothing before it can make it
+/// part of a multi-line string, and a column-0 key is a top-level key. The next line must not be
+/// indented, or it would continue the value. The contract's own parse then checks the whole file.
 fn plain_contract_line(text: &str) -> Option<&str> {
-    text.lines().find_map(|line| {
-        let value = line.strip_prefix("contract:")?;
-        let value = value.split(" #").next()?.trim();
-        let plain = !value.is_empty()
-            && value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        plain.then_some(value)
+    let mut lines = content_lines(text).map(|(_, line)| line);
+    let value = lines.next()?.strip_prefix("contract:")?;
+    if lines
+        .next()
+        .is_some_and(|next| next.starts_with([' ', '\t']))
+    {
+        return None;
+    }
+    let value = value.split(" #").next()?.trim();
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then_some(value)
+}
+
+/// The lines that hold YAML content, with their 0-based index: past comments (such as the
+/// schema line), blank lines and document markers.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter(|(_, line)| {
+        let content = line.trim();
+        !content.is_empty() && !content.starts_with('#') && content != "---"
     })
 }
 
@@ -96,15 +115,10 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
     })
 }
 
-/// Where the YAML content starts: past leading comments (such as the schema line) and blank lines.
+/// Where the YAML content starts: the first content line, at its first non-blank character.
 fn first_content(file: &SourceFile) -> Position {
-    file.text
-        .lines()
-        .enumerate()
-        .find(|(_, line)| {
-            let content = line.trim();
-            !content.is_empty() && !content.starts_with('#') && content != "---"
-        })
+    content_lines(&file.text)
+        .next()
         .map_or(Position::START, |(index, line)| {
             Position::new(index + 1, line.len() - line.trim_start().len() + 1)
         })
@@ -148,6 +162,21 @@ mod tests {
         );
         assert_eq!(plain_contract_line("contract: \"dlq-consumer\"\n"), None);
         assert_eq!(plain_contract_line("  contract: dlq-consumer\n"), None);
+        // Not the first content line: it may sit inside a multi-line string.
+        assert_eq!(
+            plain_contract_line("name: \"x\ncontract: outcome-queue\n  y\"\n"),
+            None
+        );
+        // An indented next line continues the value.
+        assert_eq!(plain_contract_line("contract: dlq\n  -consumer\n"), None);
+    }
+
+    #[test]
+    fn a_contract_line_inside_a_multi_line_string_is_not_taken_for_the_key() {
+        let spec = load_text(
+            "description: \"x\ncontract: outcome-queue\n  y\"\ncontract: dlq-consumer\nname: t\nsteps:\n  - process: none\n",
+        );
+        assert_eq!(spec.ok().map(|s| s.contract.name()), Some("dlq-consumer"));
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
 }
 
 /// The position of a parsed value.
-pub fn position(location: &serde_saphyr::Location) -> Position {
+fn position(location: &serde_saphyr::Location) -> Position {
     Position::new(location.line() as usize, location.column() as usize)
 }
 
@@ -72,8 +72,6 @@ pub struct Spanned<T> {
     pub value: T,
     /// Where the value is used (for an alias: the alias).
     pub referenced: Location,
-    /// Where the value is defined (for an alias: the anchor).
-    pub defined: Location,
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
@@ -82,26 +80,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
         Ok(Spanned {
             value: spanned.value,
             referenced: spanned.referenced,
-            defined: spanned.defined,
         })
-    }
-}
-
-impl<T: JsonSchema> JsonSchema for Spanned<T> {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
     }
 }
 
@@ -149,25 +128,33 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
     }
 }
 
-/// A `SingleKey<T>` is written exactly like `T` externally tagged, which already allows a bare
-/// name for a unit variant and a one-key mapping for the others.
-impl<T: JsonSchema> JsonSchema for SingleKey<T> {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
+/// `Spanned<T>` and `SingleKey<T>` describe themselves to schemars as `T`: a spanned value
+/// looks exactly like the value in a spec, and a `SingleKey<T>` is written exactly like `T`
+/// externally tagged, which already allows a bare name for a unit variant and a one-key
+/// mapping for the others.
+macro_rules! schema_of_inner {
+    ($($wrapper:ident),*) => {$(
+        impl<T: JsonSchema> JsonSchema for $wrapper<T> {
+            fn inline_schema() -> bool {
+                T::inline_schema()
+            }
 
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
+            fn schema_name() -> Cow<'static, str> {
+                T::schema_name()
+            }
 
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
+            fn schema_id() -> Cow<'static, str> {
+                T::schema_id()
+            }
 
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
+            fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+                T::json_schema(generator)
+            }
+        }
+    )*};
 }
+
+schema_of_inner!(Spanned, SingleKey);
 
 /// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
 /// where a plain scalar would read back as something else. Deterministic, so diffs are stable.

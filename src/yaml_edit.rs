@@ -8,7 +8,6 @@
 //! anew, in the style (flow or block, indentation) of its surroundings. Comments, key order,
 //! blank lines and everything outside the rewritten nodes stay byte for byte.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 
 use serde_json::{Map, Value};
@@ -61,6 +60,13 @@ pub struct Node {
     /// It has an anchor or a tag, or is an alias: rewriting it could change other values.
     pub marked: bool,
     pub kind: Kind,
+}
+
+impl Node {
+    /// One past the node's last byte or, for an empty value, past its key's `:` or its dash.
+    fn reach(&self) -> usize {
+        self.end.max(self.lead.map_or(0, |lead| lead.after))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -444,7 +450,7 @@ impl<'t> Document<'t> {
         if !self.text[line_start..lead.at].chars().all(|c| c == ' ') {
             return None;
         }
-        let end = item.end.max(lead.after);
+        let end = item.reach();
         let rest_end = self.text[end..]
             .find('\n')
             .map_or(self.text.len(), |i| end + i);
@@ -527,25 +533,16 @@ impl<'t> Document<'t> {
                 range: lead.after..node.end,
                 text: format!(" {}", yaml::flow(new)),
             },
-            // Block where it was block: the first line starts where the node did.
-            (true, true, _) => {
-                let indent = self.column_of(node.start);
-                Edit {
-                    range: node.start..node.end,
-                    text: self.block(new, indent, false),
-                }
-            }
-            // A mapping as a sequence item can start on the dash's line.
-            (true, false, LeadKind::Dash) if new.is_object() => {
-                let indent = self.column_of(node.start);
-                Edit {
-                    range: node.start..node.end,
-                    text: self.block(new, indent, false),
-                }
-            }
-            (true, false, LeadKind::Dash) => Edit {
+            // A list as a sequence item stays on the dash's line, in flow style.
+            (true, false, LeadKind::Dash) if !new.is_object() => Edit {
                 range: node.start..node.end,
                 text: yaml::flow(new),
+            },
+            // Block where it was block, or a mapping as a sequence item, which can start on
+            // the dash's line: the first line starts where the node did.
+            (true, true, _) | (true, false, LeadKind::Dash) => Edit {
+                range: node.start..node.end,
+                text: self.block(new, self.column_of(node.start), false),
             },
             // An inline value under a key becomes a block below it.
             (true, false, LeadKind::Key) => Edit {
@@ -769,12 +766,7 @@ impl<'t> Builder<'t> {
                         .first()
                         .and_then(|item| item.lead.map(|lead| lead.at))
                         .unwrap_or(range.start);
-                    (
-                        start,
-                        items.last().map_or(range.start, |item| {
-                            item.end.max(item.lead.map_or(0, |l| l.after))
-                        }),
-                    )
+                    (start, items.last().map_or(range.start, |item| item.reach()))
                 };
                 Ok(Node {
                     position,
@@ -804,11 +796,9 @@ impl<'t> Builder<'t> {
                     (position, range.start, end)
                 } else {
                     match (entries.first(), entries.last()) {
-                        (Some((first, _)), Some((_, last))) => (
-                            first.position,
-                            first.start,
-                            last.end.max(last.lead.map_or(0, |l| l.after)),
-                        ),
+                        (Some((first, _)), Some((_, last))) => {
+                            (first.position, first.start, last.reach())
+                        }
                         _ => (position, range.start, range.start),
                     }
                 };
@@ -950,9 +940,7 @@ fn canonical(value: &Value) -> String {
             other => other.clone(),
         }
     }
-    let mut out = String::new();
-    let _ = write!(out, "{}", sorted(value));
-    out
+    sorted(value).to_string()
 }
 
 /// The runs of changes in a diff, as (old range, new range), adjacent deletes and inserts joined.

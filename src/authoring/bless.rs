@@ -15,7 +15,7 @@ use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
 use crate::source::SourceFile;
-use crate::spec_error::{SpecError, SpecErrorKind};
+use crate::spec_error::SpecError;
 use crate::yaml_edit::{self, Document};
 
 /// What blessing one spec file came to.
@@ -25,6 +25,8 @@ pub enum Blessing {
     Unchanged,
     /// The expectations that differed, rewritten.
     Rewritten {
+        /// The file as it was read, for a diff.
+        original: String,
         blessed: String,
         /// How many written values were rewritten.
         values: usize,
@@ -39,24 +41,18 @@ pub enum Blessing {
 /// Blesses the spec at `path` against `implementation` (the built-in one, unless a person
 /// explicitly asked for another). Nothing is written here; see `write_atomically`.
 pub fn bless_path(path: &Path, implementation: &mut dyn Implementation) -> Blessing {
-    match SourceFile::read(path) {
+    match loader::read(path) {
         Ok(file) => bless(file, implementation),
-        Err(error) => Blessing::SpecError(SpecError {
-            kind: SpecErrorKind::Unreadable,
-            path: crate::source::display_path(path),
-            position: crate::source::Position::START,
-            message: format!("cannot read the spec: {error}"),
-            source_line: None,
-        }),
+        Err(error) => Blessing::SpecError(error),
     }
 }
 
 pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Blessing {
-    let original = file.text.clone();
-    let spec = match loader::load(file.clone()) {
+    let spec = match loader::load(file) {
         Ok(spec) => spec,
         Err(error) => return Blessing::SpecError(error),
     };
+    let file = &spec.file;
     if let Err(error) = implementation.begin_spec() {
         return Blessing::Refused(format!("the implementation could not start: {error}"));
     }
@@ -74,7 +70,8 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
             return Blessing::Refused("a known-failure outcome cannot be blessed".into());
         }
     }
-    let document = match Document::parse(&original) {
+    let original = &file.text;
+    let document = match Document::parse(original) {
         Ok(document) => document,
         Err(error) => return Blessing::Refused(format!("{}:{error}", file.display_path())),
     };
@@ -103,14 +100,15 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         }
     }
     let comments_lost = document.comments_replaced(&edits);
-    let blessed = match yaml_edit::apply(&original, edits) {
+    let blessed = match yaml_edit::apply(original, edits) {
         Ok(blessed) => blessed,
         Err(error) => return Blessing::Refused(format!("{path}: {error}")),
     };
-    if let Some(reason) = still_failing(&file, &blessed, implementation) {
+    if let Some(reason) = still_failing(file, &blessed, implementation) {
         return Blessing::Refused(reason);
     }
     Blessing::Rewritten {
+        original: spec.file.text,
         blessed,
         values,
         comments_lost,
@@ -200,6 +198,7 @@ pub fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String 
 mod tests {
     use super::*;
     use crate::builtin::Builtin;
+    use crate::spec_error::SpecErrorKind;
 
     const SPEC: &str = "# why\ncontract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: retry   # wrong\nexpect:\n  handler_calls: {a: 2}\n  pending: []\n";
 

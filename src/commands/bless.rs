@@ -30,16 +30,16 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                 continue;
             }
             Blessing::Rewritten {
+                original,
                 blessed,
                 values,
                 comments_lost,
             } => {
                 let what = format!("{values} value{}", if values == 1 { "" } else { "s" });
                 let mut text = if args.check {
-                    let before = std::fs::read_to_string(path).unwrap_or_default();
                     format!(
                         "would bless {shown} ({what}):\n{}\n",
-                        bless::diff(&shown, &before, &blessed, &palette)
+                        bless::diff(&shown, &original, &blessed, &palette)
                     )
                 } else {
                     match bless::write_atomically(path, &blessed) {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use dlqspec::builtin::Builtin;
 use dlqspec::contract::RunMode;
 use dlqspec::contracts::CONTRACTS;
+use dlqspec::discover;
 use dlqspec::loader;
 use dlqspec::source::SourceFile;
 use dlqspec::yaml_edit::{Document, Kind, LeadKind, Node};
@@ -16,13 +17,7 @@ use crate::common::{path_arg, root, run, temp_spec};
 
 /// Every bundled spec file, sorted.
 fn bundled_specs() -> Vec<PathBuf> {
-    let mut specs: Vec<PathBuf> = walkdir::WalkDir::new(root().join("specs"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .map(|entry| entry.into_path())
-        .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    specs.sort();
+    let specs = discover::spec_files(&[root().join("specs")]).expect("specs/ exists");
     assert!(!specs.is_empty(), "no bundled specs found");
     specs
 }
@@ -555,9 +550,7 @@ fn lint_finds_duplicate_names_never_delivered_messages_and_uncovered_rules_in_a_
     );
 }
 
-/// The bundled suite lints clean (rule coverage included) but for the smells listed here,
-/// which are reported to the owner of the specs rather than silenced: each line goes when its
-/// spec is fixed.
+/// The bundled suite lints clean, rule coverage included.
 #[test]
 fn the_bundled_suite_lints_clean() {
     let ran = run(&["lint", "specs"]);

@@ -412,21 +412,35 @@ expect:
     );
 }
 
-/// The ```yaml blocks of docs/spec-format.md that are whole specs (they name a contract).
+/// The ```yaml blocks of docs/spec-format.md and the README that are whole specs (they name a
+/// contract), of either contract.
 fn documented_specs() -> Vec<String> {
-    let doc = std::fs::read_to_string(root().join("docs/spec-format.md")).expect("the doc");
-    doc.split("```yaml\n")
-        .skip(1)
-        .filter_map(|block| block.split("```").next())
-        .filter(|block| block.contains("\ncontract: dlq-consumer\n"))
-        .map(str::to_owned)
+    ["docs/spec-format.md", "README.md"]
+        .iter()
+        .flat_map(|doc| {
+            let text = std::fs::read_to_string(root().join(doc)).expect("the doc");
+            text.split("```yaml\n")
+                .skip(1)
+                .filter_map(|block| block.split("```").next())
+                .filter(|block| block.contains("\ncontract: "))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
 #[test]
-fn the_complete_examples_in_the_spec_format_doc_pass() {
+fn the_complete_examples_in_the_docs_pass() {
     let specs = documented_specs();
-    assert!(specs.len() >= 4, "only {} complete examples", specs.len());
+    assert!(specs.len() >= 9, "only {} complete examples", specs.len());
+    for contract in ["dlq-consumer", "outcome-queue"] {
+        assert!(
+            specs
+                .iter()
+                .any(|s| s.contains(&format!("\ncontract: {contract}\n"))),
+            "no complete {contract} example"
+        );
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     for (i, text) in specs.iter().enumerate() {
         std::fs::write(dir.path().join(format!("example-{i}.yaml")), text).expect("write");
