@@ -190,7 +190,7 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
                     position.line, position.column, finding.message
                 );
                 if let Some(line) = source_line {
-                    out.push_str(&super::snippet::caret(line, *position, palette));
+                    out.push_str(&crate::report::render::caret(line, *position, palette));
                 }
             }
             Location::Rule(rule) => {

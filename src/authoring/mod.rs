@@ -4,5 +4,4 @@ pub mod bless;
 pub mod explain;
 pub mod lint;
 pub mod schema;
-pub mod snippet;
 pub mod starter;

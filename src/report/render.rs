@@ -67,19 +67,25 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
     if let Some(source) = &error.source_line {
         let bar = paint(palette.hunk, "|");
         let _ = writeln!(out, "{gutter} {bar}");
-        let _ = writeln!(
-            out,
-            "{} {bar} {source}",
-            paint(palette.hunk, &line.to_string())
-        );
-        // Keep tabs as tabs so the caret lines up however the terminal expands them.
-        let lead: String = source
-            .chars()
-            .take(error.position.column.saturating_sub(1))
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let _ = writeln!(out, "{gutter} {bar} {lead}{}", paint(palette.caret, "^"));
+        out.push_str(&caret(source, error.position, palette));
     }
+    out
+}
+
+/// The line and a caret under `position.column`, indented under a gutter as wide as the number.
+pub fn caret(source_line: &str, position: Position, palette: &Palette) -> String {
+    let mut out = String::new();
+    let number = position.line.to_string();
+    let gutter = " ".repeat(number.len());
+    let bar = paint(palette.hunk, "|");
+    let _ = writeln!(out, "{} {bar} {source_line}", paint(palette.hunk, &number));
+    // Keep tabs as tabs so the caret lines up however the terminal expands them.
+    let lead: String = source_line
+        .chars()
+        .take(position.column.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let _ = writeln!(out, "{gutter} {bar} {lead}{}", paint(palette.caret, "^"));
     out
 }
 
@@ -158,6 +164,18 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 mod tests {
     use super::*;
     use crate::source::SourceFile;
+
+    #[test]
+    fn the_caret_sits_under_the_column_and_keeps_tabs() {
+        assert_eq!(
+            caret("  - {id: b}", Position::new(12, 5), &Palette::plain()),
+            "12 |   - {id: b}\n   |     ^\n"
+        );
+        assert_eq!(
+            caret("\tx: 1", Position::new(3, 3), &Palette::plain()),
+            "3 | \tx: 1\n  | \t ^\n"
+        );
+    }
 
     #[test]
     fn a_diff_marks_expected_and_actual_lines() {
