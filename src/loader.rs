@@ -4,17 +4,52 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::contract::{Contract, Scenario};
+use crate::contract::{Checkpoint, Contract, RunMode, Scenario, ScenarioRun};
 use crate::contracts;
+use crate::implementation::Implementation;
+use crate::outcome::Outcome;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
 use crate::yaml::{self, Spanned};
+use crate::yaml_edit;
 
 /// A spec ready to run.
 pub struct LoadedSpec {
     pub file: SourceFile,
     pub contract: &'static dyn Contract,
     pub scenario: Box<dyn Scenario>,
+}
+
+impl LoadedSpec {
+    /// Runs the scenario, with a mismatch pointing at the first value that differs.
+    pub fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
+        let mut run = self.scenario.run(implementation, mode);
+        run.outcome = pinpoint(run.outcome, &run.checkpoints, &self.file);
+        run
+    }
+}
+
+/// Moves a mismatch's position from the expectation block to the first value in it that
+/// differs, so reports and CI annotations point at the very line to look at.
+fn pinpoint(outcome: Outcome, checkpoints: &[Checkpoint], file: &SourceFile) -> Outcome {
+    let Outcome::Mismatch(mut mismatch) = outcome else {
+        return outcome;
+    };
+    let differing = checkpoints
+        .iter()
+        .filter(|c| !c.matches() && c.position == mismatch.position)
+        .flat_map(|c| c.written.iter())
+        .find(|w| !w.matches());
+    if let Some(written) = differing {
+        // Parsing again costs a little, and only for a spec that failed.
+        if let Ok(document) = yaml_edit::Document::parse(&file.text)
+            && let Ok(node) = document.find(written.at, &written.path)
+        {
+            let node = document.first_difference(node, &written.expected, &written.actual);
+            mismatch.position = node.position;
+        }
+    }
+    Outcome::Mismatch(mismatch)
 }
 
 /// Only the `contract` key, to pick the vocabulary for the rest of the file.

@@ -6,7 +6,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::contract::{Checkpoint, RunMode};
+use crate::contract::RunMode;
 use crate::discover::{self, DiscoverError};
 use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
 use crate::known_failures::KnownFailures;
@@ -14,9 +14,8 @@ use crate::loader::{self, LoadedSpec};
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::parallel;
 use crate::select::{Filter, Partition};
-use crate::source::{SourceFile, display_path};
+use crate::source::display_path;
 use crate::spec_error::SpecError;
-use crate::yaml_edit;
 
 /// Exit codes, as documented in the README.
 pub mod exit {
@@ -201,36 +200,10 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
         Err(error) => Outcome::SpecError(error.clone()),
         Ok(spec) => match implementation.begin_spec() {
             Err(error) => Outcome::Errored(error),
-            Ok(()) => {
-                let run = spec.scenario.run(implementation, RunMode::Check);
-                pinpoint(run.outcome, &run.checkpoints, &spec.file)
-            }
+            Ok(()) => spec.run(implementation, RunMode::Check).outcome,
         },
     };
     spec_report(prepared, outcome, started.elapsed())
-}
-
-/// Moves a mismatch's position from the expectation block to the first value in it that
-/// differs, so reports and CI annotations point at the very line to look at.
-fn pinpoint(outcome: Outcome, checkpoints: &[Checkpoint], file: &SourceFile) -> Outcome {
-    let Outcome::Mismatch(mut mismatch) = outcome else {
-        return outcome;
-    };
-    let differing = checkpoints
-        .iter()
-        .filter(|c| !c.matches() && c.position == mismatch.position)
-        .flat_map(|c| c.written.iter())
-        .find(|w| !w.matches());
-    if let Some(written) = differing {
-        // Parsing again costs a little, and only for a spec that failed.
-        if let Ok(document) = yaml_edit::Document::parse(&file.text)
-            && let Ok(node) = document.find(written.at, &written.path)
-        {
-            let node = document.first_difference(node, &written.expected, &written.actual);
-            mismatch.position = node.position;
-        }
-    }
-    Outcome::Mismatch(mismatch)
 }
 
 /// Runs every selected spec, `config.jobs()` at a time, each worker with its own

@@ -35,7 +35,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
     let (timeline, outcome, differences) = match implementation.begin_spec() {
         Err(error) => (Vec::new(), Outcome::Errored(error), 0),
         Ok(()) => {
-            let run = spec.scenario.run(implementation, RunMode::Record);
+            let run = spec.run(implementation, RunMode::Record);
             let differences = run
                 .checkpoints
                 .iter()
@@ -199,7 +199,7 @@ mod tests {
             "{shown}"
         );
         assert!(
-            shown.contains("outcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) (t.yaml:6:5)\n"),
+            shown.contains("outcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) (t.yaml:6:14)\n"),
             "{shown}"
         );
     }

@@ -483,7 +483,7 @@ fn explain_tells_a_failing_scenario_to_the_end_and_exits_1() {
     );
     assert!(
         ran.stdout.contains(&format!(
-            "\noutcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) ({}:6:5)\n",
+            "\noutcome: FAIL: 2 checked values differ\n  first difference at step 1 (process) ({}:6:14)\n",
             path.display()
         )),
         "{}",
