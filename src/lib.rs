@@ -26,6 +26,7 @@
 //! assert!(matches!(run.outcome, Outcome::Passed));
 //! ```
 
+pub mod atomic_file;
 pub mod authoring;
 pub mod builtin;
 pub mod cli;

@@ -5,8 +5,7 @@
 //! the file stays byte for byte. The result is run again and must pass before it is written.
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::contract::RunMode;
 use crate::implementation::Implementation;
@@ -39,7 +38,7 @@ pub enum Blessing {
 }
 
 /// Blesses the spec at `path` against `implementation` (the built-in one, unless a person
-/// explicitly asked for another). Nothing is written here; see `write_atomically`.
+/// explicitly asked for another). Nothing is written here; see `atomic_file::write_atomically`.
 pub fn bless_path(path: &Path, implementation: &mut dyn Implementation) -> Blessing {
     match loader::read(path) {
         Ok(file) => bless(file, implementation),
@@ -143,39 +142,6 @@ fn still_failing(
     }
 }
 
-/// Replaces `path`'s contents with `text` through a temporary file in the same folder and a
-/// rename, so a reader sees the old file or the new one, never half of one. The file keeps its
-/// permissions, and a symbolic link stays a link (its target is replaced).
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let path = resolved.as_path();
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = folder.join(format!(".{name}.dlqspec-bless-{}", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        if let Ok(metadata) = std::fs::metadata(path) {
-            std::fs::set_permissions(&temporary, metadata.permissions())?;
-        }
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
-}
-
 /// A unified diff of a file before and after blessing, with `path` in the headers.
 pub fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String {
     let body = render::diff(before, after, palette);
@@ -245,34 +211,5 @@ mod tests {
             reason,
             "t.yaml:9:5: `replay` cannot be rewritten in place: it expects crash, but the run gave []; change it by hand"
         );
-    }
-
-    #[test]
-    fn writing_replaces_the_file_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.yaml");
-        std::fs::write(&path, "old").unwrap();
-        write_atomically(&path, "new\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(left.len(), 1, "no temporary file is left behind");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn writing_through_a_link_replaces_its_target_and_keeps_the_link() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("real.yaml");
-        let link = dir.path().join("link.yaml");
-        std::fs::write(&target, "old").unwrap();
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        write_atomically(&link, "new\n").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
     }
 }

@@ -42,7 +42,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         bless::diff(&shown, &original, &blessed, &palette)
                     )
                 } else {
-                    match bless::write_atomically(path, &blessed) {
+                    match crate::atomic_file::write_atomically(path, blessed.as_bytes()) {
                         Ok(()) => format!("blessed {shown} ({what} rewritten)\n"),
                         Err(error) => {
                             refused += 1;

@@ -62,7 +62,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
             Format::Markdown => crate::report::matrix::markdown(&matrix),
             Format::Html => crate::report::matrix::html(&matrix),
         };
-        if let Err(error) = std::fs::write(path, page) {
+        if let Err(error) = crate::atomic_file::write_atomically(path, page.as_bytes()) {
             return super::dispatch::usage_error(
                 &format!("cannot write {}: {error}", path.display()),
                 &palette,

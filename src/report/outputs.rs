@@ -2,7 +2,6 @@
 //! atomically), the human summary on the terminal, GitHub annotations, the progress bar.
 
 use std::cell::RefCell;
-use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -11,6 +10,7 @@ use super::{
     GithubAnnotations, HumanReporter, JsonReporter, JunitReporter, Palette, ProgressReporter,
     TapReporter,
 };
+use crate::atomic_file::AtomicFile;
 use crate::runner::{Event, Reporter};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -170,89 +170,35 @@ impl Write for SharedBuffer {
     }
 }
 
-/// A temporary file beside the target, renamed over it when complete, so a reader never
-/// sees half a report and an interrupted run leaves the previous report in place.
+/// `--output`: created when the run starts, so an unwritable path fails before any spec runs.
 struct PendingFile {
-    target: PathBuf,
-    temp: PathBuf,
-    file: Option<File>,
+    path: PathBuf,
+    file: AtomicFile,
 }
 
 impl PendingFile {
     fn create(target: &Path) -> Result<PendingFile, OutputError> {
-        let error = |source| OutputError {
+        let file = AtomicFile::create(target).map_err(|source| OutputError {
             path: crate::source::display_path(target),
             source,
-        };
-        let Some(name) = target.file_name() else {
-            return Err(error(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a file name",
-            )));
-        };
-        if target.is_dir() {
-            return Err(error(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "it is a folder",
-            )));
-        }
-        let temp = target.with_file_name(format!(
-            ".{}.{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let file = File::create(&temp).map_err(error)?;
+        })?;
         Ok(PendingFile {
-            target: target.to_path_buf(),
-            temp,
-            file: Some(file),
+            path: target.to_path_buf(),
+            file,
         })
     }
 
-    fn commit(mut self, bytes: &[u8]) -> Result<(), OutputError> {
-        let result = match self.file.take() {
-            Some(mut file) => file
-                .write_all(bytes)
-                .and_then(|()| file.sync_all())
-                .and_then(|()| std::fs::rename(&self.temp, &self.target)),
-            None => Ok(()),
-        };
-        result.map_err(|source| OutputError {
-            path: crate::source::display_path(&self.target),
+    fn commit(self, bytes: &[u8]) -> Result<(), OutputError> {
+        self.file.commit(bytes).map_err(|source| OutputError {
+            path: crate::source::display_path(&self.path),
             source,
         })
-    }
-}
-
-impl Drop for PendingFile {
-    fn drop(&mut self) {
-        // Still here unless the rename happened: a run that stopped early leaves no litter.
-        let _ = std::fs::remove_file(&self.temp);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pending_file_appears_only_when_committed() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("report.xml");
-        std::fs::write(&target, "old").unwrap();
-
-        let pending = PendingFile::create(&target).unwrap();
-        drop(pending);
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-
-        PendingFile::create(&target)
-            .unwrap()
-            .commit(b"new")
-            .unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-    }
 
     #[test]
     fn a_missing_folder_or_a_folder_target_is_an_error() {
