@@ -104,9 +104,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Spec files or folders (folders are searched for .yaml/.yml files).
-    #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub specs: SpecPaths,
 
     /// Run only specs whose name or path contains TEXT, or with a rule id that is TEXT or starts
     /// with it (`dlq-consumer/`). TEXT with * ? [ { is a path glob (`dlq-consumer/poison-*.yaml`).
@@ -175,9 +174,8 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {
-    /// Spec files or folders whose coverage is shown.
-    #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub specs: SpecPaths,
 }
 
 #[derive(Debug, Args)]
@@ -201,9 +199,8 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Args)]
 pub struct BlessArgs {
-    /// Spec files or folders (folders are searched for .yaml/.yml files).
-    #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub specs: SpecPaths,
 
     /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
     #[arg(long)]
@@ -212,9 +209,8 @@ pub struct BlessArgs {
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Spec files or folders (folders are searched for .yaml/.yml files).
-    #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub specs: SpecPaths,
 }
 
 /// Which implementation to check and how long it may take to answer (run, smoke).
@@ -226,9 +222,8 @@ pub struct TargetArgs {
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: Option<crate::external::launch::Target>,
 
-    /// Seconds an external implementation may take to answer one request before it is killed.
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
-    pub timeout: std::time::Duration,
+    #[command(flatten)]
+    pub timeout: Timeout,
 }
 
 #[derive(Debug, Args)]
@@ -237,16 +232,14 @@ pub struct SmokeArgs {
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: crate::external::launch::Target,
 
-    /// Seconds it may take to answer one request before it is killed.
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
-    pub timeout: std::time::Duration,
+    #[command(flatten)]
+    pub timeout: Timeout,
 }
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Spec files or folders (folders are searched for .yaml/.yml files).
-    #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub specs: SpecPaths,
 
     /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
     #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
@@ -257,11 +250,26 @@ pub struct MatrixArgs {
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementations: Vec<crate::external::launch::Target>,
 
-    /// Seconds an external implementation may take to answer one request before it is killed.
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
-    pub timeout: std::time::Duration,
+    #[command(flatten)]
+    pub timeout: Timeout,
 
     /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// The spec files a command reads.
+#[derive(Debug, Args)]
+pub struct SpecPaths {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// How long an external implementation may take to answer.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Timeout {
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub per_request: std::time::Duration,
 }

@@ -12,7 +12,7 @@ use crate::runner::exit;
 use crate::source::display_path;
 
 pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
-    let files = match discover::spec_files(&args.paths) {
+    let files = match discover::spec_files(&args.specs.paths) {
         Ok(files) => files,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };

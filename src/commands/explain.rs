@@ -20,7 +20,7 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
         }
     };
     let target = args.target.implementation.unwrap_or(Target::Builtin);
-    let mut implementation = target.instantiate(args.target.timeout);
+    let mut implementation = target.instantiate(args.target.timeout.per_request);
     let explanation = explain::explain(&spec, implementation.as_mut());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());
     match explanation.outcome {

@@ -40,7 +40,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
         },
     };
     let config = RunConfig {
-        paths: args.paths,
+        paths: args.specs.paths,
         filters: args.filter,
         ..RunConfig::default()
     };
@@ -54,7 +54,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
             targets.push(target);
         }
     }
-    let matrix = matrix::run(&prepared, &targets, args.timeout);
+    let matrix = matrix::run(&prepared, &targets, args.timeout.per_request);
     let table = crate::report::matrix::terminal(&matrix, &palette);
     let _ = std::io::stdout().lock().write_all(table.as_bytes());
     if let Some((path, format)) = output {

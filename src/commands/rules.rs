@@ -11,7 +11,7 @@ use crate::runner::{self, RunConfig, exit};
 
 pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
     let config = RunConfig {
-        paths: args.paths,
+        paths: args.specs.paths,
         ..RunConfig::default()
     };
     let prepared = match runner::prepare(&config) {

@@ -24,7 +24,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Target::Builtin => args.jobs,
     };
     let config = RunConfig {
-        paths: args.paths,
+        paths: args.specs.paths,
         filters: args.filter,
         partition: args.partition,
         jobs,
@@ -39,7 +39,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
     };
-    let timeout = args.target.timeout;
+    let timeout = args.target.timeout.per_request;
     let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
     let mut outputs = match Outputs::open(&options) {
