@@ -20,6 +20,9 @@ pub trait Contract: Sync {
     /// One line saying what the contract is about.
     fn title(&self) -> &'static str;
 
+    /// The class a solution defines for this contract, e.g. `DLQConsumer`.
+    fn subject(&self) -> &'static str;
+
     /// The rule catalogue, in the order reports list it.
     fn rules(&self) -> &'static [Rule];
 
@@ -211,4 +214,7 @@ pub struct ScenarioRun {
     pub checkpoints: Vec<Checkpoint>,
     /// A person-readable account of what happened, one line per event.
     pub timeline: Vec<String>,
+    /// The ids of the rules that decided something in this run, in the order first met: what
+    /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
+    pub exercised: Vec<&'static str>,
 }

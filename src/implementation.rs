@@ -115,6 +115,52 @@ impl WorldHost for NoWorld {
     }
 }
 
+/// How an implementation's language spells the contract's multi-word keys: the lessons give
+/// Python `receive_count` / `first_attempt_at` and JavaScript `receiveCount` / `firstAttemptAt`.
+/// The world speaks to each implementation in its own spelling and never translates what the
+/// implementation writes, so a JavaScript entry with `first_attempt_at` is a difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Naming {
+    #[default]
+    #[serde(rename = "snake_case")]
+    Snake,
+    #[serde(rename = "camelCase")]
+    Camel,
+}
+
+impl Naming {
+    /// The spelling a language's lesson uses: camelCase for JavaScript and TypeScript.
+    pub fn of_language(language: &str) -> Naming {
+        match language.to_ascii_lowercase().as_str() {
+            "javascript" | "typescript" | "js" | "ts" => Naming::Camel,
+            _ => Naming::Snake,
+        }
+    }
+
+    /// `key` (written in snake_case, as specs and CONTRACTS.md write it) in this spelling.
+    pub fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
+        match self {
+            Naming::Snake => std::borrow::Cow::Borrowed(key),
+            Naming::Camel if !key.contains('_') => std::borrow::Cow::Borrowed(key),
+            Naming::Camel => {
+                let mut camel = String::with_capacity(key.len());
+                let mut upper = false;
+                for c in key.chars() {
+                    if c == '_' {
+                        upper = true;
+                    } else if upper {
+                        camel.extend(c.to_uppercase());
+                        upper = false;
+                    } else {
+                        camel.push(c);
+                    }
+                }
+                std::borrow::Cow::Owned(camel)
+            }
+        }
+    }
+}
+
 /// Who is answering: shown in reports and the conformance matrix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImplInfo {
@@ -125,9 +171,29 @@ pub struct ImplInfo {
     pub is_reference: bool,
 }
 
+/// What an external implementation provides, from its handshake.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Offer {
+    /// The contracts it provides, by name.
+    pub contracts: Vec<String>,
+    /// The names its solution file defines at top level (classes, functions), when it says.
+    pub defines: Option<Vec<String>>,
+}
+
 /// An implementation under test. One value lives for a whole run and serves spec after spec.
 pub trait Implementation {
     fn info(&self) -> ImplInfo;
+
+    /// How the implementation spells multi-word keys of messages and entries.
+    fn naming(&self) -> Naming {
+        Naming::Snake
+    }
+
+    /// What the implementation says it provides, before any spec runs; `None` when it provides
+    /// whatever it is asked for (an in-process implementation). Starts an external one.
+    fn offer(&mut self) -> Result<Option<Offer>, ImplError> {
+        Ok(None)
+    }
 
     /// Called before each spec; an implementation that died is restarted here.
     fn begin_spec(&mut self) -> Result<(), ImplError> {
@@ -162,5 +228,22 @@ where
 {
     fn create(&self) -> Box<dyn Implementation + Send> {
         self()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_follows_the_lessons_javascript_names() {
+        let camel: Vec<_> = ["id", "receive_count", "first_received_at", "failed_at"]
+            .iter()
+            .map(|k| Naming::Camel.key(k).into_owned())
+            .collect();
+        assert_eq!(camel, ["id", "receiveCount", "firstReceivedAt", "failedAt"]);
+        assert_eq!(Naming::Snake.key("first_attempt_at"), "first_attempt_at");
+        assert_eq!(Naming::of_language("TypeScript"), Naming::Camel);
+        assert_eq!(Naming::of_language("python"), Naming::Snake);
     }
 }

@@ -48,5 +48,6 @@ pub mod runner;
 pub mod select;
 pub mod source;
 pub mod spec_error;
+pub mod suggest;
 pub mod yaml;
 pub mod yaml_edit;

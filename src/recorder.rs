@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::contract::{Checkpoint, RunMode, ScenarioRun};
 use crate::outcome::{Mismatch, Outcome};
+use crate::rule::Rule;
 use crate::yaml;
 
 /// Records what a run compares and tells. Checking stops at the first difference; recording
@@ -15,6 +16,7 @@ pub struct Recorder {
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
     timeline: Vec<String>,
+    exercised: Vec<&'static str>,
 }
 
 impl Recorder {
@@ -24,6 +26,15 @@ impl Recorder {
             checkpoints: Vec::new(),
             first_mismatch: None,
             timeline: Vec::new(),
+            exercised: Vec::new(),
+        }
+    }
+
+    /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
+    pub fn exercise(&mut self, rule: &Rule, why: &str) {
+        self.tell(format!("    rule {}: {why}", rule.id));
+        if !self.exercised.contains(&rule.id) {
+            self.exercised.push(rule.id);
         }
     }
 
@@ -83,16 +94,22 @@ impl Recorder {
     }
 
     /// The run, given why it stopped early (`None` when every step ran).
+    ///
+    /// The verdict is the first thing that went wrong, in step order: a recording run goes on
+    /// past a difference to show the rest, but what it meets later (an unscripted handler call,
+    /// a broken implementation) does not change the verdict. So `run`, which stops at the first
+    /// difference, and `explain` and `bless --check`, which record, always agree.
     pub fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
-        let outcome = match (stopped, self.first_mismatch) {
-            (Some(outcome), _) => outcome,
-            (None, Some(mismatch)) => Outcome::Mismatch(mismatch),
+        let outcome = match (self.first_mismatch, stopped) {
+            (Some(mismatch), _) => Outcome::Mismatch(mismatch),
+            (None, Some(outcome)) => outcome,
             (None, None) => Outcome::Passed,
         };
         ScenarioRun {
             outcome,
             checkpoints: self.checkpoints,
             timeline: self.timeline,
+            exercised: self.exercised,
         }
     }
 }
@@ -182,6 +199,39 @@ mod tests {
         let run = recorder.finish(None);
         assert!(matches!(run.outcome, Outcome::Mismatch(_)));
         assert_eq!(run.checkpoints.len(), 2);
+    }
+
+    #[test]
+    fn a_stop_after_a_recorded_difference_does_not_change_the_verdict() {
+        let mut recorder = Recorder::new(RunMode::Record);
+        let differs = checkpoint("n", json!(1), json!(2));
+        assert!(recorder.compare("step 1 (process)", differs, None).is_ok());
+        let later = Outcome::Skipped("a later stop".into());
+        let run = recorder.finish(Some(later));
+        let Outcome::Mismatch(mismatch) = run.outcome else {
+            panic!("the later stop won: {:?}", run.outcome);
+        };
+        assert_eq!(mismatch.step, "step 1 (process)");
+    }
+
+    #[test]
+    fn exercised_rules_are_kept_once_in_first_order() {
+        use crate::rule::Rule;
+        const A: Rule = Rule {
+            id: "c/a",
+            statement: "",
+        };
+        const B: Rule = Rule {
+            id: "c/b",
+            statement: "",
+        };
+        let mut recorder = Recorder::new(RunMode::Check);
+        for rule in [&B, &A, &B] {
+            recorder.exercise(rule, "why");
+        }
+        let run = recorder.finish(None);
+        assert_eq!(run.exercised, ["c/b", "c/a"]);
+        assert_eq!(run.timeline[0], "    rule c/b: why");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::builtin::Builtin;
 use crate::contract::RunMode;
 use crate::discover::{self, DiscoverError};
 use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
@@ -15,7 +16,7 @@ use crate::outcome::{Outcome, OutcomeKind};
 use crate::parallel;
 use crate::select::{Filter, Partition};
 use crate::source::display_path;
-use crate::spec_error::SpecError;
+use crate::spec_error::{SpecError, SpecErrorKind};
 
 /// Exit codes, as documented in the README.
 pub mod exit {
@@ -129,6 +130,30 @@ pub trait Reporter {
     fn event(&mut self, event: &Event);
 }
 
+/// Why a run did not run any spec.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RunError {
+    /// A path could not be searched for specs.
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    /// The paths and filters select no spec: a run that checks nothing is not a pass.
+    #[error("{0}")]
+    NothingSelected(String),
+    /// The implementation provides none of the contracts the selected specs check.
+    #[error("{0}")]
+    NothingProvided(String),
+}
+
+impl RunError {
+    /// The exit code: nothing selected is a usage error, nothing provided a failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Discover(_) | RunError::NothingSelected(_) => exit::SPEC_OR_USAGE_ERROR,
+            RunError::NothingProvided(_) => exit::FAILED,
+        }
+    }
+}
+
 /// A spec after loading, before running: either ready or already failed.
 pub type Prepared = (String, Result<LoadedSpec, SpecError>);
 
@@ -154,6 +179,11 @@ fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
 
 /// The loaded specs the filters, then the partition, select, in their order.
 fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
+    select_counting(config, loaded).0
+}
+
+/// `select`, and how many specs the filters chose before the partition took its share.
+fn select_counting(config: &RunConfig, loaded: Vec<Prepared>) -> (Vec<Prepared>, usize) {
     let mut chosen: Vec<Prepared> = loaded
         .into_iter()
         .filter(|(path, spec)| {
@@ -161,12 +191,13 @@ fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
             config.filters.is_empty() || config.filters.iter().any(|f| f.matches(path, header))
         })
         .collect();
+    let filtered = chosen.len();
     if let Some(partition) = config.partition {
         let paths: Vec<&str> = chosen.iter().map(|(path, _)| path.as_str()).collect();
         let mut mask = partition.mask(&paths).into_iter();
         chosen.retain(|_| mask.next().unwrap_or(false));
     }
-    chosen
+    (chosen, filtered)
 }
 
 /// The report of a spec: its name, contract and rules when it loaded, and what happened.
@@ -193,17 +224,43 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
     }
 }
 
-/// Runs one prepared spec.
+/// Runs one prepared spec. Against any implementation but the reference, the spec is first run
+/// on the reference: a spec the reference does not pass judges nobody, and is a spec error.
 pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
     let started = Instant::now();
     let outcome = match &prepared.1 {
         Err(error) => Outcome::SpecError(error.clone()),
-        Ok(spec) => match implementation.begin_spec() {
-            Err(error) => Outcome::Errored(error),
-            Ok(()) => spec.run(implementation, RunMode::Check).outcome,
+        Ok(spec) => match reference_verdict(spec, implementation) {
+            Some(broken) => broken,
+            None => match implementation.begin_spec() {
+                Err(error) => Outcome::Errored(error),
+                Ok(()) => spec.run(implementation, RunMode::Check).outcome,
+            },
         },
     };
     spec_report(prepared, outcome, started.elapsed())
+}
+
+/// The spec error to report instead of running `spec` on `implementation`, when the built-in
+/// reference does not pass it. `None` when it does, or when `implementation` is the reference.
+fn reference_verdict(spec: &LoadedSpec, implementation: &dyn Implementation) -> Option<Outcome> {
+    if implementation.info().is_reference {
+        return None;
+    }
+    match spec.run(&mut Builtin::new(), RunMode::Check).outcome {
+        Outcome::Passed => None,
+        Outcome::Mismatch(mismatch) => Some(Outcome::SpecError(SpecError::at(
+            &spec.file,
+            mismatch.position,
+            SpecErrorKind::Contradicted,
+            format!(
+                "the built-in reference implementation fails this spec at {}, so the spec judges no implementation: `dlqspec explain {path}` tells the reference's run, `dlqspec bless {path}` rewrites the expectations",
+                mismatch.step,
+                path = spec.file.display_path()
+            ),
+        ))),
+        other => Some(other),
+    }
 }
 
 /// Runs every selected spec, `config.jobs()` at a time, each worker with its own
@@ -212,13 +269,21 @@ pub fn run(
     config: &RunConfig,
     factory: &dyn ImplementationFactory,
     reporter: &mut dyn Reporter,
-) -> Result<Summary, DiscoverError> {
+) -> Result<Summary, RunError> {
     let started = Instant::now();
     let loaded = load_all(config)?;
     let found = loaded.len();
-    let prepared = select(config, loaded);
+    let (prepared, filtered) = select_counting(config, loaded);
+    // An empty share of `--partition` is fine (a CI matrix may have more shards than specs);
+    // paths or filters that select nothing are not.
+    if filtered == 0 {
+        return Err(RunError::NothingSelected(nothing_selected(config, found)));
+    }
     let workers = config.jobs().min(prepared.len()).max(1);
-    let first = factory.create();
+    let mut first = factory.create();
+    if let Some(refusal) = nothing_provided(&prepared, first.as_mut()) {
+        return Err(RunError::NothingProvided(refusal));
+    }
     let info = first.info();
     let mut implementations = vec![first];
     implementations.extend((1..workers).map(|_| factory.create()));
@@ -258,10 +323,67 @@ pub fn run(
     Ok(summary)
 }
 
+/// Why nothing was selected, in one line.
+fn nothing_selected(config: &RunConfig, found: usize) -> String {
+    let paths: Vec<String> = config.paths.iter().map(|p| display_path(p)).collect();
+    let under = if paths.is_empty() {
+        "specs".to_owned()
+    } else {
+        paths.join(", ")
+    };
+    if found == 0 {
+        return format!("no spec selected: no spec file (.yaml, .yml) under {under}");
+    }
+    let filters: Vec<String> = config.filters.iter().map(|f| format!("`{f}`")).collect();
+    format!(
+        "no spec selected: --filter {} matches none of the {found} spec{} under {under}",
+        filters.join(", --filter "),
+        if found == 1 { "" } else { "s" }
+    )
+}
+
+/// The one line to say instead of running, when `implementation` provides none of the
+/// contracts the selected specs check (a misnamed class, an empty file): skipping every spec
+/// would look like a pass to anyone who reads only the exit code.
+fn nothing_provided(
+    prepared: &[Prepared],
+    implementation: &mut dyn Implementation,
+) -> Option<String> {
+    let Ok(Some(offer)) = implementation.offer() else {
+        return None;
+    };
+    let mut wanted: Vec<&'static dyn crate::contract::Contract> = Vec::new();
+    for spec in prepared.iter().filter_map(|(_, spec)| spec.as_ref().ok()) {
+        if !wanted.iter().any(|c| c.name() == spec.contract.name()) {
+            wanted.push(spec.contract);
+        }
+    }
+    if wanted.is_empty()
+        || wanted
+            .iter()
+            .any(|c| offer.contracts.iter().any(|o| o == c.name()))
+    {
+        return None;
+    }
+    let missing: Vec<String> = wanted
+        .iter()
+        .map(|c| format!("`{}` ({})", c.subject(), c.name()))
+        .collect();
+    let defines = match &offer.defines {
+        None => String::new(),
+        Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
+        Some(names) => format!("; it defines: {}", names.join(", ")),
+    };
+    Some(format!(
+        "{} provides none of the contracts the selected specs check: it has no class {}{defines}",
+        implementation.info().label,
+        missing.join(" and no class ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     const PASSING: &str = "contract: dlq-consumer\nname: passes\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: ok}]\n";

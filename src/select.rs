@@ -17,6 +17,12 @@ pub struct Filter {
     glob: Option<GlobMatcher>,
 }
 
+impl std::fmt::Display for Filter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 impl Filter {
     /// Plain text matches a name or path containing it, or a rule id equal to it or starting
     /// with it (`dlq-consumer/` selects every rule of that contract). Text with `*`, `?`, `[`

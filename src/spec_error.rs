@@ -14,6 +14,9 @@ pub enum SpecErrorKind {
     Invalid,
     /// The scenario needs something the spec does not provide (e.g. more handler outcomes).
     Incomplete,
+    /// The built-in reference implementation does not pass the spec: it contradicts the
+    /// contract, so it cannot judge another implementation.
+    Contradicted,
 }
 
 /// A broken spec. Never blamed on an implementation.

@@ -185,15 +185,29 @@ const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 class ShimError extends Error {}
 
 function findClass(ns, name) {
-  // ESM named export, CommonJS module.exports.X (surfaces as default), or `export default class X`.
+  // ESM named export, CommonJS module.exports.X (surfaces as default), or `export default class X`
+  // (in ESM, or compiled to CommonJS by tsx, where it lands on module.exports.default).
   for (const c of [ns?.[name], ns?.default?.[name]]) if (typeof c === 'function') return c;
-  if (typeof ns?.default === 'function' && ns.default.name === name) return ns.default;
+  for (const d of [ns?.default, ns?.default?.default]) if (typeof d === 'function' && d.name === name) return d;
   return undefined;
 }
 
+// The names the solution exports, to tell a file without the contract's class what it does have.
+function exportedNames(ns) {
+  const names = new Set(Object.keys(ns ?? {}).filter((k) => k !== 'default' && k !== '__esModule'));
+  const d = ns?.default;
+  if (typeof d === 'function' && d.name) names.add(d.name);
+  else if (d && typeof d === 'object') {
+    for (const k of Object.keys(d)) if (k !== '__esModule' && k !== 'default') names.add(k);
+    if (typeof d.default === 'function' && d.default.name) names.add(d.default.name);
+  }
+  return [...names].sort();
+}
+
+// The lesson's invalid-argument error in JavaScript is RangeError; a TypeError is another error.
 function errorKind(e) {
   if (e instanceof given.Crash) return 'crash';
-  if (e instanceof RangeError || e instanceof TypeError) return 'invalid_argument';
+  if (e instanceof RangeError) return 'invalid_argument';
   return 'error';
 }
 
@@ -272,6 +286,8 @@ function main(solution, loadError, file) {
         type: 'hello', protocol: PROTOCOL,
         implementation: { name, language: /\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript', version: process.versions.node },
         contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c])),
+        defines: exportedNames(solution),
+        naming: 'camelCase',
       });
       continue;
     }

@@ -31,15 +31,10 @@ function build() {
     return world(name, args);
   };
 
-  // Only the top-level keys change case: `body` is the application's payload and goes through untouched.
-  const toCamel = (obj) => obj && typeof obj === 'object' && !Array.isArray(obj)
-    ? Object.fromEntries(Object.entries(obj).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), v]))
-    : obj;
-  const toWire = (obj) => obj && typeof obj === 'object' && !Array.isArray(obj)
-    ? Object.fromEntries(Object.entries(obj).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), v]))
-    : obj;
-
-  // Proxies: each method is answered by dlqspec's world, which keeps the real state.
+  // Proxies: each method is answered by dlqspec's world, which keeps the real state. Nothing is
+  // translated: the world hands out messages with the lesson's camelCase keys (receiveCount,
+  // firstReceivedAt) and keeps entries exactly as the solution put them, so an entry written
+  // with snake_case keys is a difference the checker shows, as the lesson's own tests would.
   class FakeClock {
     now() { return call('clock.now'); }
     advance(n) { return call('clock.advance', n); }
@@ -47,17 +42,17 @@ function build() {
   class FakeQueue {
     constructor(clock) { void clock; } // the world owns the clock; kept for the lesson's signature
     send(id, body) { return call('queue.send', id, body); }
-    receive() { return toCamel(call('queue.receive')); }
+    receive() { return call('queue.receive'); }
     ack(id) { return call('queue.ack', id); }
     retry(id) { return call('queue.retry', id); }
     recover() { return call('queue.recover'); }
     pending() { return call('queue.pending'); }
   }
   class FakeDLQ {
-    put(entry) { return call('dlq.put', toWire(entry)); }
+    put(entry) { return call('dlq.put', entry); }
     has(id) { return call('dlq.has', id); }
     remove(id) { return call('dlq.remove', id); }
-    entries() { return (call('dlq.entries') ?? []).map(toCamel); }
+    entries() { return call('dlq.entries') ?? []; }
   }
 
   const setWorld = (fn) => { world = fn; };

@@ -179,6 +179,22 @@ sys.modules["given"] = given
 _made = {}  # classes made up for names Python lacks, one per name so `except` matches across calls
 
 
+def _plain(cls):
+    """A subclass of builtin `cls`, of the same name, whose str() is the message as given.
+
+    The handler raises "KeyError with message m", and a student writes f"{type(e).__name__}: {e}"
+    as the lesson says; but str(KeyError(m)) is repr(m), quoted. Specs are language-neutral, so
+    the exception must print its message as the spec writes it, whatever class it is.
+    """
+    key = (cls.__name__, "plain")
+    if key not in _made:
+        _made[key] = type(cls.__name__, (cls,), {
+            "__module__": cls.__module__,
+            "__str__": lambda self: str(self.args[0]) if self.args else "",
+        })
+    return _made[key]
+
+
 def _error_from_wire(err):
     """The exception a world `raise` stands for: given's, a builtin of that name, or a made-up class."""
     name = str(err.get("class") or "Exception")
@@ -186,7 +202,8 @@ def _error_from_wire(err):
     cls = _GIVEN_ERRORS.get(name) or getattr(builtins, name, None)
     if isinstance(cls, type) and issubclass(cls, BaseException):
         try:
-            return cls(message)
+            e = cls(message)
+            return e if str(e) == message else _plain(cls)(message)
         except Exception:
             pass  # builtins such as UnicodeDecodeError want other arguments: use a made-up class
     base = Crash if err.get("kind") == "crash" else Exception  # an unknown crash still crashes
@@ -220,6 +237,13 @@ def _load(path):
 # --- requests ------------------------------------------------------------
 class _ShimError(Exception):
     """A request the shim cannot serve (no such method, bad mutate_state path...): replied as errored."""
+
+
+def _defines(module):
+    """The public names the solution file itself defines (classes, functions), sorted."""
+    return sorted(n for n, v in vars(module).items()
+                  if not n.startswith("_") and callable(v)
+                  and getattr(v, "__module__", None) == module.__name__)
 
 
 def _new(req, solution, name):
@@ -321,7 +345,8 @@ def main():
                 _send({"seq": seq, "type": "hello", "protocol": PROTOCOL,
                        "implementation": {"name": name, "language": "python",
                                           "version": platform.python_version()},
-                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))]})
+                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))],
+                       "defines": _defines(solution), "naming": "snake_case"})
             continue
         if kind == "bye":
             _send({"seq": seq, "type": "bye"})

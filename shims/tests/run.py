@@ -36,7 +36,12 @@ def shim_for(path):
 class World:
     """dlqspec's side of the dlq-consumer world, just big enough for these tests."""
 
-    def __init__(self):
+    # The lesson's JavaScript spelling of the contract's multi-word keys.
+    CAMEL = {"receive_count": "receiveCount", "first_received_at": "firstReceivedAt",
+             "first_attempt_at": "firstAttemptAt", "failed_at": "failedAt"}
+
+    def __init__(self, camel=False):
+        self.camel = camel  # dlqspec speaks to a JS shim in camelCase and never translates
         self.clock = 0
         self.ready, self.inflight, self.dlq = [], {}, []
         self.script = {}   # body -> list of handler outcomes: None (success) or (class, message)
@@ -53,6 +58,15 @@ class World:
     def pending(self):
         return [m["id"] for m in self.ready]
 
+    def spell(self, record):
+        """A message or entry written with snake_case keys, as the shim's language spells it."""
+        return {self.CAMEL.get(k, k) if self.camel else k: v for k, v in record.items()}
+
+    def snake_dlq(self):
+        """The entries as put, with the language's contract keys back in snake_case."""
+        back = {v: k for k, v in self.CAMEL.items()} if self.camel else {}
+        return [{back.get(k, k): v for k, v in e.items()} for e in self.dlq]
+
     def answer(self, call, args):
         """('result', value) or ('raise', error) for one world call."""
         self.log.append((call, args))
@@ -67,7 +81,7 @@ class World:
             if m["receive_count"] == 1:
                 m["first_received_at"] = self.clock
             self.inflight[m["id"]] = m
-            return "result", dict(m)
+            return "result", self.spell(m)
         elif call == "queue.ack":
             if self.inflight.pop(args[0], None) is None:
                 return misuse
@@ -126,7 +140,8 @@ class Session:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, cwd=ROOT)
         self.buf = b""
         self.seq = 0
-        self.world = World()
+        self.camel = cmd == NODE_SHIM or "node" in os.path.basename(cmd[0])
+        self.world = World(self.camel)
         self.record = True  # keep traffic for the schema check; off for deliberately bad messages
 
     def write(self, msg):
@@ -203,7 +218,7 @@ class Session:
 # --- contract scenarios: what the references must pass and each bug must fail ---------
 def fresh_consumer(s, max_attempts=3, keep_world=False):
     if not keep_world:
-        s.world = World()
+        s.world = World(s.camel)
     reply = s.new("dlq-consumer", max_attempts=max_attempts)
     assert reply == {"seq": s.seq, "type": "return", "value": None}, reply
 
@@ -247,7 +262,7 @@ def d_exhausted(s):
         w.clock = now
         results.append(s.ret("process_one"))
     assert results == ["retry", "retry", "dead"], results
-    assert w.dlq == [entry("a", "A", "exhausted", "TransientError: db timeout", 3, 5, 11)], w.dlq
+    assert w.snake_dlq() == [entry("a", "A", "exhausted", "TransientError: db timeout", 3, 5, 11)], w.dlq
     put_then_ack(w, "a")
     assert not w.inflight and not w.ready
 
@@ -258,7 +273,7 @@ def d_permanent(s):
     w.send("a", "A")
     w.script["A"] = [("PermanentError", "negative price")]
     assert s.ret("process_one") == "dead"
-    assert w.dlq == [entry("a", "A", "permanent", "PermanentError: negative price", 1, 0, 0)], w.dlq
+    assert w.snake_dlq() == [entry("a", "A", "permanent", "PermanentError: negative price", 1, 0, 0)], w.dlq
     assert w.handled == ["A"]
 
 
@@ -281,7 +296,7 @@ def d_unknown_error_class(s):
 
 def d_restart_keeps_count(s):
     # A new consumer after each failure: only the queue's receive_count remembers.
-    s.world = World()
+    s.world = World(s.camel)
     s.world.send("a", "A")
     s.world.script["A"] = [("TransientError", "db timeout")]
     results = []
@@ -292,7 +307,7 @@ def d_restart_keeps_count(s):
 
 
 def d_crash_then_poison(s):
-    s.world = World()
+    s.world = World(s.camel)
     w = s.world
     w.send("a", "A")
     w.script["A"] = [("Crash", "OOM-killed")]
@@ -306,13 +321,13 @@ def d_crash_then_poison(s):
     w.clock = 9
     assert s.ret("process_one") == "dead"
     assert len(w.handled) == 3, "a poison pill must not reach the handler"
-    assert w.dlq == [entry("a", "A", "poison", None, 3, 0, 9)], w.dlq
+    assert w.snake_dlq() == [entry("a", "A", "poison", None, 3, 0, 9)], w.dlq
 
 
 def d_dedupe(s):
     fresh_consumer(s)
     w = s.world
-    w.dlq.append(entry("a", "A", "exhausted", "TransientError: t", 3, 0, 1))
+    w.dlq.append(w.spell(entry("a", "A", "exhausted", "TransientError: t", 3, 0, 1)))
     w.send("a", "A")
     assert s.ret("process_one") == "dead"
     assert w.handled == [] and len(w.dlq) == 1 and not w.inflight
@@ -321,7 +336,7 @@ def d_dedupe(s):
 def d_replay_all(s):
     fresh_consumer(s)
     w = s.world
-    w.dlq = [entry("a", "A", "permanent", "PermanentError: p", 1, 0, 1), entry("b", "B", "poison", None, 3, 0, 2)]
+    w.dlq = [w.spell(entry("a", "A", "permanent", "PermanentError: p", 1, 0, 1)), w.spell(entry("b", "B", "poison", None, 3, 0, 2))]
     assert s.ret("replay") == ["a", "b"]
     assert w.pending() == ["a", "b"] and w.dlq == []
     for id_ in ("a", "b"):
@@ -333,7 +348,7 @@ def d_replay_all(s):
 def d_replay_ids(s):
     fresh_consumer(s)
     w = s.world
-    w.dlq = [entry("a", "A", "permanent", "PermanentError: p", 1, 0, 1), entry("b", "B", "poison", None, 3, 0, 2)]
+    w.dlq = [w.spell(entry("a", "A", "permanent", "PermanentError: p", 1, 0, 1)), w.spell(entry("b", "B", "poison", None, 3, 0, 2))]
     assert s.ret("replay", ["b", "zzz"]) == ["b"]
     assert s.ret("replay", []) == []
     assert w.pending() == ["b"] and [e["id"] for e in w.dlq] == ["a"]
@@ -578,12 +593,14 @@ def world_calls_outside_a_request_are_misuse(s, py):
 
 @with_probe
 def message_and_entry_keys(s, py):
-    # JS code sees camelCase; the wire is snake_case in both directions.
+    # Each language sees its lesson's spelling, and the shim translates nothing in either
+    # direction: the world spells messages for it, and keeps entries exactly as put.
     s.world.send("m", {"first_received_at": "body keys stay as they are"})
     mine = {"id": "e", "body": {"x_y": 1}, "reason": "poison", "error": None, "attempts": 2}
     mine.update({"first_attempt_at": 1, "failed_at": 2} if py else {"firstAttemptAt": 1, "failedAt": 2})
     got = s.ret("entry_roundtrip", mine)
-    assert s.world.dlq == [entry("e", {"x_y": 1}, "poison", None, 2, 1, 2)], s.world.dlq
+    assert s.world.dlq == [mine], s.world.dlq
+    assert s.world.snake_dlq() == [entry("e", {"x_y": 1}, "poison", None, 2, 1, 2)], s.world.dlq
     assert got["entries"] == [mine], got
     msg_keys = ["id", "body", "receive_count", "first_received_at"] if py else ["id", "body", "receiveCount", "firstReceivedAt"]
     assert sorted(got["message"]) == sorted(msg_keys), got

@@ -34,9 +34,14 @@ pub fn use_color(when: ColorWhen) -> bool {
 
 /// Prints a usage-level error (bad path, bad option value) the way every command does.
 pub fn usage_error(message: &str, palette: &Palette) -> i32 {
+    failure(message, palette);
+    crate::runner::exit::SPEC_OR_USAGE_ERROR
+}
+
+/// Prints why a command could not do its work at all, as one `error:` line on stderr.
+pub fn failure(message: &str, palette: &Palette) {
     eprintln!(
         "{} {message}",
         crate::report::style::paint(palette.fail, "error:")
     );
-    crate::runner::exit::SPEC_OR_USAGE_ERROR
 }

@@ -51,9 +51,18 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Err(error) => {
             // Dropped unwritten: the progress bar goes, and an earlier --output file stays.
             drop(outputs);
-            return usage_error(error.to_string());
+            super::dispatch::failure(&error.to_string(), &palette);
+            return error.exit_code();
         }
     };
+    if summary.total() == 0
+        && let Some(partition) = config.partition
+    {
+        eprintln!(
+            "note: share {}/{} of --partition holds none of the selected specs (there are more shares than specs)",
+            partition.index, partition.count
+        );
+    }
     match outputs.finish() {
         Ok(()) => summary.exit_code(),
         Err(error) => usage_error(error.to_string()),

@@ -21,7 +21,9 @@ use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
-use crate::implementation::{ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost};
+use crate::implementation::{
+    ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
+};
 
 /// The least time a process gets to answer `hello`: interpreters, module loading and
 /// TypeScript compilation start slowly, more so on a busy machine.
@@ -66,6 +68,8 @@ impl Launch {
 pub struct Handshake {
     pub implementation: ImplementationInfo,
     pub contracts: Vec<String>,
+    pub defines: Option<Vec<String>>,
+    pub naming: Naming,
     pub pid: u32,
     /// From starting the process to its `hello`.
     pub startup: Duration,
@@ -88,8 +92,9 @@ pub struct ExternalImplementation {
     process: Option<Process>,
     handshake: Option<Handshake>,
     /// A failure starting it; starting again would fail the same way, so every later spec
-    /// gets it again, in brief.
+    /// gets it again, in brief, once it has been told in full.
     fatal: Option<ImplError>,
+    fatal_told: bool,
 }
 
 impl ExternalImplementation {
@@ -100,12 +105,16 @@ impl ExternalImplementation {
             process: None,
             handshake: None,
             fatal: None,
+            fatal_told: false,
         }
     }
 
     /// Starts the process and greets it, unless it is running already.
     pub fn start(&mut self) -> Result<&Handshake, ImplError> {
         if let Some(fatal) = &self.fatal {
+            if !std::mem::replace(&mut self.fatal_told, true) {
+                return Err(fatal.clone());
+            }
             return Err(ImplError::new(
                 fatal.kind,
                 format!("{} (in full above)", brief(&fatal.message)),
@@ -119,6 +128,7 @@ impl ExternalImplementation {
                 }
                 Err(error) => {
                     self.fatal = Some(error.clone());
+                    self.fatal_told = true;
                     return Err(error);
                 }
             }
@@ -180,6 +190,24 @@ impl Implementation for ExternalImplementation {
             ),
             is_reference: false,
         }
+    }
+
+    fn naming(&self) -> Naming {
+        self.handshake
+            .as_ref()
+            .map_or_else(|| Naming::of_language(&self.launch.language), |h| h.naming)
+    }
+
+    fn offer(&mut self) -> Result<Option<Offer>, ImplError> {
+        let offer = self.start().map(|handshake| Offer {
+            contracts: handshake.contracts.clone(),
+            defines: handshake.defines.clone(),
+        });
+        if offer.is_err() {
+            // Not shown to anyone: the first spec that needs the process tells it in full.
+            self.fatal_told = false;
+        }
+        offer.map(Some)
     }
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
@@ -338,10 +366,14 @@ impl Process {
             Message::Hello {
                 implementation,
                 contracts,
+                defines,
+                naming,
                 ..
             } => Ok(Handshake {
+                naming: naming.unwrap_or_else(|| Naming::of_language(&implementation.language)),
                 implementation,
                 contracts,
+                defines,
                 pid: process.child.id(),
                 startup: started.elapsed(),
             }),

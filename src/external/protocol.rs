@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::implementation::Raised;
+use crate::implementation::{Naming, Raised};
 
 /// The protocol version this dlqspec speaks, sent in `hello` and required back.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -66,6 +66,14 @@ pub enum Reply {
         protocol: u64,
         implementation: ImplementationInfo,
         contracts: Vec<String>,
+        /// The names the solution defines at top level, so that a file without the contract's
+        /// class can be told what it does define.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        defines: Option<Vec<String>>,
+        /// How it spells multi-word keys; by default camelCase for JavaScript and TypeScript,
+        /// snake_case for anything else.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        naming: Option<Naming>,
     },
     /// The implementation could not do what was asked: the solution does not load (answering
     /// `hello`), the class has no such method, a result is not JSON...

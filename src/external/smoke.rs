@@ -15,7 +15,7 @@ use super::process::{
 };
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
 use crate::implementation::{
-    ImplError, Implementation, NoWorld, Raised, RaisedKind, Reply, WorldHost,
+    ImplError, Implementation, Naming, NoWorld, Raised, RaisedKind, Reply, WorldHost,
 };
 
 /// Everything a smoke run found out.
@@ -138,7 +138,7 @@ struct Expected {
     why: &'static str,
 }
 
-fn dlq_consumer_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
+fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
     let mut script = HashMap::new();
     script.insert(
         "m1".to_owned(),
@@ -147,7 +147,7 @@ fn dlq_consumer_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
             ScriptedOutcome::Ok,
         ],
     );
-    let mut world = World::new(script);
+    let mut world = World::new(script, naming);
     world.send("m1", "hello");
     let plan = vec![
         Expected {
@@ -225,7 +225,7 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     if let Ok(handshake) = &handshake {
         for contract in &handshake.contracts {
             let plan = match contract.as_str() {
-                "dlq-consumer" => Some(dlq_consumer_plan()),
+                "dlq-consumer" => Some(dlq_consumer_plan(implementation.naming())),
                 "outcome-queue" => Some(outcome_queue_plan()),
                 _ => None,
             };

@@ -374,7 +374,9 @@ fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() 
 
 #[test]
 fn a_contract_the_implementation_does_not_claim_is_skipped_not_failed() {
-    let specs = first_dlq_specs();
+    let mut specs = first_dlq_specs();
+    let queue_spec = bundled_specs("specs/outcome-queue").remove(0);
+    specs.push(queue_spec.clone());
     let mut args = vec![
         "run",
         "--impl",
@@ -385,8 +387,13 @@ fn a_contract_the_implementation_does_not_claim_is_skipped_not_failed() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let lines = outcome_lines(&ran.stdout);
     assert_eq!(lines.len(), specs.len());
+    let skipped = lines.iter().filter(|l| l.starts_with("SKIP ")).count();
+    assert_eq!(skipped, specs.len() - 1, "{}", ran.stdout);
     assert!(
-        lines.iter().all(|l| l.starts_with("SKIP ")),
+        lines.contains(&format!("PASS  {queue_spec}").as_str())
+            || lines
+                .iter()
+                .any(|l| l.starts_with(&format!("PASS  {queue_spec} "))),
         "{}",
         ran.stdout
     );
@@ -399,8 +406,63 @@ fn a_contract_the_implementation_does_not_claim_is_skipped_not_failed() {
     );
     assert_eq!(
         closing_line(&ran.stdout),
-        format!("0 passed, 0 failed, {} skipped", specs.len())
+        format!("1 passed, 0 failed, {} skipped", specs.len() - 1)
     );
+}
+
+#[test]
+fn an_implementation_with_none_of_the_selected_contracts_fails_in_one_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let misnamed = dir.path().join("misnamed.py");
+    std::fs::write(
+        &misnamed,
+        "import json\n\nclass DlqConsumer:\n    pass\n\ndef helper():\n    pass\n\nLIMIT = 3\n",
+    )
+    .expect("write solution");
+    let empty = dir.path().join("empty.py");
+    std::fs::write(&empty, "").expect("write solution");
+    let misnamed_impl = format!("python:{}", misnamed.display());
+    let empty_impl = format!("python:{}", empty.display());
+    for (implementation, specs, wanted) in [
+        (
+            misnamed_impl.as_str(),
+            "specs/dlq-consumer",
+            format!(
+                "error: {misnamed_impl} provides none of the contracts the selected specs check: it has no class `DLQConsumer` (dlq-consumer); it defines: DlqConsumer, helper\n"
+            ),
+        ),
+        (
+            empty_impl.as_str(),
+            "specs",
+            format!(
+                "error: {empty_impl} provides none of the contracts the selected specs check: it has no class `DLQConsumer` (dlq-consumer) and no class `RetryQueue` (outcome-queue); it defines nothing at top level\n"
+            ),
+        ),
+    ] {
+        let ran = run(&["run", specs, "--impl", implementation]);
+        assert_eq!(
+            (ran.code, ran.stdout.as_str(), ran.stderr.as_str()),
+            (1, "", wanted.as_str())
+        );
+    }
+    if !node_missing() {
+        let misnamed = dir.path().join("misnamed.mjs");
+        std::fs::write(
+            &misnamed,
+            "export class Consumer {}\nexport const limit = 3;\n",
+        )
+        .expect("write solution");
+        let implementation = format!("node:{}", misnamed.display());
+        let ran = run(&["run", "specs/outcome-queue", "--impl", &implementation]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr.ends_with(
+                "it has no class `RetryQueue` (outcome-queue); it defines: Consumer, limit\n"
+            ),
+            "{}",
+            ran.stderr
+        );
+    }
 }
 
 /// Whether a process is gone (or a zombie: dead, waiting for its parent to reap it).

@@ -25,6 +25,10 @@ impl Contract for DlqConsumerContract {
         "a consumer that retries transient errors and dead-letters the rest (lesson 000)"
     }
 
+    fn subject(&self) -> &'static str {
+        "DLQConsumer"
+    }
+
     fn rules(&self) -> &'static [Rule] {
         RULES
     }

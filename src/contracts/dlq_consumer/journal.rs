@@ -82,9 +82,24 @@ pub enum Happening {
 }
 
 impl Happening {
-    /// The line of the trace specs compare: the call and, for a read or the handler, its answer.
-    /// Reads of the clock are not happenings: how often a consumer looks at the time is its own
-    /// business.
+    /// Whether this is an effect, which a trace lists, rather than a read, which it leaves out:
+    /// CONTRACTS.md pins every effect and leaves free how and how often an implementation reads
+    /// (`dlq.has`, `dlq.entries`, `queue.pending`, a receive that finds nothing, the removal of
+    /// an id the DLQ does not hold). Crashes, unscripted handler calls and misuse are events a
+    /// trace shows too. Reads of the clock are not journaled at all.
+    pub fn is_effect(&self) -> bool {
+        !matches!(
+            self,
+            Happening::NothingReady
+                | Happening::Checked { .. }
+                | Happening::PendingRead { .. }
+                | Happening::EntriesRead { .. }
+                | Happening::Removed { removed: false, .. }
+        )
+    }
+
+    /// The line of the trace specs compare: the effect and, for a receive or the handler, what
+    /// it delivered or did.
     pub fn trace_line(&self) -> String {
         match self {
             Happening::Received { id, .. } => format!("queue.receive() -> {id}"),
@@ -96,7 +111,7 @@ impl Happening {
             Happening::Retried { id } => format!("queue.retry({id})"),
             Happening::Sent { id } => format!("queue.send({id})"),
             Happening::Put { id, .. } => format!("dlq.put({id})"),
-            Happening::Removed { id, removed, .. } => format!("dlq.remove({id}) -> {removed}"),
+            Happening::Removed { id, .. } => format!("dlq.remove({id})"),
             Happening::Recovered { .. } => "queue.recover()".to_owned(),
             Happening::Advanced { by, .. } => format!("clock.advance({by})"),
             Happening::Crashed { call, timing } => {

@@ -9,6 +9,7 @@ pub mod scenario;
 pub mod smells;
 pub mod spec;
 pub mod starter;
+pub mod trace;
 pub mod world;
 
 pub use contract::DlqConsumerContract;

@@ -1,15 +1,18 @@
 //! Runs a dlq-consumer spec: drives an implementation step by step against a fresh world.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
+use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::journal::{self, Happening, ordinal};
 use super::rules;
-use super::spec::{Expectation, MessageSpec, ReplayStep, Step, normalize_entry};
+use super::spec::{
+    Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
+};
 use super::world::{Fault, ScriptedOutcome, World};
 use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
-use crate::implementation::{Implementation, RaisedKind, Reply};
+use crate::implementation::{Implementation, Naming, RaisedKind, Reply};
 use crate::outcome::{Mismatch, Outcome};
 use crate::recorder::Recorder;
 use crate::rule::Rule;
@@ -21,7 +24,9 @@ use crate::yaml;
 pub struct DlqScenario {
     pub file: SourceFile,
     pub header: SpecHeader,
-    pub max_attempts: u64,
+    /// As the spec writes it: `None` constructs the consumer without it, so that the
+    /// implementation's default (the lesson's 3) is what is checked.
+    pub max_attempts: Option<u64>,
     pub messages: Vec<MessageSpec>,
     /// Where each of `messages` is written.
     pub message_positions: Vec<Position>,
@@ -98,17 +103,28 @@ impl Snapshot {
 }
 
 impl DlqScenario {
+    /// The consumer's budget: the spec's `max_attempts`, or the lesson's default.
+    pub fn budget(&self) -> u64 {
+        self.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS)
+    }
+
     fn execute(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
     ) -> (ScenarioRun, Record) {
+        let naming = implementation.naming();
         let mut run = Run {
             scenario: self,
             reference: implementation.info().is_reference,
             implementation,
-            world: World::new(self.script.clone()),
+            naming,
+            world: World::new(self.script.clone(), naming),
             alive: false,
+            generation: 0,
+            received_by: HashMap::new(),
+            replayed: HashSet::new(),
+            first_call: false,
             recorder: Recorder::new(mode),
             facts: Vec::new(),
         };
@@ -124,13 +140,26 @@ impl DlqScenario {
 /// Why a run ended before its last step.
 type Stop = Outcome;
 
+/// One key of an expectation: the key, expected and actual as shown and compared, and, when
+/// they differ from those, as the spec writes them (so a difference can be pointed at).
+type Part<'k> = (&'k str, Value, Value, Option<(Value, Value)>);
+
 struct Run<'a> {
     scenario: &'a DlqScenario,
     implementation: &'a mut dyn Implementation,
     reference: bool,
+    naming: Naming,
     world: World,
     /// Whether a consumer instance exists; a crash or a restart step ends it.
     alive: bool,
+    /// How many consumer instances have been made so far: the current one's number.
+    generation: u32,
+    /// For each message, the consumer instance that received it last (until a replay).
+    received_by: HashMap<String, u32>,
+    /// Messages a replay sent that have not been delivered since.
+    replayed: HashSet<String>,
+    /// Whether the current consumer instance has not delivered anything yet.
+    first_call: bool,
     recorder: Recorder,
     facts: Vec<StepFacts>,
 }
@@ -149,7 +178,10 @@ impl Run<'_> {
         self.recorder.tell(format!(
             "start: the queue holds {}; the clock reads 0; max_attempts {}",
             journal::list(&ids),
-            self.scenario.max_attempts
+            match self.scenario.max_attempts {
+                Some(n) => n.to_string(),
+                None => format!("{DEFAULT_MAX_ATTEMPTS} (the default: the consumer is made without it)"),
+            }
         ));
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {} ({})", index + 1, step.name());
@@ -170,7 +202,43 @@ impl Run<'_> {
                 .tell(format!("final expect (line {})", position.line));
             self.expect("final expect", *position, &[], expect)?;
         }
-        Ok(())
+        self.unfired_faults()
+    }
+
+    /// A fault that never fired: on the reference the spec does not test what it says (a spec
+    /// error); elsewhere the implementation never made the call the reference makes.
+    fn unfired_faults(&mut self) -> Result<(), Stop> {
+        let Some(fault) = self.world.armed().first().cloned() else {
+            return Ok(());
+        };
+        let what = format!(
+            "the crash armed here never fires: it waits for {} more `{}` call{} than the run makes",
+            fault.remaining,
+            fault.call,
+            if fault.remaining == 1 { "" } else { "s" }
+        );
+        if self.reference {
+            return Err(Outcome::SpecError(SpecError::at(
+                &self.scenario.file,
+                fault.armed_at,
+                SpecErrorKind::Invalid,
+                format!(
+                    "{what}, so the spec does not test the crash it describes: arm it where the run makes that call, or remove it"
+                ),
+            )));
+        }
+        let checkpoint = Checkpoint {
+            position: fault.armed_at,
+            label: "fault".to_owned(),
+            expected: json!({ "fired": true }),
+            actual: json!({ "fired": false }),
+            written: Vec::new(),
+        };
+        let note = format!(
+            "{what}: the built-in implementation makes that call, this implementation did not"
+        );
+        self.recorder
+            .compare("end of the run", checkpoint, Some(note))
     }
 
     /// Runs one step; returns what the implementation returned, for steps that call it.
@@ -192,7 +260,7 @@ impl Run<'_> {
                     yaml::flow(&actual)
                 ));
                 self.narrate(from);
-                self.explain_decision(from);
+                self.decide(from);
                 self.after_call(label, position)?;
                 if let Some(expected) = expected.expected() {
                     let written = vec![Written::new(
@@ -253,11 +321,11 @@ impl Run<'_> {
                 };
                 self.recorder.tell(format!(
                     "{heading}: fault: a crash is armed {when} {which} of {}",
-                    fault.call.as_str()
+                    fault.call.value.as_str()
                 ));
                 self.world.arm(Fault {
                     timing: fault.crash,
-                    call: fault.call.as_str().to_owned(),
+                    call: fault.call.value.as_str().to_owned(),
                     remaining: nth,
                     armed_at: position,
                 });
@@ -294,12 +362,7 @@ impl Run<'_> {
             yaml::flow(&actual)
         ));
         self.narrate(from);
-        let selection = match &replay.ids {
-            None => "every entry is replayed, in put order",
-            Some(ids) if ids.is_empty() => "an empty list replays nothing",
-            Some(_) => "the given ids that are in the DLQ are replayed, in the order given",
-        };
-        self.rule_line(&rules::REPLAY_SELECTION, selection);
+        self.decide_replay(from, replay.ids.as_deref());
         self.after_call(label, position)?;
         if replay.crash {
             let checkpoint = Checkpoint {
@@ -353,14 +416,72 @@ impl Run<'_> {
     }
 
     fn rule_line(&mut self, rule: &Rule, why: &str) {
-        self.recorder.tell(format!("    rule {}: {why}", rule.id));
+        self.recorder.exercise(rule, why);
     }
 
-    /// Names the rule that decides what `process_one` must do in the situation the world saw
+    /// Names the rules that decide what `replay` must do with what it was asked, and what it
+    /// skipped; the same for every implementation, right or wrong.
+    fn decide_replay(&mut self, from: usize, ids: Option<&[String]>) {
+        let happened = &self.world.journal()[from..];
+        let sent: Vec<String> = happened
+            .iter()
+            .filter_map(|h| match h {
+                Happening::Sent { id } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        let crashed = happened.iter().find_map(|h| match h {
+            Happening::Crashed { call, .. } => Some(call.clone()),
+            _ => None,
+        });
+        let selection = match ids {
+            None => "every entry is replayed, in put order".to_owned(),
+            Some([]) => "an empty list replays nothing".to_owned(),
+            Some(ids) => {
+                let mut seen = HashSet::new();
+                let skipped: Vec<String> = ids
+                    .iter()
+                    .filter(|id| !seen.insert(id.as_str()) || !sent.contains(id))
+                    .cloned()
+                    .collect();
+                if skipped.is_empty() || crashed.is_some() {
+                    "the given ids that are in the DLQ are replayed, in the order given".to_owned()
+                } else {
+                    format!(
+                        "the given ids that are in the DLQ are replayed, in the order given, each once; skipped: {}",
+                        journal::list(&skipped)
+                    )
+                }
+            }
+        };
+        self.rule_line(&rules::REPLAY_SELECTION, &selection);
+        if !sent.is_empty() {
+            self.rule_line(
+                &rules::REPLAY_SEND_BEFORE_REMOVE,
+                "each replayed id is sent to the queue before it leaves the DLQ",
+            );
+        }
+        for id in sent {
+            self.received_by.remove(&id);
+            self.replayed.insert(id);
+        }
+        if let Some(call) = crashed {
+            self.rule_line(
+                &rules::CRASH_PROPAGATES,
+                &format!("the crash injected at {call} propagates out of replay"),
+            );
+        }
+    }
+
+    /// Names the rules that decide what `process_one` must do in the situation the world saw
     /// since journal entry `from`: the same for every implementation, right or wrong.
-    fn explain_decision(&mut self, from: usize) {
+    fn decide(&mut self, from: usize) {
         let happened = self.world.journal()[from..].to_vec();
-        let max = self.scenario.max_attempts;
+        let max = self.scenario.budget();
+        let crashed = happened.iter().find_map(|h| match h {
+            Happening::Crashed { call, .. } => Some(call.clone()),
+            _ => None,
+        });
         let received = happened.iter().find_map(|h| match h {
             Happening::Received {
                 id,
@@ -374,63 +495,153 @@ impl Run<'_> {
             Happening::Handled { outcome, .. } => Some(outcome.clone()),
             _ => None,
         });
-        match (received, handled) {
-            (None, _) => {
-                if happened.contains(&Happening::NothingReady) {
-                    self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
-                }
+        let Some((id, count, already_dead)) = received else {
+            if happened.contains(&Happening::NothingReady) {
+                self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
             }
-            (Some((id, _, true)), _) => self.rule_line(
+            return self.crash_line(crashed.as_deref());
+        };
+        self.delivered(&id, count, handled.is_some() || count > max);
+        let stopped = match &crashed {
+            Some(call) => format!(" (the crash injected at {call} cuts it short)"),
+            None => String::new(),
+        };
+        if already_dead {
+            self.rule_line(
+                &rules::CHECK_ORDER,
+                "the DLQ check comes right after the receive, before the poison check and the handler",
+            );
+            self.rule_line(
                 &rules::NO_DOUBLE_DEAD_LETTER,
-                &format!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call"),
-            ),
-            (Some((id, count, false)), _) if count > max => self.rule_line(
+                &format!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
+            );
+        } else if count > max {
+            self.rule_line(
+                &rules::CHECK_ORDER,
+                "the poison check comes after the DLQ check and before the handler",
+            );
+            self.rule_line(
                 &rules::POISON,
-                &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler"),
-            ),
-            (Some(_), None) => {}
-            (Some((id, _, _)), Some(ScriptedOutcome::Ok)) => self.rule_line(
+                &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
+            );
+            self.dead_letter_lines(&id);
+        } else if let Some(outcome) = handled {
+            self.handled_lines(&id, count, max, &outcome, &stopped);
+        }
+        self.crash_line(crashed.as_deref());
+    }
+
+    /// The rules behind what follows a handler call that returned or raised `outcome`.
+    fn handled_lines(
+        &mut self,
+        id: &str,
+        count: u64,
+        max: u64,
+        outcome: &ScriptedOutcome,
+        stopped: &str,
+    ) {
+        match outcome {
+            ScriptedOutcome::Ok => self.rule_line(
                 &rules::SUCCESS,
-                &format!("the handler succeeded: ack {id} and return ok"),
+                &format!("the handler succeeded: ack {id} and return ok{stopped}"),
             ),
-            (Some((id, _, _)), Some(ScriptedOutcome::Crash)) => self.rule_line(
+            ScriptedOutcome::Crash => self.rule_line(
                 &rules::CRASH_PROPAGATES,
                 &format!("the crash propagates out of process_one and {id} stays in flight"),
             ),
-            (Some((id, _, _)), Some(ScriptedOutcome::Permanent(_))) => self.rule_line(
-                &rules::PERMANENT,
-                &format!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left"),
-            ),
-            (Some((id, count, _)), Some(transient)) => {
-                let rule = if matches!(transient, ScriptedOutcome::Transient(_)) {
-                    None
-                } else {
-                    Some(format!("{} is not a PermanentError, so it counts as transient", transient.label()))
-                };
-                if let Some(why) = rule {
+            ScriptedOutcome::Permanent(_) => {
+                self.rule_line(
+                    &rules::PERMANENT,
+                    &format!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
+                );
+                self.dead_letter_lines(id);
+            }
+            transient => {
+                if !matches!(transient, ScriptedOutcome::Transient(_)) {
+                    let why = format!(
+                        "{} is not a PermanentError, so it counts as transient",
+                        transient.label()
+                    );
                     self.rule_line(&rules::UNEXPECTED_ERROR, &why);
                 }
                 if count < max {
                     self.rule_line(
                         &rules::TRANSIENT_RETRY,
-                        &format!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail"),
+                        &format!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
                     );
                 } else {
                     self.rule_line(
                         &rules::EXHAUSTED,
-                        &format!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted"),
+                        &format!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
                     );
+                    self.dead_letter_lines(id);
                 }
             }
         }
-        if let Some(Happening::Crashed { call, .. }) = happened
-            .iter()
-            .find(|h| matches!(h, Happening::Crashed { .. }))
-        {
+    }
+
+    fn dead_letter_lines(&mut self, id: &str) {
+        self.rule_line(
+            &rules::DEAD_LETTER_SEQUENCE,
+            &format!("dead-lettering is dlq.put, then queue.ack({id}), then return dead"),
+        );
+        self.rule_line(
+            &rules::ENTRY_FIELDS,
+            "the entry holds id, body, reason, error \"Class: message\", attempts, first_attempt_at and failed_at",
+        );
+    }
+
+    fn crash_line(&mut self, crashed: Option<&str>) {
+        if let Some(call) = crashed {
             self.rule_line(
                 &rules::CRASH_PROPAGATES,
                 &format!("the crash injected at {call} propagates out of process_one"),
             );
+        }
+    }
+
+    /// Notes who received `id`, and the rules that only a consumer instance new to the message
+    /// can get wrong: counting from memory, a replayed message's fresh start, and acting only
+    /// on what it received itself.
+    fn delivered(&mut self, id: &str, count: u64, budget_decided: bool) {
+        let earlier = self.received_by.insert(id.to_owned(), self.generation);
+        if budget_decided && count > 1 && earlier.is_some_and(|g| g != self.generation) {
+            self.rule_line(
+                &rules::COUNT_FROM_QUEUE,
+                &format!("this consumer never saw the earlier deliveries of {id}: receive_count {count} comes from the queue"),
+            );
+        }
+        if self.replayed.remove(id) {
+            self.rule_line(
+                &rules::REPLAY_FRESH_DELIVERY,
+                &format!("{id} was replayed: its receive_count starts again at {count}"),
+            );
+        }
+        let generation = self.generation;
+        // Judged once per instance, at its first delivery: is anything an earlier consumer
+        // received still around for this one to wrongly ack or retry?
+        let first_call = std::mem::take(&mut self.first_call);
+        if first_call && generation > 1 {
+            let leftovers: HashSet<String> = self
+                .world
+                .in_flight()
+                .into_iter()
+                .chain(self.world.pending())
+                .collect();
+            let left: Vec<String> = self
+                .received_by
+                .iter()
+                .filter(|(other, g)| **g < generation && leftovers.contains(*other))
+                .map(|(other, _)| other.clone())
+                .collect();
+            if !left.is_empty() {
+                let mut left = left;
+                left.sort();
+                self.rule_line(
+                    &rules::NO_MISUSE,
+                    &format!("{} came from an earlier consumer; this one acks or retries only what it received", journal::list(&left)),
+                );
+            }
         }
     }
 
@@ -439,7 +650,12 @@ impl Run<'_> {
         if self.alive {
             return Ok(());
         }
-        let args = json!({ "max_attempts": self.scenario.max_attempts });
+        // Without `max_attempts` in the spec the consumer is made without it, so the
+        // implementation's own default is what the spec checks.
+        let args = match self.scenario.max_attempts {
+            Some(max) => json!({ "max_attempts": max }),
+            None => json!({}),
+        };
         let reply = self
             .implementation
             .create(super::contract::NAME, &args, &mut self.world)
@@ -447,6 +663,8 @@ impl Run<'_> {
         match reply {
             Reply::Returned(_) => {
                 self.alive = true;
+                self.generation += 1;
+                self.first_call = true;
                 Ok(())
             }
             Reply::Skipped(reason) => Err(Outcome::Skipped(reason)),
@@ -551,19 +769,27 @@ impl Run<'_> {
         path: &[&str],
         expect: &Expectation,
     ) -> Result<(), Stop> {
-        let mut parts: Vec<(&str, Value, Value)> = Vec::new();
+        let mut parts: Vec<Part> = Vec::new();
         if let Some(entries) = &expect.dlq {
+            let naming = self.naming;
+            let written: Vec<Value> = entries.iter().map(|e| e.to_value()).collect();
+            let put = self.world.dlq();
             parts.push((
                 "dlq",
-                entries.iter().map(|e| e.to_value()).collect(),
-                self.world.dlq().iter().map(normalize_entry).collect(),
+                written.iter().map(|e| entry_in(e, naming)).collect(),
+                put.iter().map(|e| normalize_entry(e, naming)).collect(),
+                Some((
+                    Value::Array(written),
+                    put.iter().map(|e| canonical_entry(e, naming)).collect(),
+                )),
             ));
         }
         if let Some(pending) = &expect.pending {
-            parts.push(("pending", json!(pending), json!(self.world.pending())));
+            parts.push(("pending", json!(pending), json!(self.world.pending()), None));
         }
         if let Some(in_flight) = &expect.in_flight {
-            parts.push(("in_flight", json!(in_flight), json!(self.world.in_flight())));
+            let actual = json!(self.world.in_flight());
+            parts.push(("in_flight", json!(in_flight), actual, None));
         }
         if let Some(calls) = &expect.handler_calls {
             let listed: Map<String, Value> = calls
@@ -588,25 +814,31 @@ impl Run<'_> {
                 "handler_calls",
                 Value::Object(listed),
                 Value::Object(observed),
+                None,
             ));
         }
         if let Some(trace) = &expect.trace {
-            parts.push(("trace", json!(trace), json!(self.world.trace())));
+            let expected: Vec<String> = trace.iter().map(|line| line.value.clone()).collect();
+            // The effects in the spec's order where the contract leaves the order free.
+            let actual = super::trace::align(&expected, &self.world.trace());
+            parts.push(("trace", json!(expected), json!(actual), None));
         }
         if let Some(clock) = expect.clock {
-            parts.push(("clock", json!(clock), json!(self.world.now())));
+            parts.push(("clock", json!(clock), json!(self.world.now()), None));
         }
         let mut expected = Map::new();
         let mut actual = Map::new();
         let mut written = Vec::with_capacity(parts.len());
-        for (key, expected_part, actual_part) in parts {
+        for (key, expected_part, actual_part, as_written) in parts {
             let mut at_key = path.to_vec();
             at_key.push(key);
+            let (expected_written, actual_written) =
+                as_written.unwrap_or_else(|| (expected_part.clone(), actual_part.clone()));
             written.push(Written::new(
                 position,
                 &at_key,
-                expected_part.clone(),
-                actual_part.clone(),
+                expected_written,
+                actual_written,
             ));
             expected.insert(key.to_owned(), expected_part);
             actual.insert(key.to_owned(), actual_part);
@@ -668,6 +900,30 @@ mod tests {
                 Err(raised) => Reply::Raised(raised),
             })
         }
+    }
+
+    #[test]
+    fn a_fault_that_never_fires_is_a_spec_error_on_the_reference_and_a_difference_elsewhere() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - fault: {crash: after, call: dlq.put}\n  - process: ok\n";
+        let scenario = super::super::spec::load(&SourceFile::from_text("t.yaml", text)).unwrap();
+        let run = scenario.run(&mut crate::builtin::Builtin::new(), RunMode::Check);
+        let Outcome::SpecError(error) = run.outcome else {
+            panic!("not a spec error: {:?}", run.outcome);
+        };
+        assert_eq!(error.position, Position::new(6, 5));
+        assert!(
+            error
+                .message
+                .starts_with("the crash armed here never fires: it waits for 1 more `dlq.put` call than the run makes"),
+            "{}",
+            error.message
+        );
+        let run = scenario.run(&mut DoubleAcker, RunMode::Check);
+        assert!(
+            matches!(run.outcome, Outcome::Mismatch(_)),
+            "{:?}",
+            run.outcome
+        );
     }
 
     #[test]

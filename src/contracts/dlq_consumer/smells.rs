@@ -13,34 +13,13 @@ use crate::contract::{Checkpoint, Smell};
 pub const NEVER_DELIVERED: &str = "never-delivered";
 pub const UNUSED_OUTCOMES: &str = "unused-outcomes";
 pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
-pub const UNFIRED_FAULT: &str = "unfired-fault";
 
 pub fn find(scenario: &DlqScenario, checkpoints: &[Checkpoint], record: &Record) -> Vec<Smell> {
     let mut smells = never_delivered(scenario, checkpoints, record);
     smells.extend(unused_outcomes(scenario, record));
     smells.extend(idle_trailing_steps(&record.steps));
-    smells.extend(unfired_faults(record));
     smells.sort_by_key(|smell| smell.position);
     smells
-}
-
-/// A crash the spec arms but the run never reaches: the spec claims to test a crash it does not.
-fn unfired_faults(record: &Record) -> Vec<Smell> {
-    record
-        .world
-        .armed()
-        .iter()
-        .map(|fault| Smell {
-            id: UNFIRED_FAULT,
-            position: fault.armed_at,
-            message: format!(
-                "this crash never fires: it waits for {} more `{}` call{} than the run makes",
-                fault.remaining,
-                fault.call,
-                if fault.remaining == 1 { "" } else { "s" }
-            ),
-        })
-        .collect()
 }
 
 /// A message no step ever receives and no expectation names: it only adds noise.
@@ -205,19 +184,6 @@ mod tests {
     }
 
     const HEAD: &str = "contract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\n";
-
-    #[test]
-    fn a_crash_armed_for_a_call_that_never_comes_is_a_smell() {
-        let text = format!(
-            "{HEAD}messages: [{{id: a, body: x}}]\nhandler: {{a: [ok]}}\nsteps:\n  - fault: {{crash: after, call: dlq.put}}\n  - process: ok\n"
-        );
-        assert_eq!(
-            smells_of(&text),
-            [
-                "7:5: unfired-fault: this crash never fires: it waits for 1 more `dlq.put` call than the run makes"
-            ]
-        );
-    }
 
     #[test]
     fn a_clean_scenario_has_no_smells() {

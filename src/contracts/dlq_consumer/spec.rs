@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::scenario::DlqScenario;
 use super::world::{CrashTiming, ScriptedOutcome};
 use crate::contract::SpecHeader;
+use crate::implementation::Naming;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
 use crate::yaml::{self, SingleKey, Spanned};
@@ -133,7 +133,9 @@ pub struct ReplayStep {
 #[serde(deny_unknown_fields)]
 pub struct FaultSpec {
     pub crash: CrashTiming,
-    pub call: WorldCallName,
+    /// An effect of the world: faults never wait on a read, which an implementation may make
+    /// any number of times, or not at all.
+    pub call: Spanned<WorldCallName>,
     /// Fire on the n-th matching call from now on (default: the next one).
     #[serde(default)]
     #[schemars(range(min = 1))]
@@ -195,9 +197,10 @@ pub struct Expectation {
     /// Handler calls per message id; ids left out must have had none.
     #[serde(default)]
     pub handler_calls: Option<IndexMap<String, u64>>,
-    /// Every call the implementation made, from the start (clock reads left out).
+    /// Every effect of the implementation's calls, from the start (reads left out), in the
+    /// orders the rules pin (see docs/spec-format.md).
     #[serde(default)]
-    pub trace: Option<Vec<String>>,
+    pub trace: Option<Vec<Spanned<String>>>,
     /// What the clock reads.
     #[serde(default)]
     pub clock: Option<u64>,
@@ -251,6 +254,42 @@ impl EntrySpec {
     }
 }
 
+/// An entry written with the contract's (snake_case) keys, spelled as `naming` spells them:
+/// what an implementation in that language must put.
+pub fn entry_in(entry: &Value, naming: Naming) -> Value {
+    let Value::Object(fields) = entry else {
+        return entry.clone();
+    };
+    Value::Object(
+        fields
+            .iter()
+            .map(|(key, value)| (naming.key(key).into_owned(), value.clone()))
+            .collect(),
+    )
+}
+
+/// An entry an implementation put, with its contract keys (as `naming` spells them) renamed to
+/// the spec's snake_case, so a difference can be pointed at in the spec. Other keys stay.
+pub fn canonical_entry(entry: &Value, naming: Naming) -> Value {
+    let Value::Object(fields) = entry else {
+        return entry.clone();
+    };
+    let mut canonical = Map::new();
+    for key in ENTRY_FIELDS {
+        if let Some(value) = fields.get(naming.key(key).as_ref()) {
+            canonical.insert(key.to_owned(), value.clone());
+        }
+    }
+    for (key, value) in fields {
+        if !ENTRY_FIELDS.iter().any(|f| naming.key(f) == key.as_str()) {
+            canonical
+                .entry(key.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
+    Value::Object(canonical)
+}
+
 /// The key order entries are shown in, so a diff lines up whatever order an implementation used.
 pub const ENTRY_FIELDS: [&str; 7] = [
     "id",
@@ -262,15 +301,17 @@ pub const ENTRY_FIELDS: [&str; 7] = [
     "failed_at",
 ];
 
-/// An entry as an implementation put it, with the contract's fields first.
-pub fn normalize_entry(entry: &Value) -> Value {
+/// An entry as an implementation put it, with the contract's fields (as `naming` spells them)
+/// first, so a diff lines up whatever order the implementation used.
+pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
     let Value::Object(fields) = entry else {
         return entry.clone();
     };
     let mut ordered = Map::new();
     for key in ENTRY_FIELDS {
-        if let Some(value) = fields.get(key) {
-            ordered.insert(key.to_owned(), value.clone());
+        let key = naming.key(key);
+        if let Some(value) = fields.get(key.as_ref()) {
+            ordered.insert(key.into_owned(), value.clone());
         }
     }
     for (key, value) in fields {
@@ -300,8 +341,8 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
                 "`max_attempts` must be at least 1".into(),
             ));
         }
-        Some(m) => m.value,
-        None => DEFAULT_MAX_ATTEMPTS,
+        Some(m) => Some(m.value),
+        None => None,
     };
 
     let mut known_ids: HashSet<String> = HashSet::new();
@@ -361,9 +402,27 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             Step::Fault(FaultSpec { nth: Some(nth), .. }) if nth.value == 0 => {
                 return Err(invalid(yaml::at(nth), "`nth` counts from 1".into()));
             }
+            Step::Fault(FaultSpec { call, .. })
+                if matches!(
+                    call.value,
+                    WorldCallName::DlqHas | WorldCallName::DlqEntries
+                ) =>
+            {
+                let read = call.value.as_str();
+                return Err(invalid(
+                    yaml::at(call),
+                    format!(
+                        "`{read}` is a read, and CONTRACTS.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
+                    ),
+                ));
+            }
+            Step::Expect(expect) => check_trace(file, expect, &known_ids)?,
             _ => {}
         }
         steps.push((position, step));
+    }
+    if let Some(expect) = &spec.expect {
+        check_trace(file, &expect.value, &known_ids)?;
     }
 
     Ok(DlqScenario {
@@ -380,6 +439,19 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     })
 }
 
+/// Refuses a trace line that is not an effect, pointing at it.
+fn check_trace(
+    file: &SourceFile,
+    expect: &Expectation,
+    ids: &HashSet<String>,
+) -> Result<(), SpecError> {
+    for line in expect.trace.iter().flatten() {
+        super::trace::check_line(&line.value, ids)
+            .map_err(|message| SpecError::invalid(file, yaml::at(line), message))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,7 +465,11 @@ mod tests {
     #[test]
     fn a_minimal_spec_loads_with_the_default_budget() {
         let scenario = load_text(HEAD).unwrap();
-        assert_eq!(scenario.max_attempts, 3);
+        assert_eq!(scenario.max_attempts, None);
+        assert_eq!(
+            scenario.budget(),
+            super::super::consumer::DEFAULT_MAX_ATTEMPTS
+        );
     }
 
     #[test]

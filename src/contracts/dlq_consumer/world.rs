@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::journal::Happening;
-use crate::implementation::{Raised, WorldHost};
+use crate::implementation::{Naming, Raised, WorldHost};
 use crate::source::Position;
 
 /// A message as the queue hands it out.
@@ -22,6 +22,25 @@ pub struct Message {
     pub body: String,
     pub receive_count: u64,
     pub first_received_at: Option<u64>,
+}
+
+impl Message {
+    /// The message as the lesson of an implementation's language spells it: Python
+    /// `receive_count`, JavaScript `receiveCount`.
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let mut fields = serde_json::Map::with_capacity(4);
+        fields.insert("id".to_owned(), json!(self.id));
+        fields.insert("body".to_owned(), json!(self.body));
+        fields.insert(
+            naming.key("receive_count").into_owned(),
+            json!(self.receive_count),
+        );
+        fields.insert(
+            naming.key("first_received_at").into_owned(),
+            json!(self.first_received_at),
+        );
+        Value::Object(fields)
+    }
 }
 
 /// What the handler does on one delivery, as the spec scripts it.
@@ -118,6 +137,8 @@ pub struct Unscripted {
 
 #[derive(Debug, Default)]
 pub struct World {
+    /// How the implementation spells message keys.
+    naming: Naming,
     clock: u64,
     ready: VecDeque<Message>,
     /// In the order the messages were received, which is the order `recover` restores.
@@ -131,9 +152,10 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(script: HashMap<String, Vec<ScriptedOutcome>>) -> Self {
+    pub fn new(script: HashMap<String, Vec<ScriptedOutcome>>, naming: Naming) -> Self {
         World {
             script,
+            naming,
             ..World::default()
         }
     }
@@ -183,9 +205,14 @@ impl World {
         &self.handler_calls
     }
 
-    /// Every call the implementation made, in order, as `Happening::trace_line` writes it.
+    /// Every effect of the implementation's calls, in order, as `Happening::trace_line` writes
+    /// it. Reads are left out: how and how often an implementation reads is its own business.
     pub fn trace(&self) -> Vec<String> {
-        self.journal.iter().map(Happening::trace_line).collect()
+        self.journal
+            .iter()
+            .filter(|happening| happening.is_effect())
+            .map(Happening::trace_line)
+            .collect()
     }
 
     /// Every misuse of the world, in order.
@@ -234,6 +261,23 @@ impl World {
         Raised::error("MisuseError", what)
     }
 
+    /// Whether this call would change the world (or call the handler). Reads never do: a
+    /// receive with nothing ready, the removal of an id the DLQ does not hold, `dlq.has`,
+    /// `dlq.entries`, `queue.pending` and `clock.now`. Faults count effects only, so a crash
+    /// lands at the same point whatever an implementation reads on the way.
+    fn is_effect(&self, call: &str, args: &[Value]) -> bool {
+        match (call, args) {
+            ("queue.receive", _) => !self.ready.is_empty(),
+            ("dlq.remove", [Value::String(id)]) => self.dlq_has(id),
+            ("dlq.has" | "dlq.entries" | "queue.pending" | "clock.now", _) => false,
+            _ => true,
+        }
+    }
+
+    fn dlq_has(&self, id: &str) -> bool {
+        self.dlq.iter().any(|e| e["id"] == *id)
+    }
+
     /// Removes and returns the timing of a fault that fires on this call.
     fn fire_fault(&mut self, call: &str) -> Option<CrashTiming> {
         // Every fault on this call counts the call, so `nth: 1` and `nth: 3` on the same call
@@ -266,14 +310,14 @@ impl World {
                     if message.first_received_at.is_none() {
                         message.first_received_at = Some(self.clock);
                     }
-                    let already_dead = self.dlq.iter().any(|e| e["id"] == *message.id.as_str());
+                    let already_dead = self.dlq_has(&message.id);
                     self.happened(Happening::Received {
                         id: message.id.clone(),
                         receive_count: message.receive_count,
                         first_received_at: message.first_received_at,
                         already_dead,
                     });
-                    let value = json!(message);
+                    let value = message.to_value(self.naming);
                     self.in_flight.push(message);
                     Ok(value)
                 }
@@ -318,7 +362,7 @@ impl World {
                 _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
             },
             ("dlq.has", [Value::String(id)]) => {
-                let has = self.dlq.iter().any(|e| e["id"] == *id.as_str());
+                let has = self.dlq_has(id);
                 let id = id.clone();
                 self.happened(Happening::Checked { id, has });
                 Ok(Value::Bool(has))
@@ -403,7 +447,12 @@ impl World {
 
 impl WorldHost for World {
     fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
-        match self.fire_fault(call) {
+        let fault = if self.is_effect(call, args) {
+            self.fire_fault(call)
+        } else {
+            None
+        };
+        match fault {
             Some(CrashTiming::Before) => {
                 self.happened(Happening::Crashed {
                     call: call.to_owned(),
@@ -440,6 +489,7 @@ mod tests {
                 .iter()
                 .map(|(id, o)| (id.to_string(), o.clone()))
                 .collect(),
+            Naming::Snake,
         )
     }
 
@@ -577,39 +627,80 @@ mod tests {
     }
 
     #[test]
-    fn the_trace_and_the_misuse_are_read_off_the_journal() {
+    fn the_trace_lists_effects_and_misuse_and_leaves_reads_out() {
         let mut world = world_with(&[("a", vec![ScriptedOutcome::Ok])]);
         world.send("a", "x");
         world.arm(Fault {
             timing: CrashTiming::After,
-            call: "dlq.has".into(),
+            call: "queue.ack".into(),
             remaining: 1,
             armed_at: Position::START,
         });
         call(&mut world, "queue.receive", json!([])).unwrap();
         call(&mut world, "clock.now", json!([])).unwrap();
         call(&mut world, "queue.pending", json!([])).unwrap();
+        call(&mut world, "dlq.has", json!(["a"])).unwrap();
+        call(&mut world, "dlq.entries", json!([])).unwrap();
+        call(&mut world, "dlq.remove", json!(["a"])).unwrap();
+        call(&mut world, "queue.receive", json!([])).unwrap();
         call(&mut world, "handler", json!(["x"])).unwrap();
         call(&mut world, "handler", json!(["x"])).unwrap_err();
-        call(&mut world, "dlq.has", json!(["a"])).unwrap_err();
-        call(&mut world, "queue.ack", json!(["a"])).unwrap();
         call(&mut world, "queue.ack", json!(["a"])).unwrap_err();
-        call(&mut world, "dlq.entries", json!([])).unwrap();
+        call(&mut world, "queue.ack", json!(["a"])).unwrap_err();
         assert_eq!(
             world.trace(),
             [
                 "queue.receive() -> a",
-                "queue.pending()",
                 "handler(a) -> ok",
                 "handler(a) -> unscripted",
-                "dlq.has(a) -> false",
-                "dlq.has -> crash (injected after the call)",
                 "queue.ack(a)",
+                "queue.ack -> crash (injected after the call)",
                 "queue.ack(a): a is not in flight !misuse",
-                "dlq.entries()",
             ]
         );
         assert_eq!(world.misuse(), ["queue.ack(a): a is not in flight"]);
+    }
+
+    #[test]
+    fn faults_count_effects_only() {
+        let mut world = World::default();
+        world.arm(Fault {
+            timing: CrashTiming::Before,
+            call: "queue.receive".into(),
+            remaining: 1,
+            armed_at: Position::START,
+        });
+        world.arm(Fault {
+            timing: CrashTiming::Before,
+            call: "dlq.remove".into(),
+            remaining: 1,
+            armed_at: Position::START,
+        });
+        // Nothing ready, nothing to remove: reads, which never fire a fault.
+        assert_eq!(
+            call(&mut world, "queue.receive", json!([])),
+            Ok(Value::Null)
+        );
+        assert_eq!(
+            call(&mut world, "dlq.remove", json!(["a"])),
+            Ok(json!(false))
+        );
+        assert_eq!(world.armed().len(), 2);
+        world.send("a", "x");
+        call(&mut world, "dlq.put", json!([{"id": "a"}])).unwrap();
+        assert!(call(&mut world, "queue.receive", json!([])).is_err());
+        assert!(call(&mut world, "dlq.remove", json!(["a"])).is_err());
+        assert!(world.armed().is_empty());
+    }
+
+    #[test]
+    fn a_message_is_handed_out_in_the_implementations_spelling() {
+        let mut world = World::new(HashMap::new(), Naming::Camel);
+        world.send("a", "x");
+        assert_eq!(
+            call(&mut world, "queue.receive", json!([])).unwrap(),
+            json!({"id": "a", "body": "x", "receiveCount": 1, "firstReceivedAt": 0})
+        );
     }
 
     #[test]

@@ -25,6 +25,10 @@ impl Contract for OutcomeQueueContract {
         "a queue that applies each attempt's reported outcome: retry, quarantine, replay (lesson 001)"
     }
 
+    fn subject(&self) -> &'static str {
+        "RetryQueue"
+    }
+
     fn rules(&self) -> &'static [Rule] {
         RULES
     }

@@ -78,6 +78,8 @@ impl QueueScenario {
             observe,
             facts: Vec::new(),
             last_call: None,
+            ready: 0,
+            quarantined: 0,
         };
         let stopped = run.all_steps().err();
         (run.recorder.finish(stopped), run.facts)
@@ -101,6 +103,10 @@ struct Run<'a> {
     facts: Vec<StepFacts>,
     /// The arguments and the answer of the last call other than `state()`.
     last_call: Option<(Value, String)>,
+    /// How many jobs are ready and quarantined, as the answers so far tell (exact for a correct
+    /// queue): which rules a call exercises depends on them.
+    ready: usize,
+    quarantined: usize,
 }
 
 impl Run<'_> {
@@ -190,9 +196,8 @@ impl Run<'_> {
                 shown.join(", "),
                 shown_reply(&reply)
             ));
-            if let Some(rule) = rule_for(method, args, &reply) {
-                self.recorder
-                    .tell(format!("    rule {}: {}", rule.id, rule.statement));
+            for rule in self.exercised(method, args, &reply) {
+                self.recorder.exercise(rule, rule.statement);
             }
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
         }
@@ -232,11 +237,12 @@ impl Run<'_> {
                 yaml::at(&create.max_attempts),
             ),
         };
-        if let Reply::Raised(_) = reply {
+        // Validation is exercised at its edges: a value refused, or the least one accepted.
+        if matches!(reply, Reply::Raised(_)) || *raw == json!(1) {
             let rule = &rules::MAX_ATTEMPTS_VALIDATED;
-            self.recorder
-                .tell(format!("    rule {}: {}", rule.id, rule.statement));
+            self.recorder.exercise(rule, rule.statement);
         }
+        (self.ready, self.quarantined) = (0, 0);
         let constructed = matches!(reply, Reply::Returned(_));
         let actual = match reply {
             Reply::Returned(_) => json!({ "constructed": true }),
@@ -447,25 +453,60 @@ fn as_written(value: &Value) -> Value {
     }
 }
 
-/// The rule that decides a call's answer, from what was asked and answered.
-fn rule_for(method: &str, args: &[Value], reply: &Reply) -> Option<&'static Rule> {
-    let outcome = args.first().and_then(Value::as_str);
-    Some(match (method, reply) {
-        ("submit", Reply::Returned(_)) => &rules::SUBMIT_TAIL,
-        ("process", Reply::Raised(_)) => &rules::OUTCOME_VALIDATED_FIRST,
-        ("process", Reply::Returned(Value::Null)) => &rules::EMPTY_RETURNS_NONE,
-        ("process", Reply::Returned(answer)) => match (answer.as_str(), outcome) {
-            (Some("done"), _) => &rules::SUCCESS_DONE,
-            (Some("retry"), _) => &rules::TRANSIENT_RETRY_TAIL,
-            (Some("dead"), Some("permanent")) => &rules::PERMANENT_QUARANTINE,
-            (Some("dead"), _) => &rules::EXHAUSTED_QUARANTINE,
-            _ => return None,
-        },
-        ("replay", Reply::Returned(Value::Bool(true))) => &rules::REPLAY_RESETS,
-        ("replay", Reply::Returned(Value::Bool(false))) => &rules::REPLAY_MISSING_FALSE,
-        ("mutate_state", _) => &rules::STATE_DEEP_COPY,
-        _ => return None,
-    })
+impl Run<'_> {
+    /// The rules that decide a call's answer, from what was asked and answered and what the
+    /// queue held; keeps the counts of ready and quarantined jobs up to date.
+    fn exercised(&mut self, method: &str, args: &[Value], reply: &Reply) -> Vec<&'static Rule> {
+        let outcome = args.first().and_then(Value::as_str);
+        let (ready, quarantined) = (self.ready, self.quarantined);
+        let mut exercised = Vec::new();
+        match (method, reply) {
+            ("submit", Reply::Returned(_)) => {
+                // Appending shows only behind another job.
+                if ready > 0 {
+                    exercised.push(&rules::SUBMIT_TAIL);
+                }
+                self.ready += 1;
+            }
+            ("process", Reply::Raised(_)) => exercised.push(&rules::OUTCOME_VALIDATED_FIRST),
+            ("process", Reply::Returned(Value::Null)) => exercised.push(&rules::EMPTY_RETURNS_NONE),
+            ("process", Reply::Returned(answer)) => {
+                exercised.push(&rules::ATTEMPT_COUNTED_FIRST);
+                if quarantined > 0 {
+                    exercised.push(&rules::QUARANTINE_STICKY);
+                }
+                match (answer.as_str(), outcome) {
+                    (Some("done"), _) => {
+                        exercised.push(&rules::SUCCESS_DONE);
+                        self.ready = ready.saturating_sub(1);
+                    }
+                    (Some("retry"), _) => exercised.push(&rules::TRANSIENT_RETRY_TAIL),
+                    (Some("dead"), dead_by) => {
+                        exercised.push(if dead_by == Some("permanent") {
+                            &rules::PERMANENT_QUARANTINE
+                        } else {
+                            &rules::EXHAUSTED_QUARANTINE
+                        });
+                        exercised.push(&rules::ENTRY_RETAINS_DIAGNOSTICS);
+                        self.ready = ready.saturating_sub(1);
+                        self.quarantined += 1;
+                    }
+                    _ => {}
+                }
+            }
+            ("replay", Reply::Returned(Value::Bool(true))) => {
+                exercised.push(&rules::REPLAY_RESETS);
+                self.quarantined = quarantined.saturating_sub(1);
+                self.ready += 1;
+            }
+            ("replay", Reply::Returned(Value::Bool(false))) => {
+                exercised.push(&rules::REPLAY_MISSING_FALSE)
+            }
+            ("mutate_state", _) => exercised.push(&rules::STATE_DEEP_COPY),
+            _ => {}
+        }
+        exercised
+    }
 }
 
 /// A reply as a spec writes its expectation: `{returns: value}` or `{raises: kind}`. The

@@ -1,0 +1,33 @@
+//! Did-you-mean: the valid word nearest to a mistyped one, when one is near enough.
+
+/// The candidate nearest to `word` by edit distance, if it is within a third of the word's
+/// length (at least 1 edit, at most 3): near enough to be a typo, not a different word.
+pub fn nearest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
+where
+    I: IntoIterator<Item = &'c S>,
+    S: AsRef<str> + ?Sized + 'c,
+{
+    let limit = (word.chars().count() / 3).clamp(1, 3);
+    candidates
+        .into_iter()
+        .map(AsRef::as_ref)
+        .filter(|candidate| *candidate != word)
+        .map(|candidate| (strsim::levenshtein(word, candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest;
+
+    #[test]
+    fn a_typo_finds_its_word_and_a_stranger_finds_none() {
+        let words = ["process", "recover", "restart", "replay"];
+        assert_eq!(nearest("proces", &words), Some("process"));
+        assert_eq!(nearest("restrat", &words), Some("restart"));
+        assert_eq!(nearest("banana", &words), None);
+        assert_eq!(nearest("process", &words), None);
+    }
+}
