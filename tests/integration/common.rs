@@ -46,6 +46,33 @@ pub fn temp_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// The environment variable that lets a run of the tests skip what needs Node.js (and tsx).
+/// The README's test command and `.ci/run` never set it.
+pub const SKIP_NODE: &str = "DLQSPEC_SKIP_NODE_TESTS";
+
+/// Whether the tests that need Node.js and tsx run. They do unless `DLQSPEC_SKIP_NODE_TESTS=1`
+/// says otherwise; a missing `node` or tsx is then a failure that says how to install it, never
+/// a silent skip that would let `cargo test` go green having checked no JavaScript.
+pub fn node_tests() -> bool {
+    if std::env::var(SKIP_NODE).is_ok_and(|v| v == "1") {
+        eprintln!("skipped: the Node.js and TypeScript checks ({SKIP_NODE}=1)");
+        return false;
+    }
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        node,
+        "node is missing: install Node.js 20 or later, or set {SKIP_NODE}=1 to skip these checks"
+    );
+    assert!(
+        root().join("shims/node/node_modules/tsx").is_dir(),
+        "shims/node/node_modules is missing: run `npm ci --prefix shims/node` (it brings tsx for TypeScript), or set {SKIP_NODE}=1 to skip these checks"
+    );
+    true
+}
+
 pub fn path_arg(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{Ran, dlqspec, ran, root};
+use crate::common::{Ran, dlqspec, node_tests, ran, root};
 
 /// `dlqspec` with the in-tree shims and no protocol log, whatever the caller's environment.
 fn external() -> Command {
@@ -22,31 +22,6 @@ fn external() -> Command {
 
 fn run(args: &[&str]) -> Ran {
     ran(external().args(args).output().expect("dlqspec runs"))
-}
-
-/// Node tests need `node`; TypeScript ones also `npm ci --prefix shims/node`. Locally a missing
-/// one is skipped with the reason; in CI (which installs both) it is a failure.
-fn missing(what: &str) -> bool {
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{what} is missing in CI: .ci/run installs it"
-    );
-    eprintln!("skipped: {what} is missing");
-    true
-}
-
-fn node_missing() -> bool {
-    let found = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    !found && missing("node (Node.js 20 or later)")
-}
-
-fn tsx_missing() -> bool {
-    node_missing()
-        || (!root().join("shims/node/node_modules/tsx").is_dir()
-            && missing("shims/node/node_modules (run `npm ci --prefix shims/node`)"))
 }
 
 /// The bundled spec files, sorted, as `dlqspec run` shows them.
@@ -96,11 +71,9 @@ fn closing_line(stdout: &str) -> &str {
 fn reference_solutions_pass_every_bundled_spec() {
     let total = bundled_specs("specs").len();
     let mut solutions = vec!["python:examples/python/solution.py"];
-    if !node_missing() {
+    if node_tests() {
         solutions.push("node:examples/javascript/solution.mjs");
         solutions.push("node:examples/commonjs/solution.js");
-    }
-    if !tsx_missing() {
         solutions.push("node:examples/typescript/solution.ts");
     }
     let expected = format!("{total} passed, 0 failed");
@@ -142,124 +115,11 @@ fn several_jobs_run_several_processes_and_keep_the_order() {
     assert_eq!(shown, specs, "the order of the specs is kept");
 }
 
-/// Each buggy solution and the rule it breaks.
-const BUGGY: &[(&str, &str)] = &[
-    (
-        "tests/solutions/dlq_ack_before_put.py",
-        "dlq-consumer/dead-letter-sequence",
-    ),
-    (
-        "tests/solutions/dlq_ack_before_put.ts",
-        "dlq-consumer/dead-letter-sequence",
-    ),
-    (
-        "tests/solutions/dlq_crash_swallowed.mjs",
-        "dlq-consumer/crash-propagates",
-    ),
-    (
-        "tests/solutions/dlq_memory_count.py",
-        "dlq-consumer/count-from-queue",
-    ),
-    (
-        "tests/solutions/dlq_no_dedupe.py",
-        "dlq-consumer/no-double-dead-letter",
-    ),
-    ("tests/solutions/dlq_no_poison.py", "dlq-consumer/poison"),
-    (
-        "tests/solutions/dlq_off_by_one.py",
-        "dlq-consumer/exhausted",
-    ),
-    (
-        "tests/solutions/dlq_off_by_one.mjs",
-        "dlq-consumer/exhausted",
-    ),
-    (
-        "tests/solutions/dlq_replay_remove_first.py",
-        "dlq-consumer/replay-send-before-remove",
-    ),
-    (
-        "tests/solutions/dlq_retry_permanent.py",
-        "dlq-consumer/permanent",
-    ),
-    (
-        "tests/solutions/oq_permanent_retried.py",
-        "outcome-queue/permanent-quarantine",
-    ),
-    (
-        "tests/solutions/oq_pop_before_validate.py",
-        "outcome-queue/outcome-validated-first",
-    ),
-    (
-        "tests/solutions/oq_shallow_state.py",
-        "outcome-queue/state-deep-copy",
-    ),
-    (
-        "tests/solutions/oq_shallow_state.ts",
-        "outcome-queue/state-deep-copy",
-    ),
-];
-
-/// Rule ids the bundled specs cover.
-fn covered_rules() -> BTreeSet<String> {
-    let config = dlqspec::runner::RunConfig {
-        paths: vec![root().join("specs")],
-        ..Default::default()
-    };
-    dlqspec::runner::prepare(&config)
-        .expect("specs load")
-        .iter()
-        .filter_map(|(_, loaded)| loaded.as_ref().ok())
-        .flat_map(|spec| {
-            spec.scenario
-                .header()
-                .rule_ids()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-#[test]
-fn each_buggy_solution_fails_with_a_diff_naming_the_broken_rule() {
-    let covered = covered_rules();
-    let node = !node_missing();
-    let tsx = node && !tsx_missing();
-    let mut checked = 0;
-    for (solution, rule) in BUGGY {
-        let contract = rule.split('/').next().unwrap_or_default();
-        if dlqspec::contracts::find(contract).is_none() || !covered.contains(*rule) {
-            // The rule catalogue and its coverage are checked where they are defined.
-            eprintln!("not checked here: no bundled spec covers {rule} ({solution})");
-            continue;
-        }
-        if (solution.ends_with(".ts") && !tsx) || (solution.ends_with(".mjs") && !node) {
-            continue;
-        }
-        let ran = run(&["run", "specs", "--impl", solution, "--quiet"]);
-        assert_eq!(ran.code, 1, "{solution}:\n{}{}", ran.stdout, ran.stderr);
-        // A FAIL block: the spec line, its rules, the first difference and a diff.
-        let lines: Vec<&str> = ran.stdout.lines().collect();
-        let named = lines.windows(4).any(|w| {
-            w[0].starts_with("FAIL ")
-                && w[1].trim_start().starts_with("rules: ")
-                && w[1].split([' ', ',']).any(|r| r == *rule)
-                && w[2].trim_start().starts_with("first difference at ")
-        });
-        assert!(
-            named && ran.stdout.contains("--- expected\n"),
-            "{solution} should fail a spec of {rule} with a diff:\n{}",
-            ran.stdout
-        );
-        checked += 1;
-    }
-    assert!(checked >= 5, "only {checked} buggy solutions were checked");
-}
-
 #[test]
 fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() {
     let specs = first_dlq_specs();
-    let node = !node_missing();
-    let tsx = node && !tsx_missing();
+    let node = node_tests();
+    let tsx = node;
     let cases: &[(&str, &[&str])] = &[
         (
             "cmd:python3 tests/impls/hang.py",
@@ -445,7 +305,7 @@ fn an_implementation_with_none_of_the_selected_contracts_fails_in_one_line() {
             (1, "", wanted.as_str())
         );
     }
-    if !node_missing() {
+    if node_tests() {
         let misnamed = dir.path().join("misnamed.mjs");
         std::fs::write(
             &misnamed,
@@ -923,7 +783,7 @@ fn real_traffic_validates_against_the_json_schemas() {
             "python:tests/solutions/dlq_no_dedupe.py",
         ],
     ];
-    if !node_missing() {
+    if node_tests() {
         runs.push(vec![
             "run",
             "specs",

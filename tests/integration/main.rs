@@ -2,6 +2,7 @@
 
 mod authoring;
 mod common;
+mod corpus;
 mod external;
 mod fixtures;
 mod outcome_queue_teeth;

@@ -1,5 +1,4 @@
-// dlq_ack_before_put.ts: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: dead-lettering is dlq.put(entry) and THEN queue.ack(id)
-// The bug: acks before dlq.put: dying in between loses the message for good.
+// breaks: dlq-consumer/dead-letter-sequence; mistake: acks before dlq.put: dying in between loses the message for good.
 import { PermanentError, Crash, FakeClock, FakeDLQ, FakeQueue } from './given';
 
 type Message = { id: string; body: unknown; receiveCount: number; firstReceivedAt: number };

@@ -1,5 +1,4 @@
-// dlq_crash_swallowed.mjs: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: a Crash must propagate (JavaScript: rethrow it)
-// The bug: forgets to rethrow Crash, so the dying process is treated as a transient failure.
+// breaks: dlq-consumer/crash-propagates; mistake: forgets to rethrow Crash, so the dying process is treated as a transient failure.
 import { PermanentError } from 'given';
 
 export class DLQConsumer {

@@ -1,5 +1,4 @@
-# dlq_memory_count.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: count attempts from receive_count, never from the consumer's memory
-# The bug: counts failures in a dict on the consumer, so a restarted consumer retries forever (section 6.3).
+# breaks: dlq-consumer/count-from-queue; mistake: counts failures in a dict on the consumer, so a restarted consumer retries forever (section 6.3).
 from given import PermanentError
 
 

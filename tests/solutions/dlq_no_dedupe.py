@@ -1,5 +1,4 @@
-# dlq_no_dedupe.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: no double dead-lettering: if the DLQ already has the id, just ack it and return "dead"
-# The bug: never asks dlq.has, so a redelivered dead message is handled (and dead-lettered) again.
+# breaks: dlq-consumer/no-double-dead-letter; mistake: never asks dlq.has, so a redelivered dead message is handled (and dead-lettered) again.
 from given import PermanentError
 
 

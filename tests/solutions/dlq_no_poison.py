@@ -1,5 +1,4 @@
-# dlq_no_poison.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: receive_count > max_attempts is a poison pill: dead-letter it without calling the handler
-# The bug: has no poison check, so a message that crashes the handler is delivered (and crashes) forever.
+# breaks: dlq-consumer/poison; mistake: has no poison check, so a message that crashes the handler is delivered (and crashes) forever.
 from given import PermanentError
 
 

@@ -1,5 +1,4 @@
-// dlq_off_by_one.mjs: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: retry only while receiveCount < maxAttempts, then dead-letter "exhausted"
-// The bug: uses <= so the budget allows maxAttempts + 1 handler runs.
+// breaks: dlq-consumer/exhausted; mistake: uses <= so the budget allows maxAttempts + 1 handler runs.
 import { PermanentError, Crash } from 'given';
 
 export class DLQConsumer {

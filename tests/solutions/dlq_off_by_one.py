@@ -1,5 +1,4 @@
-# dlq_off_by_one.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: retry only while receive_count < max_attempts, then dead-letter "exhausted"
-# The bug: uses <= so the budget allows max_attempts + 1 handler runs.
+# breaks: dlq-consumer/exhausted; mistake: uses <= so the budget allows max_attempts + 1 handler runs.
 from given import PermanentError
 
 

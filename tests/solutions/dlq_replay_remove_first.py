@@ -1,5 +1,4 @@
-# dlq_replay_remove_first.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: replay: queue.send(id, body) THEN dlq.remove(id)
-# The bug: removes from the DLQ before sending, so a crash in between loses the message.
+# breaks: dlq-consumer/replay-send-before-remove; mistake: removes from the DLQ before sending, so a crash in between loses the message.
 from given import PermanentError
 
 

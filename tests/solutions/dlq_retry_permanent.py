@@ -1,5 +1,4 @@
-# dlq_retry_permanent.py: BUGGY dlq-consumer solution (one bug) for dlqspec tests; breaks: PermanentError: no retry, dead-letter it now (reason "permanent")
-# The bug: has no PermanentError branch, so a permanent failure is retried like a transient one.
+# breaks: dlq-consumer/permanent; mistake: has no PermanentError branch, so a permanent failure is retried like a transient one.
 from given import PermanentError
 
 

@@ -1,5 +1,4 @@
-# oq_permanent_retried.py: BUGGY outcome-queue solution (one bug) for dlqspec tests; breaks: permanent goes to quarantine with reason "permanent", whatever budget is left
-# The bug: treats permanent like transient while attempts remain.
+# breaks: outcome-queue/permanent-quarantine; mistake: treats permanent like transient while attempts remain.
 import copy
 
 

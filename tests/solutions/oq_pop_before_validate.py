@@ -1,5 +1,4 @@
-# oq_pop_before_validate.py: BUGGY outcome-queue solution (one bug) for dlqspec tests; breaks: process validates the outcome FIRST; an invalid one leaves every job untouched
-# The bug: pops the ready head before validating the outcome, so a bad outcome loses that job.
+# breaks: outcome-queue/outcome-validated-first; mistake: pops the ready head before validating the outcome, so a bad outcome loses that job.
 import copy
 
 

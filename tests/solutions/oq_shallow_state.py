@@ -1,5 +1,4 @@
-# oq_shallow_state.py: BUGGY outcome-queue solution (one bug) for dlqspec tests; breaks: state() is a deep copy; changing it changes nothing inside the queue
-# The bug: copies the lists but shares the job dicts, so editing state()["ready"][0] edits the queue.
+# breaks: outcome-queue/state-deep-copy; mistake: copies the lists but shares the job dicts, so editing state()["ready"][0] edits the queue.
 import copy
 
 

@@ -1,5 +1,4 @@
-// oq_shallow_state.ts: BUGGY outcome-queue solution (one bug) for dlqspec tests; breaks: state() is a deep copy; changing it changes nothing inside the queue
-// The bug: copies the lists but shares the job objects, so editing state().ready[0] edits the queue.
+// breaks: outcome-queue/state-deep-copy; mistake: copies the lists but shares the job objects, so editing state().ready[0] edits the queue.
 type Outcome = 'success' | 'transient' | 'permanent';
 type Job = { id: string; payload: string; attempts: number };
 type DeadJob = Job & { reason: 'permanent' | 'exhausted' };

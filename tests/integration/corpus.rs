@@ -1,0 +1,224 @@
+//! The bundled specs judged by solutions written apart from them: every correct solution of the
+//! precision corpus passes every spec, and every broken solution fails a spec of the rule it
+//! breaks, with a diff. Both lists are read from their folders, so no file can be forgotten.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::common::{Ran, dlqspec, node_tests, ran, root};
+
+/// Broken solutions that no language-neutral spec can catch, and why. Each must still pass
+/// every spec: one that starts failing is stale here and must be moved out of this list.
+const KNOWN_SURVIVORS: &[(&str, &str)] = &[
+    (
+        "dlq_error_args0.py",
+        "e.args[0] and str(e) differ only for exceptions made with several arguments, and a handler raises with one message",
+    ),
+    (
+        "oq_whole_float.py",
+        "3.0 reaches JavaScript as the integer 3, so a spec cannot ask every language to reject it",
+    ),
+    (
+        "dlq_crash_by_name.ts",
+        "e.name === 'Crash' and instanceof Crash differ only for a subclass of Crash, which no handler outcome raises",
+    ),
+];
+
+/// The solution files of a corpus folder, sorted: helpers and type declarations left out.
+fn solutions(folder: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
+        .expect("corpus folder")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let kind = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            matches!(kind, "py" | "mjs" | "js" | "ts")
+                && !name.ends_with(".d.ts")
+                && !name.contains("_helpers.")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn implementation(path: &Path) -> String {
+    let relative = path.strip_prefix(root()).expect("under the root");
+    let kind = if path.extension().is_some_and(|e| e == "py") {
+        "python"
+    } else {
+        "node"
+    };
+    format!("{kind}:{}", relative.display())
+}
+
+fn needs_node(path: &Path) -> bool {
+    !path.extension().is_some_and(|e| e == "py")
+}
+
+/// Runs `dlqspec run specs --impl ...` for each solution, two at a time, keeping the order.
+fn run_each(paths: &[PathBuf]) -> Vec<Ran> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Ran>>> = Mutex::new((0..paths.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(path) = paths.get(index) else {
+                        break;
+                    };
+                    let output = dlqspec()
+                        .env_remove("DLQSPEC_SHIMS")
+                        .args(["run", "specs", "--quiet", "--impl", &implementation(path)])
+                        .output()
+                        .expect("dlqspec runs");
+                    results.lock().expect("results")[index] = Some(ran(output));
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("results")
+        .into_iter()
+        .map(|ran| ran.expect("every solution ran"))
+        .collect()
+}
+
+fn selected(folder: &str) -> Vec<PathBuf> {
+    let node = node_tests();
+    solutions(folder)
+        .into_iter()
+        .filter(|path| node || !needs_node(path))
+        .collect()
+}
+
+#[test]
+fn the_precision_corpus_differs_in_what_the_contracts_leave_free_and_covers_every_kind() {
+    let all = solutions("tests/precision");
+    let count = |prefix: &str| {
+        all.iter()
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(prefix))
+            })
+            .count()
+    };
+    for prefix in ["py_", "esm_", "cjs_", "ts_"] {
+        assert!(count(prefix) >= 3, "fewer than 3 {prefix}* solutions");
+    }
+    assert_eq!(
+        all.len(),
+        count("py_") + count("esm_") + count("cjs_") + count("ts_")
+    );
+    assert!(all.len() >= 12, "{} correct solutions", all.len());
+    for (contract, class) in [
+        ("dlq-consumer", "DLQConsumer"),
+        ("outcome-queue", "RetryQueue"),
+    ] {
+        let providing = all
+            .iter()
+            .filter(|p| {
+                std::fs::read_to_string(p)
+                    .expect("solution")
+                    .contains(&format!("class {class}"))
+            })
+            .count();
+        assert!(providing >= 8, "only {providing} solutions of {contract}");
+    }
+}
+
+#[test]
+fn every_correct_solution_of_the_precision_corpus_passes_every_bundled_spec() {
+    let paths = selected("tests/precision");
+    for (path, ran) in paths.iter().zip(run_each(&paths)) {
+        let closing = ran.stdout.lines().last().unwrap_or_default();
+        let passed: usize = closing
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            ran.code == 0 && passed > 0 && closing.contains(" passed, 0 failed"),
+            "{} is correct (written from the lessons and CONTRACTS.md), yet:\n{}{}",
+            implementation(path),
+            ran.stdout,
+            ran.stderr
+        );
+    }
+}
+
+/// The rule a broken solution's first line says it breaks: `breaks: RULE; mistake: ...`.
+fn broken_rule(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("solution");
+    let first = text.lines().next().unwrap_or_default();
+    first
+        .split_once("breaks: ")
+        .and_then(|(_, rest)| rest.split_once("; mistake: "))
+        .map(|(rule, _)| rule.to_owned())
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: the first line must say `breaks: RULE; mistake: ...`",
+                path.display()
+            )
+        })
+}
+
+#[test]
+fn every_broken_solution_fails_a_spec_of_the_rule_it_breaks_with_a_diff() {
+    let paths: Vec<PathBuf> = selected("tests/solutions")
+        .into_iter()
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("only_"))
+        })
+        .collect();
+    let rules: Vec<String> = paths.iter().map(|p| broken_rule(p)).collect();
+    for (path, rule) in paths.iter().zip(&rules) {
+        let contract = rule.split('/').next().unwrap_or_default();
+        let exists = dlqspec::contracts::find(contract)
+            .is_some_and(|c| c.rules().iter().any(|r| r.id == rule));
+        assert!(exists, "{}: no rule `{rule}`", path.display());
+    }
+    for (survivor, _) in KNOWN_SURVIVORS {
+        assert!(
+            root().join("tests/solutions").join(survivor).is_file(),
+            "KNOWN_SURVIVORS names {survivor}, which is not in tests/solutions"
+        );
+    }
+    let mut caught = 0;
+    for ((path, rule), ran) in paths.iter().zip(&rules).zip(run_each(&paths)) {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some((_, why)) = KNOWN_SURVIVORS.iter().find(|(s, _)| *s == name) {
+            assert_eq!(
+                ran.code, 0,
+                "{name} is listed as a known survivor ({why}) but a spec now catches it: remove it from KNOWN_SURVIVORS\n{}",
+                ran.stdout
+            );
+            continue;
+        }
+        assert_eq!(ran.code, 1, "{name}:\n{}{}", ran.stdout, ran.stderr);
+        // A FAIL block: the spec line, its rules, the first difference, then a diff.
+        let lines: Vec<&str> = ran.stdout.lines().collect();
+        let named = lines.windows(4).any(|w| {
+            w[0].starts_with("FAIL ")
+                && w[1].trim_start().starts_with("rules: ")
+                && w[1].split([' ', ',']).any(|r| r == rule)
+                && w[2].trim_start().starts_with("first difference at ")
+        });
+        assert!(
+            named && ran.stdout.contains("--- expected\n"),
+            "{name} should fail a spec of {rule} with a diff:\n{}",
+            ran.stdout
+        );
+        caught += 1;
+    }
+    let survivors = paths
+        .iter()
+        .filter(|p| KNOWN_SURVIVORS.iter().any(|(s, _)| p.ends_with(s)))
+        .count();
+    assert_eq!(caught + survivors, paths.len());
+}
