@@ -53,7 +53,7 @@ fn implementation(path: &Path) -> String {
 }
 
 fn needs_node(path: &Path) -> bool {
-    !path.extension().is_some_and(|e| e == "py")
+    path.extension().is_none_or(|e| e != "py")
 }
 
 /// Runs `dlqspec run specs --impl ...` for each solution, two at a time, keeping the order.
