@@ -106,9 +106,13 @@ pub trait Scenario: Send + Sync {
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun;
 
     /// What is odd about this scenario when it runs on `implementation` (the built-in one for
-    /// `dlqspec lint`): messages never delivered, outcomes never used, steps that do nothing.
+    /// `dlqspec lint`): messages never delivered, outcomes never used, steps that do nothing;
+    /// with the recorded run they were read from, for the smells every contract shares.
     /// `Err` is the outcome of a run that ended too early to judge (e.g. a spec error).
-    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome>;
+    fn smells(
+        &self,
+        implementation: &mut dyn Implementation,
+    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome>;
 }
 
 /// Something legal but suspicious in a spec, found by `dlqspec lint`.

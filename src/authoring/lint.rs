@@ -23,6 +23,8 @@ use crate::yaml_edit::Document;
 pub const NO_RULE: &str = "no-rule";
 pub const DUPLICATE_NAME: &str = "duplicate-name";
 pub const UNCOVERED_RULE: &str = "uncovered-rule";
+pub const UNEXERCISED_RULE: &str = "unexercised-rule";
+pub const CHECKS_NOTHING: &str = "checks-nothing";
 
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +75,8 @@ pub fn lint(
         }
     }
     let mut names: HashMap<String, String> = HashMap::new();
+    // The rules each spec both claims and exercises: only those count as covered.
+    let mut covered: BTreeSet<&'static str> = BTreeSet::new();
     for spec in &loaded {
         let mut findings = Vec::new();
         let path = spec.file.display_path();
@@ -109,8 +113,29 @@ pub fn lint(
             .map_err(Outcome::Errored)
             .and_then(|()| spec.scenario.smells(implementation))
         {
-            Ok(smells) => {
-                findings.extend(smells.into_iter().map(|s| (s.id, s.position, s.message)))
+            Ok((smells, run)) => {
+                findings.extend(smells.into_iter().map(|s| (s.id, s.position, s.message)));
+                for (rule, position) in &header.rules {
+                    match run.exercised.iter().find(|id| **id == rule.as_str()) {
+                        Some(id) => {
+                            covered.insert(id);
+                        }
+                        None => findings.push((
+                            UNEXERCISED_RULE,
+                            *position,
+                            format!(
+                                "the spec claims `{rule}`, but its run on the built-in implementation never reaches a decision of that rule: make the scenario exercise it, or drop it from `rules:`"
+                            ),
+                        )),
+                    }
+                }
+                if run.checkpoints.is_empty() {
+                    findings.push((
+                        CHECKS_NOTHING,
+                        at("steps"),
+                        "the spec checks nothing: no step compares a return and there is no `expect`, so every implementation passes it".to_owned(),
+                    ));
+                }
             }
             Err(Outcome::SpecError(error)) => report.spec_errors.push(error),
             Err(other) => report.not_judged.push((
@@ -132,18 +157,20 @@ pub fn lint(
             }));
     }
     if paths.iter().any(|p| p.is_dir()) {
-        report.findings.extend(uncovered_rules(paths, &loaded));
+        report
+            .findings
+            .extend(uncovered_rules(paths, &loaded, &covered));
     }
     Ok(report)
 }
 
-/// Rules of the contracts the linted specs use that none of them covers.
-fn uncovered_rules(paths: &[PathBuf], loaded: &[LoadedSpec]) -> Vec<Finding> {
+/// Rules of the contracts the linted specs use that none of them covers (claims and exercises).
+fn uncovered_rules(
+    paths: &[PathBuf],
+    loaded: &[LoadedSpec],
+    covered: &BTreeSet<&'static str>,
+) -> Vec<Finding> {
     let used: BTreeSet<&str> = loaded.iter().map(|s| s.contract.name()).collect();
-    let covered: BTreeSet<&str> = loaded
-        .iter()
-        .flat_map(|s| s.scenario.header().rule_ids())
-        .collect();
     let folders: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
     CONTRACTS
         .iter()

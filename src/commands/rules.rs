@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use crate::builtin::Builtin;
 use crate::cli::RulesArgs;
+use crate::contract::RunMode;
 use crate::contracts::CONTRACTS;
 use crate::report::Palette;
 use crate::report::style::paint;
@@ -18,16 +20,23 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
         Ok(prepared) => prepared,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
+    // A spec covers a rule it claims only if its run on the built-in implementation exercises
+    // it: a claim the scenario never reaches tests nothing.
     let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut claimed_only: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut broken = 0;
+    let mut builtin = Builtin::new();
     for (path, loaded) in &prepared {
         match loaded {
             Ok(spec) => {
+                let exercised = spec.run(&mut builtin, RunMode::Check).exercised;
                 for rule in spec.scenario.header().rule_ids() {
-                    coverage
-                        .entry(rule.to_owned())
-                        .or_default()
-                        .push(path.clone());
+                    let into = if exercised.contains(&rule) {
+                        &mut coverage
+                    } else {
+                        &mut claimed_only
+                    };
+                    into.entry(rule.to_owned()).or_default().push(path.clone());
                 }
             }
             Err(_) => broken += 1,
@@ -62,6 +71,17 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             let _ = writeln!(out, "      {}", rule.statement);
             for spec in specs {
                 let _ = writeln!(out, "      {}", paint(palette.dim, spec));
+            }
+            for spec in claimed_only.get(rule.id).into_iter().flatten() {
+                let _ = writeln!(
+                    out,
+                    "      {} {}",
+                    paint(palette.dim, spec),
+                    paint(
+                        palette.skip,
+                        "(claims it, never exercises it: `dlqspec lint` says more)"
+                    )
+                );
             }
         }
         let _ = writeln!(out);

@@ -3,6 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use dlqspec::authoring::bless::{self, Blessing};
+use dlqspec::builtin::Builtin;
+use dlqspec::contract::RunMode;
+use dlqspec::loader;
+use dlqspec::outcome::OutcomeKind;
+use dlqspec::source::SourceFile;
+
 /// The repository root, where `specs/` and `tests/fixtures/` live.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -75,4 +82,29 @@ pub fn node_tests() -> bool {
 
 pub fn path_arg(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
+}
+
+/// The exit code each command gives a spec text, in the library: `run` (checks, stops at the
+/// first difference), `explain` (records every check) and `bless --check`.
+pub fn verdicts(path: &Path, text: &str) -> [i32; 3] {
+    let code = |kind: OutcomeKind| match kind {
+        OutcomeKind::Passed => 0,
+        OutcomeKind::SpecError => 2,
+        _ => 1,
+    };
+    let Ok(spec) = loader::load(SourceFile::from_text(path, text.to_owned())) else {
+        return [2, 2, 2];
+    };
+    let run = code(spec.run(&mut Builtin::new(), RunMode::Check).outcome.kind());
+    let explain = code(
+        spec.run(&mut Builtin::new(), RunMode::Record)
+            .outcome
+            .kind(),
+    );
+    let blessed = match bless::bless(spec.file.clone(), &mut Builtin::new()) {
+        Blessing::Unchanged => 0,
+        Blessing::SpecError(_) => 2,
+        Blessing::Rewritten { .. } | Blessing::Refused(_) => 1,
+    };
+    [run, explain, blessed]
 }

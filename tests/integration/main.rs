@@ -5,6 +5,7 @@ mod common;
 mod corpus;
 mod external;
 mod fixtures;
+mod mutations;
 mod outcome_queue_teeth;
 mod reports;
 mod robustness;

@@ -1,4 +1,5 @@
-//! Nothing panics on any input: mangled copies of every bundled spec load and run without a panic.
+//! Nothing panics on any input: mangled copies of every bundled spec load and run without a
+//! panic, and `run`, `explain` and `bless --check` give each of them the same verdict.
 //!
 //! A deterministic fuzz (a fixed-seed generator, so a failure replays exactly): each copy has
 //! lines dropped, duplicated or swapped, or YAML-significant tokens dropped in, which reaches
@@ -6,14 +7,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
 use dlqspec::discover;
-use dlqspec::implementation::Implementation;
-use dlqspec::loader;
-use dlqspec::source::SourceFile;
 
-use crate::common::root;
+use crate::common::{root, verdicts};
 
 /// xorshift64*: small, fast and the same on every machine.
 struct Rng(u64);
@@ -101,26 +97,24 @@ fn mangle(text: &str, rng: &mut Rng) -> String {
 }
 
 #[test]
-fn mangled_specs_never_panic_the_loader_or_the_runner() {
+fn mangled_specs_never_panic_and_get_one_verdict_from_run_explain_and_bless() {
     let files = discover::spec_files(&[root().join("specs")]).expect("specs/ exists");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut loaded = 0;
     for path in &files {
         let original = std::fs::read_to_string(path).expect("readable");
-        for round in 0..30 {
+        for round in 0..120 {
             let text = mangle(&original, &mut rng);
-            let file = SourceFile::from_text(path.clone(), text.clone());
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                if let Ok(spec) = loader::load(file) {
-                    let mut builtin = Builtin::new();
-                    let _ = builtin.begin_spec();
-                    let _ = spec.scenario.run(&mut builtin, RunMode::Record);
-                    return true;
-                }
-                false
-            }));
+            let result = catch_unwind(AssertUnwindSafe(|| verdicts(path, &text)));
             match result {
-                Ok(ran) => loaded += usize::from(ran),
+                Ok([run, explain, bless]) => {
+                    assert!(
+                        run == explain && run == bless,
+                        "{} (round {round}): run exits {run}, explain {explain}, bless --check {bless} on this text:\n{text}",
+                        path.display()
+                    );
+                    loaded += usize::from(run != 2);
+                }
                 Err(_) => panic!(
                     "{} (round {round}) panicked on this text:\n{text}",
                     path.display()
@@ -129,5 +123,5 @@ fn mangled_specs_never_panic_the_loader_or_the_runner() {
         }
     }
     // The mangling must not be so heavy that nothing reaches the runner.
-    assert!(loaded > files.len(), "only {loaded} mangled copies loaded");
+    assert!(loaded > files.len(), "only {loaded} mangled copies ran");
 }

@@ -48,11 +48,15 @@ impl Scenario for DlqScenario {
         self.execute(implementation, mode).0
     }
 
-    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome> {
+    fn smells(
+        &self,
+        implementation: &mut dyn Implementation,
+    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
         let (run, record) = self.execute(implementation, RunMode::Record);
         match run.outcome {
             Outcome::Passed | Outcome::Mismatch(_) => {
-                Ok(super::smells::find(self, &run.checkpoints, &record))
+                let smells = super::smells::find(self, &run.checkpoints, &record);
+                Ok((smells, run))
             }
             cut_short => Err(cut_short),
         }
@@ -154,8 +158,9 @@ struct Run<'a> {
     alive: bool,
     /// How many consumer instances have been made so far: the current one's number.
     generation: u32,
-    /// For each message, the consumer instance that received it last (until a replay).
-    received_by: HashMap<String, u32>,
+    /// For each message, the consumer instance that received it last and how many times that
+    /// instance has received it: what a consumer counting from memory would believe.
+    received_by: HashMap<String, (u32, u64)>,
     /// Messages a replay sent that have not been delivered since.
     replayed: HashSet<String>,
     /// Whether the current consumer instance has not delivered anything yet.
@@ -461,10 +466,9 @@ impl Run<'_> {
                 "each replayed id is sent to the queue before it leaves the DLQ",
             );
         }
-        for id in sent {
-            self.received_by.remove(&id);
-            self.replayed.insert(id);
-        }
+        // The consumer's own count of deliveries is left alone: one that counts from memory
+        // carries it across the replay, which is what the queue's fresh count shows wrong.
+        self.replayed.extend(sent);
         if let Some(call) = crashed {
             self.rule_line(
                 &rules::CRASH_PROPAGATES,
@@ -501,7 +505,11 @@ impl Run<'_> {
             }
             return self.crash_line(crashed.as_deref());
         };
-        self.delivered(&id, count, handled.is_some() || count > max);
+        // A consumer counting deliveries itself would decide differently from one reading
+        // receive_count only when the two counts differ and the budget matters.
+        let budget_matters = count > max
+            || matches!(&handled, Some(o) if !matches!(o, ScriptedOutcome::Ok | ScriptedOutcome::Crash));
+        self.delivered(&id, count, budget_matters);
         let stopped = match &crashed {
             Some(call) => format!(" (the crash injected at {call} cuts it short)"),
             None => String::new(),
@@ -525,8 +533,17 @@ impl Run<'_> {
                 &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
             self.dead_letter_lines(&id);
-        } else if let Some(outcome) = handled {
-            self.handled_lines(&id, count, max, &outcome, &stopped);
+        } else {
+            if count == max {
+                // The edge of the poison rule: one more crash and the next delivery is poison.
+                self.rule_line(
+                    &rules::POISON,
+                    &format!("receive_count {count} = max_attempts {max}: not poison yet, the handler decides"),
+                );
+            }
+            if let Some(outcome) = handled {
+                self.handled_lines(&id, count, max, &outcome, &stopped);
+            }
         }
         self.crash_line(crashed.as_deref());
     }
@@ -554,6 +571,12 @@ impl Run<'_> {
                     &rules::PERMANENT,
                     &format!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
                 );
+                if count >= max {
+                    self.rule_line(
+                        &rules::EXHAUSTED,
+                        &format!("receive_count {count} = max_attempts {max}, but the error is permanent: the reason is permanent, not exhausted"),
+                    );
+                }
                 self.dead_letter_lines(id);
             }
             transient => {
@@ -569,6 +592,12 @@ impl Run<'_> {
                         &rules::TRANSIENT_RETRY,
                         &format!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
                     );
+                    if count + 1 == max {
+                        self.rule_line(
+                            &rules::EXHAUSTED,
+                            &format!("one attempt is left: not exhausted until receive_count reaches {max}"),
+                        );
+                    }
                 } else {
                     self.rule_line(
                         &rules::EXHAUSTED,
@@ -603,12 +632,17 @@ impl Run<'_> {
     /// Notes who received `id`, and the rules that only a consumer instance new to the message
     /// can get wrong: counting from memory, a replayed message's fresh start, and acting only
     /// on what it received itself.
-    fn delivered(&mut self, id: &str, count: u64, budget_decided: bool) {
-        let earlier = self.received_by.insert(id.to_owned(), self.generation);
-        if budget_decided && count > 1 && earlier.is_some_and(|g| g != self.generation) {
+    fn delivered(&mut self, id: &str, count: u64, budget_matters: bool) {
+        let generation = self.generation;
+        let own = match self.received_by.get(id) {
+            Some((g, seen)) if *g == generation => seen + 1,
+            _ => 1,
+        };
+        self.received_by.insert(id.to_owned(), (generation, own));
+        if budget_matters && own != count {
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,
-                &format!("this consumer never saw the earlier deliveries of {id}: receive_count {count} comes from the queue"),
+                &format!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
             );
         }
         if self.replayed.remove(id) {
@@ -617,7 +651,6 @@ impl Run<'_> {
                 &format!("{id} was replayed: its receive_count starts again at {count}"),
             );
         }
-        let generation = self.generation;
         // Judged once per instance, at its first delivery: is anything an earlier consumer
         // received still around for this one to wrongly ack or retry?
         let first_call = std::mem::take(&mut self.first_call);
@@ -631,7 +664,7 @@ impl Run<'_> {
             let left: Vec<String> = self
                 .received_by
                 .iter()
-                .filter(|(other, g)| **g < generation && leftovers.contains(*other))
+                .filter(|(other, (g, _))| *g < generation && leftovers.contains(*other))
                 .map(|(other, _)| other.clone())
                 .collect();
             if !left.is_empty() {
@@ -682,6 +715,13 @@ impl Run<'_> {
     fn returned(&mut self, reply: Reply) -> Result<Value, Stop> {
         Ok(match reply {
             Reply::Returned(Value::Null) => json!("none"),
+            // The words a spec uses for what is not a string must not be matched by a string
+            // of that spelling: returning "none" is not returning None.
+            Reply::Returned(Value::String(text))
+                if text == "none" || text == "crash" || text.starts_with("raised ") =>
+            {
+                json!(format!("the string {text:?}"))
+            }
             Reply::Returned(value) => value,
             Reply::Raised(raised) => {
                 // Whatever escapes the consumer ends it, as it would end the process.

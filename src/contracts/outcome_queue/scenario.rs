@@ -36,11 +36,15 @@ impl Scenario for QueueScenario {
         self.execute(implementation, mode, false).0
     }
 
-    fn smells(&self, implementation: &mut dyn Implementation) -> Result<Vec<Smell>, Outcome> {
+    fn smells(
+        &self,
+        implementation: &mut dyn Implementation,
+    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
         let (run, facts) = self.execute(implementation, RunMode::Record, true);
         match run.outcome {
             Outcome::Passed | Outcome::Mismatch(_) => {
-                Ok(super::smells::find(self, &run.checkpoints, &facts))
+                let smells = super::smells::find(self, &run.checkpoints, &facts);
+                Ok((smells, run))
             }
             cut_short => Err(cut_short),
         }
@@ -237,8 +241,12 @@ impl Run<'_> {
                 yaml::at(&create.max_attempts),
             ),
         };
-        // Validation is exercised at its edges: a value refused, or the least one accepted.
-        if matches!(reply, Reply::Raised(_)) || *raw == json!(1) {
+        // Validation is exercised at its edges: a value refused, the least one accepted, or one
+        // beyond 32 bits (where integer checks such as `(n | 0) === n` break).
+        let edge = raw
+            .as_u64()
+            .is_some_and(|n| n == 1 || n > u64::from(u32::MAX >> 1));
+        if matches!(reply, Reply::Raised(_)) || edge {
             let rule = &rules::MAX_ATTEMPTS_VALIDATED;
             self.recorder.exercise(rule, rule.statement);
         }
@@ -469,7 +477,12 @@ impl Run<'_> {
                 self.ready += 1;
             }
             ("process", Reply::Raised(_)) => exercised.push(&rules::OUTCOME_VALIDATED_FIRST),
-            ("process", Reply::Returned(Value::Null)) => exercised.push(&rules::EMPTY_RETURNS_NONE),
+            ("process", Reply::Returned(Value::Null)) => {
+                exercised.push(&rules::EMPTY_RETURNS_NONE);
+                if quarantined > 0 {
+                    exercised.push(&rules::QUARANTINE_STICKY);
+                }
+            }
             ("process", Reply::Returned(answer)) => {
                 exercised.push(&rules::ATTEMPT_COUNTED_FIRST);
                 if quarantined > 0 {
