@@ -166,6 +166,7 @@ mod tests {
              handler(a) raises TransientError: db down\n    \
              queue.retry(a): a goes to the ready tail\n    \
              rule dlq-consumer/transient-retry: receive_count 1 < max_attempts 2: retry a to the ready tail\n    \
+             rule dlq-consumer/exhausted: one attempt is left: not exhausted until receive_count reaches 2\n    \
              \u{2713} process: retry\n\
              step 2 (line 8): advance: the clock moves by 4, from 0 to 4\n\
              step 3 (line 9): process_one() returned ok\n    \
@@ -173,6 +174,7 @@ mod tests {
              dlq.has(a) -> false\n    \
              handler(a) succeeds\n    \
              queue.ack(a): a leaves the queue for good\n    \
+             rule dlq-consumer/poison: receive_count 2 = max_attempts 2: not poison yet, the handler decides\n    \
              rule dlq-consumer/success: the handler succeeded: ack a and return ok\n    \
              \u{2713} process: ok\n\
              final expect (line 10)\n    \

@@ -132,7 +132,7 @@ mod tests {
                 run.outcome
             );
             assert_eq!(
-                scenario.smells(&mut Builtin::new()).unwrap(),
+                scenario.smells(&mut Builtin::new()).unwrap().0,
                 vec![],
                 "{name}"
             );

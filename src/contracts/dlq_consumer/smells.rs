@@ -173,6 +173,7 @@ mod tests {
         scenario
             .smells(&mut Builtin::new())
             .unwrap()
+            .0
             .iter()
             .map(|s| {
                 format!(
