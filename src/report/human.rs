@@ -10,8 +10,11 @@ use crate::runner::{Event, Reporter, SpecReport, Summary};
 pub struct HumanReporter<W: Write> {
     out: W,
     palette: Palette,
-    /// Print passing specs too, not only the ones that need attention.
+    /// Print passing, skipped and known-failing specs too, not only those that failed.
     pub show_passes: bool,
+    /// Consecutive skipped specs with one reason, told together when the run moves on.
+    skipped: Vec<(String, Option<String>)>,
+    skip_reason: String,
 }
 
 impl<W: Write> HumanReporter<W> {
@@ -20,10 +23,50 @@ impl<W: Write> HumanReporter<W> {
             out,
             palette,
             show_passes: true,
+            skipped: Vec::new(),
+            skip_reason: String::new(),
         }
     }
 
+    /// Skips come in runs (every spec of a contract the implementation lacks): one line for a
+    /// lone skip, one line for a run of them with its reason once, not a page.
+    fn flush_skips(&mut self) -> std::io::Result<()> {
+        let p = self.palette;
+        let skipped = std::mem::take(&mut self.skipped);
+        let tag = paint(p.skip, "SKIP ");
+        match skipped.as_slice() {
+            [] => return Ok(()),
+            [(path, name)] => {
+                let name = name
+                    .as_deref()
+                    .map(|n| format!("  {}", paint(p.dim, n)))
+                    .unwrap_or_default();
+                writeln!(self.out, "{tag} {path}{name}")?;
+            }
+            [(first, _), .., (last, _)] => {
+                writeln!(self.out, "{tag} {} specs, {first} to {last}", skipped.len())?
+            }
+        }
+        for line in self.skip_reason.lines() {
+            writeln!(self.out, "      {line}")?;
+        }
+        Ok(())
+    }
+
     fn finished(&mut self, report: &SpecReport) -> std::io::Result<()> {
+        if let Outcome::Skipped(reason) = &report.outcome {
+            if !self.show_passes {
+                return Ok(());
+            }
+            if !self.skipped.is_empty() && *reason != self.skip_reason {
+                self.flush_skips()?;
+            }
+            self.skip_reason.clone_from(reason);
+            self.skipped
+                .push((report.path.clone(), report.name.clone()));
+            return Ok(());
+        }
+        self.flush_skips()?;
         let p = self.palette;
         let (tag, style) = match &report.outcome {
             Outcome::Passed => ("PASS ", p.pass),
@@ -34,7 +77,8 @@ impl<W: Write> HumanReporter<W> {
             Outcome::ExpectedFailure(_) => ("XFAIL", p.skip),
             Outcome::Stale(_) => ("STALE", p.fail),
         };
-        if matches!(report.outcome, Outcome::Passed) && !self.show_passes {
+        let attention = report.outcome.is_failure();
+        if !attention && !self.show_passes {
             return Ok(());
         }
         let name = report
@@ -65,6 +109,7 @@ impl<W: Write> HumanReporter<W> {
     }
 
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
+        self.flush_skips()?;
         let p = self.palette;
         writeln!(self.out)?;
         if summary.failed() > 0 {
