@@ -6,7 +6,9 @@
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
+use crate::builtin::Builtin;
 use crate::implementation::{ImplError, Implementation, Reply, WorldHost};
+use crate::mistake::Mistake;
 use crate::outcome::Outcome;
 use crate::rule::Rule;
 use crate::source::{Position, SourceFile};
@@ -31,6 +33,13 @@ pub trait Contract: Sync {
 
     /// A fresh instance of the built-in reference implementation.
     fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply>;
+
+    /// The catalogue of classic mistakes, each breaking one rule (see `crate::mistake`).
+    fn mistakes(&self) -> &'static [Mistake];
+
+    /// The built-in implementation making the one mistake `id` of the catalogue; `None` for
+    /// an id the catalogue does not have. It is not the reference.
+    fn mistaken(&self, id: &str) -> Option<Builtin>;
 
     /// The JSON Schema of one spec file of this contract (usually a `$ref` into `generator`'s
     /// definitions), for `dlqspec schema`.

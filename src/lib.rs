@@ -39,6 +39,7 @@ pub mod implementation;
 pub mod known_failures;
 pub mod loader;
 pub mod matrix;
+pub mod mistake;
 pub mod outcome;
 pub mod parallel;
 pub mod recorder;

@@ -6,7 +6,6 @@ mod corpus;
 mod external;
 mod fixtures;
 mod mutations;
-mod outcome_queue_teeth;
 mod reports;
 mod robustness;
 mod run_cli;

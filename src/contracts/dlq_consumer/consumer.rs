@@ -1,110 +1,335 @@
 //! The built-in reference `DLQConsumer`, exactly as CONTRACTS.md section 1 pins it.
+//!
+//! It can also run with one classic mistake of `mistakes.rs` switched on: each `self.is(...)`
+//! marks the one line that mistake changes, so the suite's teeth are shown on this very code.
+//! With no mistake (the reference), every such test is false.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use super::given::{Entry, Given};
+use super::mistakes::Slip;
 use super::world::Message;
 use crate::contract::Subject;
 use crate::implementation::{ImplError, ImplErrorKind, Raised, RaisedKind, Reply, WorldHost};
 
 pub const DEFAULT_MAX_ATTEMPTS: u64 = 3;
 
+/// What a mistaken consumer keeps in process-wide globals, shared by every instance of one
+/// process (one spec), as a student's module-level variables would be.
+#[derive(Debug, Default)]
+pub struct Globals {
+    /// When each id was first seen (`first-seen-in-memory`).
+    first_seen: HashMap<String, Option<u64>>,
+    /// The message being handled, to ack on the next call (`acks-leftover`).
+    leftover: Option<String>,
+}
+
 /// The reference consumer. It keeps no count of its own: attempts come from `receive_count`.
 #[derive(Debug, Clone)]
 pub struct DlqConsumer {
     pub max_attempts: u64,
+    /// The one mistake this consumer makes, if any; the reference makes none.
+    slip: Option<Slip>,
+    /// Deliveries per id as this instance counted them (`counts-in-memory`).
+    counted: HashMap<String, u64>,
+    globals: Arc<Mutex<Globals>>,
 }
 
 impl DlqConsumer {
     pub fn new(max_attempts: u64) -> Self {
-        DlqConsumer { max_attempts }
+        DlqConsumer {
+            max_attempts,
+            slip: None,
+            counted: HashMap::new(),
+            globals: Arc::default(),
+        }
+    }
+
+    /// A consumer that makes `slip`, sharing `globals` with the other instances of its process.
+    pub fn with_slip(max_attempts: u64, slip: Slip, globals: Arc<Mutex<Globals>>) -> Self {
+        DlqConsumer {
+            slip: Some(slip),
+            globals,
+            ..DlqConsumer::new(max_attempts)
+        }
+    }
+
+    fn is(&self, slip: Slip) -> bool {
+        self.slip == Some(slip)
+    }
+
+    fn globals(&self) -> std::sync::MutexGuard<'_, Globals> {
+        self.globals
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn process_one(&mut self, given: &mut Given) -> Result<Option<&'static str>, Raised> {
+        if self.is(Slip::AcksLeftover) {
+            let leftover = self.globals().leftover.take();
+            if let Some(id) = leftover {
+                given.ack(&id)?;
+            }
+        }
         let Some(message) = given.receive()? else {
+            if self.is(Slip::IdleRecovers) {
+                given.recover()?;
+            }
             return Ok(None);
         };
+        if self.is(Slip::AcksLeftover) {
+            self.globals().leftover = Some(message.id.clone());
+        }
+        let delivery = self.delivery(message);
+        let message = &delivery.message;
+        let dedupe_first = !self.is(Slip::NoDedupe)
+            && !self.is(Slip::DedupeAfterPoison)
+            && !self.is(Slip::DedupeAfterHandler);
         // An earlier delivery died between dlq.put and queue.ack: finish that ack only.
-        if given.has(&message.id)? {
-            given.ack(&message.id)?;
+        if dedupe_first && given.has(&message.id)? {
+            if !self.is(Slip::DedupeWithoutAck) {
+                given.ack(&message.id)?;
+            }
             return Ok(Some("dead"));
         }
         // Every earlier delivery died mid-handler: do not call it again.
-        if message.receive_count > self.max_attempts {
-            let attempts = message.receive_count - 1;
-            return dead_letter(given, &message, "poison", None, attempts);
+        if self.is_poison(delivery.count) {
+            if self.is(Slip::PoisonCallsHandler) {
+                self.call_handler(given, message)
+                    .or_else(|e| match e.kind {
+                        RaisedKind::Crash => Err(e),
+                        _ => Ok(()),
+                    })?;
+            }
+            let attempts = match self.slip {
+                Some(Slip::PoisonAttemptsIsReceiveCount) => delivery.count,
+                Some(Slip::PoisonAttemptsIsBudget) => self.max_attempts,
+                _ => delivery.count - 1,
+            };
+            let error = self.is(Slip::PoisonErrorIsEmpty).then(String::new);
+            return self.dead_letter(given, &delivery, "poison", error, attempts);
         }
-        match given.handle(&message.body) {
+        if self.is(Slip::DedupeAfterPoison) && given.has(&message.id)? {
+            given.ack(&message.id)?;
+            return Ok(Some("dead"));
+        }
+        let handled = self.call_handler(given, message);
+        if self.is(Slip::DedupeAfterHandler) && given.has(&message.id)? {
+            given.ack(&message.id)?;
+            return Ok(Some("dead"));
+        }
+        let error = match handled {
             Ok(()) => {
-                given.ack(&message.id)?;
-                Ok(Some("ok"))
+                if !self.is(Slip::SuccessWithoutAck) {
+                    given.ack(&message.id)?;
+                }
+                return Ok(Some("ok"));
             }
-            Err(error) if error.kind == RaisedKind::Crash => Err(error),
-            Err(error) if error.class == "PermanentError" => dead_letter(
+            Err(error) if error.kind == RaisedKind::Crash => match self.slip {
+                Some(Slip::SwallowsCrash) => return Ok(None),
+                Some(Slip::AcksOnCrash) => {
+                    given.ack(&message.id)?;
+                    return Err(error);
+                }
+                Some(Slip::CatchesCrash) => error,
+                _ => return Err(error),
+            },
+            Err(error) => error,
+        };
+        let described = self.describe(&error);
+        let permanent = match error.class.as_str() {
+            "PermanentError" => !self.is(Slip::RetriesPermanent),
+            "TransientError" => false,
+            _ => self.is(Slip::UnexpectedIsPermanent) && error.kind != RaisedKind::Crash,
+        };
+        let budget_left = match self.slip {
+            Some(Slip::OffByOneBudget) => delivery.count <= self.max_attempts,
+            Some(Slip::ExhaustsOneEarly) => delivery.count + 1 < self.max_attempts,
+            _ => delivery.count < self.max_attempts,
+        };
+        // A permanent error is dead-lettered whatever budget is left.
+        let budget_first = self.is(Slip::BudgetBeforeClass) && !budget_left;
+        if permanent && !budget_first {
+            return self.dead_letter(
                 given,
-                &message,
+                &delivery,
                 "permanent",
-                Some(error.describe()),
-                message.receive_count,
-            ),
-            Err(_) if message.receive_count < self.max_attempts => {
-                given.retry(&message.id)?;
-                Ok(Some("retry"))
+                Some(described),
+                delivery.count,
+            );
+        }
+        if budget_left {
+            match self.slip {
+                Some(Slip::RetryWithoutRequeue) => {}
+                Some(Slip::RetryByResend) => {
+                    given.ack(&message.id)?;
+                    given.send(&message.id, &message.body)?;
+                }
+                _ => given.retry(&message.id)?,
             }
-            Err(error) => dead_letter(
-                given,
-                &message,
-                "exhausted",
-                Some(error.describe()),
-                message.receive_count,
-            ),
+            return Ok(Some("retry"));
+        }
+        self.dead_letter(
+            given,
+            &delivery,
+            "exhausted",
+            Some(described),
+            delivery.count,
+        )
+    }
+
+    /// A received message with the count and first time this consumer goes by: the queue's,
+    /// unless a mistake makes it remember its own.
+    fn delivery(&mut self, message: Message) -> Delivery {
+        let count = if self.is(Slip::CountsInMemory) {
+            let counted = self.counted.entry(message.id.clone()).or_insert(0);
+            *counted += 1;
+            *counted
+        } else {
+            message.receive_count
+        };
+        let first_at = if self.is(Slip::FirstSeenInMemory) {
+            *self
+                .globals()
+                .first_seen
+                .entry(message.id.clone())
+                .or_insert(message.first_received_at)
+        } else {
+            message.first_received_at
+        };
+        Delivery {
+            message,
+            count,
+            first_at,
         }
     }
 
+    fn is_poison(&self, count: u64) -> bool {
+        match self.slip {
+            Some(Slip::NoPoisonCheck) => false,
+            Some(Slip::PoisonOneEarly) => count >= self.max_attempts,
+            _ => count > self.max_attempts,
+        }
+    }
+
+    /// Calls the handler with the message body; `Err` is what the handler raised.
+    fn call_handler(&self, given: &mut Given, message: &Message) -> Result<(), Raised> {
+        if self.is(Slip::HandlerGetsId) {
+            return given.handle(&message.id);
+        }
+        given.handle(&message.body)
+    }
+
+    /// The entry's error: `Class: message`.
+    fn describe(&self, error: &Raised) -> String {
+        match self.slip {
+            Some(Slip::ErrorWithoutClass) => error.message.clone(),
+            Some(Slip::ErrorTemplate) if error.message.is_empty() => error.class.clone(),
+            Some(Slip::ErrorCutShort) => error.describe().chars().take(40).collect(),
+            _ => error.describe(),
+        }
+    }
+
+    /// Dead-lettering: `dlq.put(entry)`, then `queue.ack(id)`, then "dead".
+    fn dead_letter(
+        &self,
+        given: &mut Given,
+        delivery: &Delivery,
+        reason: &str,
+        error: Option<String>,
+        attempts: u64,
+    ) -> Result<Option<&'static str>, Raised> {
+        let message = &delivery.message;
+        let now = given.now()?;
+        let entry = Entry {
+            id: message.id.clone(),
+            body: message.body.clone(),
+            reason: reason.to_owned(),
+            error,
+            attempts: if self.is(Slip::AttemptsOneShort) {
+                attempts.saturating_sub(1)
+            } else {
+                attempts
+            },
+            first_attempt_at: if self.is(Slip::FirstAttemptIsNow) {
+                Some(now)
+            } else {
+                delivery.first_at
+            },
+            failed_at: if self.is(Slip::FailedAtIsFirstAttempt) {
+                delivery.first_at.unwrap_or_default()
+            } else {
+                now
+            },
+        };
+        if self.is(Slip::AcksBeforePut) {
+            given.ack(&message.id)?;
+            given.put(&entry)?;
+        } else {
+            given.put(&entry)?;
+            given.ack(&message.id)?;
+        }
+        Ok(Some("dead"))
+    }
+
     /// Replays the given ids in their order (all entries in put order when `None`), skipping
-    /// ids not in the DLQ. Send first, then remove: a crash between the two loses nothing.
+    /// ids not in the DLQ and ids already replayed by this call. Send first, then remove: a
+    /// crash between the two loses nothing.
     pub fn replay(
         &mut self,
         given: &mut Given,
         ids: Option<Vec<String>>,
     ) -> Result<Vec<String>, Raised> {
         let entries = given.entries()?;
-        let ids = ids.unwrap_or_else(|| entries.iter().map(|e| e.id.clone()).collect());
+        let all = || entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+        let asked = ids.clone().unwrap_or_else(all);
+        let ids = match ids {
+            None => all(),
+            Some(ids) if ids.is_empty() && self.is(Slip::ReplayEmptyMeansAll) => all(),
+            Some(ids) if self.is(Slip::ReplayInPutOrder) => {
+                let mut in_put_order = all();
+                in_put_order.retain(|id| ids.contains(id));
+                in_put_order.dedup();
+                in_put_order
+            }
+            Some(ids) => ids,
+        };
         let mut replayed: Vec<String> = Vec::new();
         for id in ids {
-            if replayed.contains(&id) {
+            if replayed.contains(&id) && !self.is(Slip::ReplayRepeatsIds) {
                 continue;
             }
             let Some(entry) = entries.iter().find(|e| e.id == id) else {
                 continue;
             };
-            given.send(&entry.id, &entry.body)?;
-            given.remove(&entry.id)?;
+            match self.slip {
+                Some(Slip::ReplayRemovesBeforeSend) => {
+                    given.remove(&entry.id)?;
+                    given.send(&entry.id, &entry.body)?;
+                }
+                Some(Slip::ReplayKeepsEntries) => given.send(&entry.id, &entry.body)?,
+                _ => {
+                    given.send(&entry.id, &entry.body)?;
+                    given.remove(&entry.id)?;
+                }
+            }
             replayed.push(id);
+        }
+        if self.is(Slip::ReplayReturnsRequested) {
+            return Ok(asked);
         }
         Ok(replayed)
     }
 }
 
-fn dead_letter(
-    given: &mut Given,
-    message: &Message,
-    reason: &str,
-    error: Option<String>,
-    attempts: u64,
-) -> Result<Option<&'static str>, Raised> {
-    let entry = Entry {
-        id: message.id.clone(),
-        body: message.body.clone(),
-        reason: reason.to_owned(),
-        error,
-        attempts,
-        first_attempt_at: message.first_received_at,
-        failed_at: given.now()?,
-    };
-    given.put(&entry)?;
-    given.ack(&message.id)?;
-    Ok(Some("dead"))
+/// A received message, with the count and first-delivery time the consumer goes by.
+struct Delivery {
+    message: Message,
+    count: u64,
+    first_at: Option<u64>,
 }
 
 /// Reads `{"max_attempts": n}` as the constructor's arguments.
@@ -145,12 +370,429 @@ impl Subject for DlqConsumer {
     ) -> Result<Reply, ImplError> {
         let mut given = Given::new(world);
         match method {
-            "process_one" => Ok(reply(self.process_one(&mut given))),
+            "process_one" => {
+                let result = self.process_one(&mut given);
+                if result.is_ok() && self.is(Slip::AcksLeftover) {
+                    // The message was acked or retried: nothing is left over.
+                    self.globals().leftover = None;
+                }
+                Ok(reply(result))
+            }
             "replay" => Ok(reply(self.replay(&mut given, replay_ids(args)?))),
             other => Err(ImplError::new(
                 ImplErrorKind::Errored,
                 format!("DLQConsumer has no method `{other}`"),
             )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! One scenario per rule, on the real reference consumer and a real world. Each scenario
+    //! makes consumers from a factory, so the last test can run it with every mistake of the
+    //! catalogue switched on: each mistake must fail a scenario, or these tests have no teeth.
+
+    use super::*;
+    use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
+    use crate::implementation::Naming;
+
+    type Outcomes = Vec<ScriptedOutcome>;
+
+    fn world(messages: &[(&str, &str)], script: Vec<(&str, Outcomes)>) -> World {
+        let script = script
+            .into_iter()
+            .map(|(id, outcomes)| (id.to_owned(), outcomes))
+            .collect();
+        let mut world = World::new(script, Naming::Snake);
+        for (id, body) in messages {
+            world.send(id, body);
+        }
+        world
+    }
+
+    fn process(
+        consumer: &mut DlqConsumer,
+        world: &mut World,
+    ) -> Result<Option<&'static str>, Raised> {
+        consumer.process_one(&mut Given::new(world))
+    }
+
+    fn replay(consumer: &mut DlqConsumer, world: &mut World, ids: Option<&[&str]>) -> Vec<String> {
+        let ids = ids.map(|ids| ids.iter().map(|id| (*id).to_owned()).collect());
+        consumer
+            .replay(&mut Given::new(world), ids)
+            .expect("replay")
+    }
+
+    fn transient() -> ScriptedOutcome {
+        ScriptedOutcome::Transient("db timeout".into())
+    }
+
+    /// A message long enough that cutting it short shows.
+    const BAD_SKU: &str = "bad sku: no product has the sku 4411-XYZ-0099 in this catalogue";
+
+    fn permanent() -> ScriptedOutcome {
+        ScriptedOutcome::Permanent(BAD_SKU.into())
+    }
+
+    /// Makes the consumers a scenario uses: the reference, or one making a mistake.
+    type Make<'m> = &'m dyn Fn(u64) -> DlqConsumer;
+
+    /// A scenario passes (`Ok`) or says what went wrong.
+    type Scenario = fn(Make) -> Result<(), String>;
+
+    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{what}: got {got:?}, want {want:?}"))
+        }
+    }
+
+    fn entry(world: &World, index: usize) -> Value {
+        world.dlq().get(index).cloned().unwrap_or(Value::Null)
+    }
+
+    fn empty_queue(make: Make) -> Result<(), String> {
+        let mut world = world(&[], vec![]);
+        check("process_one", process(&mut make(3), &mut world), Ok(None))?;
+        check("effects", world.trace(), Vec::<String>::new())
+    }
+
+    fn success(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![ScriptedOutcome::Ok])]);
+        check(
+            "process_one",
+            process(&mut make(3), &mut world),
+            Ok(Some("ok")),
+        )?;
+        check("in flight", world.in_flight(), vec![])
+    }
+
+    fn permanent_with_budget_left(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![transient(), permanent()])]);
+        let mut consumer = make(3);
+        check(
+            "first",
+            process(&mut consumer, &mut world),
+            Ok(Some("retry")),
+        )?;
+        world.advance(5);
+        check(
+            "second",
+            process(&mut consumer, &mut world),
+            Ok(Some("dead")),
+        )?;
+        check(
+            "entry",
+            entry(&world, 0),
+            json!({"id": "a", "body": "x", "reason": "permanent", "error": format!("PermanentError: {BAD_SKU}"),
+                   "attempts": 2, "first_attempt_at": 0, "failed_at": 5}),
+        )
+    }
+
+    fn permanent_on_the_last_attempt(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![transient(), permanent()])]);
+        let mut consumer = make(2);
+        process(&mut consumer, &mut world).map_err(|e| e.describe())?;
+        check("last", process(&mut consumer, &mut world), Ok(Some("dead")))?;
+        check(
+            "reason",
+            entry(&world, 0)["reason"].clone(),
+            json!("permanent"),
+        )
+    }
+
+    fn transient_then_exhausted(make: Make) -> Result<(), String> {
+        let script = vec![
+            ("a", vec![transient(), transient(), transient()]),
+            ("b", vec![ScriptedOutcome::Ok]),
+        ];
+        let mut world = world(&[("a", "x"), ("b", "y")], script);
+        world.advance(1);
+        let mut consumer = make(3);
+        check("1st", process(&mut consumer, &mut world), Ok(Some("retry")))?;
+        check("to the tail", world.pending(), vec!["b".into(), "a".into()])?;
+        check("b", process(&mut consumer, &mut world), Ok(Some("ok")))?;
+        check("2nd", process(&mut consumer, &mut world), Ok(Some("retry")))?;
+        world.advance(2);
+        check("3rd", process(&mut consumer, &mut world), Ok(Some("dead")))?;
+        check(
+            "entry",
+            entry(&world, 0),
+            json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: db timeout",
+                   "attempts": 3, "first_attempt_at": 1, "failed_at": 3}),
+        )?;
+        check(
+            "handler calls",
+            world.handler_calls().get("a").copied(),
+            Some(3),
+        )
+    }
+
+    fn unexpected_error(make: Make) -> Result<(), String> {
+        let type_error = ScriptedOutcome::Error {
+            class: "TypeError".into(),
+            message: "".into(),
+        };
+        let mut world = world(
+            &[("a", "x")],
+            vec![("a", vec![type_error.clone(), type_error])],
+        );
+        let mut consumer = make(2);
+        check("1st", process(&mut consumer, &mut world), Ok(Some("retry")))?;
+        check("2nd", process(&mut consumer, &mut world), Ok(Some("dead")))?;
+        check(
+            "error",
+            entry(&world, 0)["error"].clone(),
+            json!("TypeError: "),
+        )?;
+        check(
+            "reason",
+            entry(&world, 0)["reason"].clone(),
+            json!("exhausted"),
+        )
+    }
+
+    fn crash_then_poison(make: Make) -> Result<(), String> {
+        let script = vec![("p", vec![ScriptedOutcome::Crash, ScriptedOutcome::Crash])];
+        let mut world = world(&[("p", "boom")], script);
+        for delivery in 1..=2 {
+            let crashed = process(&mut make(2), &mut world);
+            check("crash", crashed.map_err(|e| e.kind), Err(RaisedKind::Crash))?;
+            check("in flight", world.in_flight(), vec!["p".into()])?;
+            check("nothing acked", world.trace().len(), delivery * 2)?;
+            world.recover();
+        }
+        world.advance(7);
+        check(
+            "poison",
+            process(&mut make(2), &mut world),
+            Ok(Some("dead")),
+        )?;
+        check(
+            "entry",
+            entry(&world, 0),
+            json!({"id": "p", "body": "boom", "reason": "poison", "error": null,
+                   "attempts": 2, "first_attempt_at": 0, "failed_at": 7}),
+        )?;
+        check(
+            "handler calls",
+            world.handler_calls().get("p").copied(),
+            Some(2),
+        )?;
+        check("acked", world.in_flight(), vec![])
+    }
+
+    fn poison_again_after_a_crash_before_put(make: Make) -> Result<(), String> {
+        let mut world = world(&[("p", "boom")], vec![("p", vec![ScriptedOutcome::Crash])]);
+        process(&mut make(1), &mut world).ok();
+        world.recover();
+        world.arm(crate::contracts::dlq_consumer::world::Fault {
+            timing: crate::contracts::dlq_consumer::world::CrashTiming::Before,
+            call: "dlq.put".into(),
+            remaining: 1,
+            armed_at: crate::source::Position::START,
+        });
+        process(&mut make(1), &mut world).ok();
+        world.recover();
+        check(
+            "poison",
+            process(&mut make(1), &mut world),
+            Ok(Some("dead")),
+        )?;
+        check("attempts", entry(&world, 0)["attempts"].clone(), json!(2))
+    }
+
+    fn no_double_dead_letter(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![permanent()])]);
+        world.arm(crate::contracts::dlq_consumer::world::Fault {
+            timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
+            call: "dlq.put".into(),
+            remaining: 1,
+            armed_at: crate::source::Position::START,
+        });
+        check(
+            "crash",
+            process(&mut make(1), &mut world).map_err(|e| e.kind),
+            Err(RaisedKind::Crash),
+        )?;
+        check("entry kept", world.dlq().len(), 1)?;
+        world.recover();
+        check("dead", process(&mut make(1), &mut world), Ok(Some("dead")))?;
+        check("one entry", world.dlq().len(), 1)?;
+        check("acked", world.in_flight(), vec![])?;
+        check(
+            "handler calls",
+            world.handler_calls().get("a").copied(),
+            Some(1),
+        )
+    }
+
+    fn dedupe_before_poison(make: Make) -> Result<(), String> {
+        let mut world = world(&[("p", "boom")], vec![("p", vec![ScriptedOutcome::Crash])]);
+        process(&mut make(1), &mut world).ok();
+        world.recover();
+        world.arm(crate::contracts::dlq_consumer::world::Fault {
+            timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
+            call: "dlq.put".into(),
+            remaining: 1,
+            armed_at: crate::source::Position::START,
+        });
+        process(&mut make(1), &mut world).ok();
+        world.recover();
+        check("dead", process(&mut make(1), &mut world), Ok(Some("dead")))?;
+        check("one entry", world.dlq().len(), 1)
+    }
+
+    fn put_before_ack(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![permanent()])]);
+        process(&mut make(3), &mut world).map_err(|e| e.describe())?;
+        check(
+            "effects",
+            world.trace(),
+            vec![
+                "queue.receive() -> a".to_owned(),
+                "handler(a) -> PermanentError".into(),
+                "dlq.put(a)".into(),
+                "queue.ack(a)".into(),
+            ],
+        )
+    }
+
+    fn count_from_the_queue(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![transient(), transient()])]);
+        check("1st", process(&mut make(2), &mut world), Ok(Some("retry")))?;
+        check(
+            "restarted",
+            process(&mut make(2), &mut world),
+            Ok(Some("dead")),
+        )
+    }
+
+    fn no_misuse_after_a_restart(make: Make) -> Result<(), String> {
+        let script = vec![
+            ("a", vec![ScriptedOutcome::Crash]),
+            ("b", vec![ScriptedOutcome::Ok]),
+        ];
+        let mut world = world(&[("a", "x"), ("b", "y")], script);
+        let mut consumer = make(3);
+        process(&mut consumer, &mut world).ok();
+        check("b", process(&mut make(3), &mut world), Ok(Some("ok")))?;
+        check("misuse", world.misuse(), Vec::<String>::new())?;
+        check("a still in flight", world.in_flight(), vec!["a".into()])
+    }
+
+    fn replay_selection_and_order(make: Make) -> Result<(), String> {
+        let script = vec![
+            ("a", vec![permanent()]),
+            ("b", vec![permanent()]),
+            ("c", vec![permanent()]),
+        ];
+        let mut world = world(&[("a", "x"), ("b", "y"), ("c", "z")], script);
+        let mut consumer = make(3);
+        for _ in 0..3 {
+            process(&mut consumer, &mut world).map_err(|e| e.describe())?;
+        }
+        check(
+            "none",
+            replay(&mut consumer, &mut world, Some(&[])),
+            Vec::<String>::new(),
+        )?;
+        let replayed = replay(&mut consumer, &mut world, Some(&["c", "zz", "a", "c"]));
+        check("given", replayed, vec!["c".to_owned(), "a".into()])?;
+        check("pending", world.pending(), vec!["c".to_owned(), "a".into()])?;
+        check("left", world.dlq().len(), 1)?;
+        check(
+            "all",
+            replay(&mut consumer, &mut world, None),
+            vec!["b".to_owned()],
+        )
+    }
+
+    fn replay_sends_before_removing(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "x")], vec![("a", vec![permanent()])]);
+        let mut consumer = make(3);
+        process(&mut consumer, &mut world).map_err(|e| e.describe())?;
+        replay(&mut consumer, &mut world, None);
+        let effects = world.trace();
+        check(
+            "effects",
+            &effects[4..],
+            &["queue.send(a)".to_owned(), "dlq.remove(a)".into()][..],
+        )
+    }
+
+    fn replay_is_a_fresh_delivery(make: Make) -> Result<(), String> {
+        let script = vec![(
+            "a",
+            vec![transient(), transient(), transient(), transient()],
+        )];
+        let mut world = world(&[("a", "x")], script);
+        let mut consumer = make(2);
+        process(&mut consumer, &mut world).map_err(|e| e.describe())?;
+        process(&mut consumer, &mut world).map_err(|e| e.describe())?;
+        world.advance(10);
+        replay(&mut consumer, &mut world, None);
+        check(
+            "retried",
+            process(&mut consumer, &mut world),
+            Ok(Some("retry")),
+        )?;
+        check("dead", process(&mut consumer, &mut world), Ok(Some("dead")))?;
+        check(
+            "first_attempt_at",
+            entry(&world, 0)["first_attempt_at"].clone(),
+            json!(10),
+        )
+    }
+
+    const SCENARIOS: &[(&str, Scenario)] = &[
+        ("empty-queue", empty_queue),
+        ("success", success),
+        ("permanent", permanent_with_budget_left),
+        (
+            "permanent on the last attempt",
+            permanent_on_the_last_attempt,
+        ),
+        ("transient-retry, exhausted", transient_then_exhausted),
+        ("unexpected-error", unexpected_error),
+        ("crash-propagates, poison", crash_then_poison),
+        (
+            "poison after a crash before its put",
+            poison_again_after_a_crash_before_put,
+        ),
+        ("no-double-dead-letter", no_double_dead_letter),
+        ("check-order", dedupe_before_poison),
+        ("dead-letter-sequence", put_before_ack),
+        ("count-from-queue", count_from_the_queue),
+        ("no-misuse", no_misuse_after_a_restart),
+        ("replay-selection", replay_selection_and_order),
+        ("replay-send-before-remove", replay_sends_before_removing),
+        ("replay-fresh-delivery", replay_is_a_fresh_delivery),
+    ];
+
+    #[test]
+    fn the_reference_keeps_every_rule() {
+        for (rule, scenario) in SCENARIOS {
+            let make = |max_attempts| DlqConsumer::new(max_attempts);
+            assert_eq!(scenario(&make), Ok(()), "{rule}");
+        }
+    }
+
+    #[test]
+    fn every_mistake_of_the_catalogue_breaks_a_scenario() {
+        for slip in Slip::ALL {
+            let globals = Arc::new(Mutex::new(Globals::default()));
+            let caught = SCENARIOS.iter().any(|(_, scenario)| {
+                *globals.lock().unwrap() = Globals::default();
+                let make = |max_attempts| {
+                    DlqConsumer::with_slip(max_attempts, *slip, Arc::clone(&globals))
+                };
+                scenario(&make).is_err()
+            });
+            assert!(caught, "{slip:?} passes every scenario");
         }
     }
 }

@@ -3,11 +3,16 @@
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
-use super::consumer::{DlqConsumer, max_attempts_from};
+use std::sync::{Arc, Mutex};
+
+use super::consumer::{DlqConsumer, Globals, max_attempts_from};
+use super::mistakes::{MISTAKES, Slip};
 use super::rules::RULES;
 use super::spec;
+use crate::builtin::Builtin;
 use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::Reply;
+use crate::implementation::{ImplInfo, Reply};
+use crate::mistake::Mistake;
 use crate::rule::Rule;
 use crate::source::SourceFile;
 use crate::spec_error::SpecError;
@@ -39,6 +44,38 @@ impl Contract for DlqConsumerContract {
 
     fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
         Ok(Box::new(DlqConsumer::new(max_attempts_from(args))))
+    }
+
+    fn mistakes(&self) -> &'static [Mistake] {
+        MISTAKES
+    }
+
+    fn mistaken(&self, id: &str) -> Option<Builtin> {
+        let slip = Slip::of(id)?;
+        let id = crate::mistake::find(MISTAKES, id)?.id;
+        // One process's globals, shared by its consumer instances and reset for each spec.
+        let globals = Arc::new(Mutex::new(Globals::default()));
+        let shared = Arc::clone(&globals);
+        let info = ImplInfo {
+            label: format!("builtin with mistake `{id}`"),
+            language: "rust".into(),
+            is_reference: false,
+        };
+        let make = move |contract: &str, args: &Value| -> Result<Box<dyn Subject>, Reply> {
+            if contract != NAME {
+                return Err(Reply::Skipped(format!(
+                    "the mistake `{id}` is one of {NAME}"
+                )));
+            }
+            let consumer =
+                DlqConsumer::with_slip(max_attempts_from(args), slip, Arc::clone(&shared));
+            Ok(Box::new(consumer))
+        };
+        Some(
+            Builtin::from_subjects(info, Box::new(make)).on_begin_spec(Box::new(move || {
+                *globals.lock().unwrap_or_else(|p| p.into_inner()) = Globals::default();
+            })),
+        )
     }
 
     fn schema(&self, generator: &mut SchemaGenerator) -> Schema {

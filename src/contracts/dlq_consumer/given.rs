@@ -57,6 +57,10 @@ impl<'w> Given<'w> {
         self.call("queue.retry", &[json!(id)])
     }
 
+    pub fn recover(&mut self) -> Result<(), Raised> {
+        self.call("queue.recover", &[])
+    }
+
     pub fn pending(&mut self) -> Result<Vec<String>, Raised> {
         self.call("queue.pending", &[])
     }

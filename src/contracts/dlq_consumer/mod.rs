@@ -4,6 +4,7 @@ pub mod consumer;
 pub mod contract;
 pub mod given;
 pub mod journal;
+pub mod mistakes;
 pub mod rules;
 pub mod scenario;
 pub mod smells;

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::mistakes::Slip;
 use super::state_ops;
 use crate::contract::Subject;
 use crate::implementation::{ImplError, ImplErrorKind, Raised, Reply, WorldHost};
@@ -88,70 +89,184 @@ pub struct QuarantineEntry {
 }
 
 /// The reference queue. Its state lives in plain structs, so `state()` can only ever build a
-/// new JSON view, and `mutate_state` (which takes `&self`) cannot reach the queue at all.
+/// new JSON view, and `mutate_state` changes that view, never the queue.
+///
+/// It can also run with one classic mistake of `mistakes.rs` switched on: each `self.is(...)`
+/// marks the one line that mistake changes. With no mistake (the reference), every such test
+/// is false.
 #[derive(Debug, Clone)]
 pub struct RetryQueue {
     max_attempts: u64,
     ready: VecDeque<ReadyJob>,
-    done: Vec<String>,
-    quarantine: Vec<QuarantineEntry>,
+    done: VecDeque<String>,
+    quarantine: VecDeque<QuarantineEntry>,
+    /// The one mistake this queue makes, if any; the reference makes none.
+    slip: Option<Slip>,
+    /// Reasons left on replayed jobs (`replay-keeps-reason`).
+    kept_reasons: std::collections::HashMap<String, Reason>,
 }
+
+/// Names every JavaScript object answers to, which `outcome in POLICY` accepts.
+const OBJECT_PROPERTIES: &[&str] = &[
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
 
 impl RetryQueue {
     /// `RetryQueue(max_attempts)` with the raw argument, validated before anything else.
     pub fn new(max_attempts: &Value) -> Result<RetryQueue, Raised> {
-        let max_attempts = valid_max_attempts(max_attempts).ok_or_else(|| {
+        Self::build(max_attempts, None)
+    }
+
+    /// A queue that makes `slip`.
+    pub fn with_slip(max_attempts: &Value, slip: Slip) -> Result<RetryQueue, Raised> {
+        Self::build(max_attempts, Some(slip))
+    }
+
+    fn build(raw: &Value, slip: Option<Slip>) -> Result<RetryQueue, Raised> {
+        let max_attempts = budget(raw, slip).ok_or_else(|| {
             Raised::invalid_argument(
                 "ValueError",
-                format!("max_attempts must be an integer >= 1, got {max_attempts}"),
+                format!("max_attempts must be an integer >= 1, got {raw}"),
             )
         })?;
         Ok(RetryQueue {
             max_attempts,
             ready: VecDeque::new(),
-            done: Vec::new(),
-            quarantine: Vec::new(),
+            done: VecDeque::new(),
+            quarantine: VecDeque::new(),
+            slip,
+            kept_reasons: Default::default(),
         })
     }
 
+    fn is(&self, slip: Slip) -> bool {
+        self.slip == Some(slip)
+    }
+
     pub fn submit(&mut self, job_id: &str, payload: &str) {
-        self.ready.push_back(ReadyJob {
+        let job = ReadyJob {
             id: job_id.to_owned(),
             payload: payload.to_owned(),
             attempts: 0,
-        });
+        };
+        if self.is(Slip::SubmitAtHead) {
+            self.ready.push_front(job);
+        } else {
+            self.ready.push_back(job);
+        }
+    }
+
+    /// The outcome a raw argument names, if it names one: exactly one of the three strings.
+    fn outcome(&self, raw: &Value) -> Option<AttemptOutcome> {
+        let text = raw.as_str()?;
+        let near = match self.slip {
+            Some(Slip::CaseInsensitiveOutcome) => {
+                AttemptOutcome::parse(&json!(text.to_lowercase()))
+            }
+            Some(Slip::StrippedOutcome) => AttemptOutcome::parse(&json!(text.trim())),
+            // What the student's code does with a name it let through: the `else` branch.
+            Some(Slip::SubstringOutcome) if "success transient permanent".contains(text) => {
+                Some(AttemptOutcome::Transient)
+            }
+            Some(Slip::PropertyNameOutcome) if OBJECT_PROPERTIES.contains(&text) => {
+                Some(AttemptOutcome::Transient)
+            }
+            _ => None,
+        };
+        AttemptOutcome::parse(raw).or(near)
     }
 
     /// One attempt of the ready head. The outcome is checked before any job is touched, and
     /// the attempt is counted before the budget is looked at.
     pub fn process(&mut self, outcome: &Value) -> Result<Option<Verdict>, Raised> {
-        let outcome = AttemptOutcome::parse(outcome).ok_or_else(|| {
+        let invalid = || {
             Raised::invalid_argument(
                 "ValueError",
                 format!(
                     "outcome must be \"success\", \"transient\" or \"permanent\", got {outcome}"
                 ),
             )
-        })?;
-        let Some(mut job) = self.ready.pop_front() else {
+        };
+        if self.is(Slip::NoValidationWhenEmpty) && self.ready.is_empty() {
+            return Ok(None);
+        }
+        let taken = if self.is(Slip::PopsBeforeValidating) {
+            self.ready.pop_front()
+        } else {
+            None
+        };
+        let outcome = self.outcome(outcome).ok_or_else(invalid)?;
+        let taken = taken.or_else(|| self.ready.pop_front());
+        let taken = match taken {
+            None if self.is(Slip::QuarantineLeaks) => {
+                self.quarantine.pop_front().map(|e| ReadyJob {
+                    id: e.id,
+                    payload: e.payload,
+                    attempts: e.attempts,
+                })
+            }
+            taken => taken,
+        };
+        let Some(mut job) = taken else {
             return Ok(None);
         };
+        let budget_left = |attempts: u64, max: u64, slip: Option<Slip>| match slip {
+            Some(Slip::OffByOneBudget) => attempts <= max,
+            _ => attempts < max,
+        };
+        // The attempt counts before anything is decided (unless the mistake counts it after).
+        let counted_before = job.attempts;
         job.attempts += 1;
+        let judged = if self.is(Slip::CountsAfterDeciding) {
+            counted_before
+        } else {
+            job.attempts
+        };
+        let left = budget_left(judged, self.max_attempts, self.slip);
+        // A permanent failure is quarantined whatever budget is left.
+        let retried_anyway = self.is(Slip::PermanentRetried) && left;
+        let budget_first = self.is(Slip::BudgetBeforeOutcome) && !left;
         let verdict = match outcome {
             AttemptOutcome::Success => {
-                self.done.push(job.id);
+                if !self.is(Slip::SuccessForgotten) {
+                    if self.is(Slip::DoneNewestFirst) {
+                        self.done.push_front(job.id);
+                    } else {
+                        self.done.push_back(job.id);
+                    }
+                }
                 Verdict::Done
             }
-            AttemptOutcome::Permanent => {
+            AttemptOutcome::Permanent if !retried_anyway && !budget_first => {
                 self.quarantine_job(job, Reason::Permanent);
                 Verdict::Dead
             }
-            AttemptOutcome::Transient if job.attempts < self.max_attempts => {
-                self.ready.push_back(job);
+            _ if left => {
+                if self.is(Slip::RetryAtHead) {
+                    self.ready.push_front(job);
+                } else {
+                    self.ready.push_back(job);
+                }
                 Verdict::Retry
             }
-            AttemptOutcome::Transient => {
-                self.quarantine_job(job, Reason::Exhausted);
+            _ => {
+                let reason = if self.is(Slip::ExhaustedAsPermanent) {
+                    Reason::Permanent
+                } else {
+                    Reason::Exhausted
+                };
+                self.quarantine_job(job, reason);
                 Verdict::Dead
             }
         };
@@ -159,41 +274,149 @@ impl RetryQueue {
     }
 
     fn quarantine_job(&mut self, job: ReadyJob, reason: Reason) {
-        self.quarantine.push(QuarantineEntry {
+        let entry = QuarantineEntry {
             id: job.id,
             payload: job.payload,
-            attempts: job.attempts,
+            attempts: if self.is(Slip::EntryForgetsAttempts) {
+                0
+            } else {
+                job.attempts
+            },
             reason,
-        });
+        };
+        if self.is(Slip::QuarantineNewestFirst) {
+            self.quarantine.push_front(entry);
+        } else {
+            self.quarantine.push_back(entry);
+        }
     }
 
     /// An operator's decision: the job gets a fresh budget at the ready tail.
     pub fn replay(&mut self, job_id: &str) -> bool {
         let Some(index) = self.quarantine.iter().position(|e| e.id == job_id) else {
+            return self.is(Slip::ReplayAlwaysTrue);
+        };
+        let entry = if self.is(Slip::ReplaySwapRemove) {
+            self.quarantine.swap_remove_back(index)
+        } else {
+            self.quarantine.remove(index)
+        };
+        let Some(entry) = entry else {
             return false;
         };
-        let entry = self.quarantine.remove(index);
-        self.ready.push_back(ReadyJob {
+        let job = ReadyJob {
             id: entry.id,
             payload: entry.payload,
-            attempts: 0,
-        });
+            attempts: if self.is(Slip::ReplayKeepsAttempts) {
+                entry.attempts
+            } else {
+                0
+            },
+        };
+        if self.is(Slip::ReplayKeepsReason) {
+            // The reason stays on the job, so it shows in the ready list.
+            self.kept_reasons.insert(job.id.clone(), entry.reason);
+        }
+        if self.is(Slip::ReplayToHead) {
+            self.ready.push_front(job);
+        } else {
+            self.ready.push_back(job);
+        }
         true
     }
 
     /// A new view of the whole state, sharing nothing with the queue.
     pub fn state(&self) -> Value {
-        json!({
+        let mut view = json!({
             "ready": self.ready,
             "done": self.done,
             "quarantine": self.quarantine,
-        })
+        });
+        for (job, kept) in view["ready"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .zip(&self.ready)
+        {
+            if let Some(reason) = self.kept_reasons.get(&kept.id) {
+                job["reason"] = json!(reason);
+            }
+        }
+        view
     }
 
     /// What a shim does for `mutate_state(ops)`: apply the ops to the view `state()` returned.
-    pub fn mutate_state(&self, ops: &Value) -> Result<(), Raised> {
+    pub fn mutate_state(&mut self, ops: &Value) -> Result<(), Raised> {
         let mut view = self.state();
-        state_ops::apply_wire(&mut view, ops)
+        state_ops::apply_wire(&mut view, ops)?;
+        // A queue whose view shares parts with it sees the changes made there.
+        match self.slip {
+            Some(Slip::SharedDone) => {
+                if let Ok(done) = serde_json::from_value(view["done"].clone()) {
+                    self.done = done;
+                }
+            }
+            Some(Slip::ShallowState) => self.share_entries(&view, ops),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The changes `ops` made inside entries of the view, made to the queue's own entries: what
+    /// a view that copies the lists but shares their entries lets through.
+    fn share_entries(&mut self, view: &Value, ops: &Value) {
+        let changed_entries = ops.as_array().into_iter().flatten().filter(|op| {
+            matches!(op["op"].as_str(), Some("set" | "delete"))
+                && op["path"].as_array().is_some_and(|path| path.len() >= 3)
+        });
+        for op in changed_entries {
+            let (Some(list), Some(index)) = (op["path"][0].as_str(), op["path"][1].as_u64()) else {
+                continue;
+            };
+            let Some(changed) = view[list].get(index as usize) else {
+                continue;
+            };
+            let index = index as usize;
+            match list {
+                "ready" => {
+                    if let (Some(slot), Ok(job)) = (
+                        self.ready.get_mut(index),
+                        serde_json::from_value(changed.clone()),
+                    ) {
+                        *slot = job;
+                    }
+                }
+                "quarantine" => {
+                    if let (Some(slot), Ok(entry)) = (
+                        self.quarantine.get_mut(index),
+                        serde_json::from_value(changed.clone()),
+                    ) {
+                        *slot = entry;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `max_attempts` as the queue accepts it: Python's `isinstance(x, int) and not isinstance(x,
+/// bool) and x >= 1`, unless a mistake accepts more or less.
+fn budget(raw: &Value, slip: Option<Slip>) -> Option<u64> {
+    match (slip, raw) {
+        (Some(Slip::BoolBudget), Value::Bool(true)) => Some(1),
+        (Some(Slip::FloatBudget), Value::Number(n)) => {
+            // attempts < 2.5 holds for 1 and 2: the same budget as 3.
+            n.as_f64().filter(|f| *f >= 1.0).map(|f| f.ceil() as u64)
+        }
+        (Some(Slip::StringBudget), Value::String(text)) => {
+            text.trim().parse::<u64>().ok().filter(|n| *n >= 1)
+        }
+        (Some(Slip::ZeroBudget), Value::Number(n)) if n.as_u64() == Some(0) => Some(0),
+        (Some(Slip::NarrowBudget), _) => {
+            valid_max_attempts(raw).filter(|n| *n <= u64::from(i32::MAX as u32))
+        }
+        _ => valid_max_attempts(raw),
     }
 }
 
@@ -242,6 +465,14 @@ impl Subject for RetryQueue {
                 self.submit(string_arg(method, args, 0)?, string_arg(method, args, 1)?);
                 Ok(Reply::Returned(Value::Null))
             }
+            "process" if self.is(Slip::EmptyReturnsFalse) => {
+                arity(method, args, 1)?;
+                let verdict = self.process(&args[0]);
+                Ok(reply(verdict.map(|v| match v {
+                    Some(v) => json!(v.as_str()),
+                    None => json!(false),
+                })))
+            }
             "process" => {
                 arity(method, args, 1)?;
                 let verdict = self.process(&args[0]);
@@ -271,17 +502,37 @@ impl Subject for RetryQueue {
 
 #[cfg(test)]
 mod tests {
+    //! One scenario per rule, on the real reference queue. Each scenario makes its queues from a
+    //! factory, so the last test can run it with every mistake of the catalogue switched on:
+    //! each mistake must fail a scenario, or these tests have no teeth.
+
     use super::*;
     use crate::implementation::RaisedKind;
 
-    fn queue(max_attempts: u64) -> RetryQueue {
-        RetryQueue::new(&json!(max_attempts)).unwrap()
+    type Make<'m> = &'m dyn Fn(&Value) -> Result<RetryQueue, Raised>;
+    type Scenario = fn(Make) -> Result<(), String>;
+
+    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
+        if got == want {
+            Ok(())
+        } else {
+            Err(format!("{what}: got {got:?}, want {want:?}"))
+        }
     }
 
-    #[test]
-    fn max_attempts_follows_python_integer_semantics() {
-        for ok in [json!(1), json!(3), json!(1_000_000)] {
-            assert!(RetryQueue::new(&ok).is_ok(), "{ok}");
+    fn queue(make: Make, max_attempts: u64) -> Result<RetryQueue, String> {
+        make(&json!(max_attempts)).map_err(|e| e.describe())
+    }
+
+    fn run(q: &mut RetryQueue, outcome: &str) -> Result<Option<&'static str>, RaisedKind> {
+        q.process(&json!(outcome))
+            .map(|v| v.map(Verdict::as_str))
+            .map_err(|e| e.kind)
+    }
+
+    fn budgets_are_validated(make: Make) -> Result<(), String> {
+        for ok in [json!(1), json!(3), json!(3_000_000_000_u64)] {
+            check(&format!("RetryQueue({ok})"), make(&ok).is_ok(), true)?;
         }
         for bad in [
             json!(0),
@@ -294,86 +545,207 @@ mod tests {
             Value::Null,
             json!([3]),
         ] {
-            let error = RetryQueue::new(&bad).unwrap_err();
-            assert_eq!(error.kind, RaisedKind::InvalidArgument, "{bad}");
-            assert_eq!(error.class, "ValueError");
+            let raised = make(&bad).err().map(|e| (e.kind, e.class));
+            let want = Some((RaisedKind::InvalidArgument, "ValueError".to_owned()));
+            check(&format!("RetryQueue({bad})"), raised, want)?;
         }
-        assert_eq!(
-            RetryQueue::new(&json!(true)).unwrap_err().message,
-            "max_attempts must be an integer >= 1, got true"
-        );
+        Ok(())
     }
 
-    #[test]
-    fn an_invalid_outcome_touches_nothing_even_on_an_empty_queue() {
-        let mut empty = queue(2);
-        let error = empty.process(&json!("explode")).unwrap_err();
-        assert_eq!(
-            error.message,
-            "outcome must be \"success\", \"transient\" or \"permanent\", got \"explode\""
-        );
-        let mut q = queue(2);
-        q.submit("a", "p");
-        let before = q.state();
-        for bad in [json!("Success"), Value::Null, json!(1), json!(["success"])] {
-            assert_eq!(
-                q.process(&bad).unwrap_err().kind,
-                RaisedKind::InvalidArgument
-            );
-        }
-        assert_eq!(q.state(), before);
-    }
-
-    #[test]
-    fn transient_retries_to_the_tail_until_the_budget_is_spent() {
-        let mut q = queue(2);
+    fn submit_and_retry_go_to_the_tail(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 2)?;
         q.submit("a", "pa");
         q.submit("b", "pb");
-        let transient = json!("transient");
-        assert_eq!(q.process(&transient).unwrap(), Some(Verdict::Retry));
-        assert_eq!(q.state()["ready"][0]["id"], "b");
-        assert_eq!(q.process(&json!("success")).unwrap(), Some(Verdict::Done));
-        assert_eq!(q.process(&transient).unwrap(), Some(Verdict::Dead));
-        assert_eq!(q.process(&transient).unwrap(), None);
-        assert_eq!(
+        check("a", run(&mut q, "transient"), Ok(Some("retry")))?;
+        check(
+            "order",
+            q.state()["ready"].clone(),
+            json!([
+                {"id": "b", "payload": "pb", "attempts": 0},
+                {"id": "a", "payload": "pa", "attempts": 1},
+            ]),
+        )
+    }
+
+    fn invalid_outcomes_touch_nothing(make: Make) -> Result<(), String> {
+        let mut empty = queue(make, 2)?;
+        check(
+            "empty",
+            run(&mut empty, "explode"),
+            Err(RaisedKind::InvalidArgument),
+        )?;
+        let mut q = queue(make, 2)?;
+        q.submit("a", "pa");
+        let before = q.state();
+        for bad in [
+            json!("Success"),
+            json!(" success"),
+            json!("succ"),
+            json!("toString"),
+            json!("constructor"),
+            Value::Null,
+            json!(1),
+            json!(["success"]),
+        ] {
+            let raised = q.process(&bad).map_err(|e| e.kind);
+            check(
+                &format!("process({bad})"),
+                raised,
+                Err(RaisedKind::InvalidArgument),
+            )?;
+        }
+        check("state", q.state(), before)
+    }
+
+    fn empty_returns_none(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 2)?;
+        let answer = q.call(
+            "process",
+            &[json!("success")],
+            &mut crate::implementation::NoWorld,
+        );
+        check("process", answer, Ok(Reply::Returned(Value::Null)))
+    }
+
+    fn attempts_count_before_deciding(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 2)?;
+        q.submit("a", "pa");
+        check("1st", run(&mut q, "transient"), Ok(Some("retry")))?;
+        check("2nd", run(&mut q, "transient"), Ok(Some("dead")))?;
+        check(
+            "entry",
+            q.state()["quarantine"].clone(),
+            json!([
+                {"id": "a", "payload": "pa", "attempts": 2, "reason": "exhausted"},
+            ]),
+        )
+    }
+
+    fn success_goes_to_done_in_order(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 1)?;
+        q.submit("a", "pa");
+        q.submit("b", "pb");
+        run(&mut q, "success").ok();
+        run(&mut q, "success").ok();
+        check("done", q.state()["done"].clone(), json!(["a", "b"]))
+    }
+
+    fn permanent_is_quarantined_at_once(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 2)?;
+        q.submit("a", "pa");
+        q.submit("b", "pb");
+        check("a", run(&mut q, "permanent"), Ok(Some("dead")))?;
+        check("b", run(&mut q, "transient"), Ok(Some("retry")))?;
+        check("b again", run(&mut q, "permanent"), Ok(Some("dead")))?;
+        check(
+            "entries",
+            q.state()["quarantine"].clone(),
+            json!([
+                {"id": "a", "payload": "pa", "attempts": 1, "reason": "permanent"},
+                {"id": "b", "payload": "pb", "attempts": 2, "reason": "permanent"},
+            ]),
+        )
+    }
+
+    fn quarantine_is_sticky(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 1)?;
+        q.submit("a", "pa");
+        run(&mut q, "permanent").ok();
+        check("nothing ready", run(&mut q, "success"), Ok(None))?;
+        check("done", q.state()["done"].clone(), json!([]))
+    }
+
+    fn replay_resets_at_the_tail_keeping_the_rest_in_order(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 2)?;
+        for id in ["a", "b", "c", "d"] {
+            q.submit(id, &format!("p{id}"));
+        }
+        for _ in 0..4 {
+            run(&mut q, "permanent").ok();
+        }
+        q.submit("e", "pe");
+        check("replay b", q.replay("b"), true)?;
+        check("again", q.replay("b"), false)?;
+        check("unknown", q.replay("zz"), false)?;
+        check(
+            "state",
             q.state(),
             json!({
-                "ready": [],
-                "done": ["b"],
-                "quarantine": [{"id": "a", "payload": "pa", "attempts": 2, "reason": "exhausted"}],
-            })
-        );
+                "ready": [
+                    {"id": "e", "payload": "pe", "attempts": 0},
+                    {"id": "b", "payload": "pb", "attempts": 0},
+                ],
+                "done": [],
+                "quarantine": [
+                    {"id": "a", "payload": "pa", "attempts": 1, "reason": "permanent"},
+                    {"id": "c", "payload": "pc", "attempts": 1, "reason": "permanent"},
+                    {"id": "d", "payload": "pd", "attempts": 1, "reason": "permanent"},
+                ],
+            }),
+        )
     }
 
-    #[test]
-    fn permanent_quarantines_with_budget_left_and_replay_resets() {
-        let mut q = queue(5);
+    fn views_are_deep_copies(make: Make) -> Result<(), String> {
+        let mut q = queue(make, 1)?;
         q.submit("a", "pa");
-        assert_eq!(q.process(&json!("permanent")).unwrap(), Some(Verdict::Dead));
-        assert_eq!(q.state()["quarantine"][0]["reason"], "permanent");
-        assert!(q.replay("a"));
-        assert!(!q.replay("a"));
-        assert!(!q.replay("nope"));
-        assert_eq!(
-            q.state()["ready"],
-            json!([{"id": "a", "payload": "pa", "attempts": 0}])
-        );
-    }
-
-    #[test]
-    fn mutating_a_view_leaves_the_queue_alone() {
-        let mut q = queue(1);
-        q.submit("a", "pa");
-        q.process(&json!("transient")).unwrap();
+        q.submit("b", "pb");
+        run(&mut q, "success").ok();
+        run(&mut q, "transient").ok();
         let before = q.state();
-        q.mutate_state(&json!([{"op": "clear", "path": ["quarantine"]}]))
-            .unwrap();
-        assert_eq!(q.state(), before);
+        for ops in [
+            json!([{"op": "set", "path": ["quarantine", 0, "reason"], "value": "permanent"}]),
+            json!([{"op": "append", "path": ["done"], "value": "zz"}]),
+            json!([{"op": "clear", "path": ["quarantine"]}]),
+        ] {
+            q.mutate_state(&ops).map_err(|e| e.describe())?;
+            check(&format!("after {ops}"), q.state(), before.clone())?;
+        }
+        Ok(())
+    }
+
+    const SCENARIOS: &[(&str, Scenario)] = &[
+        ("max-attempts-validated", budgets_are_validated),
+        (
+            "submit-tail, transient-retry-tail",
+            submit_and_retry_go_to_the_tail,
+        ),
+        ("outcome-validated-first", invalid_outcomes_touch_nothing),
+        ("empty-returns-none", empty_returns_none),
+        (
+            "attempt-counted-first, exhausted-quarantine",
+            attempts_count_before_deciding,
+        ),
+        ("success-done", success_goes_to_done_in_order),
+        ("permanent-quarantine", permanent_is_quarantined_at_once),
+        ("quarantine-sticky", quarantine_is_sticky),
+        (
+            "replay-resets, replay-missing-false",
+            replay_resets_at_the_tail_keeping_the_rest_in_order,
+        ),
+        ("state-deep-copy", views_are_deep_copies),
+    ];
+
+    #[test]
+    fn the_reference_keeps_every_rule() {
+        for (rule, scenario) in SCENARIOS {
+            assert_eq!(scenario(&RetryQueue::new), Ok(()), "{rule}");
+        }
+    }
+
+    #[test]
+    fn every_mistake_of_the_catalogue_breaks_a_scenario() {
+        for slip in Slip::ALL {
+            let make = |raw: &Value| RetryQueue::with_slip(raw, *slip);
+            let caught = SCENARIOS
+                .iter()
+                .any(|(_, scenario)| scenario(&make).is_err());
+            assert!(caught, "{slip:?} passes every scenario");
+        }
     }
 
     #[test]
     fn the_subject_decodes_protocol_calls() {
-        let mut q = queue(1);
+        let mut q = RetryQueue::new(&json!(1)).unwrap();
         let mut world = crate::implementation::NoWorld;
         let mut call = |q: &mut RetryQueue, method: &str, args: Value| {
             let args = args.as_array().cloned().unwrap_or_default();
