@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use dlqspec::authoring::bless::{self, Blessing};
 use dlqspec::builtin::Builtin;
@@ -15,9 +16,35 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `dlqspec` binary users run, built once per test run by `cargo build --release`.
+///
+/// Not `CARGO_BIN_EXE_dlqspec`: `cargo test` builds that one with the features the
+/// dev-dependencies switch on in shared crates (serde_json's `float_roundtrip`, regex's Unicode
+/// tables, through jsonschema), so it is not the program that ships. A release build outside
+/// the test build is; `.ci/run` and the README build it first, which makes this a no-op.
+/// `DLQSPEC_TEST_BINARY=PATH` runs the tests against another build instead.
+pub fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        if let Some(path) = std::env::var_os("DLQSPEC_TEST_BINARY") {
+            return PathBuf::from(path);
+        }
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--release", "--quiet", "--locked", "--bin", "dlqspec"])
+            .current_dir(root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build --release failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| root().join("target"), PathBuf::from);
+        target.join("release").join("dlqspec")
+    })
+}
+
 /// A `dlqspec` command run from the repository root, without colors or CI-specific output.
 pub fn dlqspec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dlqspec"));
+    let mut command = Command::new(binary());
     command
         .current_dir(root())
         .env_remove("GITHUB_ACTIONS")

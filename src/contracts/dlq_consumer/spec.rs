@@ -134,17 +134,18 @@ pub struct ReplayStep {
 pub struct FaultSpec {
     pub crash: CrashTiming,
     /// An effect of the world: faults never wait on a read, which an implementation may make
-    /// any number of times, or not at all.
-    pub call: Spanned<WorldCallName>,
+    /// any number of times, or not at all. Checked on loading (`EffectCall`).
+    #[schemars(with = "EffectCall")]
+    pub call: Spanned<String>,
     /// Fire on the n-th matching call from now on (default: the next one).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub nth: Option<Spanned<u32>>,
 }
 
-/// The world's calls, as a closed list so a typo is told what it could be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum WorldCallName {
+/// The world's effects a fault can crash: the closed list, for the schema and for checking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
+pub enum EffectCall {
     #[serde(rename = "queue.send")]
     QueueSend,
     #[serde(rename = "queue.receive")]
@@ -155,30 +156,44 @@ pub enum WorldCallName {
     QueueRetry,
     #[serde(rename = "dlq.put")]
     DlqPut,
-    #[serde(rename = "dlq.has")]
-    DlqHas,
     #[serde(rename = "dlq.remove")]
     DlqRemove,
-    #[serde(rename = "dlq.entries")]
-    DlqEntries,
     #[serde(rename = "handler")]
     Handler,
 }
 
-impl WorldCallName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorldCallName::QueueSend => "queue.send",
-            WorldCallName::QueueReceive => "queue.receive",
-            WorldCallName::QueueAck => "queue.ack",
-            WorldCallName::QueueRetry => "queue.retry",
-            WorldCallName::DlqPut => "dlq.put",
-            WorldCallName::DlqHas => "dlq.has",
-            WorldCallName::DlqRemove => "dlq.remove",
-            WorldCallName::DlqEntries => "dlq.entries",
-            WorldCallName::Handler => "handler",
-        }
+/// The effects a fault can wait on, by name.
+pub const EFFECT_CALLS: &[&str] = &[
+    "queue.send",
+    "queue.receive",
+    "queue.ack",
+    "queue.retry",
+    "dlq.put",
+    "dlq.remove",
+    "handler",
+];
+
+/// Why `call` cannot be a fault's call, if it cannot: a read (with the reason), or no call of
+/// the world (with the list and the nearest one).
+fn check_fault_call(call: &str) -> Result<(), String> {
+    if EFFECT_CALLS.contains(&call) {
+        return Ok(());
     }
+    if matches!(
+        call,
+        "dlq.has" | "dlq.entries" | "queue.pending" | "clock.now"
+    ) {
+        return Err(format!(
+            "`{call}` is a read, and CONTRACTS.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
+        ));
+    }
+    let near = crate::suggest::nearest(call, EFFECT_CALLS)
+        .map(|near| format!(" (did you mean `{near}`?)"))
+        .unwrap_or_default();
+    Err(format!(
+        "unknown call `{call}`{near}; a fault waits on one of {}",
+        EFFECT_CALLS.join(", ")
+    ))
 }
 
 /// What the world must look like. Only the keys written are checked.
@@ -402,19 +417,8 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             Step::Fault(FaultSpec { nth: Some(nth), .. }) if nth.value == 0 => {
                 return Err(invalid(yaml::at(nth), "`nth` counts from 1".into()));
             }
-            Step::Fault(FaultSpec { call, .. })
-                if matches!(
-                    call.value,
-                    WorldCallName::DlqHas | WorldCallName::DlqEntries
-                ) =>
-            {
-                let read = call.value.as_str();
-                return Err(invalid(
-                    yaml::at(call),
-                    format!(
-                        "`{read}` is a read, and CONTRACTS.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
-                    ),
-                ));
+            Step::Fault(FaultSpec { call, .. }) => {
+                check_fault_call(&call.value).map_err(|why| invalid(yaml::at(call), why))?
             }
             Step::Expect(expect) => check_trace(file, expect, &known_ids)?,
             _ => {}
@@ -521,12 +525,9 @@ mod tests {
     fn unknown_world_calls_in_faults_list_the_known_ones() {
         let text = format!("{HEAD}steps:\n  - fault: {{crash: after, call: dlq.putt}}\n");
         let error = load_text(&text).unwrap_err();
-        assert!(
-            error
-                .message
-                .starts_with("unknown value `dlq.putt`, expected one of queue.send,"),
-            "{}",
-            error.message
+        assert_eq!(
+            error.message,
+            "unknown call `dlq.putt` (did you mean `dlq.put`?); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler"
         );
     }
 }

@@ -11,16 +11,7 @@
 
 use std::collections::HashSet;
 
-/// The calls a fault may crash, as trace lines name them.
-const CRASHABLE: &[&str] = &[
-    "queue.send",
-    "queue.receive",
-    "queue.ack",
-    "queue.retry",
-    "dlq.put",
-    "dlq.remove",
-    "handler",
-];
+use super::spec::EFFECT_CALLS;
 
 /// Effects written `name(ID)`.
 const ON_AN_ID: &[&str] = &[
@@ -48,12 +39,12 @@ pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
     }
     for timing in ["before", "after"] {
         if let Some(call) = line.strip_suffix(&format!(" -> crash (injected {timing} the call)")) {
-            return if CRASHABLE.contains(&call) {
+            return if EFFECT_CALLS.contains(&call) {
                 Ok(())
             } else {
                 Err(format!(
                     "`{call}` is not a call a fault can crash; expected one of {}",
-                    CRASHABLE.join(", ")
+                    EFFECT_CALLS.join(", ")
                 ))
             };
         }
