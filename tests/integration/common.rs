@@ -31,7 +31,14 @@ pub fn binary() -> &'static Path {
         }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--release", "--quiet", "--locked", "--bin", "dlqspec"])
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "--locked",
+                "--bin",
+                "dlqspec",
+            ])
             .current_dir(root())
             .status()
             .expect("cargo runs");

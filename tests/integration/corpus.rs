@@ -10,7 +10,7 @@ use crate::common::{Ran, dlqspec, node_tests, ran, root};
 
 /// Broken solutions that no language-neutral spec can catch, and why. Each must still pass
 /// every spec: one that starts failing is stale here and must be moved out of this list.
-const KNOWN_SURVIVORS: &[(&str, &str)] = &[
+pub const KNOWN_SURVIVORS: &[(&str, &str)] = &[
     (
         "dlq_error_args0.py",
         "e.args[0] and str(e) differ only for exceptions made with several arguments, and a handler raises with one message",
@@ -26,7 +26,7 @@ const KNOWN_SURVIVORS: &[(&str, &str)] = &[
 ];
 
 /// The solution files of a corpus folder, sorted: helpers and type declarations left out.
-fn solutions(folder: &str) -> Vec<PathBuf> {
+pub fn solutions(folder: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
         .expect("corpus folder")
         .map(|entry| entry.expect("entry").path())

@@ -65,7 +65,8 @@ fn every_broken_fixture_has_an_expectation_beside_it() {
         .map(|e| e.replace(".expected", ".yaml"))
         .collect();
     assert_eq!(specs, expectations);
-    assert!(specs.len() >= 10, "only {} fixtures", specs.len());
+    // How many there are is the README's figure, checked in figures.rs.
+    assert!(!specs.is_empty());
 }
 
 #[test]

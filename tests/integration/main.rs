@@ -4,6 +4,7 @@ mod authoring;
 mod common;
 mod corpus;
 mod external;
+mod figures;
 mod fixtures;
 mod mutations;
 mod reports;

@@ -19,7 +19,7 @@ use dlqspec::yaml_edit::{self, Document, Kind, Node};
 use crate::common::{dlqspec, path_arg, ran, root, verdicts};
 
 /// One changed expectation in a copy of a bundled spec.
-struct Mutant {
+pub struct Mutant {
     line: usize,
     text: String,
     /// The value written now, and the value it replaced (which the built-in produces).
@@ -220,7 +220,7 @@ fn expectation_scalars<'n>(
     found
 }
 
-fn mutants_of(spec: &Path) -> Vec<Mutant> {
+pub fn mutants_of(spec: &Path) -> Vec<Mutant> {
     let text = std::fs::read_to_string(spec).expect("spec readable");
     let document = Document::parse(&text).expect("a bundled spec parses");
     let contract = match document.value(document.root()) {

@@ -22,7 +22,8 @@ fn the_bundled_suite_passes_on_the_builtin_implementation() {
     let ran = run(&["run", "specs"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let specs = bundled_specs();
-    assert!(specs.len() >= 32, "only {} bundled specs", specs.len());
+    // How many there are is the README's figure, checked in figures.rs.
+    assert!(!specs.is_empty());
     for spec in &specs {
         assert!(
             ran.stdout

@@ -29,7 +29,8 @@ pub struct SpecFile {
     /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
     pub rules: Vec<Spanned<String>>,
-    /// The consumer's budget of deliveries (3 when left out).
+    /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
+    /// own default (the lesson's 3) is what runs.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_attempts: Option<Spanned<u64>>,

@@ -7,7 +7,7 @@ description: >
   Say in a sentence or two what this scenario shows and why it matters.
 # The rules this scenario checks; `dlqspec rules` lists them all.
 rules: [dlq-consumer/transient-retry, dlq-consumer/success]
-# The consumer's budget of deliveries; 3 when left out.
+# The consumer's budget of deliveries; left out, the consumer's own default (the lesson's 3).
 max_attempts: 3
 # The messages in the queue at the start, in order.
 messages:

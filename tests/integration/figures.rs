@@ -1,0 +1,102 @@
+//! The README's figures are the suite's own: each count in its table is derived here from the
+//! folders and catalogues it describes, so removing a spec, a solution or a fixture without
+//! updating the README fails.
+
+use std::collections::BTreeMap;
+
+use dlqspec::contracts;
+use dlqspec::discover;
+
+use crate::common::root;
+use crate::corpus::{KNOWN_SURVIVORS, solutions};
+use crate::mutations::mutants_of;
+
+/// The rows of the README table whose header is `| checked in CI | count |`.
+fn readme_figures() -> BTreeMap<String, usize> {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let table = readme
+        .split("| checked in CI | count |")
+        .nth(1)
+        .expect("the README has the table of figures");
+    table
+        .lines()
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            let count = cells[1].parse().expect("a whole number");
+            (cells[0].to_owned(), count)
+        })
+        .collect()
+}
+
+fn specs_of(contract: &str) -> usize {
+    discover::spec_files(&[root().join("specs").join(contract)])
+        .expect("the bundled suite")
+        .len()
+}
+
+#[test]
+fn the_readme_figures_are_the_counts_of_the_suite() {
+    let broken: usize = solutions("tests/solutions")
+        .iter()
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("only_"))
+        })
+        .count();
+    let mistakes = |name: &str| contracts::find(name).expect("a contract").mistakes().len();
+    let mutants: usize = discover::spec_files(&[root().join("specs")])
+        .expect("the bundled suite")
+        .iter()
+        .map(|spec| mutants_of(spec).len())
+        .sum();
+    let fixtures = std::fs::read_dir(root().join("tests/fixtures/broken"))
+        .expect("fixtures")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "yaml"))
+        })
+        .count();
+    let derived: BTreeMap<String, usize> = [
+        ("bundled specs of dlq-consumer", specs_of("dlq-consumer")),
+        ("bundled specs of outcome-queue", specs_of("outcome-queue")),
+        (
+            "correct solutions in the precision corpus, each passing every bundled spec",
+            solutions("tests/precision").len(),
+        ),
+        (
+            "broken solutions, each failing a spec of the rule it breaks with a diff",
+            broken - KNOWN_SURVIVORS.len(),
+        ),
+        (
+            "broken solutions no language-neutral spec can catch, listed with the reason",
+            KNOWN_SURVIVORS.len(),
+        ),
+        (
+            "classic mistakes of the dlq-consumer reference, each failing a spec of its rule",
+            mistakes("dlq-consumer"),
+        ),
+        (
+            "classic mistakes of the outcome-queue reference, each failing a spec of its rule",
+            mistakes("outcome-queue"),
+        ),
+        (
+            "changed expectation values, each failing with a diff of that value",
+            mutants,
+        ),
+        (
+            "broken spec fixtures, each with its exact `path:line:col` message",
+            fixtures,
+        ),
+    ]
+    .into_iter()
+    .map(|(label, count)| (label.to_owned(), count))
+    .collect();
+    assert_eq!(
+        readme_figures(),
+        derived,
+        "update the README's table of figures"
+    );
+}
