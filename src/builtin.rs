@@ -47,6 +47,31 @@ impl Builtin {
         }
     }
 
+    /// The built-in implementation of `contract` making the catalogue mistake `mistake`, whose
+    /// subjects `make` builds from a spec's arguments. It is not the reference; specs of another
+    /// contract are skipped.
+    pub fn mistaken(
+        contract: &'static str,
+        mistake: &'static str,
+        mut make: impl FnMut(&Value) -> Result<Box<dyn Subject>, Reply> + Send + 'static,
+    ) -> Self {
+        let info = ImplInfo {
+            label: format!("builtin with mistake `{mistake}`"),
+            language: "rust".into(),
+            is_reference: false,
+        };
+        let factory = move |asked: &str, args: &Value| {
+            if asked == contract {
+                make(args)
+            } else {
+                Err(Reply::Skipped(format!(
+                    "the mistake `{mistake}` is one of {contract}"
+                )))
+            }
+        };
+        Self::from_subjects(info, Box::new(factory))
+    }
+
     /// Runs `reset` before each spec, for subjects that share state the way a process's
     /// globals are shared by its instances.
     pub fn on_begin_spec(mut self, reset: Box<dyn FnMut() + Send>) -> Self {

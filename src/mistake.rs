@@ -52,3 +52,45 @@ macro_rules! mistakes {
         }
     };
 }
+
+/// For unit tests of a reference implementation's scenarios: `Ok` when `got` is `want`, else
+/// what differs, so a scenario can say which check a mistake broke.
+#[cfg(test)]
+pub fn expect_eq<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    got: T,
+    want: T,
+) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: got {got:?}, want {want:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::contracts::CONTRACTS;
+
+    #[test]
+    fn every_catalogue_has_unique_ids_and_a_mistake_for_every_rule() {
+        for contract in CONTRACTS {
+            let catalogue = contract.mistakes();
+            let mut ids: Vec<_> = catalogue.iter().map(|m| m.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), catalogue.len(), "{}", contract.name());
+            for rule in contract.rules() {
+                assert!(
+                    catalogue.iter().any(|m| m.rule.id == rule.id),
+                    "no mistake breaks {}",
+                    rule.id
+                );
+            }
+            for mistake in catalogue {
+                assert!(contract.mistaken(mistake.id).is_some(), "{}", mistake.id);
+            }
+            assert!(contract.mistaken("no-such-mistake").is_none());
+        }
+    }
+}

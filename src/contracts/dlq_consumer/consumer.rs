@@ -442,13 +442,7 @@ mod tests {
     /// A scenario passes (`Ok`) or says what went wrong.
     type Scenario = fn(Make) -> Result<(), String>;
 
-    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("{what}: got {got:?}, want {want:?}"))
-        }
-    }
+    use crate::mistake::expect_eq as check;
 
     fn entry(world: &World, index: usize) -> Value {
         world.dlq().get(index).cloned().unwrap_or(Value::Null)

@@ -11,7 +11,7 @@ use super::rules::RULES;
 use super::spec;
 use crate::builtin::Builtin;
 use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::{ImplInfo, Reply};
+use crate::implementation::Reply;
 use crate::mistake::Mistake;
 use crate::rule::Rule;
 use crate::source::SourceFile;
@@ -56,26 +56,13 @@ impl Contract for DlqConsumerContract {
         // One process's globals, shared by its consumer instances and reset for each spec.
         let globals = Arc::new(Mutex::new(Globals::default()));
         let shared = Arc::clone(&globals);
-        let info = ImplInfo {
-            label: format!("builtin with mistake `{id}`"),
-            language: "rust".into(),
-            is_reference: false,
-        };
-        let make = move |contract: &str, args: &Value| -> Result<Box<dyn Subject>, Reply> {
-            if contract != NAME {
-                return Err(Reply::Skipped(format!(
-                    "the mistake `{id}` is one of {NAME}"
-                )));
-            }
-            let consumer =
-                DlqConsumer::with_slip(max_attempts_from(args), slip, Arc::clone(&shared));
+        let make = move |args: &Value| -> Result<Box<dyn Subject>, Reply> {
+            let max_attempts = max_attempts_from(args);
+            let consumer = DlqConsumer::with_slip(max_attempts, slip, Arc::clone(&shared));
             Ok(Box::new(consumer))
         };
-        Some(
-            Builtin::from_subjects(info, Box::new(make)).on_begin_spec(Box::new(move || {
-                *globals.lock().unwrap_or_else(|p| p.into_inner()) = Globals::default();
-            })),
-        )
+        let reset = move || *globals.lock().unwrap_or_else(|p| p.into_inner()) = Globals::default();
+        Some(Builtin::mistaken(NAME, id, make).on_begin_spec(Box::new(reset)))
     }
 
     fn schema(&self, generator: &mut SchemaGenerator) -> Schema {

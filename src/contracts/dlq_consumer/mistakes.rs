@@ -85,26 +85,3 @@ crate::mistakes! {
     ReplayRepeatsIds = "replay-repeats-ids", REPLAY_SELECTION,
         "sends an id as often as it is given: replay([a, a]) sends a twice";
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_unique_and_every_rule_of_the_contract_has_a_mistake() {
-        let mut ids: Vec<_> = MISTAKES.iter().map(|m| m.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), MISTAKES.len());
-        assert_eq!(Slip::ALL.len(), MISTAKES.len());
-        for rule in RULES {
-            assert!(
-                MISTAKES.iter().any(|m| m.rule.id == rule.id),
-                "no mistake breaks {}",
-                rule.id
-            );
-        }
-        assert_eq!(Slip::of("no-dedupe"), Some(Slip::NoDedupe));
-        assert_eq!(Slip::of("nope"), None);
-    }
-}

@@ -9,7 +9,7 @@ use super::rules::RULES;
 use super::spec;
 use crate::builtin::Builtin;
 use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::{ImplInfo, Reply};
+use crate::implementation::Reply;
 use crate::mistake::Mistake;
 use crate::rule::Rule;
 use crate::source::SourceFile;
@@ -56,24 +56,14 @@ impl Contract for OutcomeQueueContract {
     fn mistaken(&self, id: &str) -> Option<Builtin> {
         let slip = Slip::of(id)?;
         let id = crate::mistake::find(MISTAKES, id)?.id;
-        let info = ImplInfo {
-            label: format!("builtin with mistake `{id}`"),
-            language: "rust".into(),
-            is_reference: false,
-        };
-        let make = move |contract: &str, args: &Value| -> Result<Box<dyn Subject>, Reply> {
-            if contract != NAME {
-                return Err(Reply::Skipped(format!(
-                    "the mistake `{id}` is one of {NAME}"
-                )));
-            }
+        let make = move |args: &Value| -> Result<Box<dyn Subject>, Reply> {
             let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
             match RetryQueue::with_slip(max_attempts, slip) {
                 Ok(queue) => Ok(Box::new(queue)),
                 Err(raised) => Err(Reply::Raised(raised)),
             }
         };
-        Some(Builtin::from_subjects(info, Box::new(make)))
+        Some(Builtin::mistaken(NAME, id, make))
     }
 
     fn schema(&self, generator: &mut SchemaGenerator) -> Schema {

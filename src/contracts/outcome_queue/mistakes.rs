@@ -69,24 +69,3 @@ crate::mistakes! {
     SharedDone = "shared-done", STATE_DEEP_COPY,
         "returns its own done list from state(), not a copy";
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_unique_and_every_rule_of_the_contract_has_a_mistake() {
-        let mut ids: Vec<_> = MISTAKES.iter().map(|m| m.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), MISTAKES.len());
-        assert_eq!(Slip::ALL.len(), MISTAKES.len());
-        for rule in RULES {
-            assert!(
-                MISTAKES.iter().any(|m| m.rule.id == rule.id),
-                "no mistake breaks {}",
-                rule.id
-            );
-        }
-    }
-}

@@ -512,13 +512,7 @@ mod tests {
     type Make<'m> = &'m dyn Fn(&Value) -> Result<RetryQueue, Raised>;
     type Scenario = fn(Make) -> Result<(), String>;
 
-    fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
-        if got == want {
-            Ok(())
-        } else {
-            Err(format!("{what}: got {got:?}, want {want:?}"))
-        }
-    }
+    use crate::mistake::expect_eq as check;
 
     fn queue(make: Make, max_attempts: u64) -> Result<RetryQueue, String> {
         make(&json!(max_attempts)).map_err(|e| e.describe())
