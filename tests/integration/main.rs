@@ -6,6 +6,7 @@ mod corpus;
 mod external;
 mod fixtures;
 mod mutations;
+mod promises;
 mod reports;
 mod robustness;
 mod run_cli;
