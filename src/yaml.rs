@@ -61,6 +61,9 @@ fn polish(message: &str) -> String {
         }
         "expected sequence start" => "expected a list".to_owned(),
         "expected mapping start" => "expected a mapping (`key: value` lines)".to_owned(),
+        "cannot deserialize null into string; use Option<String>" => {
+            "expected text, found nothing (empty text is written \"\")".to_owned()
+        }
         _ => message,
     }
 }
@@ -326,6 +329,8 @@ mod tests {
         items: Vec<String>,
         #[serde(default)]
         table: std::collections::BTreeMap<String, u64>,
+        #[serde(default)]
+        text: String,
     }
 
     #[test]
@@ -338,6 +343,11 @@ mod tests {
             ),
             ("count: -1\n", "expected a whole number, 0 or more", (1, 8)),
             ("items: x\n", "expected a list", (1, 8)),
+            (
+                "text:\n",
+                "expected text, found nothing (empty text is written \"\")",
+                (1, 5),
+            ),
             (
                 "table: [1]\n",
                 "expected a mapping (`key: value` lines)",

@@ -46,9 +46,11 @@ impl ReportOptions {
         std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
     }
 
-    /// A progress bar only for a person watching: stderr is a terminal and this is no CI job.
+    /// A progress bar only for a person watching: stdout and stderr are terminals and this is
+    /// no CI job. Not when stdout alone is piped: `dlqspec run | less` would get the bar drawn
+    /// across the pager's screen.
     pub fn progress_wanted() -> bool {
-        std::env::var_os("CI").is_none() && io::stderr().is_terminal()
+        std::env::var_os("CI").is_none() && io::stderr().is_terminal() && io::stdout().is_terminal()
     }
 }
 

@@ -761,42 +761,58 @@ fn real_traffic_validates_against_the_json_schemas() {
 
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("traffic.log");
-    let mut runs: Vec<Vec<&str>> = vec![
-        vec![
-            "run",
-            "specs",
-            "--impl",
-            "python:examples/python/solution.py",
-        ],
-        vec!["smoke", "--impl", "python:examples/python/solution.py"],
-        vec!["smoke", "--impl", "python:tests/impls/syntax_error.py"],
-        vec![
-            "run",
-            "specs",
-            "--impl",
-            "python:tests/solutions/dlq_no_dedupe.py",
-        ],
+    // Each run with the exit code it must give: traffic of a run that went wrong proves little.
+    let mut runs: Vec<(Vec<&str>, i32)> = vec![
+        (
+            vec![
+                "run",
+                "specs",
+                "--impl",
+                "python:examples/python/solution.py",
+            ],
+            0,
+        ),
+        (
+            vec!["smoke", "--impl", "python:examples/python/solution.py"],
+            0,
+        ),
+        (
+            vec!["smoke", "--impl", "python:tests/impls/syntax_error.py"],
+            1,
+        ),
+        (
+            vec![
+                "run",
+                "specs",
+                "--impl",
+                "python:tests/solutions/dlq_no_dedupe.py",
+            ],
+            1,
+        ),
     ];
     if node_tests() {
-        runs.push(vec![
-            "run",
-            "specs",
-            "--impl",
-            "node:examples/javascript/solution.mjs",
-        ]);
-        runs.push(vec![
-            "smoke",
-            "--impl",
-            "node:examples/javascript/solution.mjs",
-        ]);
+        runs.push((
+            vec![
+                "run",
+                "specs",
+                "--impl",
+                "node:examples/javascript/solution.mjs",
+            ],
+            0,
+        ));
+        runs.push((
+            vec!["smoke", "--impl", "node:examples/javascript/solution.mjs"],
+            0,
+        ));
     }
-    for args in &runs {
+    for (args, code) in &runs {
         let output = external()
             .args(args)
             .env("DLQSPEC_PROTOCOL_LOG", &log)
             .output()
             .expect("dlqspec runs");
-        assert!(output.status.code().is_some(), "{args:?}");
+        let ran = ran(output);
+        assert_eq!(ran.code, *code, "{args:?}\n{}{}", ran.stdout, ran.stderr);
     }
     let traffic = std::fs::read_to_string(&log).expect("traffic was logged");
     let mut seen = BTreeSet::new();

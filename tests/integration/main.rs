@@ -7,6 +7,7 @@ mod external;
 mod figures;
 mod fixtures;
 mod mutations;
+mod promises;
 mod reports;
 mod robustness;
 mod run_cli;
