@@ -82,30 +82,6 @@ pub struct StepFacts {
     pub returned: Option<Value>,
 }
 
-/// The parts of the world a step can change, to tell a step that did something from one that did not.
-#[derive(Debug, PartialEq)]
-struct Snapshot {
-    pending: Vec<String>,
-    in_flight: Vec<String>,
-    dlq: Vec<Value>,
-    clock: u64,
-    handler_calls: u64,
-    armed: usize,
-}
-
-impl Snapshot {
-    fn of(world: &World) -> Self {
-        Snapshot {
-            pending: world.pending(),
-            in_flight: world.in_flight(),
-            dlq: world.dlq().to_vec(),
-            clock: world.now(),
-            handler_calls: world.handler_calls().values().sum(),
-            armed: world.armed().len(),
-        }
-    }
-}
-
 impl DlqScenario {
     /// The consumer's budget: the spec's `max_attempts`, or the lesson's default.
     pub fn budget(&self) -> u64 {
@@ -123,12 +99,16 @@ impl DlqScenario {
             reference: implementation.info().is_reference,
             implementation,
             naming,
-            world: World::new(self.script.clone(), naming),
+            world: match mode {
+                RunMode::Record => World::new(self.script.clone(), naming).detailed(),
+                RunMode::Check => World::new(self.script.clone(), naming),
+            },
             alive: false,
             generation: 0,
             received_by: HashMap::new(),
             replayed: HashSet::new(),
             first_call: false,
+            misuse_reported: 0,
             recorder: Recorder::new(mode),
             facts: Vec::new(),
         };
@@ -165,6 +145,8 @@ struct Run<'a> {
     replayed: HashSet<String>,
     /// Whether the current consumer instance has not delivered anything yet.
     first_call: bool,
+    /// How many misuses of the world have been reported as a difference already.
+    misuse_reported: usize,
     recorder: Recorder,
     facts: Vec<StepFacts>,
 }
@@ -191,14 +173,13 @@ impl Run<'_> {
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {} ({})", index + 1, step.name());
             let heading = format!("step {} (line {})", index + 1, position.line);
-            let before = Snapshot::of(&self.world);
+            let before = self.world.version();
             let returned = self.step(&label, &heading, *position, step)?;
-            let after = Snapshot::of(&self.world);
             self.facts.push(StepFacts {
                 position: *position,
                 name: step.name(),
-                changed: before != after,
-                drained: after.pending.is_empty() && after.in_flight.is_empty(),
+                changed: self.world.version() != before,
+                drained: self.world.is_drained(),
                 returned,
             });
         }
@@ -413,6 +394,9 @@ impl Run<'_> {
 
     /// Adds what the world saw since journal entry `from` to the timeline.
     fn narrate(&mut self, from: usize) {
+        if !self.recorder.telling() {
+            return;
+        }
         let lines: Vec<String> = self.world.journal()[from..]
             .iter()
             .map(|happening| format!("    {}", happening.describe()))
@@ -777,16 +761,9 @@ impl Run<'_> {
             self.recorder.compare(label, checkpoint, Some(note))?;
             return Err(self.recorder.stop());
         }
-        let misuse = self.world.misuse();
-        let already = self
-            .recorder
-            .checkpoints()
-            .iter()
-            .filter(|c| c.label == "misuse")
-            .map(|c| c.actual["misuse"].as_array().map_or(0, Vec::len))
-            .max()
-            .unwrap_or(0);
-        if misuse.len() > already {
+        if self.world.misuse_count() > self.misuse_reported {
+            self.misuse_reported = self.world.misuse_count();
+            let misuse = self.world.misuse();
             let note = "the consumer misused the queue, the DLQ or the handler".to_owned();
             let checkpoint = Checkpoint {
                 position,

@@ -139,6 +139,15 @@ pub struct Unscripted {
 pub struct World {
     /// How the implementation spells message keys.
     naming: Naming,
+    /// Whether the journal keeps what only a person reads (the DLQ's ids after each change):
+    /// `explain` wants it, a plain run does not pay for it.
+    detailed: bool,
+    /// Counts every change to the world, so a step that changed nothing can be told cheaply.
+    version: u64,
+    /// How many entries each id has in the DLQ, so a lookup by id does not scan it.
+    dlq_count: HashMap<String, usize>,
+    /// How many misuses the journal holds.
+    misuses: usize,
     clock: u64,
     ready: VecDeque<Message>,
     /// In the order the messages were received, which is the order `recover` restores.
@@ -160,9 +169,21 @@ impl World {
         }
     }
 
+    /// A world whose journal also keeps what `explain` tells a person.
+    pub fn detailed(mut self) -> Self {
+        self.detailed = true;
+        self
+    }
+
+    /// A number that changes whenever the world does.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     // The harness's own actions: the spec's steps, not calls by the implementation.
 
     pub fn send(&mut self, id: &str, body: &str) {
+        self.version += 1;
         self.ready.push_back(Message {
             id: id.to_owned(),
             body: body.to_owned(),
@@ -172,14 +193,21 @@ impl World {
     }
 
     pub fn recover(&mut self) {
+        if !self.in_flight.is_empty() {
+            self.version += 1;
+        }
         self.ready.extend(self.in_flight.drain(..));
     }
 
     pub fn advance(&mut self, by: u64) {
+        if by > 0 {
+            self.version += 1;
+        }
         self.clock = self.clock.saturating_add(by);
     }
 
     pub fn arm(&mut self, fault: Fault) {
+        self.version += 1;
         self.faults.push(fault);
     }
 
@@ -191,6 +219,11 @@ impl World {
 
     pub fn pending(&self) -> Vec<String> {
         self.ready.iter().map(|m| m.id.clone()).collect()
+    }
+
+    /// Whether nothing is ready and nothing is in flight.
+    pub fn is_drained(&self) -> bool {
+        self.ready.is_empty() && self.in_flight.is_empty()
     }
 
     pub fn in_flight(&self) -> Vec<String> {
@@ -213,6 +246,11 @@ impl World {
             .filter(|happening| happening.is_effect())
             .map(Happening::trace_line)
             .collect()
+    }
+
+    /// How many times the world was misused so far.
+    pub fn misuse_count(&self) -> usize {
+        self.misuses
     }
 
     /// Every misuse of the world, in order.
@@ -248,7 +286,22 @@ impl World {
     }
 
     fn happened(&mut self, happening: Happening) {
+        if happening.is_effect() {
+            self.version += 1;
+        }
+        if matches!(happening, Happening::Misused { .. }) {
+            self.misuses += 1;
+        }
         self.journal.push(happening);
+    }
+
+    /// The DLQ's ids for the journal, when it is detailed; a plain run keeps none.
+    fn dlq_view(&self) -> Vec<String> {
+        if self.detailed {
+            self.dlq_ids()
+        } else {
+            Vec::new()
+        }
     }
 
     /// Takes the record of an unscripted handler call, if one happened since the last take.
@@ -275,7 +328,7 @@ impl World {
     }
 
     fn dlq_has(&self, id: &str) -> bool {
-        self.dlq.iter().any(|e| e["id"] == *id)
+        self.dlq_count.get(id).is_some_and(|n| *n > 0)
     }
 
     /// Removes and returns the timing of a fault that fires on this call.
@@ -347,14 +400,20 @@ impl World {
                 Ok(Value::Null)
             }
             ("queue.pending", []) => {
-                let ids = self.pending();
+                let pending = self.pending();
+                let ids = if self.detailed {
+                    pending.clone()
+                } else {
+                    Vec::new()
+                };
                 self.happened(Happening::PendingRead { ids });
-                Ok(json!(self.pending()))
+                Ok(json!(pending))
             }
             ("dlq.put", [entry @ Value::Object(fields)]) => match fields.get("id") {
                 Some(Value::String(id)) => {
                     self.dlq.push(entry.clone());
-                    let dlq = self.dlq_ids();
+                    *self.dlq_count.entry(id.clone()).or_insert(0) += 1;
+                    let dlq = self.dlq_view();
                     let (id, entry) = (id.clone(), entry.clone());
                     self.happened(Happening::Put { id, entry, dlq });
                     Ok(Value::Null)
@@ -368,15 +427,16 @@ impl World {
                 Ok(Value::Bool(has))
             }
             ("dlq.remove", [Value::String(id)]) => {
-                let before = self.dlq.len();
-                self.dlq.retain(|e| e["id"] != *id.as_str());
-                let removed = self.dlq.len() != before;
-                let (id, dlq) = (id.clone(), self.dlq_ids());
+                let removed = self.dlq_count.remove(id.as_str()).is_some_and(|n| n > 0);
+                if removed {
+                    self.dlq.retain(|e| e["id"] != *id.as_str());
+                }
+                let (id, dlq) = (id.clone(), self.dlq_view());
                 self.happened(Happening::Removed { id, removed, dlq });
                 Ok(Value::Bool(removed))
             }
             ("dlq.entries", []) => {
-                let dlq = self.dlq_ids();
+                let dlq = self.dlq_view();
                 self.happened(Happening::EntriesRead { dlq });
                 Ok(Value::Array(self.dlq.clone()))
             }
