@@ -81,11 +81,15 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     let scenario = contract.load(&file)?;
     for (rule, position) in &scenario.header().rules {
         if !contract.rules().iter().any(|r| r.id == rule) {
+            let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
+            let near = crate::suggest::nearest(rule, &ids)
+                .map(|near| format!(" (did you mean `{near}`?)"))
+                .unwrap_or_default();
             return Err(SpecError::invalid(
                 &file,
                 *position,
                 format!(
-                    "unknown rule `{rule}`; `dlqspec rules` lists the rules of {}",
+                    "unknown rule `{rule}`{near}; `dlqspec rules` lists the rules of {}",
                     contract.name()
                 ),
             ));
@@ -145,7 +149,13 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
         SpecError::invalid(
             file,
             yaml::at(&name),
-            format!("unknown contract `{}`; expected one of {known}", name.value),
+            format!(
+                "unknown contract `{}`{}; expected one of {known}",
+                name.value,
+                crate::suggest::nearest(&name.value, &contracts::registry::names())
+                    .map(|near| format!(" (did you mean `{near}`?)"))
+                    .unwrap_or_default()
+            ),
         )
     })
 }

@@ -53,7 +53,10 @@ fn polish(message: &str) -> String {
     }
     // serde names Rust enum variants, types and parser events; spec authors think in YAML values.
     if let Some(rest) = message.strip_prefix("unknown variant ") {
-        return format!("unknown value {rest}");
+        return did_you_mean(&format!("unknown value {rest}"));
+    }
+    if message.starts_with("unknown field ") {
+        return did_you_mean(&message);
     }
     match message.as_str() {
         "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
@@ -65,6 +68,20 @@ fn polish(message: &str) -> String {
             "expected text, found nothing (empty text is written \"\")".to_owned()
         }
         _ => message,
+    }
+}
+
+/// `unknown value|field `X`, expected one of a, b, c`, with the nearest of them suggested
+/// after `X` when one is near enough to be a typo.
+fn did_you_mean(message: &str) -> String {
+    let Some((head, list)) = message.split_once(", expected one of ") else {
+        return message.to_owned();
+    };
+    let unknown = head.split('`').nth(1).unwrap_or_default();
+    let choices: Vec<&str> = list.split(", ").map(|c| c.trim_matches('`')).collect();
+    match crate::suggest::nearest(unknown, &choices) {
+        Some(near) => format!("{head} (did you mean `{near}`?), expected one of {list}"),
+        None => message.to_owned(),
     }
 }
 
@@ -362,7 +379,7 @@ mod tests {
         let error = parse_text::<Steps>("steps: [recover, {proces: ok}]\n").unwrap_err();
         assert_eq!(
             error.message,
-            "unknown value `proces`, expected one of process, recover"
+            "unknown value `proces` (did you mean `process`?), expected one of process, recover"
         );
     }
 
