@@ -53,6 +53,44 @@ impl SourceFile {
             .nth(line.checked_sub(1)?)
             .map(|l| l.trim_end_matches('\r'))
     }
+
+    /// The part of `position`'s line an error message quotes: the whole line when it is short,
+    /// else [`EXCERPT_CHARS`] characters around the column (a spec may hold a line of any
+    /// length, and a message must not echo all of it).
+    pub fn excerpt(&self, position: Position) -> Option<Excerpt> {
+        let line = self.line(position.line)?;
+        let length = line.chars().count();
+        if length <= EXCERPT_CHARS {
+            return Some(Excerpt {
+                text: line.to_owned(),
+                skipped: 0,
+                cut: false,
+            });
+        }
+        let before = position.column.saturating_sub(1).min(length);
+        let skipped = before
+            .saturating_sub(EXCERPT_CHARS / 2)
+            .min(length - EXCERPT_CHARS);
+        Some(Excerpt {
+            text: line.chars().skip(skipped).take(EXCERPT_CHARS).collect(),
+            skipped,
+            cut: skipped + EXCERPT_CHARS < length,
+        })
+    }
+}
+
+/// How many characters of a long line an error message quotes around the column.
+pub const EXCERPT_CHARS: usize = 120;
+
+/// A line of a spec, or the window of it around a column, as an error message quotes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excerpt {
+    /// The characters quoted, as written (renderers escape what a terminal must not see raw).
+    pub text: String,
+    /// How many characters of the line come before `text`.
+    pub skipped: usize,
+    /// Whether the line goes on after `text`.
+    pub cut: bool,
 }
 
 pub fn display_path(path: &Path) -> String {
@@ -71,6 +109,25 @@ mod tests {
         assert_eq!(file.line(2), Some("second"));
         assert_eq!(file.line(0), None);
         assert_eq!(file.line(3), None);
+    }
+
+    #[test]
+    fn a_long_line_is_quoted_around_the_column() {
+        let line = format!("{}x{}", "a".repeat(500), "b".repeat(10_000));
+        let file = SourceFile::from_text("a.yaml", format!("first\n{line}\n"));
+        let excerpt = file.excerpt(Position::new(2, 501)).unwrap();
+        assert_eq!(excerpt.text.chars().count(), EXCERPT_CHARS);
+        assert_eq!(excerpt.skipped, 500 - EXCERPT_CHARS / 2);
+        assert_eq!(excerpt.text.chars().nth(EXCERPT_CHARS / 2), Some('x'));
+        assert!(excerpt.cut);
+        let end = file.excerpt(Position::new(2, 10_501)).unwrap();
+        assert_eq!(end.skipped, 10_501 - EXCERPT_CHARS);
+        assert!(!end.cut);
+        let short = file.excerpt(Position::new(1, 3)).unwrap();
+        assert_eq!(
+            (short.text.as_str(), short.skipped, short.cut),
+            ("first", 0, false)
+        );
     }
 
     #[test]

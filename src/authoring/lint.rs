@@ -14,8 +14,9 @@ use crate::loader::{self, LoadedSpec};
 use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
+use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::source::{Position, display_path};
+use crate::source::{Excerpt, Position, display_path};
 use crate::spec_error::SpecError;
 use crate::yaml_edit::Document;
 
@@ -38,7 +39,7 @@ pub enum Location {
     Spec {
         path: String,
         position: Position,
-        source_line: Option<String>,
+        source_line: Option<Excerpt>,
     },
     /// A rule of a contract (for a rule no spec covers).
     Rule(String),
@@ -126,7 +127,7 @@ pub fn lint(
                 location: Location::Spec {
                     path: path.clone(),
                     position,
-                    source_line: spec.file.line(position.line).map(str::to_owned),
+                    source_line: spec.file.excerpt(position),
                 },
                 message,
             }));
@@ -170,6 +171,7 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
         out.push('\n');
     }
     for (path, why) in &report.not_judged {
+        let path = sanitize::line(path);
         let _ = writeln!(out, "{path}: not linted, the run ended early:");
         for line in why.lines() {
             let _ = writeln!(out, "  {line}");
@@ -186,15 +188,18 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
             } => {
                 let _ = writeln!(
                     out,
-                    "{path}:{}:{}: {id}: {}",
-                    position.line, position.column, finding.message
+                    "{}:{}:{}: {id}: {}",
+                    sanitize::line(path),
+                    position.line,
+                    position.column,
+                    sanitize::text(&finding.message)
                 );
                 if let Some(line) = source_line {
                     out.push_str(&crate::report::render::caret(line, *position, palette));
                 }
             }
             Location::Rule(rule) => {
-                let _ = writeln!(out, "{rule}: {id}: {}", finding.message);
+                let _ = writeln!(out, "{rule}: {id}: {}", sanitize::text(&finding.message));
             }
         }
     }

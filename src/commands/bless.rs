@@ -6,6 +6,7 @@ use crate::authoring::bless::{self, Blessing};
 use crate::builtin::Builtin;
 use crate::cli::BlessArgs;
 use crate::discover;
+use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::report::{Palette, render};
 use crate::runner::exit;
@@ -19,10 +20,10 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
     // Always the reference implementation: blessing records what the rules say, not what
     // some implementation under test happens to do.
     let mut implementation = Builtin::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = sanitize::stdout();
     let (mut changed, mut unchanged, mut refused, mut broken) = (0, 0, 0, 0);
     for path in &files {
-        let shown = display_path(path);
+        let shown = sanitize::line(&display_path(path)).into_owned();
         let blessing = bless::bless_path(path, &mut implementation);
         let text = match blessing {
             Blessing::Unchanged => {
@@ -46,6 +47,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         Ok(()) => format!("blessed {shown} ({what} rewritten)\n"),
                         Err(error) => {
                             refused += 1;
+                            let error = sanitize::text(&error.to_string()).into_owned();
                             let _ = writeln!(out, "could not write {shown}: {error}");
                             continue;
                         }
@@ -72,8 +74,9 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
             Blessing::Refused(reason) => {
                 refused += 1;
                 format!(
-                    "{} {shown}\n{reason}\n\n",
-                    paint(palette.fail, "could not bless")
+                    "{} {shown}\n{}\n\n",
+                    paint(palette.fail, "could not bless"),
+                    sanitize::text(&reason)
                 )
             }
         };

@@ -34,9 +34,13 @@ pub fn use_color(when: ColorWhen) -> bool {
 
 /// Prints a usage-level error (bad path, bad option value) the way every command does.
 pub fn usage_error(message: &str, palette: &Palette) -> i32 {
-    eprintln!(
-        "{} {message}",
-        crate::report::style::paint(palette.fail, "error:")
+    use std::io::Write;
+    // Messages name paths found in spec folders: shown escaped, like every untrusted text.
+    let _ = writeln!(
+        crate::report::sanitize::stderr(),
+        "{} {}",
+        crate::report::style::paint(palette.fail, "error:"),
+        crate::report::sanitize::text(message)
     );
     crate::runner::exit::SPEC_OR_USAGE_ERROR
 }

@@ -11,7 +11,7 @@ use crate::report::{Palette, render};
 use crate::runner::exit;
 
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::sanitize::stdout();
     let spec = match loader::load_path(&args.spec) {
         Ok(spec) => spec,
         Err(error) => {

@@ -7,7 +7,9 @@ use crate::cli::MatrixArgs;
 use crate::external::launch::Target;
 use crate::matrix;
 use crate::report::Palette;
+use crate::report::sanitize;
 use crate::runner::{self, RunConfig};
+use crate::source::display_path;
 
 #[derive(Clone, Copy)]
 enum Format {
@@ -56,7 +58,8 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
     }
     let matrix = matrix::run(&prepared, &targets, args.timeout.per_request);
     let table = crate::report::matrix::terminal(&matrix, &palette);
-    let _ = std::io::stdout().lock().write_all(table.as_bytes());
+    let mut out = sanitize::stdout();
+    let _ = out.write_all(table.as_bytes());
     if let Some((path, format)) = output {
         let page = match format {
             Format::Markdown => crate::report::matrix::markdown(&matrix),
@@ -68,7 +71,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
                 &palette,
             );
         }
-        let _ = writeln!(std::io::stdout().lock(), "written to {}", path.display());
+        let _ = writeln!(out, "written to {}", sanitize::line(&display_path(path)));
     }
     matrix.exit_code()
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use crate::cli::RulesArgs;
 use crate::contracts::CONTRACTS;
 use crate::report::Palette;
+use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::runner::{self, RunConfig, exit};
 
@@ -33,7 +34,7 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             Err(_) => broken += 1,
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = sanitize::stdout();
     let mut uncovered = 0;
     for contract in CONTRACTS {
         let _ = writeln!(
@@ -61,7 +62,7 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             let _ = writeln!(out, "  {}  {count}", paint(palette.bold, rule.id));
             let _ = writeln!(out, "      {}", rule.statement);
             for spec in specs {
-                let _ = writeln!(out, "      {}", paint(palette.dim, spec));
+                let _ = writeln!(out, "      {}", paint(palette.dim, &sanitize::line(spec)));
             }
         }
         let _ = writeln!(out);

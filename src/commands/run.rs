@@ -12,7 +12,9 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         None => None,
         Some(Ok(list)) => Some(list),
         Some(Err(error)) => {
-            eprint!("{}", crate::report::render::spec_error(&error, &palette));
+            let text = crate::report::render::spec_error(&error, &palette);
+            let _ =
+                std::io::Write::write_all(&mut crate::report::sanitize::stderr(), text.as_bytes());
             return runner::exit::SPEC_OR_USAGE_ERROR;
         }
     };

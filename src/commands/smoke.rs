@@ -17,7 +17,7 @@ pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     };
     let report = smoke::smoke(launch, args.timeout.per_request);
     let text = crate::report::smoke::smoke(&report, &palette);
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if report.ok() {
         exit::PASSED
     } else {

@@ -139,7 +139,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
                 line: e.position.line,
                 column: e.position.column,
                 message: &e.message,
-                source_line: e.source_line.as_deref(),
+                source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
             }),
             _ => None,
         },
@@ -195,10 +195,11 @@ impl<W: Write> Reporter for JsonReporter<W> {
             Event::Done(summary) => finished_line(summary),
         };
         // Flushed per line so a consumer can follow the run live; a closed pipe is not a panic.
-        let _ = serde_json::to_writer(&mut self.out, &line)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(self.out))
-            .and_then(|()| self.out.flush());
+        let Ok(text) = serde_json::to_string(&line) else {
+            return;
+        };
+        let _ =
+            writeln!(self.out, "{}", super::sanitize::json(&text)).and_then(|()| self.out.flush());
     }
 }
 

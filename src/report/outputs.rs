@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::{
     GithubAnnotations, HumanReporter, JsonReporter, JunitReporter, Palette, ProgressReporter,
-    TapReporter,
+    TapReporter, sanitize,
 };
 use crate::atomic_file::AtomicFile;
 use crate::runner::{Event, Reporter};
@@ -83,10 +83,17 @@ impl Outputs {
         } else {
             options.format
         };
+        // A person reads the human report: under GitHub Actions none of its lines may be taken
+        // for a workflow command. The other formats escape such lines in their own syntax.
+        let stdout: Box<dyn Write> = if stdout_format == ReportFormat::Human {
+            Box::new(sanitize::stdout())
+        } else {
+            Box::new(io::stdout())
+        };
         reporters.push(format_reporter(
             stdout_format,
             options,
-            io::stdout(),
+            stdout,
             options.palette,
         ));
         if options.github_annotations {

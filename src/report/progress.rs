@@ -75,7 +75,8 @@ impl Reporter for ProgressReporter<'_> {
             Event::Finished(report) => {
                 self.bar.suspend(|| self.inner.event(event));
                 self.bar.inc(1);
-                self.bar.set_message(report.path.clone());
+                self.bar
+                    .set_message(super::sanitize::line(&report.path).into_owned());
             }
             Event::Done(_) => {
                 self.stop();

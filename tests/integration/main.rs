@@ -4,6 +4,7 @@ mod authoring;
 mod common;
 mod external;
 mod fixtures;
+mod hardening;
 mod outcome_queue_teeth;
 mod reports;
 mod robustness;

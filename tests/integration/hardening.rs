@@ -1,0 +1,314 @@
+//! Hardening: hostile and careless inputs, one test per fault the robustness campaign found
+//! (issue 12): what is printed, which files are read and written, and which processes remain.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{Ran, dlqspec, path_arg, ran};
+
+/// `dlqspec` with the in-tree shims and no protocol log.
+fn command() -> Command {
+    let mut command = dlqspec();
+    command
+        .env_remove("DLQSPEC_SHIMS")
+        .env_remove("DLQSPEC_PROTOCOL_LOG");
+    command
+}
+
+fn run_with(args: &[&str], github: bool) -> Ran {
+    let mut command = command();
+    if github {
+        command.env("GITHUB_ACTIONS", "true");
+    }
+    ran(command.args(args).output().expect("dlqspec runs"))
+}
+
+/// A spec whose name, message ids, bodies and handler messages carry terminal escapes and
+/// workflow commands (YAML escapes: `\e` is ESC, `\a` BEL).
+const EVIL: &str = r#"contract: dlq-consumer
+name: "evil \e[2J\a name\n::error::name-injected ##[error]x"
+description: "set the title \e]0;pwned\a\n::add-mask::description-injected"
+rules: [dlq-consumer/permanent]
+messages: [{id: "a\e[31m", body: "b\u009b\u202e"}]
+handler: {"a\e[31m": [permanent: "boom \e[2J\n::add-mask::handler-injected"]}
+steps:
+  - process: ok
+expect:
+  dlq: []
+"#;
+
+/// A broken spec whose error message quotes an injected value.
+const BROKEN: &str = "contract: dlq-consumer\nname: broken\nsteps:\n  - process: \"ok\\n::error::value-injected\\e[2J\"\n";
+
+/// A folder of hostile specs: mismatching, broken, raw escape bytes in a line, a file name
+/// with a newline and a command in it.
+fn hostile_suite() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("evil.yaml"), EVIL).expect("write");
+    std::fs::write(dir.path().join("broken.yaml"), BROKEN).expect("write");
+    std::fs::write(
+        dir.path().join("raw.yaml"),
+        "contract: dlq-consumer\nname: raw\x1b[2J\x07 bytes\nsteps: []\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("named\n::error::file-injected.yaml"),
+        "contract: dlq-consumer\nname: a file name with a newline\nrules: [dlq-consumer/empty-queue]\nsteps:\n  - process: none\n",
+    )
+    .expect("write");
+    dir
+}
+
+const HOSTILE_IMPL: &str = "cmd:python3 tests/impls/hostile_output.py";
+
+/// Characters a terminal must never receive raw from a spec or an implementation.
+fn raw_controls(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| {
+            line.chars().any(|c| {
+                (c.is_control() && c != '\t')
+                    || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+        })
+        .map(|line| format!("{line:?}"))
+        .collect()
+}
+
+/// Lines GitHub Actions would run as workflow commands (past leading white space `::`, or
+/// `##[` anywhere), other than dlqspec's own `::error file=` annotations (a line that is a
+/// command already is not read for the older `##[` syntax).
+fn injected_commands(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|line| {
+            let body = line.trim_start();
+            if body.starts_with("::error file=") {
+                return false;
+            }
+            body.starts_with("::") || line.contains("##[")
+        })
+        .collect()
+}
+
+/// Every command that prints what specs or implementations say, over the hostile suite.
+fn hostile_runs(dir: &Path, github: bool) -> Vec<(String, Ran)> {
+    let folder = path_arg(dir);
+    let evil = dir.join("evil.yaml");
+    let evil = path_arg(&evil);
+    let mut runs: Vec<Vec<&str>> = vec![
+        vec!["run", folder],
+        vec!["run", folder, "--format", "json"],
+        vec!["run", folder, "--format", "tap"],
+        vec!["run", folder, "--format", "junit"],
+        vec!["explain", evil],
+        vec!["lint", folder],
+        vec!["bless", "--check", folder],
+        vec!["rules", folder],
+        vec!["matrix", folder, "--impl", HOSTILE_IMPL],
+        vec!["run", evil, "--impl", HOSTILE_IMPL],
+        vec!["explain", evil, "--impl", HOSTILE_IMPL],
+        vec!["smoke", "--impl", HOSTILE_IMPL],
+    ];
+    if github {
+        runs.push(vec![
+            "run",
+            folder,
+            "--format",
+            "tap",
+            "--impl",
+            HOSTILE_IMPL,
+        ]);
+        runs.push(vec![
+            "run",
+            folder,
+            "--format",
+            "junit",
+            "--impl",
+            HOSTILE_IMPL,
+        ]);
+    }
+    runs.into_iter()
+        .map(|args| (args.join(" "), run_with(&args, github)))
+        .collect()
+}
+
+#[test]
+fn control_characters_from_specs_and_implementations_are_shown_escaped() {
+    let dir = hostile_suite();
+    for (args, ran) in hostile_runs(dir.path(), false) {
+        for (stream, text) in [("stdout", &ran.stdout), ("stderr", &ran.stderr)] {
+            let raw = raw_controls(text);
+            assert!(
+                raw.is_empty(),
+                "`dlqspec {args}` printed raw control characters on {stream}:\n{}",
+                raw.join("\n")
+            );
+        }
+    }
+    let shown = run_with(&["run", path_arg(dir.path())], false).stdout;
+    for escaped in [
+        "evil \\x1b[2J\\x07 name\\n::error::name-injected",
+        "2 | name: raw\\x1b[2J\\x07 bytes",
+        "named\\n::error::file-injected.yaml",
+    ] {
+        assert!(shown.contains(escaped), "no {escaped:?} in\n{shown}");
+    }
+    let errored = run_with(
+        &[
+            "run",
+            "--impl",
+            HOSTILE_IMPL,
+            path_arg(&dir.path().join("evil.yaml")),
+        ],
+        false,
+    )
+    .stdout;
+    assert!(
+        errored.contains("\\x1b[31mred\\x1b[0m bell\\x07 nul\\x00 csi\\u{9b}2J"),
+        "{errored}"
+    );
+}
+
+#[test]
+fn under_github_actions_no_line_of_any_report_is_a_workflow_command() {
+    let dir = hostile_suite();
+    for (args, ran) in hostile_runs(dir.path(), true) {
+        for (stream, text) in [("stdout", &ran.stdout), ("stderr", &ran.stderr)] {
+            let injected = injected_commands(text);
+            assert!(
+                injected.is_empty(),
+                "`dlqspec {args}` printed workflow commands on {stream}:\n{}\n\nall of it:\n{text}",
+                injected.join("\n")
+            );
+        }
+    }
+    // dlqspec's own annotations are still there, one per failed spec, each on one line.
+    let ran = run_with(&["run", path_arg(dir.path())], true);
+    let annotations: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file="))
+        .collect();
+    assert_eq!(annotations.len(), 3, "{}", ran.stdout);
+    assert!(
+        annotations.iter().any(|a| a.contains(
+            "title=mismatch%3A evil \\x1b[2J\\x07 name\\n%3A%3Aerror%3A%3Aname-injected"
+        )),
+        "{annotations:#?}"
+    );
+}
+
+/// The YAML blocks of a TAP report, without their `---`/`...` markers and indentation.
+fn tap_blocks(tap: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in tap.lines() {
+        match (line, current.as_mut()) {
+            ("  ---", None) => current = Some(String::new()),
+            ("  ...", Some(_)) => blocks.extend(current.take()),
+            (line, Some(block)) => {
+                block.push_str(line.strip_prefix("  ").unwrap_or(line));
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_tap_yaml_block_parses_whatever_the_specs_and_implementations_say() {
+    let dir = hostile_suite();
+    for args in [
+        vec!["run", path_arg(dir.path()), "--format", "tap"],
+        vec![
+            "run",
+            path_arg(dir.path()),
+            "--format",
+            "tap",
+            "--impl",
+            HOSTILE_IMPL,
+        ],
+    ] {
+        let ran = run_with(&args, true);
+        let blocks = tap_blocks(&ran.stdout);
+        assert!(blocks.len() >= 3, "{}", ran.stdout);
+        for block in blocks {
+            let parsed: Result<serde_json::Value, _> = serde_saphyr::from_str(&block);
+            assert!(
+                parsed.as_ref().is_ok_and(|v| v["outcome"].is_string()),
+                "a TAP YAML block does not parse ({parsed:?}):\n{block}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_and_junit_keep_hostile_text_as_data() {
+    let dir = hostile_suite();
+    let ran = run_with(&["run", path_arg(dir.path()), "--format", "json"], false);
+    let names: Vec<String> = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .filter_map(|v| v["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        names.contains(&"evil \u{1b}[2J\u{7} name\n::error::name-injected ##[error]x".to_owned()),
+        "{names:?}"
+    );
+    let ran = run_with(
+        &[
+            "run",
+            path_arg(dir.path()),
+            "--format",
+            "junit",
+            "--impl",
+            HOSTILE_IMPL,
+        ],
+        true,
+    );
+    let doc = roxmltree::Document::parse(&ran.stdout).expect("the JUnit report parses");
+    let bodies: String = doc.descendants().filter_map(|n| n.text()).collect();
+    assert!(
+        bodies.contains("::add-mask::stderr-injected"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn an_offending_line_is_quoted_around_the_column_not_whole() {
+    let steps: String = (0..10_000).map(|_| "{process: none}, ").collect();
+    let text = format!(
+        "contract: dlq-consumer\nname: one long line\nsteps: [{steps}{{proces: ok}}, {steps}]\n"
+    );
+    let (_dir, path) = crate::common::temp_spec("long.yaml", &text);
+    let ran = run_with(&["run", path_arg(&path)], false);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stdout.contains("unknown value `proces`"),
+        "{}",
+        &ran.stdout[..ran.stdout.len().min(2000)]
+    );
+    assert!(
+        ran.stdout.len() < 4_000,
+        "{} bytes of output for a {}-byte line",
+        ran.stdout.len(),
+        text.len()
+    );
+    let caret_line = ran
+        .stdout
+        .lines()
+        .find(|l| l.trim_end().ends_with('^'))
+        .expect("a caret");
+    let quoted = ran
+        .stdout
+        .lines()
+        .find(|l| l.contains("| ..."))
+        .expect("the quoted line");
+    assert_eq!(
+        quoted.find("proces: ok").map(|at| at + 1),
+        caret_line.find('^').map(|at| at + 1),
+        "the caret points at the typo:\n{quoted}\n{caret_line}"
+    );
+}
