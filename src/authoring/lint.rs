@@ -53,6 +53,8 @@ pub struct LintReport {
     pub spec_errors: Vec<SpecError>,
     /// Specs whose run ended too early to judge, and why.
     pub not_judged: Vec<(String, String)>,
+    /// Paths discovery left out, with why.
+    pub skipped: Vec<crate::discover::Skipped>,
 }
 
 /// Lints the specs under `paths`, running each on `implementation` (the built-in one).
@@ -61,14 +63,15 @@ pub fn lint(
     paths: &[PathBuf],
     implementation: &mut dyn Implementation,
 ) -> Result<LintReport, DiscoverError> {
-    let files = discover::spec_files(paths)?;
+    let discovery = discover::discover(paths)?;
     let mut report = LintReport {
-        specs: files.len(),
+        specs: discovery.entries.len(),
+        skipped: discovery.skipped,
         ..LintReport::default()
     };
     let mut loaded = Vec::new();
-    for path in &files {
-        match loader::load_path(path) {
+    for entry in &discovery.entries {
+        match loader::load_entry(entry) {
             Ok(spec) => loaded.push(spec),
             Err(error) => report.spec_errors.push(error),
         }

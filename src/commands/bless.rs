@@ -13,18 +13,21 @@ use crate::runner::exit;
 use crate::source::display_path;
 
 pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
-    let files = match discover::spec_files(&args.specs.paths) {
-        Ok(files) => files,
+    let discovery = match discover::discover(&args.specs.paths) {
+        Ok(discovery) => discovery,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
+    crate::report::render::warn_skipped(&discovery.skipped, &palette);
+    let files = discovery.entries;
     // Always the reference implementation: blessing records what the rules say, not what
     // some implementation under test happens to do.
     let mut implementation = Builtin::new();
     let mut out = sanitize::stdout();
     let (mut changed, mut unchanged, mut refused, mut broken) = (0, 0, 0, 0);
-    for path in &files {
+    for entry in &files {
+        let path = entry.path();
         let shown = sanitize::line(&display_path(path)).into_owned();
-        let blessing = bless::bless_path(path, &mut implementation);
+        let blessing = bless::bless_entry(entry, &mut implementation);
         let text = match blessing {
             Blessing::Unchanged => {
                 unchanged += 1;

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use crate::authoring::explain;
 use crate::cli::ExplainArgs;
+use crate::discover;
 use crate::external::launch::Target;
 use crate::loader;
 use crate::outcome::Outcome;
@@ -12,7 +13,20 @@ use crate::runner::exit;
 
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     let mut out = crate::report::sanitize::stdout();
-    let spec = match loader::load_path(&args.spec) {
+    if args.spec.is_dir() {
+        let message = format!(
+            "{}: a folder; explain tells one spec file (`dlqspec run` takes folders)",
+            crate::source::display_path(&args.spec)
+        );
+        return super::dispatch::usage_error(&message, &palette);
+    }
+    // The file named, read as discovery reads any: not through a link out of its folder.
+    let entry = match discover::discover(std::slice::from_ref(&args.spec)) {
+        Ok(mut discovery) if discovery.entries.len() == 1 => discovery.entries.remove(0),
+        Ok(_) => return exit::SPEC_OR_USAGE_ERROR,
+        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+    };
+    let spec = match loader::load_entry(&entry) {
         Ok(spec) => spec,
         Err(error) => {
             let _ = out.write_all(render::spec_error(&error, &palette).as_bytes());

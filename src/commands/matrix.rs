@@ -46,8 +46,11 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
         filters: args.filter,
         ..RunConfig::default()
     };
-    let prepared = match runner::prepare(&config) {
-        Ok(prepared) => prepared,
+    let prepared = match runner::gather(&config) {
+        Ok(gathered) => {
+            crate::report::render::warn_skipped(&gathered.skipped, &palette);
+            gathered.specs
+        }
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
     let mut targets = vec![Target::Builtin];

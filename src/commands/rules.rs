@@ -15,8 +15,11 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
         paths: args.specs.paths,
         ..RunConfig::default()
     };
-    let prepared = match runner::prepare(&config) {
-        Ok(prepared) => prepared,
+    let prepared = match runner::gather(&config) {
+        Ok(gathered) => {
+            crate::report::render::warn_skipped(&gathered.skipped, &palette);
+            gathered.specs
+        }
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
     let mut coverage: BTreeMap<String, Vec<String>> = BTreeMap::new();

@@ -40,6 +40,9 @@ enum Line<'a> {
         implementation: &'a ImplInfo,
         total: usize,
         filtered_out: usize,
+        /// Paths discovery left out, with why; only when there are some.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<SkippedLine>,
     },
     SpecFinished(Box<SpecLine<'a>>),
     RunFinished {
@@ -55,6 +58,12 @@ enum Line<'a> {
         duration_ms: f64,
         exit_code: i32,
     },
+}
+
+#[derive(Serialize)]
+struct SkippedLine {
+    path: String,
+    reason: String,
 }
 
 #[derive(Serialize)]
@@ -184,12 +193,20 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 total,
                 filtered_out,
                 implementation,
+                skipped,
             } => Line::RunStarted {
                 format_version: FORMAT_VERSION,
                 dlqspec_version: env!("CARGO_PKG_VERSION"),
                 implementation,
                 total: *total,
                 filtered_out: *filtered_out,
+                skipped: skipped
+                    .iter()
+                    .map(|s| SkippedLine {
+                        path: crate::source::display_path(&s.path),
+                        reason: s.reason.clone(),
+                    })
+                    .collect(),
             },
             Event::Finished(report) => Line::SpecFinished(Box::new(spec_line(report))),
             Event::Done(summary) => finished_line(summary),
@@ -251,6 +268,7 @@ mod tests {
                 total: 1,
                 filtered_out: 2,
                 implementation: &info,
+                skipped: &[],
             },
             Event::Finished(&passed),
             Event::Done(&summary),

@@ -177,6 +177,7 @@ mod tests {
             total: reports.len(),
             filtered_out: 0,
             implementation: &info,
+            skipped: &[],
         });
         for report in reports {
             reporter.event(&Event::Finished(report));

@@ -104,6 +104,7 @@ impl Outputs {
                 reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
             }
         }
+        reporters.push(Box::new(SkippedWarnings(options.palette)));
         let mut reporter: Box<dyn Reporter> = Box::new(Fanout(reporters));
         if options.progress {
             reporter = Box::new(ProgressReporter::new(reporter));
@@ -142,6 +143,17 @@ fn format_reporter<W: Write + 'static>(
         ReportFormat::Json => Box::new(JsonReporter::new(out)),
         ReportFormat::Junit => Box::new(JunitReporter::new(out)),
         ReportFormat::Tap => Box::new(TapReporter::new(out)),
+    }
+}
+
+/// Warns on stderr about the paths discovery left out, whatever the format on stdout.
+struct SkippedWarnings(Palette);
+
+impl Reporter for SkippedWarnings {
+    fn event(&mut self, event: &Event) {
+        if let Event::Started { skipped, .. } = event {
+            super::render::warn_skipped(skipped, &self.0);
+        }
     }
 }
 

@@ -133,6 +133,7 @@ mod tests {
                 total: 2,
                 filtered_out: 0,
                 implementation: &info,
+                skipped: &[],
             });
             progress.event(&Event::Finished(&report));
             progress.event(&Event::Finished(&report));

@@ -107,6 +107,30 @@ pub fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String
     out
 }
 
+/// One `warning: PATH: skipped, REASON` line per path discovery left out.
+pub fn skipped(skipped: &[crate::discover::Skipped], palette: &Palette) -> String {
+    let mut out = String::new();
+    for entry in skipped {
+        let warning = entry.warning();
+        let rest = warning.strip_prefix("warning:").unwrap_or(&warning);
+        let _ = writeln!(
+            out,
+            "{}{}",
+            paint(palette.skip, "warning:"),
+            sanitize::line(rest)
+        );
+    }
+    out
+}
+
+/// Prints [`skipped`] on stderr, where warnings go whatever the report format.
+pub fn warn_skipped(skipped: &[crate::discover::Skipped], palette: &Palette) {
+    use std::io::Write;
+    if !skipped.is_empty() {
+        let _ = sanitize::stderr().write_all(self::skipped(skipped, palette).as_bytes());
+    }
+}
+
 /// Where a mismatch happened: `first difference at STEP (PATH:LINE:COL)`.
 pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     format!(

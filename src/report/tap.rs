@@ -209,6 +209,7 @@ mod tests {
             total: 3,
             filtered_out: 0,
             implementation: &info,
+            skipped: &[],
         });
         for report in [&passed, &failed, &skipped] {
             reporter.event(&Event::Finished(report));

@@ -312,3 +312,254 @@ fn an_offending_line_is_quoted_around_the_column_not_whole() {
         "the caret points at the typo:\n{quoted}\n{caret_line}"
     );
 }
+
+/// A spec that passes on the built-in implementation.
+const PASSING: &str = "contract: dlq-consumer\nname: NAME\nrules: [dlq-consumer/empty-queue]\nsteps:\n  - process: none\n";
+
+/// A spec whose expectation is wrong: bless rewrites it.
+const BLESSABLE: &str = "contract: dlq-consumer\nname: blessable\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: retry\n";
+
+fn passing(name: &str) -> String {
+    PASSING.replace("NAME", name)
+}
+
+/// Waits for a child with a generous bound: only a hang (the defect) can exceed it; the child
+/// is killed then, so that a failing test leaves nothing running.
+fn wait_or_kill(mut child: std::process::Child, what: &str) -> std::process::Output {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match child.try_wait().expect("wait") {
+            Some(_) => return child.wait_with_output().expect("output"),
+            None if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{what} hung");
+            }
+        }
+    }
+}
+
+fn spawn(args: &[&str]) -> std::process::Child {
+    command()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dlqspec starts")
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_tree_is_never_read_echoed_or_rewritten() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().expect("temp dir");
+    // Looks like a spec that bless would rewrite, and holds a secret an error would echo.
+    let secret_text = format!("{BLESSABLE}# SECRET-LINE-7d3f\nbroken: [\n");
+    let secret = outside.path().join("secret.yaml");
+    std::fs::write(&secret, &secret_text).expect("write");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("ok.yaml"), passing("ok")).expect("write");
+    symlink(&secret, dir.path().join("link.yaml")).expect("symlink");
+    let folder = path_arg(dir.path());
+    let link = dir.path().join("link.yaml");
+    for args in [
+        vec!["run", folder],
+        vec!["run", folder, "--format", "json"],
+        vec!["lint", folder],
+        vec!["bless", folder],
+        vec!["rules", folder],
+        vec!["matrix", folder],
+        vec!["run", path_arg(&link)],
+        vec!["explain", path_arg(&link)],
+        vec!["bless", path_arg(&link)],
+    ] {
+        let ran = run_with(&args, false);
+        let all = format!("{}{}", ran.stdout, ran.stderr);
+        assert!(
+            !all.contains("SECRET-LINE"),
+            "`dlqspec {}` echoed the file outside:\n{all}",
+            args.join(" ")
+        );
+        assert!(
+            all.contains("link.yaml"),
+            "`dlqspec {}` says nothing of the link:\n{all}",
+            args.join(" ")
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&secret).expect("read"),
+        secret_text,
+        "bless rewrote the file outside"
+    );
+    // In a folder, the link is skipped with a warning and the rest passes.
+    let ran = run_with(&["run", folder], false);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "link.yaml: skipped, a symbolic link to {}, outside",
+            secret.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    // Named directly, it is refused with the reason: a broken spec.
+    let ran = run_with(&["run", path_arg(&link)], false);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains("outside its folder"), "{}", ran.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn dangling_links_loops_and_fifos_do_not_stop_the_other_specs() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::create_dir(root.join("sub")).expect("mkdir");
+    std::fs::write(root.join("a.yaml"), passing("a")).expect("write");
+    std::fs::write(root.join("sub/b.yaml"), passing("b")).expect("write");
+    std::fs::write(root.join("c.yaml"), BLESSABLE).expect("write");
+    // An editor's lock file, a loop, a link to itself, and a FIFO.
+    symlink("someone@host.4242:1700000000", root.join(".#a.yaml")).expect("symlink");
+    symlink(root, root.join("sub/loop")).expect("symlink");
+    symlink("self.yaml", root.join("self.yaml")).expect("symlink");
+    mkfifo(&root.join("fifo.yaml"));
+    let folder = path_arg(root);
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["run", folder], 1, "2 passed, 1 failed"),
+        (&["lint", folder], 1, "in 3 specs"),
+        (&["bless", "--check", folder], 1, "1 spec would change"),
+        (&["rules", folder], 1, "dlq-consumer/empty-queue  2 specs"),
+        (&["matrix", folder], 1, "3 specs x 1 implementations"),
+    ];
+    for (args, code, says) in cases {
+        let child = spawn(args);
+        let ran = ran(wait_or_kill(child, &args.join(" ")));
+        let shown = format!(
+            "`dlqspec {}`:\n{}{}",
+            args.join(" "),
+            ran.stdout,
+            ran.stderr
+        );
+        assert!(ran.code == *code && ran.stdout.contains(says), "{shown}");
+        for skipped in [
+            ".#a.yaml: skipped, a symbolic link to someone@host.4242:1700000000, which does not exist",
+            "fifo.yaml: skipped, it is a FIFO, not a regular file",
+            "loop: skipped, a symbolic link loop back to",
+        ] {
+            assert!(ran.stderr.contains(skipped), "no {skipped:?} in {shown}");
+        }
+    }
+    let ran = run_with(&["bless", folder], false);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        std::fs::read_to_string(root.join("c.yaml"))
+            .expect("read")
+            .contains("process: ok")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_named_as_a_spec_is_refused_at_once() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("fifo.yaml");
+    mkfifo(&fifo);
+    let zero = dir.path().join("zero.yaml");
+    symlink("/dev/zero", &zero).expect("symlink");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["explain", path_arg(&fifo)],
+            "it is a FIFO, not a regular file",
+        ),
+        (
+            vec!["run", path_arg(&fifo)],
+            "it is a FIFO, not a regular file",
+        ),
+        (
+            vec!["explain", path_arg(&zero)],
+            "a symbolic link to /dev/zero, outside its folder",
+        ),
+        (
+            vec!["run", "/dev/zero"],
+            "it is a device, not a regular file",
+        ),
+        (
+            vec!["bless", "/dev/zero"],
+            "it is a device, not a regular file",
+        ),
+        (
+            vec![
+                "run",
+                "--known-failures",
+                path_arg(&fifo),
+                "specs/dlq-consumer/poison-cycle.yaml",
+            ],
+            "it is not a regular file",
+        ),
+        (
+            vec![
+                "run",
+                "--known-failures",
+                "/dev/zero",
+                "specs/dlq-consumer/poison-cycle.yaml",
+            ],
+            "it is not a regular file",
+        ),
+    ];
+    for (args, says) in cases {
+        let what = args.join(" ");
+        let ran = ran(wait_or_kill(spawn(&args), &what));
+        assert_eq!(
+            ran.code, 2,
+            "`dlqspec {what}`:\n{}{}",
+            ran.stdout, ran.stderr
+        );
+        assert!(
+            format!("{}{}", ran.stdout, ran.stderr).contains(says),
+            "`dlqspec {what}` does not say {says:?}:\n{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_spec_swapped_for_a_fifo_after_discovery_does_not_hang_the_load() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("swapped.yaml");
+    std::fs::write(&path, passing("swapped")).expect("write");
+    let discovery = dlqspec::discover::discover(&[dir.path().to_path_buf()]).expect("found");
+    std::fs::remove_file(&path).expect("remove");
+    mkfifo(&path);
+    let entry = discovery.entries[0].clone();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(dlqspec::loader::load_entry(&entry).err().map(|e| e.message));
+    });
+    let error = match receiver.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(error) => error,
+        Err(_) => {
+            // Unblock the hung read so the test ends, then fail.
+            let _ = std::fs::OpenOptions::new().write(true).open(&path);
+            panic!("loading a spec swapped for a FIFO hung");
+        }
+    };
+    assert_eq!(
+        error.as_deref(),
+        Some("cannot read the spec: it is not a regular file")
+    );
+}
