@@ -46,7 +46,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         bless::diff(&shown, &original, &blessed, &palette)
                     )
                 } else {
-                    match crate::atomic_file::write_atomically(path, blessed.as_bytes()) {
+                    match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
                         Ok(()) => format!("blessed {shown} ({what} rewritten)\n"),
                         Err(error) => {
                             refused += 1;

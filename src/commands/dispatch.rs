@@ -5,6 +5,8 @@ use crate::report::Palette;
 
 /// Runs the command and returns the exit code.
 pub fn execute(cli: Cli) -> i32 {
+    // First, before any thread starts: what to undo on Ctrl-C or a kill.
+    crate::interrupts::install();
     let palette = Palette::new(use_color(cli.color));
     match cli.command {
         Command::Run(args) => super::run::run(args, palette),

@@ -563,3 +563,246 @@ fn a_spec_swapped_for_a_fifo_after_discovery_does_not_hang_the_load() {
         Some("cannot read the spec: it is not a regular file")
     );
 }
+
+/// Names in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_is_written_through_and_the_fifo_stays() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("report.fifo");
+    mkfifo(&fifo);
+    let reader_path = fifo.clone();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::fs::File::open(&reader_path)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .expect("read the FIFO");
+        text
+    });
+    let spec = "specs/dlq-consumer/poison-cycle.yaml";
+    let child = spawn(&["run", spec, "--format", "json", "--output", path_arg(&fifo)]);
+    let ran = ran(wait_or_kill(child, "run --output FIFO"));
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let report = reader.join().expect("reader");
+    assert!(report.starts_with("{\"event\":\"run_started\""), "{report}");
+    assert!(report.trim_end().ends_with("\"exit_code\":0}"), "{report}");
+    assert!(
+        std::fs::metadata(&fifo)
+            .expect("still there")
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(listing(dir.path()), ["report.fifo"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn output_to_dev_stdout_appends_where_stdout_appends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("log.txt");
+    std::fs::write(&log, "what the log held\n").expect("write");
+    let appending = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open for appending");
+    let spec = "specs/dlq-consumer/poison-cycle.yaml";
+    for output in ["/dev/stdout", "-", path_arg(&log)] {
+        let status = command()
+            .args(["run", spec, "--format", "tap", "--output", output])
+            .stdout(appending.try_clone().expect("clone"))
+            .status()
+            .expect("dlqspec runs");
+        assert_eq!(status.code(), Some(0), "--output {output}");
+    }
+    let text = std::fs::read_to_string(&log).expect("read");
+    assert!(text.starts_with("what the log held\nPASS  "), "{text}");
+    assert_eq!(
+        text.matches("TAP version 13\n1..1\nok 1 - ").count(),
+        3,
+        "{text}"
+    );
+    assert_eq!(listing(dir.path()), ["log.txt"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn bless_refuses_read_only_and_hard_linked_specs_and_writes_through_links_in_the_tree() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::create_dir(root.join("real")).expect("mkdir");
+    for name in ["read-only.yaml", "linked.yaml", "real/target.yaml"] {
+        std::fs::write(root.join(name), BLESSABLE).expect("write");
+    }
+    std::fs::set_permissions(
+        root.join("read-only.yaml"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .expect("chmod");
+    std::fs::hard_link(root.join("linked.yaml"), root.join("real/other-name.yml"))
+        .expect("hard link");
+    symlink("real/target.yaml", root.join("via-link.yaml")).expect("symlink");
+    let ran = run_with(
+        &[
+            "bless",
+            path_arg(&root.join("read-only.yaml")),
+            path_arg(&root.join("linked.yaml")),
+            path_arg(&root.join("via-link.yaml")),
+        ],
+        false,
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "read-only.yaml: it is read-only (mode 444); make it writable (chmod u+w) to bless it"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("linked.yaml: it has 2 hard links, which a rewrite would split"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("blessed ") && ran.stdout.contains("via-link.yaml (1 value rewritten)"),
+        "{}",
+        ran.stdout
+    );
+    for unchanged in ["read-only.yaml", "linked.yaml", "real/other-name.yml"] {
+        assert_eq!(
+            std::fs::read_to_string(root.join(unchanged)).expect("read"),
+            BLESSABLE,
+            "{unchanged}"
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(root.join("via-link.yaml"))
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(root.join("real/target.yaml"))
+            .expect("read")
+            .contains("process: ok")
+    );
+}
+
+/// xorshift64*: a fixed-seed generator, so a failing sequence of kills replays the same way.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bless_leaves_no_litter()
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spec = dir.path().join("spec.yaml");
+    std::fs::write(&spec, BLESSABLE).expect("write");
+    let ran = run_with(&["bless", path_arg(&spec)], false);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let blessed = std::fs::read_to_string(&spec).expect("read");
+    assert_ne!(blessed, BLESSABLE);
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let (mut old, mut new) = (0, 0);
+    for round in 0..120 {
+        std::fs::write(&spec, BLESSABLE).expect("reset");
+        let mut child = command()
+            .args(["bless", path_arg(&spec)])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("dlqspec starts");
+        // Anywhere from at once to past the end of a bless.
+        std::thread::sleep(std::time::Duration::from_micros(rng.next() % 40_000));
+        let _ = child.kill();
+        let _ = child.wait();
+        let text = std::fs::read_to_string(&spec).expect("the spec is there");
+        match text {
+            t if t == BLESSABLE => old += 1,
+            t if t == blessed => new += 1,
+            torn => panic!("round {round}: neither the old file nor the new one:\n{torn}"),
+        }
+    }
+    std::fs::write(&spec, BLESSABLE).expect("reset");
+    let ran = run_with(&["bless", path_arg(&spec)], false);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        listing(dir.path()),
+        ["spec.yaml"],
+        "litter after {old} kills before the rename and {new} after"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_removes_its_temporary_report_and_keeps_the_old_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.xml");
+    std::fs::write(&report, "the previous report").expect("write");
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = command()
+            .args([
+                "run",
+                "specs/dlq-consumer/poison-cycle.yaml",
+                "--format",
+                "junit",
+            ])
+            .args(["--output", path_arg(&report)])
+            .args([
+                "--impl",
+                "cmd:python3 tests/impls/hang.py",
+                "--timeout",
+                "600",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("dlqspec starts");
+        // The temporary report is created before any spec runs; then the implementation hangs.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while listing(dir.path()).len() < 2 && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let names = listing(dir.path());
+        assert!(
+            names.len() == 2
+                && names[0].starts_with(".report.xml.dlqspec-")
+                && names[0].ends_with(".tmp"),
+            "{names:?}"
+        );
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(i32::try_from(child.id()).expect("pid"), signal);
+        }
+        let status = child.wait().expect("dlqspec ends");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        assert_eq!(listing(dir.path()), ["report.xml"]);
+        assert_eq!(
+            std::fs::read_to_string(&report).expect("read"),
+            "the previous report"
+        );
+    }
+}
