@@ -8,7 +8,7 @@ pub fn execute(cli: Cli) -> i32 {
     // First, before any thread starts: what to undo on Ctrl-C or a kill.
     crate::interrupts::install();
     let palette = Palette::new(use_color(cli.color));
-    match cli.command {
+    let code = match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
         Command::Schema => super::schema::schema(),
@@ -20,7 +20,10 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Matrix(args) => super::matrix::matrix(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
-    }
+    };
+    // Last: whatever an implementation left running below dlqspec ends with it.
+    crate::external::children::end_all();
+    code
 }
 
 /// Whether stdout gets colors: `auto` leaves it to anstream (tty, NO_COLOR, CLICOLOR_FORCE, TERM).

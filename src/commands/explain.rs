@@ -33,7 +33,11 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
             return exit::SPEC_OR_USAGE_ERROR;
         }
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     let mut implementation = target.instantiate(args.target.timeout.per_request);
     let explanation = explain::explain(&spec, implementation.as_mut());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());

@@ -18,7 +18,11 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             return runner::exit::SPEC_OR_USAGE_ERROR;
         }
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     // Each job of an external implementation is a process: starting a second one costs more
     // than the bundled suite takes to run through the first (measured: docs/protocol.md).
     let jobs = match target {

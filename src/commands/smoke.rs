@@ -9,7 +9,7 @@ use crate::report::Palette;
 use crate::runner::exit;
 
 pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
-    let Target::External(launch) = args.implementation else {
+    let Target::External(launch) = args.implementation.with_limits(args.limits.limits()) else {
         return super::dispatch::usage_error(
             "smoke tries an external implementation (python:FILE, node:FILE or cmd:'COMMAND LINE'); the built-in one needs no smoke test",
             &palette,

@@ -806,3 +806,204 @@ fn an_interrupted_run_removes_its_temporary_report_and_keeps_the_old_one() {
         );
     }
 }
+
+/// Whether a process is gone (or a zombie, dead and waiting for its reaper).
+#[cfg(target_os = "linux")]
+fn dead(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// The pids written to `file`, one per line or separated by spaces.
+#[cfg(target_os = "linux")]
+fn pids_in(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Asserts every pid is dead, after a bounded while (SIGKILL acts asynchronously); kills the
+/// ones that are not, so a failing test leaves nothing behind.
+#[cfg(target_os = "linux")]
+fn assert_all_dead(pids: &[String], what: &str) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !pids.iter().all(|p| dead(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let alive: Vec<&String> = pids.iter().filter(|p| !dead(p)).collect();
+    for pid in &alive {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid.parse().unwrap_or(0), libc::SIGKILL);
+        }
+    }
+    assert!(alive.is_empty(), "{what}: left behind {alive:?}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn processes_a_solution_starts_in_sessions_of_their_own_end_with_its_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pidfile = dir.path().join("pids");
+    let ran = ran(command()
+        .args([
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            "python:tests/impls/spawns_grandchildren.py",
+        ])
+        .env("DLQSPEC_TEST_PIDS", &pidfile)
+        .output()
+        .expect("dlqspec runs"));
+    let pids = pids_in(&pidfile);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        pids.len(),
+        2,
+        "a child in a session of its own and an orphaned grandchild: {pids:?}"
+    );
+    assert_all_dead(&pids, "after the run of a solution that starts processes");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_implementation_that_exits_while_its_child_holds_stdout_is_said_to_have_exited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pidfile = dir.path().join("pids");
+    let implementation = format!(
+        "cmd:python3 tests/impls/exit_holding_stdout.py '{}'",
+        pidfile.display()
+    );
+    let ran = run_with(
+        &[
+            "run",
+            "specs/dlq-consumer/poison-cycle.yaml",
+            "--impl",
+            &implementation,
+            // Any timeout longer than it takes to tell: the old behaviour waited it out.
+            "--timeout",
+            "30",
+        ],
+        false,
+    );
+    let pids = pids_in(&pidfile);
+    assert_all_dead(&pids, "the process holding stdout");
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("implementation error (exited): the process exited with status 7 while serving `process_one()`, but a process it started still held its stdout open (that process was killed)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("timeout"), "{}", ran.stdout);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_dlqspec_takes_its_implementation_along() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pidfile = dir.path().join("pids");
+    let implementation = format!(
+        "cmd:python3 tests/impls/rust-side-hang-tree.py '{}'",
+        pidfile.display()
+    );
+    let mut child = command()
+        .args([
+            "run",
+            "specs/dlq-consumer/poison-cycle.yaml",
+            "--impl",
+            &implementation,
+            "--timeout",
+            "600",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("dlqspec starts");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while pids_in(&pidfile).len() < 2 && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let pids = pids_in(&pidfile);
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    // Its own child dies with it (PR_SET_PDEATHSIG); what that child started is beyond reach
+    // of a dlqspec killed outright, so the test ends it itself.
+    let (implementation, grandchild) = (pids[0].clone(), pids[1].clone());
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !dead(&implementation) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let survived = !dead(&implementation);
+    for pid in [&implementation, &grandchild]
+        .into_iter()
+        .filter(|p| !dead(p))
+    {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid.parse().unwrap_or(0), libc::SIGKILL);
+        }
+    }
+    assert!(!survived, "the implementation outlived a killed dlqspec");
+}
+
+#[test]
+fn limits_reached_are_errors_that_name_the_limit() {
+    let spec = "specs/dlq-consumer/poison-cycle.yaml";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--impl",
+                "cmd:python3 tests/impls/memory_exhausted.py",
+                "--memory",
+                "256M",
+            ],
+            "implementation error (exited): the process exited with status 1 while serving `process_one()`\n      it ran out of memory: each implementation process may use 256 MiB of data (--memory); --memory SIZE allows more\n",
+        ),
+        (
+            &["--impl", "python:tests/impls/memory_hog.py"],
+            "implementation error (errored): the implementation ran out of memory serving `process_one()` (MemoryError: ): each of its processes may use 2 GiB of data (--memory); --memory SIZE allows more\n",
+        ),
+        (
+            &[
+                "--impl",
+                "cmd:python3 tests/impls/cpu_burner.py",
+                "--cpu",
+                "1",
+                "--timeout",
+                "120",
+            ],
+            "implementation error (exited): the process was killed by signal 24 (SIGXCPU) while serving `process_one()`\n      it used up its CPU time: each implementation process may use 1 s of CPU time (--cpu); --cpu SECS allows more\n",
+        ),
+        (
+            &["--impl", "cmd:python3 tests/impls/oversized.py line"],
+            "implementation error (protocol): line 3 of stdout is longer than 16 MiB, the most a protocol message may be (docs/protocol.md)\n",
+        ),
+        (
+            &[
+                "--impl",
+                "cmd:python3 tests/impls/oversized.py world",
+                "--timeout",
+                "120",
+            ],
+            "implementation error (protocol): the world calls of this spec sent more than 64 MiB (at `dlq.put` while serving `process_one()`), the most one spec may send (docs/protocol.md)",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["run", spec];
+        all.extend_from_slice(args);
+        let ran = run_with(&all, false);
+        assert_eq!(ran.code, 1, "{all:?}:\n{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout.contains(says),
+            "{all:?} does not say\n{says}\nbut:\n{}",
+            ran.stdout
+        );
+    }
+}
