@@ -36,6 +36,7 @@ pub mod contracts;
 pub mod discover;
 pub mod external;
 pub mod implementation;
+pub mod interrupts;
 pub mod known_failures;
 pub mod loader;
 pub mod matrix;

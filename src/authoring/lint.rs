@@ -14,8 +14,9 @@ use crate::loader::{self, LoadedSpec};
 use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
+use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::source::{Position, display_path};
+use crate::source::{Excerpt, Position, display_path};
 use crate::spec_error::SpecError;
 use crate::yaml_edit::Document;
 
@@ -40,7 +41,7 @@ pub enum Location {
     Spec {
         path: String,
         position: Position,
-        source_line: Option<String>,
+        source_line: Option<Excerpt>,
     },
     /// A rule of a contract (for a rule no spec covers).
     Rule(String),
@@ -54,6 +55,8 @@ pub struct LintReport {
     pub spec_errors: Vec<SpecError>,
     /// Specs whose run ended too early to judge, and why.
     pub not_judged: Vec<(String, String)>,
+    /// Paths discovery left out, with why.
+    pub skipped: Vec<crate::discover::Skipped>,
 }
 
 /// Lints the specs under `paths`, running each on `implementation` (the built-in one).
@@ -62,14 +65,15 @@ pub fn lint(
     paths: &[PathBuf],
     implementation: &mut dyn Implementation,
 ) -> Result<LintReport, DiscoverError> {
-    let files = discover::spec_files(paths)?;
+    let discovery = discover::discover(paths)?;
     let mut report = LintReport {
-        specs: files.len(),
+        specs: discovery.entries.len(),
+        skipped: discovery.skipped,
         ..LintReport::default()
     };
     let mut loaded = Vec::new();
-    for path in &files {
-        match loader::load_path(path) {
+    for entry in &discovery.entries {
+        match loader::load_entry(entry) {
             Ok(spec) => loaded.push(spec),
             Err(error) => report.spec_errors.push(error),
         }
@@ -151,7 +155,7 @@ pub fn lint(
                 location: Location::Spec {
                     path: path.clone(),
                     position,
-                    source_line: spec.file.line(position.line).map(str::to_owned),
+                    source_line: spec.file.excerpt(position),
                 },
                 message,
             }));
@@ -197,6 +201,7 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
         out.push('\n');
     }
     for (path, why) in &report.not_judged {
+        let path = sanitize::line(path);
         let _ = writeln!(out, "{path}: not linted, the run ended early:");
         for line in why.lines() {
             let _ = writeln!(out, "  {line}");
@@ -213,15 +218,18 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
             } => {
                 let _ = writeln!(
                     out,
-                    "{path}:{}:{}: {id}: {}",
-                    position.line, position.column, finding.message
+                    "{}:{}:{}: {id}: {}",
+                    sanitize::line(path),
+                    position.line,
+                    position.column,
+                    sanitize::text(&finding.message)
                 );
                 if let Some(line) = source_line {
                     out.push_str(&crate::report::render::caret(line, *position, palette));
                 }
             }
             Location::Rule(rule) => {
-                let _ = writeln!(out, "{rule}: {id}: {}", finding.message);
+                let _ = writeln!(out, "{rule}: {id}: {}", sanitize::text(&finding.message));
             }
         }
     }

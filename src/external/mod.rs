@@ -2,6 +2,7 @@
 
 pub mod children;
 pub mod launch;
+pub mod limits;
 pub mod process;
 pub mod protocol;
 pub mod smoke;

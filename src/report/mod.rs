@@ -8,6 +8,7 @@ pub mod matrix;
 pub mod outputs;
 pub mod progress;
 pub mod render;
+pub mod sanitize;
 pub mod smoke;
 pub mod style;
 pub mod tap;

@@ -86,7 +86,7 @@ fn an_unknown_field_is_a_spec_error_with_its_position() {
     assert_eq!(ran.code, 2);
     assert!(
         ran.stdout
-            .contains("error: unknown field `bodyy`, expected one of id, body"),
+            .contains("error: unknown field `bodyy` (did you mean `body`?), expected one of id, body"),
         "{}",
         ran.stdout
     );
