@@ -40,7 +40,10 @@ expect:
 /// EVIL, as the built-in implementation passes it: against another implementation a spec is
 /// first run on the reference, so only a spec the reference passes reaches the hostile one.
 fn evil_passing() -> String {
-    EVIL.replace("  - process: ok\nexpect:\n  dlq: []\n", "  - process: dead\n")
+    EVIL.replace(
+        "  - process: ok\nexpect:\n  dlq: []\n",
+        "  - process: dead\n",
+    )
 }
 
 /// A broken spec whose error message quotes an injected value.
