@@ -6,6 +6,7 @@ mod external;
 mod fixtures;
 mod hardening;
 mod outcome_queue_teeth;
+mod properties;
 mod reports;
 mod robustness;
 mod run_cli;
