@@ -623,6 +623,16 @@ impl Process {
                 self.lines_read,
                 quote(line)
             )),
+            DecodeError::NotUtf8(at) => Broke::Protocol(format!(
+                "line {} of stdout is not UTF-8 (byte {at} is not): protocol messages are JSON in UTF-8: {}",
+                self.lines_read,
+                quote(line)
+            )),
+            DecodeError::TooDeep => Broke::Protocol(format!(
+                "line {} of stdout nests JSON more than 128 levels deep, the most dlqspec reads (no protocol message needs that): {}",
+                self.lines_read,
+                quote(line)
+            )),
             DecodeError::NotAMessage(why) => Broke::Protocol(format!(
                 "line {} of stdout is JSON but not a protocol message ({why}): {}",
                 self.lines_read,

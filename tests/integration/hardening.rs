@@ -1020,3 +1020,89 @@ fn limits_reached_are_errors_that_name_the_limit() {
         );
     }
 }
+
+#[test]
+fn messages_name_what_is_wrong_in_dlqspecs_words() {
+    let spec = "specs/dlq-consumer/poison-cycle.yaml";
+    let cases: &[(&str, &str)] = &[
+        (
+            "cmd:python3 tests/impls/undecodable.py deep",
+            "implementation error (protocol): line 3 of stdout nests JSON more than 128 levels deep, the most dlqspec reads (no protocol message needs that)",
+        ),
+        (
+            "cmd:python3 tests/impls/undecodable.py utf8",
+            "implementation error (protocol): line 3 of stdout is not UTF-8 (byte 42 is not): protocol messages are JSON in UTF-8",
+        ),
+    ];
+    for (implementation, says) in cases {
+        let ran = run_with(&["run", spec, "--impl", implementation], false);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout.contains(says),
+            "{implementation}:\n{}",
+            ran.stdout
+        );
+        assert!(!ran.stdout.contains("belong on stderr"), "{}", ran.stdout);
+    }
+    let (_dir, two) = crate::common::temp_spec(
+        "two.yaml",
+        &format!("{}---\n{}", passing("one"), passing("two")),
+    );
+    let (_dir2, far) = crate::common::temp_spec(
+        "far.yaml",
+        "contract: dlq-consumer\nname: far\nsteps:\n  - advance: 9007199254740991\n  - advance: 1\n",
+    );
+    for (path, says) in [
+        (
+            &two,
+            "a spec is one YAML document, and a line `---` here starts another",
+        ),
+        (
+            &far,
+            "`advance: 1` would move the clock from 9007199254740991 past 9007199254740991",
+        ),
+    ] {
+        let ran = run_with(&["run", path_arg(path)], false);
+        assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+        assert!(ran.stdout.contains(says), "{}", ran.stdout);
+        for internal in [
+            "from_str_multiple",
+            "budget breached",
+            "Nodes {",
+            "ScalarBytes",
+        ] {
+            assert!(!ran.stdout.contains(internal), "{}", ran.stdout);
+        }
+    }
+}
+
+/// A plain spec of 10^5 messages (about 12 MB with its handler script and steps) loads: the
+/// parser's limits stop bombs, not big scenarios. Slow in an unoptimised build: `--ignored`.
+#[test]
+#[ignore]
+fn a_spec_of_a_hundred_thousand_messages_loads() {
+    let n = 100_000;
+    let mut text = String::from(
+        "contract: dlq-consumer\nname: big\nrules: [dlq-consumer/success]\nmessages:\n",
+    );
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - {{id: m{i}, body: order-{i}-with-a-payload-of-some-length}}\n"
+        ));
+    }
+    text.push_str("handler:\n");
+    for i in 0..n {
+        text.push_str(&format!("  m{i}: [ok]\n"));
+    }
+    text.push_str("steps:\n");
+    for _ in 0..n {
+        text.push_str("  - process: ok\n");
+    }
+    assert!(text.len() > 9_000_000, "{} bytes", text.len());
+    let loaded = dlqspec::loader::load(dlqspec::source::SourceFile::from_text("big.yaml", text));
+    assert!(
+        loaded.is_ok(),
+        "{}",
+        loaded.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}

@@ -9,6 +9,7 @@ mod fixtures;
 mod hardening;
 mod mutations;
 mod promises;
+mod properties;
 mod reports;
 mod robustness;
 mod run_cli;
