@@ -38,6 +38,13 @@ impl Recorder {
         }
     }
 
+    /// Whether noting `rule` again would change anything: in a timeline every decision is
+    /// told, elsewhere only the first one counts. Lets a check that costs a scan of the world
+    /// run once, not at every step.
+    pub fn wants(&self, rule: &Rule) -> bool {
+        self.telling() || !self.exercised.contains(&rule.id)
+    }
+
     /// Whether the run keeps a timeline: only `explain` is told one, so no other run pays
     /// for telling what nobody reads.
     pub fn telling(&self) -> bool {
@@ -248,6 +255,25 @@ mod tests {
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
         assert_eq!(run.timeline[0], "    rule c/b: why");
+    }
+
+    #[test]
+    fn a_rule_is_wanted_again_only_by_a_timeline() {
+        use crate::rule::Rule;
+        const A: Rule = Rule {
+            id: "c/a",
+            statement: "",
+        };
+        for (mode, again) in [
+            (RunMode::Check, false),
+            (RunMode::Record, false),
+            (RunMode::Explain, true),
+        ] {
+            let mut recorder = Recorder::new(mode);
+            assert!(recorder.wants(&A), "{mode:?}");
+            recorder.exercise(&A, "why");
+            assert_eq!(recorder.wants(&A), again, "{mode:?}");
+        }
     }
 
     #[test]

@@ -637,8 +637,11 @@ impl Run<'_> {
         }
         // Judged once per instance, at its first delivery: is anything an earlier consumer
         // received still around for this one to wrongly ack or retry?
+        // Each instance after a crash would scan the whole queue here: a scenario of many
+        // crashes over a big queue would grow quadratically, so the scan runs only while it can
+        // still tell something.
         let first_call = std::mem::take(&mut self.first_call);
-        if first_call && generation > 1 {
+        if first_call && generation > 1 && self.recorder.wants(&rules::NO_MISUSE) {
             let leftovers: HashSet<String> = self
                 .world
                 .in_flight()
