@@ -34,6 +34,7 @@ pub mod commands;
 pub mod contract;
 pub mod contracts;
 pub mod discover;
+pub mod explore;
 pub mod external;
 pub mod implementation;
 pub mod known_failures;
