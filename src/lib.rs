@@ -50,6 +50,7 @@ pub mod runner;
 pub mod select;
 pub mod source;
 pub mod spec_error;
+pub mod strength;
 pub mod suggest;
 pub mod yaml;
 pub mod yaml_edit;
