@@ -42,6 +42,10 @@ pub struct Report {
     pub broken: Vec<(String, Outcome)>,
     /// Per contract the suite has specs of, in registry order.
     pub contracts: Vec<ContractStrength>,
+    /// The seed and budget of the searches for survivors, so the report can say how to
+    /// replay them.
+    pub seed: u64,
+    pub explore_cases: u64,
 }
 
 #[derive(Debug)]
@@ -93,6 +97,8 @@ pub fn measure(settings: &Settings) -> Result<Report, DiscoverError> {
         specs: prepared.len(),
         broken: Vec::new(),
         contracts: Vec::new(),
+        seed: settings.seed,
+        explore_cases: settings.explore_cases,
     };
     let mut judging: Vec<(String, LoadedSpec)> = Vec::new();
     for (path, loaded) in prepared {
@@ -157,6 +163,7 @@ fn judge(
             time: None,
             contracts: vec![contract],
             shrink_tries: explore::DEFAULT_SHRINK_TRIES,
+            tag: Some(format!("mistake {}", mistake.id)),
         };
         explore::search(&search, &mut mistaken(), &mut Quiet)
             .finding

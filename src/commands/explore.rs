@@ -51,6 +51,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         time: args.time,
         contracts: chosen,
         shrink_tries: DEFAULT_SHRINK_TRIES,
+        tag: None,
     };
     let target = args.target.implementation.unwrap_or(Target::Builtin);
     let mut implementation = target.instantiate(args.target.timeout.per_request);

@@ -54,6 +54,9 @@ pub struct Settings {
     pub contracts: Vec<&'static dyn Contract>,
     /// The most variants shrinking judges.
     pub shrink_tries: usize,
+    /// What else a found spec's name says it was found on, besides the seed and the case
+    /// (`strength` names the mistake), so specs found on different implementations differ.
+    pub tag: Option<String>,
 }
 
 /// Cases per contract when `--cases` is not given: enough to find every broken solution of
@@ -260,7 +263,12 @@ pub fn search(
                     let failing = Failing { case, text, run };
                     let found = Found {
                         contract,
-                        origin: format!("explore seed {}, case {case_number}", settings.seed),
+                        origin: match &settings.tag {
+                            None => format!("explore seed {}, case {case_number}", settings.seed),
+                            Some(tag) => {
+                                format!("explore seed {}, case {case_number}, {tag}", settings.seed)
+                            }
+                        },
                         found_by: format!(
                             "Found by `dlqspec explore --seed {}` against {label} (case {case_number} of {})",
                             settings.seed,
@@ -411,6 +419,7 @@ mod tests {
             time: None,
             contracts: CONTRACTS.to_vec(),
             shrink_tries: DEFAULT_SHRINK_TRIES,
+            tag: None,
         }
     }
 
@@ -463,6 +472,7 @@ mod tests {
                         time: None,
                         contracts: vec![*contract],
                         shrink_tries: 0,
+                        tag: None,
                     };
                     let summary = search(&only, &mut mistaken, &mut Quiet);
                     found.push(if summary.finding.is_some() {

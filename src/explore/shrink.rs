@@ -171,12 +171,13 @@ fn differs(label: &str, expected: &Value, actual: &Value, note: Option<&str>) ->
                 .filter(|(key, value)| got.get(*key) != Some(value))
                 .map(|(key, _)| format!("`{key}`"))
                 .collect();
-            let keys = match keys.split_last() {
-                Some((last, [])) => last.clone(),
-                Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-                None => "the state".to_owned(),
+            // One key differs, several differ: the verb agrees with the list.
+            let (keys, verb) = match keys.split_last() {
+                Some((last, [])) => (last.clone(), "differs"),
+                Some((last, rest)) => (format!("{} and {last}", rest.join(", ")), "differ"),
+                None => ("the state".to_owned(), "differs"),
             };
-            format!("the implementation's {keys} differ from the built-in's")
+            format!("the implementation's {keys} {verb} from the built-in's")
         }
         _ if note.is_some() => note.unwrap_or_default().to_owned(),
         (label, expected, actual) => format!(
@@ -214,6 +215,16 @@ mod tests {
         assert_eq!(
             told,
             "the implementation's `dlq` and `in_flight` differ from the built-in's"
+        );
+        let told = differs(
+            "expect",
+            &json!({"trace": ["a"], "pending": []}),
+            &json!({"trace": ["b"], "pending": []}),
+            None,
+        );
+        assert_eq!(
+            told,
+            "the implementation's `trace` differs from the built-in's"
         );
         let told = differs("process", &json!("dead"), &json!("crash"), None);
         assert_eq!(told, "`process` gives crash where the built-in gives dead");

@@ -32,10 +32,10 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
     for contract in &report.contracts {
         let _ = writeln!(
             out,
-            "{}: {} spec{} catch {} of {} classic mistakes",
+            "{}: {} {} {} of {} classic mistakes",
             paint(palette.bold, contract.contract),
             contract.specs,
-            if contract.specs == 1 { "" } else { "s" },
+            specs_catch(contract.specs),
             contract.caught(),
             contract.mistakes.len()
         );
@@ -61,6 +61,13 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
                     );
                     let _ = writeln!(out, "              the mistake: {}", mistake.what);
                     match &verdict.suggestion {
+                        None if report.explore_cases > 0 => {
+                            let _ = writeln!(
+                                out,
+                                "              explore found no spec that catches it in {} cases",
+                                report.explore_cases
+                            );
+                        }
                         None => {}
                         Some(finding) => match written.iter().find(|(id, _)| id == mistake.id) {
                             Some((_, path)) => {
@@ -97,11 +104,29 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
     } else {
         paint(palette.fail, &format!("{} survive", total - caught))
     };
+    // Survivors were searched with a seed: say it, so the suggested specs can be found again.
+    let replay = if caught < total && report.explore_cases > 0 {
+        format!(
+            "; explore seed {} (`--seed {}` replays its searches)",
+            report.seed, report.seed
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{verdict}: {} spec{} catch {caught} of {total} classic mistakes ({percent:.0}%)",
+        "{verdict}: {} {} {caught} of {total} classic mistakes ({percent:.0}%){replay}",
         report.specs,
-        if report.specs == 1 { "" } else { "s" },
+        specs_catch(report.specs),
     );
     out
+}
+
+/// `spec catches` or `specs catch`, after a count.
+fn specs_catch(count: usize) -> &'static str {
+    if count == 1 {
+        "spec catches"
+    } else {
+        "specs catch"
+    }
 }
