@@ -301,6 +301,9 @@ pub struct TargetArgs {
 
     #[command(flatten)]
     pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
 }
 
 #[derive(Debug, Args)]
@@ -311,6 +314,9 @@ pub struct SmokeArgs {
 
     #[command(flatten)]
     pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
 }
 
 #[derive(Debug, Args)]
@@ -329,6 +335,9 @@ pub struct MatrixArgs {
 
     #[command(flatten)]
     pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
 
     /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
     #[arg(long, short, value_name = "FILE")]
@@ -349,4 +358,31 @@ pub struct Timeout {
     /// Seconds an external implementation may take to answer one request before it is killed.
     #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
     pub per_request: std::time::Duration,
+}
+
+/// What each process of an external implementation may use (docs/protocol.md, Limits).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ProcessLimits {
+    /// Data memory (heap) each implementation process may use, such as 512M or 2G, or
+    /// unlimited. Past it allocations fail, and the spec is errored saying so.
+    #[arg(long = "memory", value_name = "SIZE", default_value = "2G", value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
+    pub memory: Limit,
+
+    /// CPU time each implementation process may use over its life, in seconds, or unlimited.
+    #[arg(long = "cpu", value_name = "SECS", default_value = "600", value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
+    pub cpu: Limit,
+}
+
+/// A limit's amount, `None` for unlimited (a type of its own: clap reads `Option` as
+/// "the option may be left out").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit(pub Option<u64>);
+
+impl ProcessLimits {
+    pub fn limits(&self) -> crate::external::limits::Limits {
+        crate::external::limits::Limits {
+            memory: self.memory.0,
+            cpu_seconds: self.cpu.0,
+        }
+    }
 }

@@ -51,6 +51,7 @@ struct RawEntry {
 
 impl KnownFailures {
     pub fn load(path: &Path) -> Result<KnownFailures, SpecError> {
+        // Read like a spec: bounded and never blocking.
         let file = SourceFile::read(path).map_err(|error| SpecError {
             kind: SpecErrorKind::Unreadable,
             path: display_path(path),

@@ -37,6 +37,7 @@ pub mod discover;
 pub mod explore;
 pub mod external;
 pub mod implementation;
+pub mod interrupts;
 pub mod known_failures;
 pub mod loader;
 pub mod matrix;

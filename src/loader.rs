@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use crate::contract::{Checkpoint, Contract, RunMode, Scenario, ScenarioRun};
 use crate::contracts;
+use crate::discover::{Entry, Found};
 use crate::implementation::Implementation;
 use crate::outcome::Outcome;
 use crate::source::{Position, SourceFile};
@@ -62,15 +63,39 @@ pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
     load(read(path)?)
 }
 
-/// Reads a spec file; a file that cannot be read is a spec error.
+/// Loads a spec as discovery found it, checking it is still that file.
+pub fn load_found(found: &Found) -> Result<LoadedSpec, SpecError> {
+    load(read_found(found)?)
+}
+
+/// Loads what a discovery entry holds: a spec, or the error of a path that cannot be read.
+pub fn load_entry(entry: &Entry) -> Result<LoadedSpec, SpecError> {
+    match entry {
+        Entry::Spec(found) => load_found(found),
+        Entry::Unreadable { path, reason } => Err(unreadable(path, reason)),
+    }
+}
+
+/// Reads a spec file (bounded, never blocking); a file that cannot be read is a spec error.
 pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
-    SourceFile::read(path).map_err(|error| SpecError {
+    SourceFile::read(path).map_err(|error| unreadable(path, &error.to_string()))
+}
+
+/// Reads a spec as discovery found it.
+pub fn read_found(found: &Found) -> Result<SourceFile, SpecError> {
+    SourceFile::read_checked(&found.path, found.identity)
+        .map_err(|error| unreadable(&found.path, &error.to_string()))
+}
+
+/// The spec error of a path that cannot be read, and why.
+pub fn unreadable(path: &Path, why: &str) -> SpecError {
+    SpecError {
         kind: SpecErrorKind::Unreadable,
         path: crate::source::display_path(path),
         position: Position::START,
-        message: format!("cannot read the spec: {error}"),
+        message: format!("cannot read the spec: {why}"),
         source_line: None,
-    })
+    }
 }
 
 pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
@@ -81,11 +106,15 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     let scenario = contract.load(&file)?;
     for (rule, position) in &scenario.header().rules {
         if !contract.rules().iter().any(|r| r.id == rule) {
+            let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
+            let near = crate::suggest::nearest(rule, &ids)
+                .map(|near| format!(" (did you mean `{near}`?)"))
+                .unwrap_or_default();
             return Err(SpecError::invalid(
                 &file,
                 *position,
                 format!(
-                    "unknown rule `{rule}`; `dlqspec rules` lists the rules of {}",
+                    "unknown rule `{rule}`{near}; `dlqspec rules` lists the rules of {}",
                     contract.name()
                 ),
             ));
@@ -145,7 +174,13 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
         SpecError::invalid(
             file,
             yaml::at(&name),
-            format!("unknown contract `{}`; expected one of {known}", name.value),
+            format!(
+                "unknown contract `{}`{}; expected one of {known}",
+                name.value,
+                crate::suggest::nearest(&name.value, &contracts::registry::names())
+                    .map(|near| format!(" (did you mean `{near}`?)"))
+                    .unwrap_or_default()
+            ),
         )
     })
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::builtin::Builtin;
 use crate::contract::RunMode;
-use crate::discover::{self, DiscoverError};
+use crate::discover::{self, DiscoverError, Skipped};
 use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
 use crate::known_failures::KnownFailures;
 use crate::loader::{self, LoadedSpec};
@@ -121,6 +121,8 @@ pub enum Event<'a> {
         /// Specs found but left out by `--filter` or `--partition`.
         filtered_out: usize,
         implementation: &'a ImplInfo,
+        /// Paths discovery left out (links out of the tree, loops, FIFOs...), with why.
+        skipped: &'a [Skipped],
     },
     Finished(&'a SpecReport),
     Done(&'a Summary),
@@ -159,22 +161,42 @@ pub type Prepared = (String, Result<LoadedSpec, SpecError>);
 
 /// Loads every spec under the configured paths and keeps those the filters and partition select.
 pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
-    Ok(select(config, load_all(config)?))
+    Ok(gather(config)?.specs)
 }
 
-/// Loads every spec under the configured paths, on as many threads as the run may use.
-fn load_all(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
-    let files = discover::spec_files(&config.paths)?;
-    let workers = config.jobs().min(files.len()).max(1);
-    let mut loaded = Vec::with_capacity(files.len());
+/// The selected specs, and the paths discovery left out (for a command to warn about).
+pub struct Gathered {
+    pub specs: Vec<Prepared>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// `prepare`, keeping what discovery skipped.
+pub fn gather(config: &RunConfig) -> Result<Gathered, DiscoverError> {
+    let (loaded, skipped) = load_all(config)?;
+    Ok(Gathered {
+        specs: select(config, loaded),
+        skipped,
+    })
+}
+
+/// Loads every spec under the configured paths, on as many threads as the run may use. A path
+/// that cannot be read is a broken spec at that path; the others load all the same.
+fn load_all(config: &RunConfig) -> Result<(Vec<Prepared>, Vec<Skipped>), DiscoverError> {
+    let discovery = discover::discover(&config.paths)?;
+    let entries = &discovery.entries;
+    let workers = config.jobs().min(entries.len()).max(1);
+    let mut loaded = Vec::with_capacity(entries.len());
     parallel::run_in_order(
-        files.len(),
+        entries.len(),
         vec![(); workers],
-        &|_, i| (display_path(&files[i]), loader::load_path(&files[i])),
+        &|_, i| {
+            let entry = &entries[i];
+            (display_path(entry.path()), loader::load_entry(entry))
+        },
         &|_| false,
         &mut |_, spec| loaded.extend(spec),
     );
-    Ok(loaded)
+    Ok((loaded, discovery.skipped))
 }
 
 /// The loaded specs the filters, then the partition, select, in their order.
@@ -271,7 +293,7 @@ pub fn run(
     reporter: &mut dyn Reporter,
 ) -> Result<Summary, RunError> {
     let started = Instant::now();
-    let loaded = load_all(config)?;
+    let (loaded, skipped) = load_all(config)?;
     let found = loaded.len();
     let (prepared, filtered) = select_counting(config, loaded);
     // An empty share of `--partition` is fine (a CI matrix may have more shards than specs);
@@ -291,6 +313,7 @@ pub fn run(
         total: prepared.len(),
         filtered_out: found - prepared.len(),
         implementation: &info,
+        skipped: &skipped,
     });
     let mut summary = Summary::default();
     let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));

@@ -1,6 +1,6 @@
 //! Spec errors: a spec file that is broken, pointing at the place in the file that is wrong.
 
-use crate::source::{Position, SourceFile};
+use crate::source::{Excerpt, Position, SourceFile};
 
 /// What kind of problem makes a spec unusable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -27,8 +27,9 @@ pub struct SpecError {
     pub path: String,
     pub position: Position,
     pub message: String,
-    /// The offending line of the spec, shown with a caret under `position.column`.
-    pub source_line: Option<String>,
+    /// The offending line of the spec (around the column, when it is long), shown with a
+    /// caret under `position.column`.
+    pub source_line: Option<Excerpt>,
 }
 
 impl SpecError {
@@ -43,7 +44,7 @@ impl SpecError {
             path: file.display_path(),
             position,
             message: message.into(),
-            source_line: file.line(position.line).map(str::to_owned),
+            source_line: file.excerpt(position),
         }
     }
 
@@ -61,6 +62,6 @@ mod tests {
         let file = SourceFile::from_text("specs/x.yaml", "a: 1\nb: 2\n");
         let error = SpecError::invalid(&file, Position::new(2, 4), "bad value");
         assert_eq!(error.to_string(), "specs/x.yaml:2:4: bad value");
-        assert_eq!(error.source_line.as_deref(), Some("b: 2"));
+        assert_eq!(error.source_line.map(|l| l.text).as_deref(), Some("b: 2"));
     }
 }

@@ -1,21 +1,31 @@
 //! Did-you-mean: the valid word nearest to a mistyped one, when one is near enough.
 
 /// The candidate nearest to `word` by edit distance, if it is within a third of the word's
-/// length (at least 1 edit, at most 3): near enough to be a typo, not a different word.
+/// length (at least 1 edit, at most 3): near enough to be a typo, not a different word. A
+/// candidate the word starts with (`expectations` for `expect`) is near too.
 pub fn nearest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
 where
     I: IntoIterator<Item = &'c S>,
     S: AsRef<str> + ?Sized + 'c,
 {
     let limit = (word.chars().count() / 3).clamp(1, 3);
-    candidates
-        .into_iter()
-        .map(AsRef::as_ref)
-        .filter(|candidate| *candidate != word)
-        .map(|candidate| (strsim::levenshtein(word, candidate), candidate))
+    let candidates: Vec<&str> = candidates.into_iter().map(AsRef::as_ref).collect();
+    let by_distance = candidates
+        .iter()
+        .filter(|candidate| **candidate != word)
+        .map(|candidate| (strsim::levenshtein(word, candidate), *candidate))
         .filter(|(distance, _)| *distance <= limit)
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+        .map(|(_, candidate)| candidate);
+    by_distance.or_else(|| {
+        candidates
+            .iter()
+            .filter(|candidate| {
+                **candidate != word && candidate.len() >= 4 && word.starts_with(**candidate)
+            })
+            .max_by_key(|candidate| candidate.len())
+            .copied()
+    })
 }
 
 #[cfg(test)]
@@ -28,6 +38,10 @@ mod tests {
         assert_eq!(nearest("proces", &words), Some("process"));
         assert_eq!(nearest("restrat", &words), Some("restart"));
         assert_eq!(nearest("banana", &words), None);
+        assert_eq!(
+            nearest("expectations", &["expect", "steps"]),
+            Some("expect")
+        );
         assert_eq!(nearest("process", &words), None);
     }
 }

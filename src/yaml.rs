@@ -15,16 +15,105 @@ pub use serde_saphyr::Location;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
 
+/// The most YAML values (mappings, lists and scalars) a spec may hold: about three times what
+/// a plain spec of 10^5 messages has. What stops a YAML bomb is not this but the limits on
+/// nesting and on what aliases expand to, which stay serde-saphyr's.
+pub const MAX_NODES: usize = 4_000_000;
+
+/// How deep lists and mappings may nest (serde-saphyr's default).
+pub const MAX_DEPTH: usize = 64;
+
+/// How many values aliases may expand to in one spec (serde-saphyr's default).
+pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
+/// The parser's options: serde-saphyr's defaults with room for specs of 10^5 messages.
+fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = MAX_NODES;
+    budget.max_events = 2 * MAX_NODES;
+    budget.max_depth = MAX_DEPTH;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_ALIAS_EXPANSION;
+    options
+}
+
+/// Longest message quoted from the parser: its messages may quote a value from the spec.
+const MAX_MESSAGE_CHARS: usize = 300;
+
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
 pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
-    serde_saphyr::from_str(&file.text).map_err(|error| {
+    serde_saphyr::from_str_with_options(&file.text, options()).map_err(|error| {
         let position = error
             .location()
             .map(|l| position(&l))
             .unwrap_or(Position::START);
-        let message = strip_location(&error.without_snippet().to_string());
-        SpecError::at(file, position, SpecErrorKind::Syntax, polish(&message))
+        let message = limit_message(&error)
+            .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
+        SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
     })
+}
+
+/// Cuts a message that quotes too much of the spec.
+fn cut(message: &str) -> String {
+    if message.chars().count() <= MAX_MESSAGE_CHARS {
+        return message.to_owned();
+    }
+    let kept: String = message.chars().take(MAX_MESSAGE_CHARS).collect();
+    format!("{kept}... (cut)")
+}
+
+/// What a limit of the parser means for a spec author, in place of the library's wording
+/// (`budget breached: Nodes { nodes: 250001 }`, `use from_str_multiple`).
+fn limit_message(error: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::Error;
+    use serde_saphyr::budget::BudgetBreach;
+    let mut error = error;
+    while let Error::WithSnippet { error: inner, .. } | Error::AliasError { error: inner, .. } =
+        error
+    {
+        error = inner;
+    }
+    let too_many_aliases = || {
+        format!(
+            "the spec uses aliases (`*name`) more than dlqspec allows (at most 10 per anchor, 50000 in all, expanding to {MAX_ALIAS_EXPANSION} values): write the values out, or alias less"
+        )
+    };
+    let message = match error {
+        Error::MultipleDocuments { .. }
+        | Error::Budget {
+            breach: BudgetBreach::Documents { .. },
+            ..
+        } => "a spec is one YAML document, and a line `---` here starts another: remove it, or put the second document in a file of its own".to_owned(),
+        Error::Budget { breach, .. } => match breach {
+            BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => format!(
+                "the spec holds more than {MAX_NODES} YAML values, the most a spec may hold: split it into several specs"
+            ),
+            BudgetBreach::Depth { .. } => format!(
+                "lists and mappings nest here more than {MAX_DEPTH} levels deep, the most dlqspec reads: flatten the value"
+            ),
+            BudgetBreach::Aliases { .. }
+            | BudgetBreach::Anchors { .. }
+            | BudgetBreach::AliasAnchorRatio { .. }
+            | BudgetBreach::RecordedAnchorEvents { .. }
+            | BudgetBreach::RecordedAnchorBytes { .. }
+            | BudgetBreach::MergeKeys { .. } => too_many_aliases(),
+            BudgetBreach::ScalarBytes { .. } => format!(
+                "the spec's values add up to more than {} MiB of text, the most a spec may hold: split it into several specs",
+                crate::source::MAX_SPEC_BYTES >> 20
+            ),
+            _ => format!(
+                "the spec is larger or more intricate than dlqspec reads (at most {} MiB, {MAX_NODES} values, nesting {MAX_DEPTH} deep): split it into several specs",
+                crate::source::MAX_SPEC_BYTES >> 20
+            ),
+        },
+        Error::AliasReplayLimitExceeded { .. }
+        | Error::AliasExpansionLimitExceeded { .. }
+        | Error::AliasReplayStackDepthExceeded { .. }
+        | Error::AliasReplayCounterOverflow { .. } => too_many_aliases(),
+        _ => return None,
+    };
+    Some(message)
 }
 
 /// The position of a parsed value.
@@ -53,7 +142,10 @@ fn polish(message: &str) -> String {
     }
     // serde names Rust enum variants, types and parser events; spec authors think in YAML values.
     if let Some(rest) = message.strip_prefix("unknown variant ") {
-        return format!("unknown value {rest}");
+        return did_you_mean(&format!("unknown value {rest}"));
+    }
+    if message.starts_with("unknown field ") {
+        return did_you_mean(&message);
     }
     match message.as_str() {
         "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
@@ -65,6 +157,20 @@ fn polish(message: &str) -> String {
             "expected text, found nothing (empty text is written \"\")".to_owned()
         }
         _ => message,
+    }
+}
+
+/// `unknown value|field `X`, expected one of a, b, c`, with the nearest of them suggested
+/// after `X` when one is near enough to be a typo.
+fn did_you_mean(message: &str) -> String {
+    let Some((head, list)) = message.split_once(", expected one of ") else {
+        return message.to_owned();
+    };
+    let unknown = head.split('`').nth(1).unwrap_or_default();
+    let choices: Vec<&str> = list.split(", ").map(|c| c.trim_matches('`')).collect();
+    match crate::suggest::nearest(unknown, &choices) {
+        Some(near) => format!("{head} (did you mean `{near}`?), expected one of {list}"),
+        None => message.to_owned(),
     }
 }
 
@@ -362,8 +468,47 @@ mod tests {
         let error = parse_text::<Steps>("steps: [recover, {proces: ok}]\n").unwrap_err();
         assert_eq!(
             error.message,
-            "unknown value `proces`, expected one of process, recover"
+            "unknown value `proces` (did you mean `process`?), expected one of process, recover"
         );
+    }
+
+    #[test]
+    fn the_parsers_limits_are_told_in_a_spec_authors_words() {
+        let deep = format!("v: {}{}\n", "[".repeat(80), "]".repeat(80));
+        let laughs = format!("a: &a [x, x]\nb: [{}]\n", vec!["*a"; 200].join(", "));
+        let cases = [
+            (
+                "a: 1\n---\nb: 2\n",
+                "a spec is one YAML document, and a line `---` here starts another",
+            ),
+            (
+                deep.as_str(),
+                "lists and mappings nest here more than 64 levels deep",
+            ),
+            (
+                laughs.as_str(),
+                "the spec uses aliases (`*name`) more than dlqspec allows",
+            ),
+        ];
+        for (text, says) in cases {
+            let error = parse_text::<Value>(text).unwrap_err();
+            assert!(
+                error.message.starts_with(says),
+                "{text:.60}: {}",
+                error.message
+            );
+            for internal in ["budget", "Budget", "from_str", "{ ", "_bytes"] {
+                assert!(!error.message.contains(internal), "{}", error.message);
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_quoting_a_long_value_is_cut() {
+        let text = format!("steps: [{{{}: ok}}]\n", "z".repeat(10_000));
+        let error = parse_text::<Steps>(&text).unwrap_err();
+        assert!(error.message.ends_with("... (cut)"), "{}", error.message);
+        assert!(error.message.chars().count() < 400, "{}", error.message);
     }
 
     #[test]

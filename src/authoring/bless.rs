@@ -5,9 +5,8 @@
 //! the file stays byte for byte. The result is run again and must pass before it is written.
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
-use std::path::Path;
-
 use crate::contract::RunMode;
+use crate::discover::Entry;
 use crate::implementation::Implementation;
 use crate::loader;
 use crate::outcome::Outcome;
@@ -37,10 +36,14 @@ pub enum Blessing {
     Refused(String),
 }
 
-/// Blesses the spec at `path` against `implementation` (the built-in one, unless a person
-/// explicitly asked for another). Nothing is written here; see `atomic_file::write_atomically`.
-pub fn bless_path(path: &Path, implementation: &mut dyn Implementation) -> Blessing {
-    match loader::read(path) {
+/// Blesses the spec a discovery entry names against `implementation` (the built-in one, unless
+/// a person explicitly asked for another). Nothing is written here; see `atomic_file`.
+pub fn bless_entry(entry: &Entry, implementation: &mut dyn Implementation) -> Blessing {
+    let read = match entry {
+        Entry::Spec(found) => loader::read_found(found),
+        Entry::Unreadable { path, reason } => Err(loader::unreadable(path, reason)),
+    };
+    match read {
         Ok(file) => bless(file, implementation),
         Err(error) => Blessing::SpecError(error),
     }

@@ -12,6 +12,7 @@ use crate::loader::LoadedSpec;
 use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
+use crate::report::sanitize::{self, line};
 use crate::report::style::paint;
 
 /// A scenario told step by step.
@@ -62,7 +63,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
 pub fn render(explanation: &Explanation, palette: &Palette) -> String {
     let p = palette;
     let mut out = String::new();
-    let _ = writeln!(out, "{}", paint(p.bold, &explanation.name));
+    let _ = writeln!(out, "{}", paint(p.bold, &line(&explanation.name)));
     let _ = writeln!(
         out,
         "{}",
@@ -70,22 +71,25 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
             p.dim,
             &format!(
                 "{} · contract {} · implementation {}",
-                explanation.path, explanation.contract, explanation.implementation.label
+                line(&explanation.path),
+                explanation.contract,
+                line(&explanation.implementation.label)
             )
         )
     );
     if !explanation.rules.is_empty() {
-        let _ = writeln!(out, "rules: {}", explanation.rules.join(", "));
+        let _ = writeln!(out, "rules: {}", line(&explanation.rules.join(", ")));
     }
     if !explanation.description.is_empty() {
         let _ = writeln!(out);
-        for line in explanation.description.lines() {
-            let _ = writeln!(out, "{line}");
+        for text in explanation.description.lines() {
+            let _ = writeln!(out, "{}", line(text));
         }
     }
     let _ = writeln!(out);
-    for line in &explanation.timeline {
-        let _ = writeln!(out, "{}", paint_line(line, p));
+    for text in &explanation.timeline {
+        // A timeline entry is one line, whatever the ids, bodies and messages in it say.
+        let _ = writeln!(out, "{}", paint_line(&line(text), p));
     }
     let _ = writeln!(out);
     let (verdict, style) = match &explanation.outcome {
@@ -111,7 +115,7 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         Outcome::Mismatch(m) => render::mismatch(&explanation.path, m, p),
         Outcome::Errored(e) => render::impl_error(e),
         Outcome::SpecError(e) => render::spec_error(e, p),
-        Outcome::Skipped(reason) => format!("{reason}\n"),
+        Outcome::Skipped(reason) => format!("{}\n", sanitize::text(reason)),
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
             render::details(&explanation.path, &explanation.outcome)
         }

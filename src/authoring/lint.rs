@@ -8,14 +8,16 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::contracts::CONTRACTS;
-use crate::discover::{self, DiscoverError};
+use crate::discover::{DiscoverError, Skipped};
 use crate::implementation::Implementation;
-use crate::loader::{self, LoadedSpec};
+use crate::loader::LoadedSpec;
 use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
+use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::source::{Position, display_path};
+use crate::runner::{self, RunConfig};
+use crate::source::{Excerpt, Position, display_path};
 use crate::spec_error::SpecError;
 use crate::yaml_edit::Document;
 
@@ -40,7 +42,7 @@ pub enum Location {
     Spec {
         path: String,
         position: Position,
-        source_line: Option<String>,
+        source_line: Option<Excerpt>,
     },
     /// A rule of a contract (for a rule no spec covers).
     Rule(String),
@@ -54,6 +56,8 @@ pub struct LintReport {
     pub spec_errors: Vec<SpecError>,
     /// Specs whose run ended too early to judge, and why.
     pub not_judged: Vec<(String, String)>,
+    /// Paths discovery left out, with why.
+    pub skipped: Vec<Skipped>,
 }
 
 /// Lints the specs under `paths`, running each on `implementation` (the built-in one).
@@ -62,14 +66,19 @@ pub fn lint(
     paths: &[PathBuf],
     implementation: &mut dyn Implementation,
 ) -> Result<LintReport, DiscoverError> {
-    let files = discover::spec_files(paths)?;
+    // Loaded as `run` loads them: on every core.
+    let gathered = runner::gather(&RunConfig {
+        paths: paths.to_vec(),
+        ..RunConfig::default()
+    })?;
     let mut report = LintReport {
-        specs: files.len(),
+        specs: gathered.specs.len(),
+        skipped: gathered.skipped,
         ..LintReport::default()
     };
     let mut loaded = Vec::new();
-    for path in &files {
-        match loader::load_path(path) {
+    for (_, spec) in gathered.specs {
+        match spec {
             Ok(spec) => loaded.push(spec),
             Err(error) => report.spec_errors.push(error),
         }
@@ -80,9 +89,11 @@ pub fn lint(
     for spec in &loaded {
         let mut findings = Vec::new();
         let path = spec.file.display_path();
-        let document = Document::parse(&spec.file.text).ok();
+        // Parsed again only to place a finding: most specs have none.
+        let document = std::cell::OnceCell::new();
+        let document = || document.get_or_init(|| Document::parse(&spec.file.text).ok());
         let at = |key: &str| {
-            document
+            document()
                 .as_ref()
                 .and_then(|d| d.find(d.root().position, &[key.to_owned()]).ok())
                 .map_or(Position::START, |node| node.position)
@@ -91,7 +102,7 @@ pub fn lint(
         if header.rules.is_empty() {
             findings.push((
                 NO_RULE,
-                document
+                document()
                     .as_ref()
                     .and_then(|d| d.key_position("rules"))
                     .unwrap_or_else(|| at("name")),
@@ -151,7 +162,7 @@ pub fn lint(
                 location: Location::Spec {
                     path: path.clone(),
                     position,
-                    source_line: spec.file.line(position.line).map(str::to_owned),
+                    source_line: spec.file.excerpt(position),
                 },
                 message,
             }));
@@ -197,6 +208,7 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
         out.push('\n');
     }
     for (path, why) in &report.not_judged {
+        let path = sanitize::line(path);
         let _ = writeln!(out, "{path}: not linted, the run ended early:");
         for line in why.lines() {
             let _ = writeln!(out, "  {line}");
@@ -213,15 +225,18 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
             } => {
                 let _ = writeln!(
                     out,
-                    "{path}:{}:{}: {id}: {}",
-                    position.line, position.column, finding.message
+                    "{}:{}:{}: {id}: {}",
+                    sanitize::line(path),
+                    position.line,
+                    position.column,
+                    sanitize::text(&finding.message)
                 );
                 if let Some(line) = source_line {
                     out.push_str(&crate::report::render::caret(line, *position, palette));
                 }
             }
             Location::Rule(rule) => {
-                let _ = writeln!(out, "{rule}: {id}: {}", finding.message);
+                let _ = writeln!(out, "{rule}: {id}: {}", sanitize::text(&finding.message));
             }
         }
     }

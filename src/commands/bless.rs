@@ -6,24 +6,28 @@ use crate::authoring::bless::{self, Blessing};
 use crate::builtin::Builtin;
 use crate::cli::BlessArgs;
 use crate::discover;
+use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::report::{Palette, render};
 use crate::runner::exit;
 use crate::source::display_path;
 
 pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
-    let files = match discover::spec_files(&args.specs.paths) {
-        Ok(files) => files,
+    let discovery = match discover::discover(&args.specs.paths) {
+        Ok(discovery) => discovery,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
+    crate::report::render::warn_skipped(&discovery.skipped, &palette);
+    let files = discovery.entries;
     // Always the reference implementation: blessing records what the rules say, not what
     // some implementation under test happens to do.
     let mut implementation = Builtin::new();
-    let mut out = std::io::stdout().lock();
+    let mut out = sanitize::stdout();
     let (mut changed, mut unchanged, mut refused, mut broken) = (0, 0, 0, 0);
-    for path in &files {
-        let shown = display_path(path);
-        let blessing = bless::bless_path(path, &mut implementation);
+    for entry in &files {
+        let path = entry.path();
+        let shown = sanitize::line(&display_path(path)).into_owned();
+        let blessing = bless::bless_entry(entry, &mut implementation);
         let text = match blessing {
             Blessing::Unchanged => {
                 unchanged += 1;
@@ -42,10 +46,11 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         bless::diff(&shown, &original, &blessed, &palette)
                     )
                 } else {
-                    match crate::atomic_file::write_atomically(path, blessed.as_bytes()) {
+                    match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
                         Ok(()) => format!("blessed {shown} ({what} rewritten)\n"),
                         Err(error) => {
                             refused += 1;
+                            let error = sanitize::text(&error.to_string()).into_owned();
                             let _ = writeln!(out, "could not write {shown}: {error}");
                             continue;
                         }
@@ -72,8 +77,9 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
             Blessing::Refused(reason) => {
                 refused += 1;
                 format!(
-                    "{} {shown}\n{reason}\n\n",
-                    paint(palette.fail, "could not bless")
+                    "{} {shown}\n{}\n\n",
+                    paint(palette.fail, "could not bless"),
+                    sanitize::text(&reason)
                 )
             }
         };

@@ -5,8 +5,10 @@ use crate::report::Palette;
 
 /// Runs the command and returns the exit code.
 pub fn execute(cli: Cli) -> i32 {
+    // First, before any thread starts: what to undo on Ctrl-C or a kill.
+    crate::interrupts::install();
     let palette = Palette::new(use_color(cli.color));
-    match cli.command {
+    let code = match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
         Command::Schema => super::schema::schema(),
@@ -20,7 +22,10 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Strength(args) => super::strength::strength(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
-    }
+    };
+    // Last: whatever an implementation left running below dlqspec ends with it.
+    crate::external::children::end_all();
+    code
 }
 
 /// Whether stdout gets colors: `auto` leaves it to anstream (tty, NO_COLOR, CLICOLOR_FORCE, TERM).
@@ -42,8 +47,12 @@ pub fn usage_error(message: &str, palette: &Palette) -> i32 {
 
 /// Prints why a command could not do its work at all, as one `error:` line on stderr.
 pub fn failure(message: &str, palette: &Palette) {
-    eprintln!(
-        "{} {message}",
-        crate::report::style::paint(palette.fail, "error:")
+    use std::io::Write;
+    // Messages name paths found in spec folders: shown escaped, like every untrusted text.
+    let _ = writeln!(
+        crate::report::sanitize::stderr(),
+        "{} {}",
+        crate::report::style::paint(palette.fail, "error:"),
+        crate::report::sanitize::text(message)
     );
 }

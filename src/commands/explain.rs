@@ -4,6 +4,7 @@ use std::io::Write;
 
 use crate::authoring::explain;
 use crate::cli::ExplainArgs;
+use crate::discover;
 use crate::external::launch::Target;
 use crate::loader;
 use crate::outcome::Outcome;
@@ -11,15 +12,32 @@ use crate::report::{Palette, render};
 use crate::runner::exit;
 
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
-    let mut out = std::io::stdout().lock();
-    let spec = match loader::load_path(&args.spec) {
+    let mut out = crate::report::sanitize::stdout();
+    if args.spec.is_dir() {
+        let message = format!(
+            "{}: a folder; explain tells one spec file (`dlqspec run` takes folders)",
+            crate::source::display_path(&args.spec)
+        );
+        return super::dispatch::usage_error(&message, &palette);
+    }
+    // The file named, read as discovery reads any: not through a link out of its folder.
+    let entry = match discover::discover(std::slice::from_ref(&args.spec)) {
+        Ok(mut discovery) if discovery.entries.len() == 1 => discovery.entries.remove(0),
+        Ok(_) => return exit::SPEC_OR_USAGE_ERROR,
+        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+    };
+    let spec = match loader::load_entry(&entry) {
         Ok(spec) => spec,
         Err(error) => {
             let _ = out.write_all(render::spec_error(&error, &palette).as_bytes());
             return exit::SPEC_OR_USAGE_ERROR;
         }
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     let mut implementation = target.instantiate(args.target.timeout.per_request);
     let explanation = explain::explain(&spec, implementation.as_mut());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());

@@ -53,15 +53,27 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         shrink_tries: DEFAULT_SHRINK_TRIES,
         tag: None,
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     let mut implementation = target.instantiate(args.target.timeout.per_request);
-    let mut reporter =
-        ExploreReporter::new(std::io::stdout(), palette, ReportOptions::progress_wanted());
+    let mut reporter = ExploreReporter::new(
+        crate::report::sanitize::stdout(),
+        palette,
+        ReportOptions::progress_wanted(),
+    );
     let summary = explore::search(&settings, implementation.as_mut(), &mut reporter);
     drop(reporter);
     drop(implementation);
     if let Some(why) = &summary.broken {
-        super::dispatch::failure(why, &palette);
+        // Every outcome of a search names its seed, even one that never started.
+        let seed = settings.seed;
+        super::dispatch::failure(
+            &format!("{why}; seed {seed} (`--seed {seed}` replays this run)"),
+            &palette,
+        );
         return exit::FAILED;
     }
     let written = match write_finding(args.out.as_deref(), summary.finding.as_ref()) {
@@ -69,7 +81,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         Err(message) => return usage(&message),
     };
     let text = crate::report::explore::search(&summary, written.as_deref(), &palette);
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if summary.finding.is_some() || summary.cases.is_empty() {
         exit::FAILED
     } else {
@@ -117,10 +129,17 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         max_crashes: args.crashes.unwrap_or(1) as usize,
         shrink_tries: DEFAULT_SHRINK_TRIES,
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     let mut implementation = target.instantiate(args.target.timeout.per_request);
-    let mut reporter =
-        ExploreReporter::new(std::io::stdout(), palette, ReportOptions::progress_wanted());
+    let mut reporter = ExploreReporter::new(
+        crate::report::sanitize::stdout(),
+        palette,
+        ReportOptions::progress_wanted(),
+    );
     let summary = crashes::explore(
         &plan,
         schedules.as_ref(),
@@ -135,7 +154,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         Err(message) => return usage(&message),
     };
     let text = crate::report::explore::crashes(&summary, written.as_deref(), &palette);
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if summary.violation.is_some() {
         exit::FAILED
     } else {

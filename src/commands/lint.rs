@@ -13,7 +13,8 @@ pub fn lint(args: LintArgs, palette: Palette) -> i32 {
         Ok(report) => report,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
-    let mut out = std::io::stdout().lock();
+    crate::report::render::warn_skipped(&report.skipped, &palette);
+    let mut out = crate::report::sanitize::stdout();
     let _ = out.write_all(lint::render(&report, &palette).as_bytes());
     if !report.spec_errors.is_empty() || !report.not_judged.is_empty() {
         exit::SPEC_OR_USAGE_ERROR

@@ -7,7 +7,9 @@ use crate::cli::MatrixArgs;
 use crate::external::launch::Target;
 use crate::matrix;
 use crate::report::Palette;
+use crate::report::sanitize;
 use crate::runner::{self, RunConfig};
+use crate::source::display_path;
 
 #[derive(Clone, Copy)]
 enum Format {
@@ -44,19 +46,24 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
         filters: args.filter,
         ..RunConfig::default()
     };
-    let prepared = match runner::prepare(&config) {
-        Ok(prepared) => prepared,
+    let prepared = match runner::gather(&config) {
+        Ok(gathered) => {
+            crate::report::render::warn_skipped(&gathered.skipped, &palette);
+            gathered.specs
+        }
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
     let mut targets = vec![Target::Builtin];
     for target in args.implementations {
+        let target = target.with_limits(args.limits.limits());
         if !targets.contains(&target) {
             targets.push(target);
         }
     }
     let matrix = matrix::run(&prepared, &targets, args.timeout.per_request);
     let table = crate::report::matrix::terminal(&matrix, &palette);
-    let _ = std::io::stdout().lock().write_all(table.as_bytes());
+    let mut out = sanitize::stdout();
+    let _ = out.write_all(table.as_bytes());
     if let Some((path, format)) = output {
         let page = match format {
             Format::Markdown => crate::report::matrix::markdown(&matrix),
@@ -68,7 +75,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
                 &palette,
             );
         }
-        let _ = writeln!(std::io::stdout().lock(), "written to {}", path.display());
+        let _ = writeln!(out, "written to {}", sanitize::line(&display_path(path)));
     }
     matrix.exit_code()
 }

@@ -2,19 +2,20 @@
 
 use crate::authoring::starter;
 use crate::cli::NewArgs;
+use std::io::Write;
+
 use crate::report::Palette;
+use crate::report::sanitize;
 use crate::runner::exit;
 
 pub fn new_spec(args: NewArgs, palette: Palette) -> i32 {
     match starter::create(&args.path, args.contract.as_deref()) {
         Ok(created) => {
-            println!(
-                "wrote {}: a {} starter spec that passes as written",
-                created.path, created.contract
-            );
-            println!(
-                "next: dlqspec explain {0}, change it, then dlqspec run {0}",
-                created.path
+            let path = sanitize::line(&created.path);
+            let _ = writeln!(
+                sanitize::stdout(),
+                "wrote {path}: a {} starter spec that passes as written\nnext: dlqspec explain {path}, change it, then dlqspec run {path}",
+                created.contract
             );
             exit::PASSED
         }

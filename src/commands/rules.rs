@@ -8,6 +8,7 @@ use crate::cli::RulesArgs;
 use crate::contract::RunMode;
 use crate::contracts::CONTRACTS;
 use crate::report::Palette;
+use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::runner::{self, RunConfig, exit};
 
@@ -16,8 +17,11 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
         paths: args.specs.paths,
         ..RunConfig::default()
     };
-    let prepared = match runner::prepare(&config) {
-        Ok(prepared) => prepared,
+    let prepared = match runner::gather(&config) {
+        Ok(gathered) => {
+            crate::report::render::warn_skipped(&gathered.skipped, &palette);
+            gathered.specs
+        }
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };
     // A spec covers a rule it claims only if its run on the built-in implementation exercises
@@ -42,7 +46,7 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             Err(_) => broken += 1,
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = sanitize::stdout();
     let mut uncovered = 0;
     for contract in CONTRACTS {
         let _ = writeln!(
@@ -70,7 +74,7 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             let _ = writeln!(out, "  {}  {count}", paint(palette.bold, rule.id));
             let _ = writeln!(out, "      {}", rule.statement);
             for spec in specs {
-                let _ = writeln!(out, "      {}", paint(palette.dim, spec));
+                let _ = writeln!(out, "      {}", paint(palette.dim, &sanitize::line(spec)));
             }
             for spec in claimed_only.get(rule.id).into_iter().flatten() {
                 let _ = writeln!(

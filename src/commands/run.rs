@@ -12,11 +12,17 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         None => None,
         Some(Ok(list)) => Some(list),
         Some(Err(error)) => {
-            eprint!("{}", crate::report::render::spec_error(&error, &palette));
+            let text = crate::report::render::spec_error(&error, &palette);
+            let _ =
+                std::io::Write::write_all(&mut crate::report::sanitize::stderr(), text.as_bytes());
             return runner::exit::SPEC_OR_USAGE_ERROR;
         }
     };
-    let target = args.target.implementation.unwrap_or(Target::Builtin);
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
     // Each job of an external implementation is a process: starting a second one costs more
     // than the bundled suite takes to run through the first (measured: docs/protocol.md).
     let jobs = match target {

@@ -9,7 +9,7 @@ use crate::report::Palette;
 use crate::runner::exit;
 
 pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
-    let Target::External(launch) = args.implementation else {
+    let Target::External(launch) = args.implementation.with_limits(args.limits.limits()) else {
         return super::dispatch::usage_error(
             "smoke tries an external implementation (python:FILE, node:FILE or cmd:'COMMAND LINE'); the built-in one needs no smoke test",
             &palette,
@@ -17,7 +17,7 @@ pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     };
     let report = smoke::smoke(launch, args.timeout.per_request);
     let text = crate::report::smoke::smoke(&report, &palette);
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if report.ok() {
         exit::PASSED
     } else {

@@ -34,7 +34,7 @@ pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
         }
     }
     let text = crate::report::strength::strength(&report, &written, &palette);
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if !report.broken.is_empty() {
         exit::SPEC_OR_USAGE_ERROR
     } else if report.caught() == report.total() && report.total() > 0 {

@@ -123,7 +123,12 @@ pub fn divergence(run: &ScenarioRun) -> String {
             };
             format!("at {}: {what}", mismatch.step)
         }
-        Outcome::Errored(error) => format!("the implementation broke: {}", error.message),
+        // Its first line only: the rest is a stderr tail, for the report, not for a spec's
+        // description.
+        Outcome::Errored(error) => format!(
+            "by breaking: {}",
+            error.message.lines().next().unwrap_or_default()
+        ),
         other => format!("{:?}", other.kind()),
     }
 }

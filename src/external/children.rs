@@ -1,126 +1,409 @@
-//! Child processes that must not outlive dlqspec: each runs in its own process group, which is
-//! killed as a whole, also when dlqspec itself is interrupted (SIGINT, SIGTERM, SIGHUP).
+//! Child processes that must not outlive their part of the run, nor dlqspec.
 //!
-//! A group, not just the child: `cmd:` may name a wrapper (`npx`, a shell script) whose own
-//! child is the real implementation, and a hung one must die with its wrapper.
+//! An implementation may start processes of its own (`subprocess.Popen`, `spawn`, a `cmd:`
+//! wrapper's child), and some leave its process group (`setsid`, `detached`). So each child:
+//! - runs in its own process group, killed as a whole;
+//! - carries `DLQSPEC_TREE=<dlqspec pid>-<n>` in its environment, which its descendants
+//!   inherit, so that one reparented to dlqspec can be told apart;
+//! - gets `PR_SET_PDEATHSIG` (SIGKILL) before exec on Linux: if dlqspec is killed outright,
+//!   the child dies with it (the signal follows the thread that started the child, which in
+//!   dlqspec is the thread that owns and ends it);
+//! - gets its memory and CPU limits (`setrlimit`, see `limits`).
+//!
+//! On Linux dlqspec is a child subreaper (`PR_SET_CHILD_SUBREAPER`): a descendant whose
+//! parent exits is reparented to dlqspec, not to init. When an implementation's part ends,
+//! its child's whole tree (found through `/proc`) and every reparented process with its mark
+//! is killed and reaped; when dlqspec ends, and when it is interrupted (`crate::interrupts`),
+//! every descendant left is.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
 use std::process::{Child, Command, ExitStatus};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Makes `command` start its child in a new process group.
-pub fn configure(command: &mut Command) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
-    #[cfg(not(unix))]
-    let _ = command;
-}
+use super::limits::Limits;
 
-/// Kills the child's whole group, then the child itself, and reaps it: its exit status.
-pub fn kill_and_reap(child: &mut Child) -> Option<ExitStatus> {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // The group id is the child's pid: valid while the child is unreaped (alive or zombie).
-        // SAFETY: kill(2) has no memory-safety preconditions.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    let _ = child.kill();
-    child.wait().ok()
-}
+/// The environment variable that marks an implementation's process tree.
+pub const TREE_VARIABLE: &str = "DLQSPEC_TREE";
 
-/// While alive, the child's group is killed if dlqspec receives SIGINT, SIGTERM or SIGHUP.
+/// Running implementations: their process id (also their group id) and their tree's mark.
+/// Held while spawning too, so that a sweep never reaps a child before it is registered.
+static RUNNING: Mutex<BTreeMap<i32, String>> = Mutex::new(BTreeMap::new());
+static NEXT_TREE: AtomicU64 = AtomicU64::new(1);
+
+/// A running implementation's registration: its group and tree, ended on interrupt.
 pub struct Guard {
-    #[cfg(unix)]
-    slot: Option<usize>,
+    pid: Option<i32>,
+    tree: String,
 }
 
 impl Guard {
-    pub fn new(child: &Child) -> Guard {
-        #[cfg(unix)]
-        {
-            Guard {
-                slot: i32::try_from(child.id())
-                    .ok()
-                    .and_then(interrupts::register),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = child;
-            Guard {}
-        }
+    /// The mark of this implementation's tree.
+    pub fn tree(&self) -> &str {
+        &self.tree
     }
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(slot) = self.slot {
-            interrupts::unregister(slot);
+        if let (Some(pid), Ok(mut running)) = (self.pid, RUNNING.lock()) {
+            running.remove(&pid);
         }
     }
 }
 
-#[cfg(unix)]
-mod interrupts {
-    use std::sync::Once;
-    use std::sync::atomic::{AtomicI32, Ordering};
-
-    /// Process groups to kill on a fatal signal; 0 is a free slot. A fixed array of atomics,
-    /// because a signal handler may not lock or allocate.
-    static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
-    static INSTALL: Once = Once::new();
-
-    pub fn register(group: i32) -> Option<usize> {
-        INSTALL.call_once(install);
-        GROUPS.iter().position(|slot| {
-            slot.compare_exchange(0, group, Ordering::SeqCst, Ordering::SeqCst)
-                .is_ok()
-        })
+/// Starts `command` as an implementation process: its own group, its tree's mark, its
+/// limits, dying with dlqspec. The child is registered before anyone can sweep it.
+pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
+    let tree = format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT_TREE.fetch_add(1, Ordering::SeqCst)
+    );
+    command.env(TREE_VARIABLE, &tree);
+    configure(command, limits);
+    let mut running = RUNNING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let child = command.spawn()?;
+    let pid = i32::try_from(child.id()).ok();
+    if let Some(pid) = pid {
+        running.insert(pid, tree.clone());
     }
+    Ok((child, Guard { pid, tree }))
+}
 
-    pub fn unregister(slot: usize) {
-        GROUPS[slot].store(0, Ordering::SeqCst);
-    }
-
-    extern "C" fn on_signal(signal: libc::c_int) {
-        for slot in &GROUPS {
-            let group = slot.load(Ordering::SeqCst);
-            if group > 0 {
-                // SAFETY: kill, signal and raise are async-signal-safe.
-                unsafe {
-                    libc::kill(-group, libc::SIGKILL);
-                }
-            }
-        }
-        // Then die of the same signal, as if no handler had been installed.
+/// Its own process group, and on Unix what the child sets on itself before exec.
+fn configure(command: &mut Command, limits: &Limits) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+        become_subreaper();
+        let rlimits = rlimits(limits);
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: the closure runs in the child between fork and exec, and only makes
+        // async-signal-safe system calls (prctl, getppid, setrlimit) on values computed before.
         unsafe {
-            libc::signal(signal, libc::SIG_DFL);
-            libc::raise(signal);
+            command.pre_exec(move || {
+                #[cfg(target_os = "linux")]
+                {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    // dlqspec died before the line above: nothing will kill us later.
+                    if libc::getppid() != parent {
+                        return Err(io::Error::other("dlqspec has ended"));
+                    }
+                }
+                #[cfg(not(target_os = "linux"))]
+                let _ = parent;
+                for (resource, limit) in &rlimits {
+                    if libc::setrlimit(*resource, limit) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (command, limits);
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+type Resource = libc::c_int;
+#[cfg(target_os = "linux")]
+type Resource = libc::__rlimit_resource_t;
+
+/// The limits to set in the child, each kept under the hard limit dlqspec itself has (which
+/// it could not raise): data memory, CPU time (SIGXCPU at the limit, SIGKILL 5 s later) and
+/// no core dumps (a child killed for its limits must not leave a core file in the folder).
+#[cfg(unix)]
+fn rlimits(limits: &Limits) -> Vec<(Resource, libc::rlimit)> {
+    let current = |resource: Resource| {
+        let mut limit = libc::rlimit {
+            rlim_cur: libc::RLIM_INFINITY,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        // SAFETY: getrlimit fills the struct it is given.
+        unsafe { libc::getrlimit(resource, &mut limit) };
+        limit.rlim_max
+    };
+    let capped = |resource: Resource, soft: u64, hard: u64| {
+        let max = current(resource);
+        let cap = |value: u64| {
+            let value = value as libc::rlim_t;
+            if max == libc::RLIM_INFINITY {
+                value
+            } else {
+                value.min(max)
+            }
+        };
+        (
+            resource,
+            libc::rlimit {
+                rlim_cur: cap(soft),
+                rlim_max: cap(hard),
+            },
+        )
+    };
+    let mut set = vec![capped(libc::RLIMIT_CORE as Resource, 0, 0)];
+    if let Some(bytes) = limits.memory {
+        set.push(capped(libc::RLIMIT_DATA as Resource, bytes, bytes));
+    }
+    if let Some(seconds) = limits.cpu_seconds {
+        set.push(capped(libc::RLIMIT_CPU as Resource, seconds, seconds + 5));
+    }
+    set
+}
+
+/// Makes dlqspec the reaper of its orphaned descendants (once; Linux only).
+fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: prctl with integer arguments.
+        ONCE.call_once(|| unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+        });
+    }
+}
+
+/// Ends an implementation's part: kills its child's group and whole tree, reaps the child
+/// (unless `reaped` says it was), then kills and reaps what was reparented to dlqspec with the
+/// tree's mark. The child's exit status, when it was reaped here.
+pub fn end(child: &mut Child, reaped: bool, tree: &str) -> Option<ExitStatus> {
+    let mut status = None;
+    if !reaped && let Ok(pid) = i32::try_from(child.id()) {
+        // Found while the child lives: its descendants, whatever their group.
+        let tree_pids = descendants_of(&[pid]);
+        #[cfg(unix)]
+        // SAFETY: kill(2) has no memory-safety preconditions. The group id is the child's pid:
+        // valid while the child is unreaped (alive or zombie).
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+            for descendant in &tree_pids {
+                libc::kill(*descendant, libc::SIGKILL);
+            }
+        }
+        let _ = child.kill();
+        status = child.wait().ok();
+    }
+    sweep(Some(tree));
+    status
+}
+
+/// Kills what was reparented to dlqspec and bears `tree`'s mark (any mark, for `None`), and
+/// everything below it, and reaps it; also reaps the zombies among dlqspec's children that
+/// are no running implementation.
+pub fn sweep(tree: Option<&str>) {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id() as i32;
+        let mut killed = BTreeSet::new();
+        // Reparenting takes a moment: what a dying process had started comes next round.
+        for _ in 0..16 {
+            let running = RUNNING
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let table = process_table();
+            let mine: Vec<&Entry> = table
+                .iter()
+                .filter(|entry| entry.parent == me && !running.contains_key(&entry.pid))
+                .collect();
+            let marked: Vec<i32> = mine
+                .iter()
+                .filter(|entry| {
+                    !entry.zombie && tree.is_none_or(|tree| marked_with(entry.pid, tree))
+                })
+                .map(|entry| entry.pid)
+                .collect();
+            let victims: Vec<i32> = descendants_in(&table, &marked)
+                .into_iter()
+                .chain(marked.iter().copied())
+                .collect();
+            for pid in &victims {
+                // SAFETY: kill(2) has no memory-safety preconditions.
+                unsafe {
+                    libc::kill(*pid, libc::SIGKILL);
+                }
+                killed.insert(*pid);
+            }
+            let mut reaped_any = false;
+            for entry in &mine {
+                if entry.zombie || killed.contains(&entry.pid) {
+                    let mut status = 0;
+                    // SAFETY: waitpid on one child of ours that no Child value owns.
+                    let flags = if entry.zombie { libc::WNOHANG } else { 0 };
+                    reaped_any |= unsafe { libc::waitpid(entry.pid, &mut status, flags) } > 0;
+                }
+            }
+            drop(running);
+            if victims.is_empty() && !reaped_any {
+                break;
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = tree;
+}
+
+/// Kills every descendant of dlqspec and every implementation's group: dlqspec is being
+/// interrupted and dies next.
+pub fn kill_everything() {
+    #[cfg(unix)]
+    {
+        let running: Vec<i32> = RUNNING
+            .lock()
+            .map(|running| running.keys().copied().collect())
+            .unwrap_or_default();
+        let me = std::process::id() as i32;
+        let everyone = descendants_of(&[me]);
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            for pid in &running {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            for pid in &everyone {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Kills and reaps every process dlqspec still has below it: its run is over. Called when a
+/// command returns, after every implementation has been ended.
+pub fn end_all() {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id() as i32;
+        let everyone = descendants_of(&[me]);
+        if everyone.is_empty() {
+            return;
+        }
+        kill_everything();
+        sweep(None);
+    }
+}
+
+/// One line of the process table.
+#[cfg(target_os = "linux")]
+struct Entry {
+    pid: i32,
+    parent: i32,
+    zombie: bool,
+}
+
+/// Every process, with its parent, from `/proc/PID/stat`.
+#[cfg(target_os = "linux")]
+fn process_table() -> Vec<Entry> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+            let (_, rest) = stat.rsplit_once(')')?;
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?;
+            let parent = fields.next()?.parse().ok()?;
+            Some(Entry {
+                pid,
+                parent,
+                zombie: state == "Z" || state == "X",
+            })
+        })
+        .collect()
+}
+
+/// Every process below `roots` (not the roots themselves).
+fn descendants_of(roots: &[i32]) -> Vec<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        descendants_in(&process_table(), roots)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = roots;
+        Vec::new()
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn descendants_in(table: &[Entry], roots: &[i32]) -> Vec<i32> {
+    let mut children: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    for entry in table {
+        children.entry(entry.parent).or_default().push(entry.pid);
+    }
+    let mut found = Vec::new();
+    let mut seen: BTreeSet<i32> = roots.iter().copied().collect();
+    let mut stack: Vec<i32> = roots.to_vec();
+    while let Some(pid) = stack.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            if seen.insert(*child) {
+                found.push(*child);
+                stack.push(*child);
+            }
+        }
+    }
+    found
+}
+
+/// Whether a process's environment carries `tree`'s mark.
+#[cfg(target_os = "linux")]
+fn marked_with(pid: i32, tree: &str) -> bool {
+    let wanted = format!("{TREE_VARIABLE}={tree}");
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+        environ
+            .split(|&b| b == 0)
+            .any(|entry| entry == wanted.as_bytes())
+    })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Starts `script` under `sh` as an implementation would be, reads the pid it prints,
+    /// ends its tree, and says whether that pid is gone (a zombie awaiting its reaper counts).
+    fn ended(script: &str) -> bool {
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped());
+        let (mut child, guard) = spawn(&mut command, &Limits::default()).unwrap();
+        let mut line = String::new();
+        let read = std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        );
+        end(&mut child, false, guard.tree());
+        drop(guard);
+        read.unwrap();
+        let pid: i32 = line.trim().parse().unwrap();
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
         }
     }
 
-    fn install() {
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: the structs are zero-initialised C structs filled before use; the handler
-            // only calls async-signal-safe functions.
-            unsafe {
-                let mut current: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(signal, std::ptr::null(), &mut current) != 0 {
-                    continue;
-                }
-                // A signal the parent chose to ignore (nohup, background jobs) stays ignored.
-                if current.sa_sigaction != libc::SIG_DFL {
-                    continue;
-                }
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                libc::sigemptyset(&mut action.sa_mask);
-                libc::sigaction(signal, &action, std::ptr::null_mut());
-            }
-        }
+    #[test]
+    fn a_descendant_in_a_session_of_its_own_ends_with_its_tree() {
+        assert!(ended("setsid sleep 600 >/dev/null 2>&1 & echo $!; wait"));
+    }
+
+    #[test]
+    fn an_orphan_reparented_to_dlqspec_ends_with_the_tree_it_came_from() {
+        // The inner shell starts the sleeper and exits: the sleeper is an orphan.
+        assert!(ended(
+            "sh -c 'setsid sleep 600 >/dev/null 2>&1 & echo $!'; sleep 600 >/dev/null"
+        ));
     }
 }

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::limits::Limits;
 use super::process::{ExternalImplementation, Launch};
 use crate::builtin::Builtin;
 use crate::implementation::Implementation;
@@ -31,6 +32,14 @@ impl Target {
         match self {
             Target::Builtin => "builtin",
             Target::External(launch) => &launch.label,
+        }
+    }
+
+    /// The same implementation with other limits for its processes (none for the built-in).
+    pub fn with_limits(self, limits: Limits) -> Target {
+        match self {
+            Target::Builtin => Target::Builtin,
+            Target::External(launch) => Target::External(Launch { limits, ..launch }),
         }
     }
 
@@ -81,6 +90,7 @@ pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<T
                 program: program.clone(),
                 args: args.to_vec(),
                 hint: None,
+                limits: Limits::default(),
             }))
         }
         "python" => shimmed(
@@ -154,6 +164,7 @@ fn shimmed(
                 "Node.js (20 or later)"
             }
         )),
+        limits: Limits::default(),
     }))
 }
 

@@ -2,6 +2,8 @@
 
 pub mod children;
 pub mod launch;
+pub mod limits;
+pub mod lines;
 pub mod process;
 pub mod protocol;
 pub mod smoke;

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::children::{self, Guard};
+use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
+use super::lines::{self, Lines, StdoutEvent};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
@@ -32,8 +34,12 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a process may take to leave after `bye` before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 
-/// A line on stdout longer than this is not a protocol message.
-const MAX_LINE: usize = 16 << 20;
+/// How often a request that waits checks whether the process is still there: a process that
+/// exited while one it started holds stdout open would otherwise look like a hang.
+const EXIT_CHECK: Duration = Duration::from_millis(100);
+
+/// The most a failure waits for the rest of stderr once the process tree is gone.
+const STDERR_END: Duration = Duration::from_secs(5);
 
 /// Lines of stderr kept for error reports, and the length each is cut to.
 const STDERR_TAIL_LINES: usize = 20;
@@ -50,6 +56,8 @@ pub struct Launch {
     pub args: Vec<String>,
     /// Said when the program cannot be started, e.g. which variable names another interpreter.
     pub hint: Option<String>,
+    /// Memory and CPU time each of its processes may use.
+    pub limits: Limits,
 }
 
 impl Launch {
@@ -95,6 +103,8 @@ pub struct ExternalImplementation {
     /// gets it again, in brief, once it has been told in full.
     fatal: Option<ImplError>,
     fatal_told: bool,
+    /// Bytes of world-call lines the spec at hand may still send.
+    world_budget: usize,
 }
 
 impl ExternalImplementation {
@@ -106,6 +116,7 @@ impl ExternalImplementation {
             handshake: None,
             fatal: None,
             fatal_told: false,
+            world_budget: MAX_WORLD_BYTES_PER_SPEC,
         }
     }
 
@@ -155,8 +166,23 @@ impl ExternalImplementation {
         let Some(mut process) = self.process.take() else {
             return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
         };
-        let reply = match process.exchange(request, what, world, self.timeout) {
+        let reply = match process.exchange(
+            request,
+            what,
+            world,
+            self.timeout,
+            &mut self.world_budget,
+        ) {
             Ok(Message::Return { value }) => Ok(Reply::Returned(value)),
+            // Python's MemoryError is the memory limit's doing, not an answer to judge.
+            Ok(Message::Raised { error }) if error.class == "MemoryError" => Err(ImplError::new(
+                ImplErrorKind::Errored,
+                format!(
+                    "the implementation ran out of memory serving {what} (MemoryError: {}): each of its processes may use {}; --memory SIZE allows more",
+                    error.message,
+                    self.launch.limits.memory_text()
+                ),
+            )),
             Ok(Message::Raised { error }) => Ok(Reply::Raised(error)),
             Ok(Message::Skipped { reason }) => Ok(Reply::Skipped(reason)),
             // The implementation could not do it; the process itself is fine.
@@ -211,6 +237,7 @@ impl Implementation for ExternalImplementation {
     }
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
+        self.world_budget = MAX_WORLD_BYTES_PER_SPEC;
         self.start().map(drop)
     }
 
@@ -277,16 +304,11 @@ enum Broke {
     Timeout,
     /// Stdout closed, or stdin would not take the request: the process is gone or going.
     Closed,
+    /// The process exited, but stdout stays open: a process it started holds it.
+    ExitedHeld(ExitStatus),
     Garbage(String),
     Protocol(String),
     Startup(String),
-}
-
-enum StdoutEvent {
-    Line(Vec<u8>),
-    TooLong,
-    Closed,
-    Failed(String),
 }
 
 /// The last lines a process wrote to stderr.
@@ -294,12 +316,15 @@ enum StdoutEvent {
 struct StderrTail {
     lines: VecDeque<String>,
     dropped: usize,
+    /// Whether any line, kept or not, said the process ran out of memory.
+    out_of_memory: bool,
 }
 
 impl StderrTail {
     fn push(&mut self, line: &[u8]) {
         let text = String::from_utf8_lossy(line);
         let text = text.trim_end_matches(['\n', '\r']);
+        self.out_of_memory |= limits::says_out_of_memory(text);
         let text = if text.chars().count() > STDERR_LINE_CHARS {
             format!(
                 "{}...",
@@ -337,9 +362,12 @@ impl StderrTail {
 struct Process {
     child: Child,
     reaped: Option<ExitStatus>,
-    _guard: Guard,
+    /// Whether its tree has been ended (killed and reaped, orphans included).
+    ended: bool,
+    guard: Guard,
+    limits: Limits,
     stdin: Option<BufWriter<ChildStdin>>,
-    stdout: Receiver<StdoutEvent>,
+    stdout: Lines,
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
     seq: u64,
@@ -361,6 +389,7 @@ impl Process {
             what,
             &mut crate::implementation::NoWorld,
             timeout,
+            &mut MAX_WORLD_BYTES_PER_SPEC.clone(),
         );
         let reply = reply.and_then(|message| match message {
             Message::Hello {
@@ -407,7 +436,6 @@ impl Process {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        children::configure(&mut command);
         let cannot = |why: String| {
             let mut message = format!("cannot start `{}`: {why}", launch.command_line());
             if let Some(hint) = &launch.hint {
@@ -416,37 +444,39 @@ impl Process {
             }
             ImplError::new(ImplErrorKind::Startup, message)
         };
-        let mut child = command.spawn().map_err(|error| cannot(error.to_string()))?;
-        let guard = Guard::new(&child);
+        let (mut child, guard) = children::spawn(&mut command, &launch.limits)
+            .map_err(|error| cannot(error.to_string()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            children::kill_and_reap(&mut child);
+            children::end(&mut child, false, guard.tree());
             return Err(cannot("its standard streams are not piped".into()));
         };
-        let (line_tx, line_rx) = mpsc::sync_channel(64);
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::channel();
-        let threads = thread::Builder::new()
-            .name("dlqspec-impl-stdout".into())
-            .spawn(move || read_stdout(stdout, line_tx))
-            .and_then(|_| {
-                let tail = Arc::clone(&tail);
-                thread::Builder::new()
-                    .name("dlqspec-impl-stderr".into())
-                    .spawn(move || {
-                        drain_stderr(stderr, &tail);
-                        let _ = done_tx.send(());
-                    })
-            });
-        if let Err(error) = threads {
-            children::kill_and_reap(&mut child);
-            return Err(cannot(format!("no thread to read its output: {error}")));
-        }
+        let readers = lines::reader(stdout).and_then(|lines| {
+            let tail = Arc::clone(&tail);
+            thread::Builder::new()
+                .name("dlqspec-impl-stderr".into())
+                .spawn(move || {
+                    drain_stderr(stderr, &tail);
+                    let _ = done_tx.send(());
+                })
+                .map(|_| lines)
+        });
+        let line_rx = match readers {
+            Ok(lines) => lines,
+            Err(error) => {
+                children::end(&mut child, false, guard.tree());
+                return Err(cannot(format!("no thread to read its output: {error}")));
+            }
+        };
         Ok(Process {
             child,
             reaped: None,
-            _guard: guard,
+            ended: false,
+            guard,
+            limits: launch.limits,
             stdin: Some(BufWriter::new(stdin)),
             stdout: line_rx,
             stderr: tail,
@@ -482,12 +512,15 @@ impl Process {
         stdin.flush()
     }
 
+    /// Sends a request and waits for its reply, serving world calls meanwhile. `budget` is
+    /// what the spec's world calls may still send, in bytes.
     fn exchange(
         &mut self,
         request: Request,
         what: &str,
         world: &mut dyn WorldHost,
         timeout: Duration,
+        budget: &mut usize,
     ) -> Result<Message, Broke> {
         self.seq += 1;
         let seq = self.seq;
@@ -495,27 +528,21 @@ impl Process {
         self.send(seq, request).map_err(|_| Broke::Closed)?;
         let mut world_calls = 0;
         loop {
-            let line = match self
-                .stdout
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
-                Ok(StdoutEvent::Line(line)) => line,
-                Ok(StdoutEvent::TooLong) => {
-                    return Err(Broke::Garbage(format!(
-                        "line {} of stdout is longer than {} MiB, so it is no protocol message",
+            let line = match self.next_line(deadline)? {
+                StdoutEvent::Line(line) => line,
+                StdoutEvent::TooLong => {
+                    return Err(Broke::Protocol(format!(
+                        "line {} of stdout is longer than {} MiB, the most a protocol message may be (docs/protocol.md)",
                         self.lines_read + 1,
-                        MAX_LINE >> 20
+                        MAX_LINE_BYTES >> 20
                     )));
                 }
-                Ok(StdoutEvent::Closed) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Broke::Closed);
-                }
-                Ok(StdoutEvent::Failed(error)) => {
+                StdoutEvent::Closed => return Err(Broke::Closed),
+                StdoutEvent::Failed(error) => {
                     return Err(Broke::Protocol(format!(
                         "reading its stdout failed: {error}"
                     )));
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(Broke::Timeout),
             };
             self.lines_read += 1;
             self.log('<', &line);
@@ -530,6 +557,14 @@ impl Process {
                 return Ok(incoming.body);
             };
             world_calls += 1;
+            // What the world is handed, it keeps: a spec's world calls have a budget.
+            if line.len() > *budget {
+                return Err(Broke::Protocol(format!(
+                    "the world calls of this spec sent more than {} MiB (at `{call}` while serving {what}), the most one spec may send (docs/protocol.md): the implementation is likely looping, or putting far more in the queue or DLQ than the spec has",
+                    MAX_WORLD_BYTES_PER_SPEC >> 20
+                )));
+            }
+            *budget -= line.len();
             if n != world_calls {
                 return Err(Broke::Protocol(format!(
                     "world call `{call}` while serving {what} is numbered n={n}, expected n={world_calls}: n counts the world calls of a request from 1"
@@ -543,10 +578,46 @@ impl Process {
         }
     }
 
+    /// The next event on stdout before `deadline`. While waiting, the process is checked on:
+    /// if it exited but stdout stays open (a process it started holds it), that is said, not
+    /// waited out as a hang.
+    fn next_line(&mut self, deadline: Instant) -> Result<StdoutEvent, Broke> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if let Some(event) = self.stdout.next(left.min(EXIT_CHECK)) {
+                return Ok(event);
+            }
+            if self.reaped.is_none()
+                && let Ok(Some(status)) = self.child.try_wait()
+            {
+                self.reaped = Some(status);
+                // What it wrote before it exited is read first; then, if stdout is still
+                // open, someone else holds it.
+                return match self.stdout.next(EXIT_GRACE) {
+                    Some(event) => Ok(event),
+                    None => Err(Broke::ExitedHeld(status)),
+                };
+            }
+            if left.is_zero() {
+                return Err(Broke::Timeout);
+            }
+        }
+    }
+
     fn decode(&self, line: &[u8]) -> Result<Incoming, Broke> {
         protocol::decode(line).map_err(|error| match error {
             DecodeError::NotJson(_) => Broke::Garbage(format!(
                 "line {} of stdout is not a protocol message: {}\nhint: stdout carries only protocol messages; logs and debug prints belong on stderr",
+                self.lines_read,
+                quote(line)
+            )),
+            DecodeError::NotUtf8(at) => Broke::Protocol(format!(
+                "line {} of stdout is not UTF-8 (byte {at} is not): protocol messages are JSON in UTF-8: {}",
+                self.lines_read,
+                quote(line)
+            )),
+            DecodeError::TooDeep => Broke::Protocol(format!(
+                "line {} of stdout nests JSON more than 128 levels deep, the most dlqspec reads (no protocol message needs that): {}",
                 self.lines_read,
                 quote(line)
             )),
@@ -582,6 +653,13 @@ impl Process {
                 };
                 (ImplErrorKind::Exited, message)
             }
+            Broke::ExitedHeld(status) => (
+                ImplErrorKind::Exited,
+                format!(
+                    "the process {} while serving {what}, but a process it started still held its stdout open (that process was killed)",
+                    describe_exit(status)
+                ),
+            ),
             Broke::Garbage(message) => (
                 ImplErrorKind::Garbage,
                 format!("{message}\n(while serving {what})"),
@@ -589,10 +667,16 @@ impl Process {
             Broke::Protocol(message) => (ImplErrorKind::Protocol, message),
             Broke::Startup(message) => (ImplErrorKind::Startup, message),
         };
-        // A process that left by itself has been reaped; any other is killed now.
+        // A process that left by itself has been reaped; any other is killed now, with its
+        // whole tree.
         self.kill();
-        // The process is gone: wait briefly for stderr to be read to its end.
-        let _ = self.stderr_done.recv_timeout(Duration::from_millis(300));
+        // The process and its tree are gone, so stderr ends soon: read it to its end (the bound
+        // only guards against a writer beyond reach).
+        let _ = self.stderr_done.recv_timeout(STDERR_END);
+        if let Some(limit) = self.limit_reached() {
+            message.push('\n');
+            message.push_str(&limit);
+        }
         if let Some(tail) = self.stderr.lock().ok().and_then(|t| t.render()) {
             message.push('\n');
             message.push_str(&tail);
@@ -600,10 +684,38 @@ impl Process {
         ImplError::new(kind, message)
     }
 
+    /// Which of its limits the process reached, said for a person, if it reached one.
+    fn limit_reached(&self) -> Option<String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXCPU) {
+                return Some(format!(
+                    "it used up its CPU time: each implementation process may use {}; --cpu SECS allows more",
+                    self.limits.cpu_text()
+                ));
+            }
+        }
+        let out_of_memory = self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
+        out_of_memory.then(|| {
+            format!(
+                "it ran out of memory: each implementation process may use {}; --memory SIZE allows more",
+                self.limits.memory_text()
+            )
+        })
+    }
+
+    /// Ends the process's whole tree: kills and reaps the process unless it was reaped, and
+    /// whatever it started, even what left its group or was reparented to dlqspec.
     fn kill(&mut self) {
-        if self.reaped.is_none() {
+        if !self.ended {
+            let status = children::end(&mut self.child, self.reaped.is_some(), self.guard.tree());
             // Even if waiting failed, there is nothing left to reap.
-            self.reaped = Some(children::kill_and_reap(&mut self.child).unwrap_or_default());
+            self.reaped = self
+                .reaped
+                .or(status)
+                .or_else(|| Some(ExitStatus::default()));
+            self.ended = true;
         }
     }
 
@@ -641,9 +753,9 @@ impl Process {
             self.seq += 1;
             if self.send(self.seq, Request::Bye).is_ok() {
                 let until = started + EXIT_GRACE;
-                while let Ok(StdoutEvent::Line(line)) = self
+                while let Some(StdoutEvent::Line(line)) = self
                     .stdout
-                    .recv_timeout(until.saturating_duration_since(Instant::now()))
+                    .next(until.saturating_duration_since(Instant::now()))
                 {
                     self.log('<', &line);
                     if let Ok(Incoming {
@@ -659,6 +771,8 @@ impl Process {
         self.stdin = None;
         let grace = EXIT_GRACE.saturating_sub(started.elapsed());
         let status = self.await_exit(grace);
+        // Gone by itself or not, what it started goes too.
+        self.kill();
         Departure {
             said_bye,
             status,
@@ -670,12 +784,12 @@ impl Process {
 impl Drop for Process {
     fn drop(&mut self) {
         // The last line of defence (errors, panics): no child outlives its Process.
-        if self.reaped.is_none() {
-            match self.child.try_wait() {
-                Ok(Some(status)) => self.reaped = Some(status),
-                _ => self.kill(),
-            }
+        if self.reaped.is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.reaped = Some(status);
         }
+        self.kill();
     }
 }
 
@@ -687,34 +801,6 @@ fn protocol_log() -> Option<std::fs::File> {
         .append(true)
         .open(path)
         .ok()
-}
-
-fn read_stdout(stdout: impl Read, lines: mpsc::SyncSender<StdoutEvent>) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        let mut line = Vec::new();
-        let event = match (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-        {
-            Ok(0) => StdoutEvent::Closed,
-            Ok(_) if line.last() == Some(&b'\n') => {
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                StdoutEvent::Line(line)
-            }
-            Ok(_) if line.len() > MAX_LINE => StdoutEvent::TooLong,
-            // The last line, without a line ending.
-            Ok(_) => StdoutEvent::Line(line),
-            Err(error) => StdoutEvent::Failed(error.to_string()),
-        };
-        let last = !matches!(event, StdoutEvent::Line(_));
-        if lines.send(event).is_err() || last {
-            return;
-        }
-    }
 }
 
 fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>) {
@@ -805,6 +891,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
                 11 => " (SIGSEGV)",
                 13 => " (SIGPIPE)",
                 15 => " (SIGTERM)",
+                24 => " (SIGXCPU)",
                 _ => "",
             };
             return format!("was killed by signal {signal}{name}");

@@ -132,8 +132,12 @@ pub struct ImplementationInfo {
 /// Why a line from the implementation is not a message dlqspec can use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
-    /// Not JSON at all (or not UTF-8): typically a stray print on stdout.
+    /// Not JSON at all: typically a stray print on stdout.
     NotJson(String),
+    /// Not UTF-8: the byte offset of the first byte that is not.
+    NotUtf8(usize),
+    /// JSON nested deeper than serde_json reads (128 levels).
+    TooDeep,
     /// JSON, but not a protocol message.
     NotAMessage(String),
     /// A `hello` in a protocol version other than ours.
@@ -150,10 +154,15 @@ pub fn encode(message: &Outgoing) -> String {
 
 /// Decodes one line (without its line ending) written by an implementation.
 pub fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
-    let text = std::str::from_utf8(line)
-        .map_err(|error| DecodeError::NotJson(format!("not UTF-8: {error}")))?;
-    let value: Value =
-        serde_json::from_str(text).map_err(|error| DecodeError::NotJson(error.to_string()))?;
+    let text =
+        std::str::from_utf8(line).map_err(|error| DecodeError::NotUtf8(error.valid_up_to()))?;
+    let value: Value = serde_json::from_str(text).map_err(|error| {
+        if error.to_string().starts_with("recursion limit exceeded") {
+            DecodeError::TooDeep
+        } else {
+            DecodeError::NotJson(error.to_string())
+        }
+    })?;
     if !value.is_object() {
         return Err(DecodeError::NotAMessage(
             "a message is a JSON object".to_owned(),
@@ -265,7 +274,12 @@ mod tests {
             decode(b"DEBUG: hello"),
             Err(DecodeError::NotJson(_))
         ));
-        assert!(matches!(decode(b"\xff\xfe"), Err(DecodeError::NotJson(_))));
+        assert_eq!(
+            decode(b"{\"seq\":1,\"x\":\"\xff\"}"),
+            Err(DecodeError::NotUtf8(14))
+        );
+        let deep = format!("{{\"seq\":1,\"v\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(decode(deep.as_bytes()), Err(DecodeError::TooDeep));
         assert!(matches!(decode(b"[1]"), Err(DecodeError::NotAMessage(_))));
         assert!(matches!(
             decode(br#"{"seq":1,"type":"shrug"}"#),

@@ -1,5 +1,8 @@
 //! What `dlqspec explore` tells: a line as it starts, a progress line on a terminal, and the
 //! finding (the divergence, its diff, the spec) or the clean count, with the seed in each.
+//!
+//! Labels, reasons, divergences and specs carry text from the implementation under test (its
+//! path, its error messages), so they go through `sanitize` like every other report's.
 
 use std::io::Write;
 use std::path::Path;
@@ -8,6 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::render;
+use super::sanitize::{line, text as shown_text};
 use super::style::{Palette, paint};
 use crate::explore::crashes::{self, Summary as CrashSummary};
 use crate::explore::{Event, Finding, Observer, Summary};
@@ -81,6 +85,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 time,
             } => {
                 let limit = time.map_or(String::new(), |t| format!(", for at most {}", seconds(t)));
+                let implementation = line(implementation);
                 let text = format!(
                     "explore {implementation}: seed {seed}, {cases} cases per contract of {}{limit}\n",
                     if contracts.is_empty() {
@@ -92,7 +97,11 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 self.say(&text);
             }
             Event::Skipped { contract, reason } => {
-                let text = format!("{} {contract}: {reason}\n", paint(p.skip, "skipped"));
+                let text = format!(
+                    "{} {contract}: {}\n",
+                    paint(p.skip, "skipped"),
+                    line(reason)
+                );
                 self.say(&text);
             }
             Event::Passed { run } => self.progress(format!("{run} cases, no divergence yet")),
@@ -118,6 +127,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 max_crashes,
                 invariants,
             }) => {
+                let (spec, implementation) = (line(spec), line(implementation));
                 let mut text = format!(
                     "explore {spec} on {implementation}: every schedule of up to {max_crashes} crash{}, checking that\n",
                     if *max_crashes == 1 { "" } else { "es" }
@@ -145,7 +155,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
                     }
                 );
                 for violation in *violations {
-                    text.push_str(&format!("  - {violation}\n"));
+                    text.push_str(&format!("  - {}\n", line(violation)));
                 }
                 self.say(&text);
             }
@@ -197,8 +207,9 @@ pub fn search(summary: &Summary, written: Option<&Path>, palette: &Palette) -> S
         .map(|(contract, n)| format!("{n} {contract}"))
         .collect();
     let counted = format!(
-        "{} cases ({}) in {}, {:.0} cases/s",
+        "{} case{} ({}) in {}, {:.0} cases/s",
         summary.total_cases(),
+        if summary.total_cases() == 1 { "" } else { "s" },
         if per.is_empty() {
             "no contract".to_owned()
         } else {
@@ -225,7 +236,9 @@ pub fn crashes(summary: &CrashSummary, written: Option<&Path>, palette: &Palette
     if let Some(violation) = &summary.violation {
         match (&violation.finding, &violation.no_spec) {
             (Some(finding), _) => out.push_str(&finding_text(finding, written, palette)),
-            (None, Some(why)) => out.push_str(&format!("no spec written: {why}\n")),
+            (None, Some(why)) => {
+                out.push_str(&format!("no spec written: {}\n", shown_text(why)));
+            }
             (None, None) => {}
         }
     }
@@ -251,7 +264,7 @@ fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) ->
     let mut out = format!(
         "{} {}\n",
         paint(palette.fail, "divergence"),
-        finding.divergence
+        line(&finding.divergence)
     );
     out.push_str(&format!(
         "shrunk from {} steps to {} in {} tries ({})\n",
@@ -266,20 +279,23 @@ fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) ->
         Some(path) => out.push_str(&format!(
             "{} {} (it passes on the built-in implementation and fails on this one)\n",
             paint(palette.bold, "wrote"),
-            crate::source::display_path(path)
+            line(&crate::source::display_path(path))
         )),
         None => {
             out.push_str(&format!(
                 "the spec ({}: it passes on the built-in implementation and fails on this one; `--out DIR` writes it):\n",
                 finding.file_name
             ));
-            out.push_str(&finding.spec);
+            out.push_str(&shown_text(&finding.spec));
         }
     }
     for smell in &finding.smells {
         out.push_str(&format!(
             "note: lint would say {}:{}: {}: {}\n",
-            shown, smell.position.line, smell.id, smell.message
+            line(&shown),
+            smell.position.line,
+            smell.id,
+            line(&smell.message)
         ));
     }
     out

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::render;
+use super::sanitize::{self, github_data, github_property};
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport};
 
@@ -27,33 +28,22 @@ pub fn annotation(report: &SpecReport) -> Option<String> {
         Outcome::SpecError(_) => "spec error",
         Outcome::Errored(_) => "implementation error",
     };
-    let title = format!("{kind}: {name}");
-    let mut properties = format!("file={}", property(&report.path));
+    let title = format!("{kind}: {}", sanitize::line(name));
+    let mut properties = format!("file={}", github_property(&sanitize::line(&report.path)));
     if let Some(position) = render::failing_position(&report.outcome) {
         properties.push_str(&format!(",line={},col={}", position.line, position.column));
     }
-    properties.push_str(&format!(",title={}", property(&title)));
+    properties.push_str(&format!(",title={}", github_property(&title)));
     // The annotation already shows the spot; a spec error needs only its message there.
     let message = match &report.outcome {
         Outcome::SpecError(e) => e.message.clone(),
         outcome => render::details(&report.path, outcome),
     };
+    // Newlines survive as newlines in the annotation; other control characters show escaped.
     Some(format!(
         "::error {properties}::{}",
-        data(message.trim_end_matches('\n'))
+        github_data(&sanitize::text(message.trim_end_matches('\n')))
     ))
-}
-
-/// Escapes a command's message so newlines survive as newlines in the annotation.
-fn data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a property value, where `:` and `,` are separators too.
-fn property(text: &str) -> String {
-    data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 impl<W: Write> Reporter for GithubAnnotations<W> {

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::render;
+use super::sanitize;
 use super::style::{Palette, paint};
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
@@ -84,23 +85,25 @@ impl<W: Write> HumanReporter<W> {
         let name = report
             .name
             .as_deref()
-            .map(|n| format!("  {}", paint(p.dim, n)))
+            .map(|n| format!("  {}", paint(p.dim, &sanitize::line(n))))
             .unwrap_or_default();
-        writeln!(self.out, "{} {}{name}", paint(style, tag), report.path)?;
+        let path = sanitize::line(&report.path);
+        writeln!(self.out, "{} {path}{name}", paint(style, tag))?;
         let details = match &report.outcome {
             Outcome::Passed => return Ok(()),
             Outcome::Mismatch(m) => {
                 let mut text = render::mismatch(&report.path, m, &p);
                 if !report.rules.is_empty() {
-                    text.insert_str(0, &format!("rules: {}\n", report.rules.join(", ")));
+                    let rules = sanitize::line(&report.rules.join(", ")).into_owned();
+                    text.insert_str(0, &format!("rules: {rules}\n"));
                 }
                 text
             }
             Outcome::Errored(e) => render::impl_error(e),
             Outcome::SpecError(e) => render::spec_error(e, &p),
-            Outcome::Skipped(reason) => format!("{reason}\n"),
+            Outcome::Skipped(reason) => format!("{}\n", sanitize::text(reason)),
             Outcome::ExpectedFailure(known) => render::expected_failure(&report.path, known),
-            Outcome::Stale(message) => format!("{message}\n"),
+            Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
         };
         for line in details.lines() {
             writeln!(self.out, "      {line}")?;

@@ -40,6 +40,9 @@ enum Line<'a> {
         implementation: &'a ImplInfo,
         total: usize,
         filtered_out: usize,
+        /// Paths discovery left out, with why; only when there are some.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<SkippedLine>,
     },
     SpecFinished(Box<SpecLine<'a>>),
     RunFinished {
@@ -55,6 +58,12 @@ enum Line<'a> {
         duration_ms: f64,
         exit_code: i32,
     },
+}
+
+#[derive(Serialize)]
+struct SkippedLine {
+    path: String,
+    reason: String,
 }
 
 #[derive(Serialize)]
@@ -139,7 +148,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
                 line: e.position.line,
                 column: e.position.column,
                 message: &e.message,
-                source_line: e.source_line.as_deref(),
+                source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
             }),
             _ => None,
         },
@@ -184,21 +193,30 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 total,
                 filtered_out,
                 implementation,
+                skipped,
             } => Line::RunStarted {
                 format_version: FORMAT_VERSION,
                 dlqspec_version: env!("CARGO_PKG_VERSION"),
                 implementation,
                 total: *total,
                 filtered_out: *filtered_out,
+                skipped: skipped
+                    .iter()
+                    .map(|s| SkippedLine {
+                        path: crate::source::display_path(&s.path),
+                        reason: s.reason.clone(),
+                    })
+                    .collect(),
             },
             Event::Finished(report) => Line::SpecFinished(Box::new(spec_line(report))),
             Event::Done(summary) => finished_line(summary),
         };
         // Flushed per line so a consumer can follow the run live; a closed pipe is not a panic.
-        let _ = serde_json::to_writer(&mut self.out, &line)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(self.out))
-            .and_then(|()| self.out.flush());
+        let Ok(text) = serde_json::to_string(&line) else {
+            return;
+        };
+        let _ =
+            writeln!(self.out, "{}", super::sanitize::json(&text)).and_then(|()| self.out.flush());
     }
 }
 
@@ -250,6 +268,7 @@ mod tests {
                 total: 1,
                 filtered_out: 2,
                 implementation: &info,
+                skipped: &[],
             },
             Event::Finished(&passed),
             Event::Done(&summary),

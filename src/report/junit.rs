@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::render;
+use super::sanitize;
 use super::style::Palette;
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
@@ -39,24 +40,26 @@ impl<W: Write> JunitReporter<W> {
             Some(contract) => contract.to_owned(),
             None => folder(&report.path),
         };
-        let mut case = TestCase::new(report.path.as_str(), status(report));
-        case.set_classname(classname.as_str());
+        // quick-junit drops control characters XML cannot carry; shown escaped, they stay visible.
+        let path = sanitize::line(&report.path);
+        let mut case = TestCase::new(path.as_ref(), status(report));
+        case.set_classname(sanitize::line(&classname).as_ref());
         case.set_time(report.duration);
-        case.extra
-            .insert("file".into(), report.path.as_str().into());
+        case.extra.insert("file".into(), path.as_ref().into());
         if let Some(position) = render::failing_position(&report.outcome) {
             case.extra
                 .insert("line".into(), position.line.to_string().into());
         }
         if let Some(name) = &report.name {
-            case.add_property(Property::new("name", name.as_str()));
+            case.add_property(Property::new("name", sanitize::line(name).as_ref()));
         }
         if !report.rules.is_empty() {
-            case.add_property(Property::new("rules", report.rules.join(", ")));
+            let rules = report.rules.join(", ");
+            case.add_property(Property::new("rules", sanitize::line(&rules).as_ref()));
         }
         let implementation = self.implementation.as_str();
         let suite = self.suites.entry(classname).or_insert_with_key(|name| {
-            let mut suite = TestSuite::new(name.as_str());
+            let mut suite = TestSuite::new(sanitize::line(name).as_ref());
             suite.add_property(Property::new("implementation", implementation));
             suite
         });
@@ -70,8 +73,10 @@ impl<W: Write> JunitReporter<W> {
         let mut report = Report::new("dlqspec");
         report.set_time(summary.duration);
         report.add_test_suites(self.suites.drain(..).map(|(_, suite)| suite));
-        report.serialize(&mut self.out)?;
-        let _ = writeln!(self.out).and_then(|()| self.out.flush());
+        let mut xml = Vec::new();
+        report.serialize(&mut xml)?;
+        let xml = String::from_utf8_lossy(&xml);
+        let _ = writeln!(self.out, "{}", sanitize::xml(&xml)).and_then(|()| self.out.flush());
         Ok(())
     }
 }
@@ -90,7 +95,7 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::Passed => return TestCaseStatus::success(),
         Outcome::Skipped(reason) => {
             let mut status = TestCaseStatus::skipped();
-            status.set_message(reason.as_str());
+            status.set_message(sanitize::text(reason).as_ref());
             return status;
         }
         Outcome::Mismatch(m) => (
@@ -101,12 +106,12 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::SpecError(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
             "spec_error",
-            e.to_string(),
+            sanitize::text(&e.to_string()).into_owned(),
         ),
         Outcome::Errored(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
             "implementation_error",
-            e.message.clone(),
+            sanitize::text(&e.message).into_owned(),
         ),
         // JUnit has no expected failure: it is skipped, with where it is listed.
         Outcome::ExpectedFailure(known) => {
@@ -117,7 +122,7 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::Stale(message) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "stale_known_failure",
-            message.clone(),
+            sanitize::text(message).into_owned(),
         ),
     };
     status.set_type(kind);
@@ -130,7 +135,7 @@ impl<W: Write> Reporter for JunitReporter<W> {
     fn event(&mut self, event: &Event) {
         match event {
             Event::Started { implementation, .. } => {
-                self.implementation = implementation.label.clone();
+                self.implementation = sanitize::line(&implementation.label).into_owned();
             }
             Event::Finished(report) => self.finished(report),
             Event::Done(summary) => {
@@ -172,6 +177,7 @@ mod tests {
             total: reports.len(),
             filtered_out: 0,
             implementation: &info,
+            skipped: &[],
         });
         for report in reports {
             reporter.event(&Event::Finished(report));

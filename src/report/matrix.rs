@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::render;
+use super::sanitize;
 use super::smoke::duration;
 use super::style::{Palette, paint};
 use crate::matrix::{Cell, CellStatus, Matrix};
@@ -69,11 +70,12 @@ pub fn short_labels(labels: &[&str]) -> Vec<String> {
 /// The table for a terminal, then the failures of each implementation, one line each.
 pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
     let mut out = String::new();
-    let full: Vec<&str> = matrix
+    let labels: Vec<String> = matrix
         .columns
         .iter()
-        .map(|c| c.implementation.label.as_str())
+        .map(|c| sanitize::line(&c.implementation.label).into_owned())
         .collect();
+    let full: Vec<&str> = labels.iter().map(String::as_str).collect();
     let headers = short_labels(&full);
     let first_width = matrix
         .rows
@@ -130,7 +132,7 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
         let _ = write!(out, "  {}", pad(painted, total, *width));
     }
     out.push('\n');
-    for (index, column) in matrix.columns.iter().enumerate() {
+    for (index, label) in full.iter().enumerate() {
         let failures = matrix.failures(index);
         if failures.is_empty() {
             continue;
@@ -138,14 +140,14 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
         let _ = writeln!(
             out,
             "\n{} failed {}:",
-            paint(p.bold, &column.implementation.label),
+            paint(p.bold, label),
             spec_count(failures.len())
         );
         for report in failures {
             let _ = writeln!(
                 out,
                 "  {}  {}",
-                paint(p.fail, &report.path),
+                paint(p.fail, &sanitize::line(&report.path)),
                 headline(report)
             );
         }
@@ -161,7 +163,7 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
             let _ = writeln!(
                 out,
                 "  {}  {}",
-                paint(p.spec, &report.path),
+                paint(p.spec, &sanitize::line(&report.path)),
                 headline(report)
             );
         }
@@ -214,8 +216,43 @@ fn markdown_cell(cell: &Cell, column: usize, matrix: &Matrix) -> String {
     }
 }
 
+/// Text for a Markdown page, shown as written: HTML's special characters as entities and
+/// Markdown's inline markup characters backslash-escaped (and a leading punctuation
+/// character, which could start a list or a heading), so that no spec or implementation can
+/// add markup, links or script to the page; control characters escaped.
 fn markdown_escape(text: &str) -> String {
-    text.replace('|', "\\|")
+    let text = sanitize::line(text);
+    let mut out = String::with_capacity(text.len());
+    for (index, c) in text.chars().enumerate() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if index == 0 && c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inline code on a Markdown page: `<code>` around escaped text, since a backtick in the text
+/// would end a backtick code span early.
+fn markdown_code(text: &str) -> String {
+    format!("<code>{}</code>", markdown_escape(text))
+}
+
+/// A code fence longer than any run of backticks in `text`, so the text cannot close it.
+fn markdown_fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
 }
 
 pub fn markdown(matrix: &Matrix) -> String {
@@ -228,17 +265,13 @@ pub fn markdown(matrix: &Matrix) -> String {
     );
     out.push_str("| rule |");
     for column in &matrix.columns {
-        let _ = write!(
-            out,
-            " `{}` |",
-            markdown_escape(&column.implementation.label)
-        );
+        let _ = write!(out, " {} |", markdown_code(&column.implementation.label));
     }
     out.push_str("\n|---|");
     out.push_str(&"---|".repeat(matrix.columns.len()));
     out.push('\n');
     for row in &matrix.rows {
-        let _ = write!(out, "| `{}` |", row.rule.id);
+        let _ = write!(out, "| {} |", markdown_code(row.rule.id));
         for (index, cell) in row.cells.iter().enumerate() {
             let _ = write!(out, " {} |", markdown_cell(cell, index, matrix));
         }
@@ -263,23 +296,21 @@ pub fn markdown(matrix: &Matrix) -> String {
             }
             let _ = writeln!(
                 out,
-                "\n### <a id=\"{}\"></a>`{}`: `{}`\n",
+                "\n### <a id=\"{}\"></a>{}: {}\n",
                 anchor(index, &report.path),
-                markdown_escape(&column.implementation.label),
-                report.path
+                markdown_code(&column.implementation.label),
+                markdown_code(&report.path)
             );
             if let Some(name) = &report.name {
-                let _ = writeln!(out, "{name}\n");
+                let _ = writeln!(out, "{}\n", markdown_escape(name));
             }
             if !report.rules.is_empty() {
-                let _ = writeln!(out, "Rules: `{}`\n", report.rules.join("`, `"));
+                let rules: Vec<String> = report.rules.iter().map(|r| markdown_code(r)).collect();
+                let _ = writeln!(out, "Rules: {}\n", rules.join(", "));
             }
+            // Inside a fence nothing is markup; the fence is longer than any it holds.
             let details = render::details(&report.path, &report.outcome);
-            let fence = if details.contains("```") {
-                "~~~~"
-            } else {
-                "```"
-            };
+            let fence = markdown_fence(&details);
             let lang = if matches!(report.outcome, Outcome::Mismatch(_)) {
                 "diff"
             } else {
@@ -292,13 +323,21 @@ pub fn markdown(matrix: &Matrix) -> String {
     if !broken.is_empty() {
         out.push_str("\n## Specs that could not be loaded\n\n");
         for report in broken {
-            let _ = writeln!(out, "- `{}`: {}", report.path, headline(report));
+            let _ = writeln!(
+                out,
+                "- {}: {}",
+                markdown_code(&report.path),
+                markdown_escape(&headline(report))
+            );
         }
     }
     out
 }
 
+/// Text for the HTML page: control characters shown escaped, HTML's special characters as
+/// entities.
 fn html_escape(text: &str) -> String {
+    let text = sanitize::text(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -548,10 +587,11 @@ mod tests {
     fn markdown_links_failing_cells_to_their_diff() {
         let text = markdown(&matrix());
         assert!(
-            text.contains("| `dlq-consumer/poison` | ✅ 1/1 | ❌ [0/1](#impl1-specs-dlq-consumer-poison-cycle-yaml) |"),
+            text.contains("| <code>dlq-consumer/poison</code> | ✅ 1/1 | ❌ [0/1](#impl1-specs-dlq-consumer-poison-cycle-yaml) |"),
             "{text}"
         );
-        assert!(text.contains("### <a id=\"impl1-specs-dlq-consumer-poison-cycle-yaml\"></a>`python:s.py`: `specs/dlq-consumer/poison-cycle.yaml`"), "{text}");
+        assert!(text.contains("### <a id=\"impl1-specs-dlq-consumer-poison-cycle-yaml\"></a><code>python:s.py</code>: <code>specs/dlq-consumer/poison-cycle.yaml</code>"), "{text}");
+        assert!(text.contains("\na &lt;poison&gt; pill\n"), "{text}");
         assert!(
             text.contains("```diff\nfirst difference at step 3 (process)"),
             "{text}"
@@ -560,6 +600,34 @@ mod tests {
             text.contains("-process: dead\n+process: retry\n```"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn markdown_shows_hostile_text_as_text() {
+        let mut matrix = matrix();
+        let report = &mut matrix.columns[1].reports[0];
+        report.name = Some("<script>alert(1)</script> *bold* [link](x)".into());
+        report.path = "specs/a`<img src=x>`.yaml".into();
+        report.outcome = Outcome::Errored(crate::implementation::ImplError::new(
+            crate::implementation::ImplErrorKind::Exited,
+            "```\n<script>x</script>\n````\n\u{1b}[2J",
+        ));
+        let text = markdown(&matrix);
+        // Raw HTML only inside the fence, where Markdown shows it as text.
+        assert!(
+            !text.contains("<script>alert") && !text.contains("<img"),
+            "{text}"
+        );
+        assert!(
+            text.contains("&lt;script&gt;alert(1)&lt;/script&gt; \\*bold\\* \\[link\\](x)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("<code>specs/a\\`&lt;img src=x&gt;\\`.yaml</code>"),
+            "{text}"
+        );
+        assert!(text.contains("\n`````text\n"), "{text}");
+        assert!(text.contains("\\x1b[2J"), "{text}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod matrix;
 pub mod outputs;
 pub mod progress;
 pub mod render;
+pub mod sanitize;
 pub mod smoke;
 pub mod strength;
 pub mod style;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::{
     GithubAnnotations, HumanReporter, JsonReporter, JunitReporter, Palette, ProgressReporter,
-    TapReporter,
+    TapReporter, sanitize,
 };
 use crate::atomic_file::AtomicFile;
 use crate::runner::{Event, Reporter};
@@ -85,10 +85,17 @@ impl Outputs {
         } else {
             options.format
         };
+        // A person reads the human report: under GitHub Actions none of its lines may be taken
+        // for a workflow command. The other formats escape such lines in their own syntax.
+        let stdout: Box<dyn Write> = if stdout_format == ReportFormat::Human {
+            Box::new(sanitize::stdout())
+        } else {
+            Box::new(io::stdout())
+        };
         reporters.push(format_reporter(
             stdout_format,
             options,
-            io::stdout(),
+            stdout,
             options.palette,
         ));
         if options.github_annotations {
@@ -99,6 +106,7 @@ impl Outputs {
                 reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
             }
         }
+        reporters.push(Box::new(SkippedWarnings(options.palette)));
         let mut reporter: Box<dyn Reporter> = Box::new(Fanout(reporters));
         if options.progress {
             reporter = Box::new(ProgressReporter::new(reporter));
@@ -137,6 +145,17 @@ fn format_reporter<W: Write + 'static>(
         ReportFormat::Json => Box::new(JsonReporter::new(out)),
         ReportFormat::Junit => Box::new(JunitReporter::new(out)),
         ReportFormat::Tap => Box::new(TapReporter::new(out)),
+    }
+}
+
+/// Warns on stderr about the paths discovery left out, whatever the format on stdout.
+struct SkippedWarnings(Palette);
+
+impl Reporter for SkippedWarnings {
+    fn event(&mut self, event: &Event) {
+        if let Event::Started { skipped, .. } = event {
+            super::render::warn_skipped(skipped, &self.0);
+        }
     }
 }
 

@@ -75,7 +75,8 @@ impl Reporter for ProgressReporter<'_> {
             Event::Finished(report) => {
                 self.bar.suspend(|| self.inner.event(event));
                 self.bar.inc(1);
-                self.bar.set_message(report.path.clone());
+                self.bar
+                    .set_message(super::sanitize::line(&report.path).into_owned());
             }
             Event::Done(_) => {
                 self.stop();
@@ -132,6 +133,7 @@ mod tests {
                 total: 2,
                 filtered_out: 0,
                 implementation: &info,
+                skipped: &[],
             });
             progress.event(&Event::Finished(&report));
             progress.event(&Event::Finished(&report));

@@ -4,13 +4,15 @@ use std::fmt::Write as _;
 
 use similar::{ChangeTag, TextDiff};
 
+use super::sanitize;
 use super::style::{Palette, paint};
 use crate::implementation::ImplError;
 use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
-use crate::source::Position;
+use crate::source::{Excerpt, Position};
 use crate::spec_error::SpecError;
 
-/// A unified diff of expected (`-`) against actual (`+`), colored per line.
+/// A unified diff of expected (`-`) against actual (`+`), colored per line, control
+/// characters in the values shown escaped.
 pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
@@ -37,7 +39,7 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
                     ChangeTag::Insert => ('+', palette.added),
                     ChangeTag::Equal => (' ', palette.dim),
                 };
-                let line = change.value().trim_end_matches('\n');
+                let line = sanitize::text(change.value().trim_end_matches('\n'));
                 let _ = writeln!(out, "{}", paint(style, &format!("{sign}{line}")));
             }
         }
@@ -52,7 +54,7 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
         out,
         "{} {}",
         paint(palette.spec, "error:"),
-        paint(palette.bold, &error.message)
+        paint(palette.bold, &sanitize::text(&error.message))
     );
     let line = error.position.line;
     let gutter = " ".repeat(line.to_string().len());
@@ -60,7 +62,7 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
         out,
         "{gutter}{} {}:{}:{}",
         paint(palette.hunk, "-->"),
-        error.path,
+        sanitize::line(&error.path),
         line,
         error.position.column
     );
@@ -73,28 +75,68 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
 }
 
 /// The line and a caret under `position.column`, indented under a gutter as wide as the number.
-pub fn caret(source_line: &str, position: Position, palette: &Palette) -> String {
+/// A cut line shows `...` where it goes on; control characters show as escapes, and the
+/// caret counts their width.
+pub fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String {
     let mut out = String::new();
     let number = position.line.to_string();
     let gutter = " ".repeat(number.len());
     let bar = paint(palette.hunk, "|");
-    let _ = writeln!(out, "{} {bar} {source_line}", paint(palette.hunk, &number));
-    // Keep tabs as tabs so the caret lines up however the terminal expands them.
-    let lead: String = source_line
-        .chars()
-        .take(position.column.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
+    let (mut shown, mut lead) = (String::new(), String::new());
+    if excerpt.skipped > 0 {
+        shown.push_str("...");
+        lead.push_str("   ");
+    }
+    let before = position.column.saturating_sub(1);
+    for (index, c) in excerpt.text.chars().enumerate() {
+        let glyph = sanitize::shown_char(c);
+        if excerpt.skipped + index < before {
+            // Keep tabs as tabs so the caret lines up however the terminal expands them.
+            match c {
+                '\t' => lead.push('\t'),
+                _ => lead.extend(std::iter::repeat_n(' ', glyph.chars().count())),
+            }
+        }
+        shown.push_str(&glyph);
+    }
+    if excerpt.cut {
+        shown.push_str("...");
+    }
+    let _ = writeln!(out, "{} {bar} {shown}", paint(palette.hunk, &number));
     let _ = writeln!(out, "{gutter} {bar} {lead}{}", paint(palette.caret, "^"));
     out
+}
+
+/// One `warning: PATH: skipped, REASON` line per path discovery left out.
+pub fn skipped(skipped: &[crate::discover::Skipped], palette: &Palette) -> String {
+    let mut out = String::new();
+    for entry in skipped {
+        let warning = entry.warning();
+        let rest = warning.strip_prefix("warning:").unwrap_or(&warning);
+        let _ = writeln!(
+            out,
+            "{}{}",
+            paint(palette.skip, "warning:"),
+            sanitize::line(rest)
+        );
+    }
+    out
+}
+
+/// Prints [`skipped`] on stderr, where warnings go whatever the report format.
+pub fn warn_skipped(skipped: &[crate::discover::Skipped], palette: &Palette) {
+    use std::io::Write;
+    if !skipped.is_empty() {
+        let _ = sanitize::stderr().write_all(self::skipped(skipped, palette).as_bytes());
+    }
 }
 
 /// Where a mismatch happened: `first difference at STEP (PATH:LINE:COL)`.
 pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     format!(
         "first difference at {} ({}:{}:{})",
-        paint(palette.bold, &mismatch.step),
-        path,
+        paint(palette.bold, &sanitize::line(&mismatch.step)),
+        sanitize::line(path),
         mismatch.position.line,
         mismatch.position.column
     )
@@ -105,7 +147,7 @@ pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     let mut out = first_difference(path, mismatch, palette);
     out.push('\n');
     if let Some(note) = &mismatch.note {
-        let _ = writeln!(out, "{note}");
+        let _ = writeln!(out, "{}", sanitize::text(note));
     }
     out.push_str(&diff(&mismatch.expected, &mismatch.actual, palette));
     out
@@ -125,7 +167,10 @@ pub fn impl_error(error: &ImplError) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    format!("implementation error ({kind}): {}\n", error.message)
+    format!(
+        "implementation error ({kind}): {}\n",
+        sanitize::text(&error.message)
+    )
 }
 
 /// The whole explanation of an outcome, without color: for JUnit bodies, TAP, JSON.
@@ -136,21 +181,24 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
         Outcome::Mismatch(m) => mismatch(path, m, &plain),
         Outcome::Errored(e) => impl_error(e),
         Outcome::SpecError(e) => spec_error(e, &plain),
-        Outcome::Skipped(reason) => format!("skipped: {reason}\n"),
+        Outcome::Skipped(reason) => format!("skipped: {}\n", sanitize::text(reason)),
         Outcome::ExpectedFailure(known) => {
             let mut out = expected_failure(path, known);
             out.push_str(&details(path, &known.failure));
             out
         }
-        Outcome::Stale(message) => format!("{message}\n"),
+        Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
     }
 }
 
 /// Where an expected failure is listed and why, and the first line of what happened.
 pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
-    let mut out = format!("known failure, listed at {}", known.listed_at);
+    let mut out = format!(
+        "known failure, listed at {}",
+        sanitize::line(&known.listed_at)
+    );
     if let Some(reason) = &known.reason {
-        let _ = write!(out, ": {reason}");
+        let _ = write!(out, ": {}", sanitize::text(reason));
     }
     out.push('\n');
     let happened = details(path, &known.failure);
@@ -165,16 +213,56 @@ mod tests {
     use super::*;
     use crate::source::SourceFile;
 
+    fn whole(line: &str) -> Excerpt {
+        Excerpt {
+            text: line.to_owned(),
+            skipped: 0,
+            cut: false,
+        }
+    }
+
     #[test]
     fn the_caret_sits_under_the_column_and_keeps_tabs() {
         assert_eq!(
-            caret("  - {id: b}", Position::new(12, 5), &Palette::plain()),
+            caret(
+                &whole("  - {id: b}"),
+                Position::new(12, 5),
+                &Palette::plain()
+            ),
             "12 |   - {id: b}\n   |     ^\n"
         );
         assert_eq!(
-            caret("\tx: 1", Position::new(3, 3), &Palette::plain()),
+            caret(&whole("\tx: 1"), Position::new(3, 3), &Palette::plain()),
             "3 | \tx: 1\n  | \t ^\n"
         );
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_caret_counts_their_width() {
+        assert_eq!(
+            caret(
+                &whole("a\x1b[2Jb: x"),
+                Position::new(1, 7),
+                &Palette::plain()
+            ),
+            "1 | a\\x1b[2Jb: x\n  |          ^\n"
+        );
+    }
+
+    #[test]
+    fn a_cut_line_is_marked_where_it_goes_on() {
+        let file = SourceFile::from_text(
+            "s.yaml",
+            format!("k: {}!{}\n", "a".repeat(300), "b".repeat(300)),
+        );
+        let excerpt = file.excerpt(Position::new(1, 304)).unwrap();
+        let shown = caret(&excerpt, Position::new(1, 304), &Palette::plain());
+        let (first, second) = shown.split_once('\n').unwrap();
+        assert!(
+            first.starts_with("1 | ...a") && first.ends_with("b..."),
+            "{first}"
+        );
+        assert_eq!(second.find('^'), first.find('!'), "{shown}");
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::render;
+use super::sanitize::{self, line};
 use super::style::{Palette, paint};
 use crate::external::smoke::{SmokeReport, Verdict};
 
@@ -19,8 +20,9 @@ pub fn duration(took: Duration) -> String {
 
 pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "smoke test of {}", paint(p.bold, &report.label));
-    let _ = writeln!(out, "  command    {}", report.command);
+    let label = line(&report.label);
+    let _ = writeln!(out, "smoke test of {}", paint(p.bold, &label));
+    let _ = writeln!(out, "  command    {}", line(&report.command));
     let handshake = match &report.handshake {
         Ok(handshake) => handshake,
         Err(error) => {
@@ -30,9 +32,8 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
             }
             let _ = writeln!(
                 out,
-                "\n{} {} did not complete the handshake",
+                "\n{} {label} did not complete the handshake",
                 paint(p.fail, "FAILED:"),
-                report.label
             );
             return out;
         }
@@ -41,9 +42,9 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
     let _ = writeln!(
         out,
         "  hello      {} ({} {}), protocol {}, pid {}, ready in {}",
-        info.name,
-        info.language,
-        info.version,
+        line(&info.name),
+        line(&info.language),
+        line(&info.version),
         crate::external::protocol::PROTOCOL_VERSION,
         handshake.pid,
         duration(handshake.startup)
@@ -51,7 +52,7 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
     let claimed = if handshake.contracts.is_empty() {
         paint(p.fail, "none")
     } else {
-        handshake.contracts.join(", ")
+        line(&handshake.contracts.join(", ")).into_owned()
     };
     let _ = writeln!(out, "  contracts  {claimed}");
     for check in &report.contracts {
@@ -59,12 +60,12 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
             let _ = writeln!(
                 out,
                 "{}  {}",
-                paint(p.bold, &check.contract),
+                paint(p.bold, &line(&check.contract)),
                 paint(p.skip, "not a contract dlqspec checks; left alone")
             );
             continue;
         }
-        let _ = writeln!(out, "{}", paint(p.bold, &check.contract));
+        let _ = writeln!(out, "{}", paint(p.bold, &line(&check.contract)));
         for step in &check.steps {
             let world = match step.world_calls {
                 0 => String::new(),
@@ -72,9 +73,10 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                 n => format!(", {n} world calls"),
             };
             let timing = paint(p.dim, &format!("({}{world})", duration(step.took)));
-            let request = &step.request;
+            let request = line(&step.request);
             match &step.verdict {
                 Verdict::Ok(answer) => {
+                    let answer = line(answer);
                     let _ = writeln!(
                         out,
                         "  {}  {request} -> {answer}  {timing}",
@@ -88,10 +90,16 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                 } => {
                     let _ = writeln!(
                         out,
-                        "  {}  {request} -> {actual}  {timing}",
-                        paint(p.fail, "FAIL")
+                        "  {}  {request} -> {}  {timing}",
+                        paint(p.fail, "FAIL"),
+                        line(actual)
                     );
-                    let _ = writeln!(out, "        expected {expected}: {why}");
+                    let _ = writeln!(
+                        out,
+                        "        expected {}: {}",
+                        line(expected),
+                        sanitize::text(why)
+                    );
                 }
                 Verdict::Broke(error) => {
                     let _ = writeln!(out, "  {}  {request}  {timing}", paint(p.fail, "FAIL"));
@@ -100,7 +108,12 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                     }
                 }
                 Verdict::Skipped(reason) => {
-                    let _ = writeln!(out, "  {}  {request}: {reason}", paint(p.fail, "FAIL"));
+                    let _ = writeln!(
+                        out,
+                        "  {}  {request}: {}",
+                        paint(p.fail, "FAIL"),
+                        sanitize::text(reason)
+                    );
                 }
             }
         }
@@ -126,16 +139,15 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
     if problems.is_empty() {
         let _ = writeln!(
             out,
-            "{} {} answered {} requests correctly in {}",
+            "{} {label} answered {} requests correctly in {}",
             paint(p.pass, "ok:"),
-            report.label,
             report.requests(),
             duration(report.took)
         );
     } else {
         let _ = writeln!(out, "{}", paint(p.fail, "FAILED:"));
         for problem in problems {
-            let _ = writeln!(out, "  {problem}");
+            let _ = writeln!(out, "  {}", sanitize::text(&problem));
         }
     }
     out

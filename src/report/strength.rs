@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::render;
+use super::sanitize;
 use super::style::{Palette, paint};
 use crate::strength::Report;
 
@@ -15,8 +16,9 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
     for (path, outcome) in &report.broken {
         let _ = writeln!(
             out,
-            "{} {path}: it judges no implementation",
-            paint(palette.spec, "SPEC ")
+            "{} {}: it judges no implementation",
+            paint(palette.spec, "SPEC "),
+            sanitize::line(path)
         );
         for line in render::details(path, outcome).lines() {
             let _ = writeln!(out, "      {line}");
@@ -48,7 +50,7 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
                         "  {}  {:width$}  {}",
                         paint(palette.pass, "caught  "),
                         mistake.id,
-                        paint(palette.dim, &format!("by {path}")),
+                        paint(palette.dim, &format!("by {}", sanitize::line(path))),
                     );
                 }
                 None => {
@@ -74,7 +76,7 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
                                 let _ = writeln!(
                                     out,
                                     "              explore found a spec that catches it: {}",
-                                    crate::source::display_path(path)
+                                    sanitize::line(&crate::source::display_path(path))
                                 );
                             }
                             None => {
@@ -84,7 +86,8 @@ pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palett
                                     finding.origin
                                 );
                                 for line in finding.spec.lines() {
-                                    let _ = writeln!(out, "                {line}");
+                                    let _ =
+                                        writeln!(out, "                {}", sanitize::text(line));
                                 }
                             }
                         },

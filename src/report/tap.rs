@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::render;
+use super::sanitize;
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
 
@@ -67,11 +68,12 @@ impl<W: Write> TapReporter<W> {
     }
 }
 
-/// TAP descriptions are one line, and `#` would start a directive.
+/// TAP descriptions are one line, and `#` would start a directive; control characters show
+/// escaped.
 fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\")
+    sanitize::line(&text.replace(['\n', '\r'], " "))
+        .replace('\\', "\\\\")
         .replace('#', "\\#")
-        .replace(['\n', '\r'], " ")
 }
 
 /// The YAML block under a `not ok` line, indented by two spaces as TAP 13 asks.
@@ -126,15 +128,22 @@ fn diagnostics(report: &SpecReport) -> String {
     out
 }
 
-/// A YAML double-quoted scalar: JSON's string syntax is valid YAML.
+/// A YAML double-quoted scalar: JSON's string syntax is valid YAML, once the characters YAML
+/// does not allow raw (DEL, C1 controls...) are escaped too.
 fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+    let json = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
+    sanitize::json(&json).into_owned()
 }
 
-/// A literal block scalar for multi-line text, a quoted scalar for one line.
+/// A literal block scalar for multi-line text, a quoted scalar for one line or for text a
+/// literal block cannot carry as it is: characters YAML does not allow raw or that break a
+/// line, or a line a CI log would read as a workflow command.
 fn block(text: &str) -> String {
     let text = text.trim_end_matches('\n');
-    if !text.contains('\n') {
+    let literal_safe = text
+        .lines()
+        .all(|line| sanitize::text(line) == line && sanitize::workflow_safe(line) == line);
+    if !text.contains('\n') || !literal_safe {
         return quoted(text);
     }
     // An explicit indentation indicator keeps a first line that starts with spaces intact.
@@ -200,6 +209,7 @@ mod tests {
             total: 3,
             filtered_out: 0,
             implementation: &info,
+            skipped: &[],
         });
         for report in [&passed, &failed, &skipped] {
             reporter.event(&Event::Finished(report));
@@ -241,5 +251,47 @@ ok 3 - c.yaml: name \\# with hash # SKIP not run: --fail-fast
     fn multi_line_values_are_literal_blocks() {
         assert_eq!(block("one"), "\"one\"");
         assert_eq!(block("  a\nb\n"), "|2-\n      a\n    b");
+    }
+
+    #[test]
+    fn hostile_text_still_makes_a_yaml_block_that_parses() {
+        let texts = [
+            "a\rb\nc",
+            "esc \u{1b}[2J\nnext",
+            "del \u{7f} c1 \u{85}\u{9b}\nx",
+            "::error::injected\nsecond",
+            "x\n  ::add-mask::s",
+            "tab\tin\n\tand ##[error] there",
+            "line sep \u{2028} bom \u{feff}\nend",
+            "---\n...\n- item\n",
+        ];
+        for text in texts {
+            let report = spec(
+                "a.yaml",
+                Outcome::Errored(crate::implementation::ImplError::new(
+                    crate::implementation::ImplErrorKind::Exited,
+                    text,
+                )),
+            );
+            let block = diagnostics(&report);
+            let yaml: String = block
+                .lines()
+                .filter(|l| *l != "  ---" && *l != "  ...")
+                .map(|l| format!("{}\n", l.strip_prefix("  ").unwrap_or(l)))
+                .collect();
+            let parsed: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap_or_else(|e| {
+                panic!("{text:?} gave a block that does not parse: {e}\n{yaml}")
+            });
+            assert_eq!(parsed["message"], text.trim_end_matches('\n'), "{yaml}");
+            for line in block.lines() {
+                assert_eq!(
+                    sanitize::text(line),
+                    line,
+                    "raw control character in {block}"
+                );
+                assert!(!line.trim_start().starts_with("::"), "{block}");
+                assert!(!line.contains("##["), "{block}");
+            }
+        }
     }
 }

@@ -523,3 +523,17 @@ fn the_progress_line_shows_on_a_terminal_only() {
     assert_eq!(progress_marks(&piped.stderr), Vec::<String>::new());
     assert_eq!(piped.stderr, "");
 }
+
+#[test]
+fn an_implementation_that_does_not_start_exits_1_and_still_names_the_seed() {
+    let ran = run(&["explore", "--impl", "cmd:false", "--seed", "5"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(" cannot be explored: ")
+            && ran
+                .stderr
+                .contains("; seed 5 (`--seed 5` replays this run)\n"),
+        "{}",
+        ran.stderr
+    );
+}

@@ -996,15 +996,16 @@ fn an_implementation_answering_errored_to_new_errors_the_spec_and_stays_up() {
 
 #[test]
 fn hello_gets_a_startup_grace_beyond_the_timeout() {
-    // The program answers `hello` after 1 s, beyond `--timeout 0.3` and well within the
-    // documented grace of at least 10 s for `hello`; it then skips the spec.
+    // The program answers `hello` after 3 s, beyond `--timeout 1` and well within the
+    // documented grace of at least 10 s for `hello`; it then skips the spec. (The timeout is
+    // not shorter so that answering `new` on a busy machine stays well inside it.)
     let dir = temp_dir();
     let program = write(dir.path(), "protocol_program.py", PROTOCOL_PROGRAM);
     let spec = write(dir.path(), "one-success.yaml", ONE_SUCCESS);
     let spec = path_arg(&spec);
     let ran = ran(external()
-        .args(["run", spec, "--timeout", "0.3", "--impl"])
-        .arg(protocol_impl(&program, "1", "skipped", "said hello late"))
+        .args(["run", spec, "--timeout", "1", "--impl"])
+        .arg(protocol_impl(&program, "3", "skipped", "said hello late"))
         .output()
         .expect("dlqspec runs"));
     assert_eq!(ran.code, 0, "{}", shown(&ran));

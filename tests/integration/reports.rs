@@ -145,7 +145,7 @@ fn junit_failures_carry_the_diff_and_errors_the_spec_error() {
         error
             .attribute("message")
             .unwrap()
-            .ends_with("c-broken.yaml:4:19: unknown field `bodyy`, expected one of id, body"),
+            .ends_with("c-broken.yaml:4:19: unknown field `bodyy` (did you mean `body`?), expected one of id, body"),
         "{:?}",
         error.attribute("message")
     );
@@ -209,7 +209,7 @@ fn every_json_line_parses_and_has_the_documented_fields() {
     );
     assert_eq!(
         spec_error["message"],
-        "unknown field `bodyy`, expected one of id, body"
+        "unknown field `bodyy` (did you mean `body`?), expected one of id, body"
     );
 
     let finished = &events[5];
@@ -400,7 +400,7 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
             ),
             format!(
                 "::error file={folder}/c-broken.yaml,line=4,col=19,title=spec error%3A {folder}/c-broken.yaml::\
-                 unknown field `bodyy`, expected one of id, body"
+                 unknown field `bodyy` (did you mean `body`?), expected one of id, body"
             ),
         ]
     );

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::scenario::DlqScenario;
-use super::world::{CrashTiming, ScriptedOutcome};
+use super::world::{CrashTiming, MAX_CLOCK, ScriptedOutcome};
 use crate::contract::SpecHeader;
 use crate::implementation::Naming;
 use crate::source::{Position, SourceFile};
@@ -405,10 +405,22 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     }
 
     let mut steps = Vec::with_capacity(spec.steps.len());
+    let mut clock: u64 = 0;
     for step in spec.steps {
         let position = yaml::at(&step);
         let step = step.value.0;
         match &step {
+            Step::Advance(by) => match clock.checked_add(*by).filter(|at| *at <= MAX_CLOCK) {
+                Some(at) => clock = at,
+                None => {
+                    return Err(invalid(
+                        position,
+                        format!(
+                            "`advance: {by}` would move the clock from {clock} past {MAX_CLOCK}, the most it counts to (2^53 - 1, the largest whole number every implementation's JSON keeps exact)"
+                        ),
+                    ));
+                }
+            },
             Step::Replay(replay) if replay.crash && replay.returns.is_some() => {
                 return Err(invalid(
                     position,
@@ -520,6 +532,22 @@ mod tests {
             error.to_string(),
             "t.yaml:3:15: `max_attempts` must be at least 1"
         );
+    }
+
+    #[test]
+    fn advancing_the_clock_past_its_range_is_a_spec_error() {
+        let text = format!("{HEAD}steps:\n  - advance: 9007199254740990\n  - advance: 2\n");
+        let error = load_text(&text).unwrap_err();
+        assert!(
+            error.to_string().starts_with(
+                "t.yaml:5:5: `advance: 2` would move the clock from 9007199254740990 past 9007199254740991"
+            ),
+            "{error}"
+        );
+        let huge = format!("{HEAD}steps:\n  - advance: 18446744073709551615\n  - advance: 1\n");
+        assert!(load_text(&huge).is_err());
+        let fits = format!("{HEAD}steps:\n  - advance: 9007199254740990\n  - advance: 1\n");
+        assert!(load_text(&fits).is_ok());
     }
 
     #[test]

@@ -135,6 +135,11 @@ pub struct Unscripted {
     pub call_number: u64,
 }
 
+/// The most the clock counts to: 2^53 - 1, the largest whole number every implementation's
+/// JSON (JavaScript's numbers included) keeps exact. A spec's `advance` steps stay within it
+/// (checked on loading), and so does an implementation's `clock.advance`.
+pub const MAX_CLOCK: u64 = (1 << 53) - 1;
+
 #[derive(Debug, Default)]
 pub struct World {
     /// How the implementation spells message keys.
@@ -442,6 +447,12 @@ impl World {
             }
             ("clock.now", []) => Ok(json!(self.clock)),
             ("clock.advance", [by]) => match by.as_u64() {
+                Some(by) if self.clock.checked_add(by).is_none_or(|at| at > MAX_CLOCK) => {
+                    Err(self.misused(format!(
+                        "clock.advance({by}) would move the clock from {} past {MAX_CLOCK}, the most it counts to",
+                        self.clock
+                    )))
+                }
                 Some(by) => {
                     self.advance(by);
                     let now = self.clock;
@@ -770,6 +781,7 @@ mod tests {
         assert!(call(&mut world, "queue.send", json!(["a"])).is_err());
         assert!(call(&mut world, "queue.explode", json!([])).is_err());
         assert!(call(&mut world, "clock.advance", json!([-1])).is_err());
-        assert_eq!(world.misuse().len(), 4);
+        assert!(call(&mut world, "clock.advance", json!([MAX_CLOCK + 1])).is_err());
+        assert_eq!(world.misuse().len(), 5);
     }
 }

@@ -364,13 +364,25 @@ fn check_process(
             yaml::at(raises),
             "a `process` step has `returns` or `raises`, not both".into(),
         )),
-        (Some(_), None) if !valid => Err(invalid(
-            yaml::at(&step.outcome),
-            format!(
-                "process({}) raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`",
-                shown(raw)
-            ),
-        )),
+        (Some(_), None) if !valid => {
+            // A near miss of a valid outcome is a typo first, and only then a test of
+            // validation: say so before advising to assert the error.
+            let typo = raw.as_str().and_then(|text| {
+                crate::suggest::nearest(text, &["success", "transient", "permanent"])
+            });
+            let message = match typo {
+                Some(near) => format!(
+                    "`{}` is not an outcome: did you mean `{near}`? (To check that process({}) raises ValueError, write `raises: invalid_argument` instead of `returns`.)",
+                    raw.as_str().unwrap_or_default(),
+                    shown(raw)
+                ),
+                None => format!(
+                    "process({}) raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`",
+                    shown(raw)
+                ),
+            };
+            Err(invalid(yaml::at(&step.outcome), message))
+        }
         (None, Some(raises)) if valid => Err(invalid(
             yaml::at(raises),
             format!(
@@ -479,6 +491,17 @@ mod tests {
         assert_eq!(
             error(&with_steps("  - create: {}\n")),
             "t.yaml:4:13: missing field `max_attempts`"
+        );
+    }
+
+    #[test]
+    fn a_typo_of_an_outcome_is_suggested_not_asserted() {
+        let create = "  - create: {max_attempts: 1}\n";
+        assert_eq!(
+            error(&with_steps(&format!(
+                "{create}  - process: {{outcome: succes, returns: done}}\n"
+            ))),
+            "t.yaml:5:24: `succes` is not an outcome: did you mean `success`? (To check that process(\"succes\") raises ValueError, write `raises: invalid_argument` instead of `returns`.)"
         );
     }
 

@@ -1,0 +1,179 @@
+//! What one implementation may use: its processes' memory and CPU time (`setrlimit` before
+//! exec, `--memory`, `--cpu`), and what it may make dlqspec hold (a protocol line, the world
+//! calls of one spec). docs/protocol.md lists them; an implementation past one is errored,
+//! with a message naming the limit.
+
+/// The longest line an implementation may write on stdout.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The most bytes of world-call lines one spec may receive: the world keeps what it is given
+/// (DLQ entries, sent messages, the trace), so this bounds what an implementation can make
+/// dlqspec hold. A plain spec of 10^5 messages takes about 20 MB through the world.
+pub const MAX_WORLD_BYTES_PER_SPEC: usize = 64 << 20;
+
+/// The data memory (`RLIMIT_DATA`: heap and private writable mappings) each implementation
+/// process may use by default. Not the address space (`RLIMIT_AS`): Node reserves far more
+/// address space than it uses. Measured: Node 20 needs about 100 MiB to start, tsx about
+/// 150 MiB, Python about 20 MiB.
+pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
+
+/// The CPU time each implementation process may use over its whole life, by default. One
+/// process serves a whole run; a hang within one request is `--timeout`'s business.
+pub const DEFAULT_CPU_SECONDS: u64 = 600;
+
+/// Resource limits for each implementation process; `None` is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub memory: Option<u64>,
+    pub cpu_seconds: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory: Some(DEFAULT_MEMORY_BYTES),
+            cpu_seconds: Some(DEFAULT_CPU_SECONDS),
+        }
+    }
+}
+
+impl Limits {
+    pub fn unlimited() -> Self {
+        Limits {
+            memory: None,
+            cpu_seconds: None,
+        }
+    }
+
+    /// `2 GiB of data (--memory)`, for messages.
+    pub fn memory_text(&self) -> String {
+        match self.memory {
+            Some(bytes) => format!("{} of data (--memory)", size(bytes)),
+            None => "unlimited (--memory)".to_owned(),
+        }
+    }
+
+    /// `600 s of CPU time (--cpu)`, for messages.
+    pub fn cpu_text(&self) -> String {
+        match self.cpu_seconds {
+            Some(seconds) => format!("{seconds} s of CPU time (--cpu)"),
+            None => "unlimited (--cpu)".to_owned(),
+        }
+    }
+}
+
+/// `512 MiB`, `2 GiB`, `1000 bytes`.
+pub fn size(bytes: u64) -> String {
+    for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Parses `--memory`: bytes with an optional K, M or G (powers of 1024, `MiB` and `MB` alike),
+/// or `unlimited`.
+pub fn parse_memory(value: &str) -> Result<Option<u64>, String> {
+    let text = value.trim();
+    if text.eq_ignore_ascii_case("unlimited") {
+        return Ok(None);
+    }
+    let upper = text.to_ascii_uppercase();
+    let upper = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (number, shift) = match upper.char_indices().last() {
+        Some((at, 'K')) => (&upper[..at], 10),
+        Some((at, 'M')) => (&upper[..at], 20),
+        Some((at, 'G')) => (&upper[..at], 30),
+        _ => (upper, 0),
+    };
+    let wrong = || {
+        format!(
+            "`{value}` is not a memory size: write bytes with K, M or G, such as 512M or 2G, or unlimited"
+        )
+    };
+    let number: u64 = number.trim().parse().map_err(|_| wrong())?;
+    let bytes = number
+        .checked_shl(shift)
+        .filter(|b| b >> shift == number)
+        .ok_or_else(wrong)?;
+    if bytes < 16 << 20 {
+        return Err(format!(
+            "`{value}` is too little memory for any interpreter to start: give at least 16M"
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// Parses `--cpu`: whole seconds of CPU time, or `unlimited`.
+pub fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
+    let text = value.trim();
+    if text.eq_ignore_ascii_case("unlimited") {
+        return Ok(None);
+    }
+    match text.parse::<u64>() {
+        Ok(0) | Err(_) => Err(format!(
+            "`{value}` is not a CPU time: write whole seconds, at least 1, or unlimited"
+        )),
+        Ok(seconds) => Ok(Some(seconds)),
+    }
+}
+
+/// Whether a line of an implementation's stderr says it ran out of memory (Python's
+/// MemoryError, V8's fatal out-of-memory, C and C++ allocation failures).
+pub fn says_out_of_memory(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    [
+        "memoryerror",
+        "out of memory",
+        "cannot allocate memory",
+        "bad_alloc",
+        "allocation failed",
+    ]
+    .iter()
+    .any(|marker| lower.contains(marker))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_sizes_read_like_people_write_them() {
+        assert_eq!(parse_memory("2G"), Ok(Some(2 << 30)));
+        assert_eq!(parse_memory("512MiB"), Ok(Some(512 << 20)));
+        assert_eq!(parse_memory("512mb"), Ok(Some(512 << 20)));
+        assert_eq!(parse_memory("1073741824"), Ok(Some(1 << 30)));
+        assert_eq!(parse_memory("unlimited"), Ok(None));
+        assert!(
+            parse_memory("lots")
+                .unwrap_err()
+                .starts_with("`lots` is not a memory size")
+        );
+        assert!(parse_memory("1K").unwrap_err().contains("at least 16M"));
+        assert!(parse_memory("99999999999G").is_err());
+        assert_eq!(size(2 << 30), "2 GiB");
+        assert_eq!(size(1536 << 20), "1536 MiB");
+    }
+
+    #[test]
+    fn cpu_times_are_whole_seconds() {
+        assert_eq!(parse_cpu("30"), Ok(Some(30)));
+        assert_eq!(parse_cpu("unlimited"), Ok(None));
+        assert!(parse_cpu("0").is_err());
+        assert!(parse_cpu("1.5").is_err());
+    }
+
+    #[test]
+    fn out_of_memory_is_recognised_in_every_language() {
+        for line in [
+            "MemoryError",
+            "# Fatal process out of memory: Zone",
+            "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+            "terminate called after throwing an instance of 'std::bad_alloc'",
+        ] {
+            assert!(says_out_of_memory(line), "{line}");
+        }
+        assert!(!says_out_of_memory("KeyError: 'memory'"));
+    }
+}
