@@ -89,6 +89,20 @@ pub enum Command {
     )]
     Matrix(MatrixArgs),
 
+    /// Search for scenarios where an implementation differs from the built-in one, and shrink
+    /// the first to a minimal spec; or run one spec under every schedule of injected crashes.
+    #[command(
+        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract outcome-queue --seed 42 --out found/\n  dlqspec explore --impl python:solution.py --cases 2000 --time 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
+    )]
+    Explore(ExploreArgs),
+
+    /// How strong is a suite: run its specs against every classic mistake of each contract's
+    /// catalogue and report which mistakes survive, with a spec explore found to catch each.
+    #[command(
+        after_help = "Examples:\n  dlqspec strength\n  dlqspec strength specs/dlq-consumer/my-new-specs/ --out suggested/\n  dlqspec strength specs --explore-cases 0\n\nExit codes: 0 every mistake is caught; 1 some mistake survives; 2 a spec is broken or the\ncommand line is wrong."
+    )]
+    Strength(StrengthArgs),
+
     /// Print a shell completion script for dlqspec.
     #[command(
         after_help = "Examples:\n  dlqspec completions bash > ~/.local/share/bash-completion/completions/dlqspec\n  dlqspec completions zsh > \"${fpath[1]}/_dlqspec\"\n  dlqspec completions fish > ~/.config/fish/completions/dlqspec.fish"
@@ -154,6 +168,69 @@ fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
         Ok(jobs) => NonZeroUsize::new(jobs).ok_or_else(|| "must be at least 1".to_owned()),
         Err(_) => Err(format!(
             "expected a whole number of jobs such as 4; got `{text}`"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// A spec whose scenario to run under every schedule of up to --crashes crashes. Without
+    /// it, scenarios are generated.
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Generate scenarios of this contract only (all contracts by default).
+    #[arg(long, value_name = "NAME")]
+    pub contract: Option<String>,
+
+    /// The seed of the random scenarios (a fresh one by default; it is printed either way).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// How many scenarios to try per contract [default: 400].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cases: Option<u64>,
+
+    /// Stop starting scenarios after SECS seconds, even with cases left.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub time: Option<std::time::Duration>,
+
+    /// Write the spec found into DIR (created if missing), ready for specs/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// With SPEC: the most crashes a schedule injects [default: 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(0..=4))]
+    pub crashes: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct StrengthArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Scenarios explore may try per surviving mistake to find a spec that catches it; 0
+    /// skips the search.
+    #[arg(long, value_name = "N", default_value_t = crate::strength::DEFAULT_EXPLORE_CASES)]
+    pub explore_cases: u64,
+
+    /// The seed of those searches.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Write the specs explore found into DIR (created if missing) instead of printing them.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(std::time::Duration::from_secs_f64(secs)),
+        _ => Err(format!(
+            "expected a number of seconds above 0, such as 30 or 0.5; got `{text}`"
         )),
     }
 }

@@ -47,6 +47,12 @@ pub trait Contract: Sync {
 
     /// A commented spec named `name` that passes as written, for `dlqspec new`.
     fn starter(&self, name: &str) -> String;
+
+    /// The contract's side of `dlqspec explore`: its scenario generator and crash schedules;
+    /// `None` for a contract that has none (it is then never explored).
+    fn explorer(&self) -> Option<&'static dyn crate::explore::Explorer> {
+        None
+    }
 }
 
 /// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any

@@ -18,6 +18,8 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Lint(args) => super::lint::lint(args, palette),
         Command::Smoke(args) => super::smoke::smoke(args, palette),
         Command::Matrix(args) => super::matrix::matrix(args, palette),
+        Command::Explore(args) => super::explore::explore(args, palette),
+        Command::Strength(args) => super::strength::strength(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
     };

@@ -4,6 +4,7 @@ pub mod bless;
 pub mod completions;
 pub mod dispatch;
 pub mod explain;
+pub mod explore;
 pub mod lint;
 pub mod man;
 pub mod matrix;
@@ -12,5 +13,6 @@ pub mod rules;
 pub mod run;
 pub mod schema;
 pub mod smoke;
+pub mod strength;
 
 pub use dispatch::execute;

@@ -1,5 +1,6 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
+pub mod explore;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -10,6 +11,7 @@ pub mod progress;
 pub mod render;
 pub mod sanitize;
 pub mod smoke;
+pub mod strength;
 pub mod style;
 pub mod tap;
 

@@ -42,7 +42,8 @@ pub fn solutions(folder: &str) -> Vec<PathBuf> {
     found
 }
 
-fn implementation(path: &Path) -> String {
+/// The `--impl` value that runs a solution file.
+pub fn implementation(path: &Path) -> String {
     let relative = path.strip_prefix(root()).expect("under the root");
     let kind = if path.extension().is_some_and(|e| e == "py") {
         "python"
@@ -86,7 +87,8 @@ fn run_each(paths: &[PathBuf]) -> Vec<Ran> {
         .collect()
 }
 
-fn selected(folder: &str) -> Vec<PathBuf> {
+/// The solutions of a corpus folder this run can run (the JavaScript ones need Node).
+pub fn selected(folder: &str) -> Vec<PathBuf> {
     let node = node_tests();
     solutions(folder)
         .into_iter()

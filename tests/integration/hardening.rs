@@ -120,6 +120,16 @@ fn hostile_runs(dir: &Path, github: bool) -> Vec<(String, Ran)> {
         vec!["run", passing, "--impl", HOSTILE_IMPL],
         vec!["explain", passing, "--impl", HOSTILE_IMPL],
         vec!["smoke", "--impl", HOSTILE_IMPL],
+        vec![
+            "explore",
+            "--impl",
+            HOSTILE_IMPL,
+            "--seed",
+            "1",
+            "--cases",
+            "2",
+        ],
+        vec!["strength", folder, "--explore-cases", "0"],
     ];
     if github {
         runs.push(vec![

@@ -3,6 +3,7 @@
 mod authoring;
 mod common;
 mod corpus;
+mod explore;
 mod external;
 mod figures;
 mod fixtures;
@@ -14,5 +15,6 @@ mod reports;
 mod robustness;
 mod run_cli;
 mod shims;
+mod strength;
 mod suite;
 mod teeth;

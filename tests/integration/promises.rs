@@ -207,7 +207,7 @@ fn without_crlf(text: &str) -> String {
 
 /// What a progress bar leaves in a stream: a `\r` that redraws a line, a line clear, and
 /// indicatif's spinner (braille) and bar characters. Empty when there is none.
-fn progress_marks(text: &str) -> Vec<String> {
+pub fn progress_marks(text: &str) -> Vec<String> {
     let text = without_crlf(text);
     let mut marks = Vec::new();
     if text.contains('\r') {
@@ -226,7 +226,7 @@ fn progress_marks(text: &str) -> Vec<String> {
 }
 
 /// Pseudo-terminals, for the promises that depend on a stream being a terminal.
-mod terminal {
+pub mod terminal {
     use super::*;
 
     /// Opens a pseudo-terminal: the child writes to the terminal side, the test reads the

@@ -2,6 +2,8 @@
 
 pub mod consumer;
 pub mod contract;
+pub mod crashes;
+pub mod explore;
 pub mod given;
 pub mod journal;
 pub mod mistakes;

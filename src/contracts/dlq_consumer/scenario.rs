@@ -80,6 +80,9 @@ pub struct StepFacts {
     pub drained: bool,
     /// What the call returned, for `process` and `replay` steps.
     pub returned: Option<Value>,
+    /// The journal entries the step added (`World::journal`): what the implementation did
+    /// during it, which is where `dlqspec explore` places its crashes.
+    pub journal: std::ops::Range<usize>,
 }
 
 impl DlqScenario {
@@ -88,7 +91,8 @@ impl DlqScenario {
         self.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS)
     }
 
-    fn execute(
+    /// Runs the scenario and keeps the world and what each step did, for lint and explore.
+    pub(crate) fn execute(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
@@ -174,6 +178,7 @@ impl Run<'_> {
             let label = format!("step {} ({})", index + 1, step.name());
             let heading = format!("step {} (line {})", index + 1, position.line);
             let before = self.world.version();
+            let from = self.world.journal().len();
             let returned = self.step(&label, &heading, *position, step)?;
             self.facts.push(StepFacts {
                 position: *position,
@@ -181,6 +186,7 @@ impl Run<'_> {
                 changed: self.world.version() != before,
                 drained: self.world.is_drained(),
                 returned,
+                journal: from..self.world.journal().len(),
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {

@@ -73,4 +73,8 @@ impl Contract for OutcomeQueueContract {
     fn starter(&self, name: &str) -> String {
         crate::contract::starter_named(super::starter::TEMPLATE, name)
     }
+
+    fn explorer(&self) -> Option<&'static dyn crate::explore::Explorer> {
+        Some(&super::explore::QueueExplorer)
+    }
 }

@@ -1,6 +1,7 @@
 //! The outcome-queue contract: reference `RetryQueue`, state-view ops, spec vocabulary and rules.
 
 pub mod contract;
+pub mod explore;
 pub mod mistakes;
 pub mod queue;
 pub mod rules;

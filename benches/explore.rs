@@ -1,0 +1,92 @@
+//! Benchmark: `dlqspec explore` on the built-in implementation against itself.
+//!
+//! Each case is generated, blessed on the built-in (the expectations filled in), and judged by
+//! running the blessed spec on the built-in again, so this is the cost of exploring with no
+//! language start-up or protocol in the way: the ceiling any `--impl` run can reach. Crash
+//! schedules are measured on one bundled spec the same way. The seed is fixed, so every run
+//! explores the same cases and the numbers compare across commits. Run with
+//! `cargo bench --bench explore`.
+
+use std::time::{Duration, Instant};
+
+use dlqspec::builtin::Builtin;
+use dlqspec::contract::RunMode;
+use dlqspec::contracts::CONTRACTS;
+use dlqspec::explore::crashes::{self, Plan};
+use dlqspec::explore::{self, Quiet, Settings};
+
+/// The seed every round explores: the same cases each time.
+const SEED: u64 = 1;
+const CASES: u64 = 200;
+const ROUNDS: usize = 5;
+
+/// Best-of-N wall time of `work`, which is a fair estimate of its cost on a noisy machine.
+fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
+    (0..rounds)
+        .map(|_| {
+            let started = Instant::now();
+            work();
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    println!("explore on the built-in against itself: seed {SEED}, best of {ROUNDS}");
+    for contract in CONTRACTS {
+        let settings = Settings {
+            seed: SEED,
+            cases: CASES,
+            time: None,
+            contracts: vec![*contract],
+            shrink_tries: 0,
+            tag: None,
+        };
+        let mut ran = 0;
+        let best = best_of(ROUNDS, || {
+            let summary = explore::search(&settings, &mut Builtin::new(), &mut Quiet);
+            // The built-in never diverges from itself; a finding here is a bug of explore.
+            assert!(summary.finding.is_none(), "{:?}", summary.finding);
+            ran = summary.total_cases();
+        });
+        println!(
+            "  {:<14} {ran} cases  {:>8.1} ms  {:>7.0} cases/s  {:>6.0} µs per case",
+            contract.name(),
+            best.as_secs_f64() * 1e3,
+            ran as f64 / best.as_secs_f64(),
+            best.as_secs_f64() * 1e6 / ran.max(1) as f64
+        );
+    }
+
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let spec_path = root.join("specs/dlq-consumer/replay-given-ids-in-their-order.yaml");
+    let loaded = dlqspec::loader::load_path(&spec_path).expect("the bundled spec loads");
+    let reference = loaded.run(&mut Builtin::new(), RunMode::Check);
+    assert!(
+        matches!(reference.outcome, dlqspec::outcome::Outcome::Passed),
+        "the bundled spec passes on the built-in"
+    );
+    let explorer = loaded.contract.explorer().expect("dlq-consumer explores");
+    let schedules = explorer
+        .crash_schedules(&loaded.file)
+        .expect("dlq-consumer has crash schedules");
+    let plan = Plan {
+        contract: loaded.contract,
+        spec: "replay-given-ids-in-their-order.yaml",
+        max_crashes: 2,
+        shrink_tries: 0,
+    };
+    let mut ran = 0;
+    let best = best_of(ROUNDS, || {
+        let summary = crashes::explore(&plan, schedules.as_ref(), &mut Builtin::new(), &mut Quiet);
+        assert!(summary.violation.is_none(), "{:?}", summary.violation);
+        ran = summary.schedules;
+    });
+    println!(
+        "  crash schedules of {} (up to 2 crashes): {ran} schedules  {:>8.1} ms  {:>7.0} schedules/s",
+        plan.spec,
+        best.as_secs_f64() * 1e3,
+        ran as f64 / best.as_secs_f64()
+    );
+}

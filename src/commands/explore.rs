@@ -1,0 +1,190 @@
+//! `dlqspec explore`: generate scenarios until one diverges and shrink it to a spec, or run
+//! one spec under every schedule of injected crashes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::ExploreArgs;
+use crate::contract::{Contract, RunMode};
+use crate::contracts::{self, CONTRACTS};
+use crate::explore::crashes::{self, Plan};
+use crate::explore::{self, DEFAULT_CASES, DEFAULT_SHRINK_TRIES, Finding, Settings, rng};
+use crate::external::launch::Target;
+use crate::outcome::Outcome;
+use crate::report::explore::ExploreReporter;
+use crate::report::{Palette, ReportOptions, render};
+use crate::runner::exit;
+use crate::source::display_path;
+
+pub fn explore(args: ExploreArgs, palette: Palette) -> i32 {
+    match args.spec.clone() {
+        Some(spec) => crash_schedules(args, &spec, palette),
+        None => search(args, palette),
+    }
+}
+
+fn search(args: ExploreArgs, palette: Palette) -> i32 {
+    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
+    if args.crashes.is_some() {
+        return usage(
+            "--crashes runs the scenario of one spec under crash schedules: give the spec, e.g. `dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2`",
+        );
+    }
+    let chosen: Vec<&'static dyn Contract> = match &args.contract {
+        None => CONTRACTS.to_vec(),
+        Some(name) => match contracts::find(name) {
+            Some(contract) => vec![contract],
+            None => {
+                return usage(&format!(
+                    "unknown contract `{name}`; expected one of {}",
+                    contracts::registry::names().join(", ")
+                ));
+            }
+        },
+    };
+    if let Err(message) = prepare_out(args.out.as_deref()) {
+        return usage(&message);
+    }
+    let settings = Settings {
+        seed: args.seed.unwrap_or_else(rng::fresh_seed),
+        cases: args.cases.unwrap_or(DEFAULT_CASES),
+        time: args.time,
+        contracts: chosen,
+        shrink_tries: DEFAULT_SHRINK_TRIES,
+        tag: None,
+    };
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
+    let mut implementation = target.instantiate(args.target.timeout.per_request);
+    let mut reporter = ExploreReporter::new(
+        crate::report::sanitize::stdout(),
+        palette,
+        ReportOptions::progress_wanted(),
+    );
+    let summary = explore::search(&settings, implementation.as_mut(), &mut reporter);
+    drop(reporter);
+    drop(implementation);
+    if let Some(why) = &summary.broken {
+        // Every outcome of a search names its seed, even one that never started.
+        let seed = settings.seed;
+        super::dispatch::failure(
+            &format!("{why}; seed {seed} (`--seed {seed}` replays this run)"),
+            &palette,
+        );
+        return exit::FAILED;
+    }
+    let written = match write_finding(args.out.as_deref(), summary.finding.as_ref()) {
+        Ok(written) => written,
+        Err(message) => return usage(&message),
+    };
+    let text = crate::report::explore::search(&summary, written.as_deref(), &palette);
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    if summary.finding.is_some() || summary.cases.is_empty() {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    }
+}
+
+fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
+    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
+    if args.contract.is_some() || args.seed.is_some() || args.cases.is_some() || args.time.is_some()
+    {
+        return usage(
+            "--contract, --seed, --cases and --time choose random scenarios; with a SPEC, every crash schedule of its scenario runs (--crashes K sets how many crashes at most)",
+        );
+    }
+    let loaded = match crate::loader::load_path(spec) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprint!("{}", render::spec_error(&error, &palette));
+            return exit::SPEC_OR_USAGE_ERROR;
+        }
+    };
+    // A spec the reference cannot run judges nobody, under crashes or not.
+    let reference = loaded.run(&mut crate::builtin::Builtin::new(), RunMode::Check);
+    if let Outcome::SpecError(error) = &reference.outcome {
+        eprint!("{}", render::spec_error(error, &palette));
+        return exit::SPEC_OR_USAGE_ERROR;
+    }
+    let contract = loaded.contract;
+    let schedules = match contract.explorer() {
+        Some(explorer) => explorer.crash_schedules(&loaded.file),
+        None => Err(format!("{} has no crash schedules", contract.name())),
+    };
+    let schedules = match schedules {
+        Ok(schedules) => schedules,
+        Err(why) => return usage(&why),
+    };
+    if let Err(message) = prepare_out(args.out.as_deref()) {
+        return usage(&message);
+    }
+    let shown = display_path(spec);
+    let plan = Plan {
+        contract,
+        spec: &shown,
+        max_crashes: args.crashes.unwrap_or(1) as usize,
+        shrink_tries: DEFAULT_SHRINK_TRIES,
+    };
+    let target = args
+        .target
+        .implementation
+        .unwrap_or(Target::Builtin)
+        .with_limits(args.target.limits.limits());
+    let mut implementation = target.instantiate(args.target.timeout.per_request);
+    let mut reporter = ExploreReporter::new(
+        crate::report::sanitize::stdout(),
+        palette,
+        ReportOptions::progress_wanted(),
+    );
+    let summary = crashes::explore(
+        &plan,
+        schedules.as_ref(),
+        implementation.as_mut(),
+        &mut reporter,
+    );
+    drop(reporter);
+    drop(implementation);
+    let finding = summary.violation.as_ref().and_then(|v| v.finding.as_ref());
+    let written = match write_finding(args.out.as_deref(), finding) {
+        Ok(written) => written,
+        Err(message) => return usage(&message),
+    };
+    let text = crate::report::explore::crashes(&summary, written.as_deref(), &palette);
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    if summary.violation.is_some() {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    }
+}
+
+/// Makes `--out DIR` exist before any work is done, so a bad path fails at once.
+pub fn prepare_out(out: Option<&Path>) -> Result<(), String> {
+    match out {
+        None => Ok(()),
+        Some(dir) if dir.is_file() => Err(format!(
+            "--out {}: a file, not a folder; name a folder to write specs into",
+            display_path(dir)
+        )),
+        Some(dir) => std::fs::create_dir_all(dir)
+            .map_err(|error| format!("--out {}: cannot create it: {error}", display_path(dir))),
+    }
+}
+
+/// Writes the finding's spec into `out`, when both are there; the path written.
+pub fn write_finding(
+    out: Option<&Path>,
+    finding: Option<&Finding>,
+) -> Result<Option<PathBuf>, String> {
+    let (Some(dir), Some(finding)) = (out, finding) else {
+        return Ok(None);
+    };
+    let path = dir.join(&finding.file_name);
+    crate::atomic_file::write_atomically(&path, finding.spec.as_bytes())
+        .map_err(|error| format!("cannot write {}: {error}", display_path(&path)))?;
+    Ok(Some(path))
+}

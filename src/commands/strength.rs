@@ -1,0 +1,45 @@
+//! `dlqspec strength`: run a suite against every classic mistake of its contracts' catalogues.
+
+use std::io::Write;
+
+use crate::cli::StrengthArgs;
+use crate::report::Palette;
+use crate::runner::exit;
+use crate::strength::{self, Settings};
+
+pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
+    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
+    if let Err(message) = super::explore::prepare_out(args.out.as_deref()) {
+        return usage(&message);
+    }
+    let settings = Settings {
+        paths: args.specs.paths,
+        explore_cases: args.explore_cases,
+        seed: args.seed,
+    };
+    let report = match strength::measure(&settings) {
+        Ok(report) => report,
+        Err(error) => return usage(&error.to_string()),
+    };
+    if report.specs == 0 {
+        return usage("no spec selected: no spec file (.yaml, .yml) under the paths given");
+    }
+    let mut written = Vec::new();
+    for verdict in report.contracts.iter().flat_map(|c| &c.mistakes) {
+        let found = super::explore::write_finding(args.out.as_deref(), verdict.suggestion.as_ref());
+        match found {
+            Ok(Some(path)) => written.push((verdict.mistake.id.to_owned(), path)),
+            Ok(None) => {}
+            Err(message) => return usage(&message),
+        }
+    }
+    let text = crate::report::strength::strength(&report, &written, &palette);
+    let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    if !report.broken.is_empty() {
+        exit::SPEC_OR_USAGE_ERROR
+    } else if report.caught() == report.total() && report.total() > 0 {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    }
+}

@@ -1,0 +1,290 @@
+//! A generated scenario as `dlqspec explore` handles it, whatever its contract: spec text with
+//! placeholders, blessed on the built-in implementation, then judged on the implementation
+//! under test.
+//!
+//! A contract's generator writes only the steps. The built-in reference fills in every
+//! expectation (`authoring::bless`), so a generated spec can never make a correct
+//! implementation fail: whatever it pins, the reference does, and the reference is the rules.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::authoring::bless::{self, Blessing};
+use crate::builtin::Builtin;
+use crate::contract::{RunMode, ScenarioRun};
+use crate::implementation::Implementation;
+use crate::loader;
+use crate::outcome::Outcome;
+use crate::source::SourceFile;
+
+/// A scenario of one contract, as its generator built it.
+pub trait Case: Send + Sync + fmt::Debug {
+    /// The spec text after the header (`contract`, `name`, `description`, `rules`): the
+    /// contract's own keys and the steps, with placeholders where the built-in
+    /// implementation's answers go. Blessing fills them in.
+    fn body(&self) -> String;
+
+    /// How many steps the case has, for reports.
+    fn steps(&self) -> usize;
+
+    /// Smaller variants, the most promising first. Any of them may turn out invalid (it does
+    /// not load, or the built-in does not pass it once blessed): those are skipped.
+    fn shrinks(&self) -> Vec<Box<dyn Case>>;
+
+    /// The case cut to what a difference at step `index` (0-based) needs: the steps after it
+    /// dropped, and every expectation but the one at `index`, whose keys are cut to `keys`
+    /// (left as they are when `keys` is empty). What the implementation did up to that step
+    /// does not change, so the difference stays.
+    fn focused(&self, index: usize, keys: &[String]) -> Box<dyn Case>;
+
+    /// Why the case would judge correct implementations differently although the built-in
+    /// passes it (a crash at a point the rules let them reach in different states), if it
+    /// would. Such a case is invalid, like one the built-in cannot pass.
+    fn unsound(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The top of a spec file: what every contract's spec starts with.
+#[derive(Debug, Clone)]
+pub struct Header<'a> {
+    pub contract: &'a str,
+    pub name: &'a str,
+    pub description: &'a str,
+    pub rules: &'a [&'a str],
+}
+
+/// A whole spec: `header`, then `body`. The schema line is the bundled specs' own, so a spec
+/// written for `specs/CONTRACT/` gets completion in editors as they do.
+pub fn spec_text(header: &Header, body: &str) -> String {
+    let mut text =
+        String::from("# yaml-language-server: $schema=../../schema/dlqspec.schema.json\n");
+    text.push_str(&format!("contract: {}\n", header.contract));
+    text.push_str(&format!(
+        "name: {}\n",
+        crate::yaml::flow(&Value::String(header.name.to_owned()))
+    ));
+    if !header.description.trim().is_empty() {
+        text.push_str("description: >\n");
+        for line in wrap(&printable(header.description), 94) {
+            text.push_str("  ");
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    let rules = format!("rules: [{}]", header.rules.join(", "));
+    if header.rules.is_empty() {
+    } else if rules.len() <= 96 {
+        text.push_str(&rules);
+        text.push('\n');
+    } else {
+        text.push_str("rules:\n");
+        for rule in header.rules {
+            text.push_str(&format!("  - {rule}\n"));
+        }
+    }
+    text.push_str(body);
+    text
+}
+
+/// `text` with control characters as spaces, so it can sit in a folded block scalar.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// The words of `text` in lines of at most `width` characters (a longer word has a line of
+/// its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// What a case came to on the implementation under test.
+#[derive(Debug)]
+pub enum Judged {
+    /// The case makes no spec the built-in passes (it does not load, or cannot be blessed):
+    /// it judges nobody. Why, in words.
+    Invalid(String),
+    /// The implementation passes the blessed spec.
+    Passed,
+    /// The implementation does not provide the case's contract, and why.
+    Skipped(String),
+    /// The implementation fails the blessed spec: `text` is that spec, `run` its run there.
+    Failed { text: String, run: ScenarioRun },
+}
+
+/// The path generated specs are shown under until they are written somewhere.
+pub fn virtual_path(contract: &str) -> String {
+    format!("explore/{contract}.yaml")
+}
+
+/// Judges `case` under the placeholder header (`shrink::draft`): invalid when unsound,
+/// otherwise blessed and run.
+pub fn judge_case(
+    contract: &str,
+    case: &dyn Case,
+    implementation: &mut dyn Implementation,
+) -> Judged {
+    if let Some(why) = case.unsound() {
+        return Judged::Invalid(why);
+    }
+    judge(
+        contract,
+        super::shrink::draft(contract, case),
+        implementation,
+    )
+}
+
+/// Blesses `text` (a whole spec of `contract`) on the built-in implementation and runs the
+/// result on `implementation`.
+pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementation) -> Judged {
+    let path = virtual_path(contract);
+    let blessed = match bless::bless(
+        SourceFile::from_text(&path, text.clone()),
+        &mut Builtin::new(),
+    ) {
+        Blessing::Unchanged => text,
+        Blessing::Rewritten { blessed, .. } => blessed,
+        Blessing::SpecError(error) => return Judged::Invalid(error.to_string()),
+        Blessing::Refused(reason) => return Judged::Invalid(reason),
+    };
+    let spec = match loader::load(SourceFile::from_text(&path, blessed.clone())) {
+        Ok(spec) => spec,
+        Err(error) => return Judged::Invalid(error.to_string()),
+    };
+    if let Err(error) = implementation.begin_spec() {
+        let run = ScenarioRun {
+            outcome: Outcome::Errored(error),
+            checkpoints: Vec::new(),
+            timeline: Vec::new(),
+            exercised: Vec::new(),
+        };
+        return Judged::Failed { text: blessed, run };
+    }
+    let run = spec.run(implementation, RunMode::Check);
+    match &run.outcome {
+        Outcome::Passed => Judged::Passed,
+        Outcome::Skipped(reason) => Judged::Skipped(reason.clone()),
+        Outcome::Mismatch(_) | Outcome::Errored(_) => Judged::Failed { text: blessed, run },
+        Outcome::SpecError(error) => Judged::Invalid(error.to_string()),
+        Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
+            Judged::Invalid("a known-failure outcome from a plain run".to_owned())
+        }
+    }
+}
+
+/// The step a failed run first differs at, 0-based, when it is a step of the spec.
+pub fn failing_step(run: &ScenarioRun) -> Option<usize> {
+    let Outcome::Mismatch(mismatch) = &run.outcome else {
+        return None;
+    };
+    let number = mismatch.step.strip_prefix("step ")?.split(' ').next()?;
+    number.parse::<usize>().ok()?.checked_sub(1)
+}
+
+/// The keys of the expectation a failed run first differs at, when it is an `expect` with
+/// keys; the keys that hold are left out.
+pub fn differing_keys(run: &ScenarioRun) -> Vec<String> {
+    let Some(failed) = run.checkpoints.iter().rev().find(|c| !c.matches()) else {
+        return Vec::new();
+    };
+    if failed.label != "expect" {
+        return Vec::new();
+    }
+    match (&failed.expected, &failed.actual) {
+        (Value::Object(expected), Value::Object(actual)) => expected
+            .iter()
+            .filter(|(key, value)| actual.get(*key) != Some(value))
+            .map(|(key, _)| key.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_is_folded_in_lines_that_read_back_as_one() {
+        let words = "word ".repeat(40);
+        let header = Header {
+            contract: "dlq-consumer",
+            name: "a: tricky name",
+            description: &words,
+            rules: &["dlq-consumer/success"],
+        };
+        let text = spec_text(&header, "steps:\n  - process: none\n");
+        assert!(text.contains("name: \"a: tricky name\"\n"), "{text}");
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 96),
+            "{text}"
+        );
+        let spec = loader::load(SourceFile::from_text("t.yaml", text)).expect("loads");
+        let header = spec.scenario.header();
+        assert_eq!(header.name, "a: tricky name");
+        assert_eq!(header.description.trim_end(), "word ".repeat(40).trim_end());
+    }
+
+    #[test]
+    fn control_characters_cannot_break_the_description() {
+        let header = Header {
+            contract: "dlq-consumer",
+            name: "n",
+            description: "got \"x\n---\n\t# y\" from it",
+            rules: &[],
+        };
+        let text = spec_text(&header, "");
+        let spec = loader::load(SourceFile::from_text("t.yaml", text)).expect("loads");
+        assert_eq!(
+            spec.scenario.header().description.trim_end(),
+            "got \"x --- # y\" from it"
+        );
+    }
+
+    #[test]
+    fn a_spec_the_reference_cannot_pass_is_invalid_and_judges_nobody() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nsteps:\n  - process: ok\n";
+        // The handler is called with no outcome scripted: the spec is broken, not blessed.
+        let judged = judge("dlq-consumer", text.to_owned(), &mut Builtin::new());
+        assert!(matches!(judged, Judged::Invalid(_)), "{judged:?}");
+    }
+
+    #[test]
+    fn placeholders_are_blessed_and_the_reference_passes_its_own_answers() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: p]}\nsteps:\n  - process: ok\n  - expect: {dlq: [], pending: [], in_flight: []}\n";
+        let judged = judge("dlq-consumer", text.to_owned(), &mut Builtin::new());
+        assert!(matches!(judged, Judged::Passed), "{judged:?}");
+    }
+
+    #[test]
+    fn a_difference_names_its_step_and_the_keys_that_differ() {
+        let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\n  - expect: {pending: [], in_flight: [], handler_calls: {}}\n";
+        let mistaken = crate::contracts::find("dlq-consumer")
+            .and_then(|c| c.mistaken("success-without-ack"))
+            .expect("a mistake");
+        let mut mistaken = mistaken;
+        let Judged::Failed { run, .. } = judge("dlq-consumer", text.to_owned(), &mut mistaken)
+        else {
+            panic!("the mistake passed");
+        };
+        assert_eq!(failing_step(&run), Some(1));
+        assert_eq!(differing_keys(&run), ["in_flight"]);
+    }
+}

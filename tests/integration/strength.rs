@@ -1,0 +1,137 @@
+//! `dlqspec strength` on the real binary: the bundled suite catches every classic mistake of
+//! both catalogues, and a smaller suite's survivors are listed with their rule, their mistake
+//! and a spec explore found to catch each.
+
+use dlqspec::contracts::CONTRACTS;
+
+use crate::common::{dlqspec, path_arg, ran, run};
+
+#[test]
+fn the_bundled_suite_catches_every_mistake_and_lists_the_catalogue() {
+    let ran = run(&["strength", "specs"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let total: usize = CONTRACTS.iter().map(|c| c.mistakes().len()).sum();
+    let specs = dlqspec::discover::spec_files(&[crate::common::root().join("specs")])
+        .expect("the bundled suite")
+        .len();
+    assert!(
+        ran.stdout.ends_with(&format!(
+            "every mistake is caught: {specs} specs catch {total} of {total} classic mistakes (100%)\n"
+        )),
+        "{}",
+        ran.stdout
+    );
+    for contract in CONTRACTS {
+        for mistake in contract.mistakes() {
+            let listed = ran.stdout.lines().any(|line| {
+                line.starts_with("  caught ") && line.split_whitespace().nth(1) == Some(mistake.id)
+            });
+            assert!(
+                listed,
+                "{} is not listed as caught:\n{}",
+                mistake.id, ran.stdout
+            );
+        }
+        let n = contract.mistakes().len();
+        assert!(
+            ran.stdout
+                .contains(&format!(" catch {n} of {n} classic mistakes\n")),
+            "{}",
+            ran.stdout
+        );
+    }
+}
+
+#[test]
+fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let ran = ran(dlqspec()
+        .args([
+            "strength",
+            "specs/outcome-queue/replay-twice-returns-false.yaml",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .expect("dlqspec runs"));
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let survivors: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("  SURVIVES  "))
+        .collect();
+    assert!(!survivors.is_empty(), "{}", ran.stdout);
+    assert!(
+        ran.stdout.ends_with(&format!(
+            " survive: 1 spec catches {} of 31 classic mistakes ({}%); explore seed 1 (`--seed 1` replays its searches)\n",
+            31 - survivors.len(),
+            (100.0 * (31 - survivors.len()) as f64 / 31.0).round()
+        )),
+        "{}",
+        ran.stdout
+    );
+    // Each survivor names the rule it breaks, then the mistake, then where its spec went.
+    let contract = dlqspec::contracts::find("outcome-queue").expect("registered");
+    for line in &survivors {
+        let id = line.split_whitespace().nth(1).expect("an id");
+        let mistake = contract
+            .mistakes()
+            .iter()
+            .find(|m| m.id == id)
+            .expect("a mistake of the catalogue");
+        assert!(
+            line.ends_with(&format!("breaks {}", mistake.rule.id)),
+            "{line}"
+        );
+        assert!(
+            ran.stdout
+                .contains(&format!("the mistake: {}\n", mistake.what)),
+            "{}",
+            ran.stdout
+        );
+    }
+    let written: Vec<_> = std::fs::read_dir(out.path())
+        .expect("the folder")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(written.len(), survivors.len(), "{}", ran.stdout);
+    assert!(
+        written
+            .iter()
+            .all(|p| p.to_string_lossy().contains("outcome-queue-catches-")),
+        "{written:?}"
+    );
+    // The suggested specs are good specs: the built-in passes them, lint finds nothing.
+    let folder = path_arg(out.path());
+    let passed = run(&["run", folder]);
+    assert_eq!(passed.code, 0, "{}", passed.stdout);
+    // Linted as files: one file covers few rules, so rule coverage is not judged.
+    let mut lint = vec!["lint"];
+    lint.extend(written.iter().map(|p| path_arg(p)));
+    let linted = run(&lint);
+    assert_eq!(linted.code, 0, "{}", linted.stdout);
+    // And together with the suite they catch every mistake.
+    let stronger = run(&[
+        "strength",
+        "specs/outcome-queue/replay-twice-returns-false.yaml",
+        folder,
+        "--explore-cases",
+        "0",
+    ]);
+    assert_eq!(stronger.code, 0, "{}", stronger.stdout);
+}
+
+#[test]
+fn a_broken_spec_judges_nobody_and_exits_2() {
+    let (_dir, spec) = crate::common::temp_spec(
+        "wrong.yaml",
+        "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: dead}]\n",
+    );
+    let ran = run(&["strength", path_arg(&spec), "--explore-cases", "0"]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("it judges no implementation"),
+        "{}",
+        ran.stdout
+    );
+}
