@@ -140,6 +140,11 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
+    /// Show what an implementation printed and raised under passing specs too (it is always
+    /// shown under failing ones).
+    #[arg(long)]
+    pub show_output: bool,
+
     #[command(flatten)]
     pub target: TargetArgs,
 

@@ -257,6 +257,8 @@ mod tests {
             rules: rules.iter().map(|r| r.to_string()).collect(),
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
         }
     }
 

@@ -29,6 +29,7 @@
 pub mod atomic_file;
 pub mod authoring;
 pub mod builtin;
+pub mod captured;
 pub mod cli;
 pub mod commands;
 pub mod contract;

@@ -42,6 +42,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         output: args.output,
         palette,
         show_passes: !args.quiet,
+        show_output: args.show_output,
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
     };

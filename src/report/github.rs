@@ -72,6 +72,8 @@ mod tests {
             rules: vec![],
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::render;
+use crate::captured::Captured;
 use crate::implementation::ImplInfo;
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::runner::{Event, Reporter, SpecReport, Summary};
@@ -85,6 +86,9 @@ struct SpecLine<'a> {
     /// The plain-text explanation a person reads, for every outcome but `passed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<String>,
+    /// What the implementation printed and raised while the spec ran, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<&'a Captured>,
 }
 
 #[derive(Serialize)]
@@ -167,6 +171,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
             Outcome::Passed => None,
             _ => Some(render::details(&report.path, outcome)),
         },
+        output: report.output.as_ref(),
     }
 }
 
@@ -248,6 +253,8 @@ mod tests {
             rules: vec!["dlq-consumer/poison".into()],
             outcome,
             duration: Duration::from_micros(1500),
+            output: None,
+            grading: Default::default(),
         }
     }
 

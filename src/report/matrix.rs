@@ -515,6 +515,8 @@ mod tests {
             rules: vec!["dlq-consumer/poison".into()],
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
         };
         let column = |label: &str, outcome: Outcome| {
             let mut summary = Summary::default();

@@ -34,6 +34,8 @@ pub struct ReportOptions {
     pub palette: Palette,
     /// Human reports list passing specs too.
     pub show_passes: bool,
+    /// Human reports show captured output under passing specs too.
+    pub show_output: bool,
     /// Print `::error` workflow commands for failures.
     pub github_annotations: bool,
     /// Show a progress bar on stderr.
@@ -140,6 +142,7 @@ fn format_reporter<W: Write + 'static>(
         ReportFormat::Human => {
             let mut human = HumanReporter::new(out, palette);
             human.show_passes = options.show_passes;
+            human.show_output = options.show_output;
             Box::new(human)
         }
         ReportFormat::Json => Box::new(JsonReporter::new(out)),

@@ -126,6 +126,8 @@ mod tests {
             rules: vec![],
             outcome: Outcome::Passed,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
         };
         {
             let mut progress = ProgressReporter::new(Box::new(Count(&mut seen)));

@@ -6,6 +6,7 @@ mod corpus;
 mod external;
 mod figures;
 mod fixtures;
+mod grading;
 mod hardening;
 mod mutations;
 mod promises;
