@@ -4,6 +4,7 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::builtin::Builtin;
@@ -71,6 +72,8 @@ pub struct SpecReport {
     pub output: Option<Captured>,
     /// Its points and visibility (the defaults when it could not be loaded).
     pub grading: Grading,
+    /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
+    pub source: Option<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -230,8 +233,8 @@ fn select_counting(config: &RunConfig, loaded: Vec<Prepared>) -> (Vec<Prepared>,
 /// The report of a spec: its name, contract and rules when it loaded, and what happened.
 fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> SpecReport {
     let (path, loaded) = prepared;
-    let (name, contract, rules, grading) = match loaded {
-        Err(_) => (None, None, Vec::new(), Grading::default()),
+    let (name, contract, rules, grading, source) = match loaded {
+        Err(_) => (None, None, Vec::new(), Grading::default(), None),
         Ok(spec) => {
             let header = spec.scenario.header();
             (
@@ -239,6 +242,7 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
                 Some(spec.contract.name()),
                 header.rule_ids().map(str::to_owned).collect(),
                 header.grading,
+                Some(Arc::from(spec.file.text.as_str())),
             )
         }
     };
@@ -251,6 +255,7 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
         duration,
         output: None,
         grading,
+        source,
     }
 }
 

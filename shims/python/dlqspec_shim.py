@@ -309,7 +309,12 @@ def _load(path):
         spec.loader.exec_module(module)
         return module, None
     except BaseException as e:  # SystemExit at import is a load error too
-        details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        # Only what concerns the student: their frames (none of the shim's or importlib's),
+        # and for a syntax error the line with its caret.
+        own = [f for f in traceback.extract_tb(e.__traceback__) if _students(f.filename)]
+        details = "".join(traceback.format_exception_only(type(e), e))
+        if own and not isinstance(e, SyntaxError):
+            details = "Traceback (most recent call last):\n" + "".join(traceback.format_list(own)) + details
         if isinstance(e, SyntaxError):
             where = {"file": os.path.abspath(e.filename), "line": e.lineno} if e.filename and e.lineno else {}
             return None, dict(message="%s: %s" % (type(e).__name__, e.msg), details=details, **where)

@@ -255,6 +255,7 @@ mod tests {
             duration: Duration::from_micros(1500),
             output: None,
             grading: Default::default(),
+            source: None,
         }
     }
 

@@ -177,6 +177,7 @@ mod tests {
             duration: Duration::from_millis(2),
             output: None,
             grading: Default::default(),
+            source: None,
         }
     }
 

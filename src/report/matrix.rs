@@ -517,6 +517,7 @@ mod tests {
             duration: Duration::ZERO,
             output: None,
             grading: Default::default(),
+            source: None,
         };
         let column = |label: &str, outcome: Outcome| {
             let mut summary = Summary::default();

@@ -1,6 +1,8 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
+pub mod exercism;
 pub mod github;
+pub mod gradescope;
 pub mod human;
 pub mod json;
 pub mod junit;
@@ -13,7 +15,9 @@ pub mod smoke;
 pub mod style;
 pub mod tap;
 
+pub use exercism::ExercismReporter;
 pub use github::GithubAnnotations;
+pub use gradescope::GradescopeReporter;
 pub use human::HumanReporter;
 pub use json::JsonReporter;
 pub use junit::JunitReporter;

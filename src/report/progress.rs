@@ -128,6 +128,7 @@ mod tests {
             duration: Duration::ZERO,
             output: None,
             grading: Default::default(),
+            source: None,
         };
         {
             let mut progress = ProgressReporter::new(Box::new(Count(&mut seen)));

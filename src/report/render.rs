@@ -286,6 +286,19 @@ pub fn captured(captured: &Captured, palette: &Palette) -> String {
     out
 }
 
+/// Everything a student reads about one spec, without color: what happened (the diff, the
+/// error) and what their code printed and raised. For autograder results.
+pub fn feedback(report: &crate::runner::SpecReport, base: Option<&std::path::Path>) -> String {
+    let plain = Palette::plain();
+    let mut out = details(&report.path, &report.outcome);
+    if let Some(captured) = &report.output {
+        out.push_str(&tracebacks(captured, base, &plain));
+        out.push_str(&stream("stdout", &captured.stdout, &plain));
+        out.push_str(&stream("stderr", &captured.stderr, &plain));
+    }
+    out
+}
+
 /// The text of a stream with a last line saying how much was cut, for JUnit and TAP.
 pub fn stream_text(stream: &Stream) -> String {
     let mut out = sanitize::text(&stream.text).into_owned();

@@ -195,6 +195,7 @@ mod tests {
             duration: Duration::ZERO,
             output: None,
             grading: Default::default(),
+            source: None,
         }
     }
 

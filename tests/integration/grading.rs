@@ -252,3 +252,248 @@ fn node_errors_left_to_promises_and_timers_are_told_not_lost() {
         );
     }
 }
+
+/// Loads one of tests/schemas/*.json, written from the platform's documentation.
+fn platform_schema(name: &str) -> jsonschema::Validator {
+    let path = crate::common::root().join("tests/schemas").join(name);
+    let text = std::fs::read_to_string(&path).expect("schema file");
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, results: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(results)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}\n{results:#}");
+}
+
+/// `dlqspec run specs --impl IMPL --format FORMAT --output FILE`: the exit code and the file.
+fn graded(format: &str, implementation: &str, extra: &[&str]) -> (i32, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("results.json");
+    let file_arg = file.to_str().expect("utf-8");
+    let mut args = vec![
+        "run",
+        "--impl",
+        implementation,
+        "--format",
+        format,
+        "--output",
+        file_arg,
+    ];
+    args.extend_from_slice(extra);
+    if !extra
+        .iter()
+        .any(|a| a.starts_with("specs") || a.contains('/'))
+    {
+        args.push("specs");
+    }
+    let ran = run(&args);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{args:?} left no results ({e}): {}", ran.stderr));
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (ran.code, value)
+}
+
+#[test]
+fn autograder_results_of_the_examples_and_of_broken_solutions_validate() {
+    let gradescope = platform_schema("gradescope-results.schema.json");
+    let exercism = platform_schema("exercism-results.schema.json");
+    // The validators are live: results without a status, or with an unknown key, are refused.
+    assert!(!exercism.is_valid(&serde_json::json!({"version": 3})));
+    assert!(!gradescope.is_valid(&serde_json::json!({"score": 1, "points": 2})));
+
+    let mut correct = vec!["python:examples/python/solution.py"];
+    let mut broken = vec![
+        "python:tests/solutions/dlq_no_poison.py",
+        "python:tests/solutions/oq_strip.py",
+        "python:tests/students/debug_keyerror.py",
+        "python:tests/students/chatty.py",
+    ];
+    if node_tests() {
+        correct.extend([
+            "node:examples/javascript/solution.mjs",
+            "node:examples/typescript/solution.ts",
+        ]);
+        broken.extend([
+            "node:tests/solutions/dlq_off_by_one.mjs",
+            "node:tests/solutions/oq_shallow_state.ts",
+            "node:tests/students/debug_typeerror.ts",
+        ]);
+    }
+    let specs = std::fs::read_dir(crate::common::root().join("specs/dlq-consumer"))
+        .expect("specs")
+        .count()
+        + std::fs::read_dir(crate::common::root().join("specs/outcome-queue"))
+            .expect("specs")
+            .count();
+    for implementation in &correct {
+        let (code, results) = graded("gradescope", implementation, &[]);
+        assert_eq!(code, 0, "{implementation}");
+        assert_valid(&gradescope, &results, implementation);
+        assert_eq!(results["score"], specs as f64, "{implementation}");
+        let (code, results) = results_exercism(implementation);
+        assert_eq!(code, 0, "{implementation}");
+        assert_valid(&exercism, &results, implementation);
+        assert_eq!(results["status"], "pass", "{implementation}");
+        assert_eq!(results["tests"].as_array().map(Vec::len), Some(specs));
+    }
+    for implementation in &broken {
+        let (code, results) = graded("gradescope", implementation, &[]);
+        assert_eq!(code, 1, "{implementation}");
+        assert_valid(&gradescope, &results, implementation);
+        let tests = results["tests"].as_array().expect("tests");
+        let failed: Vec<&Value> = tests.iter().filter(|t| t["status"] == "failed").collect();
+        assert!(!failed.is_empty(), "{implementation}");
+        // A failed test shows the student the diff or the error.
+        assert!(
+            failed
+                .iter()
+                .all(|t| t["score"] == 0.0 && t["max_score"] == 1.0)
+        );
+        assert!(
+            failed.iter().any(|t| t["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("first difference at"))),
+            "{implementation}"
+        );
+        let (code, results) = results_exercism(implementation);
+        assert_eq!(code, 1, "{implementation}");
+        assert_valid(&exercism, &results, implementation);
+        assert_eq!(results["status"], "fail", "{implementation}");
+    }
+}
+
+fn results_exercism(implementation: &str) -> (i32, Value) {
+    graded("exercism", implementation, &[])
+}
+
+#[test]
+fn exercism_tests_carry_the_students_output_the_scenario_and_a_task() {
+    let (_, results) = results_exercism("python:tests/students/debug_keyerror.py");
+    let tests = results["tests"].as_array().expect("tests");
+    let test = tests
+        .iter()
+        .find(|t| t["name"] == "a PermanentError is dead-lettered at once, with budget left")
+        .expect("the spec's test");
+    assert_eq!(test["status"], "fail");
+    let message = test["message"].as_str().expect("a message");
+    assert!(
+        message.contains("+process: \"raised KeyError: 'first_received'\""),
+        "{message}"
+    );
+    // Frames are said relative to the solution's folder.
+    assert!(
+        message.contains("at debug_keyerror.py:8 in first_attempt"),
+        "{message}"
+    );
+    assert_eq!(test["output"], "DEBUG got a\nWARN dead-lettering a\n");
+    assert!(
+        test["test_code"]
+            .as_str()
+            .is_some_and(|code| code.contains("contract: dlq-consumer"))
+    );
+    // One task per contract, in the order the run meets them.
+    let tasks: std::collections::BTreeSet<u64> =
+        tests.iter().filter_map(|t| t["task_id"].as_u64()).collect();
+    assert_eq!(tasks, [1, 2].into());
+}
+
+#[test]
+fn a_syntax_error_is_an_exercism_error_with_a_clear_message() {
+    let exercism = platform_schema("exercism-results.schema.json");
+    let (code, results) = results_exercism("python:tests/students/syntax_error.py");
+    assert_eq!(code, 1);
+    assert_valid(&exercism, &results, "syntax error");
+    assert_eq!(results["status"], "error");
+    let message = results["message"].as_str().expect("a message");
+    for wanted in [
+        "the solution could not be loaded: SyntaxError: expected ':'",
+        "--> syntax_error.py:5",
+        "class DLQConsumer",
+    ] {
+        assert!(message.contains(wanted), "no {wanted:?} in\n{message}");
+    }
+    // No path of the machine that ran it, and nothing of the shim.
+    let root = crate::common::root();
+    assert!(
+        !message.contains(root.to_str().expect("utf-8")),
+        "{message}"
+    );
+    assert!(!message.contains("dlqspec_shim"), "{message}");
+
+    // A solution without the contract's class cannot run either: still a results file.
+    let (code, results) = graded(
+        "exercism",
+        "python:tests/solutions/only_retry_queue.py",
+        &["specs/dlq-consumer"],
+    );
+    assert_eq!(code, 1);
+    assert_valid(&exercism, &results, "nothing provided");
+    assert_eq!(results["status"], "error");
+    assert!(
+        results["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("has no class `DLQConsumer`")),
+        "{results}"
+    );
+    let gradescope = platform_schema("gradescope-results.schema.json");
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/solutions/only_retry_queue.py",
+        &["specs/dlq-consumer"],
+    );
+    assert_valid(&gradescope, &results, "nothing provided");
+    assert_eq!(results["score"], 0.0);
+}
+
+#[test]
+fn points_and_visibility_weigh_and_hide_a_spec() {
+    let text = std::fs::read_to_string(crate::common::root().join(DEAD_LETTER_SPEC))
+        .expect("spec")
+        .replace(
+            "contract: dlq-consumer\n",
+            "contract: dlq-consumer\npoints: 2.5\nvisibility: hidden\n",
+        );
+    assert!(text.contains("points: 2.5"), "{text}");
+    let (dir, spec) = crate::common::temp_spec("weighted.yaml", &text);
+    let spec = spec.to_str().expect("utf-8");
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/students/debug_keyerror.py",
+        &[spec],
+    );
+    let test = &results["tests"][0];
+    assert_eq!(test["max_score"], 2.5);
+    assert_eq!(test["score"], 0.0);
+    assert_eq!(test["visibility"], "hidden");
+    // Hidden: only whether it passed, none of the diff or the student's output.
+    assert_eq!(test["output"], "failed");
+    let (_, results) = graded(
+        "exercism",
+        "python:tests/students/debug_keyerror.py",
+        &[spec],
+    );
+    let test = &results["tests"][0];
+    assert_eq!(test["message"], "failed");
+    assert_eq!(test["output"], Value::Null);
+    assert_eq!(test["test_code"], "(hidden)");
+    let (_, results) = graded("gradescope", "python:examples/python/solution.py", &[spec]);
+    assert_eq!(results["score"], 2.5);
+    assert_eq!(results["tests"][0]["output"], "passed");
+
+    // Points are a number of at least 0, said at the line.
+    let negative = text.replace("points: 2.5", "points: -1");
+    std::fs::write(dir.path().join("weighted.yaml"), negative).expect("write");
+    let ran = run(&["run", spec]);
+    assert_eq!(ran.code, 2, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("`points` must be a number of at least 0, not -1")
+            && ran.stdout.contains("weighted.yaml:3:"),
+        "{}",
+        ran.stdout
+    );
+}
