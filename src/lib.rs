@@ -36,6 +36,7 @@ pub mod contract;
 pub mod contracts;
 pub mod discover;
 pub mod external;
+pub mod grading;
 pub mod implementation;
 pub mod interrupts;
 pub mod known_failures;

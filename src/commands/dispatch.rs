@@ -18,6 +18,7 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Lint(args) => super::lint::lint(args, palette),
         Command::Smoke(args) => super::smoke::smoke(args, palette),
         Command::Matrix(args) => super::matrix::matrix(args, palette),
+        Command::Grade(args) => super::grade::grade(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
     };

@@ -4,6 +4,7 @@ pub mod bless;
 pub mod completions;
 pub mod dispatch;
 pub mod explain;
+pub mod grade;
 pub mod lint;
 pub mod man;
 pub mod matrix;

@@ -73,6 +73,8 @@ struct SpecLine<'a> {
     name: Option<&'a str>,
     contract: Option<&'a str>,
     rules: &'a [String],
+    /// What the spec is worth when grading (its `points`, default 1).
+    points: f64,
     outcome: OutcomeKind,
     duration_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +133,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
         name: report.name.as_deref(),
         contract: report.contract,
         rules: &report.rules,
+        points: report.grading.points,
         outcome: outcome.kind(),
         duration_ms: millis(report.duration),
         mismatch: match outcome {

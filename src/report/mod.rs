@@ -2,6 +2,7 @@
 
 pub mod exercism;
 pub mod github;
+pub mod grade_summary;
 pub mod gradescope;
 pub mod human;
 pub mod json;

@@ -497,3 +497,81 @@ fn points_and_visibility_weigh_and_hide_a_spec() {
         ran.stdout
     );
 }
+
+#[test]
+fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    // A folder per submission, its entry found by the documented rule; and a lone file.
+    for (folder, source, file) in [
+        ("alice", "examples/python/solution.py", "solution.py"),
+        ("bob", "tests/solutions/dlq_no_poison.py", "consumer.py"),
+        ("carol", "tests/students/syntax_error.py", "solution.py"),
+    ] {
+        let dir = class.path().join(folder);
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::copy(root.join(source), dir.join(file)).expect("copy");
+    }
+    std::fs::copy(
+        root.join("tests/students/hangs.py"),
+        class.path().join("dave.py"),
+    )
+    .expect("copy");
+    let out = class.path().join("grades");
+    let submissions: Vec<String> = ["alice", "bob", "carol", "dave.py"]
+        .iter()
+        .map(|s| class.path().join(s).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec![
+        "grade",
+        "--specs",
+        "specs/dlq-consumer",
+        "--output",
+        out.to_str().expect("utf-8"),
+        "--budget",
+        "15",
+        "--timeout",
+        "2",
+        "--jobs",
+        "2",
+    ];
+    args.extend(submissions.iter().map(String::as_str));
+    let ran = run(&args);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("4 submissions graded: 1 pass, 1 fail, 1 broken, 1 timeout"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let header = &rows[0];
+    assert_eq!(&header[..3], ["submission", "status", "score"]);
+    let poison = header
+        .iter()
+        .position(|c| *c == "dlq-consumer/poison")
+        .expect("a column per rule");
+    let status = |who: &str| {
+        rows.iter()
+            .find(|row| row[0].ends_with(who))
+            .unwrap_or_else(|| panic!("no row for {who}:\n{csv}"))
+    };
+    assert_eq!(status("alice")[1], "pass");
+    assert_eq!(status("alice")[2], "50");
+    assert_eq!(status("alice")[poison], "pass");
+    assert_eq!(status("bob")[1], "fail");
+    assert_eq!(status("bob")[poison], "fail");
+    assert_eq!(status("carol")[1], "broken");
+    assert!(status("carol")[7].contains("SyntaxError"), "{csv}");
+    assert_eq!(status("dave.py")[1], "timeout");
+    // A report per submission, linked from the page.
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    for name in ["alice", "bob", "carol", "dave.py"] {
+        assert!(out.join(format!("{name}.txt")).is_file(), "{name}");
+        assert!(html.contains(&format!("<a href=\"{name}.txt\">")), "{html}");
+    }
+    let bob = std::fs::read_to_string(out.join("bob.txt")).expect("bob's report");
+    assert!(bob.contains("FAIL "), "{bob}");
+}
