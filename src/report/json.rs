@@ -295,7 +295,7 @@ mod tests {
             got[1],
             json!({"event": "spec_finished", "path": "specs/a.yaml", "name": "a spec",
                    "contract": "dlq-consumer", "rules": ["dlq-consumer/poison"],
-                   "outcome": "passed", "duration_ms": 1.5})
+                   "points": 1.0, "outcome": "passed", "duration_ms": 1.5})
         );
         assert_eq!(
             got[2],
