@@ -102,6 +102,12 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec strength\n  dlqspec strength specs/dlq-consumer/my-new-specs/ --out suggested/\n  dlqspec strength specs --explore-cases 0\n\nExit codes: 0 every mistake is caught; 1 some mistake survives; 2 a spec is broken or the\ncommand line is wrong."
     )]
     Strength(StrengthArgs),
+    /// Grade many submissions against the specs, each in its own process: a report per
+    /// submission and a summary (CSV and HTML) with a row each.
+    #[command(
+        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv and DIR/summary.html.\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
+    )]
+    Grade(GradeArgs),
 
     /// Print a shell completion script for dlqspec.
     #[command(
@@ -114,6 +120,52 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
     )]
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// Solution files, or folders holding one solution each.
+    #[arg(required = true, value_name = "SUBMISSION")]
+    pub submissions: Vec<PathBuf>,
+
+    /// Spec files or folders to grade against.
+    #[arg(long, value_name = "PATH", default_value = "specs")]
+    pub specs: Vec<PathBuf>,
+
+    /// How many submissions are graded at once [default: the number of CPU cores].
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    /// The folder the reports and the summary are written to (created if missing).
+    #[arg(long, short, value_name = "DIR", default_value = "grades")]
+    pub output: PathBuf,
+
+    /// Wall-clock seconds each submission may take in all; past them its run is stopped, with
+    /// everything it started, and its row says so.
+    #[arg(long, value_name = "SECS", default_value = "120", value_parser = crate::external::launch::parse_timeout)]
+    pub budget: std::time::Duration,
+
+    /// Seconds a submission may take to answer one request (as `run --timeout`).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = checked(crate::external::launch::parse_timeout))]
+    pub timeout: String,
+
+    /// Data memory each process of a submission may use (as `run --memory`).
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = checked(crate::external::limits::parse_memory))]
+    pub memory: String,
+
+    /// CPU seconds each process of a submission may use (as `run --cpu`).
+    #[arg(long, value_name = "SECS", default_value = "600", value_parser = checked(crate::external::limits::parse_cpu))]
+    pub cpu: String,
+}
+
+/// A value parser that checks a value with `parse` and keeps its text, to hand on as written.
+fn checked<T>(
+    parse: fn(&str) -> Result<T, String>,
+) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static
+where
+    T: 'static,
+{
+    move |text: &str| parse(text).map(|_| text.to_owned())
 }
 
 #[derive(Debug, Args)]
@@ -153,6 +205,11 @@ pub struct RunArgs {
     /// Print only the specs that did not pass, and the closing count.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Show what an implementation printed and raised under passing specs too (it is always
+    /// shown under failing ones).
+    #[arg(long)]
+    pub show_output: bool,
 
     #[command(flatten)]
     pub target: TargetArgs,

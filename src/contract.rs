@@ -3,7 +3,7 @@
 //! Adding a contract means writing one type that implements `Contract` and listing it in
 //! `contracts::registry::CONTRACTS`. The runner, the reporters and the CLI only see these traits.
 
-use schemars::{Schema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
 use crate::builtin::Builtin;
@@ -75,6 +75,71 @@ pub trait Subject: Send {
     ) -> Result<Reply, ImplError>;
 }
 
+/// Who sees a spec's result on an autograding platform; the values are Gradescope's.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// The student sees the result with its diff and output.
+    #[default]
+    Visible,
+    /// The student sees only whether it passed.
+    Hidden,
+    /// Shown after the assignment's due date (Gradescope), only pass or fail before.
+    AfterDueDate,
+    /// Shown once grades are published (Gradescope), only pass or fail before.
+    AfterPublished,
+}
+
+impl Visibility {
+    /// Whether the student may see more than pass or fail right away.
+    pub fn shows_details(self) -> bool {
+        self == Visibility::Visible
+    }
+}
+
+/// What a spec is worth when a submission is graded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grading {
+    pub points: f64,
+    pub visibility: Visibility,
+}
+
+impl Default for Grading {
+    fn default() -> Self {
+        Grading {
+            points: 1.0,
+            visibility: Visibility::Visible,
+        }
+    }
+}
+
+impl Grading {
+    /// From a spec's optional `points` and `visibility` keys; points are finite, not negative.
+    pub fn from_keys(
+        file: &SourceFile,
+        points: Option<&Spanned<f64>>,
+        visibility: Option<Visibility>,
+    ) -> Result<Grading, SpecError> {
+        let points = match points {
+            None => 1.0,
+            Some(p) if p.value.is_finite() && p.value >= 0.0 => p.value,
+            Some(p) => {
+                return Err(SpecError::invalid(
+                    file,
+                    yaml::at(p),
+                    format!("`points` must be a number of at least 0, not {}", p.value),
+                ));
+            }
+        };
+        Ok(Grading {
+            points,
+            visibility: visibility.unwrap_or_default(),
+        })
+    }
+}
+
 /// The parts every spec has, whatever its contract.
 #[derive(Debug, Clone)]
 pub struct SpecHeader {
@@ -83,6 +148,8 @@ pub struct SpecHeader {
     pub description: String,
     /// Rule ids with where each is written, so an unknown id can be pointed at.
     pub rules: Vec<(String, Position)>,
+    /// Points and visibility, for autograder results.
+    pub grading: Grading,
 }
 
 impl SpecHeader {
@@ -94,6 +161,7 @@ impl SpecHeader {
         name: Spanned<String>,
         description: String,
         rules: &[Spanned<String>],
+        grading: Grading,
     ) -> Result<Self, SpecError> {
         if name.value.trim().is_empty() {
             return Err(SpecError::invalid(file, yaml::at(&name), "`name` is empty"));
@@ -106,6 +174,7 @@ impl SpecHeader {
                 .iter()
                 .map(|r| (r.value.clone(), yaml::at(r)))
                 .collect(),
+            grading,
         })
     }
 

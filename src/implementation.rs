@@ -215,6 +215,12 @@ pub trait Implementation {
         args: &[Value],
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError>;
+
+    /// What the implementation printed and raised during the spec that just ran, if it
+    /// reports that (external implementations do, through their shims).
+    fn take_output(&mut self) -> Option<crate::captured::Captured> {
+        None
+    }
 }
 
 /// Makes implementations for a run: one per worker, since each serves one spec at a time.

@@ -257,6 +257,9 @@ mod tests {
             rules: rules.iter().map(|r| r.to_string()).collect(),
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
         }
     }
 

@@ -29,6 +29,7 @@
 pub mod atomic_file;
 pub mod authoring;
 pub mod builtin;
+pub mod captured;
 pub mod cli;
 pub mod commands;
 pub mod contract;
@@ -36,6 +37,7 @@ pub mod contracts;
 pub mod discover;
 pub mod explore;
 pub mod external;
+pub mod grading;
 pub mod implementation;
 pub mod interrupts;
 pub mod known_failures;

@@ -4,10 +4,12 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::builtin::Builtin;
-use crate::contract::RunMode;
+use crate::captured::Captured;
+use crate::contract::{Grading, RunMode};
 use crate::discover::{self, DiscoverError, Skipped};
 use crate::implementation::{ImplInfo, Implementation, ImplementationFactory};
 use crate::known_failures::KnownFailures;
@@ -66,6 +68,12 @@ pub struct SpecReport {
     pub rules: Vec<String>,
     pub outcome: Outcome,
     pub duration: Duration,
+    /// What the implementation printed and raised while the spec ran, when it says.
+    pub output: Option<Captured>,
+    /// Its points and visibility (the defaults when it could not be loaded).
+    pub grading: Grading,
+    /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
+    pub source: Option<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -225,14 +233,16 @@ fn select_counting(config: &RunConfig, loaded: Vec<Prepared>) -> (Vec<Prepared>,
 /// The report of a spec: its name, contract and rules when it loaded, and what happened.
 fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> SpecReport {
     let (path, loaded) = prepared;
-    let (name, contract, rules) = match loaded {
-        Err(_) => (None, None, Vec::new()),
+    let (name, contract, rules, grading, source) = match loaded {
+        Err(_) => (None, None, Vec::new(), Grading::default(), None),
         Ok(spec) => {
             let header = spec.scenario.header();
             (
                 Some(header.name.clone()),
                 Some(spec.contract.name()),
                 header.rule_ids().map(str::to_owned).collect(),
+                header.grading,
+                Some(Arc::from(spec.file.text.as_str())),
             )
         }
     };
@@ -243,6 +253,9 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
         rules,
         outcome,
         duration,
+        output: None,
+        grading,
+        source,
     }
 }
 
@@ -260,7 +273,9 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
             },
         },
     };
-    spec_report(prepared, outcome, started.elapsed())
+    let mut report = spec_report(prepared, outcome, started.elapsed());
+    report.output = implementation.take_output();
+    report
 }
 
 /// The spec error to report instead of running `spec` on `implementation`, when the built-in

@@ -171,6 +171,7 @@ mod tests {
                 .iter()
                 .map(|r| (r.to_string(), Position::START))
                 .collect(),
+            grading: Default::default(),
         }
     }
 

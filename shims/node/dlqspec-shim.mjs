@@ -4,18 +4,52 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Module, { createRequire, register } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
+import { format } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { GIVEN_SPECIFIER } from './given-hooks.mjs';
 
 const PROTOCOL = 1;
 const CONTRACTS = { 'dlq-consumer': 'DLQConsumer', 'outcome-queue': 'RetryQueue' };
 
-// --- stdout belongs to the protocol ---------------------------------------
+// --- stdout belongs to the protocol; what the student prints is captured ---
 // Replies go straight to fd 1 with writeSync. Everything the student prints
-// (console.log, process.stdout.write, console.table...) must land on stderr,
-// so process.stdout itself is made to be stderr before any student code runs.
-Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => process.stderr });
-for (const k of ['log', 'info', 'debug']) console[k] = (...a) => console.error(...a);
+// (console.log, process.stdout.write, console.error...) is kept per stream and
+// sent to dlqspec as `output` messages before each world call and reply, so
+// each spec gets what it printed. Each buffer is bounded: beyond CAP bytes only
+// the count of what was dropped is kept. Writes to fd 1 or 2 below these
+// (fs.writeSync, child processes) reach stderr: fd 1 is never the student's.
+const CAP = 64 * 1024;
+const captures = { stdout: { parts: [], size: 0, cut: 0 }, stderr: { parts: [], size: 0, cut: 0 } };
+function capture(name, chunk) {
+  const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+  const c = captures[name];
+  const n = Buffer.byteLength(text);
+  if (c.size + n <= CAP) { c.parts.push(text); c.size += n; } else c.cut += n;
+}
+function captureWrite(name) {
+  return (chunk, encoding, callback) => {
+    capture(name, chunk);
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') done();
+    return true;
+  };
+}
+const shimSays = (text) => { try { fs.writeSync(2, text); } catch { /* stderr is gone */ } };
+process.stderr.write = captureWrite('stderr');
+const fakeStdout = Object.create(process.stderr, { write: { value: captureWrite('stdout') } });
+Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, get: () => fakeStdout });
+for (const k of ['log', 'info', 'debug']) console[k] = (...a) => capture('stdout', `${format(...a)}\n`);
+for (const k of ['error', 'warn', 'trace']) console[k] = (...a) => capture('stderr', `${format(...a)}\n`);
+Error.stackTraceLimit = 50;
+
+function flushOutput(seq) {
+  for (const [name, c] of Object.entries(captures)) {
+    if (c.parts.length === 0 && c.cut === 0) continue;
+    const line = JSON.stringify({ seq, type: 'output', stream: name, text: c.parts.join(''), cut: c.cut });
+    c.parts = []; c.size = 0; c.cut = 0;
+    writeLine(line);
+  }
+}
 
 const require = createRequire(import.meta.url);
 const given = require('./given.cjs');
@@ -70,7 +104,7 @@ function writeLine(text) {
 
 // dlqspec broke the protocol: nothing sensible can be replied, so say why on stderr and stop.
 function die(why) {
-  process.stderr.write(`dlqspec-shim: protocol error: ${why}\n`);
+  shimSays(`dlqspec-shim: protocol error: ${why}\n`);
   process.exit(2);
 }
 
@@ -95,6 +129,7 @@ function worldCall(call, args) {
   const n = current.n + 1;
   const line = JSON.stringify({ seq: current.seq, type: 'world', n, call, args }); // may throw (BigInt...): before n moves
   current.n = n;
+  flushOutput(current.seq);
   writeLine(line);
   const reply = readMessage();
   if (reply === null) process.exit(0); // dlqspec hung up mid-call: it has given up on this run
@@ -204,6 +239,68 @@ function exportedNames(ns) {
   return [...names].sort();
 }
 
+// --- tracebacks into the student's files ----------------------------------
+const SHIM_DIR = path.dirname(fileURLToPath(import.meta.url));
+let solutionDir = null;
+const sources = new Map(); // file -> its lines, read once
+
+function isStudents(file) {
+  const abs = path.resolve(file);
+  return solutionDir !== null && abs.startsWith(solutionDir + path.sep) && !abs.startsWith(SHIM_DIR + path.sep)
+    && !abs.split(path.sep).includes('node_modules');
+}
+
+function sourceLine(file, line) {
+  if (!sources.has(file)) {
+    let lines = null;
+    try {
+      if (fs.statSync(file).size <= (1 << 20)) lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
+    } catch { /* gone or unreadable: no source line */ }
+    sources.set(file, lines);
+  }
+  const text = sources.get(file)?.[line - 1];
+  return text === undefined ? undefined : text.trim().slice(0, 300);
+}
+
+// The frames of an error's stack in the student's files, innermost first. Under tsx, stacks
+// are source-mapped, so a TypeScript frame names the .ts file and its line.
+function traceback(e) {
+  const stack = typeof e?.stack === 'string' ? e.stack : '';
+  const frames = [];
+  for (const text of stack.split('\n')) {
+    const m = /^\s*at (?:(.*?) \()?(.+?):(\d+):(\d+)\)?$/.exec(text);
+    if (!m) continue;
+    let file = m[2];
+    if (file.startsWith('file://')) {
+      try { file = fileURLToPath(file); } catch { continue; }
+    }
+    if (!path.isAbsolute(file) || !isStudents(file)) continue;
+    const frame = { file: path.resolve(file), line: Number(m[3]) };
+    if (m[1]) frame.function = m[1];
+    const source = sourceLine(frame.file, frame.line);
+    if (source !== undefined) frame.source = source;
+    frames.push(frame);
+    if (frames.length === 40) break;
+  }
+  return frames;
+}
+
+// Errors thrown by callbacks (timers, promises) that ran after a call returned, with no one to
+// catch them: told on the call's captured stderr rather than lost.
+const asyncErrors = [];
+process.on('uncaughtException', (e) => asyncErrors.push(['uncaught exception', e]));
+process.on('unhandledRejection', (e) => asyncErrors.push(['unhandled promise rejection', e]));
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+function tellAsyncErrors() {
+  for (const [what, e] of asyncErrors.splice(0)) {
+    const head = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    let text = `${what} after the call returned: ${head}\n`;
+    for (const f of traceback(e)) text += `  at ${f.file}:${f.line}${f.function ? ` in ${f.function}` : ''}\n${f.source ? `    ${f.source}\n` : ''}`;
+    capture('stderr', text);
+  }
+}
+
 // The lesson's invalid-argument error in JavaScript is RangeError; a TypeError is another error.
 function errorKind(e) {
   if (e instanceof given.Crash) return 'crash';
@@ -272,8 +369,9 @@ function callMethod(instance, method, args) {
   return value;
 }
 
-function main(solution, loadError, file) {
+async function main(solution, loadError, file) {
   const name = path.basename(file);
+  solutionDir = path.dirname(file);
   let instance = null;
   for (;;) {
     const req = readMessage();
@@ -313,13 +411,21 @@ function main(solution, loadError, file) {
         msg = { type: 'errored', message: e.message };
       } else {
         const kind = errorKind(e);
-        if (kind === 'error') process.stderr.write(`${e?.stack ?? e}\n`); // an unexpected error: the trace helps the student
         const cls = e instanceof Error ? e.constructor?.name || e.name : typeof e;
         msg = { type: 'raised', error: { kind, class: cls, message: e instanceof Error ? String(e.message) : String(e) } };
+        if (kind === 'error') { // an unexpected error: where in their code it came from helps the student
+          const frames = traceback(e);
+          if (frames.length > 0) msg.traceback = frames;
+        }
       }
     } finally {
       current = null;
     }
+    // One turn of the event loop, so that what the call left to promises and timers runs now
+    // and its errors are told with this call.
+    await turn();
+    tellAsyncErrors();
+    flushOutput(seq);
     let line;
     try {
       line = JSON.stringify({ seq, ...msg });
@@ -332,7 +438,7 @@ function main(solution, loadError, file) {
 
 const file = process.argv[2];
 if (!file) {
-  process.stderr.write('usage: node dlqspec-shim.mjs path/to/solution.{mjs,js,ts}\n');
+  shimSays('usage: node dlqspec-shim.mjs path/to/solution.{mjs,js,ts}\n');
   process.exit(2);
 }
 const abs = path.resolve(file);
@@ -343,4 +449,4 @@ try {
 } catch (e) {
   loadError = describeLoadError(e, abs);
 }
-main(solution, loadError, abs);
+await main(solution, loadError, abs);

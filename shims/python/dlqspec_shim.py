@@ -26,11 +26,86 @@ CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
 _out_fd = os.dup(1)
 _in = os.fdopen(os.dup(0), "rb")
 os.dup2(2, 1)
-sys.stdout = sys.stderr
 _devnull = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_devnull, 0)
 os.close(_devnull)
 sys.dont_write_bytecode = True  # leave no __pycache__ in the student's folder
+
+# --- captured output -------------------------------------------------------
+# print() and writes to sys.stdout/sys.stderr are kept per stream and sent to dlqspec as
+# `output` messages before each world call and reply, so each spec gets what it printed.
+# Each buffer is bounded: beyond _CAP bytes only the count of what was dropped is kept.
+# Writes below Python (os.write, C extensions, child processes) still reach fd 2.
+_CAP = 64 * 1024
+
+
+class _Capture:
+    encoding = "utf-8"
+    errors = "replace"
+
+    def __init__(self, name):
+        self.name = name
+        self.parts = []
+        self.size = 0
+        self.cut = 0
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+        n = len(text.encode("utf-8", "replace"))
+        if self.size + n <= _CAP:
+            self.parts.append(text)
+            self.size += n
+        else:
+            self.cut += n
+        return len(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 2  # below Python, both streams are fd 2
+
+    @property
+    def buffer(self):
+        return _Bytes(self)
+
+    def readable(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def take(self):
+        text, cut = "".join(self.parts), self.cut
+        self.parts, self.size, self.cut = [], 0, 0
+        return text, cut
+
+
+class _Bytes:
+    """sys.stdout.buffer: bytes written are decoded into the capture."""
+
+    def __init__(self, capture):
+        self.capture = capture
+
+    def write(self, data):
+        self.capture.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self):
+        pass
+
+
+_captures = (_Capture("stdout"), _Capture("stderr"))
+sys.stdout, sys.stderr = _captures
+_real_stderr = sys.__stderr__
 
 
 # One encoder for the whole run: json.dumps with any option builds a new one per call.
@@ -52,10 +127,18 @@ def _send(msg):
     _write_line(_encode(msg))
 
 
+def _flush_output(seq):
+    """Sends what was printed since the last flush, one `output` message per stream."""
+    for capture in _captures:
+        text, cut = capture.take()
+        if text or cut:
+            _write_line(_encode({"seq": seq, "type": "output", "stream": capture.name, "text": text, "cut": cut}))
+
+
 def _die(why):
     """dlqspec broke the protocol: nothing sensible can be replied, so say why and stop."""
-    sys.stderr.write("dlqspec_shim: protocol error: %s\n" % why)
-    sys.stderr.flush()
+    _real_stderr.write("dlqspec_shim: protocol error: %s\n" % why)
+    _real_stderr.flush()
     os._exit(2)
 
 
@@ -77,7 +160,7 @@ def _read():
 
 def _exit(status):
     # os._exit: a thread or atexit hook left by the solution must not keep us alive.
-    sys.stderr.flush()
+    _real_stderr.flush()
     os._exit(status)
 
 
@@ -93,6 +176,7 @@ def _world(call, *args):
     # Encode before counting, so a body that is not JSON leaves no gap in n.
     line = _encode({"seq": _seq, "type": "world", "n": _n + 1, "call": call, "args": list(args)})
     _n += 1
+    _flush_output(_seq)
     _write_line(line)
     reply = _read()
     if reply is None:
@@ -225,7 +309,12 @@ def _load(path):
         spec.loader.exec_module(module)
         return module, None
     except BaseException as e:  # SystemExit at import is a load error too
-        details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        # Only what concerns the student: their frames (none of the shim's or importlib's),
+        # and for a syntax error the line with its caret.
+        own = [f for f in traceback.extract_tb(e.__traceback__) if _students(f.filename)]
+        details = "".join(traceback.format_exception_only(type(e), e))
+        if own and not isinstance(e, SyntaxError):
+            details = "Traceback (most recent call last):\n" + "".join(traceback.format_list(own)) + details
         if isinstance(e, SyntaxError):
             where = {"file": os.path.abspath(e.filename), "line": e.lineno} if e.filename and e.lineno else {}
             return None, dict(message="%s: %s" % (type(e).__name__, e.msg), details=details, **where)
@@ -313,6 +402,30 @@ def _call(instance, method, args):
     return fn(*args)
 
 
+_SHIM = os.path.abspath(__file__)
+_solution_dir = None  # the folder of the solution: frames in files under it are the student's
+
+
+def _students(filename):
+    """Whether a frame's file is one of the student's: under the solution's folder, not the shim."""
+    path = os.path.abspath(filename)
+    return (_solution_dir is not None and path != _SHIM
+            and path.startswith(_solution_dir + os.sep)
+            and "site-packages" not in path.split(os.sep))
+
+
+def _traceback(e):
+    """The frames of e in the student's files, innermost first, as the protocol's traceback."""
+    frames = []
+    for f in reversed(traceback.extract_tb(e.__traceback__)):
+        if _students(f.filename):
+            frame = {"file": os.path.abspath(f.filename), "line": f.lineno or 1, "function": f.name}
+            if f.line:
+                frame["source"] = f.line.strip()
+            frames.append(frame)
+    return frames[:40]
+
+
 def _raised(e):
     if isinstance(e, Crash):
         kind = "crash"
@@ -320,16 +433,22 @@ def _raised(e):
         kind = "invalid_argument"
     else:
         kind = "error"
-        traceback.print_exc()  # an unexpected error: the trace (on stderr) helps the student
-    return {"type": "raised", "error": {"kind": kind, "class": type(e).__name__, "message": str(e)}}
+    reply = {"type": "raised", "error": {"kind": kind, "class": type(e).__name__, "message": str(e)}}
+    if kind == "error":  # an unexpected error: where in their code it came from helps the student
+        frames = _traceback(e)
+        if frames:
+            reply["traceback"] = frames
+    return reply
 
 
 def main():
     global _seq, _n
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: python3 dlqspec_shim.py path/to/solution.py\n")
+        _real_stderr.write("usage: python3 dlqspec_shim.py path/to/solution.py\n")
         _exit(2)
+    global _solution_dir
     path = os.path.abspath(sys.argv[1])
+    _solution_dir = os.path.dirname(path)
     name = os.path.basename(path)
     solution, load_error = _load(path)
     instance = None
@@ -375,6 +494,7 @@ def main():
             reply = _raised(e)
         finally:
             _seq = None
+        _flush_output(seq)
         reply = dict(seq=seq, **reply)
         try:
             _send(reply)

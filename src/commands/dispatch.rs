@@ -20,6 +20,7 @@ pub fn execute(cli: Cli) -> i32 {
         Command::Matrix(args) => super::matrix::matrix(args, palette),
         Command::Explore(args) => super::explore::explore(args, palette),
         Command::Strength(args) => super::strength::strength(args, palette),
+        Command::Grade(args) => super::grade::grade(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
     };

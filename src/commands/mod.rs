@@ -5,6 +5,7 @@ pub mod completions;
 pub mod dispatch;
 pub mod explain;
 pub mod explore;
+pub mod grade;
 pub mod lint;
 pub mod man;
 pub mod matrix;

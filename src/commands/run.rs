@@ -4,7 +4,7 @@ use crate::cli::RunArgs;
 use crate::external::launch::Target;
 use crate::implementation::Implementation;
 use crate::known_failures::KnownFailures;
-use crate::report::{Outputs, Palette, ReportOptions};
+use crate::report::{Outputs, Palette, ReportFormat, ReportOptions, exercism, gradescope};
 use crate::runner::{self, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
@@ -42,10 +42,12 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         output: args.output,
         palette,
         show_passes: !args.quiet,
+        show_output: args.show_output,
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
     };
     let timeout = args.target.timeout.per_request;
+    let label = target.label().to_owned();
     let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
     let mut outputs = match Outputs::open(&options) {
@@ -54,6 +56,19 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     };
     let summary = match runner::run(&config, &factory, outputs.reporter()) {
         Ok(summary) => summary,
+        Err(error) if options.format.is_autograder() => {
+            // An autograder reads its results file whatever happened: it says why nothing ran.
+            let message = error.to_string();
+            let text = match options.format {
+                ReportFormat::Exercism => exercism::aborted(&message, &label),
+                _ => gradescope::aborted(&message),
+            };
+            super::dispatch::failure(&message, &palette);
+            if let Err(error) = outputs.finish_with(&text) {
+                return usage_error(error.to_string());
+            }
+            return error.exit_code();
+        }
         Err(error) => {
             // Dropped unwritten: the progress bar goes, and an earlier --output file stays.
             drop(outputs);

@@ -23,6 +23,7 @@ use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
+use crate::captured::{Captured, Traceback};
 use crate::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
@@ -105,6 +106,8 @@ pub struct ExternalImplementation {
     fatal_told: bool,
     /// Bytes of world-call lines the spec at hand may still send.
     world_budget: usize,
+    /// What the spec at hand printed and raised, as the shim reports it.
+    captured: Captured,
 }
 
 impl ExternalImplementation {
@@ -117,6 +120,7 @@ impl ExternalImplementation {
             fatal: None,
             fatal_told: false,
             world_budget: MAX_WORLD_BYTES_PER_SPEC,
+            captured: Captured::default(),
         }
     }
 
@@ -171,19 +175,32 @@ impl ExternalImplementation {
             what,
             world,
             self.timeout,
-            &mut self.world_budget,
+            &mut Spent {
+                budget: &mut self.world_budget,
+                captured: &mut self.captured,
+            },
         ) {
             Ok(Message::Return { value }) => Ok(Reply::Returned(value)),
             // Python's MemoryError is the memory limit's doing, not an answer to judge.
-            Ok(Message::Raised { error }) if error.class == "MemoryError" => Err(ImplError::new(
-                ImplErrorKind::Errored,
-                format!(
-                    "the implementation ran out of memory serving {what} (MemoryError: {}): each of its processes may use {}; --memory SIZE allows more",
-                    error.message,
-                    self.launch.limits.memory_text()
-                ),
-            )),
-            Ok(Message::Raised { error }) => Ok(Reply::Raised(error)),
+            Ok(Message::Raised { error, .. }) if error.class == "MemoryError" => {
+                Err(ImplError::new(
+                    ImplErrorKind::Errored,
+                    format!(
+                        "the implementation ran out of memory serving {what} (MemoryError: {}): each of its processes may use {}; --memory SIZE allows more",
+                        error.message,
+                        self.launch.limits.memory_text()
+                    ),
+                ))
+            }
+            Ok(Message::Raised { error, traceback }) => {
+                if let Some(frames) = traceback.filter(|frames| !frames.is_empty()) {
+                    self.captured.add_traceback(Traceback {
+                        error: format!("{}: {}", error.class, error.message),
+                        frames,
+                    });
+                }
+                Ok(Reply::Raised(error))
+            }
             Ok(Message::Skipped { reason }) => Ok(Reply::Skipped(reason)),
             // The implementation could not do it; the process itself is fine.
             Ok(Message::Errored {
@@ -238,6 +255,7 @@ impl Implementation for ExternalImplementation {
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
         self.world_budget = MAX_WORLD_BYTES_PER_SPEC;
+        self.captured = Captured::default();
         self.start().map(drop)
     }
 
@@ -279,6 +297,10 @@ impl Implementation for ExternalImplementation {
         };
         self.exchange(request, &what, world)
     }
+
+    fn take_output(&mut self) -> Option<Captured> {
+        std::mem::take(&mut self.captured).non_empty()
+    }
 }
 
 impl Drop for ExternalImplementation {
@@ -297,6 +319,12 @@ pub fn describe_call(method: &str, args: &[Value]) -> String {
         args
     };
     format!("{method}({args})")
+}
+
+/// What the spec at hand has used up: its world-call budget, and the output it captured.
+struct Spent<'a> {
+    budget: &'a mut usize,
+    captured: &'a mut Captured,
 }
 
 /// How an exchange broke, before the process's exit status and stderr are added.
@@ -389,7 +417,11 @@ impl Process {
             what,
             &mut crate::implementation::NoWorld,
             timeout,
-            &mut MAX_WORLD_BYTES_PER_SPEC.clone(),
+            &mut Spent {
+                budget: &mut MAX_WORLD_BYTES_PER_SPEC.clone(),
+                // Nothing is printed before a request: a shim sends output only while serving one.
+                captured: &mut Captured::default(),
+            },
         );
         let reply = reply.and_then(|message| match message {
             Message::Hello {
@@ -512,16 +544,17 @@ impl Process {
         stdin.flush()
     }
 
-    /// Sends a request and waits for its reply, serving world calls meanwhile. `budget` is
-    /// what the spec's world calls may still send, in bytes.
+    /// Sends a request and waits for its reply, serving world calls and keeping output
+    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes.
     fn exchange(
         &mut self,
         request: Request,
         what: &str,
         world: &mut dyn WorldHost,
         timeout: Duration,
-        budget: &mut usize,
+        spent: &mut Spent,
     ) -> Result<Message, Broke> {
+        let budget = &mut *spent.budget;
         self.seq += 1;
         let seq = self.seq;
         let deadline = Instant::now() + timeout;
@@ -553,8 +586,13 @@ impl Process {
                     incoming.seq
                 )));
             }
-            let Message::World { n, call, args } = incoming.body else {
-                return Ok(incoming.body);
+            let (n, call, args) = match incoming.body {
+                Message::World { n, call, args } => (n, call, args),
+                Message::Output { stream, text, cut } => {
+                    spent.captured.push(stream, &text, cut);
+                    continue;
+                }
+                other => return Ok(other),
             };
             world_calls += 1;
             // What the world is handed, it keeps: a spec's world calls have a budget.

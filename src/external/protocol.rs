@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::captured::{Frame, StreamName};
 use crate::implementation::{Naming, Raised};
 
 /// The protocol version this dlqspec speaks, sent in `hello` and required back.
@@ -91,6 +92,18 @@ pub enum Reply {
     },
     Raised {
         error: Raised,
+        /// Optional: for an error raised from the solution's own code, its frames in the
+        /// solution's files, innermost first (shim frames removed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        traceback: Option<Vec<Frame>>,
+    },
+    /// While serving a request: what the solution printed since the last `output`, on one
+    /// stream; `cut` counts bytes the shim dropped rather than hold. Never answered.
+    Output {
+        stream: StreamName,
+        text: String,
+        #[serde(default)]
+        cut: u64,
     },
     /// The implementation does not provide what `new` asked for.
     Skipped {
@@ -116,6 +129,7 @@ impl Reply {
             Reply::Raised { .. } => "raised",
             Reply::Skipped { .. } => "skipped",
             Reply::World { .. } => "world",
+            Reply::Output { .. } => "output",
             Reply::Bye => "bye",
         }
     }
@@ -244,7 +258,23 @@ mod tests {
                     kind: RaisedKind::InvalidArgument,
                     class: "ValueError".into(),
                     message: "no".into()
-                }
+                },
+                traceback: None,
+            }
+        );
+        let traced = decode(br#"{"seq":3,"type":"raised","error":{"kind":"error","class":"KeyError","message":"'x'"},"traceback":[{"file":"/s/solution.py","line":12,"function":"process_one","source":"x = m['x']"}]}"#).unwrap();
+        assert!(
+            matches!(traced.body, Reply::Raised { traceback: Some(ref frames), .. } if frames[0].line == 12 && frames[0].function.as_deref() == Some("process_one"))
+        );
+        let output =
+            decode(br#"{"seq":3,"type":"output","stream":"stdout","text":"hi\n","cut":5}"#)
+                .unwrap();
+        assert_eq!(
+            output.body,
+            Reply::Output {
+                stream: StreamName::Stdout,
+                text: "hi\n".into(),
+                cut: 5
             }
         );
         let world =

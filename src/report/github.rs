@@ -72,6 +72,9 @@ mod tests {
             rules: vec![],
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
         }
     }
 

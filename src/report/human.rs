@@ -13,6 +13,9 @@ pub struct HumanReporter<W: Write> {
     palette: Palette,
     /// Print passing, skipped and known-failing specs too, not only those that failed.
     pub show_passes: bool,
+    /// Show what the implementation printed and raised under passing specs too, not only
+    /// under failing ones (`--show-output`).
+    pub show_output: bool,
     /// Consecutive skipped specs with one reason, told together when the run moves on.
     skipped: Vec<(String, Option<String>)>,
     skip_reason: String,
@@ -24,6 +27,7 @@ impl<W: Write> HumanReporter<W> {
             out,
             palette,
             show_passes: true,
+            show_output: false,
             skipped: Vec::new(),
             skip_reason: String::new(),
         }
@@ -89,8 +93,14 @@ impl<W: Write> HumanReporter<W> {
             .unwrap_or_default();
         let path = sanitize::line(&report.path);
         writeln!(self.out, "{} {path}{name}", paint(style, tag))?;
+        let captured = report
+            .output
+            .as_ref()
+            .filter(|_| attention || self.show_output)
+            .map(|captured| render::captured(captured, &p))
+            .unwrap_or_default();
         let details = match &report.outcome {
-            Outcome::Passed => return Ok(()),
+            Outcome::Passed => String::new(),
             Outcome::Mismatch(m) => {
                 let mut text = render::mismatch(&report.path, m, &p);
                 if !report.rules.is_empty() {
@@ -105,7 +115,7 @@ impl<W: Write> HumanReporter<W> {
             Outcome::ExpectedFailure(known) => render::expected_failure(&report.path, known),
             Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
         };
-        for line in details.lines() {
+        for line in details.lines().chain(captured.lines()) {
             writeln!(self.out, "      {line}")?;
         }
         Ok(())

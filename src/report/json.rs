@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::render;
+use crate::captured::Captured;
 use crate::implementation::ImplInfo;
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::runner::{Event, Reporter, SpecReport, Summary};
@@ -72,6 +73,8 @@ struct SpecLine<'a> {
     name: Option<&'a str>,
     contract: Option<&'a str>,
     rules: &'a [String],
+    /// What the spec is worth when grading (its `points`, default 1).
+    points: f64,
     outcome: OutcomeKind,
     duration_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,6 +88,9 @@ struct SpecLine<'a> {
     /// The plain-text explanation a person reads, for every outcome but `passed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<String>,
+    /// What the implementation printed and raised while the spec ran, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<&'a Captured>,
 }
 
 #[derive(Serialize)]
@@ -127,6 +133,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
         name: report.name.as_deref(),
         contract: report.contract,
         rules: &report.rules,
+        points: report.grading.points,
         outcome: outcome.kind(),
         duration_ms: millis(report.duration),
         mismatch: match outcome {
@@ -167,6 +174,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
             Outcome::Passed => None,
             _ => Some(render::details(&report.path, outcome)),
         },
+        output: report.output.as_ref(),
     }
 }
 
@@ -248,6 +256,9 @@ mod tests {
             rules: vec!["dlq-consumer/poison".into()],
             outcome,
             duration: Duration::from_micros(1500),
+            output: None,
+            grading: Default::default(),
+            source: None,
         }
     }
 
@@ -284,7 +295,7 @@ mod tests {
             got[1],
             json!({"event": "spec_finished", "path": "specs/a.yaml", "name": "a spec",
                    "contract": "dlq-consumer", "rules": ["dlq-consumer/poison"],
-                   "outcome": "passed", "duration_ms": 1.5})
+                   "points": 1.0, "outcome": "passed", "duration_ms": 1.5})
         );
         assert_eq!(
             got[2],

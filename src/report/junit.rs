@@ -50,6 +50,18 @@ impl<W: Write> JunitReporter<W> {
             case.extra
                 .insert("line".into(), position.line.to_string().into());
         }
+        // What the implementation printed: stdout as it is; stderr after the tracebacks of the
+        // errors its code raised.
+        if let Some(captured) = &report.output {
+            if !captured.stdout.is_empty() {
+                case.set_system_out(render::stream_text(&captured.stdout));
+            }
+            let mut err = render::tracebacks(captured, None, &Palette::plain());
+            err.push_str(&render::stream_text(&captured.stderr));
+            if !err.is_empty() {
+                case.set_system_err(err);
+            }
+        }
         if let Some(name) = &report.name {
             case.add_property(Property::new("name", sanitize::line(name).as_ref()));
         }
@@ -163,6 +175,9 @@ mod tests {
             rules: vec![],
             outcome,
             duration: Duration::from_millis(2),
+            output: None,
+            grading: Default::default(),
+            source: None,
         }
     }
 

@@ -515,6 +515,9 @@ mod tests {
             rules: vec!["dlq-consumer/poison".into()],
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
         };
         let column = |label: &str, outcome: Outcome| {
             let mut summary = Summary::default();

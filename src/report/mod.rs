@@ -1,7 +1,10 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
+pub mod exercism;
 pub mod explore;
 pub mod github;
+pub mod grade_summary;
+pub mod gradescope;
 pub mod human;
 pub mod json;
 pub mod junit;
@@ -15,7 +18,9 @@ pub mod strength;
 pub mod style;
 pub mod tap;
 
+pub use exercism::ExercismReporter;
 pub use github::GithubAnnotations;
+pub use gradescope::GradescopeReporter;
 pub use human::HumanReporter;
 pub use json::JsonReporter;
 pub use junit::JunitReporter;

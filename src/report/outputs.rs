@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::{
-    GithubAnnotations, HumanReporter, JsonReporter, JunitReporter, Palette, ProgressReporter,
-    TapReporter, sanitize,
+    ExercismReporter, GithubAnnotations, GradescopeReporter, HumanReporter, JsonReporter,
+    JunitReporter, Palette, ProgressReporter, TapReporter, sanitize,
 };
 use crate::atomic_file::AtomicFile;
 use crate::runner::{Event, Reporter};
@@ -24,6 +24,18 @@ pub enum ReportFormat {
     Junit,
     /// TAP version 13.
     Tap,
+    /// Gradescope's autograder results.json (docs/autograders.md).
+    Gradescope,
+    /// An Exercism test runner's results.json, version 3 (docs/autograders.md).
+    Exercism,
+}
+
+impl ReportFormat {
+    /// Whether the report is an autograder's results file, which must be written even when no
+    /// spec could run.
+    pub fn is_autograder(self) -> bool {
+        matches!(self, ReportFormat::Gradescope | ReportFormat::Exercism)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +46,8 @@ pub struct ReportOptions {
     pub palette: Palette,
     /// Human reports list passing specs too.
     pub show_passes: bool,
+    /// Human reports show captured output under passing specs too.
+    pub show_output: bool,
     /// Print `::error` workflow commands for failures.
     pub github_annotations: bool,
     /// Show a progress bar on stderr.
@@ -118,6 +132,24 @@ impl Outputs {
         self.reporter.as_mut()
     }
 
+    /// Writes `text` as the whole report instead of what the reporters made: to `--output`
+    /// (replacing the file in one step), else to stdout. For autograder results of a run that
+    /// could not run any spec, which must still leave a results file.
+    pub fn finish_with(self, text: &str) -> Result<(), OutputError> {
+        let Outputs { reporter, file } = self;
+        drop(reporter);
+        match file {
+            Some((pending, _)) => pending.commit(text.as_bytes()),
+            None => {
+                let mut stdout = io::stdout();
+                let _ = stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout.flush());
+                Ok(())
+            }
+        }
+    }
+
     /// Writes `--output`, if any, replacing the file in one step.
     pub fn finish(self) -> Result<(), OutputError> {
         let Outputs { reporter, file } = self;
@@ -140,11 +172,14 @@ fn format_reporter<W: Write + 'static>(
         ReportFormat::Human => {
             let mut human = HumanReporter::new(out, palette);
             human.show_passes = options.show_passes;
+            human.show_output = options.show_output;
             Box::new(human)
         }
         ReportFormat::Json => Box::new(JsonReporter::new(out)),
         ReportFormat::Junit => Box::new(JunitReporter::new(out)),
         ReportFormat::Tap => Box::new(TapReporter::new(out)),
+        ReportFormat::Gradescope => Box::new(GradescopeReporter::new(out)),
+        ReportFormat::Exercism => Box::new(ExercismReporter::new(out)),
     }
 }
 

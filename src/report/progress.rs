@@ -126,6 +126,9 @@ mod tests {
             rules: vec![],
             outcome: Outcome::Passed,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
         };
         {
             let mut progress = ProgressReporter::new(Box::new(Count(&mut seen)));

@@ -6,6 +6,7 @@ use similar::{ChangeTag, TextDiff};
 
 use super::sanitize;
 use super::style::{Palette, paint};
+use crate::captured::{Captured, Stream};
 use crate::implementation::ImplError;
 use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
 use crate::source::{Excerpt, Position};
@@ -189,6 +190,125 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
         }
         Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
     }
+}
+
+/// A file a frame names, relative to `base` when it lies under it (the working directory
+/// when `base` is `None`).
+pub fn shown_file(file: &str, base: Option<&std::path::Path>) -> String {
+    let cwd;
+    let base = match base {
+        Some(base) => base,
+        None => match std::env::current_dir() {
+            Ok(dir) => {
+                cwd = dir;
+                cwd.as_path()
+            }
+            Err(_) => return file.to_owned(),
+        },
+    };
+    let prefix = format!("{}/", base.to_string_lossy().trim_end_matches('/'));
+    file.strip_prefix(&prefix).unwrap_or(file).to_owned()
+}
+
+/// The errors the implementation's own code raised, each with its frames in the solution's
+/// files, innermost first: `path:line in function` and the line of source.
+pub fn tracebacks(
+    captured: &Captured,
+    base: Option<&std::path::Path>,
+    palette: &Palette,
+) -> String {
+    let mut out = String::new();
+    for traceback in &captured.tracebacks {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            paint(palette.fail, "raised"),
+            paint(palette.bold, &sanitize::line(&traceback.error))
+        );
+        for frame in &traceback.frames {
+            let function = frame
+                .function
+                .as_deref()
+                .map(|f| format!(" in {}", sanitize::line(f)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {} {}:{}{function}",
+                paint(palette.hunk, "at"),
+                sanitize::line(&shown_file(&frame.file, base)),
+                frame.line
+            );
+            if let Some(source) = &frame.source {
+                let _ = writeln!(out, "    {}", sanitize::line(source));
+            }
+        }
+    }
+    if captured.tracebacks_cut > 0 {
+        let _ = writeln!(
+            out,
+            "({} more errors raised, not shown)",
+            captured.tracebacks_cut
+        );
+    }
+    out
+}
+
+/// One captured stream under a heading, with how much was cut; empty when it is empty.
+pub fn stream(name: &str, stream: &Stream, palette: &Palette) -> String {
+    if stream.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("captured {name}");
+    if stream.cut_bytes > 0 {
+        let _ = write!(
+            out,
+            " (the first {} bytes; {} more cut)",
+            stream.text.len(),
+            stream.cut_bytes
+        );
+    }
+    let mut out = format!(
+        "{}
+",
+        paint(palette.dim, &format!("{out}:"))
+    );
+    for line in stream.text.lines() {
+        let _ = writeln!(out, "  {}", sanitize::text(line));
+    }
+    out
+}
+
+/// Tracebacks, then captured stdout and stderr.
+pub fn captured(captured: &Captured, palette: &Palette) -> String {
+    let mut out = tracebacks(captured, None, palette);
+    out.push_str(&stream("stdout", &captured.stdout, palette));
+    out.push_str(&stream("stderr", &captured.stderr, palette));
+    out
+}
+
+/// Everything a student reads about one spec, without color: what happened (the diff, the
+/// error) and what their code printed and raised. For autograder results.
+pub fn feedback(report: &crate::runner::SpecReport, base: Option<&std::path::Path>) -> String {
+    let plain = Palette::plain();
+    let mut out = details(&report.path, &report.outcome);
+    if let Some(captured) = &report.output {
+        out.push_str(&tracebacks(captured, base, &plain));
+        out.push_str(&stream("stdout", &captured.stdout, &plain));
+        out.push_str(&stream("stderr", &captured.stderr, &plain));
+    }
+    out
+}
+
+/// The text of a stream with a last line saying how much was cut, for JUnit and TAP.
+pub fn stream_text(stream: &Stream) -> String {
+    let mut out = sanitize::text(&stream.text).into_owned();
+    if stream.cut_bytes > 0 {
+        if !out.ends_with('\n') && !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "[dlqspec: {} more bytes cut]", stream.cut_bytes);
+    }
+    out
 }
 
 /// Where an expected failure is listed and why, and the first line of what happened.

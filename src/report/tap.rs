@@ -120,6 +120,17 @@ fn diagnostics(report: &SpecReport) -> String {
         "details",
         block(&render::details(&report.path, &report.outcome)),
     ));
+    if let Some(captured) = &report.output {
+        let tracebacks = render::tracebacks(captured, None, &super::Palette::plain());
+        if !tracebacks.is_empty() {
+            fields.push(("traceback", block(&tracebacks)));
+        }
+        for (key, stream) in [("stdout", &captured.stdout), ("stderr", &captured.stderr)] {
+            if !stream.is_empty() {
+                fields.push((key, block(&render::stream_text(stream))));
+            }
+        }
+    }
     let mut out = String::from("  ---\n");
     for (key, value) in fields {
         out.push_str(&format!("  {key}: {value}\n"));
@@ -182,6 +193,9 @@ mod tests {
             rules: vec!["dlq-consumer/poison".into()],
             outcome,
             duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
         }
     }
 

@@ -789,6 +789,16 @@ fn real_traffic_validates_against_the_json_schemas() {
             ],
             1,
         ),
+        // A student who prints and raises: `output` messages and a `traceback`.
+        (
+            vec![
+                "run",
+                "specs/dlq-consumer",
+                "--impl",
+                "python:tests/students/debug_keyerror.py",
+            ],
+            1,
+        ),
     ];
     if node_tests() {
         runs.push((
@@ -846,6 +856,7 @@ fn real_traffic_validates_against_the_json_schemas() {
         "< raised",
         "< world",
         "< errored",
+        "< output",
         "< bye",
     ] {
         assert!(

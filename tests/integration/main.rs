@@ -7,6 +7,7 @@ mod explore;
 mod external;
 mod figures;
 mod fixtures;
+mod grading;
 mod hardening;
 mod mutations;
 mod promises;

@@ -779,10 +779,14 @@ FAIL  {spec}  a handled message is acked once
       @@ -1,1 +1,1 @@
       -process: ok
       +process: \"raised KeyError: 'attempts'\"
+      raised KeyError: 'attempts'
+        at {solution}:10 in process_one
+          return msg[\"attempts\"]
 
 failed: 1 mismatched
 0 passed, 1 failed
-"
+",
+            solution = path_arg(&solution)
         )
     );
 }

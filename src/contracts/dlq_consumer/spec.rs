@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::scenario::DlqScenario;
 use super::world::{CrashTiming, MAX_CLOCK, ScriptedOutcome};
-use crate::contract::SpecHeader;
+use crate::contract::{Grading, SpecHeader, Visibility};
 use crate::implementation::Naming;
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
@@ -29,6 +29,14 @@ pub struct SpecFile {
     /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
     pub rules: Vec<Spanned<String>>,
+    /// Points the spec is worth in autograder results (`--format gradescope`); default 1.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub points: Option<Spanned<f64>>,
+    /// Who sees the result on an autograder: `visible` (default), `hidden` (only pass or
+    /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
     /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
     /// own default (the lesson's 3) is what runs.
     #[serde(default)]
@@ -349,6 +357,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         spec.name,
         spec.description,
         &spec.rules,
+        Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
     )?;
     let max_attempts = match &spec.max_attempts {
         Some(m) if m.value == 0 => {

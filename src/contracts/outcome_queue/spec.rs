@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::queue::{AttemptOutcome, QuarantineEntry, ReadyJob, valid_max_attempts};
 use super::scenario::QueueScenario;
 use super::state_ops::StateOp;
-use crate::contract::SpecHeader;
+use crate::contract::{Grading, SpecHeader, Visibility};
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
 use crate::yaml::{self, SingleKey, Spanned};
@@ -33,6 +33,14 @@ pub struct SpecFile {
     /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
     pub rules: Vec<Spanned<String>>,
+    /// Points the spec is worth in autograder results (`--format gradescope`); default 1.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub points: Option<Spanned<f64>>,
+    /// Who sees the result on an autograder: `visible` (default), `hidden` (only pass or
+    /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
     /// What happens, in order; the first step is `create`.
     pub steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
     /// The full state after the last step.
@@ -239,6 +247,7 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         spec.name,
         spec.description,
         &spec.rules,
+        Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
     )?;
     if spec.steps.value.is_empty() {
         return Err(invalid(

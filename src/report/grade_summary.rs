@@ -1,0 +1,204 @@
+//! The summary of `dlqspec grade`: a CSV and a self-contained HTML page, a row per submission,
+//! a column per rule, the score and links to each submission's reports.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::sanitize;
+use crate::grading::{Graded, RuleVerdict, Status};
+
+/// Every rule any submission's specs cover, sorted.
+fn rules(rows: &[Graded]) -> Vec<String> {
+    let rules: BTreeSet<&String> = rows.iter().flat_map(|row| row.rules.keys()).collect();
+    rules.into_iter().cloned().collect()
+}
+
+fn verdict(row: &Graded, rule: &str) -> &'static str {
+    match row.rules.get(rule) {
+        Some(RuleVerdict::Pass) => "pass",
+        Some(RuleVerdict::Fail) => "fail",
+        None => "",
+    }
+}
+
+/// `3` or `2.5`.
+fn number(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// `2 pass, 1 fail, 1 broken, 1 timeout`.
+pub fn counts(rows: &[Graded]) -> String {
+    let mut parts = Vec::new();
+    for status in [
+        Status::Pass,
+        Status::Fail,
+        Status::Broken,
+        Status::Timeout,
+        Status::Crashed,
+    ] {
+        let n = rows.iter().filter(|row| row.status == status).count();
+        if n > 0 {
+            parts.push(format!("{n} {}", status.as_str()));
+        }
+    }
+    parts.join(", ")
+}
+
+/// A CSV field: quoted when it must be, control characters escaped, and a leading `=`, `+`,
+/// `-` or `@` defused so that a spreadsheet never reads a submission's name as a formula.
+fn field(text: &str) -> String {
+    let text = sanitize::line(text);
+    let text = if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text.into_owned()
+    };
+    if text.contains([',', '"']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+pub fn csv(rows: &[Graded]) -> String {
+    let rules = rules(rows);
+    let mut out = String::from(
+        "submission,status,score,max_score,passed,failed,seconds,note,report,json_report",
+    );
+    for rule in &rules {
+        out.push(',');
+        out.push_str(&field(rule));
+    }
+    out.push('\n');
+    for row in rows {
+        let cells = [
+            field(&row.submission),
+            row.status.as_str().to_owned(),
+            number(row.score),
+            number(row.max_score),
+            row.passed.to_string(),
+            row.failed.to_string(),
+            format!("{:.2}", row.took.as_secs_f64()),
+            field(&row.note),
+            field(&format!("{}.txt", row.name)),
+            field(&format!("{}.jsonl", row.name)),
+        ];
+        out.push_str(&cells.join(","));
+        for rule in &rules {
+            out.push(',');
+            out.push_str(verdict(row, rule));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Text for HTML, escaped; control characters shown as escapes.
+fn escape(text: &str) -> String {
+    sanitize::line(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A link to a report beside the page; the name is made of safe characters already.
+fn link(href: &str, label: &str) -> String {
+    let href: String = href
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    format!("<a href=\"{href}\">{}</a>", escape(label))
+}
+
+pub fn html(rows: &[Graded]) -> String {
+    let rules = rules(rows);
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n</style>\n</head>\n<body>\n",
+    );
+    let _ = writeln!(
+        out,
+        "<h1>dlqspec grades</h1>\n<p>{} submissions: {}</p>",
+        rows.len(),
+        escape(&counts(rows))
+    );
+    out.push_str("<table>\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
+    for rule in &rules {
+        let _ = write!(out, "<th class=\"rule\">{}</th>", escape(rule));
+    }
+    out.push_str("</tr>\n");
+    for row in rows {
+        let status = row.status.as_str();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"{status}\">{status}</td><td>{} / {}</td><td>{:.2}</td><td>{} {}</td><td>{}</td>",
+            escape(&row.submission),
+            number(row.score),
+            number(row.max_score),
+            row.took.as_secs_f64(),
+            link(&format!("{}.txt", row.name), "text"),
+            link(&format!("{}.jsonl", row.name), "json"),
+            escape(&row.note),
+        );
+        for rule in &rules {
+            let verdict = verdict(row, rule);
+            let _ = write!(out, "<td class=\"{verdict}\">{verdict}</td>");
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n</body>\n</html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn row(submission: &str, status: Status) -> Graded {
+        Graded {
+            submission: submission.into(),
+            name: "n".into(),
+            status,
+            score: 1.5,
+            max_score: 2.0,
+            passed: 1,
+            failed: 1,
+            rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
+            took: Duration::from_millis(1500),
+            note: String::new(),
+        }
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_and_never_formulas() {
+        let csv = csv(&[row("=cmd|' /C calc'!A0,\"x\"", Status::Fail)]);
+        let mut lines = csv.lines();
+        assert!(lines.next().unwrap().ends_with(",json_report,r/a"));
+        assert_eq!(
+            lines.next().unwrap(),
+            "\"'=cmd|' /C calc'!A0,\"\"x\"\"\",fail,1.5,2,1,1,1.50,,n.txt,n.jsonl,fail"
+        );
+    }
+
+    #[test]
+    fn html_escapes_what_submissions_are_called() {
+        let html = html(&[row("<script>\u{1b}", Status::Timeout)]);
+        assert!(html.contains("&lt;script&gt;\\x1b"), "{html}");
+        assert!(!html.contains("<script>") && !html.contains('\u{1b}'));
+        assert!(html.contains("<td class=\"timeout\">timeout</td>"));
+        assert!(html.contains("1 submissions: 1 timeout"));
+    }
+}

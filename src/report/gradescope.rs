@@ -1,0 +1,115 @@
+//! The Gradescope reporter: the `results.json` an autograder leaves for Gradescope, one test
+//! per spec with its points, written when the run is done (docs/autograders.md).
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::render;
+use super::sanitize;
+use crate::outcome::Outcome;
+use crate::runner::{Event, Reporter, SpecReport, Summary};
+
+pub struct GradescopeReporter<W: Write> {
+    out: W,
+    tests: Vec<Value>,
+    score: f64,
+    max_score: f64,
+}
+
+impl<W: Write> GradescopeReporter<W> {
+    pub fn new(out: W) -> Self {
+        GradescopeReporter {
+            out,
+            tests: Vec::new(),
+            score: 0.0,
+            max_score: 0.0,
+        }
+    }
+
+    fn finished(&mut self, report: &SpecReport) {
+        let passed = matches!(report.outcome, Outcome::Passed);
+        let points = report.grading.points;
+        let score = if passed { points } else { 0.0 };
+        self.score += score;
+        self.max_score += points;
+        let visibility = report.grading.visibility;
+        // A spec the student may not see in full yet says only whether it passed.
+        let output = if visibility.shows_details() {
+            render::feedback(report, None)
+        } else if passed {
+            "passed".to_owned()
+        } else {
+            "failed".to_owned()
+        };
+        let name = match &report.name {
+            Some(name) => name.clone(),
+            None => report.path.clone(),
+        };
+        self.tests.push(json!({
+            "name": sanitize::line(&name),
+            "number": (self.tests.len() + 1).to_string(),
+            "score": score,
+            "max_score": points,
+            "status": if passed { "passed" } else { "failed" },
+            "output": sanitize::text(output.trim_end()),
+            "output_format": "text",
+            "tags": report.rules,
+            "visibility": visibility,
+        }));
+    }
+
+    fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
+        let results = json!({
+            "score": self.score,
+            "execution_time": summary.duration.as_secs_f64().ceil() as u64,
+            "output": format!(
+                "{} of {} specs passed: {} of {} points",
+                summary.passed,
+                self.tests.len(),
+                points(self.score),
+                points(self.max_score)
+            ),
+            "output_format": "text",
+            "test_output_format": "text",
+            "tests": std::mem::take(&mut self.tests),
+        });
+        let text = serde_json::to_string(&results).unwrap_or_default();
+        writeln!(self.out, "{}", sanitize::json(&text))?;
+        self.out.flush()
+    }
+}
+
+/// Results for a run that could not run any spec (a solution that provides no contract).
+pub fn aborted(message: &str) -> String {
+    let results = json!({
+        "score": 0.0,
+        "output": sanitize::text(message),
+        "output_format": "text",
+        "tests": [],
+    });
+    let text = serde_json::to_string(&results).unwrap_or_default();
+    format!("{}\n", sanitize::json(&text))
+}
+
+/// `3` or `2.5`.
+fn points(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
+}
+
+impl<W: Write> Reporter for GradescopeReporter<W> {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::Started { .. } => {}
+            Event::Finished(report) => self.finished(report),
+            // A closed stdout must not turn into a panic.
+            Event::Done(summary) => {
+                let _ = self.done(summary);
+            }
+        }
+    }
+}

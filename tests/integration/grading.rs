@@ -1,0 +1,577 @@
+//! Grading students: their captured output and the lines of their own code that raised, in
+//! every report format.
+
+use serde_json::Value;
+
+use crate::common::{node_tests, run};
+
+/// A spec the students in tests/students/ fail by raising from a helper of theirs.
+const DEAD_LETTER_SPEC: &str = "specs/dlq-consumer/permanent-on-the-first-delivery.yaml";
+
+/// A spec those students pass, printing all the same.
+const PASSING_SPEC: &str = "specs/dlq-consumer/success-acks-and-returns-ok.yaml";
+
+/// A student that prints and raises: the `--impl`, the file, the line that raised, its text.
+struct Student {
+    implementation: &'static str,
+    file: &'static str,
+    line: u64,
+    source: &'static str,
+    error: &'static str,
+}
+
+fn students() -> Vec<Student> {
+    let mut students = vec![Student {
+        implementation: "python:tests/students/debug_keyerror.py",
+        file: "tests/students/debug_keyerror.py",
+        line: 8,
+        source: "return msg[\"first_received\"]",
+        error: "KeyError: 'first_received'",
+    }];
+    if node_tests() {
+        for (implementation, file, line, source) in [
+            (
+                "node:tests/students/debug_typeerror.mjs",
+                "tests/students/debug_typeerror.mjs",
+                5,
+                "return msg.meta.firstReceivedAt;",
+            ),
+            // tsx's source maps give the line of the .ts file, not of the JavaScript it runs.
+            (
+                "node:tests/students/debug_typeerror.ts",
+                "tests/students/debug_typeerror.ts",
+                11,
+                "return (msg as unknown as WithMeta).meta.firstReceivedAt;",
+            ),
+        ] {
+            students.push(Student {
+                implementation,
+                file,
+                line,
+                source,
+                error: "TypeError: Cannot read properties of undefined (reading 'firstReceivedAt')",
+            });
+        }
+    }
+    students
+}
+
+/// The `spec_finished` events of a JSON-lines report.
+fn finished(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .filter(|event| event["event"] == "spec_finished")
+        .collect()
+}
+
+#[test]
+fn a_failing_students_output_and_the_line_that_raised_are_in_the_human_report() {
+    for student in students() {
+        let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", student.implementation]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let out = &ran.stdout;
+        for wanted in [
+            format!("raised {}", student.error),
+            format!("at {}:{} in ", student.file, student.line),
+            student.source.to_owned(),
+            "captured stdout:".to_owned(),
+            "DEBUG got a".to_owned(),
+            "captured stderr:".to_owned(),
+            "WARN dead-lettering a".to_owned(),
+        ] {
+            assert!(
+                out.contains(&wanted),
+                "{}: no {wanted:?} in\n{out}",
+                student.implementation
+            );
+        }
+        // Only the student's frames: none of the shim's.
+        assert!(
+            !out.contains("dlqspec_shim") && !out.contains("dlqspec-shim"),
+            "{out}"
+        );
+        // Printed once, under the spec, not also as a traceback on stderr.
+        assert_eq!(out.matches("DEBUG got a").count(), 1, "{out}");
+    }
+}
+
+#[test]
+fn a_failing_students_output_and_the_line_that_raised_are_in_json_and_junit() {
+    for student in students() {
+        let ran = run(&[
+            "run",
+            DEAD_LETTER_SPEC,
+            "--impl",
+            student.implementation,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let events = finished(&ran.stdout);
+        let output = &events[0]["output"];
+        assert_eq!(output["stdout"]["text"], "DEBUG got a\n", "{output}");
+        assert_eq!(output["stdout"]["cut_bytes"], 0);
+        assert_eq!(output["stderr"]["text"], "WARN dead-lettering a\n");
+        let traceback = &output["tracebacks"][0];
+        assert_eq!(traceback["error"], student.error);
+        let frame = &traceback["frames"][0];
+        assert!(
+            frame["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with(student.file)),
+            "{frame}"
+        );
+        assert_eq!(frame["line"], student.line);
+        assert_eq!(frame["source"], student.source);
+
+        let ran = run(&[
+            "run",
+            DEAD_LETTER_SPEC,
+            "--impl",
+            student.implementation,
+            "--format",
+            "junit",
+        ]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let xml = roxmltree::Document::parse(&ran.stdout).expect("JUnit XML parses");
+        let case = xml
+            .descendants()
+            .find(|n| n.has_tag_name("testcase"))
+            .expect("a testcase");
+        let text = |tag: &str| {
+            case.children()
+                .find(|n| n.has_tag_name(tag))
+                .and_then(|n| n.text())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert_eq!(text("system-out"), "DEBUG got a\n");
+        let err = text("system-err");
+        for wanted in [
+            format!("raised {}", student.error),
+            format!("{}:{}", student.file, student.line),
+            student.source.to_owned(),
+            "WARN dead-lettering a".to_owned(),
+        ] {
+            assert!(err.contains(&wanted), "no {wanted:?} in\n{err}");
+        }
+    }
+}
+
+#[test]
+fn tap_carries_the_output_as_diagnostics() {
+    let ran = run(&[
+        "run",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "python:tests/students/debug_keyerror.py",
+        "--format",
+        "tap",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for wanted in [
+        "  stdout: \"DEBUG got a\"",
+        "  stderr: \"WARN dead-lettering a\"",
+        "  traceback: |2-",
+        "    raised KeyError: 'first_received'",
+        "      return msg[\"first_received\"]",
+    ] {
+        assert!(
+            ran.stdout.contains(wanted),
+            "no {wanted:?} in\n{}",
+            ran.stdout
+        );
+    }
+}
+
+#[test]
+fn passing_specs_show_their_output_only_with_show_output() {
+    let args = [
+        "run",
+        PASSING_SPEC,
+        "--impl",
+        "python:tests/students/debug_keyerror.py",
+    ];
+    let ran = run(&args);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("DEBUG got a"), "{}", ran.stdout);
+    let ran = run(&[&args[..], &["--show-output"]].concat());
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("captured stdout:\n        DEBUG got a\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn output_is_capped_with_what_was_cut_and_shown_escaped() {
+    let impl_ = "python:tests/students/chatty.py";
+    let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", impl_]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("captured stdout (the first 65536 bytes; "),
+        "{}",
+        &ran.stdout[..ran.stdout.len().min(2000)]
+    );
+    assert!(ran.stdout.contains("\\x1b[31mred\\x1b[0m and a bell\\x07"));
+    assert!(!ran.stdout.contains('\x1b') && !ran.stdout.contains('\x07'));
+    let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", impl_, "--format", "json"]);
+    let events = finished(&ran.stdout);
+    let stdout = &events[0]["output"]["stdout"];
+    assert_eq!(stdout["text"].as_str().map(str::len), Some(65536));
+    // 20,000 lines of 22 bytes, the colored line and `bytes too`, less what was kept.
+    let printed = 20_000 * 22 + "\x1b[31mred\x1b[0m and a bell\x07\n".len() + "bytes too\n".len();
+    assert_eq!(stdout["cut_bytes"].as_u64(), Some((printed - 65536) as u64));
+}
+
+#[test]
+fn node_errors_left_to_promises_and_timers_are_told_not_lost() {
+    if !node_tests() {
+        return;
+    }
+    let ran = run(&[
+        "run",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "node:tests/students/async_errors.mjs",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for wanted in [
+        "unhandled promise rejection after the call returned: Error: lost in a promise",
+        "tests/students/async_errors.mjs:3 in later",
+        "uncaught exception after the call returned: TypeError: thrown by a callback",
+    ] {
+        assert!(
+            ran.stdout.contains(wanted),
+            "no {wanted:?} in\n{}",
+            ran.stdout
+        );
+    }
+}
+
+/// Loads one of tests/schemas/*.json, written from the platform's documentation.
+fn platform_schema(name: &str) -> jsonschema::Validator {
+    let path = crate::common::root().join("tests/schemas").join(name);
+    let text = std::fs::read_to_string(&path).expect("schema file");
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, results: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(results)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}\n{results:#}");
+}
+
+/// `dlqspec run specs --impl IMPL --format FORMAT --output FILE`: the exit code and the file.
+fn graded(format: &str, implementation: &str, extra: &[&str]) -> (i32, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("results.json");
+    let file_arg = file.to_str().expect("utf-8");
+    let mut args = vec![
+        "run",
+        "--impl",
+        implementation,
+        "--format",
+        format,
+        "--output",
+        file_arg,
+    ];
+    args.extend_from_slice(extra);
+    if !extra
+        .iter()
+        .any(|a| a.starts_with("specs") || a.contains('/'))
+    {
+        args.push("specs");
+    }
+    let ran = run(&args);
+    let text = std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{args:?} left no results ({e}): {}", ran.stderr));
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (ran.code, value)
+}
+
+#[test]
+fn autograder_results_of_the_examples_and_of_broken_solutions_validate() {
+    let gradescope = platform_schema("gradescope-results.schema.json");
+    let exercism = platform_schema("exercism-results.schema.json");
+    // The validators are live: results without a status, or with an unknown key, are refused.
+    assert!(!exercism.is_valid(&serde_json::json!({"version": 3})));
+    assert!(!gradescope.is_valid(&serde_json::json!({"score": 1, "points": 2})));
+
+    let mut correct = vec!["python:examples/python/solution.py"];
+    let mut broken = vec![
+        "python:tests/solutions/dlq_no_poison.py",
+        "python:tests/solutions/oq_strip.py",
+        "python:tests/students/debug_keyerror.py",
+        "python:tests/students/chatty.py",
+    ];
+    if node_tests() {
+        correct.extend([
+            "node:examples/javascript/solution.mjs",
+            "node:examples/typescript/solution.ts",
+        ]);
+        broken.extend([
+            "node:tests/solutions/dlq_off_by_one.mjs",
+            "node:tests/solutions/oq_shallow_state.ts",
+            "node:tests/students/debug_typeerror.ts",
+        ]);
+    }
+    let specs = std::fs::read_dir(crate::common::root().join("specs/dlq-consumer"))
+        .expect("specs")
+        .count()
+        + std::fs::read_dir(crate::common::root().join("specs/outcome-queue"))
+            .expect("specs")
+            .count();
+    for implementation in &correct {
+        let (code, results) = graded("gradescope", implementation, &[]);
+        assert_eq!(code, 0, "{implementation}");
+        assert_valid(&gradescope, &results, implementation);
+        assert_eq!(results["score"], specs as f64, "{implementation}");
+        let (code, results) = results_exercism(implementation);
+        assert_eq!(code, 0, "{implementation}");
+        assert_valid(&exercism, &results, implementation);
+        assert_eq!(results["status"], "pass", "{implementation}");
+        assert_eq!(results["tests"].as_array().map(Vec::len), Some(specs));
+    }
+    for implementation in &broken {
+        let (code, results) = graded("gradescope", implementation, &[]);
+        assert_eq!(code, 1, "{implementation}");
+        assert_valid(&gradescope, &results, implementation);
+        let tests = results["tests"].as_array().expect("tests");
+        let failed: Vec<&Value> = tests.iter().filter(|t| t["status"] == "failed").collect();
+        assert!(!failed.is_empty(), "{implementation}");
+        // A failed test shows the student the diff or the error.
+        assert!(
+            failed
+                .iter()
+                .all(|t| t["score"] == 0.0 && t["max_score"] == 1.0)
+        );
+        assert!(
+            failed.iter().any(|t| t["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("first difference at"))),
+            "{implementation}"
+        );
+        let (code, results) = results_exercism(implementation);
+        assert_eq!(code, 1, "{implementation}");
+        assert_valid(&exercism, &results, implementation);
+        assert_eq!(results["status"], "fail", "{implementation}");
+    }
+}
+
+fn results_exercism(implementation: &str) -> (i32, Value) {
+    graded("exercism", implementation, &[])
+}
+
+#[test]
+fn exercism_tests_carry_the_students_output_the_scenario_and_a_task() {
+    let (_, results) = results_exercism("python:tests/students/debug_keyerror.py");
+    let tests = results["tests"].as_array().expect("tests");
+    let test = tests
+        .iter()
+        .find(|t| t["name"] == "a PermanentError is dead-lettered at once, with budget left")
+        .expect("the spec's test");
+    assert_eq!(test["status"], "fail");
+    let message = test["message"].as_str().expect("a message");
+    assert!(
+        message.contains("+process: \"raised KeyError: 'first_received'\""),
+        "{message}"
+    );
+    // Frames are said relative to the solution's folder.
+    assert!(
+        message.contains("at debug_keyerror.py:8 in first_attempt"),
+        "{message}"
+    );
+    assert_eq!(test["output"], "DEBUG got a\nWARN dead-lettering a\n");
+    assert!(
+        test["test_code"]
+            .as_str()
+            .is_some_and(|code| code.contains("contract: dlq-consumer"))
+    );
+    // One task per contract, in the order the run meets them.
+    let tasks: std::collections::BTreeSet<u64> =
+        tests.iter().filter_map(|t| t["task_id"].as_u64()).collect();
+    assert_eq!(tasks, [1, 2].into());
+}
+
+#[test]
+fn a_syntax_error_is_an_exercism_error_with_a_clear_message() {
+    let exercism = platform_schema("exercism-results.schema.json");
+    let (code, results) = results_exercism("python:tests/students/syntax_error.py");
+    assert_eq!(code, 1);
+    assert_valid(&exercism, &results, "syntax error");
+    assert_eq!(results["status"], "error");
+    let message = results["message"].as_str().expect("a message");
+    for wanted in [
+        "the solution could not be loaded: SyntaxError: expected ':'",
+        "--> syntax_error.py:5",
+        "class DLQConsumer",
+    ] {
+        assert!(message.contains(wanted), "no {wanted:?} in\n{message}");
+    }
+    // No path of the machine that ran it, and nothing of the shim.
+    let root = crate::common::root();
+    assert!(
+        !message.contains(root.to_str().expect("utf-8")),
+        "{message}"
+    );
+    assert!(!message.contains("dlqspec_shim"), "{message}");
+
+    // A solution without the contract's class cannot run either: still a results file.
+    let (code, results) = graded(
+        "exercism",
+        "python:tests/solutions/only_retry_queue.py",
+        &["specs/dlq-consumer"],
+    );
+    assert_eq!(code, 1);
+    assert_valid(&exercism, &results, "nothing provided");
+    assert_eq!(results["status"], "error");
+    assert!(
+        results["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("has no class `DLQConsumer`")),
+        "{results}"
+    );
+    let gradescope = platform_schema("gradescope-results.schema.json");
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/solutions/only_retry_queue.py",
+        &["specs/dlq-consumer"],
+    );
+    assert_valid(&gradescope, &results, "nothing provided");
+    assert_eq!(results["score"], 0.0);
+}
+
+#[test]
+fn points_and_visibility_weigh_and_hide_a_spec() {
+    let text = std::fs::read_to_string(crate::common::root().join(DEAD_LETTER_SPEC))
+        .expect("spec")
+        .replace(
+            "contract: dlq-consumer\n",
+            "contract: dlq-consumer\npoints: 2.5\nvisibility: hidden\n",
+        );
+    assert!(text.contains("points: 2.5"), "{text}");
+    let (dir, spec) = crate::common::temp_spec("weighted.yaml", &text);
+    let spec = spec.to_str().expect("utf-8");
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/students/debug_keyerror.py",
+        &[spec],
+    );
+    let test = &results["tests"][0];
+    assert_eq!(test["max_score"], 2.5);
+    assert_eq!(test["score"], 0.0);
+    assert_eq!(test["visibility"], "hidden");
+    // Hidden: only whether it passed, none of the diff or the student's output.
+    assert_eq!(test["output"], "failed");
+    let (_, results) = graded(
+        "exercism",
+        "python:tests/students/debug_keyerror.py",
+        &[spec],
+    );
+    let test = &results["tests"][0];
+    assert_eq!(test["message"], "failed");
+    assert_eq!(test["output"], Value::Null);
+    assert_eq!(test["test_code"], "(hidden)");
+    let (_, results) = graded("gradescope", "python:examples/python/solution.py", &[spec]);
+    assert_eq!(results["score"], 2.5);
+    assert_eq!(results["tests"][0]["output"], "passed");
+
+    // Points are a number of at least 0, said at the line.
+    let negative = text.replace("points: 2.5", "points: -1");
+    std::fs::write(dir.path().join("weighted.yaml"), negative).expect("write");
+    let ran = run(&["run", spec]);
+    assert_eq!(ran.code, 2, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("`points` must be a number of at least 0, not -1")
+            && ran.stdout.contains("weighted.yaml:3:"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    // A folder per submission, its entry found by the documented rule; and a lone file.
+    for (folder, source, file) in [
+        ("alice", "examples/python/solution.py", "solution.py"),
+        ("bob", "tests/solutions/dlq_no_poison.py", "consumer.py"),
+        ("carol", "tests/students/syntax_error.py", "solution.py"),
+    ] {
+        let dir = class.path().join(folder);
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::copy(root.join(source), dir.join(file)).expect("copy");
+    }
+    std::fs::copy(
+        root.join("tests/students/hangs.py"),
+        class.path().join("dave.py"),
+    )
+    .expect("copy");
+    let out = class.path().join("grades");
+    let submissions: Vec<String> = ["alice", "bob", "carol", "dave.py"]
+        .iter()
+        .map(|s| class.path().join(s).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec![
+        "grade",
+        "--specs",
+        "specs/dlq-consumer",
+        "--output",
+        out.to_str().expect("utf-8"),
+        "--budget",
+        "15",
+        "--timeout",
+        "2",
+        "--jobs",
+        "2",
+    ];
+    args.extend(submissions.iter().map(String::as_str));
+    let ran = run(&args);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("4 submissions graded: 1 pass, 1 fail, 1 broken, 1 timeout"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let header = &rows[0];
+    assert_eq!(&header[..3], ["submission", "status", "score"]);
+    let poison = header
+        .iter()
+        .position(|c| *c == "dlq-consumer/poison")
+        .expect("a column per rule");
+    let status = |who: &str| {
+        rows.iter()
+            .find(|row| row[0].ends_with(who))
+            .unwrap_or_else(|| panic!("no row for {who}:\n{csv}"))
+    };
+    assert_eq!(status("alice")[1], "pass");
+    assert_eq!(status("alice")[2], "50");
+    assert_eq!(status("alice")[poison], "pass");
+    assert_eq!(status("bob")[1], "fail");
+    assert_eq!(status("bob")[poison], "fail");
+    assert_eq!(status("carol")[1], "broken");
+    assert!(status("carol")[7].contains("SyntaxError"), "{csv}");
+    assert_eq!(status("dave.py")[1], "timeout");
+    // A report per submission, linked from the page.
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    for name in ["alice", "bob", "carol", "dave.py"] {
+        assert!(out.join(format!("{name}.txt")).is_file(), "{name}");
+        assert!(html.contains(&format!("<a href=\"{name}.txt\">")), "{html}");
+    }
+    let bob = std::fs::read_to_string(out.join("bob.txt")).expect("bob's report");
+    assert!(bob.contains("FAIL "), "{bob}");
+}
