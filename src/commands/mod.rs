@@ -5,6 +5,7 @@ pub mod completions;
 pub mod dispatch;
 pub mod explain;
 pub mod lint;
+pub mod list;
 pub mod man;
 pub mod matrix;
 pub mod new;

@@ -4,6 +4,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod listing;
 pub mod matrix;
 pub mod outputs;
 pub mod progress;
