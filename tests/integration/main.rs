@@ -2,6 +2,7 @@
 
 mod authoring;
 mod common;
+mod compact;
 mod corpus;
 mod external;
 mod figures;
@@ -16,3 +17,4 @@ mod run_cli;
 mod shims;
 mod suite;
 mod teeth;
+mod workflow;
