@@ -7,10 +7,14 @@
 //! and `rules`' work (every spec loaded and run once on the built-in implementation).
 //! Run with `cargo bench --bench corpus`.
 
+mod support;
+
 use std::hint::black_box;
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use support::{best_of, write_corpus};
 
 use dlqspec::authoring::lint;
 use dlqspec::builtin::Builtin;
@@ -29,42 +33,10 @@ impl Reporter for Silent {
     }
 }
 
-/// Writes the corpus under `dir`: the bundled specs, copied until there are `SPECS`.
-fn write_corpus(root: &Path, dir: &Path) -> Vec<PathBuf> {
-    let bundled = dlqspec::discover::spec_files(&[root.join("specs")]).expect("specs/ exists");
-    let texts: Vec<String> = bundled
-        .iter()
-        .map(|p| std::fs::read_to_string(p).expect("readable"))
-        .collect();
-    let _ = std::fs::remove_dir_all(dir);
-    (0..SPECS)
-        .map(|i| {
-            let text = &texts[i % texts.len()];
-            let text = text.replacen("\nname: ", &format!("\nname: copy {i} of "), 1);
-            let folder = dir.join(format!("{:02}", i % 50));
-            std::fs::create_dir_all(&folder).expect("corpus folder");
-            let path = folder.join(format!("spec-{i:05}.yaml"));
-            std::fs::write(&path, text).expect("write");
-            path
-        })
-        .collect()
-}
-
-fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = root.join("target").join("bench-corpus");
-    let files = write_corpus(&root, &dir);
+    let files = write_corpus(&root, &dir, SPECS);
     let rounds = 3;
 
     let floor = best_of(rounds, || {

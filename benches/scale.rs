@@ -4,10 +4,18 @@
 //! failure then success, permanent, three transient failures) for growing N, and measures
 //! parsing the text into a generic YAML value (the floor), loading it as a spec, and loading
 //! and running it on the built-in implementation. It prints each as a multiple of the floor
-//! and the exponent fitted between sizes: 1.0 is linear. Run with `cargo bench --bench scale`.
+//! and the exponent fitted between sizes: 1.0 is linear. Then the same specs go through the
+//! `dlqspec run` command, on the built-in implementation and through the Python shim, and the
+//! whole process's wall time and peak memory (and their exponents) are reported: memory is
+//! what a process can hold, so it is measured per process. Run with `cargo bench --bench scale`
+//! (`DLQSPEC_SCALE_PYTHON=0` leaves the Python runs out: 10^5 messages take about a minute).
+
+mod support;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+use support::best_of;
 
 use dlqspec::builtin::Builtin;
 use dlqspec::contract::RunMode;
@@ -40,19 +48,11 @@ fn mixed_scenario(n: usize) -> String {
     text
 }
 
-fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 fn main() {
     let sizes = [1_000, 10_000, 100_000];
+    // First, while this process is small: a child's peak memory starts from its parent's
+    // (Linux carries it across exec), so measured later it would read this process's peak.
+    whole_process(&sizes);
     let mut previous: Option<(usize, Duration)> = None;
     println!("one dlq-consumer scenario of N mixed messages, best of 3");
     println!("       N   parse (floor)        load          load + run    exponent of run");
@@ -99,4 +99,72 @@ fn main() {
         );
         previous = Some((n, run));
     }
+}
+
+/// Wall time and peak resident memory of `dlqspec run` on each size, with their exponents.
+fn whole_process(sizes: &[usize]) {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-scale");
+    std::fs::create_dir_all(&dir).expect("a folder for the specs");
+    let python = std::env::var("DLQSPEC_SCALE_PYTHON").map_or(true, |v| v != "0");
+    let solution = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/python/solution.py");
+    let mut implementations = vec![("built-in", None)];
+    if python {
+        implementations.push(("python", Some(format!("python:{solution}"))));
+    }
+    println!("the whole `dlqspec run` process, once each");
+    println!("  implementation        N       wall   exponent    peak memory   exponent");
+    for (label, implementation) in &implementations {
+        let mut previous: Option<(usize, f64, f64)> = None;
+        for &n in sizes {
+            let path = dir.join(format!("mixed-{n}.yaml"));
+            std::fs::write(&path, mixed_scenario(n)).expect("the spec is written");
+            let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_dlqspec"));
+            command
+                .arg("run")
+                .arg(&path)
+                .args(["--timeout", "900", "--cpu", "900"]);
+            if let Some(implementation) = implementation {
+                command.args(["--impl", implementation]);
+            }
+            command.stdout(std::process::Stdio::null());
+            let (wall, peak, passed) = measured(command);
+            assert!(passed, "{label}: {n} messages do not pass");
+            let exponent = |now: f64, before: f64, m: usize| {
+                format!("{:.2}", (now / before).ln() / (n as f64 / m as f64).ln())
+            };
+            let (wall_exp, peak_exp) = previous.map_or(("-".into(), "-".into()), |(m, w, p)| {
+                (exponent(wall, w, m), exponent(peak, p, m))
+            });
+            println!(
+                "  {label:<12} {n:>10} {:>8.2} s {wall_exp:>8}   {:>9.1} MiB {peak_exp:>8}",
+                wall,
+                peak / 1024.0 / 1024.0
+            );
+            previous = Some((n, wall, peak));
+        }
+    }
+    println!();
+}
+
+/// Runs `command` and gives its wall time in seconds, the peak resident memory of the
+/// process in bytes (its children, an implementation's interpreter, are not counted), and
+/// whether it exited 0.
+#[cfg(unix)]
+#[allow(clippy::zombie_processes)] // wait4 reaps it, and tells its resource use as it does.
+fn measured(mut command: std::process::Command) -> (f64, f64, bool) {
+    let started = Instant::now();
+    let child = command.spawn().expect("dlqspec starts");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, with valid pointers for the call.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "waited for dlqspec");
+    let wall = started.elapsed().as_secs_f64();
+    let peak = usage.ru_maxrss as f64 * 1024.0;
+    (
+        wall,
+        peak,
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+    )
 }

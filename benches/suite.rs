@@ -4,26 +4,18 @@
 //! (loading + executing on the built-in implementation) are reported as multiples of it, so
 //! the numbers mean something on any machine. Run with `cargo bench`.
 
+mod support;
+
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use support::best_of;
 
 use dlqspec::builtin::Builtin;
 use dlqspec::discover;
 use dlqspec::loader;
 use dlqspec::runner::{self, RunConfig};
-
-/// Best-of-N wall time of `work`, which is a fair estimate of its cost on a noisy machine.
-fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -134,12 +134,16 @@ pub struct Smell {
     pub message: String,
 }
 
-/// Whether a run stops at the first difference (checking) or goes on to record every
-/// expectation's actual value (blessing, explaining).
+/// How much a run keeps: each mode adds to the one before, and costs more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunMode {
+    /// Stops at the first difference (`run`).
     Check,
+    /// Goes on to record every expectation's actual value (`bless`, `lint`).
     Record,
+    /// Records, and tells the timeline of the run with every world call in full (`explain`):
+    /// the only mode whose cost may grow faster than the scenario.
+    Explain,
 }
 
 /// One compared expectation: where it is written, what it says, what was observed.

@@ -38,10 +38,10 @@ impl Recorder {
         }
     }
 
-    /// Whether the run keeps a timeline: only a recording run (`explain`) is told one, so a
-    /// checking run does not pay for telling what nobody reads.
+    /// Whether the run keeps a timeline: only `explain` is told one, so no other run pays
+    /// for telling what nobody reads.
     pub fn telling(&self) -> bool {
-        self.mode == RunMode::Record
+        self.mode == RunMode::Explain
     }
 
     /// Adds one line to the timeline.
@@ -208,6 +208,13 @@ mod tests {
         let run = recorder.finish(None);
         assert!(matches!(run.outcome, Outcome::Mismatch(_)));
         assert_eq!(run.checkpoints.len(), 2);
+        // Blessing and linting record, but nobody reads a timeline there: none is told.
+        assert!(!recorder_telling(RunMode::Record) && recorder_telling(RunMode::Explain));
+        assert!(run.timeline.is_empty());
+    }
+
+    fn recorder_telling(mode: RunMode) -> bool {
+        Recorder::new(mode).telling()
     }
 
     #[test]
@@ -234,7 +241,7 @@ mod tests {
             id: "c/b",
             statement: "",
         };
-        let mut recorder = Recorder::new(RunMode::Record);
+        let mut recorder = Recorder::new(RunMode::Explain);
         for rule in [&B, &A, &B] {
             recorder.exercise(rule, "why");
         }
@@ -245,7 +252,7 @@ mod tests {
 
     #[test]
     fn a_run_without_differences_passes() {
-        let mut recorder = Recorder::new(RunMode::Record);
+        let mut recorder = Recorder::new(RunMode::Explain);
         recorder.tell("start".to_owned());
         assert!(matches!(recorder.stop(), Outcome::Passed));
         let run = recorder.finish(None);

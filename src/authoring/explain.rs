@@ -36,7 +36,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
     let (timeline, outcome, differences) = match implementation.begin_spec() {
         Err(error) => (Vec::new(), Outcome::Errored(error), 0),
         Ok(()) => {
-            let run = spec.run(implementation, RunMode::Record);
+            let run = spec.run(implementation, RunMode::Explain);
             let differences = run
                 .checkpoints
                 .iter()

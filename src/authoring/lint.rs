@@ -8,14 +8,15 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::contracts::CONTRACTS;
-use crate::discover::{self, DiscoverError};
+use crate::discover::{DiscoverError, Skipped};
 use crate::implementation::Implementation;
-use crate::loader::{self, LoadedSpec};
+use crate::loader::LoadedSpec;
 use crate::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
 use crate::report::sanitize;
 use crate::report::style::paint;
+use crate::runner::{self, RunConfig};
 use crate::source::{Excerpt, Position, display_path};
 use crate::spec_error::SpecError;
 use crate::yaml_edit::Document;
@@ -56,7 +57,7 @@ pub struct LintReport {
     /// Specs whose run ended too early to judge, and why.
     pub not_judged: Vec<(String, String)>,
     /// Paths discovery left out, with why.
-    pub skipped: Vec<crate::discover::Skipped>,
+    pub skipped: Vec<Skipped>,
 }
 
 /// Lints the specs under `paths`, running each on `implementation` (the built-in one).
@@ -65,15 +66,19 @@ pub fn lint(
     paths: &[PathBuf],
     implementation: &mut dyn Implementation,
 ) -> Result<LintReport, DiscoverError> {
-    let discovery = discover::discover(paths)?;
+    // Loaded as `run` loads them: on every core.
+    let gathered = runner::gather(&RunConfig {
+        paths: paths.to_vec(),
+        ..RunConfig::default()
+    })?;
     let mut report = LintReport {
-        specs: discovery.entries.len(),
-        skipped: discovery.skipped,
+        specs: gathered.specs.len(),
+        skipped: gathered.skipped,
         ..LintReport::default()
     };
     let mut loaded = Vec::new();
-    for entry in &discovery.entries {
-        match loader::load_entry(entry) {
+    for (_, spec) in gathered.specs {
+        match spec {
             Ok(spec) => loaded.push(spec),
             Err(error) => report.spec_errors.push(error),
         }
@@ -84,9 +89,11 @@ pub fn lint(
     for spec in &loaded {
         let mut findings = Vec::new();
         let path = spec.file.display_path();
-        let document = Document::parse(&spec.file.text).ok();
+        // Parsed again only to place a finding: most specs have none.
+        let document = std::cell::OnceCell::new();
+        let document = || document.get_or_init(|| Document::parse(&spec.file.text).ok());
         let at = |key: &str| {
-            document
+            document()
                 .as_ref()
                 .and_then(|d| d.find(d.root().position, &[key.to_owned()]).ok())
                 .map_or(Position::START, |node| node.position)
@@ -95,7 +102,7 @@ pub fn lint(
         if header.rules.is_empty() {
             findings.push((
                 NO_RULE,
-                document
+                document()
                     .as_ref()
                     .and_then(|d| d.key_position("rules"))
                     .unwrap_or_else(|| at("name")),

@@ -3,6 +3,7 @@
 pub mod children;
 pub mod launch;
 pub mod limits;
+pub mod lines;
 pub mod process;
 pub mod protocol;
 pub mod smoke;

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::children::{self, Guard};
 use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
+use super::lines::{self, Lines, StdoutEvent};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
@@ -39,9 +40,6 @@ const EXIT_CHECK: Duration = Duration::from_millis(100);
 
 /// The most a failure waits for the rest of stderr once the process tree is gone.
 const STDERR_END: Duration = Duration::from_secs(5);
-
-/// Lines read ahead of the one being handled: each may be up to `MAX_LINE_BYTES`, so few.
-const LINES_AHEAD: usize = 4;
 
 /// Lines of stderr kept for error reports, and the length each is cut to.
 const STDERR_TAIL_LINES: usize = 20;
@@ -313,13 +311,6 @@ enum Broke {
     Startup(String),
 }
 
-enum StdoutEvent {
-    Line(Vec<u8>),
-    TooLong,
-    Closed,
-    Failed(String),
-}
-
 /// The last lines a process wrote to stderr.
 #[derive(Default)]
 struct StderrTail {
@@ -376,7 +367,7 @@ struct Process {
     guard: Guard,
     limits: Limits,
     stdin: Option<BufWriter<ChildStdin>>,
-    stdout: Receiver<StdoutEvent>,
+    stdout: Lines,
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
     seq: u64,
@@ -461,25 +452,25 @@ impl Process {
             children::end(&mut child, false, guard.tree());
             return Err(cannot("its standard streams are not piped".into()));
         };
-        let (line_tx, line_rx) = mpsc::sync_channel(LINES_AHEAD);
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::channel();
-        let threads = thread::Builder::new()
-            .name("dlqspec-impl-stdout".into())
-            .spawn(move || read_stdout(stdout, line_tx))
-            .and_then(|_| {
-                let tail = Arc::clone(&tail);
-                thread::Builder::new()
-                    .name("dlqspec-impl-stderr".into())
-                    .spawn(move || {
-                        drain_stderr(stderr, &tail);
-                        let _ = done_tx.send(());
-                    })
-            });
-        if let Err(error) = threads {
-            children::end(&mut child, false, guard.tree());
-            return Err(cannot(format!("no thread to read its output: {error}")));
-        }
+        let readers = lines::reader(stdout).and_then(|lines| {
+            let tail = Arc::clone(&tail);
+            thread::Builder::new()
+                .name("dlqspec-impl-stderr".into())
+                .spawn(move || {
+                    drain_stderr(stderr, &tail);
+                    let _ = done_tx.send(());
+                })
+                .map(|_| lines)
+        });
+        let line_rx = match readers {
+            Ok(lines) => lines,
+            Err(error) => {
+                children::end(&mut child, false, guard.tree());
+                return Err(cannot(format!("no thread to read its output: {error}")));
+            }
+        };
         Ok(Process {
             child,
             reaped: None,
@@ -593,10 +584,8 @@ impl Process {
     fn next_line(&mut self, deadline: Instant) -> Result<StdoutEvent, Broke> {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.stdout.recv_timeout(left.min(EXIT_CHECK)) {
-                Ok(event) => return Ok(event),
-                Err(RecvTimeoutError::Disconnected) => return Ok(StdoutEvent::Closed),
-                Err(RecvTimeoutError::Timeout) => {}
+            if let Some(event) = self.stdout.next(left.min(EXIT_CHECK)) {
+                return Ok(event);
             }
             if self.reaped.is_none()
                 && let Ok(Some(status)) = self.child.try_wait()
@@ -604,11 +593,10 @@ impl Process {
                 self.reaped = Some(status);
                 // What it wrote before it exited is read first; then, if stdout is still
                 // open, someone else holds it.
-                match self.stdout.recv_timeout(EXIT_GRACE) {
-                    Ok(event) => return Ok(event),
-                    Err(RecvTimeoutError::Disconnected) => return Ok(StdoutEvent::Closed),
-                    Err(RecvTimeoutError::Timeout) => return Err(Broke::ExitedHeld(status)),
-                }
+                return match self.stdout.next(EXIT_GRACE) {
+                    Some(event) => Ok(event),
+                    None => Err(Broke::ExitedHeld(status)),
+                };
             }
             if left.is_zero() {
                 return Err(Broke::Timeout);
@@ -765,9 +753,9 @@ impl Process {
             self.seq += 1;
             if self.send(self.seq, Request::Bye).is_ok() {
                 let until = started + EXIT_GRACE;
-                while let Ok(StdoutEvent::Line(line)) = self
+                while let Some(StdoutEvent::Line(line)) = self
                     .stdout
-                    .recv_timeout(until.saturating_duration_since(Instant::now()))
+                    .next(until.saturating_duration_since(Instant::now()))
                 {
                     self.log('<', &line);
                     if let Ok(Incoming {
@@ -813,34 +801,6 @@ fn protocol_log() -> Option<std::fs::File> {
         .append(true)
         .open(path)
         .ok()
-}
-
-fn read_stdout(stdout: impl Read, lines: mpsc::SyncSender<StdoutEvent>) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        let mut line = Vec::new();
-        let event = match (&mut reader)
-            .take(MAX_LINE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line)
-        {
-            Ok(0) => StdoutEvent::Closed,
-            Ok(_) if line.last() == Some(&b'\n') => {
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                StdoutEvent::Line(line)
-            }
-            Ok(_) if line.len() > MAX_LINE_BYTES => StdoutEvent::TooLong,
-            // The last line, without a line ending.
-            Ok(_) => StdoutEvent::Line(line),
-            Err(error) => StdoutEvent::Failed(error.to_string()),
-        };
-        let last = !matches!(event, StdoutEvent::Line(_));
-        if lines.send(event).is_err() || last {
-            return;
-        }
-    }
 }
 
 fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>) {

@@ -775,6 +775,101 @@ mod tests {
         }
     }
 
+    /// A consumer making `slip`, with globals of its own.
+    fn slipping(max_attempts: u64, slip: Slip) -> DlqConsumer {
+        DlqConsumer::with_slip(max_attempts, slip, Arc::default())
+    }
+
+    fn crash_after_put() -> crate::contracts::dlq_consumer::world::Fault {
+        crate::contracts::dlq_consumer::world::Fault {
+            timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
+            call: "dlq.put".into(),
+            remaining: 1,
+            armed_at: crate::source::Position::START,
+        }
+    }
+
+    /// Each mistake changes only what its description says: right next to the line it breaks,
+    /// it still behaves as the reference does. A mistake that broke more than it says would
+    /// still fail a spec, so the tests above cannot tell; these pin where each one goes wrong.
+    #[test]
+    fn each_mistake_goes_wrong_exactly_where_it_says() {
+        let type_error = |message: &str| ScriptedOutcome::Error {
+            class: "TypeError".into(),
+            message: message.into(),
+        };
+        // off-by-one-budget: one transient failure more than the reference retries.
+        let mut w = world(&[("a", "x")], vec![("a", vec![transient(), transient()])]);
+        let mut consumer = slipping(2, Slip::OffByOneBudget);
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("retry")));
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("retry")));
+
+        // exhausts-one-early: still retries the first failure of a budget of 3, not the second.
+        let mut w = world(&[("a", "x")], vec![("a", vec![transient(), transient()])]);
+        let mut consumer = slipping(3, Slip::ExhaustsOneEarly);
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("retry")));
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("dead")));
+        assert_eq!(entry(&w, 0)["attempts"], json!(2));
+
+        // counts-in-memory: one instance counts every delivery it makes, as the queue does.
+        let mut w = world(&[("a", "x")], vec![("a", vec![transient(), transient()])]);
+        let mut consumer = slipping(2, Slip::CountsInMemory);
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("retry")));
+        assert_eq!(process(&mut consumer, &mut w), Ok(Some("dead")));
+        assert_eq!(entry(&w, 0)["attempts"], json!(2));
+
+        // poison-one-early: poison on delivery max_attempts, not before.
+        let mut w = world(&[("p", "boom")], vec![("p", vec![ScriptedOutcome::Crash])]);
+        let crashed = process(&mut slipping(2, Slip::PoisonOneEarly), &mut w);
+        assert_eq!(crashed.map_err(|e| e.kind), Err(RaisedKind::Crash));
+        w.recover();
+        let poison = process(&mut slipping(2, Slip::PoisonOneEarly), &mut w);
+        assert_eq!(poison, Ok(Some("dead")));
+        assert_eq!(entry(&w, 0)["reason"], json!("poison"));
+
+        // poison-calls-handler: a crash in that extra call still propagates.
+        let crashes = vec![ScriptedOutcome::Crash, ScriptedOutcome::Crash];
+        let mut w = world(&[("p", "boom")], vec![("p", crashes)]);
+        for _ in 0..2 {
+            let crashed = process(&mut slipping(1, Slip::PoisonCallsHandler), &mut w);
+            assert_eq!(crashed.map_err(|e| e.kind), Err(RaisedKind::Crash));
+            w.recover();
+        }
+        assert!(w.dlq().is_empty());
+
+        // error-template: only an empty message loses its ": ".
+        let script = vec![("a", vec![type_error("bad")]), ("b", vec![type_error("")])];
+        let mut w = world(&[("a", "x"), ("b", "y")], script);
+        let mut consumer = slipping(1, Slip::ErrorTemplate);
+        process(&mut consumer, &mut w).expect("a");
+        process(&mut consumer, &mut w).expect("b");
+        assert_eq!(entry(&w, 0)["error"], json!("TypeError: bad"));
+        assert_eq!(entry(&w, 1)["error"], json!("TypeError"));
+
+        // unexpected-is-permanent: a TransientError is still retried.
+        let mut w = world(&[("a", "x")], vec![("a", vec![transient()])]);
+        let retried = process(&mut slipping(3, Slip::UnexpectedIsPermanent), &mut w);
+        assert_eq!(retried, Ok(Some("retry")));
+
+        // budget-before-class: with budget left, a PermanentError is still permanent.
+        let mut w = world(&[("a", "x")], vec![("a", vec![permanent()])]);
+        let dead = process(&mut slipping(3, Slip::BudgetBeforeClass), &mut w);
+        assert_eq!(dead, Ok(Some("dead")));
+        assert_eq!(entry(&w, 0)["reason"], json!("permanent"));
+
+        // no-dedupe: a redelivered dead message goes to the handler, and only there.
+        let mut w = world(
+            &[("a", "x")],
+            vec![("a", vec![permanent(), ScriptedOutcome::Ok])],
+        );
+        w.arm(crash_after_put());
+        process(&mut slipping(3, Slip::NoDedupe), &mut w).ok();
+        w.recover();
+        let handled = process(&mut slipping(3, Slip::NoDedupe), &mut w);
+        assert_eq!(handled, Ok(Some("ok")));
+        assert_eq!(w.handler_calls().get("a").copied(), Some(2));
+    }
+
     #[test]
     fn every_mistake_of_the_catalogue_breaks_a_scenario() {
         for slip in Slip::ALL {

@@ -100,8 +100,8 @@ impl DlqScenario {
             implementation,
             naming,
             world: match mode {
-                RunMode::Record => World::new(self.script.clone(), naming).detailed(),
-                RunMode::Check => World::new(self.script.clone(), naming),
+                RunMode::Explain => World::new(self.script.clone(), naming).detailed(),
+                RunMode::Check | RunMode::Record => World::new(self.script.clone(), naming),
             },
             alive: false,
             generation: 0,

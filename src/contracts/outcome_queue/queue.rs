@@ -726,6 +726,52 @@ mod tests {
         }
     }
 
+    /// Each mistake changes only what its description says: right next to the line it breaks,
+    /// it still behaves as the reference does. A mistake that broke more than it says would
+    /// still fail a scenario, so the test below cannot tell; this one pins where each goes wrong.
+    #[test]
+    fn each_mistake_goes_wrong_exactly_where_it_says() {
+        let slipping = |max_attempts: u64, slip: Slip| {
+            let mut q = RetryQueue::with_slip(&json!(max_attempts), slip).expect("a budget");
+            q.submit("a", "pa");
+            q
+        };
+        // substring-outcome, property-name-outcome: other invalid outcomes still raise.
+        for slip in [Slip::SubstringOutcome, Slip::PropertyNameOutcome] {
+            let mut q = slipping(2, slip);
+            let raised = run(&mut q, "explode");
+            assert_eq!(raised, Err(RaisedKind::InvalidArgument), "{slip:?}");
+        }
+        // off-by-one-budget: one transient failure more than the reference retries.
+        let mut q = slipping(2, Slip::OffByOneBudget);
+        assert_eq!(run(&mut q, "transient"), Ok(Some("retry")));
+        assert_eq!(run(&mut q, "transient"), Ok(Some("retry")));
+        assert_eq!(run(&mut q, "transient"), Ok(Some("dead")));
+        // budget-before-outcome: with budget left, a permanent failure is still permanent.
+        let mut q = slipping(2, Slip::BudgetBeforeOutcome);
+        assert_eq!(run(&mut q, "permanent"), Ok(Some("dead")));
+        assert_eq!(q.state()["quarantine"][0]["reason"], json!("permanent"));
+        // zero-budget: accepts 0, and a budget of 2 is still 2.
+        assert!(RetryQueue::with_slip(&json!(0), Slip::ZeroBudget).is_ok());
+        let mut q = slipping(2, Slip::ZeroBudget);
+        assert_eq!(run(&mut q, "transient"), Ok(Some("retry")));
+        // float-budget: accepts 2.5; 32-bit-budget: accepts small budgets, not 3_000_000_000.
+        assert!(RetryQueue::with_slip(&json!(2.5), Slip::FloatBudget).is_ok());
+        assert!(RetryQueue::with_slip(&json!(3), Slip::NarrowBudget).is_ok());
+        assert!(RetryQueue::with_slip(&json!(3_000_000_000_u64), Slip::NarrowBudget).is_err());
+        // shallow-state: a list of the view is a copy; only edits inside an entry leak.
+        let mut q = slipping(2, Slip::ShallowState);
+        q.submit("b", "pb");
+        let before = q.state();
+        for ops in [
+            json!([{"op": "delete", "path": ["ready", 0]}]),
+            json!([{"op": "set", "path": ["ready", 0], "value": {"id": "z", "payload": "pz", "attempts": 0}}]),
+        ] {
+            q.mutate_state(&ops).expect("the ops apply");
+            assert_eq!(q.state(), before, "after {ops}");
+        }
+    }
+
     #[test]
     fn every_mistake_of_the_catalogue_breaks_a_scenario() {
         for slip in Slip::ALL {
