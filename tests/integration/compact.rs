@@ -63,7 +63,7 @@ fn explain_tells_every_generated_message_and_repeated_step_with_its_line() {
     let ran = run(&["explain", path_arg(&path)]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     for line in [
-        "start: the queue holds m-1, m-2 and p-7",
+        "start: the queue holds m-1, m-2, p-7;",
         "step 1 (line 10): process_one() returned ok",
         "step 2 (line 10): process_one() returned ok",
         "step 3 (line 11): process_one() returned dead",
