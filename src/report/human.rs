@@ -137,7 +137,7 @@ impl<W: Write> HumanReporter<W> {
         if self.durations > 0 && !self.times.is_empty() {
             let mut times = std::mem::take(&mut self.times);
             // Slowest first; equal times in report order, so the list is stable.
-            times.sort_by(|a, b| b.1.cmp(&a.1));
+            times.sort_by_key(|t| std::cmp::Reverse(t.1));
             times.truncate(self.durations);
             writeln!(self.out)?;
             writeln!(

@@ -78,7 +78,7 @@ pub enum Step {
     /// Arms a crash at a named call of the world.
     Fault(FaultSpec),
     /// Checks the world now.
-    Expect(Expectation),
+    Expect(Box<Expectation>),
     /// The compact form: runs a list of steps a number of times.
     Repeat(RepeatStep),
 }
