@@ -281,7 +281,7 @@ fn durations_lists_the_slowest_specs_and_slow_marks_those_over_the_threshold() {
     assert_eq!(marked, 3, "{}", all_slow.stdout);
     let none = run_in(dir.path(), cache.path(), &["--slow", "1000000"]);
     assert!(!none.stdout.contains("SLOW"), "{}", none.stdout);
-    let bad = run_in(dir.path(), cache.path(), &["--slow", "-1"]);
+    let bad = run_in(dir.path(), cache.path(), &["--slow=-1"]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("expected seconds"), "{}", bad.stderr);
 }
