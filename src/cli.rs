@@ -218,6 +218,42 @@ pub struct RunArgs {
     /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
     #[arg(long, value_name = "FILE")]
     pub known_failures: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub authoring: RunAuthoringArgs,
+}
+
+/// The options of `run` for an author at work: list, rerun failures, timings.
+#[derive(Debug, Args)]
+pub struct RunAuthoringArgs {
+    /// List the selected specs (path, name, rules), one a line, without running them;
+    /// `--format json` gives one JSON object a line.
+    #[arg(long)]
+    pub list: bool,
+
+    /// Run only the selected specs that failed in the last runs (recorded in .dlqspec/, or
+    /// $DLQSPEC_CACHE_DIR); all of them when none did.
+    #[arg(long, visible_alias = "lf", conflicts_with = "failed_first")]
+    pub last_failed: bool,
+
+    /// Run the selected specs that failed in the last runs first, then the others.
+    #[arg(long, visible_alias = "ff")]
+    pub failed_first: bool,
+
+    /// After the run, list the N slowest specs with their times.
+    #[arg(long, value_name = "N")]
+    pub durations: Option<usize>,
+
+    /// Mark a spec that takes SECS or longer as SLOW (default 1).
+    #[arg(long = "slow", value_name = "SECS", default_value = "1", value_parser = parse_seconds)]
+    pub slow: std::time::Duration,
+}
+
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("expected seconds, 0 or more, such as 1 or 0.5; got `{text}`"))
 }
 
 fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
@@ -252,7 +288,7 @@ pub struct ExploreArgs {
     pub cases: Option<u64>,
 
     /// Stop starting scenarios after SECS seconds, even with cases left.
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = parse_positive_seconds)]
     pub time: Option<std::time::Duration>,
 
     /// Write the spec found into DIR (created if missing), ready for specs/.
@@ -283,7 +319,7 @@ pub struct StrengthArgs {
     pub out: Option<PathBuf>,
 }
 
-fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(std::time::Duration::from_secs_f64(secs)),
         _ => Err(format!(

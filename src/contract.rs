@@ -286,16 +286,33 @@ impl Checkpoint {
             .into_iter()
             .map(|(key, expected, actual)| {
                 if expected == actual {
-                    format!("\u{2713} {key}: {}", crate::yaml::flow(expected))
+                    format!("\u{2713} {key}: {}", told_value(expected))
                 } else {
                     format!(
                         "\u{2717} {key}: expected {}, got {}",
-                        crate::yaml::flow(expected),
-                        crate::yaml::flow(actual)
+                        told_value(expected),
+                        told_value(actual)
                     )
                 }
             })
             .collect()
+    }
+}
+
+/// The most items of a list a timeline line shows.
+const MAX_TOLD_ITEMS: usize = 20;
+
+/// A value in a timeline line: in flow style, a long list by its ends and how many between
+/// (a big scenario's DLQ would otherwise make a line of megabytes).
+fn told_value(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.len() > MAX_TOLD_ITEMS => format!(
+            "[{}, ... ({} more), {}]",
+            crate::yaml::flow(&items[0]),
+            items.len() - 2,
+            crate::yaml::flow(&items[items.len() - 1])
+        ),
+        _ => crate::yaml::flow(value),
     }
 }
 

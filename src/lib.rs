@@ -48,6 +48,7 @@ pub mod outcome;
 pub mod parallel;
 pub mod recorder;
 pub mod report;
+pub mod rerun;
 pub mod rule;
 pub mod runner;
 pub mod select;

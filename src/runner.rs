@@ -16,6 +16,7 @@ use crate::known_failures::KnownFailures;
 use crate::loader::{self, LoadedSpec};
 use crate::outcome::{Outcome, OutcomeKind};
 use crate::parallel;
+use crate::rerun::{self, RerunPlan};
 use crate::select::{Filter, Partition};
 use crate::source::display_path;
 use crate::spec_error::{SpecError, SpecErrorKind};
@@ -43,6 +44,8 @@ pub struct RunConfig {
     pub fail_fast: bool,
     /// Failures expected of the implementation; applied to each spec's outcome in order.
     pub known_failures: Option<KnownFailures>,
+    /// Which of the selected specs run first, or at all, from the failures last recorded.
+    pub rerun: RerunPlan,
 }
 
 impl RunConfig {
@@ -88,6 +91,9 @@ pub struct Summary {
     /// Listed known failures that passed: they fail the run.
     pub stale: usize,
     pub duration: Duration,
+    /// What the run has to say about how it chose its specs (e.g. `--last-failed` found
+    /// none recorded), for the command to tell.
+    pub notes: Vec<String>,
 }
 
 impl Summary {
@@ -207,13 +213,17 @@ fn load_all(config: &RunConfig) -> Result<(Vec<Prepared>, Vec<Skipped>), Discove
     Ok((loaded, discovery.skipped))
 }
 
-/// The loaded specs the filters, then the partition, select, in their order.
+/// The loaded specs the filters, then the partition, select, in the order the rerun plan gives.
 fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
     select_counting(config, loaded).0
 }
 
-/// `select`, and how many specs the filters chose before the partition took its share.
-fn select_counting(config: &RunConfig, loaded: Vec<Prepared>) -> (Vec<Prepared>, usize) {
+/// `select`, how many specs the filters chose before the partition took its share, and what
+/// the rerun plan had to say.
+fn select_counting(
+    config: &RunConfig,
+    loaded: Vec<Prepared>,
+) -> (Vec<Prepared>, usize, Option<String>) {
     let mut chosen: Vec<Prepared> = loaded
         .into_iter()
         .filter(|(path, spec)| {
@@ -227,7 +237,9 @@ fn select_counting(config: &RunConfig, loaded: Vec<Prepared>) -> (Vec<Prepared>,
         let mut mask = partition.mask(&paths).into_iter();
         chosen.retain(|_| mask.next().unwrap_or(false));
     }
-    (chosen, filtered)
+    // After the partition, so a share holds the same specs whatever failed last time.
+    let (chosen, note) = rerun::choose(chosen, |(path, _)| path.as_str(), &config.rerun);
+    (chosen, filtered, note)
 }
 
 /// The report of a spec: its name, contract and rules when it loaded, and what happened.
@@ -310,7 +322,7 @@ pub fn run(
     let started = Instant::now();
     let (loaded, skipped) = load_all(config)?;
     let found = loaded.len();
-    let (prepared, filtered) = select_counting(config, loaded);
+    let (prepared, filtered, note) = select_counting(config, loaded);
     // An empty share of `--partition` is fine (a CI matrix may have more shards than specs);
     // paths or filters that select nothing are not.
     if filtered == 0 {
@@ -330,7 +342,10 @@ pub fn run(
         implementation: &info,
         skipped: &skipped,
     });
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        notes: note.into_iter().collect(),
+        ..Summary::default()
+    };
     let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
     // A listed failure is expected: it does not stop a --fail-fast run.
     let listed = |report: &SpecReport| {

@@ -87,7 +87,7 @@ fn limit_message(error: &serde_saphyr::Error) -> Option<String> {
         } => "a spec is one YAML document, and a line `---` here starts another: remove it, or put the second document in a file of its own".to_owned(),
         Error::Budget { breach, .. } => match breach {
             BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => format!(
-                "the spec holds more than {MAX_NODES} YAML values, the most a spec may hold: split it into several specs"
+                "the spec holds more than {MAX_NODES} YAML values, the most a spec may hold: write many similar messages and steps in the compact form (`generate`, `repeat`, `counts`; docs/spec-format.md, \"Big scenarios\"), or split it into several specs"
             ),
             BudgetBreach::Depth { .. } => format!(
                 "lists and mappings nest here more than {MAX_DEPTH} levels deep, the most dlqspec reads: flatten the value"

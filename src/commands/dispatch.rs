@@ -46,6 +46,17 @@ pub fn usage_error(message: &str, palette: &Palette) -> i32 {
     crate::runner::exit::SPEC_OR_USAGE_ERROR
 }
 
+/// Prints a `warning:` line on stderr: something the user should know that stops nothing.
+pub fn warning(message: &str, palette: &Palette) {
+    use std::io::Write;
+    let _ = writeln!(
+        crate::report::sanitize::stderr(),
+        "{} {}",
+        crate::report::style::paint(palette.skip, "warning:"),
+        crate::report::sanitize::text(message)
+    );
+}
+
 /// Prints why a command could not do its work at all, as one `error:` line on stderr.
 pub fn failure(message: &str, palette: &Palette) {
     use std::io::Write;

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod explore;
 pub mod grade;
 pub mod lint;
+pub mod list;
 pub mod man;
 pub mod matrix;
 pub mod new;

@@ -5,7 +5,8 @@ use crate::external::launch::Target;
 use crate::implementation::Implementation;
 use crate::known_failures::KnownFailures;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions, exercism, gradescope};
-use crate::runner::{self, RunConfig};
+use crate::rerun::{self, Rerun, RerunPlan, RunResult};
+use crate::runner::{self, Event, Reporter, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
     let known_failures = match args.known_failures.as_deref().map(KnownFailures::load) {
@@ -29,6 +30,17 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Target::External(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
         Target::Builtin => args.jobs,
     };
+    let authoring = &args.authoring;
+    let cache = rerun::cache_dir();
+    let (failed_before, warning) = rerun::load(&cache);
+    if let Some(warning) = warning {
+        super::dispatch::warning(&warning, &palette);
+    }
+    let mode = match (authoring.last_failed, authoring.failed_first) {
+        (true, _) => Rerun::LastFailed,
+        (false, true) => Rerun::FailedFirst,
+        (false, false) => Rerun::All,
+    };
     let config = RunConfig {
         paths: args.specs.paths,
         filters: args.filter,
@@ -36,7 +48,14 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         jobs,
         fail_fast: args.fail_fast,
         known_failures,
+        rerun: RerunPlan {
+            mode,
+            failed: failed_before.clone(),
+        },
     };
+    if authoring.list {
+        return super::list::list(&config, args.format, &palette);
+    }
     let options = ReportOptions {
         format: args.format,
         output: args.output,
@@ -45,6 +64,8 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         show_output: args.show_output,
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
+        slow: Some(authoring.slow),
+        durations: authoring.durations.unwrap_or(0),
     };
     let timeout = args.target.timeout.per_request;
     let label = target.label().to_owned();
@@ -54,7 +75,13 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Ok(outputs) => outputs,
         Err(error) => return usage_error(error.to_string()),
     };
-    let summary = match runner::run(&config, &factory, outputs.reporter()) {
+    let mut recording = Recording {
+        inner: outputs.reporter(),
+        ran: Vec::new(),
+    };
+    let result = runner::run(&config, &factory, &mut recording);
+    let ran = recording.ran;
+    let summary = match result {
         Ok(summary) => summary,
         Err(error) if options.format.is_autograder() => {
             // An autograder reads its results file whatever happened: it says why nothing ran.
@@ -76,6 +103,16 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             return error.exit_code();
         }
     };
+    let failed_now = rerun::after_run(&failed_before, &ran);
+    if failed_now != failed_before
+        && let Err(error) = rerun::save(&cache, &failed_now)
+    {
+        let message = format!("the failed specs of this run are not recorded: {error}");
+        super::dispatch::warning(&message, &palette);
+    }
+    for note in &summary.notes {
+        eprintln!("note: {}", crate::report::sanitize::text(note));
+    }
     if summary.total() == 0
         && let Some(partition) = config.partition
     {
@@ -88,4 +125,30 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Ok(()) => summary.exit_code(),
         Err(error) => usage_error(error.to_string()),
     }
+}
+
+/// Passes every event on, and keeps what each spec's outcome means for `--last-failed`.
+struct Recording<'a> {
+    inner: &'a mut dyn Reporter,
+    ran: Vec<(String, RunResult)>,
+}
+
+impl Reporter for Recording<'_> {
+    fn event(&mut self, event: &Event) {
+        if let Event::Finished(report) = event {
+            use crate::outcome::OutcomeKind;
+            let result = match report.outcome.kind() {
+                OutcomeKind::Skipped => RunResult::NotRun,
+                _ if report.outcome.is_failure() => RunResult::Failed,
+                _ => RunResult::Passed,
+            };
+            self.ran.push((report.path.clone(), result));
+        }
+        self.inner.event(event);
+    }
+}
+
+/// Whether `format` can list specs (`run --list`): human and JSON lines can.
+pub fn lists(format: ReportFormat) -> bool {
+    matches!(format, ReportFormat::Human | ReportFormat::Json)
 }

@@ -1,6 +1,7 @@
 //! The human reporter: one line per spec, details for failures, a closing count.
 
 use std::io::Write;
+use std::time::Duration;
 
 use super::render;
 use super::sanitize;
@@ -19,6 +20,12 @@ pub struct HumanReporter<W: Write> {
     /// Consecutive skipped specs with one reason, told together when the run moves on.
     skipped: Vec<(String, Option<String>)>,
     skip_reason: String,
+    /// A spec that took longer than this is marked SLOW.
+    pub slow: Option<Duration>,
+    /// How many of the slowest specs to list after the run (0: none).
+    pub durations: usize,
+    /// Every spec that ran, with its time, for `durations`.
+    times: Vec<(String, Duration)>,
 }
 
 impl<W: Write> HumanReporter<W> {
@@ -30,6 +37,9 @@ impl<W: Write> HumanReporter<W> {
             show_output: false,
             skipped: Vec::new(),
             skip_reason: String::new(),
+            slow: None,
+            durations: 0,
+            times: Vec::new(),
         }
     }
 
@@ -59,6 +69,9 @@ impl<W: Write> HumanReporter<W> {
     }
 
     fn finished(&mut self, report: &SpecReport) -> std::io::Result<()> {
+        if self.durations > 0 && !matches!(report.outcome, Outcome::Skipped(_)) {
+            self.times.push((report.path.clone(), report.duration));
+        }
         if let Outcome::Skipped(reason) = &report.outcome {
             if !self.show_passes {
                 return Ok(());
@@ -92,7 +105,14 @@ impl<W: Write> HumanReporter<W> {
             .map(|n| format!("  {}", paint(p.dim, &sanitize::line(n))))
             .unwrap_or_default();
         let path = sanitize::line(&report.path);
-        writeln!(self.out, "{} {path}{name}", paint(style, tag))?;
+        let slow = match self.slow {
+            Some(threshold) if report.duration >= threshold => format!(
+                "  {}",
+                paint(p.skip, &format!("SLOW {}", seconds(report.duration)))
+            ),
+            _ => String::new(),
+        };
+        writeln!(self.out, "{} {path}{name}{slow}", paint(style, tag))?;
         let captured = report
             .output
             .as_ref()
@@ -124,6 +144,30 @@ impl<W: Write> HumanReporter<W> {
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
         self.flush_skips()?;
         let p = self.palette;
+        if self.durations > 0 && !self.times.is_empty() {
+            let mut times = std::mem::take(&mut self.times);
+            // Slowest first; equal times in report order, so the list is stable.
+            times.sort_by_key(|t| std::cmp::Reverse(t.1));
+            times.truncate(self.durations);
+            writeln!(self.out)?;
+            writeln!(
+                self.out,
+                "slowest {}:",
+                if times.len() == 1 {
+                    "spec".to_owned()
+                } else {
+                    format!("{} specs", times.len())
+                }
+            )?;
+            for (path, took) in &times {
+                writeln!(
+                    self.out,
+                    "  {:>9}  {}",
+                    seconds(*took),
+                    sanitize::line(path)
+                )?;
+            }
+        }
         writeln!(self.out)?;
         if summary.failed() > 0 {
             let mut parts = Vec::new();
@@ -164,8 +208,24 @@ impl<W: Write> HumanReporter<W> {
         } else {
             String::new()
         };
-        writeln!(self.out, "{passed}, {failed}{skipped}")?;
+        writeln!(
+            self.out,
+            "{passed}, {failed}{skipped} in {}",
+            seconds(summary.duration)
+        )?;
         self.out.flush()
+    }
+}
+
+/// A duration as people read it: `0.42 ms`, `15 ms`, `1.52 s`.
+pub fn seconds(duration: Duration) -> String {
+    let ms = duration.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
     }
 }
 
@@ -177,5 +237,82 @@ impl<W: Write> Reporter for HumanReporter<W> {
             Event::Finished(report) => self.finished(report),
             Event::Done(summary) => self.done(summary),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{Event, Reporter, SpecReport, Summary};
+
+    fn report(path: &str, outcome: Outcome, millis: u64) -> SpecReport {
+        SpecReport {
+            path: path.to_owned(),
+            name: Some(format!("{path} name")),
+            contract: Some("dlq-consumer"),
+            rules: Vec::new(),
+            outcome,
+            duration: Duration::from_millis(millis),
+            output: None,
+            grading: Default::default(),
+            source: None,
+        }
+    }
+
+    /// What the reporter prints for specs of these times, with a threshold and a list length.
+    fn shown(slow: Option<u64>, durations: usize) -> String {
+        let mut out = Vec::new();
+        {
+            let mut human = HumanReporter::new(&mut out, Palette::plain());
+            human.slow = slow.map(Duration::from_millis);
+            human.durations = durations;
+            for (path, millis) in [("a.yaml", 5), ("b.yaml", 2500), ("c.yaml", 40)] {
+                human.event(&Event::Finished(&report(path, Outcome::Passed, millis)));
+            }
+            let skipped = Outcome::Skipped("not run".into());
+            human.event(&Event::Finished(&report("d.yaml", skipped, 0)));
+            human.event(&Event::Done(&Summary {
+                passed: 3,
+                skipped: 1,
+                duration: Duration::from_millis(2600),
+                ..Summary::default()
+            }));
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_spec_over_the_threshold_is_marked_slow_with_its_time() {
+        let text = shown(Some(30), 0);
+        assert!(text.contains("PASS  a.yaml  a.yaml name\n"), "{text}");
+        assert!(
+            text.contains("PASS  b.yaml  b.yaml name  SLOW 2.50 s\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("PASS  c.yaml  c.yaml name  SLOW 40 ms\n"),
+            "{text}"
+        );
+        assert!(!shown(None, 0).contains("SLOW"));
+    }
+
+    #[test]
+    fn durations_lists_the_slowest_specs_and_the_summary_the_total_time() {
+        let text = shown(None, 2);
+        assert!(
+            text.ends_with(
+                "\nslowest 2 specs:\n    2.50 s  b.yaml\n     40 ms  c.yaml\n\n3 passed, 0 failed, 1 skipped in 2.60 s\n"
+            ),
+            "{text}"
+        );
+        assert!(shown(None, 0).ends_with("\n\n3 passed, 0 failed, 1 skipped in 2.60 s\n"));
+        assert!(shown(None, 9).contains("slowest 3 specs:\n"));
+    }
+
+    #[test]
+    fn times_read_at_every_scale() {
+        assert_eq!(seconds(Duration::from_micros(420)), "0.42 ms");
+        assert_eq!(seconds(Duration::from_millis(15)), "15 ms");
+        assert_eq!(seconds(Duration::from_millis(1520)), "1.52 s");
     }
 }

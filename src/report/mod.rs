@@ -8,6 +8,7 @@ pub mod gradescope;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod listing;
 pub mod matrix;
 pub mod outputs;
 pub mod progress;

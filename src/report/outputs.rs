@@ -52,6 +52,10 @@ pub struct ReportOptions {
     pub github_annotations: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Human reports mark a spec that took longer than this as SLOW.
+    pub slow: Option<std::time::Duration>,
+    /// Human reports list this many of the slowest specs after the run.
+    pub durations: usize,
 }
 
 impl ReportOptions {
@@ -173,6 +177,8 @@ fn format_reporter<W: Write + 'static>(
             let mut human = HumanReporter::new(out, palette);
             human.show_passes = options.show_passes;
             human.show_output = options.show_output;
+            human.slow = options.slow;
+            human.durations = options.durations;
             Box::new(human)
         }
         ReportFormat::Json => Box::new(JsonReporter::new(out)),

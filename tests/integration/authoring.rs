@@ -323,7 +323,12 @@ fn mutations(text: &str) -> Vec<(Range<usize>, String)> {
 fn bless_restores_every_bundled_spec_after_any_one_expectation_is_broken() {
     let dir = tempfile::tempdir().unwrap();
     let mut copies = Vec::new();
-    for path in bundled_specs() {
+    let specs: Vec<PathBuf> = bundled_specs()
+        .into_iter()
+        .filter(|path| !crate::common::is_large(path))
+        .collect();
+    for path in &specs {
+        let path = path.clone();
         let original = std::fs::read_to_string(&path).unwrap();
         // Folder and name: two contracts may both have `empty-queue-returns-none.yaml`.
         let stem = path
@@ -344,7 +349,7 @@ fn bless_restores_every_bundled_spec_after_any_one_expectation_is_broken() {
         }
     }
     assert!(
-        copies.len() >= 3 * bundled_specs().len(),
+        copies.len() >= 3 * specs.len(),
         "too few mutations: {}",
         copies.len()
     );

@@ -56,27 +56,108 @@ pub fn dlqspec() -> Command {
         .current_dir(root())
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CLICOLOR_FORCE")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("DLQSPEC_CACHE_DIR", shared_cache());
     command
+}
+
+/// The cache folder of the runs that do not choose one: one temporary folder per test process,
+/// so no test writes `.dlqspec/` into the repository. A test of `--last-failed` gives its own.
+fn shared_cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE
+        .get_or_init(|| tempfile::tempdir().expect("temp dir"))
+        .path()
 }
 
 pub struct Ran {
     pub code: i32,
+    /// stdout with the run's time taken off the human report's closing count
+    /// (`3 passed, 0 failed in 15 ms` reads `3 passed, 0 failed`), so tests never see a time.
     pub stdout: String,
+    /// stdout as printed, time included.
+    pub timed_stdout: String,
     pub stderr: String,
 }
 
 pub fn ran(output: Output) -> Ran {
+    let timed_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     Ran {
         code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stdout: untimed(&timed_stdout),
+        timed_stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// `text` with ` in TIME` taken off each closing count line of a human report.
+pub fn untimed(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let (body, end) = match (line.strip_suffix("\r\n"), line.strip_suffix('\n')) {
+                (Some(body), _) => (body, "\r\n"),
+                (None, Some(body)) => (body, "\n"),
+                (None, None) => (line, ""),
+            };
+            let counts = body.split(" in ").next().unwrap_or(body);
+            let time = body
+                .strip_prefix(counts)
+                .and_then(|t| t.strip_prefix(" in "));
+            let is_time = |t: &str| {
+                let number = t.strip_suffix(" ms").or_else(|| t.strip_suffix(" s"));
+                number.is_some_and(|n| {
+                    !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.')
+                })
+            };
+            let is_counts = counts.contains(" passed, ")
+                && counts.split(", ").all(|part| {
+                    part.split_once(' ').is_some_and(|(n, word)| {
+                        n.chars().all(|c| c.is_ascii_digit())
+                            && matches!(word, "passed" | "failed" | "skipped")
+                    })
+                });
+            match time {
+                Some(time) if is_counts && is_time(time) => format!("{counts}{end}"),
+                _ => line.to_owned(),
+            }
+        })
+        .collect()
 }
 
 /// Runs `dlqspec` with `args` and captures everything.
 pub fn run(args: &[&str]) -> Ran {
     ran(dlqspec().args(args).output().expect("dlqspec runs"))
+}
+
+/// The bundled specs too big to run once per mutant, per classic mistake or per external
+/// solution: each runs on the built-in implementation in the suite's own runs, and has tests of
+/// its own (`compact.rs`). Their run time is a matter for the benchmarks, not for these loops.
+pub const LARGE_SPECS: &[&str] = &["specs/dlq-consumer/large-scale.yaml"];
+
+/// Whether `path` (relative to the root, or absolute) is one of `LARGE_SPECS`.
+pub fn is_large(path: &Path) -> bool {
+    LARGE_SPECS.iter().any(|large| path.ends_with(large))
+}
+
+/// The bundled spec files but the large ones, as paths from the root (`specs/...`), sorted:
+/// what runs against external solutions in place of `specs`.
+pub fn suite() -> Vec<String> {
+    suite_of("specs")
+}
+
+/// `suite`, for the specs under `folder` (from the root) only.
+pub fn suite_of(folder: &str) -> Vec<String> {
+    dlqspec::discover::spec_files(&[root().join(folder)])
+        .expect("the bundled suite")
+        .into_iter()
+        .filter(|path| !is_large(path))
+        .map(|path| {
+            path.strip_prefix(root())
+                .expect("under the root")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
 }
 
 /// Writes `text` to `name` in a fresh temporary folder and returns both.

@@ -71,7 +71,8 @@ fn run_each(paths: &[PathBuf]) -> Vec<Ran> {
                     };
                     let output = dlqspec()
                         .env_remove("DLQSPEC_SHIMS")
-                        .args(["run", "specs", "--quiet", "--impl", &implementation(path)])
+                        .args(["run", "--quiet", "--impl", &implementation(path)])
+                        .args(crate::common::suite())
                         .output()
                         .expect("dlqspec runs");
                     results.lock().expect("results")[index] = Some(ran(output));

@@ -24,6 +24,10 @@ fn run(args: &[&str]) -> Ran {
     ran(external().args(args).output().expect("dlqspec runs"))
 }
 
+fn run_owned(args: &[String]) -> Ran {
+    ran(external().args(args).output().expect("dlqspec runs"))
+}
+
 /// The bundled spec files, sorted, as `dlqspec run` shows them.
 fn bundled_specs(folder: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -33,7 +37,9 @@ fn bundled_specs(folder: &str) -> Vec<String> {
             let path = entry.expect("entry").path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+                && !crate::common::is_large(&path)
+            {
                 let relative = path.strip_prefix(root()).expect("under root");
                 found.push(relative.to_string_lossy().replace('\\', "/"));
             }
@@ -78,7 +84,10 @@ fn reference_solutions_pass_every_bundled_spec() {
     }
     let expected = format!("{total} passed, 0 failed");
     for solution in solutions {
-        let ran = run(&["run", "specs", "--impl", solution, "--quiet"]);
+        let suite = crate::common::suite();
+        let mut args = vec!["run", "--impl", solution, "--quiet"];
+        args.extend(suite.iter().map(String::as_str));
+        let ran = run(&args);
         assert_eq!(
             (ran.code, closing_line(&ran.stdout)),
             (0, expected.as_str()),
@@ -95,7 +104,8 @@ fn several_jobs_run_several_processes_and_keep_the_order() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("traffic.log");
     let output = external()
-        .args(["run", "specs/dlq-consumer", "--jobs", "2"])
+        .args(["run", "--jobs", "2"])
+        .args(&specs)
         .args(["--impl", "python:examples/python/solution.py"])
         .env("DLQSPEC_PROTOCOL_LOG", &log)
         .output()
@@ -561,16 +571,21 @@ fn the_matrix_shows_rules_by_implementation_and_links_failures() {
     let markdown = dir.path().join("matrix.md");
     let html_arg = html.to_string_lossy().into_owned();
     let buggy = "python:tests/solutions/dlq_no_poison.py";
-    let ran = run(&[
+    let dlq_specs = crate::common::suite_of("specs/dlq-consumer");
+    let with_specs = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        all.splice(1..1, dlq_specs.iter().cloned());
+        all
+    };
+    let ran = run_owned(&with_specs(&[
         "matrix",
-        "specs/dlq-consumer",
         "--impl",
         "python:examples/python/solution.py",
         "--impl",
         buggy,
         "--output",
         &html_arg,
-    ]);
+    ]));
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let header = ran.stdout.lines().next().unwrap_or_default();
     let columns: Vec<&str> = header.split_whitespace().collect();
@@ -624,14 +639,13 @@ fn the_matrix_shows_rules_by_implementation_and_links_failures() {
     );
 
     let markdown_arg = markdown.to_string_lossy().into_owned();
-    let ran = run(&[
+    let ran = run_owned(&with_specs(&[
         "matrix",
-        "specs/dlq-consumer",
         "--impl",
         buggy,
         "-o",
         &markdown_arg,
-    ]);
+    ]));
     assert_eq!(ran.code, 1);
     let page = std::fs::read_to_string(&markdown).expect("the markdown is written");
     assert!(page.starts_with("# dlqspec conformance matrix\n"), "{page}");
@@ -654,7 +668,13 @@ fn the_matrix_shows_rules_by_implementation_and_links_failures() {
 #[test]
 fn known_failures_are_expected_and_a_listed_pass_is_stale() {
     let buggy = "python:tests/solutions/dlq_no_poison.py";
-    let ran = run(&["run", "specs/dlq-consumer", "--impl", buggy, "--quiet"]);
+    let dlq_specs = crate::common::suite_of("specs/dlq-consumer");
+    let with_specs = |args: &[&str]| -> Vec<String> {
+        let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        all.splice(1..1, dlq_specs.iter().cloned());
+        all
+    };
+    let ran = run_owned(&with_specs(&["run", "--impl", buggy, "--quiet"]));
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let failing: Vec<&str> = ran
         .stdout
@@ -673,14 +693,13 @@ fn known_failures_are_expected_and_a_listed_pass_is_stale() {
     std::fs::write(&list, text).expect("write the list");
     let list_arg = list.to_string_lossy().into_owned();
 
-    let ran = run(&[
+    let ran = run_owned(&with_specs(&[
         "run",
-        "specs/dlq-consumer",
         "--impl",
         buggy,
         "--known-failures",
         &list_arg,
-    ]);
+    ]));
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(
         ran.stdout.matches("\nXFAIL ").count() + usize::from(ran.stdout.starts_with("XFAIL ")),
@@ -762,14 +781,17 @@ fn real_traffic_validates_against_the_json_schemas() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("traffic.log");
     // Each run with the exit code it must give: traffic of a run that went wrong proves little.
+    let suite = crate::common::suite();
+    let with_suite = |head: &[&'static str]| -> Vec<String> {
+        let mut all: Vec<String> = head.iter().map(|a| (*a).to_owned()).collect();
+        if head[0] == "run" {
+            all.splice(1..1, suite.iter().cloned());
+        }
+        all
+    };
     let mut runs: Vec<(Vec<&str>, i32)> = vec![
         (
-            vec![
-                "run",
-                "specs",
-                "--impl",
-                "python:examples/python/solution.py",
-            ],
+            vec!["run", "--impl", "python:examples/python/solution.py"],
             0,
         ),
         (
@@ -781,12 +803,7 @@ fn real_traffic_validates_against_the_json_schemas() {
             1,
         ),
         (
-            vec![
-                "run",
-                "specs",
-                "--impl",
-                "python:tests/solutions/dlq_no_dedupe.py",
-            ],
+            vec!["run", "--impl", "python:tests/solutions/dlq_no_dedupe.py"],
             1,
         ),
         // A student who prints and raises: `output` messages and a `traceback`.
@@ -802,12 +819,7 @@ fn real_traffic_validates_against_the_json_schemas() {
     ];
     if node_tests() {
         runs.push((
-            vec![
-                "run",
-                "specs",
-                "--impl",
-                "node:examples/javascript/solution.mjs",
-            ],
+            vec!["run", "--impl", "node:examples/javascript/solution.mjs"],
             0,
         ));
         runs.push((
@@ -817,7 +829,7 @@ fn real_traffic_validates_against_the_json_schemas() {
     }
     for (args, code) in &runs {
         let output = external()
-            .args(args)
+            .args(with_suite(args))
             .env("DLQSPEC_PROTOCOL_LOG", &log)
             .output()
             .expect("dlqspec runs");

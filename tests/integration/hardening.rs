@@ -877,10 +877,10 @@ fn processes_a_solution_starts_in_sessions_of_their_own_end_with_its_run() {
     let ran = ran(command()
         .args([
             "run",
-            "specs/dlq-consumer",
             "--impl",
             "python:tests/impls/spawns_grandchildren.py",
         ])
+        .args(crate::common::suite_of("specs/dlq-consumer"))
         .env("DLQSPEC_TEST_PIDS", &pidfile)
         .output()
         .expect("dlqspec runs"));

@@ -2,6 +2,7 @@
 
 mod authoring;
 mod common;
+mod compact;
 mod corpus;
 mod explore;
 mod external;
@@ -19,3 +20,4 @@ mod shims;
 mod strength;
 mod suite;
 mod teeth;
+mod workflow;

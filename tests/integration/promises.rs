@@ -298,9 +298,11 @@ pub mod terminal {
         let seen = |reader: Option<JoinHandle<String>>, piped: String| {
             reader.map_or(piped, |r| r.join().expect("screen reader"))
         };
+        let timed_stdout = seen(stdout_reader, piped.timed_stdout);
         Ran {
             code: piped.code,
-            stdout: seen(stdout_reader, piped.stdout),
+            stdout: crate::common::untimed(&timed_stdout),
+            timed_stdout,
             stderr: seen(stderr_reader, piped.stderr),
         }
     }
@@ -956,8 +958,9 @@ fn an_external_implementation_runs_one_job_by_default() {
     let dir = temp_dir();
     let log = dir.path().join("traffic.log");
     let ran = ran(external()
-        .args(["run", "specs/dlq-consumer", "--impl"])
+        .args(["run", "--impl"])
         .arg("python:examples/python/solution.py")
+        .args(crate::common::suite_of("specs/dlq-consumer"))
         .env("DLQSPEC_PROTOCOL_LOG", &log)
         .output()
         .expect("dlqspec runs"));

@@ -891,6 +891,8 @@ pub fn case_of(scenario: &DlqScenario) -> DlqCase {
             Step::Recover => CaseStep::Recover,
             Step::Restart => CaseStep::Restart,
             Step::Advance(by) => CaseStep::Advance(*by),
+            // Loading expands `repeat` into the steps it repeats: none is left to map.
+            Step::Repeat(_) => continue,
             Step::Send(message) => {
                 if !ids.contains(&message.id) {
                     ids.push(message.id.clone());

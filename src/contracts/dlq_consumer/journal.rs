@@ -212,8 +212,24 @@ pub fn list(ids: &[String]) -> String {
     if ids.is_empty() {
         "nothing".to_owned()
     } else {
-        ids.join(", ")
+        shown(ids, String::clone).join(", ")
     }
+}
+
+/// The most items a journal line lists; a longer list is told by its ends and a count.
+pub const MAX_LISTED: usize = 20;
+
+/// `items` as `name` writes them, or, past `MAX_LISTED`, the first and last few around
+/// `... (N more)`: what a person reads, in time and space linear in a big scenario.
+pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
+    let ends = MAX_LISTED / 2;
+    if items.len() <= MAX_LISTED {
+        return items.iter().map(name).collect();
+    }
+    let mut view: Vec<String> = items[..ends].iter().map(&name).collect();
+    view.push(format!("... ({} more)", items.len() - 2 * ends));
+    view.extend(items[items.len() - ends..].iter().map(&name));
+    view
 }
 
 pub fn ordinal(n: u64) -> String {
@@ -231,6 +247,16 @@ pub fn ordinal(n: u64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_long_list_is_told_by_its_ends_and_a_count() {
+        let ids: Vec<String> = (1..=25).map(|n| format!("m{n}")).collect();
+        assert_eq!(
+            list(&ids),
+            "m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, ... (5 more), m16, m17, m18, m19, m20, m21, m22, m23, m24, m25"
+        );
+        assert_eq!(list(&ids[..20]), ids[..20].join(", "));
+    }
 
     #[test]
     fn a_receive_names_its_count_and_first_time() {

@@ -1,5 +1,6 @@
 //! The dlq-consumer contract: world, reference consumer, spec vocabulary and rules.
 
+pub mod compact;
 pub mod consumer;
 pub mod contract;
 pub mod crashes;

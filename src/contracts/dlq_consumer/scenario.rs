@@ -326,6 +326,8 @@ impl Run<'_> {
                 self.recorder.tell(format!("{heading}: expect"));
                 self.expect(label, position, &["expect"], expect)?;
             }
+            // Written out on loading (`compact::flatten`): the steps run hold no `repeat`.
+            Step::Repeat(_) => {}
         }
         Ok(None)
     }
@@ -800,14 +802,73 @@ impl Run<'_> {
             let naming = self.naming;
             let written: Vec<Value> = entries.iter().map(|e| e.to_value()).collect();
             let put = self.world.dlq();
+            // Patterned entries stand for many: bless rewrites none of them, so what is
+            // written and what it would become are the same.
+            let as_written = if expect.patterned {
+                let same = Value::Array(written.clone());
+                (same.clone(), same)
+            } else {
+                (
+                    Value::Array(written.clone()),
+                    put.iter().map(|e| canonical_entry(e, naming)).collect(),
+                )
+            };
             parts.push((
                 "dlq",
                 written.iter().map(|e| entry_in(e, naming)).collect(),
                 put.iter().map(|e| normalize_entry(e, naming)).collect(),
-                Some((
-                    Value::Array(written),
-                    put.iter().map(|e| canonical_entry(e, naming)).collect(),
-                )),
+                Some(as_written),
+            ));
+        }
+        if let Some(counts) = &expect.counts {
+            let world_calls: u64 = self.world.handler_calls().values().sum();
+            let mut expected = Map::new();
+            let mut actual = Map::new();
+            for (key, written, observed) in [
+                ("dlq", counts.dlq, self.world.dlq().len() as u64),
+                ("pending", counts.pending, self.world.pending().len() as u64),
+                (
+                    "in_flight",
+                    counts.in_flight,
+                    self.world.in_flight().len() as u64,
+                ),
+                ("handler_calls", counts.handler_calls, world_calls),
+            ] {
+                if let Some(written) = written {
+                    expected.insert(key.to_owned(), json!(written));
+                    actual.insert(key.to_owned(), json!(observed));
+                }
+            }
+            parts.push((
+                "counts",
+                Value::Object(expected),
+                Value::Object(actual),
+                None,
+            ));
+        }
+        if let Some(reasons) = &expect.dlq_reasons {
+            let expected: Map<String, Value> = reasons
+                .written()
+                .into_iter()
+                .map(|(reason, n)| (reason.to_owned(), json!(n)))
+                .collect();
+            let mut actual = Map::new();
+            for reason in ["permanent", "exhausted", "poison"] {
+                let n = self
+                    .world
+                    .dlq()
+                    .iter()
+                    .filter(|e| e.get("reason").and_then(Value::as_str) == Some(reason))
+                    .count();
+                if n > 0 {
+                    actual.insert(reason.to_owned(), json!(n));
+                }
+            }
+            parts.push((
+                "dlq_reasons",
+                Value::Object(expected),
+                Value::Object(actual),
+                None,
             ));
         }
         if let Some(pending) = &expect.pending {

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::compact::{self, Counts, DlqReasons, GenerateGroup, RepeatStep};
 use super::scenario::DlqScenario;
 use super::world::{CrashTiming, MAX_CLOCK, ScriptedOutcome};
 use crate::contract::{Grading, SpecHeader, Visibility};
@@ -45,6 +46,10 @@ pub struct SpecFile {
     /// The messages in the queue at the start, in order.
     #[serde(default)]
     pub messages: Vec<Spanned<MessageSpec>>,
+    /// The compact form: groups of many similar messages, sent after `messages`, each from an
+    /// id and a body pattern (`{n}` is the message's number) and a count, with one outcome list.
+    #[serde(default)]
+    pub generate: Vec<Spanned<GenerateGroup>>,
     /// Per message id, the handler's outcome on each call, in order.
     #[serde(default)]
     pub handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedOutcome>>>>,
@@ -81,7 +86,9 @@ pub enum Step {
     /// Arms a crash at a named call of the world.
     Fault(FaultSpec),
     /// Checks the world now.
-    Expect(Expectation),
+    Expect(Box<Expectation>),
+    /// The compact form: runs a list of steps a number of times.
+    Repeat(RepeatStep),
 }
 
 impl Step {
@@ -95,6 +102,7 @@ impl Step {
             Step::Replay(_) => "replay",
             Step::Fault(_) => "fault",
             Step::Expect(_) => "expect",
+            Step::Repeat(_) => "repeat",
         }
     }
 }
@@ -228,6 +236,16 @@ pub struct Expectation {
     /// What the clock reads.
     #[serde(default)]
     pub clock: Option<u64>,
+    /// The compact form: how many DLQ entries, ready and in-flight messages and handler calls.
+    #[serde(default)]
+    pub counts: Option<Counts>,
+    /// The compact form: how many DLQ entries have each reason (a reason left out, none).
+    #[serde(default)]
+    pub dlq_reasons: Option<DlqReasons>,
+    /// Whether `dlq` was written with patterned entries (`count`), which `bless` leaves alone.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub patterned: bool,
 }
 
 /// A DLQ entry: every field must be written, so an expectation never checks half an entry.
@@ -243,6 +261,12 @@ pub struct EntrySpec {
     pub attempts: u64,
     pub first_attempt_at: u64,
     pub failed_at: u64,
+    /// The compact form: this entry stands for `count` entries, `{n}` in its id, body and
+    /// error running from `from` (default 1).
+    #[serde(default)]
+    pub count: Option<Spanned<u64>>,
+    #[serde(default)]
+    pub from: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -379,8 +403,18 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             ));
         }
     }
-    for step in &spec.steps {
-        if let Step::Send(message) = &step.value.0 {
+    let generated = compact::generate(file, &spec.generate)?;
+    for message in &generated {
+        if !known_ids.insert(message.id.clone()) {
+            return Err(invalid(
+                message.at,
+                format!("duplicate message id `{}`", message.id),
+            ));
+        }
+    }
+    let flat = compact::flatten(file, spec.steps)?;
+    for (_, step) in &flat {
+        if let Step::Send(message) = step {
             known_ids.insert(message.id.clone());
         }
     }
@@ -412,12 +446,33 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         script_positions.insert(id.value.clone(), yaml::at(id));
         outcome_positions.insert(id.value.clone(), outcomes.iter().map(yaml::at).collect());
     }
+    for message in &generated {
+        let Some((at, outcomes)) = &message.outcomes else {
+            continue;
+        };
+        if script.contains_key(&message.id) {
+            return Err(invalid(
+                *at,
+                format!(
+                    "message `{}` has outcomes both here and under `handler`: keep one",
+                    message.id
+                ),
+            ));
+        }
+        script.insert(
+            message.id.clone(),
+            outcomes.iter().map(|(_, o)| o.clone()).collect(),
+        );
+        script_positions.insert(message.id.clone(), *at);
+        outcome_positions.insert(
+            message.id.clone(),
+            outcomes.iter().map(|(p, _)| *p).collect(),
+        );
+    }
 
-    let mut steps = Vec::with_capacity(spec.steps.len());
+    let mut steps = Vec::with_capacity(flat.len());
     let mut clock: u64 = 0;
-    for step in spec.steps {
-        let position = yaml::at(&step);
-        let step = step.value.0;
+    for (position, step) in flat {
         match &step {
             Step::Advance(by) => match clock.checked_add(*by).filter(|at| *at <= MAX_CLOCK) {
                 Some(at) => clock = at,
@@ -447,21 +502,36 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         }
         steps.push((position, step));
     }
-    if let Some(expect) = &spec.expect {
-        check_trace(file, &expect.value, &known_ids)?;
+    let mut expect = spec.expect.map(|e| (yaml::at(&e), e.value));
+    if let Some((_, expect)) = &mut expect {
+        compact::expand_entries(file, expect)?;
+        check_trace(file, expect, &known_ids)?;
     }
 
     Ok(DlqScenario {
         file: file.clone(),
         header,
         max_attempts,
-        message_positions: spec.messages.iter().map(yaml::at).collect(),
-        messages: spec.messages.into_iter().map(|m| m.value).collect(),
+        message_positions: spec
+            .messages
+            .iter()
+            .map(yaml::at)
+            .chain(generated.iter().map(|m| m.at))
+            .collect(),
+        messages: spec
+            .messages
+            .into_iter()
+            .map(|m| m.value)
+            .chain(generated.into_iter().map(|m| MessageSpec {
+                id: m.id,
+                body: m.body,
+            }))
+            .collect(),
         script,
         script_positions,
         outcome_positions,
         steps,
-        expect: spec.expect.map(|e| (yaml::at(&e), e.value)),
+        expect,
     })
 }
 
@@ -557,6 +627,38 @@ mod tests {
         assert!(load_text(&huge).is_err());
         let fits = format!("{HEAD}steps:\n  - advance: 9007199254740990\n  - advance: 1\n");
         assert!(load_text(&fits).is_ok());
+    }
+
+    #[test]
+    fn the_compact_form_expands_into_the_plain_one_with_the_lines_that_wrote_it() {
+        let text = format!(
+            "{HEAD}messages: [{{id: a, body: x}}]\ngenerate:\n  - {{count: 3, from: 5, id: \"m-{{n}}\", body: \"b{{n}}\", handler: [transient: t, ok]}}\nsteps:\n  - repeat: {{times: 2, steps: [advance: 1, repeat: {{times: 2, steps: [process: any]}}]}}\nexpect:\n  dlq:\n    - {{count: 2, id: \"m-{{n}}\", body: \"b{{n}}\", reason: exhausted, error: \"E: {{n}}\", attempts: 1, first_attempt_at: 0, failed_at: 0}}\n"
+        );
+        let scenario = load_text(&text).unwrap();
+        let ids: Vec<&str> = scenario.messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["a", "m-5", "m-6", "m-7"]);
+        assert_eq!(scenario.messages[3].body, "b7");
+        assert_eq!(scenario.message_positions[1], Position::new(5, 5));
+        assert_eq!(scenario.script["m-6"].len(), 2);
+        assert_eq!(scenario.script_positions["m-6"], Position::new(5, 61));
+        let names: Vec<&str> = scenario.steps.iter().map(|(_, s)| s.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "advance", "process", "process", "advance", "process", "process"
+            ]
+        );
+        assert_eq!(scenario.steps[0].0, scenario.steps[3].0);
+        let (_, expect) = scenario.expect.as_ref().unwrap();
+        assert!(expect.patterned);
+        let entries = expect.dlq.as_ref().unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(
+            entries[1].to_value()["error"],
+            serde_json::json!("E: 2"),
+            "{:?}",
+            entries[1]
+        );
     }
 
     #[test]

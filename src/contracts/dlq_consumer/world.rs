@@ -300,13 +300,17 @@ impl World {
         self.journal.push(happening);
     }
 
-    /// The DLQ's ids for the journal, when it is detailed; a plain run keeps none.
+    /// The DLQ's ids for the journal, when it is detailed; a plain run keeps none. A long DLQ
+    /// is kept by its ends (see `journal::shown`), so a big scenario's journal stays linear.
     fn dlq_view(&self) -> Vec<String> {
-        if self.detailed {
-            self.dlq_ids()
-        } else {
-            Vec::new()
+        if !self.detailed {
+            return Vec::new();
         }
+        let id = |entry: &Value| match entry.get("id") {
+            Some(Value::String(id)) => id.clone(),
+            other => other.map(Value::to_string).unwrap_or_default(),
+        };
+        super::journal::shown(&self.dlq, id)
     }
 
     /// Takes the record of an unscripted handler call, if one happened since the last take.

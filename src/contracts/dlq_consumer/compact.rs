@@ -1,0 +1,304 @@
+//! The compact form of a dlq-consumer spec, for big scenarios in a few lines: `generate`
+//! (messages from id and body patterns and a count), `repeat` (a step list N times), and
+//! compact expectations (`counts`, `dlq_reasons`, DLQ entries with a `count`). Everything is
+//! expanded on loading into the plain form, so the runner, `explain` and `bless` see the
+//! messages, steps and entries one by one, each pointing at the line that wrote it.
+//!
+//! A pattern is text in which `{n}` stands for the message's number: `from`, `from + 1`, ...
+//! Expansion is bounded, whatever the counts say, so a hostile spec cannot make dlqspec
+//! allocate without end.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::spec::{Expectation, Step};
+use super::world::ScriptedOutcome;
+use crate::source::{Position, SourceFile};
+use crate::spec_error::SpecError;
+use crate::yaml::{self, SingleKey, Spanned};
+
+/// The most messages all `generate` groups of a spec may add together.
+pub const MAX_GENERATED: u64 = 1_000_000;
+
+/// The most steps a spec may have once every `repeat` is expanded.
+pub const MAX_STEPS: u64 = 2_000_000;
+
+/// The most DLQ entries all patterned entries of one expectation may stand for.
+pub const MAX_PATTERN_ENTRIES: u64 = 1_000_000;
+
+/// The placeholder for a message's number in a pattern.
+pub const NUMBER: &str = "{n}";
+
+/// `count` messages whose ids and bodies are patterns of `{n}`, each with the same outcomes.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateGroup {
+    /// How many messages: `{n}` runs from `from` to `from + count - 1`.
+    #[schemars(range(min = 1))]
+    pub count: Spanned<u64>,
+    /// The first number (default 1).
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// The ids' pattern, e.g. `order-{n}`; it must hold `{n}` when `count` is more than 1.
+    pub id: Spanned<String>,
+    /// The bodies' pattern, e.g. `sku-{n}`; messages in flight together need different bodies.
+    pub body: String,
+    /// The handler's outcome on each call, the same list for every message of the group.
+    #[serde(default)]
+    pub handler: Option<Spanned<Vec<Spanned<SingleKey<ScriptedOutcome>>>>>,
+}
+
+/// A list of steps run `times` times, as if written out that often.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatStep {
+    /// How many times (0 runs none).
+    pub times: Spanned<u64>,
+    /// The steps, in order; a `repeat` may hold another.
+    pub steps: Vec<Spanned<SingleKey<Step>>>,
+}
+
+/// Counts of what the world holds, for expectations too big to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// How many entries the DLQ holds.
+    #[serde(default)]
+    pub dlq: Option<u64>,
+    /// How many messages are ready.
+    #[serde(default)]
+    pub pending: Option<u64>,
+    /// How many messages are in flight.
+    #[serde(default)]
+    pub in_flight: Option<u64>,
+    /// How many handler calls the run made, for all messages together.
+    #[serde(default)]
+    pub handler_calls: Option<u64>,
+}
+
+/// How many DLQ entries have each reason; a reason left out must have none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DlqReasons {
+    #[serde(default)]
+    pub permanent: Option<u64>,
+    #[serde(default)]
+    pub exhausted: Option<u64>,
+    #[serde(default)]
+    pub poison: Option<u64>,
+}
+
+impl DlqReasons {
+    /// `(reason, count)` for each reason written with a count above 0, in the contract's order.
+    pub fn written(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("permanent", self.permanent),
+            ("exhausted", self.exhausted),
+            ("poison", self.poison),
+        ]
+        .into_iter()
+        .filter_map(|(reason, count)| count.filter(|n| *n > 0).map(|n| (reason, n)))
+        .collect()
+    }
+}
+
+/// `pattern` with every `{n}` replaced by `n`.
+pub fn fill(pattern: &str, n: u64) -> String {
+    if pattern.contains(NUMBER) {
+        pattern.replace(NUMBER, &n.to_string())
+    } else {
+        pattern.to_owned()
+    }
+}
+
+/// One generated message, as the plain form would write it.
+pub struct Generated {
+    pub id: String,
+    pub body: String,
+    /// The group's outcomes and where each is written.
+    pub outcomes: Option<(Position, Vec<(Position, ScriptedOutcome)>)>,
+    /// Where the group is written.
+    pub at: Position,
+}
+
+/// The messages of every group, in order, or a spec error at the group that asks too much.
+pub fn generate(
+    file: &SourceFile,
+    groups: &[Spanned<GenerateGroup>],
+) -> Result<Vec<Generated>, SpecError> {
+    let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+    let mut total: u64 = 0;
+    let mut messages = Vec::new();
+    for group in groups {
+        let at = yaml::at(group);
+        let g = &group.value;
+        let count = g.count.value;
+        if count == 0 {
+            return Err(invalid(
+                yaml::at(&g.count),
+                "`count` must be at least 1".into(),
+            ));
+        }
+        total = total.saturating_add(count);
+        if total > MAX_GENERATED {
+            return Err(invalid(
+                yaml::at(&g.count),
+                format!(
+                    "the `generate` groups add up to more than {MAX_GENERATED} messages, the most a spec may generate"
+                ),
+            ));
+        }
+        if count > 1 && !g.id.value.contains(NUMBER) {
+            return Err(invalid(
+                yaml::at(&g.id),
+                format!(
+                    "`{}` would give all {count} messages the same id: put `{NUMBER}` where the number goes, e.g. `{}-{NUMBER}`",
+                    g.id.value, g.id.value
+                ),
+            ));
+        }
+        let from = g.from.unwrap_or(1);
+        let Some(last) = from.checked_add(count - 1) else {
+            return Err(invalid(
+                at,
+                "`from + count - 1` is past the largest number".into(),
+            ));
+        };
+        let outcomes = g.handler.as_ref().map(|list| {
+            (
+                yaml::at(list),
+                list.value
+                    .iter()
+                    .map(|o| (yaml::at(o), o.value.0.clone()))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        for n in from..=last {
+            messages.push(Generated {
+                id: fill(&g.id.value, n),
+                body: fill(&g.body, n),
+                outcomes: outcomes.clone(),
+                at,
+            });
+        }
+    }
+    Ok(messages)
+}
+
+/// The steps with every `repeat` written out and every patterned DLQ entry of an `expect`
+/// expanded, each with the position of the line that wrote it.
+pub fn flatten(
+    file: &SourceFile,
+    steps: Vec<Spanned<SingleKey<Step>>>,
+) -> Result<Vec<(Position, Step)>, SpecError> {
+    let mut out = Vec::with_capacity(steps.len());
+    flatten_into(file, steps, &mut out)?;
+    Ok(out)
+}
+
+fn flatten_into(
+    file: &SourceFile,
+    steps: Vec<Spanned<SingleKey<Step>>>,
+    out: &mut Vec<(Position, Step)>,
+) -> Result<(), SpecError> {
+    for step in steps {
+        let position = yaml::at(&step);
+        match step.value.0 {
+            Step::Repeat(repeat) => {
+                let body = flatten(file, repeat.steps)?;
+                let times = repeat.times.value;
+                let adds = times.saturating_mul(body.len() as u64);
+                if (out.len() as u64).saturating_add(adds) > MAX_STEPS {
+                    return Err(SpecError::invalid(
+                        file,
+                        yaml::at(&repeat.times),
+                        format!(
+                            "repeated, the steps add up to more than {MAX_STEPS}, the most a spec may run"
+                        ),
+                    ));
+                }
+                for _ in 0..times {
+                    out.extend(body.iter().cloned());
+                }
+            }
+            Step::Expect(mut expect) => {
+                expand_entries(file, &mut expect)?;
+                out.push((position, Step::Expect(expect)));
+            }
+            plain => out.push((position, plain)),
+        }
+    }
+    Ok(())
+}
+
+/// Replaces each DLQ entry written with a `count` by the entries it stands for, and marks the
+/// expectation as holding patterns (which `bless` does not rewrite).
+pub fn expand_entries(file: &SourceFile, expect: &mut Expectation) -> Result<(), SpecError> {
+    let Some(entries) = &expect.dlq else {
+        return Ok(());
+    };
+    if entries.iter().all(|e| e.count.is_none()) {
+        return Ok(());
+    }
+    let mut total: u64 = 0;
+    let mut expanded = Vec::new();
+    for entry in entries {
+        let Some(count) = &entry.count else {
+            expanded.push(entry.clone());
+            continue;
+        };
+        let at = yaml::at(count);
+        total = total.saturating_add(count.value);
+        if total > MAX_PATTERN_ENTRIES {
+            return Err(SpecError::invalid(
+                file,
+                at,
+                format!(
+                    "the patterned entries stand for more than {MAX_PATTERN_ENTRIES} DLQ entries, the most an expectation may list"
+                ),
+            ));
+        }
+        if count.value > 1 && !entry.id.contains(NUMBER) {
+            return Err(SpecError::invalid(
+                file,
+                at,
+                format!(
+                    "an entry with `count: {}` needs `{NUMBER}` in its id, or every entry would have the id `{}`",
+                    count.value, entry.id
+                ),
+            ));
+        }
+        let from = entry.from.unwrap_or(1);
+        let Some(last) = count
+            .value
+            .checked_sub(1)
+            .and_then(|more| from.checked_add(more))
+        else {
+            // `count: 0` stands for no entry.
+            continue;
+        };
+        for n in from..=last {
+            let mut one = entry.clone();
+            one.id = fill(&entry.id, n);
+            one.body = fill(&entry.body, n);
+            one.error.value = entry.error.value.as_deref().map(|e| fill(e, n));
+            one.count = None;
+            one.from = None;
+            expanded.push(one);
+        }
+    }
+    expect.dlq = Some(expanded);
+    expect.patterned = true;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_fills_every_placeholder() {
+        assert_eq!(fill("m-{n}/{n}", 7), "m-7/7");
+        assert_eq!(fill("plain", 7), "plain");
+    }
+}

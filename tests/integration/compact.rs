@@ -1,0 +1,204 @@
+//! The compact form for big scenarios: generated messages, repeated steps, compact
+//! expectations; the bundled large-scale spec; and the YAML budget's pointer to the form.
+
+use dlqspec::contracts::dlq_consumer::spec;
+use dlqspec::source::SourceFile;
+
+use crate::common::{path_arg, root, run, temp_spec};
+
+const LARGE: &str = "specs/dlq-consumer/large-scale.yaml";
+
+#[test]
+fn the_large_scale_spec_is_small_holds_a_hundred_thousand_mixed_messages_and_passes() {
+    let text = std::fs::read_to_string(root().join(LARGE)).expect("large-scale.yaml");
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    let scenario = spec::load(&SourceFile::from_text(LARGE, text)).expect("loads");
+    assert!(
+        scenario.messages.len() >= 100_000,
+        "{}",
+        scenario.messages.len()
+    );
+    let mut firsts: Vec<&str> = scenario
+        .script
+        .values()
+        .filter_map(|outcomes| outcomes.first().map(|o| o.label()))
+        .collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    assert_eq!(
+        firsts,
+        [
+            "PermanentError",
+            "TransientError",
+            "TypeError",
+            "crash",
+            "ok"
+        ]
+    );
+
+    let ran = run(&["run", LARGE]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(&format!("PASS  {LARGE}")),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// Three generated messages, one of them failing for good, three repeated steps.
+const SMALL: &str = "contract: dlq-consumer
+name: compact
+generate:
+  - {count: 2, id: \"m-{n}\", body: \"b-{n}\", handler: [ok]}
+  - {count: 1, from: 7, id: \"p-{n}\", body: \"q-{n}\", handler: [permanent: no]}
+steps:
+  - repeat:
+      times: 1
+      steps:
+        - repeat: {times: 2, steps: [process: ok]}
+        - process: dead
+  - process: none
+expect:
+  counts: {dlq: 1, pending: 0, handler_calls: 3}
+  dlq_reasons: {permanent: 1}
+  dlq:
+    - {count: 1, from: 7, id: \"p-{n}\", body: \"q-{n}\", reason: permanent,
+       error: \"PermanentError: no\", attempts: 1, first_attempt_at: 0, failed_at: 0}
+";
+
+#[test]
+fn explain_tells_every_generated_message_and_repeated_step_with_its_line() {
+    let (_dir, path) = temp_spec("compact.yaml", SMALL);
+    let ran = run(&["explain", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "start: the queue holds m-1, m-2, p-7;",
+        "step 1 (line 10): process_one() returned ok",
+        "step 2 (line 10): process_one() returned ok",
+        "step 3 (line 11): process_one() returned dead",
+        "step 4 (line 12): process_one() returned none",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    let passed = run(&["run", path_arg(&path)]);
+    assert_eq!(passed.code, 0, "{}", passed.stdout);
+}
+
+#[test]
+fn a_compact_expectation_that_differs_shows_the_counts_and_bless_rewrites_them() {
+    let wrong = SMALL
+        .replace("handler_calls: 3}", "handler_calls: 4}")
+        .replace("{permanent: 1}", "{permanent: 1, poison: 2}");
+    let (_dir, path) = temp_spec("compact.yaml", &wrong);
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    for line in [
+        "-  handler_calls: 4\n",
+        "+  handler_calls: 3\n",
+        "-  poison: 2\n",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    let blessed = run(&["bless", path_arg(&path)]);
+    assert_eq!(blessed.code, 0, "{}{}", blessed.stdout, blessed.stderr);
+    let text = std::fs::read_to_string(&path).expect("spec");
+    assert!(text.contains("handler_calls: 3}"), "{text}");
+    assert!(!text.contains("poison"), "{text}");
+    assert!(text.contains("count: 1, from: 7"), "{text}");
+    assert_eq!(run(&["run", path_arg(&path)]).code, 0);
+}
+
+#[test]
+fn bless_leaves_patterned_dlq_entries_alone() {
+    let wrong = SMALL.replace("attempts: 1, first", "attempts: 2, first");
+    let (_dir, path) = temp_spec("compact.yaml", &wrong);
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    assert!(ran.stdout.contains("-  attempts: 2\n"), "{}", ran.stdout);
+    let blessed = run(&["bless", path_arg(&path)]);
+    assert_eq!(blessed.code, 1, "{}{}", blessed.stdout, blessed.stderr);
+    assert!(
+        blessed.stdout.contains("could not bless"),
+        "{}",
+        blessed.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&path).expect("spec"), wrong);
+}
+
+#[test]
+fn compact_mistakes_are_spec_errors_at_their_line() {
+    let cases = [
+        (
+            SMALL.replace("id: \"m-{n}\"", "id: m"),
+            "4:20",
+            "`m` would give all 2 messages the same id: put `{n}` where the number goes, e.g. `m-{n}`",
+        ),
+        (
+            SMALL.replace("{count: 2,", "{count: 0,"),
+            "4:13",
+            "`count` must be at least 1",
+        ),
+        (
+            SMALL.replace(
+                "from: 7, id: \"p-{n}\", body: \"q-{n}\", handler",
+                "id: \"m-{n}\", body: \"q-{n}\", handler",
+            ),
+            "5:5",
+            "duplicate message id `m-1`",
+        ),
+        (
+            SMALL.replace("times: 1\n", "times: 9999999999\n"),
+            "8:14",
+            "repeated, the steps add up to more than 2000000, the most a spec may run",
+        ),
+        (
+            SMALL.replace("{count: 2,", "{count: 2000000,"),
+            "4:13",
+            "the `generate` groups add up to more than 1000000 messages, the most a spec may generate",
+        ),
+        (
+            SMALL.replace("steps: [process: ok]", "steps: [proces: ok]"),
+            "10:38",
+            "unknown value `proces` (did you mean `process`?)",
+        ),
+    ];
+    for (text, at, says) in cases {
+        let (_dir, path) = temp_spec("compact.yaml", &text);
+        let ran = run(&["run", path_arg(&path)]);
+        assert_eq!(ran.code, 2, "{}", ran.stdout);
+        let shown = format!("{}", path.display());
+        let message = ran.stdout.replace(&shown, "compact.yaml");
+        let error = format!("error: {says}");
+        let position = format!("--> compact.yaml:{at}\n");
+        assert!(message.contains(&error), "missing {error:?} in:\n{message}");
+        assert!(
+            message.contains(&position),
+            "missing {position:?} in:\n{message}"
+        );
+    }
+}
+
+#[test]
+fn a_plain_spec_beyond_the_yaml_budget_is_pointed_at_the_compact_form() {
+    let mut text = String::from("contract: dlq-consumer\nname: huge\nrules: [");
+    text.push_str(&vec!["x"; 4_000_001].join(","));
+    text.push_str("]\n");
+    let (_dir, path) = temp_spec("huge.yaml", &text);
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 2, "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains(
+            "the spec holds more than 4000000 YAML values, the most a spec may hold: write many similar messages and steps in the compact form"
+        ),
+        "{}",
+        ran.stdout
+    );
+}
