@@ -7,7 +7,7 @@
 //! explores the same cases and the numbers compare across commits. Run with
 //! `cargo bench --bench explore`.
 
-use std::time::{Duration, Instant};
+mod support;
 
 use dlqspec::builtin::Builtin;
 use dlqspec::contract::RunMode;
@@ -15,22 +15,12 @@ use dlqspec::contracts::CONTRACTS;
 use dlqspec::explore::crashes::{self, Plan};
 use dlqspec::explore::{self, Quiet, Settings};
 
+use support::best_of;
+
 /// The seed every round explores: the same cases each time.
 const SEED: u64 = 1;
 const CASES: u64 = 200;
 const ROUNDS: usize = 5;
-
-/// Best-of-N wall time of `work`, which is a fair estimate of its cost on a noisy machine.
-fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let started = Instant::now();
-            work();
-            started.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
 
 fn main() {
     println!("explore on the built-in against itself: seed {SEED}, best of {ROUNDS}");

@@ -53,17 +53,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         shrink_tries: DEFAULT_SHRINK_TRIES,
         tag: None,
     };
-    let target = args
-        .target
-        .implementation
-        .unwrap_or(Target::Builtin)
-        .with_limits(args.target.limits.limits());
-    let mut implementation = target.instantiate(args.target.timeout.per_request);
-    let mut reporter = ExploreReporter::new(
-        crate::report::sanitize::stdout(),
-        palette,
-        ReportOptions::progress_wanted(),
-    );
+    let (mut implementation, mut reporter) = implementation_and_reporter(&args.target, palette);
     let summary = explore::search(&settings, implementation.as_mut(), &mut reporter);
     drop(reporter);
     drop(implementation);
@@ -129,17 +119,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         max_crashes: args.crashes.unwrap_or(1) as usize,
         shrink_tries: DEFAULT_SHRINK_TRIES,
     };
-    let target = args
-        .target
-        .implementation
-        .unwrap_or(Target::Builtin)
-        .with_limits(args.target.limits.limits());
-    let mut implementation = target.instantiate(args.target.timeout.per_request);
-    let mut reporter = ExploreReporter::new(
-        crate::report::sanitize::stdout(),
-        palette,
-        ReportOptions::progress_wanted(),
-    );
+    let (mut implementation, mut reporter) = implementation_and_reporter(&args.target, palette);
     let summary = crashes::explore(
         &plan,
         schedules.as_ref(),
@@ -187,4 +167,27 @@ pub fn write_finding(
     crate::atomic_file::write_atomically(&path, finding.spec.as_bytes())
         .map_err(|error| format!("cannot write {}: {error}", display_path(&path)))?;
     Ok(Some(path))
+}
+
+/// The implementation to explore (the built-in when none is named), within its limits, and
+/// the reporter that tells the search on stdout.
+fn implementation_and_reporter(
+    target: &crate::cli::TargetArgs,
+    palette: Palette,
+) -> (
+    Box<dyn crate::implementation::Implementation + Send>,
+    ExploreReporter<crate::report::sanitize::WorkflowSafe<std::io::Stdout>>,
+) {
+    let implementation = target
+        .implementation
+        .clone()
+        .unwrap_or(Target::Builtin)
+        .with_limits(target.limits.limits())
+        .instantiate(target.timeout.per_request);
+    let reporter = ExploreReporter::new(
+        crate::report::sanitize::stdout(),
+        palette,
+        ReportOptions::progress_wanted(),
+    );
+    (implementation, reporter)
 }

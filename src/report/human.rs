@@ -301,7 +301,7 @@ mod tests {
         let text = shown(None, 2);
         assert!(
             text.ends_with(
-                "\nslowest 2 specs:\n    2.50 s  b.yaml\n     40 ms  c.yaml\n\n3 passed, 0 failed, 1 skipped in 2.60 s\n"
+                "\nslowest 2 specs:\n     2.50 s  b.yaml\n      40 ms  c.yaml\n\n3 passed, 0 failed, 1 skipped in 2.60 s\n"
             ),
             "{text}"
         );
