@@ -304,15 +304,7 @@ fn remove_leftovers(folder: &Path, prefix: &str) {
 /// Opens a leftover to lock it: never through a link, never blocking, regular files only,
 /// and (unless dlqspec runs as root) only files of the user running dlqspec.
 fn open_leftover(path: &Path) -> io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
-    }
-    let file = options.open(path)?;
-    let meta = file.metadata()?;
+    let (file, meta) = crate::source::open_regular(path, false)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -321,9 +313,6 @@ fn open_leftover(path: &Path) -> io::Result<File> {
         if me != 0 && meta.uid() != me {
             return Err(io::Error::other("not ours"));
         }
-    }
-    if !meta.is_file() {
-        return Err(io::Error::other("not a regular file"));
     }
     Ok(file)
 }
@@ -362,6 +351,49 @@ fn own_stream(meta: &std::fs::Metadata) -> Option<Sink> {
     #[cfg(not(unix))]
     let _ = meta;
     None
+}
+
+/// Writes `bytes` to a new file in `dir` named `name`, or `STEM-2.EXT`, `STEM-3.EXT`... when
+/// that is taken: nothing there is ever overwritten, and a planted link counts as taken
+/// (`O_EXCL` never follows one). Gives the path written.
+pub fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    for n in 1..=MAX_NEW_NAMES {
+        let path = match (n, ext) {
+            (1, _) => dir.join(name),
+            (_, "") => dir.join(format!("{stem}-{n}")),
+            _ => dir.join(format!("{stem}-{n}.{ext}")),
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                if let Err(error) = file.write_all(bytes).and_then(|()| file.flush()) {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(error);
+                }
+                return Ok(path);
+            }
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Err(refuse(
+        io::ErrorKind::AlreadyExists,
+        format!("{name} and {MAX_NEW_NAMES} numbered names beside it are all taken"),
+    ))
+}
+
+/// How many numbered names `write_new` tries before giving up.
+const MAX_NEW_NAMES: usize = 1000;
+
+/// Replaces the file at `path` by a new one holding `bytes`, whatever is there: for a file that
+/// is dlqspec's own (a cache), so a link or a FIFO planted at `path` is replaced by the rename,
+/// never followed or written through.
+pub fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    Replacement::new(path.to_path_buf(), None)?.commit(bytes)
 }
 
 /// Replaces `path`'s contents with `bytes` in one step.
@@ -409,6 +441,38 @@ pub fn write_spec(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_takes_a_free_name_and_never_writes_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "someone's").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("found.yaml")).unwrap();
+        std::fs::write(dir.path().join("found-2.yaml"), "an earlier finding").unwrap();
+        let written = write_new(dir.path(), "found.yaml", b"new").unwrap();
+        assert_eq!(written, dir.path().join("found-3.yaml"));
+        assert_eq!(std::fs::read_to_string(&written).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "someone's");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("found-2.yaml")).unwrap(),
+            "an earlier finding"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_own_file_replaces_a_planted_link_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "someone's").unwrap();
+        let own = dir.path().join("failed.json");
+        std::os::unix::fs::symlink(&victim, &own).unwrap();
+        replace_own(&own, b"ours").unwrap();
+        assert!(std::fs::symlink_metadata(&own).unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(&own).unwrap(), "ours");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "someone's");
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)

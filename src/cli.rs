@@ -150,11 +150,11 @@ pub struct GradeArgs {
     pub timeout: String,
 
     /// Data memory each process of a submission may use (as `run --memory`).
-    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = checked(crate::external::limits::parse_memory))]
+    #[arg(long, value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = checked(crate::external::limits::parse_memory))]
     pub memory: String,
 
     /// CPU seconds each process of a submission may use (as `run --cpu`).
-    #[arg(long, value_name = "SECS", default_value = "600", value_parser = checked(crate::external::limits::parse_cpu))]
+    #[arg(long, value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = checked(crate::external::limits::parse_cpu))]
     pub cpu: String,
 }
 
@@ -458,11 +458,11 @@ pub struct Timeout {
 pub struct ProcessLimits {
     /// Data memory (heap) each implementation process may use, such as 512M or 2G, or
     /// unlimited. Past it allocations fail, and the spec is errored saying so.
-    #[arg(long = "memory", value_name = "SIZE", default_value = "2G", value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
+    #[arg(long = "memory", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
     pub memory: Limit,
 
     /// CPU time each implementation process may use over its life, in seconds, or unlimited.
-    #[arg(long = "cpu", value_name = "SECS", default_value = "600", value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
+    #[arg(long = "cpu", value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
     pub cpu: Limit,
 }
 

@@ -196,15 +196,22 @@ pub fn tally(json_lines: &str) -> ReportTally {
         };
         match event["event"].as_str() {
             Some("spec_finished") => {
+                let outcome = event["outcome"].as_str().unwrap_or_default();
+                // A skipped spec (a contract the submission does not implement) judged
+                // nothing: no points either way, no rule verdict, as the run's exit code says.
+                if outcome == "skipped" {
+                    continue;
+                }
                 specs += 1;
                 let points = event["points"].as_f64().unwrap_or(1.0);
-                let outcome = event["outcome"].as_str().unwrap_or_default();
                 let passed = outcome == "passed";
+                // A listed known failure earns nothing but does not fail the submission.
+                let failed = !passed && outcome != "expected_failure";
                 tally.max_score += points;
                 if passed {
                     tally.score += points;
                     tally.passed += 1;
-                } else {
+                } else if failed {
                     tally.failed += 1;
                 }
                 let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
@@ -220,7 +227,7 @@ pub fn tally(json_lines: &str) -> ReportTally {
                             .rules
                             .entry(rule.to_owned())
                             .or_insert(RuleVerdict::Pass);
-                        if !passed {
+                        if failed {
                             *verdict = RuleVerdict::Fail;
                         }
                     }
@@ -294,6 +301,18 @@ mod tests {
         assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
         assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
         assert!(tally.finished && !tally.nothing_ran);
+        // What did not judge the submission does not count against it.
+        let others = [
+            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"passed"}"#,
+            r#"{"event":"spec_finished","rules":["r/d"],"points":5,"outcome":"skipped"}"#,
+            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"expected_failure"}"#,
+        ]
+        .join("\n");
+        let tally = super::tally(&others);
+        assert_eq!((tally.score, tally.max_score), (1.0, 2.0));
+        assert_eq!((tally.passed, tally.failed), (1, 0));
+        assert_eq!(tally.rules["r/c"], RuleVerdict::Pass);
+        assert!(!tally.rules.contains_key("r/d"));
         let broken = r#"{"event":"spec_finished","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
         let tally = super::tally(broken);
         assert!(tally.nothing_ran && !tally.finished);

@@ -9,7 +9,7 @@
 //! never through a link, a FIFO or anything else that is not a regular file of ours.
 
 use std::collections::BTreeSet;
-use std::io::{self, Read};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -91,24 +91,14 @@ fn read_state(path: &Path) -> Result<Option<BTreeSet<String>>, String> {
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
-    }
-    let file = options.open(path).map_err(|e| e.to_string())?;
-    if !file.metadata().map_err(|e| e.to_string())?.is_file() {
-        return Err("it is not a regular file".into());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_STATE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_STATE_BYTES {
-        return Err(format!("it is larger than {} MiB", MAX_STATE_BYTES >> 20));
-    }
+    let (file, meta) = crate::source::open_regular(path, false).map_err(|e| e.to_string())?;
+    let bytes = crate::source::read_bounded(file, &meta, MAX_STATE_BYTES).map_err(|error| {
+        if error.kind() == io::ErrorKind::FileTooLarge {
+            format!("it is larger than {} MiB", MAX_STATE_BYTES >> 20)
+        } else {
+            error.to_string()
+        }
+    })?;
     let state: State =
         serde_json::from_slice(&bytes).map_err(|_| "it is not a state file dlqspec wrote")?;
     if state.version != VERSION {
@@ -153,20 +143,33 @@ pub fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
             format!("{}: {why}", crate::source::display_path(what)),
         )
     };
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(refuse(dir, "it is not a folder")),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir)?;
+    // Only a folder this call made gets a .gitignore, created new (O_EXCL never follows a
+    // link), so a folder that appeared meanwhile, or a link to one, keeps its own.
+    let made = match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::create_dir_all(parent).and_then(|()| std::fs::create_dir(dir)),
+        None => std::fs::create_dir(dir),
+    };
+    match made {
+        Ok(()) => {
             // Best effort: a missing .gitignore only means git may show the folder.
-            let _ = std::fs::write(
-                dir.join(".gitignore"),
-                "# dlqspec's cache (failed specs of the last runs); safe to delete\n*\n",
-            );
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(dir.join(".gitignore"))
+                .and_then(|mut file| {
+                    file.write_all(
+                        b"# dlqspec's cache (failed specs of the last runs); safe to delete\n*\n",
+                    )
+                });
         }
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(error) => return Err(error),
     }
+    if !std::fs::symlink_metadata(dir)?.is_dir() {
+        return Err(refuse(dir, "it is not a folder"));
+    }
     let path = dir.join(STATE_FILE);
+    // Told, not needed: the rename below replaces whatever stands at `path`, never through it.
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if !meta.is_file() => return Err(refuse(&path, "it is not a regular file")),
         _ => {}
@@ -177,7 +180,7 @@ pub fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
     };
     let mut bytes = serde_json::to_vec_pretty(&state).map_err(io::Error::other)?;
     bytes.push(b'\n');
-    crate::atomic_file::write_atomically(&path, &bytes)
+    crate::atomic_file::replace_own(&path, &bytes)
 }
 
 /// The items a rerun plan keeps, in the order it runs them, and a note when `--last-failed`

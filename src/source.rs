@@ -62,6 +62,53 @@ impl FileId {
     }
 }
 
+/// Opens `path` for reading without blocking (a FIFO would otherwise wait for a writer
+/// forever), and only when the open file is a regular one, so that what is read is what was
+/// checked. Without `follow_links`, a link at `path` is refused rather than followed.
+pub fn open_regular(
+    path: &Path,
+    follow_links: bool,
+) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let no_follow = if follow_links { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | no_follow);
+    }
+    #[cfg(not(unix))]
+    let _ = follow_links;
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    Ok((file, meta))
+}
+
+/// Reads an open file of `open_regular` whole, if it holds at most `max` bytes; a larger one
+/// is an error of kind `FileTooLarge`, found before reading when its size says so.
+pub fn read_bounded(
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    max: u64,
+) -> std::io::Result<Vec<u8>> {
+    let too_big = || std::io::Error::from(std::io::ErrorKind::FileTooLarge);
+    if meta.len() > max {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
 impl SourceFile {
     /// Reads a spec file, bounded by [`MAX_SPEC_BYTES`] and never blocking.
     pub fn read(path: &Path) -> std::io::Result<Self> {
@@ -75,21 +122,7 @@ impl SourceFile {
     /// no larger than [`MAX_SPEC_BYTES`], in UTF-8.
     pub fn read_checked(path: &Path, identity: Option<FileId>) -> std::io::Result<Self> {
         use std::io::{Error, ErrorKind};
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-        }
-        let file = options.open(path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(Error::new(
-                ErrorKind::InvalidInput,
-                "it is not a regular file",
-            ));
-        }
+        let (file, meta) = open_regular(path, true)?;
         if identity.is_some_and(|id| id != FileId::of(&meta)) {
             return Err(Error::new(
                 ErrorKind::InvalidInput,
@@ -105,14 +138,13 @@ impl SourceFile {
                 ),
             )
         };
-        if meta.len() > MAX_SPEC_BYTES {
-            return Err(too_big());
-        }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.take(MAX_SPEC_BYTES + 1).read_to_end(&mut bytes)?;
-        if bytes.len() as u64 > MAX_SPEC_BYTES {
-            return Err(too_big());
-        }
+        let bytes = read_bounded(file, &meta, MAX_SPEC_BYTES).map_err(|error| {
+            if error.kind() == ErrorKind::FileTooLarge {
+                too_big()
+            } else {
+                error
+            }
+        })?;
         let text = String::from_utf8(bytes).map_err(|error| {
             let at = error.utf8_error().valid_up_to();
             Error::new(

@@ -24,7 +24,8 @@ function capture(name, chunk) {
   const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
   const c = captures[name];
   const n = Buffer.byteLength(text);
-  if (c.size + n <= CAP) { c.parts.push(text); c.size += n; } else c.cut += n;
+  // Once something is cut, so is all that follows: what is kept is a prefix of the output.
+  if (c.cut === 0 && c.size + n <= CAP) { c.parts.push(text); c.size += n; } else c.cut += n;
 }
 function captureWrite(name) {
   return (chunk, encoding, callback) => {

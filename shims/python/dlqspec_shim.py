@@ -53,7 +53,8 @@ class _Capture:
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
         n = len(text.encode("utf-8", "replace"))
-        if self.size + n <= _CAP:
+        # Once something is cut, so is all that follows: what is kept is a prefix of the output.
+        if not self.cut and self.size + n <= _CAP:
             self.parts.append(text)
             self.size += n
         else:

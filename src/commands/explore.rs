@@ -66,12 +66,13 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         );
         return exit::FAILED;
     }
-    let written = match write_finding(args.out.as_deref(), summary.finding.as_ref()) {
-        Ok(written) => written,
-        Err(message) => return usage(&message),
-    };
+    // A spec that cannot be written is still shown in the report: the search is not lost.
+    let (written, unwritten) = written_or_why(args.out.as_deref(), summary.finding.as_ref());
     let text = crate::report::explore::search(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    if let Some(why) = unwritten {
+        super::dispatch::failure(&why, &palette);
+    }
     if summary.finding.is_some() || summary.cases.is_empty() {
         exit::FAILED
     } else {
@@ -120,6 +121,21 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         shrink_tries: DEFAULT_SHRINK_TRIES,
     };
     let (mut implementation, mut reporter) = implementation_and_reporter(&args.target, palette);
+    // As in a search: an implementation without the contract's class is not explored, and
+    // that is no pass (every schedule would be skipped, so every invariant would "hold").
+    let lacking = match implementation.offer() {
+        Err(error) => Some(error.message),
+        Ok(Some(offer)) if !offer.contracts.iter().any(|c| c == contract.name()) => Some(format!(
+            "{} has no class {}",
+            implementation.info().label,
+            contract.subject()
+        )),
+        Ok(_) => None,
+    };
+    if let Some(why) = lacking {
+        super::dispatch::failure(&format!("{why}: nothing to explore"), &palette);
+        return exit::FAILED;
+    }
     let summary = crashes::explore(
         &plan,
         schedules.as_ref(),
@@ -129,12 +145,12 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
     drop(reporter);
     drop(implementation);
     let finding = summary.violation.as_ref().and_then(|v| v.finding.as_ref());
-    let written = match write_finding(args.out.as_deref(), finding) {
-        Ok(written) => written,
-        Err(message) => return usage(&message),
-    };
+    let (written, unwritten) = written_or_why(args.out.as_deref(), finding);
     let text = crate::report::explore::crashes(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    if let Some(why) = unwritten {
+        super::dispatch::failure(&why, &palette);
+    }
     if summary.violation.is_some() {
         exit::FAILED
     } else {
@@ -155,7 +171,9 @@ pub fn prepare_out(out: Option<&Path>) -> Result<(), String> {
     }
 }
 
-/// Writes the finding's spec into `out`, when both are there; the path written.
+/// Writes the finding's spec into `out`, when both are there, as a new file (a numbered name
+/// when the name is taken: an earlier finding, perhaps edited since, is never overwritten);
+/// the path written.
 pub fn write_finding(
     out: Option<&Path>,
     finding: Option<&Finding>,
@@ -163,10 +181,25 @@ pub fn write_finding(
     let (Some(dir), Some(finding)) = (out, finding) else {
         return Ok(None);
     };
-    let path = dir.join(&finding.file_name);
-    crate::atomic_file::write_atomically(&path, finding.spec.as_bytes())
-        .map_err(|error| format!("cannot write {}: {error}", display_path(&path)))?;
-    Ok(Some(path))
+    crate::atomic_file::write_new(dir, &finding.file_name, finding.spec.as_bytes())
+        .map(Some)
+        .map_err(|error| {
+            format!(
+                "cannot write {}: {error}",
+                display_path(&dir.join(&finding.file_name))
+            )
+        })
+}
+
+/// `write_finding`'s path, or why it could not write (the report still shows the spec).
+fn written_or_why(
+    out: Option<&Path>,
+    finding: Option<&Finding>,
+) -> (Option<PathBuf>, Option<String>) {
+    match write_finding(out, finding) {
+        Ok(written) => (written, None),
+        Err(why) => (None, Some(why)),
+    }
 }
 
 /// The implementation to explore (the built-in when none is named), within its limits, and

@@ -1,9 +1,9 @@
 //! `dlqspec grade`: grade many submissions, each by `dlqspec run` in a process of its own
 //! within a wall-clock budget, and write a report per submission and a summary.
 
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,9 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// How often a running submission is checked on.
 const POLL: Duration = Duration::from_millis(20);
+
+/// The most of a run's human report kept in `NAME.txt`.
+const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
 
 pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
@@ -36,34 +39,40 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         .min(args.submissions.len())
         .max(1);
     let next = AtomicUsize::new(0);
-    let rows: Mutex<Vec<Option<Graded>>> = Mutex::new(vec![None; args.submissions.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(submission) = args.submissions.get(i) else {
-                        return;
-                    };
-                    let row = grade_one(&program, &args, submission, &names[i]);
-                    eprintln!(
-                        "{} {}",
-                        crate::report::sanitize::line(row.status.as_str()),
-                        crate::report::sanitize::line(&row.submission)
-                    );
-                    if let Ok(mut rows) = rows.lock() {
-                        rows[i] = Some(row);
+    let mut graded: Vec<(usize, Graded)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(submission) = args.submissions.get(i) else {
+                            return mine;
+                        };
+                        let row = grade_one(&program, &args, submission, &names[i]);
+                        // Through the guarded stderr: a submission's name is no workflow command.
+                        let _ = writeln!(
+                            crate::report::sanitize::stderr(),
+                            "{} {}",
+                            crate::report::sanitize::line(row.status.as_str()),
+                            crate::report::sanitize::line(&row.submission)
+                        );
+                        mine.push((i, row));
                     }
-                }
-            });
-        }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
     });
-    let rows: Vec<Graded> = rows
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect();
+    graded.sort_by_key(|(i, _)| *i);
+    let rows: Vec<Graded> = graded.into_iter().map(|(_, row)| row).collect();
     for (file, text) in [
         ("summary.csv", grade_summary::csv(&rows)),
         ("summary.html", grade_summary::html(&rows)),
@@ -73,7 +82,8 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
             return usage_error(format!("cannot write {}: {error}", path.display()));
         }
     }
-    println!(
+    let _ = writeln!(
+        crate::report::sanitize::stdout(),
         "{} submissions graded: {}; summary in {}",
         rows.len(),
         grade_summary::counts(&rows),
@@ -110,9 +120,18 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
     };
     let jsonl = args.output.join(format!("{name}.jsonl"));
     let text = args.output.join(format!("{name}.txt"));
+    // A report of an earlier grading must not pass for this one's (the run replaces it).
     let _ = std::fs::remove_file(&jsonl);
-    let ended = run_within_budget(program, args, &entry, &jsonl, &text);
+    let (ended, human) = match run_within_budget(program, args, &entry, &jsonl) {
+        Ok((ended, human)) => (Ok(ended), human),
+        Err(why) => (Err(why), String::new()),
+    };
     row.took = started.elapsed();
+    // Put in place as every other report is: a link or file planted at NAME.txt is replaced,
+    // never written through.
+    if let Err(error) = crate::atomic_file::replace_own(&text, human.as_bytes()) {
+        row.note = format!("cannot write {}: {error}", text.display());
+    }
     let report = std::fs::read_to_string(&jsonl).unwrap_or_default();
     let tally = grading::tally(&report);
     row.score = tally.score;
@@ -139,7 +158,7 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
                 row.status = Status::Broken;
                 row.note = tally
                     .first_error
-                    .or_else(|| last_error_line(&text))
+                    .or_else(|| last_error_line(&human))
                     .unwrap_or_else(|| "no spec could run".to_owned());
             }
             _ => {
@@ -155,17 +174,45 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
 }
 
 /// Runs `dlqspec run` on one entry file: its exit status, or `None` when it went past the
-/// budget and was stopped (SIGTERM, so that it ends its implementation's processes; then a kill).
+/// budget and was stopped (SIGTERM, so that it ends its implementation's processes; then its
+/// whole tree is killed); and its human report (stdout and stderr), bounded.
 fn run_within_budget(
     program: &Path,
     args: &GradeArgs,
     entry: &Path,
     jsonl: &Path,
-    text: &Path,
-) -> Result<Option<ExitStatus>, String> {
-    let out = std::fs::File::create(text)
-        .map_err(|e| format!("cannot create {}: {e}", text.display()))?;
+) -> Result<(Option<ExitStatus>, String), String> {
+    // An unnamed file: nothing at a path is opened, so nothing planted there is written.
+    let mut out = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
+    let ended = run_to_end(
+        program,
+        args,
+        entry,
+        jsonl,
+        out.try_clone().map_err(|e| e.to_string())?,
+        err,
+    )?;
+    let mut human = Vec::new();
+    out.rewind()
+        .and_then(|()| {
+            (&mut out)
+                .take(MAX_TEXT_REPORT_BYTES)
+                .read_to_end(&mut human)
+        })
+        .map_err(|e| format!("cannot read its report back: {e}"))?;
+    Ok((ended, String::from_utf8_lossy(&human).into_owned()))
+}
+
+/// Starts the run, in a process tree of its own, and waits for it within the budget.
+fn run_to_end(
+    program: &Path,
+    args: &GradeArgs,
+    entry: &Path,
+    jsonl: &Path,
+    out: std::fs::File,
+    err: std::fs::File,
+) -> Result<Option<ExitStatus>, String> {
     let mut command = Command::new(program);
     command
         .arg("run")
@@ -179,29 +226,37 @@ fn run_within_budget(
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    // Started as implementations are (`children`): its own group and tree, dying with grade,
+    // so that nothing a submission started outlives its grading. Its own limits are the run's.
+    let (mut child, guard) = crate::external::children::spawn(
+        &mut command,
+        &crate::external::limits::Limits::unlimited(),
+    )
+    .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let deadline = Instant::now() + args.budget;
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return Ok(Some(status)),
+            Ok(Some(status)) => {
+                crate::external::children::end(&mut child, true, guard.tree());
+                return Ok(Some(status));
+            }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
             Ok(None) => {
-                stop(&mut child);
+                let reaped = stop(&mut child);
+                crate::external::children::end(&mut child, reaped, guard.tree());
                 return Ok(None);
             }
             Err(error) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                crate::external::children::end(&mut child, false, guard.tree());
                 return Err(format!("lost track of its run: {error}"));
             }
         }
     }
 }
 
-/// Asks a run to stop (it ends its implementation's process tree), then kills it.
-fn stop(child: &mut Child) {
+/// Asks a run to stop, so that it ends its implementation's processes itself; whether it did
+/// within the grace time (and was reaped). What is left is for `children::end`.
+fn stop(child: &mut Child) -> bool {
     #[cfg(unix)]
     {
         if let Ok(pid) = libc::pid_t::try_from(child.id()) {
@@ -213,18 +268,16 @@ fn stop(child: &mut Child) {
         let until = Instant::now() + STOP_GRACE;
         while Instant::now() < until {
             if let Ok(Some(_)) = child.try_wait() {
-                return;
+                return true;
             }
             std::thread::sleep(POLL);
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    false
 }
 
 /// The last `error:` line of a run's human report, for a submission no spec ran of.
-fn last_error_line(text: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(text).ok()?;
+fn last_error_line(text: &str) -> Option<String> {
     text.lines()
         .rev()
         .find_map(|line| line.strip_prefix("error: "))

@@ -25,16 +25,21 @@ pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
         return usage("no spec selected: no spec file (.yaml, .yml) under the paths given");
     }
     let mut written = Vec::new();
+    let mut unwritten = Vec::new();
     for verdict in report.contracts.iter().flat_map(|c| &c.mistakes) {
         let found = super::explore::write_finding(args.out.as_deref(), verdict.suggestion.as_ref());
         match found {
             Ok(Some(path)) => written.push((verdict.mistake.id.to_owned(), path)),
             Ok(None) => {}
-            Err(message) => return usage(&message),
+            // The report still shows the suggestion; the other files are still written.
+            Err(why) => unwritten.push(why),
         }
     }
     let text = crate::report::strength::strength(&report, &written, &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
+    for why in &unwritten {
+        super::dispatch::failure(why, &palette);
+    }
     if !report.broken.is_empty() {
         exit::SPEC_OR_USAGE_ERROR
     } else if report.caught() == report.total() && report.total() > 0 {

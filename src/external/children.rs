@@ -32,6 +32,9 @@ pub const TREE_VARIABLE: &str = "DLQSPEC_TREE";
 static RUNNING: Mutex<BTreeMap<i32, String>> = Mutex::new(BTreeMap::new());
 static NEXT_TREE: AtomicU64 = AtomicU64::new(1);
 
+/// The longest inherited mark a new one extends (nesting is a few levels deep at most).
+const MAX_OUTER_MARK: usize = 256;
+
 /// A running implementation's registration: its group and tree, ended on interrupt.
 pub struct Guard {
     pid: Option<i32>,
@@ -56,11 +59,19 @@ impl Drop for Guard {
 /// Starts `command` as an implementation process: its own group, its tree's mark, its
 /// limits, dying with dlqspec. The child is registered before anyone can sweep it.
 pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
-    let tree = format!(
+    let own = format!(
         "{}-{}",
         std::process::id(),
         NEXT_TREE.fetch_add(1, Ordering::SeqCst)
     );
+    // Under a dlqspec that marked this one's tree (`grade` runs `dlqspec run`), the mark
+    // extends the outer one, so the outer dlqspec still knows the inner one's descendants.
+    let tree = match std::env::var(TREE_VARIABLE) {
+        Ok(outer) if !outer.is_empty() && outer.len() <= MAX_OUTER_MARK => {
+            format!("{outer}/{own}")
+        }
+        _ => own,
+    };
     command.env(TREE_VARIABLE, &tree);
     configure(command, limits);
     let mut running = RUNNING
@@ -196,8 +207,8 @@ pub fn end(child: &mut Child, reaped: bool, tree: &str) -> Option<ExitStatus> {
 }
 
 /// Kills what was reparented to dlqspec and bears `tree`'s mark (any mark, for `None`), and
-/// everything below it, and reaps it; also reaps the zombies among dlqspec's children that
-/// are no running implementation.
+/// everything below it, and reaps it; with `None`, also reaps every zombie among dlqspec's
+/// children that is no running implementation.
 pub fn sweep(tree: Option<&str>) {
     #[cfg(target_os = "linux")]
     {
@@ -233,7 +244,9 @@ pub fn sweep(tree: Option<&str>) {
             }
             let mut reaped_any = false;
             for entry in &mine {
-                if entry.zombie || killed.contains(&entry.pid) {
+                // A zombie of unknown origin is reaped only by a sweep of everything: it may be
+                // a child another part of dlqspec started and will wait for itself.
+                if killed.contains(&entry.pid) || (entry.zombie && tree.is_none()) {
                     let mut status = 0;
                     // SAFETY: waitpid on one child of ours that no Child value owns.
                     let flags = if entry.zombie { libc::WNOHANG } else { 0 };
@@ -356,12 +369,15 @@ fn descendants_in(table: &[Entry], roots: &[i32]) -> Vec<i32> {
 
 /// Whether a process's environment carries `tree`'s mark.
 #[cfg(target_os = "linux")]
+/// Whether `pid` bears `tree`'s mark, or the mark of a tree nested in it.
 fn marked_with(pid: i32, tree: &str) -> bool {
     let wanted = format!("{TREE_VARIABLE}={tree}");
     std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
-        environ
-            .split(|&b| b == 0)
-            .any(|entry| entry == wanted.as_bytes())
+        environ.split(|&b| b == 0).any(|entry| {
+            entry
+                .strip_prefix(wanted.as_bytes())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
+        })
     })
 }
 

@@ -21,6 +21,11 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
 /// process serves a whole run; a hang within one request is `--timeout`'s business.
 pub const DEFAULT_CPU_SECONDS: u64 = 600;
 
+/// The defaults as the command line writes them (its `--memory` and `--cpu`); a test holds
+/// them equal to the numbers above.
+pub const DEFAULT_MEMORY_TEXT: &str = "2G";
+pub const DEFAULT_CPU_TEXT: &str = "600";
+
 /// Resource limits for each implementation process; `None` is unlimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -137,6 +142,15 @@ pub fn says_out_of_memory(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_lines_defaults_are_the_defaults() {
+        assert_eq!(
+            parse_memory(DEFAULT_MEMORY_TEXT),
+            Ok(Some(DEFAULT_MEMORY_BYTES))
+        );
+        assert_eq!(parse_cpu(DEFAULT_CPU_TEXT), Ok(Some(DEFAULT_CPU_SECONDS)));
+    }
 
     #[test]
     fn memory_sizes_read_like_people_write_them() {

@@ -54,15 +54,20 @@ impl<W: Write> HumanReporter<W> {
             [(path, name)] => {
                 let name = name
                     .as_deref()
-                    .map(|n| format!("  {}", paint(p.dim, n)))
+                    .map(|n| format!("  {}", paint(p.dim, &sanitize::line(n))))
                     .unwrap_or_default();
-                writeln!(self.out, "{tag} {path}{name}")?;
+                writeln!(self.out, "{tag} {}{name}", sanitize::line(path))?;
             }
-            [(first, _), .., (last, _)] => {
-                writeln!(self.out, "{tag} {} specs, {first} to {last}", skipped.len())?
-            }
+            [(first, _), .., (last, _)] => writeln!(
+                self.out,
+                "{tag} {} specs, {} to {}",
+                skipped.len(),
+                sanitize::line(first),
+                sanitize::line(last)
+            )?,
         }
-        for line in self.skip_reason.lines() {
+        // The reason may be an implementation's own words (a protocol `skipped` reply).
+        for line in sanitize::text(&self.skip_reason).lines() {
             writeln!(self.out, "      {line}")?;
         }
         Ok(())
@@ -279,6 +284,33 @@ mod tests {
             }));
         }
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn skipped_specs_are_told_with_nothing_raw() {
+        let mut out = Vec::new();
+        {
+            let mut human = HumanReporter::new(&mut out, Palette::plain());
+            // An implementation's own reason (a protocol `skipped` reply) and a hostile path.
+            let reason = Outcome::Skipped("not today\x1b[2J\x07".into());
+            for path in ["a\x1b]0;x\x07.yaml", "b.yaml"] {
+                human.event(&Event::Finished(&report(path, reason.clone(), 0)));
+            }
+            let lone = Outcome::Skipped("lone\x1b[1m".into());
+            human.event(&Event::Finished(&report("c\x1b.yaml", lone, 0)));
+            human.event(&Event::Done(&Summary::default()));
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+        assert!(
+            text.contains("SKIP  2 specs, a\\x1b]0;x\\x07.yaml to b.yaml\n"),
+            "{text}"
+        );
+        assert!(text.contains("      not today\\x1b[2J\\x07\n"), "{text}");
+        assert!(
+            text.contains("SKIP  c\\x1b.yaml  c\\x1b.yaml name\n"),
+            "{text}"
+        );
     }
 
     #[test]

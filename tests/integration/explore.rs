@@ -483,11 +483,19 @@ fn correct_solutions_keep_every_invariant_under_every_schedule_of_two_crashes() 
             .expect("dlqspec runs"))
     });
     for (path, ran) in paths.iter().zip(results) {
-        // A solution with no DLQConsumer is not asked.
+        // A solution with no DLQConsumer (a class, or a constructor function) cannot be
+        // explored, and that is no pass.
         if !std::fs::read_to_string(path)
             .unwrap_or_default()
-            .contains("class DLQConsumer")
+            .contains("DLQConsumer")
         {
+            assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+            assert!(
+                ran.stderr
+                    .contains("has no class DLQConsumer: nothing to explore"),
+                "{}",
+                ran.stderr
+            );
             continue;
         }
         assert_eq!(

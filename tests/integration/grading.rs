@@ -213,7 +213,7 @@ fn output_is_capped_with_what_was_cut_and_shown_escaped() {
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
-            .contains("captured stdout (the first 65536 bytes; "),
+            .contains("captured stdout (the first 65519 bytes; 374516 more cut)"),
         "{}",
         &ran.stdout[..ran.stdout.len().min(2000)]
     );
@@ -222,10 +222,25 @@ fn output_is_capped_with_what_was_cut_and_shown_escaped() {
     let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", impl_, "--format", "json"]);
     let events = finished(&ran.stdout);
     let stdout = &events[0]["output"]["stdout"];
-    assert_eq!(stdout["text"].as_str().map(str::len), Some(65536));
+    let kept = stdout["text"].as_str().expect("captured text");
+    // A prefix of what was printed, cut between writes: whole lines, in order, nothing after.
+    let colored = "\x1b[31mred\x1b[0m and a bell\x07\n";
+    let lines = (kept.len() - colored.len()) / 22;
+    let expected: String = std::iter::once(colored.to_owned())
+        .chain((0..lines).map(|i| format!("line {i:05} of chatter\n")))
+        .collect();
+    assert_eq!(kept, expected);
+    assert!(
+        kept.len() <= 65536 && kept.len() > 65536 - 22,
+        "{}",
+        kept.len()
+    );
     // 20,000 lines of 22 bytes, the colored line and `bytes too`, less what was kept.
-    let printed = 20_000 * 22 + "\x1b[31mred\x1b[0m and a bell\x07\n".len() + "bytes too\n".len();
-    assert_eq!(stdout["cut_bytes"].as_u64(), Some((printed - 65536) as u64));
+    let printed = 20_000 * 22 + colored.len() + "bytes too\n".len();
+    assert_eq!(
+        stdout["cut_bytes"].as_u64(),
+        Some((printed - kept.len()) as u64)
+    );
 }
 
 #[test]

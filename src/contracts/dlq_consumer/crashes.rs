@@ -125,6 +125,10 @@ impl Schedules for DlqSchedules {
             Outcome::Errored(error) => {
                 violations.push(format!("the implementation broke: {}", error.message))
             }
+            // Never a clean run: a scenario that did not run kept no invariant.
+            Outcome::Skipped(reason) => {
+                violations.push(format!("the scenario did not run: {reason}"))
+            }
             Outcome::Mismatch(mismatch) if mismatch.step.starts_with("constructing") => {
                 violations.push(format!(
                     "the constructor raised: {}",
