@@ -244,9 +244,11 @@ pub struct RunAuthoringArgs {
     #[arg(long, value_name = "N")]
     pub durations: Option<usize>,
 
-    /// Mark a spec that takes SECS or longer as SLOW (default 1).
-    #[arg(long = "slow", value_name = "SECS", default_value = "1", value_parser = parse_seconds)]
-    pub slow: std::time::Duration,
+    /// Mark a spec that takes SECS or longer as SLOW, with its time. Off unless asked: a mark
+    /// carries the run's own time, and a report that changes with the machine's load cannot be
+    /// compared with the last one.
+    #[arg(long = "slow", value_name = "SECS", value_parser = parse_seconds)]
+    pub slow: Option<std::time::Duration>,
 }
 
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {

@@ -64,7 +64,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         show_output: args.show_output,
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
-        slow: Some(authoring.slow),
+        slow: authoring.slow,
         durations: authoring.durations.unwrap_or(0),
     };
     let timeout = args.target.timeout.per_request;

@@ -323,10 +323,7 @@ fn mutations(text: &str) -> Vec<(Range<usize>, String)> {
 fn bless_restores_every_bundled_spec_after_any_one_expectation_is_broken() {
     let dir = tempfile::tempdir().unwrap();
     let mut copies = Vec::new();
-    let specs: Vec<PathBuf> = bundled_specs()
-        .into_iter()
-        .filter(|path| !crate::common::is_large(path))
-        .collect();
+    let specs: Vec<PathBuf> = bundled_specs();
     for path in &specs {
         let path = path.clone();
         let original = std::fs::read_to_string(&path).unwrap();

@@ -129,18 +129,7 @@ pub fn run(args: &[&str]) -> Ran {
     ran(dlqspec().args(args).output().expect("dlqspec runs"))
 }
 
-/// The bundled specs too big to run once per mutant, per classic mistake or per external
-/// solution: each runs on the built-in implementation in the suite's own runs, and has tests of
-/// its own (`compact.rs`). Their run time is a matter for the benchmarks, not for these loops.
-pub const LARGE_SPECS: &[&str] = &["specs/dlq-consumer/large-scale.yaml"];
-
-/// Whether `path` (relative to the root, or absolute) is one of `LARGE_SPECS`.
-pub fn is_large(path: &Path) -> bool {
-    LARGE_SPECS.iter().any(|large| path.ends_with(large))
-}
-
-/// The bundled spec files but the large ones, as paths from the root (`specs/...`), sorted:
-/// what runs against external solutions in place of `specs`.
+/// The bundled spec files, as paths from the root (`specs/...`), sorted.
 pub fn suite() -> Vec<String> {
     suite_of("specs")
 }
@@ -150,7 +139,6 @@ pub fn suite_of(folder: &str) -> Vec<String> {
     dlqspec::discover::spec_files(&[root().join(folder)])
         .expect("the bundled suite")
         .into_iter()
-        .filter(|path| !is_large(path))
         .map(|path| {
             path.strip_prefix(root())
                 .expect("under the root")

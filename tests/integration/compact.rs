@@ -1,12 +1,12 @@
 //! The compact form for big scenarios: generated messages, repeated steps, compact
-//! expectations; the bundled large-scale spec; and the YAML budget's pointer to the form.
+//! expectations; the large-scale spec bundled in `scale/`; and the YAML budget's pointer to the form.
 
 use dlqspec::contracts::dlq_consumer::spec;
 use dlqspec::source::SourceFile;
 
 use crate::common::{path_arg, root, run, temp_spec};
 
-const LARGE: &str = "specs/dlq-consumer/large-scale.yaml";
+const LARGE: &str = "scale/dlq-consumer/large-scale.yaml";
 
 #[test]
 fn the_large_scale_spec_is_small_holds_a_hundred_thousand_mixed_messages_and_passes() {
@@ -184,6 +184,57 @@ fn compact_mistakes_are_spec_errors_at_their_line() {
             "missing {position:?} in:\n{message}"
         );
     }
+}
+
+/// A budget of expansion for the whole spec: what each count allows alone cannot be multiplied
+/// past it by a long pattern, a repeated expectation or a nested `repeat`.
+#[test]
+fn a_spec_that_would_expand_past_the_budget_is_refused_at_the_line_that_multiplies() {
+    let too_much = "expanded, this spec would hold more than 1024 MiB of messages, steps and entries, the most a spec may";
+    let long = "x".repeat(4096);
+    let cases = [
+        // A long body times a million messages.
+        (
+            format!(
+                "contract: dlq-consumer\nname: long bodies\ngenerate:\n  - {{count: 1000000, id: \"m-{{n}}\", body: \"{long}-{{n}}\"}}\nsteps:\n  - process: none\n"
+            ),
+            "4:13",
+        ),
+        // An expectation of a million patterned entries, repeated a thousand times.
+        (
+            "contract: dlq-consumer\nname: repeated expectation\nsteps:\n  - repeat:\n      times: 1000\n      steps:\n        - expect:\n            dlq:\n              - {count: 1000000, id: \"d-{n}\", body: \"b-{n}\", reason: permanent, error: \"PermanentError: e\", attempts: 1, first_attempt_at: 0, failed_at: 0}\n".to_owned(),
+            "5:14",
+        ),
+        // A long send, nested: a thousand times a thousand.
+        (
+            format!(
+                "contract: dlq-consumer\nname: nested sends\nsteps:\n  - repeat:\n      times: 1000\n      steps:\n        - repeat:\n            times: 1000\n            steps:\n              - send: {{id: s, body: \"{long}\"}}\n"
+            ),
+            "5:14",
+        ),
+    ];
+    for (text, at) in cases {
+        let (_dir, path) = temp_spec("compact.yaml", &text);
+        let ran = run(&["run", path_arg(&path)]);
+        assert_eq!(ran.code, 2, "{}", ran.stdout);
+        let message = ran
+            .stdout
+            .replace(&format!("{}", path.display()), "compact.yaml");
+        assert!(message.contains(too_much), "{message}");
+        assert!(
+            message.contains(&format!("--> compact.yaml:{at}\n")),
+            "not at {at}:\n{message}"
+        );
+    }
+}
+
+/// A `repeat` of nothing runs nothing, however many times it says: not a loop of nothing.
+#[test]
+fn an_empty_repeat_runs_nothing_at_once() {
+    let text = "contract: dlq-consumer\nname: empty repeat\nmessages:\n  - {id: a, body: x}\nhandler:\n  a: [ok]\nsteps:\n  - repeat: {times: 18446744073709551615, steps: []}\n  - repeat: {times: 18446744073709551615, steps: [repeat: {times: 0, steps: [process: ok]}]}\n  - process: ok\nexpect:\n  handler_calls: {a: 1}\n";
+    let (_dir, path) = temp_spec("empty.yaml", text);
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
 }
 
 #[test]

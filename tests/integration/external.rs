@@ -28,30 +28,10 @@ fn run_owned(args: &[String]) -> Ran {
     ran(external().args(args).output().expect("dlqspec runs"))
 }
 
-/// The bundled spec files, sorted, as `dlqspec run` shows them.
-fn bundled_specs(folder: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![root().join(folder)];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("spec folder") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml")
-                && !crate::common::is_large(&path)
-            {
-                let relative = path.strip_prefix(root()).expect("under root");
-                found.push(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 /// A few dlq-consumer specs: enough to see a run go on after an error, few enough to be quick.
 fn first_dlq_specs() -> Vec<String> {
-    bundled_specs("specs/dlq-consumer")
+    crate::common::suite_of("specs/dlq-consumer")
         .into_iter()
         .take(3)
         .collect()
@@ -75,7 +55,7 @@ fn closing_line(stdout: &str) -> &str {
 
 #[test]
 fn reference_solutions_pass_every_bundled_spec() {
-    let total = bundled_specs("specs").len();
+    let total = crate::common::suite_of("specs").len();
     let mut solutions = vec!["python:examples/python/solution.py"];
     if node_tests() {
         solutions.push("node:examples/javascript/solution.mjs");
@@ -100,7 +80,7 @@ fn reference_solutions_pass_every_bundled_spec() {
 
 #[test]
 fn several_jobs_run_several_processes_and_keep_the_order() {
-    let specs = bundled_specs("specs/dlq-consumer");
+    let specs = crate::common::suite_of("specs/dlq-consumer");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("traffic.log");
     let output = external()
@@ -245,7 +225,7 @@ fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() 
 #[test]
 fn a_contract_the_implementation_does_not_claim_is_skipped_not_failed() {
     let mut specs = first_dlq_specs();
-    let queue_spec = bundled_specs("specs/outcome-queue").remove(0);
+    let queue_spec = crate::common::suite_of("specs/outcome-queue").remove(0);
     specs.push(queue_spec.clone());
     let mut args = vec![
         "run",

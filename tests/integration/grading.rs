@@ -299,7 +299,6 @@ fn graded(format: &str, implementation: &str, extra: &[&str]) -> (i32, Value) {
         file_arg,
     ];
     args.extend_from_slice(extra);
-    // The bundled suite but its large spec, which would take a minute through a shim.
     let suite = crate::common::suite();
     if !extra
         .iter()
@@ -534,7 +533,7 @@ fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
         .iter()
         .map(|s| class.path().join(s).to_string_lossy().into_owned())
         .collect();
-    // The suite but its large spec, which no 15-second budget could hold through a shim.
+    // One contract's specs: the class's solutions are of dlq-consumer.
     let specs = crate::common::suite_of("specs/dlq-consumer");
     let mut args = vec!["grade"];
     for spec in &specs {

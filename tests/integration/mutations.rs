@@ -220,13 +220,11 @@ fn expectation_scalars<'n>(
     found
 }
 
-/// The bundled specs whose expectations are mutated: all but the large ones, whose compact
-/// expectations have tests of their own (`compact.rs`).
+/// The bundled specs, whose expectations are mutated.
 pub fn mutated_specs() -> Vec<PathBuf> {
     discover::spec_files(&[root().join("specs")])
         .expect("the bundled suite")
         .into_iter()
-        .filter(|path| !crate::common::is_large(path))
         .collect()
 }
 

@@ -219,7 +219,6 @@ fn bundled() -> Vec<(String, String)> {
     dlqspec::discover::spec_files(&[root().join("specs")])
         .expect("specs/ exists")
         .into_iter()
-        .filter(|path| !crate::common::is_large(path))
         .map(|path| {
             let text = std::fs::read_to_string(&path).expect("readable");
             (dlqspec::source::display_path(&path), text)

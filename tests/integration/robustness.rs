@@ -101,7 +101,6 @@ fn mangled_specs_never_panic_and_get_one_verdict_from_run_explain_and_bless() {
     let files: Vec<_> = discover::spec_files(&[root().join("specs")])
         .expect("specs/ exists")
         .into_iter()
-        .filter(|path| !crate::common::is_large(path))
         .collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut loaded = 0;

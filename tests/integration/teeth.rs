@@ -17,12 +17,7 @@ fn suite_of(contract: &dyn Contract) -> Vec<Prepared> {
         paths: vec![root().join("specs").join(contract.name())],
         ..RunConfig::default()
     };
-    // The large specs are run once, in the suite's own runs, not once per mistake.
-    runner::prepare(&config)
-        .expect("the bundled suite is found")
-        .into_iter()
-        .filter(|(path, _)| !crate::common::is_large(std::path::Path::new(path)))
-        .collect()
+    runner::prepare(&config).expect("the bundled suite is found")
 }
 
 fn run_suite(suite: &[Prepared], implementation: &mut dyn Implementation) -> Vec<SpecReport> {

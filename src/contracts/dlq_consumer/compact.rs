@@ -26,6 +26,12 @@ pub const MAX_STEPS: u64 = 2_000_000;
 /// The most DLQ entries all patterned entries of one expectation may stand for.
 pub const MAX_PATTERN_ENTRIES: u64 = 1_000_000;
 
+/// The most text the expansion of one spec may produce, messages, steps and entries together,
+/// counted as their debug text: a pattern's bytes times its count, a repeated step's times its
+/// repetitions. The counts above bound how many things there are; this bounds how big they
+/// are, so a long body repeated a million times is refused before it is allocated.
+pub const MAX_EXPANDED_BYTES: u64 = 1 << 30;
+
 /// The placeholder for a message's number in a pattern.
 pub const NUMBER: &str = "{n}";
 
@@ -111,6 +117,54 @@ pub fn fill(pattern: &str, n: u64) -> String {
     }
 }
 
+/// What the expansion of one spec has produced so far, against `MAX_EXPANDED_BYTES`.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    bytes: u64,
+}
+
+impl Expansion {
+    /// Counts `bytes` more, or refuses at `at` when the spec's expansion would pass the limit.
+    fn spend(&mut self, file: &SourceFile, at: Position, bytes: u64) -> Result<(), SpecError> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > MAX_EXPANDED_BYTES {
+            return Err(SpecError::invalid(
+                file,
+                at,
+                format!(
+                    "expanded, this spec would hold more than {} MiB of messages, steps and entries, the most a spec may: use fewer or shorter patterns, bodies or repetitions",
+                    MAX_EXPANDED_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// How much the spec has expanded to so far, in bytes of debug text.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// The length of `value`'s debug text, counted without building it: the measure of one
+/// expanded thing's size that every kind of step, outcome and entry has.
+fn weight(value: &impl std::fmt::Debug) -> u64 {
+    struct Count(u64);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 = self.0.saturating_add(s.len() as u64);
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing into a counter cannot fail.
+    let _ = std::fmt::write(&mut count, format_args!("{value:?}"));
+    count.0
+}
+
+/// The widest a number put in place of `{n}` can be.
+const NUMBER_WIDTH: u64 = 20;
+
 /// One generated message, as the plain form would write it.
 pub struct Generated {
     pub id: String,
@@ -125,6 +179,7 @@ pub struct Generated {
 pub fn generate(
     file: &SourceFile,
     groups: &[Spanned<GenerateGroup>],
+    expansion: &mut Expansion,
 ) -> Result<Vec<Generated>, SpecError> {
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut total: u64 = 0;
@@ -164,6 +219,12 @@ pub fn generate(
                 "`from + count - 1` is past the largest number".into(),
             ));
         };
+        // Each message holds its own id, body and outcome list, the outcomes again in the
+        // script: what one costs, times the count.
+        let each = (g.id.value.len() + g.body.len()) as u64
+            + 2 * NUMBER_WIDTH
+            + 2 * g.handler.as_ref().map_or(0, |list| weight(&list.value));
+        expansion.spend(file, yaml::at(&g.count), each.saturating_mul(count))?;
         let outcomes = g.handler.as_ref().map(|list| {
             (
                 yaml::at(list),
@@ -190,23 +251,32 @@ pub fn generate(
 pub fn flatten(
     file: &SourceFile,
     steps: Vec<Spanned<SingleKey<Step>>>,
+    expansion: &mut Expansion,
 ) -> Result<Vec<(Position, Step)>, SpecError> {
     let mut out = Vec::with_capacity(steps.len());
-    flatten_into(file, steps, &mut out)?;
+    flatten_into(file, steps, &mut out, expansion)?;
     Ok(out)
 }
 
+/// Appends the expanded `steps` to `out`, and returns their weight.
 fn flatten_into(
     file: &SourceFile,
     steps: Vec<Spanned<SingleKey<Step>>>,
     out: &mut Vec<(Position, Step)>,
-) -> Result<(), SpecError> {
+    expansion: &mut Expansion,
+) -> Result<u64, SpecError> {
+    let mut added: u64 = 0;
     for step in steps {
         let position = yaml::at(&step);
         match step.value.0 {
             Step::Repeat(repeat) => {
-                let body = flatten(file, repeat.steps)?;
+                let mut body = Vec::new();
+                let body_weight = flatten_into(file, repeat.steps, &mut body, expansion)?;
                 let times = repeat.times.value;
+                if body.is_empty() || times == 0 {
+                    // Nothing to run, however many times: not a loop of nothing.
+                    continue;
+                }
                 let adds = times.saturating_mul(body.len() as u64);
                 if (out.len() as u64).saturating_add(adds) > MAX_STEPS {
                     return Err(SpecError::invalid(
@@ -217,29 +287,48 @@ fn flatten_into(
                         ),
                     ));
                 }
-                for _ in 0..times {
+                // The body was counted once, as it was expanded; each further copy costs as much.
+                let copies = body_weight.saturating_mul(times - 1);
+                expansion.spend(file, yaml::at(&repeat.times), copies)?;
+                added = added.saturating_add(body_weight.saturating_add(copies));
+                for _ in 1..times {
                     out.extend(body.iter().cloned());
                 }
+                out.append(&mut body);
             }
             Step::Expect(mut expect) => {
-                expand_entries(file, &mut expect)?;
+                let entries = expand_entries(file, &mut expect, expansion)?;
+                let own = weight(&expect).saturating_sub(entries);
+                expansion.spend(file, position, own)?;
+                added = added.saturating_add(own.saturating_add(entries));
                 out.push((position, Step::Expect(expect)));
             }
-            plain => out.push((position, plain)),
+            plain => {
+                let own = weight(&plain);
+                expansion.spend(file, position, own)?;
+                added = added.saturating_add(own);
+                out.push((position, plain));
+            }
         }
     }
-    Ok(())
+    Ok(added)
 }
 
 /// Replaces each DLQ entry written with a `count` by the entries it stands for, and marks the
-/// expectation as holding patterns (which `bless` does not rewrite).
-pub fn expand_entries(file: &SourceFile, expect: &mut Expectation) -> Result<(), SpecError> {
+/// expectation as holding patterns (which `bless` does not rewrite). Returns the weight of the
+/// entries it added, which it has counted in `expansion`.
+pub fn expand_entries(
+    file: &SourceFile,
+    expect: &mut Expectation,
+    expansion: &mut Expansion,
+) -> Result<u64, SpecError> {
     let Some(entries) = &expect.dlq else {
-        return Ok(());
+        return Ok(0);
     };
     if entries.iter().all(|e| e.count.is_none()) {
-        return Ok(());
+        return Ok(0);
     }
+    let mut added: u64 = 0;
     let mut total: u64 = 0;
     let mut expanded = Vec::new();
     for entry in entries {
@@ -258,6 +347,9 @@ pub fn expand_entries(file: &SourceFile, expect: &mut Expectation) -> Result<(),
                 ),
             ));
         }
+        let each = weight(entry) + 3 * NUMBER_WIDTH;
+        expansion.spend(file, at, each.saturating_mul(count.value))?;
+        added = added.saturating_add(each.saturating_mul(count.value));
         if count.value > 1 && !entry.id.contains(NUMBER) {
             return Err(SpecError::invalid(
                 file,
@@ -289,7 +381,7 @@ pub fn expand_entries(file: &SourceFile, expect: &mut Expectation) -> Result<(),
     }
     expect.dlq = Some(expanded);
     expect.patterned = true;
-    Ok(())
+    Ok(added)
 }
 
 #[cfg(test)]

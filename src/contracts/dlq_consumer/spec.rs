@@ -403,7 +403,8 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             ));
         }
     }
-    let generated = compact::generate(file, &spec.generate)?;
+    let mut expansion = compact::Expansion::default();
+    let generated = compact::generate(file, &spec.generate, &mut expansion)?;
     for message in &generated {
         if !known_ids.insert(message.id.clone()) {
             return Err(invalid(
@@ -412,7 +413,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             ));
         }
     }
-    let flat = compact::flatten(file, spec.steps)?;
+    let flat = compact::flatten(file, spec.steps, &mut expansion)?;
     for (_, step) in &flat {
         if let Step::Send(message) = step {
             known_ids.insert(message.id.clone());
@@ -504,7 +505,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     }
     let mut expect = spec.expect.map(|e| (yaml::at(&e), e.value));
     if let Some((_, expect)) = &mut expect {
-        compact::expand_entries(file, expect)?;
+        compact::expand_entries(file, expect, &mut expansion)?;
         check_trace(file, expect, &known_ids)?;
     }
 
