@@ -299,18 +299,13 @@ impl Checkpoint {
     }
 }
 
-/// The most items of a list a timeline line shows.
-const MAX_TOLD_ITEMS: usize = 20;
-
 /// A value in a timeline line: in flow style, a long list by its ends and how many between
 /// (a big scenario's DLQ would otherwise make a line of megabytes).
 fn told_value(value: &Value) -> String {
     match value {
-        Value::Array(items) if items.len() > MAX_TOLD_ITEMS => format!(
-            "[{}, ... ({} more), {}]",
-            crate::yaml::flow(&items[0]),
-            items.len() - 2,
-            crate::yaml::flow(&items[items.len() - 1])
+        Value::Array(items) if items.len() > crate::listing::MAX_LISTED => format!(
+            "[{}]",
+            crate::listing::shown(items, crate::yaml::flow).join(", ")
         ),
         _ => crate::yaml::flow(value),
     }

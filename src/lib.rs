@@ -41,6 +41,7 @@ pub mod grading;
 pub mod implementation;
 pub mod interrupts;
 pub mod known_failures;
+pub mod listing;
 pub mod loader;
 pub mod matrix;
 pub mod mistake;

@@ -211,3 +211,43 @@ pub fn verdicts(path: &Path, text: &str) -> [i32; 3] {
     };
     [run, explain, blessed]
 }
+
+/// Whether a process is gone (or a zombie: dead, waiting for its parent to reap it).
+#[cfg(target_os = "linux")]
+pub fn dead(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// The pids written to `file`, one per line or separated by spaces.
+#[cfg(target_os = "linux")]
+pub fn pids_in(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Asserts every pid is dead, after a bounded while (SIGKILL acts asynchronously); kills the
+/// ones that are not, so a failing test leaves nothing behind.
+#[cfg(target_os = "linux")]
+pub fn assert_all_dead(pids: &[String], what: &str) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !pids.iter().all(|p| dead(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let alive: Vec<&String> = pids.iter().filter(|p| !dead(p)).collect();
+    for pid in &alive {
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid.parse().unwrap_or(0), libc::SIGKILL);
+        }
+    }
+    assert!(alive.is_empty(), "{what}: left behind {alive:?}");
+}

@@ -3,7 +3,6 @@
 //! and no child process left behind.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -27,7 +26,6 @@ fn run(args: &[&str]) -> Ran {
 fn run_owned(args: &[String]) -> Ran {
     ran(external().args(args).output().expect("dlqspec runs"))
 }
-
 
 /// A few dlq-consumer specs: enough to see a run go on after an error, few enough to be quick.
 fn first_dlq_specs() -> Vec<String> {
@@ -310,38 +308,6 @@ fn an_implementation_with_none_of_the_selected_contracts_fails_in_one_line() {
     }
 }
 
-/// Whether a process is gone (or a zombie: dead, waiting for its parent to reap it).
-#[cfg(target_os = "linux")]
-fn dead(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // The state follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-    }
-}
-
-/// Waits (a bounded while: a SIGKILL takes effect asynchronously) until every pid is dead.
-#[cfg(target_os = "linux")]
-fn assert_all_dead(pids: &[String]) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while !pids.iter().all(|p| dead(p)) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let alive: Vec<&String> = pids.iter().filter(|p| !dead(p)).collect();
-    assert!(alive.is_empty(), "left behind: {alive:?}");
-}
-
-#[cfg(target_os = "linux")]
-fn pids_in(file: &Path) -> Vec<String> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect()
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
@@ -370,9 +336,9 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
         "{}",
         ran.stdout
     );
-    let pids = pids_in(&pidfile);
+    let pids = crate::common::pids_in(&pidfile);
     assert_eq!(pids.len(), 4, "two starts, two pids each: {pids:?}");
-    assert_all_dead(&pids);
+    crate::common::assert_all_dead(&pids, "after the run");
 
     // A program that answers `bye` but stays: killed after the grace period.
     let pidfile = dir.path().join("linger.pids");
@@ -382,9 +348,9 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
     );
     let ran = run(&["run", "--impl", &command, &specs[0]]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    let pids = pids_in(&pidfile);
+    let pids = crate::common::pids_in(&pidfile);
     assert_eq!(pids.len(), 1, "{pids:?}");
-    assert_all_dead(&pids);
+    crate::common::assert_all_dead(&pids, "after the run");
 
     // dlqspec interrupted (Ctrl-C) while its implementation hangs: the group dies with it.
     let pidfile = dir.path().join("interrupt.pids");
@@ -399,10 +365,10 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
         .spawn()
         .expect("dlqspec starts");
     let until = Instant::now() + Duration::from_secs(30);
-    while pids_in(&pidfile).len() < 2 && Instant::now() < until {
+    while crate::common::pids_in(&pidfile).len() < 2 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let pids = pids_in(&pidfile);
+    let pids = crate::common::pids_in(&pidfile);
     assert_eq!(pids.len(), 2, "the implementation did not start: {pids:?}");
     let dlqspec_pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: kill(2) has no memory-safety preconditions.
@@ -412,7 +378,7 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
     let status = child.wait().expect("dlqspec ends");
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
-    assert_all_dead(&pids);
+    crate::common::assert_all_dead(&pids, "after the run");
 }
 
 #[test]

@@ -830,45 +830,6 @@ fn an_interrupted_run_removes_its_temporary_report_and_keeps_the_old_one() {
     }
 }
 
-/// Whether a process is gone (or a zombie, dead and waiting for its reaper).
-#[cfg(target_os = "linux")]
-fn dead(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-    }
-}
-
-/// The pids written to `file`, one per line or separated by spaces.
-#[cfg(target_os = "linux")]
-fn pids_in(file: &Path) -> Vec<String> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Asserts every pid is dead, after a bounded while (SIGKILL acts asynchronously); kills the
-/// ones that are not, so a failing test leaves nothing behind.
-#[cfg(target_os = "linux")]
-fn assert_all_dead(pids: &[String], what: &str) {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !pids.iter().all(|p| dead(p)) && std::time::Instant::now() < until {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let alive: Vec<&String> = pids.iter().filter(|p| !dead(p)).collect();
-    for pid in &alive {
-        // SAFETY: kill(2) has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid.parse().unwrap_or(0), libc::SIGKILL);
-        }
-    }
-    assert!(alive.is_empty(), "{what}: left behind {alive:?}");
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn processes_a_solution_starts_in_sessions_of_their_own_end_with_its_run() {
@@ -884,14 +845,14 @@ fn processes_a_solution_starts_in_sessions_of_their_own_end_with_its_run() {
         .env("DLQSPEC_TEST_PIDS", &pidfile)
         .output()
         .expect("dlqspec runs"));
-    let pids = pids_in(&pidfile);
+    let pids = crate::common::pids_in(&pidfile);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(
         pids.len(),
         2,
         "a child in a session of its own and an orphaned grandchild: {pids:?}"
     );
-    assert_all_dead(&pids, "after the run of a solution that starts processes");
+    crate::common::assert_all_dead(&pids, "after the run of a solution that starts processes");
 }
 
 #[cfg(target_os = "linux")]
@@ -915,8 +876,8 @@ fn an_implementation_that_exits_while_its_child_holds_stdout_is_said_to_have_exi
         ],
         false,
     );
-    let pids = pids_in(&pidfile);
-    assert_all_dead(&pids, "the process holding stdout");
+    let pids = crate::common::pids_in(&pidfile);
+    crate::common::assert_all_dead(&pids, "the process holding stdout");
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.contains("implementation error (exited): the process exited with status 7 while serving `process_one()`, but a process it started still held its stdout open (that process was killed)"),
@@ -949,24 +910,24 @@ fn a_killed_dlqspec_takes_its_implementation_along() {
         .spawn()
         .expect("dlqspec starts");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while pids_in(&pidfile).len() < 2 && std::time::Instant::now() < until {
+    while crate::common::pids_in(&pidfile).len() < 2 && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.kill().expect("SIGKILL");
     child.wait().expect("reaped");
-    let pids = pids_in(&pidfile);
+    let pids = crate::common::pids_in(&pidfile);
     assert_eq!(pids.len(), 2, "{pids:?}");
     // Its own child dies with it (PR_SET_PDEATHSIG); what that child started is beyond reach
     // of a dlqspec killed outright, so the test ends it itself.
     let (implementation, grandchild) = (pids[0].clone(), pids[1].clone());
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !dead(&implementation) && std::time::Instant::now() < until {
+    while !crate::common::dead(&implementation) && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let survived = !dead(&implementation);
+    let survived = !crate::common::dead(&implementation);
     for pid in [&implementation, &grandchild]
         .into_iter()
-        .filter(|p| !dead(p))
+        .filter(|p| !crate::common::dead(p))
     {
         // SAFETY: kill(2) has no memory-safety preconditions.
         unsafe {

@@ -6,7 +6,7 @@
 //! dead-lettered twice, a poison pill never reaches the handler, no message gets more attempts
 //! than its budget, and a replay never drops an entry it has not sent back.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::explore::{CaseStep, DlqCase, case_of, effect_call, probe};
@@ -199,8 +199,9 @@ fn broke(why: &str) -> ScheduleRun {
 fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
     let journal = record.world.journal();
     let mut found: Vec<String> = Vec::new();
+    let mut said: HashSet<String> = HashSet::new();
     let mut say = |line: String| {
-        if !found.contains(&line) {
+        if said.insert(line.clone()) {
             found.push(line);
         }
     };
@@ -209,9 +210,14 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
     for (id, _) in &case.messages {
         arrived.insert(id.clone(), 0);
     }
+    // The latest arrival counts: what happened to an id before it came back says nothing.
+    let arrive = |arrived: &mut HashMap<String, usize>, id: &str, at: usize| {
+        let last = arrived.entry(id.to_owned()).or_insert(at);
+        *last = (*last).max(at);
+    };
     for (index, facts) in record.steps.iter().enumerate() {
         if let Some(CaseStep::Send { id, .. }) = case.steps.get(index) {
-            arrived.insert(id.clone(), facts.journal.start);
+            arrive(&mut arrived, id, facts.journal.start);
         }
     }
     let mut in_dlq: HashMap<&str, usize> = HashMap::new();
@@ -265,12 +271,11 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
             } => {
                 in_dlq.insert(id, 0);
             }
-            Happening::Sent { id } => {
-                arrived.insert(id.clone(), at);
-            }
+            Happening::Sent { id } => arrive(&mut arrived, id, at),
             _ => {}
         }
     }
+    let acked = acked_after_success(journal, &arrived);
     for (index, facts) in record.steps.iter().enumerate() {
         if !matches!(case.steps.get(index), Some(CaseStep::Replay { .. })) {
             continue;
@@ -293,11 +298,16 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
     }
     let world = &record.world;
     let (pending, in_flight, dead) = (world.pending(), world.in_flight(), world.dlq_ids());
+    let kept: HashSet<&str> = pending
+        .iter()
+        .chain(&in_flight)
+        .chain(&dead)
+        .map(String::as_str)
+        .collect();
     let mut ids: Vec<&String> = arrived.keys().collect();
     ids.sort();
     for id in ids {
-        let kept = pending.contains(id) || in_flight.contains(id) || dead.contains(id);
-        if !kept && !acked_after_success(&journal[arrived[id]..], id) {
+        if !kept.contains(id.as_str()) && !acked.contains(id.as_str()) {
             say(format!(
                 "message {id} is lost: it is not ready, in flight or in the DLQ, and it was not acked after the handler succeeded"
             ));
@@ -309,20 +319,30 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
     found
 }
 
-/// Whether `id` was acked after a successful handler call, in `journal`.
-fn acked_after_success(journal: &[Happening], id: &str) -> bool {
-    let mut succeeded = false;
-    for happening in journal {
+/// The ids acked after a successful handler call since they last `arrived`, in one pass over
+/// the journal.
+fn acked_after_success<'a>(
+    journal: &'a [Happening],
+    arrived: &HashMap<String, usize>,
+) -> HashSet<&'a str> {
+    let since_arrival = |id: &str, at: usize| arrived.get(id).is_some_and(|from| at >= *from);
+    let mut succeeded: HashSet<&str> = HashSet::new();
+    let mut acked: HashSet<&str> = HashSet::new();
+    for (at, happening) in journal.iter().enumerate() {
         match happening {
             Happening::Handled {
-                id: handled,
+                id,
                 outcome: ScriptedOutcome::Ok,
-            } if handled == id => succeeded = true,
-            Happening::Acked { id: acked } if acked == id && succeeded => return true,
+            } if since_arrival(id, at) => {
+                succeeded.insert(id);
+            }
+            Happening::Acked { id } if since_arrival(id, at) && succeeded.contains(id.as_str()) => {
+                acked.insert(id);
+            }
             _ => {}
         }
     }
-    false
+    acked
 }
 
 #[cfg(test)]

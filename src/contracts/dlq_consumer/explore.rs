@@ -892,7 +892,7 @@ pub fn case_of(scenario: &DlqScenario) -> DlqCase {
             Step::Restart => CaseStep::Restart,
             Step::Advance(by) => CaseStep::Advance(*by),
             // Loading expands `repeat` into the steps it repeats: none is left to map.
-            Step::Repeat(_) => continue,
+            Step::Repeat(_) => unreachable!("a loaded scenario holds no `repeat` step"),
             Step::Send(message) => {
                 if !ids.contains(&message.id) {
                     ids.push(message.id.clone());

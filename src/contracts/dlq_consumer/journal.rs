@@ -197,9 +197,7 @@ impl Happening {
                 format!("CRASH injected {} {call}: the process dies", timing.word())
             }
             Happening::Misused { what } => format!("MISUSE: {what}"),
-            Happening::PendingRead { ids } => {
-                format!("queue.pending() -> {}", Value::from(ids.clone()))
-            }
+            Happening::PendingRead { ids } => format!("queue.pending() -> [{}]", ids.join(", ")),
             Happening::EntriesRead { dlq } => {
                 format!("dlq.entries(): the DLQ holds {}", list(dlq))
             }
@@ -216,21 +214,7 @@ pub fn list(ids: &[String]) -> String {
     }
 }
 
-/// The most items a journal line lists; a longer list is told by its ends and a count.
-pub const MAX_LISTED: usize = 20;
-
-/// `items` as `name` writes them, or, past `MAX_LISTED`, the first and last few around
-/// `... (N more)`: what a person reads, in time and space linear in a big scenario.
-pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
-    let ends = MAX_LISTED / 2;
-    if items.len() <= MAX_LISTED {
-        return items.iter().map(name).collect();
-    }
-    let mut view: Vec<String> = items[..ends].iter().map(&name).collect();
-    view.push(format!("... ({} more)", items.len() - 2 * ends));
-    view.extend(items[items.len() - ends..].iter().map(&name));
-    view
-}
+pub use crate::listing::{MAX_LISTED, shown};
 
 pub fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
@@ -253,9 +237,11 @@ mod tests {
         let ids: Vec<String> = (1..=25).map(|n| format!("m{n}")).collect();
         assert_eq!(
             list(&ids),
-            "m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, ... (5 more), m16, m17, m18, m19, m20, m21, m22, m23, m24, m25"
+            "m1, m2, m3, m4, m5, m6, m7, m8, m9, ... (7 more), m17, m18, m19, m20, m21, m22, m23, m24, m25"
         );
         assert_eq!(list(&ids[..20]), ids[..20].join(", "));
+        // The world keeps views; telling one again keeps its count.
+        assert_eq!(list(&shown(&ids, String::clone)), list(&ids));
     }
 
     #[test]

@@ -326,8 +326,9 @@ impl Run<'_> {
                 self.recorder.tell(format!("{heading}: expect"));
                 self.expect(label, position, &["expect"], expect)?;
             }
-            // Written out on loading (`compact::flatten`): the steps run hold no `repeat`.
-            Step::Repeat(_) => {}
+            // `compact::flatten` writes every `repeat` out on loading, and a scenario is only
+            // made by loading: a `repeat` here is a bug of dlqspec, not of a spec.
+            Step::Repeat(_) => unreachable!("a loaded scenario holds no `repeat` step"),
         }
         Ok(None)
     }

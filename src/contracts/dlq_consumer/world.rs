@@ -410,8 +410,9 @@ impl World {
             }
             ("queue.pending", []) => {
                 let pending = self.pending();
+                // A view, as of the DLQ: a timeline line per read, not a copy of the queue.
                 let ids = if self.detailed {
-                    pending.clone()
+                    super::journal::shown(&pending, String::clone)
                 } else {
                     Vec::new()
                 };

@@ -1,0 +1,36 @@
+//! Long lists told to a person by their ends and a count, so a timeline line of a big
+//! scenario stays short and takes time linear in what it shows.
+
+/// The most items a line lists; a longer list is told by its ends and a count.
+pub const MAX_LISTED: usize = 20;
+
+/// `items` as `name` writes them, or, past `MAX_LISTED`, the first and last few around
+/// `... (N more)`: what a person reads, in time and space linear in a big scenario.
+///
+/// A view is never longer than `MAX_LISTED`, so showing a view again leaves it as it is: a
+/// world may keep views of long lists and tell them later without losing the count.
+pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
+    let ends = (MAX_LISTED - 1) / 2;
+    if items.len() <= MAX_LISTED {
+        return items.iter().map(name).collect();
+    }
+    let mut view: Vec<String> = items[..ends].iter().map(&name).collect();
+    view.push(format!("... ({} more)", items.len() - 2 * ends));
+    view.extend(items[items.len() - ends..].iter().map(&name));
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_is_short_and_showing_it_again_changes_nothing() {
+        let items: Vec<u32> = (1..=100).collect();
+        let view = shown(&items, u32::to_string);
+        assert_eq!(view.len(), MAX_LISTED - 1);
+        assert_eq!(view[9], "... (82 more)");
+        assert_eq!(shown(&view, String::clone), view);
+        assert_eq!(shown(&items[..20], u32::to_string).len(), 20);
+    }
+}
