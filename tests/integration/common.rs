@@ -251,3 +251,49 @@ pub fn assert_all_dead(pids: &[String], what: &str) {
     }
     assert!(alive.is_empty(), "{what}: left behind {alive:?}");
 }
+
+/// YAML-significant tokens, and values at the edges of what specs take, that the robustness
+/// tests put into specs: syntax, numbers past every limit, control and bidi characters, and
+/// words of the spec format.
+pub const TOKENS: &[&str] = &[
+    ":",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    "null",
+    "~",
+    "0",
+    "-1",
+    "2.5",
+    "true",
+    "99999999999999999999999",
+    "18446744073709551615",
+    "\"",
+    "'",
+    "&a ",
+    "*a",
+    "!!binary ",
+    "? ",
+    "|",
+    ">",
+    "#",
+    "---",
+    "\n",
+    "  ",
+    "\t",
+    "x: y",
+    "process",
+    "crash",
+    "ok",
+    "expect: {}",
+    "advance: 9007199254740991",
+    "fault: {crash: after, call: handler}",
+    "\u{1b}[2J",
+    "\u{0}",
+    "\u{9b}",
+    "\u{202e}",
+    "::error::x",
+    "é",
+];

@@ -724,18 +724,6 @@ fn bless_refuses_read_only_and_hard_linked_specs_and_writes_through_links_in_the
     );
 }
 
-/// xorshift64*: a fixed-seed generator, so a failing sequence of kills replays the same way.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 #[cfg(unix)]
 #[test]
 fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bless_leaves_no_litter()
@@ -747,7 +735,8 @@ fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bles
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let blessed = std::fs::read_to_string(&spec).expect("read");
     assert_ne!(blessed, BLESSABLE);
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    // A fixed seed, so a failing sequence of kills replays the same way.
+    let mut rng = dlqspec::explore::rng::Rng::new(0x2545_F491_4F6C_DD1D);
     let (mut old, mut new) = (0, 0);
     for round in 0..120 {
         std::fs::write(&spec, BLESSABLE).expect("reset");
@@ -758,7 +747,7 @@ fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bles
             .spawn()
             .expect("dlqspec starts");
         // Anywhere from at once to past the end of a bless.
-        std::thread::sleep(std::time::Duration::from_micros(rng.next() % 40_000));
+        std::thread::sleep(std::time::Duration::from_micros(rng.next_u64() % 40_000));
         let _ = child.kill();
         let _ = child.wait();
         let text = std::fs::read_to_string(&spec).expect("the spec is there");

@@ -21,49 +21,7 @@ use dlqspec::report::Palette;
 use dlqspec::report::render;
 use dlqspec::source::SourceFile;
 
-use crate::common::root;
-
-/// YAML-significant tokens and values at the edges of what specs take.
-const TOKENS: &[&str] = &[
-    ":",
-    "- ",
-    "[",
-    "]",
-    "{",
-    "}",
-    "null",
-    "~",
-    "0",
-    "-1",
-    "2.5",
-    "true",
-    "\"",
-    "'",
-    "&a ",
-    "*a",
-    "!!binary ",
-    "? ",
-    "|",
-    ">",
-    "#",
-    "---",
-    "  ",
-    "\t",
-    "x: y",
-    "process",
-    "crash",
-    "ok",
-    "expect: {}",
-    "advance: 9007199254740991",
-    "18446744073709551615",
-    "fault: {crash: after, call: handler}",
-    "\u{1b}[2J",
-    "\u{0}",
-    "\u{9b}",
-    "\u{202e}",
-    "::error::x",
-    "é",
-];
+use crate::common::{TOKENS, root};
 
 #[derive(Debug, Clone)]
 enum Mutation {

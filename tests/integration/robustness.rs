@@ -9,60 +9,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dlqspec::discover;
 
-use crate::common::{root, verdicts};
+use dlqspec::explore::rng::Rng;
 
-/// xorshift64*: small, fast and the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-const TOKENS: &[&str] = &[
-    ":",
-    "- ",
-    "[",
-    "]",
-    "{",
-    "}",
-    "null",
-    "~",
-    "0",
-    "-1",
-    "2.5",
-    "true",
-    "99999999999999999999999",
-    "\t",
-    "\"",
-    "'",
-    "&a ",
-    "*a",
-    "!!binary ",
-    "? ",
-    "|",
-    ">",
-    "#",
-    "---",
-    "\n",
-    "  ",
-    "x: y",
-    "process",
-    "crash",
-    "ok",
-    "expect: {}",
-    "fault: {crash: after, call: handler}",
-    "é",
-    "\u{0}",
-];
+use crate::common::{TOKENS, root, verdicts};
 
 fn mangle(text: &str, rng: &mut Rng) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
@@ -89,7 +38,7 @@ fn mangle(text: &str, rng: &mut Rng) -> String {
                 while !line.is_char_boundary(at) {
                     at -= 1;
                 }
-                line.insert_str(at, TOKENS[rng.below(TOKENS.len())]);
+                line.insert_str(at, *rng.pick(TOKENS));
             }
         }
     }
@@ -102,7 +51,7 @@ fn mangled_specs_never_panic_and_get_one_verdict_from_run_explain_and_bless() {
         .expect("specs/ exists")
         .into_iter()
         .collect();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut loaded = 0;
     for path in &files {
         let original = std::fs::read_to_string(path).expect("readable");
