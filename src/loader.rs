@@ -63,15 +63,11 @@ pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
     load(read(path)?)
 }
 
-/// Loads a spec as discovery found it, checking it is still that file.
-pub fn load_found(found: &Found) -> Result<LoadedSpec, SpecError> {
-    load(read_found(found)?)
-}
-
-/// Loads what a discovery entry holds: a spec, or the error of a path that cannot be read.
+/// Loads what a discovery entry holds: a spec (checking it is still the file discovery
+/// found), or the error of a path that cannot be read.
 pub fn load_entry(entry: &Entry) -> Result<LoadedSpec, SpecError> {
     match entry {
-        Entry::Spec(found) => load_found(found),
+        Entry::Spec(found) => load(read_found(found)?),
         Entry::Unreadable { path, reason } => Err(unreadable(path, reason)),
     }
 }

@@ -5,8 +5,6 @@
 //! wait: no reader thread, no channel, no wake-up between them (that hop cost about a quarter
 //! of a round trip). Elsewhere a reader thread hands lines over a small channel.
 
-use std::process::ChildStdout;
-
 use super::limits::MAX_LINE_BYTES;
 
 /// What reading stdout gave.
@@ -219,11 +217,6 @@ mod platform {
 
 pub use platform::Lines;
 
-/// Makes the reader for a child's stdout.
-pub fn reader(stdout: ChildStdout) -> std::io::Result<Lines> {
-    Lines::new(stdout)
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -278,7 +271,7 @@ mod tests {
             .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("sh runs");
-        let mut lines = reader(child.stdout.take().expect("piped")).expect("a reader");
+        let mut lines = Lines::new(child.stdout.take().expect("piped")).expect("a reader");
         assert_eq!(lines.next(Duration::ZERO), None);
         let mut got = None;
         for _ in 0..100 {

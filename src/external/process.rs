@@ -418,7 +418,7 @@ impl Process {
             &mut crate::implementation::NoWorld,
             timeout,
             &mut Spent {
-                budget: &mut MAX_WORLD_BYTES_PER_SPEC.clone(),
+                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
                 // Nothing is printed before a request: a shim sends output only while serving one.
                 captured: &mut Captured::default(),
             },
@@ -486,7 +486,7 @@ impl Process {
         };
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::channel();
-        let readers = lines::reader(stdout).and_then(|lines| {
+        let readers = lines::Lines::new(stdout).and_then(|lines| {
             let tail = Arc::clone(&tail);
             thread::Builder::new()
                 .name("dlqspec-impl-stderr".into())
