@@ -336,10 +336,13 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
     let shown = path.display();
     let bytes = read_bounded(path, MAX_SUMMARY_BYTES)?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let why = e.to_string();
+        let why = why
+            .strip_suffix(&format!(" at line {line} column {column}"))
+            .unwrap_or(&why);
         format!(
-            "{shown}:{}:{}: not a summary: {e}; write it again with `dlqspec grade --output`",
-            e.line(),
-            e.column()
+            "{shown}:{line}:{column}: not a summary: {why}; grade the shard again with `dlqspec grade --output`"
         )
     })?;
     if value["format"] != SUMMARY_FORMAT {

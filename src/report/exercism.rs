@@ -68,9 +68,14 @@ impl<W: Write> ExercismReporter<W> {
             ("pass", _) => Value::Null,
             (_, true) => {
                 let base = self.solution_dir.as_deref();
-                let mut text = render::relative_to(&render::details(&report.path, &report.outcome), base);
+                let mut text =
+                    render::relative_to(&render::details(&report.path, &report.outcome), base);
                 if let Some(captured) = &report.output {
-                    text.push_str(&render::tracebacks(captured, base, &super::Palette::plain()));
+                    text.push_str(&render::tracebacks(
+                        captured,
+                        base,
+                        &super::Palette::plain(),
+                    ));
                 }
                 Value::from(text.trim_end())
             }

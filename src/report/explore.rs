@@ -4,14 +4,14 @@
 //! Labels, reasons, divergences and specs carry text from the implementation under test (its
 //! path, its error messages), so they go through `sanitize` like every other report's.
 
-use std::io::Write;
-use std::path::Path;
 use super::progress::{DelayedBar, seconds, suspended};
 use super::render;
 use super::sanitize::{line, text as shown_text};
 use super::style::{Palette, paint};
 use crate::explore::crashes::{self, Summary as CrashSummary};
 use crate::explore::{Event, Finding, Observer, Summary};
+use std::io::Write;
+use std::path::Path;
 
 /// Prints the opening lines as exploring starts, and keeps a progress line on stderr when
 /// asked to (on a terminal, outside CI: see `ReportOptions::progress_wanted`).
