@@ -497,6 +497,92 @@ mod tests {
     }
 
     #[test]
+    fn a_share_is_the_same_in_any_order_and_the_shares_cover_the_class_once() {
+        let class: Vec<PathBuf> = ["x/erin.py", "a/bob", "carol.ts", "z/alice.py", "dave"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let mut reversed = class.clone();
+        reversed.reverse();
+        for strategy in ["", "hash:"] {
+            let mut all = Vec::new();
+            for k in 1..=3 {
+                let partition: Partition = format!("{strategy}{k}/3").parse().unwrap();
+                let pick = |list: &[PathBuf]| {
+                    let mut chosen: Vec<PathBuf> = share(list, Some(&partition))
+                        .into_iter()
+                        .map(|i| list[i].clone())
+                        .collect();
+                    chosen.sort();
+                    chosen
+                };
+                let mine = pick(&class);
+                assert_eq!(mine, pick(&reversed), "{strategy}{k}/3");
+                all.extend(mine);
+            }
+            all.sort();
+            let mut everyone = class.clone();
+            everyone.sort();
+            assert_eq!(all, everyone, "{strategy}");
+        }
+        // Round-robin over the names sorted: alice, bob, carol | dave, erin.
+        let first: Partition = "1/3".parse().unwrap();
+        let chosen: Vec<&Path> = share(&class, Some(&first))
+            .into_iter()
+            .map(|i| class[i].as_path())
+            .collect();
+        assert_eq!(chosen, [Path::new("z/alice.py"), Path::new("dave")]);
+        assert_eq!(share(&class, None).len(), 5);
+    }
+
+    #[test]
+    fn merging_refuses_a_submission_or_a_report_name_in_two_shards() {
+        let row = |submission: &str, name: &str| Graded {
+            submission: submission.into(),
+            name: name.into(),
+            status: Status::Pass,
+            score: 1.0,
+            max_score: 1.0,
+            passed: 1,
+            failed: 0,
+            rules: BTreeMap::new(),
+            took: Duration::ZERO,
+            note: String::new(),
+        };
+        let merged = merge(vec![
+            (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),
+            (PathBuf::from("s1/summary.json"), vec![row("a.py", "a.py")]),
+        ])
+        .unwrap();
+        assert_eq!(merged[0].submission, "a.py");
+        let error = merge(vec![
+            (PathBuf::from("s1/summary.json"), vec![row("a.py", "a.py")]),
+            (PathBuf::from("s2/summary.json"), vec![row("a.py", "a.py")]),
+        ])
+        .unwrap_err();
+        assert!(
+            error.contains("a.py is in both s1/summary.json and s2/summary.json"),
+            "{error}"
+        );
+        let error = merge(vec![
+            (
+                PathBuf::from("s1/summary.json"),
+                vec![row("x/a.py", "a.py")],
+            ),
+            (
+                PathBuf::from("s2/summary.json"),
+                vec![row("y/a.py", "a.py")],
+            ),
+        ])
+        .unwrap_err();
+        assert!(
+            error.contains("the report name a.py is used in both"),
+            "{error}"
+        );
+        assert!(!is_report_name("../x") && !is_report_name(".x") && is_report_name("a.py-2"));
+    }
+
+    #[test]
     fn report_names_are_safe_and_unique() {
         let names = report_names(&[
             PathBuf::from("a/alice.py"),

@@ -373,6 +373,13 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(number(3.0), "3");
+        assert_eq!(number(2.5), "2.5");
+        assert_eq!(number(0.0), "0");
+    }
     use crate::source::SourceFile;
 
     fn whole(line: &str) -> Excerpt {
