@@ -880,7 +880,10 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
     let summary = copy.join("summary.json");
     let copy_arg = copy.to_str().expect("utf-8");
     for (text, wanted) in [
-        ("{\n  \"format\": tru\n", "copy/summary.json:2:"),
+        (
+            "{\n  \"format\": @\n}",
+            "copy/summary.json:2:13: not a summary: expected value;",
+        ),
         (
             r#"{"format": "dlqspec-grade-summary", "version": 7, "rows": []}"#,
             "summary version 7 is not the 1 this dlqspec reads",
