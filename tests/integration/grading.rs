@@ -904,3 +904,42 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
     let ran = run(&["grade", "x.py", "--merge", shard_arg]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
 }
+
+#[test]
+fn the_readme_shards_a_class_over_a_matrix_and_merges_it() {
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let workflow = readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("matrix:"))
+        .expect("a workflow in the README");
+    let parsed: Value = serde_saphyr::from_str(workflow).expect("the workflow is YAML");
+    let shards = parsed["jobs"]["grade"]["strategy"]["matrix"]["shard"]
+        .as_array()
+        .expect("a matrix of shards");
+    assert_eq!(shards.len(), 4);
+    let runs = |job: &str| -> Vec<String> {
+        parsed["jobs"][job]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .filter_map(|step| step["run"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert!(
+        runs("grade")
+            .iter()
+            .any(|run| run.contains("dlqspec grade submissions/* --specs specs --partition ${{ matrix.shard }}/4 --output shard-${{ matrix.shard }}")),
+        "{workflow}"
+    );
+    let merge: Vec<String> = (1..=4).map(|k| format!("shard-{k}")).collect();
+    assert!(
+        runs("merge").iter().any(|run| run.contains(&format!(
+            "dlqspec grade --merge {} --output grades",
+            merge.join(" ")
+        ))),
+        "{workflow}"
+    );
+    assert_eq!(parsed["jobs"]["merge"]["needs"], "grade");
+}
