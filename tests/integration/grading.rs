@@ -900,6 +900,22 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
         assert!(ran.stderr.contains(wanted), "{text}: {}", ran.stderr);
         assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
     }
+    // A report in a shard that is a link is never followed into the merged folder.
+    #[cfg(unix)]
+    {
+        let linked = class.path().join("linked");
+        std::fs::create_dir(&linked).expect("mkdir");
+        std::fs::copy(shard.join("summary.json"), linked.join("summary.json")).expect("copy");
+        std::os::unix::fs::symlink("/etc/passwd", linked.join("alice.py.txt")).expect("link");
+        let ran = merge(&[linked.to_str().expect("utf-8")]);
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("alice.py.txt: not a regular file"),
+            "{}",
+            ran.stderr
+        );
+        assert!(!out.join("alice.py.txt").exists());
+    }
     // A submission list and --merge at once is a usage error.
     let ran = run(&["grade", "x.py", "--merge", shard_arg]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
@@ -942,4 +958,40 @@ fn the_readme_shards_a_class_over_a_matrix_and_merges_it() {
         "{workflow}"
     );
     assert_eq!(parsed["jobs"]["merge"]["needs"], "grade");
+}
+
+#[test]
+fn an_empty_share_is_no_failure_and_merges_as_nothing() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let empty = class.path().join("shard-2");
+    let ran = grade_into(&empty, &submissions, &["--partition", "2/2"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("note: share 2/2 of --partition holds none of the 1 submissions"),
+        "{}",
+        ran.stderr
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(empty.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    assert_eq!(summary["rows"], serde_json::json!([]));
+    assert_eq!(summary["partition"], "2/2");
+    let full = class.path().join("shard-1");
+    let ran = grade_into(&full, &submissions, &["--partition", "1/2"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let merged = class.path().join("merged");
+    let ran = run(&[
+        "grade",
+        "--merge",
+        empty.to_str().expect("utf-8"),
+        full.to_str().expect("utf-8"),
+        "--output",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(csv_submissions(&merged).len(), 1);
+    assert!(merged.join("alice.py.jsonl").is_file());
 }
