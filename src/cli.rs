@@ -105,7 +105,7 @@ pub enum Command {
     /// Grade many submissions against the specs, each in its own process: a report per
     /// submission and a summary (CSV and HTML) with a row each.
     #[command(
-        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv and DIR/summary.html.\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
+        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge).\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
     )]
     Grade(GradeArgs),
 
@@ -125,8 +125,19 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct GradeArgs {
     /// Solution files, or folders holding one solution each.
-    #[arg(required = true, value_name = "SUBMISSION")]
+    #[arg(required_unless_present = "merge", value_name = "SUBMISSION")]
     pub submissions: Vec<PathBuf>,
+
+    /// Grade only the K-th of N shares of the submissions, so N CI jobs together grade each
+    /// once: K/N or count:K/N (round-robin over the submissions sorted by name, then path as
+    /// given), hash:K/N (by a hash of the same).
+    #[arg(long, value_name = "K/N", value_parser = Partition::from_str, conflicts_with = "merge")]
+    pub partition: Option<Partition>,
+
+    /// Join the output folders of shards (each written by `grade --output DIR`) into one
+    /// summary in --output, copying their reports; a submission in two shards is refused.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "submissions")]
+    pub merge: Vec<PathBuf>,
 
     /// Spec files or folders to grade against.
     #[arg(long, value_name = "PATH", default_value = "specs")]

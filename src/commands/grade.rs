@@ -1,15 +1,17 @@
-//! `dlqspec grade`: grade many submissions, each by `dlqspec run` in a process of its own
-//! within a wall-clock budget, and write a report per submission and a summary.
+//! `dlqspec grade`: grade many submissions (or a deterministic share of them), each by
+//! `dlqspec run` in a process of its own within a wall-clock budget, and write a report per
+//! submission and a summary; or merge the output folders of shards into one summary.
 
 use std::io::{Read, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cli::GradeArgs;
 use crate::grading::{self, Graded, Status};
-use crate::report::{Palette, grade_summary};
+use crate::report::progress::{DelayedBar, suspended};
+use crate::report::{Palette, grade_summary, sanitize};
 
 /// How long a stopped run may take to end its implementation's processes before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -21,6 +23,9 @@ const POLL: Duration = Duration::from_millis(20);
 const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
 
 pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
+    if !args.merge.is_empty() {
+        return merge(&args, &palette);
+    }
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
@@ -29,15 +34,35 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         Ok(program) => program,
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
     };
+    // Named over the whole class, so every shard gives each submission the same name.
     let names = grading::report_names(&args.submissions);
+    let chosen = grading::share(&args.submissions, args.partition.as_ref());
+    if let Some(partition) = &args.partition
+        && chosen.is_empty()
+    {
+        let _ = writeln!(
+            crate::report::sanitize::stderr(),
+            "note: share {}/{} of --partition holds none of the {} submissions (there are more shares than submissions)",
+            partition.index,
+            partition.count,
+            args.submissions.len()
+        );
+    }
     let jobs = args
         .jobs
         .map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         )
-        .min(args.submissions.len())
+        .min(chosen.len())
         .max(1);
+    let mut progress = crate::report::progress::wanted_on_stderr().then(|| {
+        let progress =
+            DelayedBar::start("{spinner} [{elapsed}] {bar:30} {pos}/{len} graded {wide_msg}");
+        progress.bar().set_length(chosen.len() as u64);
+        progress
+    });
+    let bar = progress.as_ref().map(DelayedBar::bar);
     let next = AtomicUsize::new(0);
     let mut graded: Vec<(usize, Graded)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -45,18 +70,24 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
                 scope.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(submission) = args.submissions.get(i) else {
+                        let Some(&i) = chosen.get(next.fetch_add(1, Ordering::SeqCst)) else {
                             return mine;
                         };
+                        let submission = &args.submissions[i];
                         let row = grade_one(&program, &args, submission, &names[i]);
                         // Through the guarded stderr: a submission's name is no workflow command.
-                        let _ = writeln!(
-                            crate::report::sanitize::stderr(),
-                            "{} {}",
-                            crate::report::sanitize::line(row.status.as_str()),
-                            crate::report::sanitize::line(&row.submission)
-                        );
+                        suspended(bar, || {
+                            let _ = writeln!(
+                                crate::report::sanitize::stderr(),
+                                "{} {}",
+                                sanitize::line(row.status.as_str()),
+                                sanitize::line(&row.submission)
+                            );
+                        });
+                        if let Some(bar) = bar {
+                            bar.inc(1);
+                            bar.set_message(sanitize::line(&row.submission).into_owned());
+                        }
                         mine.push((i, row));
                     }
                 })
@@ -71,29 +102,133 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
             })
             .collect()
     });
+    if let Some(progress) = &mut progress {
+        progress.finish();
+    }
     graded.sort_by_key(|(i, _)| *i);
     let rows: Vec<Graded> = graded.into_iter().map(|(_, row)| row).collect();
-    for (file, text) in [
-        ("summary.csv", grade_summary::csv(&rows)),
-        ("summary.html", grade_summary::html(&rows)),
-    ] {
-        let path = args.output.join(file);
-        if let Err(error) = crate::atomic_file::write_atomically(&path, text.as_bytes()) {
-            return usage_error(format!("cannot write {}: {error}", path.display()));
-        }
+    let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
+    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref()) {
+        return usage_error(why);
     }
+    let share = match &partition {
+        Some(share) => format!(" (share {share} of {} submissions)", args.submissions.len()),
+        None => String::new(),
+    };
     let _ = writeln!(
         crate::report::sanitize::stdout(),
-        "{} submissions graded: {}; summary in {}",
+        "{} submissions graded{share}: {}; summary in {}",
         rows.len(),
         grade_summary::counts(&rows),
-        crate::report::sanitize::line(&args.output.join("summary.html").to_string_lossy())
+        sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
+    verdict(&rows)
+}
+
+/// 0 when every submission passed, 1 otherwise.
+fn verdict(rows: &[Graded]) -> i32 {
     if rows.iter().all(|row| row.status == Status::Pass) {
         crate::runner::exit::PASSED
     } else {
         crate::runner::exit::FAILED
     }
+}
+
+/// Writes `summary.csv`, `summary.html` and `summary.json` into `output`, each replacing what
+/// is there (a link planted at one is replaced, never written through).
+fn write_summaries(output: &Path, rows: &[Graded], partition: Option<&str>) -> Result<(), String> {
+    for (file, text) in [
+        ("summary.csv", grade_summary::csv(rows)),
+        ("summary.html", grade_summary::html(rows)),
+        (grading::SUMMARY_JSON, grade_summary::json(rows, partition)),
+    ] {
+        let path = output.join(file);
+        crate::atomic_file::replace_own(&path, text.as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `grade --merge DIR...`: the shards' rows as one class, their reports copied beside the
+/// merged summary, so that its links work wherever the folder goes.
+fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
+    let usage_error = |message: String| super::dispatch::usage_error(&message, palette);
+    let mut shards = Vec::new();
+    let mut sources: std::collections::BTreeMap<String, PathBuf> = Default::default();
+    for dir in &args.merge {
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return usage_error(format!(
+                    "shard {} is not a folder: give the folders `dlqspec grade --output DIR` wrote",
+                    dir.display()
+                ));
+            }
+            Err(error) => {
+                return usage_error(format!(
+                    "shard folder {} cannot be read ({error}): give the folders `dlqspec grade --output DIR` wrote",
+                    dir.display()
+                ));
+            }
+        }
+        let file = dir.join(grading::SUMMARY_JSON);
+        if std::fs::symlink_metadata(&file).is_err() {
+            return usage_error(format!(
+                "shard folder {} holds no {}: was it written by `dlqspec grade --output {}` (whose grading finished)?",
+                dir.display(),
+                grading::SUMMARY_JSON,
+                dir.display()
+            ));
+        }
+        let rows = match grading::read_summary(&file) {
+            Ok(rows) => rows,
+            Err(why) => return usage_error(why),
+        };
+        for row in &rows {
+            sources
+                .entry(row.name.clone())
+                .or_insert_with(|| dir.clone());
+        }
+        shards.push((file, rows));
+    }
+    let shard_count = shards.len();
+    let rows = match grading::merge(shards) {
+        Ok(rows) => rows,
+        Err(why) => return usage_error(why),
+    };
+    if let Err(error) = std::fs::create_dir_all(&args.output) {
+        return usage_error(format!("cannot create {}: {error}", args.output.display()));
+    }
+    for row in &rows {
+        for ext in ["txt", "jsonl"] {
+            let file = format!("{}.{ext}", row.name);
+            let from = sources[&row.name].join(&file);
+            // A submission graded without a run (no entry file) has no reports.
+            if std::fs::symlink_metadata(&from).is_err() {
+                continue;
+            }
+            let to = args.output.join(&file);
+            let copied =
+                grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
+                    crate::atomic_file::replace_own(&to, &bytes)
+                        .map_err(|error| format!("cannot write {}: {error}", to.display()))
+                });
+            if let Err(why) = copied {
+                return usage_error(why);
+            }
+        }
+    }
+    if let Err(why) = write_summaries(&args.output, &rows, None) {
+        return usage_error(why);
+    }
+    let _ = writeln!(
+        crate::report::sanitize::stdout(),
+        "{} submissions merged from {shard_count} shards: {}; summary in {}",
+        rows.len(),
+        grade_summary::counts(&rows),
+        sanitize::line(&args.output.join("summary.html").to_string_lossy())
+    );
+    verdict(&rows)
 }
 
 /// Grades one submission; whatever happens to it becomes its row.

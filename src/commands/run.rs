@@ -88,7 +88,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             let message = error.to_string();
             let text = match options.format {
                 ReportFormat::Exercism => exercism::aborted(&message, &label),
-                _ => gradescope::aborted(&message),
+                _ => gradescope::aborted(&message, &label),
             };
             super::dispatch::failure(&message, &palette);
             if let Err(error) = outputs.finish_with(&text) {

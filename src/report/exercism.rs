@@ -45,18 +45,7 @@ impl<W: Write> ExercismReporter<W> {
     }
 
     fn started(&mut self, implementation: &ImplInfo) {
-        self.solution_dir = solution_dir(&implementation.label);
-    }
-
-    /// `message` with the solution's folder left out of paths: `solution.py:5`.
-    fn relative(&self, message: &str) -> String {
-        match &self.solution_dir {
-            Some(dir) => {
-                let prefix = format!("{}/", dir.to_string_lossy().trim_end_matches('/'));
-                message.replace(&prefix, "")
-            }
-            None => message.to_owned(),
-        }
+        self.solution_dir = render::solution_dir(&implementation.label);
     }
 
     fn finished(&mut self, report: &SpecReport) {
@@ -74,30 +63,33 @@ impl<W: Write> ExercismReporter<W> {
             _ => "fail",
         };
         let shown = report.grading.visibility.shows_details();
-        let base = self.solution_dir.clone();
+        // Rendered (and so sanitized) once, by `render`.
         let message = match (status, shown) {
             ("pass", _) => Value::Null,
             (_, true) => {
-                let details = render::details(&report.path, &report.outcome);
-                let mut text = self.relative(&details);
+                let base = self.solution_dir.as_deref();
+                let mut text =
+                    render::relative_to(&render::details(&report.path, &report.outcome), base);
                 if let Some(captured) = &report.output {
                     text.push_str(&render::tracebacks(
                         captured,
-                        base.as_deref(),
+                        base,
                         &super::Palette::plain(),
                     ));
                 }
-                Value::from(sanitize::text(text.trim_end()).into_owned())
+                Value::from(text.trim_end())
             }
             (_, false) => Value::from("failed"),
         };
+        // Each stream under its own heading, with how much was cut, as the human report shows.
         let output = report
             .output
             .as_ref()
             .filter(|_| shown)
             .map(|captured| {
-                let mut text = captured.stdout.text.clone();
-                text.push_str(&captured.stderr.text);
+                let plain = super::Palette::plain();
+                let mut text = render::stream("stdout", &captured.stdout, &plain);
+                text.push_str(&render::stream("stderr", &captured.stderr, &plain));
                 text
             })
             .filter(|text| !text.is_empty())
@@ -124,7 +116,7 @@ impl<W: Write> ExercismReporter<W> {
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
         let results = if self.nothing_ran && !self.tests.is_empty() {
             let message = self.first_error.clone().unwrap_or_default();
-            error_results(&self.relative(&message))
+            error_results(&render::relative_to(&message, self.solution_dir.as_deref()))
         } else {
             let status = if summary.passed == self.tests.len() {
                 "pass"
@@ -154,35 +146,19 @@ fn error_results(message: &str) -> Value {
 
 /// Results for a run that could not run any spec (a solution that provides no contract).
 pub fn aborted(message: &str, implementation_label: &str) -> String {
-    let mut message = message.to_owned();
-    if let Some(dir) = solution_dir(implementation_label) {
-        let prefix = format!("{}/", dir.to_string_lossy().trim_end_matches('/'));
-        message = message.replace(&prefix, "");
-    }
+    let message = render::relative_to(
+        message,
+        render::solution_dir(implementation_label).as_deref(),
+    );
     let text = serde_json::to_string(&error_results(&message)).unwrap_or_default();
     format!("{}\n", sanitize::json(&text))
 }
 
-/// The absolute folder of a `python:FILE` or `node:FILE` solution.
-fn solution_dir(label: &str) -> Option<PathBuf> {
-    let (_, file) = label.split_once(':')?;
-    if label.starts_with("cmd:") {
-        return None;
-    }
-    let file = std::path::Path::new(file);
-    let file = if file.is_absolute() {
-        file.to_path_buf()
-    } else {
-        std::env::current_dir().ok()?.join(file)
-    };
-    file.parent().map(std::path::Path::to_path_buf)
-}
-
 /// Exercism shows at most 500 characters of output: longer output is cut, and says so.
+/// `text` is rendered already (sanitized); this only cuts.
 fn cut_output(text: &str) -> String {
-    let text = sanitize::text(text);
     if text.chars().count() <= MAX_OUTPUT_CHARS {
-        return text.into_owned();
+        return text.to_owned();
     }
     let note = "\n[output cut: Exercism shows 500 characters]";
     let keep = MAX_OUTPUT_CHARS - note.chars().count();
@@ -218,10 +194,17 @@ mod tests {
 
     #[test]
     fn the_solution_folder_comes_from_the_label() {
-        assert_eq!(solution_dir("cmd:./x"), None);
+        assert_eq!(render::solution_dir("cmd:./x"), None);
         assert_eq!(
-            solution_dir("python:/s/solution.py"),
+            render::solution_dir("python:/s/solution.py"),
             Some(PathBuf::from("/s"))
+        );
+        assert_eq!(
+            render::relative_to(
+                "--> /s/solution.py:5 and /s/lib/x.py:2, not /st/y.py",
+                Some(std::path::Path::new("/s/"))
+            ),
+            "--> solution.py:5 and lib/x.py:2, not /st/y.py"
         );
     }
 }

@@ -4,72 +4,43 @@
 //! Labels, reasons, divergences and specs carry text from the implementation under test (its
 //! path, its error messages), so they go through `sanitize` like every other report's.
 
-use std::io::Write;
-use std::path::Path;
-use std::time::{Duration, Instant};
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
+use super::progress::{DelayedBar, seconds, suspended};
 use super::render;
 use super::sanitize::{line, text as shown_text};
 use super::style::{Palette, paint};
 use crate::explore::crashes::{self, Summary as CrashSummary};
 use crate::explore::{Event, Finding, Observer, Summary};
+use std::io::Write;
+use std::path::Path;
 
 /// Prints the opening lines as exploring starts, and keeps a progress line on stderr when
 /// asked to (on a terminal, outside CI: see `ReportOptions::progress_wanted`).
 pub struct ExploreReporter<W: Write> {
     out: W,
     palette: Palette,
-    bar: Option<ProgressBar>,
-    started: Instant,
-    revealed: bool,
+    bar: Option<DelayedBar>,
 }
 
 impl<W: Write> ExploreReporter<W> {
     pub fn new(out: W, palette: Palette, progress: bool) -> Self {
-        let bar = progress.then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed}] {wide_msg}") {
-                bar.set_style(style);
-            }
-            bar
-        });
-        ExploreReporter {
-            out,
-            palette,
-            bar,
-            started: Instant::now(),
-            revealed: false,
-        }
+        let bar = progress.then(|| DelayedBar::start("{spinner} [{elapsed}] {wide_msg}"));
+        ExploreReporter { out, palette, bar }
     }
 
     /// Writes `text` without tearing the progress line.
     fn say(&mut self, text: &str) {
         let out = &mut self.out;
-        match &self.bar {
-            Some(bar) => bar.suspend(|| {
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
-            }),
-            None => {
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
-            }
-        }
+        suspended(self.bar.as_ref().map(DelayedBar::bar), || {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        });
     }
 
-    /// Sets the progress line, shown once the exploration has gone on for a moment.
+    /// Sets the progress line (shown once the exploration has gone on for a moment).
     fn progress(&mut self, message: String) {
-        let Some(bar) = &self.bar else {
-            return;
-        };
-        if !self.revealed && self.started.elapsed() >= super::progress::DELAY {
-            self.revealed = true;
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            bar.enable_steady_tick(Duration::from_millis(100));
+        if let Some(bar) = &self.bar {
+            bar.bar().set_message(message);
         }
-        bar.set_message(message);
     }
 }
 
@@ -160,29 +131,11 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 self.say(&text);
             }
             Event::Done(_) | Event::Crashes(crashes::Event::Done(_)) => {
-                if let Some(bar) = &self.bar {
-                    bar.finish_and_clear();
+                if let Some(bar) = &mut self.bar {
+                    bar.finish();
                 }
             }
         }
-    }
-}
-
-impl<W: Write> Drop for ExploreReporter<W> {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// A duration as people read it: `0.4 s`, `12 s`.
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs < 10.0 {
-        format!("{secs:.1} s")
-    } else {
-        format!("{secs:.0} s")
     }
 }
 

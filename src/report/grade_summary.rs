@@ -1,11 +1,15 @@
 //! The summary of `dlqspec grade`: a CSV and a self-contained HTML page, a row per submission,
-//! a column per rule, the score and links to each submission's reports.
+//! a column per rule, the score and links to each submission's reports; and `summary.json`, the
+//! same rows for `grade --merge` to read back (docs/autograders.md).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use serde_json::json;
+
+use super::render::number;
 use super::sanitize;
-use crate::grading::{Graded, RuleVerdict, Status};
+use crate::grading::{Graded, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Status};
 
 /// Every rule any submission's specs cover, sorted.
 fn rules(rows: &[Graded]) -> Vec<String> {
@@ -18,15 +22,6 @@ fn verdict(row: &Graded, rule: &str) -> &'static str {
         Some(RuleVerdict::Pass) => "pass",
         Some(RuleVerdict::Fail) => "fail",
         None => "",
-    }
-}
-
-/// `3` or `2.5`.
-fn number(value: f64) -> String {
-    if value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value}")
     }
 }
 
@@ -107,19 +102,53 @@ fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// A link to a report beside the page; the name is made of safe characters already.
+/// A link to a report beside the page. Report names are made of letters, digits, `-`, `_` and
+/// `.` only (`grading::report_names` gives them, `grading::read_summary` checks them), so the
+/// name is its own URL; it is escaped as any attribute is all the same.
 fn link(href: &str, label: &str) -> String {
-    let href: String = href
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
+    format!("<a href=\"{}\">{}</a>", escape(href), escape(label))
+}
+
+/// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
+/// escapes what it must, and `sanitize::json` what a terminal would act on).
+pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let rules: serde_json::Map<String, serde_json::Value> = row
+                .rules
+                .keys()
+                .map(|rule| (rule.clone(), verdict(row, rule).into()))
+                .collect();
+            json!({
+                "submission": row.submission,
+                "name": row.name,
+                "status": row.status.as_str(),
+                "score": row.score,
+                "max_score": row.max_score,
+                "passed": row.passed,
+                "failed": row.failed,
+                "seconds": row.took.as_secs_f64(),
+                "note": row.note,
+                "rules": rules,
+            })
         })
         .collect();
-    format!("<a href=\"{href}\">{}</a>", escape(label))
+    let summary = json!({
+        "format": SUMMARY_FORMAT,
+        "version": SUMMARY_VERSION,
+        "partition": partition,
+        "rows": rows,
+    });
+    // Pretty, for a person reading it too; a string never spans lines, so each line can be
+    // made safe on its own.
+    let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    let mut out = String::with_capacity(text.len() + 1);
+    for line in text.lines() {
+        out.push_str(&sanitize::json(line));
+        out.push('\n');
+    }
+    out
 }
 
 pub fn html(rows: &[Graded]) -> String {
@@ -200,5 +229,26 @@ mod tests {
         assert!(!html.contains("<script>") && !html.contains('\u{1b}'));
         assert!(html.contains("<td class=\"timeout\">timeout</td>"));
         assert!(html.contains("1 submissions: 1 timeout"));
+        // The report name is the link, as it is.
+        assert!(html.contains("<a href=\"n.txt\">text</a>"), "{html}");
+    }
+
+    #[test]
+    fn summary_json_reads_back_into_the_same_rows() {
+        let mut rows = vec![
+            row("a/alice\u{1b}.py", Status::Fail),
+            row("b", Status::Pass),
+        ];
+        rows[1].name = "b".into();
+        rows[1].note = "a \"note\"".into();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        let text = json(&rows, Some("1/2"));
+        assert!(
+            !text.contains('\u{1b}') && text.lines().count() > 10,
+            "{text}"
+        );
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(crate::grading::read_summary(&path).unwrap(), rows);
     }
 }

@@ -2,16 +2,20 @@
 //! per spec with its points, written when the run is done (docs/autograders.md).
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use super::render;
 use super::sanitize;
+use crate::implementation::ImplInfo;
 use crate::outcome::Outcome;
 use crate::runner::{Event, Reporter, SpecReport, Summary};
 
 pub struct GradescopeReporter<W: Write> {
     out: W,
+    /// The folder of the solution, for paths said relative to it.
+    solution_dir: Option<PathBuf>,
     tests: Vec<Value>,
     score: f64,
     max_score: f64,
@@ -21,10 +25,15 @@ impl<W: Write> GradescopeReporter<W> {
     pub fn new(out: W) -> Self {
         GradescopeReporter {
             out,
+            solution_dir: None,
             tests: Vec::new(),
             score: 0.0,
             max_score: 0.0,
         }
+    }
+
+    fn started(&mut self, implementation: &ImplInfo) {
+        self.solution_dir = render::solution_dir(&implementation.label);
     }
 
     fn finished(&mut self, report: &SpecReport) {
@@ -34,9 +43,10 @@ impl<W: Write> GradescopeReporter<W> {
         self.score += score;
         self.max_score += points;
         let visibility = report.grading.visibility;
-        // A spec the student may not see in full yet says only whether it passed.
+        // A spec the student may not see in full yet says only whether it passed. The
+        // feedback is sanitized as it is rendered.
         let output = if visibility.shows_details() {
-            render::feedback(report, None)
+            render::feedback(report, self.solution_dir.as_deref())
         } else if passed {
             "passed".to_owned()
         } else {
@@ -52,7 +62,7 @@ impl<W: Write> GradescopeReporter<W> {
             "score": score,
             "max_score": points,
             "status": if passed { "passed" } else { "failed" },
-            "output": sanitize::text(output.trim_end()),
+            "output": output.trim_end(),
             "output_format": "text",
             "tags": report.rules,
             "visibility": visibility,
@@ -67,8 +77,8 @@ impl<W: Write> GradescopeReporter<W> {
                 "{} of {} specs passed: {} of {} points",
                 summary.passed,
                 self.tests.len(),
-                points(self.score),
-                points(self.max_score)
+                render::number(self.score),
+                render::number(self.max_score)
             ),
             "output_format": "text",
             "test_output_format": "text",
@@ -80,11 +90,16 @@ impl<W: Write> GradescopeReporter<W> {
     }
 }
 
-/// Results for a run that could not run any spec (a solution that provides no contract).
-pub fn aborted(message: &str) -> String {
+/// Results for a run that could not run any spec (a solution that provides no contract),
+/// paths under the solution's folder said relative to it.
+pub fn aborted(message: &str, implementation_label: &str) -> String {
+    let message = render::relative_to(
+        message,
+        render::solution_dir(implementation_label).as_deref(),
+    );
     let results = json!({
         "score": 0.0,
-        "output": sanitize::text(message),
+        "output": sanitize::text(&message),
         "output_format": "text",
         "tests": [],
     });
@@ -92,19 +107,10 @@ pub fn aborted(message: &str) -> String {
     format!("{}\n", sanitize::json(&text))
 }
 
-/// `3` or `2.5`.
-fn points(value: f64) -> String {
-    if value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value}")
-    }
-}
-
 impl<W: Write> Reporter for GradescopeReporter<W> {
     fn event(&mut self, event: &Event) {
         match event {
-            Event::Started { .. } => {}
+            Event::Started { implementation, .. } => self.started(implementation),
             Event::Finished(report) => self.finished(report),
             // A closed stdout must not turn into a panic.
             Event::Done(summary) => {

@@ -206,8 +206,49 @@ pub fn shown_file(file: &str, base: Option<&std::path::Path>) -> String {
             Err(_) => return file.to_owned(),
         },
     };
-    let prefix = format!("{}/", base.to_string_lossy().trim_end_matches('/'));
-    file.strip_prefix(&prefix).unwrap_or(file).to_owned()
+    file.strip_prefix(&dir_prefix(base))
+        .unwrap_or(file)
+        .to_owned()
+}
+
+/// `dir` as the start of the paths under it: `/s/` for `/s`.
+fn dir_prefix(dir: &std::path::Path) -> String {
+    format!("{}/", dir.to_string_lossy().trim_end_matches('/'))
+}
+
+/// `text` with every path under `dir` said relative to it (`solution.py:5`, not
+/// `/home/runner/class/alice/solution.py:5`): what autograder results show a student, who
+/// knows their own files and not the grader's folders.
+pub fn relative_to(text: &str, dir: Option<&std::path::Path>) -> String {
+    match dir {
+        Some(dir) => text.replace(&dir_prefix(dir), ""),
+        None => text.to_owned(),
+    }
+}
+
+/// The absolute folder of a `python:FILE` or `node:FILE` solution, from its label; `None`
+/// for a command (`cmd:`) or the built-in implementation.
+pub fn solution_dir(label: &str) -> Option<std::path::PathBuf> {
+    if label.starts_with("cmd:") {
+        return None;
+    }
+    let (_, file) = label.split_once(':')?;
+    let file = std::path::Path::new(file);
+    let file = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(file)
+    };
+    file.parent().map(std::path::Path::to_path_buf)
+}
+
+/// A score or a number of points as people write it: `3` or `2.5`.
+pub fn number(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
 }
 
 /// The errors the implementation's own code raised, each with its frames in the solution's
@@ -287,10 +328,11 @@ pub fn captured(captured: &Captured, palette: &Palette) -> String {
 }
 
 /// Everything a student reads about one spec, without color: what happened (the diff, the
-/// error) and what their code printed and raised. For autograder results.
+/// error) and what their code printed and raised, paths under `base` (the solution's folder)
+/// said relative to it. For autograder results; sanitized here, once.
 pub fn feedback(report: &crate::runner::SpecReport, base: Option<&std::path::Path>) -> String {
     let plain = Palette::plain();
-    let mut out = details(&report.path, &report.outcome);
+    let mut out = relative_to(&details(&report.path, &report.outcome), base);
     if let Some(captured) = &report.output {
         out.push_str(&tracebacks(captured, base, &plain));
         out.push_str(&stream("stdout", &captured.stdout, &plain));
@@ -331,6 +373,13 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(number(3.0), "3");
+        assert_eq!(number(2.5), "2.5");
+        assert_eq!(number(0.0), "0");
+    }
     use crate::source::SourceFile;
 
     fn whole(line: &str) -> Excerpt {

@@ -40,7 +40,7 @@ fn students() -> Vec<Student> {
             (
                 "node:tests/students/debug_typeerror.ts",
                 "tests/students/debug_typeerror.ts",
-                11,
+                9,
                 "return (msg as unknown as WithMeta).meta.firstReceivedAt;",
             ),
         ] {
@@ -400,7 +400,11 @@ fn exercism_tests_carry_the_students_output_the_scenario_and_a_task() {
         message.contains("at debug_keyerror.py:8 in first_attempt"),
         "{message}"
     );
-    assert_eq!(test["output"], "DEBUG got a\nWARN dead-lettering a\n");
+    // Each stream under its heading, as the human report shows them.
+    assert_eq!(
+        test["output"],
+        "captured stdout:\n  DEBUG got a\ncaptured stderr:\n  WARN dead-lettering a\n"
+    );
     assert!(
         test["test_code"]
             .as_str()
@@ -588,4 +592,405 @@ fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
     }
     let bob = std::fs::read_to_string(out.join("bob.txt")).expect("bob's report");
     assert!(bob.contains("FAIL "), "{bob}");
+}
+
+#[test]
+fn gradescope_says_paths_relative_to_the_solution() {
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/students/debug_keyerror.py",
+        &[DEAD_LETTER_SPEC],
+    );
+    let output = results["tests"][0]["output"].as_str().expect("output");
+    assert!(
+        output.contains("at debug_keyerror.py:8 in first_attempt"),
+        "{output}"
+    );
+    let root = crate::common::root();
+    let root = root.to_str().expect("utf-8");
+    assert!(!results.to_string().contains(root), "{results}");
+    // A solution that does not load: its message too.
+    let (_, results) = graded(
+        "gradescope",
+        "python:tests/students/syntax_error.py",
+        &[DEAD_LETTER_SPEC],
+    );
+    assert!(!results.to_string().contains(root), "{results}");
+    assert!(
+        results.to_string().contains("syntax_error.py:5"),
+        "{results}"
+    );
+}
+
+#[test]
+fn exercism_output_labels_each_stream_and_says_what_was_cut() {
+    let (_, results) = graded(
+        "exercism",
+        "python:tests/students/chatty.py",
+        &[DEAD_LETTER_SPEC],
+    );
+    let output = results["tests"][0]["output"].as_str().expect("output");
+    assert!(
+        output.starts_with(
+            "captured stdout (the first 65519 bytes; 374516 more cut):\n  \\x1b[31mred\\x1b[0m and a bell\\x07\n"
+        ),
+        "{output}"
+    );
+    // Escaped once, at rendering: no raw control character, and no escape of an escape.
+    assert!(
+        !output.contains('\x1b') && !output.contains("\\\\x1b"),
+        "{output}"
+    );
+    assert!(output.ends_with("[output cut: Exercism shows 500 characters]"));
+}
+
+#[test]
+fn the_typescript_student_takes_its_types_from_the_shim() {
+    let root = crate::common::root();
+    let ts = std::fs::read_to_string(root.join("tests/students/debug_typeerror.ts")).expect("ts");
+    assert!(
+        ts.contains("type Message } from './given';") && !ts.contains("type Message ="),
+        "{ts}"
+    );
+    let given = std::fs::read_to_string(root.join("shims/node/given.d.ts")).expect("given.d.ts");
+    assert!(given.contains("export interface Message {"));
+}
+
+#[test]
+fn the_documented_runner_scripts_try_every_entry_file_in_order() {
+    let docs = std::fs::read_to_string(crate::common::root().join("docs/autograders.md"))
+        .expect("docs/autograders.md");
+    let wanted = format!(
+        "for entry in {}; do",
+        dlqspec::grading::ENTRY_FILES.join(" ")
+    );
+    let loops: Vec<&str> = docs
+        .lines()
+        .filter(|line| line.trim_start().starts_with("for entry in"))
+        .collect();
+    assert!(loops.len() >= 2, "{docs}");
+    for line in loops {
+        assert_eq!(line.trim(), wanted);
+    }
+    // And a .cjs entry runs on node.
+    assert!(docs.contains("*)    impl=\"node:"), "{docs}");
+}
+
+/// Copies `(name, source)` pairs into a class folder; gives the submissions' paths.
+fn class_of(class: &std::path::Path, members: &[(&str, &str)]) -> Vec<String> {
+    let root = crate::common::root();
+    members
+        .iter()
+        .map(|(name, source)| {
+            let path = class.join(name);
+            std::fs::copy(root.join(source), &path).expect("copy");
+            path.to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
+/// `dlqspec grade` over two quick specs, into `out`.
+fn grade_into(out: &std::path::Path, submissions: &[String], extra: &[&str]) -> crate::common::Ran {
+    let mut args = vec![
+        "grade",
+        "--specs",
+        DEAD_LETTER_SPEC,
+        "--specs",
+        PASSING_SPEC,
+        "--output",
+        out.to_str().expect("utf-8"),
+        "--jobs",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    args.extend(submissions.iter().map(String::as_str));
+    run(&args)
+}
+
+/// The `submission` column of a summary.csv.
+fn csv_submissions(out: &std::path::Path) -> Vec<String> {
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    csv.lines()
+        .skip(1)
+        .map(|line| line.split(',').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn grade_shards_a_class_deterministically_and_merges_the_shards() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "tests/students/debug_keyerror.py"),
+            ("carol.py", "tests/students/syntax_error.py"),
+            ("dave.py", "examples/python/solution.py"),
+            ("erin.py", "tests/students/debug_keyerror.py"),
+        ],
+    );
+    let mut reversed = submissions.clone();
+    reversed.reverse();
+    let mut shards = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for k in 1..=3 {
+        let out = class.path().join(format!("shard-{k}"));
+        let share = format!("{k}/3");
+        let ran = grade_into(&out, &submissions, &["--partition", &share]);
+        assert!(
+            ran.code == 0 || ran.code == 1,
+            "{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+        assert!(
+            ran.stdout
+                .contains(&format!("(share {share} of 5 submissions)")),
+            "{}",
+            ran.stdout
+        );
+        // Not a terminal: no progress bar drawn, only a line per submission.
+        assert!(
+            !ran.stderr.contains('\r') && !ran.stderr.contains('\x1b'),
+            "{:?}",
+            ran.stderr
+        );
+        let mine = csv_submissions(&out);
+        // The same share whatever order the submissions are given in.
+        let again = class.path().join(format!("again-{k}"));
+        grade_into(&again, &reversed, &["--partition", &share]);
+        let mut theirs = csv_submissions(&again);
+        let mut sorted = mine.clone();
+        sorted.sort();
+        theirs.sort();
+        assert_eq!(sorted, theirs, "share {share}");
+        for submission in &mine {
+            assert!(
+                seen.insert(submission.clone()),
+                "{submission} in two shares"
+            );
+        }
+        assert!(out.join("summary.json").is_file());
+        shards.push(out);
+    }
+    // Round-robin over the sorted names: 2, 2 and 1.
+    assert_eq!(seen.len(), 5);
+    let merged = class.path().join("merged");
+    let mut args = vec!["grade", "--merge"];
+    args.extend(shards.iter().rev().map(|p| p.to_str().expect("utf-8")));
+    args.extend(["--output", merged.to_str().expect("utf-8")]);
+    let ran = run(&args);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("5 submissions merged from 3 shards: 2 pass, 2 fail, 1 broken"),
+        "{}",
+        ran.stdout
+    );
+    // Sorted by name, whatever the order of the shards.
+    let rows = csv_submissions(&merged);
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r.rsplit('/').next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        ["alice.py", "bob.py", "carol.py", "dave.py", "erin.py"]
+    );
+    // Each report is copied beside the merged page, which links it.
+    let html = std::fs::read_to_string(merged.join("summary.html")).expect("summary.html");
+    for name in names {
+        let report = merged.join(format!("{name}.txt"));
+        assert!(report.is_file(), "{name}");
+        assert!(!report.is_symlink());
+        assert!(html.contains(&format!("<a href=\"{name}.txt\">")), "{html}");
+    }
+    let bob = std::fs::read_to_string(merged.join("bob.py.txt")).expect("bob's report");
+    assert!(bob.contains("KeyError: 'first_received'"), "{bob}");
+    // Merged once more, into itself: the same summary.
+    let before = std::fs::read_to_string(merged.join("summary.csv")).expect("csv");
+    let ran = run(&[
+        "grade",
+        "--merge",
+        merged.to_str().expect("utf-8"),
+        "--output",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(
+        std::fs::read_to_string(merged.join("summary.csv")).expect("csv"),
+        before
+    );
+}
+
+#[test]
+fn merging_refuses_duplicates_and_names_a_broken_shard() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let shard = class.path().join("shard");
+    let ran = grade_into(&shard, &submissions, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let shard_arg = shard.to_str().expect("utf-8");
+    let out = class.path().join("out");
+    let out_arg = out.to_str().expect("utf-8");
+    let merge = |shards: &[&str]| {
+        let mut args = vec!["grade", "--merge"];
+        args.extend_from_slice(shards);
+        args.extend(["--output", out_arg]);
+        run(&args)
+    };
+    // The same submission in two shards.
+    let copy = class.path().join("copy");
+    std::fs::create_dir(&copy).expect("mkdir");
+    std::fs::copy(shard.join("summary.json"), copy.join("summary.json")).expect("copy");
+    let ran = merge(&[shard_arg, copy.to_str().expect("utf-8")]);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("alice.py is in both")
+            && ran
+                .stderr
+                .contains("each submission must be graded by one shard"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written before the shards are checked"
+    );
+    // A missing folder, a folder without summary.json, a summary that does not parse, one of
+    // another version, a row whose name would leave the folder: each named, none a panic.
+    let missing = class.path().join("missing");
+    let ran = merge(&[missing.to_str().expect("utf-8")]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr.contains("shard folder") && ran.stderr.contains("missing cannot be read"),
+        "{}",
+        ran.stderr
+    );
+    let empty = class.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    let ran = merge(&[empty.to_str().expect("utf-8")]);
+    assert_eq!(ran.code, 2);
+    assert!(
+        ran.stderr.contains("empty holds no summary.json"),
+        "{}",
+        ran.stderr
+    );
+    let summary = copy.join("summary.json");
+    let copy_arg = copy.to_str().expect("utf-8");
+    for (text, wanted) in [
+        (
+            "{\n  \"format\": @\n}",
+            "copy/summary.json:2:13: not a summary: expected value;",
+        ),
+        (
+            r#"{"format": "dlqspec-grade-summary", "version": 7, "rows": []}"#,
+            "summary version 7 is not the 1 this dlqspec reads",
+        ),
+        (
+            r#"{"format": "dlqspec-grade-summary", "version": 1, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
+            "rows[0]: `name` \"../../x\" is not a report name",
+        ),
+        ("[]", "not a dlqspec grade summary"),
+    ] {
+        std::fs::write(&summary, text).expect("write");
+        let ran = merge(&[copy_arg]);
+        assert_eq!(ran.code, 2, "{text}");
+        assert!(ran.stderr.contains(wanted), "{text}: {}", ran.stderr);
+        assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    }
+    // A report in a shard that is a link is never followed into the merged folder.
+    #[cfg(unix)]
+    {
+        let linked = class.path().join("linked");
+        std::fs::create_dir(&linked).expect("mkdir");
+        std::fs::copy(shard.join("summary.json"), linked.join("summary.json")).expect("copy");
+        std::os::unix::fs::symlink("/etc/passwd", linked.join("alice.py.txt")).expect("link");
+        let ran = merge(&[linked.to_str().expect("utf-8")]);
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("alice.py.txt: not a regular file"),
+            "{}",
+            ran.stderr
+        );
+        assert!(!out.join("alice.py.txt").exists());
+    }
+    // A submission list and --merge at once is a usage error.
+    let ran = run(&["grade", "x.py", "--merge", shard_arg]);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+}
+
+#[test]
+fn the_readme_shards_a_class_over_a_matrix_and_merges_it() {
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
+    let workflow = readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("matrix:"))
+        .expect("a workflow in the README");
+    let parsed: Value = serde_saphyr::from_str(workflow).expect("the workflow is YAML");
+    let shards = parsed["jobs"]["grade"]["strategy"]["matrix"]["shard"]
+        .as_array()
+        .expect("a matrix of shards");
+    assert_eq!(shards.len(), 4);
+    let runs = |job: &str| -> Vec<String> {
+        parsed["jobs"][job]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .filter_map(|step| step["run"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert!(
+        runs("grade")
+            .iter()
+            .any(|run| run.contains("dlqspec grade submissions/* --specs specs --partition ${{ matrix.shard }}/4 --output shard-${{ matrix.shard }}")),
+        "{workflow}"
+    );
+    let merge: Vec<String> = (1..=4).map(|k| format!("shard-{k}")).collect();
+    assert!(
+        runs("merge").iter().any(|run| run.contains(&format!(
+            "dlqspec grade --merge {} --output grades",
+            merge.join(" ")
+        ))),
+        "{workflow}"
+    );
+    assert_eq!(parsed["jobs"]["merge"]["needs"], "grade");
+}
+
+#[test]
+fn an_empty_share_is_no_failure_and_merges_as_nothing() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let empty = class.path().join("shard-2");
+    let ran = grade_into(&empty, &submissions, &["--partition", "2/2"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("note: share 2/2 of --partition holds none of the 1 submissions"),
+        "{}",
+        ran.stderr
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(empty.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    assert_eq!(summary["rows"], serde_json::json!([]));
+    assert_eq!(summary["partition"], "2/2");
+    let full = class.path().join("shard-1");
+    let ran = grade_into(&full, &submissions, &["--partition", "1/2"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let merged = class.path().join("merged");
+    let ran = run(&[
+        "grade",
+        "--merge",
+        empty.to_str().expect("utf-8"),
+        full.to_str().expect("utf-8"),
+        "--output",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(csv_submissions(&merged).len(), 1);
+    assert!(merged.join("alice.py.jsonl").is_file());
 }

@@ -1,7 +1,5 @@
-// A student's DLQConsumer in TypeScript that logs while it works, and whose helper throws a TypeError when it dead-letters (it reads `msg.meta.firstReceivedAt`).
-import { PermanentError, Crash, FakeClock, FakeDLQ, FakeQueue } from './given';
-
-type Message = { id: string; body: unknown; receiveCount: number; firstReceivedAt: number };
+// debug_typeerror.mjs in TypeScript, typed by the shim's given.d.ts (Message included): it logs while it works, and its helper throws a TypeError when it dead-letters (it reads `msg.meta.firstReceivedAt`).
+import { PermanentError, Crash, FakeClock, FakeDLQ, FakeQueue, type Message } from './given';
 
 interface WithMeta {
   meta: { firstReceivedAt: number };
