@@ -302,17 +302,41 @@ impl Checkpoint {
 /// The most items of a list a timeline line shows.
 const MAX_TOLD_ITEMS: usize = 20;
 
-/// A value in a timeline line: in flow style, a long list by its ends and how many between
-/// (a big scenario's DLQ would otherwise make a line of megabytes).
-fn told_value(value: &Value) -> String {
+/// A value in a timeline line: in flow style, each long list (at any depth) by its ends and
+/// how many between (a big scenario's DLQ would otherwise make a line of megabytes).
+pub fn told_value(value: &Value) -> String {
     match value {
         Value::Array(items) if items.len() > MAX_TOLD_ITEMS => format!(
             "[{}, ... ({} more), {}]",
-            crate::yaml::flow(&items[0]),
+            told_value(&items[0]),
             items.len() - 2,
-            crate::yaml::flow(&items[items.len() - 1])
+            told_value(&items[items.len() - 1])
+        ),
+        Value::Array(items) if holds_long_list(value) => format!(
+            "[{}]",
+            items.iter().map(told_value).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) if holds_long_list(value) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(key, item)| format!(
+                    "{}: {}",
+                    crate::yaml::flow(&Value::String(key.clone())),
+                    told_value(item)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         _ => crate::yaml::flow(value),
+    }
+}
+
+/// Whether a list longer than a timeline line shows is anywhere in `value`.
+fn holds_long_list(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.len() > MAX_TOLD_ITEMS || items.iter().any(holds_long_list),
+        Value::Object(map) => map.values().any(holds_long_list),
+        _ => false,
     }
 }
 

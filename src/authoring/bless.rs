@@ -82,14 +82,7 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
     let mut values = 0;
     for checkpoint in run.checkpoints.iter().filter(|c| !c.matches()) {
         if checkpoint.written.is_empty() {
-            return Blessing::Refused(format!(
-                "{path}:{}:{}: `{}` cannot be rewritten in place: it expects {}, but the run gave {}; change it by hand",
-                checkpoint.position.line,
-                checkpoint.position.column,
-                checkpoint.label,
-                crate::yaml::flow(&checkpoint.expected),
-                crate::yaml::flow(&checkpoint.actual),
-            ));
+            return Blessing::Refused(unwritable(&path, checkpoint));
         }
         for written in checkpoint.written.iter().filter(|w| !w.matches()) {
             match document.rewrite(written.at, &written.path, &written.actual) {
@@ -115,6 +108,26 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         values,
         comments_lost,
     }
+}
+
+/// Why a differing expectation that cannot be rewritten in place is refused, with its place
+/// and both values (long lists by their ends: a compact spec's DLQ may hold 10^5 entries).
+fn unwritable(path: &str, checkpoint: &crate::contract::Checkpoint) -> String {
+    let patterned = checkpoint.label == "expect"
+        && checkpoint.expected.get("dlq") != checkpoint.actual.get("dlq");
+    let hint = if patterned {
+        "its `dlq` holds patterned entries (`count:`), which stand for many and are never rewritten; change them by hand, or write the entries out"
+    } else {
+        "change it by hand"
+    };
+    format!(
+        "{path}:{}:{}: `{}` cannot be rewritten in place: it expects {}, but the run gave {}; {hint}",
+        checkpoint.position.line,
+        checkpoint.position.column,
+        checkpoint.label,
+        crate::contract::told_value(&checkpoint.expected),
+        crate::contract::told_value(&checkpoint.actual),
+    )
 }
 
 /// Why the blessed text would still not pass, if it would not.
