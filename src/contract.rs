@@ -150,6 +150,8 @@ pub struct SpecHeader {
     pub rules: Vec<(String, Position)>,
     /// Points and visibility, for autograder results.
     pub grading: Grading,
+    /// The smells `dlqspec lint` is not to report in this spec, each with its reason.
+    pub allow: Vec<crate::smell::Allow>,
 }
 
 impl SpecHeader {
@@ -175,7 +177,18 @@ impl SpecHeader {
                 .map(|r| (r.value.clone(), yaml::at(r)))
                 .collect(),
             grading,
+            allow: Vec::new(),
         })
+    }
+
+    /// The header with the spec's `allow:` list, checked (see `crate::smell::allows`).
+    pub fn allowing(
+        mut self,
+        file: &SourceFile,
+        allow: &[Spanned<crate::smell::AllowSpec>],
+    ) -> Result<Self, SpecError> {
+        self.allow = crate::smell::allows(file, allow)?;
+        Ok(self)
     }
 
     pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
@@ -350,4 +363,8 @@ pub struct ScenarioRun {
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,
+    /// A spec error a recording run met after its first difference (a fault that never fired,
+    /// say). The verdict stays that difference, in step order; `bless` reads this, since
+    /// rewriting expectations cannot mend the scenario itself.
+    pub later_spec_error: Option<SpecError>,
 }

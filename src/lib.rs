@@ -52,6 +52,7 @@ pub mod rerun;
 pub mod rule;
 pub mod runner;
 pub mod select;
+pub mod smell;
 pub mod source;
 pub mod spec_error;
 pub mod strength;

@@ -59,6 +59,11 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         return Blessing::Refused(format!("the implementation could not start: {error}"));
     }
     let run = spec.scenario.run(implementation, RunMode::Record);
+    // A spec error after the first difference (a fault that never fires on the reference,
+    // say) is the spec's to fix: no rewrite of expectations mends it, so nothing is written.
+    if let (Outcome::Mismatch(_), Some(error)) = (&run.outcome, &run.later_spec_error) {
+        return Blessing::SpecError(error.clone());
+    }
     match run.outcome {
         Outcome::Passed => return Blessing::Unchanged,
         Outcome::Mismatch(_) => {}
@@ -212,6 +217,19 @@ mod tests {
             panic!("blessed a broken spec");
         };
         assert_eq!(error.kind, SpecErrorKind::Incomplete);
+    }
+
+    #[test]
+    fn a_fault_that_never_fires_after_a_difference_is_a_spec_error_at_the_fault() {
+        let text = SPEC.replace(
+            "steps:\n",
+            "steps:\n  - fault: {crash: after, call: dlq.put}\n",
+        );
+        let Blessing::SpecError(error) = bless_text(&text) else {
+            panic!("blessed a spec whose fault never fires");
+        };
+        assert_eq!(error.position, crate::source::Position::new(8, 5));
+        assert!(error.to_string().contains("never fires"), "{error}");
     }
 
     #[test]
