@@ -366,5 +366,5 @@ pub struct ScenarioRun {
     /// A spec error a recording run met after its first difference (a fault that never fired,
     /// say). The verdict stays that difference, in step order; `bless` reads this, since
     /// rewriting expectations cannot mend the scenario itself.
-    pub later_spec_error: Option<SpecError>,
+    pub later_spec_error: Option<Box<SpecError>>,
 }

@@ -122,7 +122,7 @@ impl Recorder {
         let outcome = match (self.first_mismatch, stopped) {
             (Some(mismatch), later) => {
                 if let Some(Outcome::SpecError(error)) = later {
-                    later_spec_error = Some(error);
+                    later_spec_error = Some(Box::new(error));
                 }
                 Outcome::Mismatch(mismatch)
             }

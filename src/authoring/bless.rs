@@ -62,7 +62,7 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
     // A spec error after the first difference (a fault that never fires on the reference,
     // say) is the spec's to fix: no rewrite of expectations mends it, so nothing is written.
     if let (Outcome::Mismatch(_), Some(error)) = (&run.outcome, &run.later_spec_error) {
-        return Blessing::SpecError(error.clone());
+        return Blessing::SpecError((**error).clone());
     }
     match run.outcome {
         Outcome::Passed => return Blessing::Unchanged,
