@@ -66,7 +66,7 @@ pub enum Command {
 
     /// Rewrite failing expectations with what the built-in implementation does, keeping every other byte of the file.
     #[command(
-        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
+        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n  dlqspec bless --interactive specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
     )]
     Bless(BlessArgs),
 
@@ -375,6 +375,11 @@ pub struct BlessArgs {
     /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
     #[arg(long)]
     pub check: bool,
+
+    /// Show each spec's change as a diff and ask: a (accept: write it), s (skip: leave the
+    /// file), q (quit: stop; what was accepted is written). Needs a terminal on stdin.
+    #[arg(long, short, conflicts_with = "check")]
+    pub interactive: bool,
 }
 
 #[derive(Debug, Args)]

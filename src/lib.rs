@@ -39,6 +39,7 @@ pub mod explore;
 pub mod external;
 pub mod grading;
 pub mod implementation;
+pub mod interactive;
 pub mod interrupts;
 pub mod known_failures;
 pub mod loader;

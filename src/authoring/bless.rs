@@ -5,6 +5,7 @@
 //! the file stays byte for byte. The result is run again and must pass before it is written.
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
+use crate::authoring::lint::{self, SpecSmell};
 use crate::contract::RunMode;
 use crate::discover::Entry;
 use crate::implementation::Implementation;
@@ -30,6 +31,9 @@ pub enum Blessing {
         values: usize,
         /// Comments that sat inside a value written anew, and are gone with it.
         comments_lost: usize,
+        /// The lint smells the blessed spec has on its own (its `allow:` applied): blessing
+        /// still writes it, and says so.
+        smells: Vec<SpecSmell>,
     },
     SpecError(SpecError),
     /// The spec runs, but cannot be blessed automatically; why, in words.
@@ -104,14 +108,16 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         Ok(blessed) => blessed,
         Err(error) => return Blessing::Refused(format!("{path}: {error}")),
     };
-    if let Some(reason) = still_failing(file, &blessed, implementation) {
-        return Blessing::Refused(reason);
-    }
+    let smells = match judge_blessed(file, &blessed, implementation) {
+        Ok(smells) => smells,
+        Err(reason) => return Blessing::Refused(reason),
+    };
     Blessing::Rewritten {
         original: spec.file.text,
         blessed,
         values,
         comments_lost,
+        smells,
     }
 }
 
@@ -135,31 +141,38 @@ fn unwritable(path: &str, checkpoint: &crate::contract::Checkpoint) -> String {
     )
 }
 
-/// Why the blessed text would still not pass, if it would not.
-fn still_failing(
+/// The lint smells of the blessed text on its own, when it passes; why it would still not
+/// pass, when it would not. One recorded run gives both.
+fn judge_blessed(
     file: &SourceFile,
     blessed: &str,
     implementation: &mut dyn Implementation,
-) -> Option<String> {
+) -> Result<Vec<SpecSmell>, String> {
     let again = SourceFile::from_text(file.path.clone(), blessed);
     let spec = match loader::load(again) {
         Ok(spec) => spec,
         Err(error) => {
-            return Some(format!(
+            return Err(format!(
                 "the blessed spec would not load ({error}); nothing was written"
             ));
         }
     };
-    if let Err(error) = implementation.begin_spec() {
-        return Some(format!("the implementation could not start: {error}"));
-    }
-    let outcome = spec.scenario.run(implementation, RunMode::Check).outcome;
-    match outcome {
-        Outcome::Passed => None,
-        other => Some(format!(
+    let still = |outcome: &Outcome| {
+        format!(
             "the blessed spec would still not pass; nothing was written:\n{}",
-            render::details(&file.display_path(), &other).trim_end()
-        )),
+            render::details(&file.display_path(), outcome).trim_end()
+        )
+    };
+    match lint::spec_smells(&spec, implementation) {
+        Ok((smells, run)) if matches!(run.outcome, Outcome::Passed) => {
+            let header = spec.scenario.header();
+            // A duplicate name needs the other specs to judge; this is one spec alone.
+            let (smells, _) =
+                lint::apply_allows(header, smells, |smell| smell != lint::DUPLICATE_NAME);
+            Ok(smells)
+        }
+        Ok((_, run)) => Err(still(&run.outcome)),
+        Err(outcome) => Err(still(&outcome)),
     }
 }
 
