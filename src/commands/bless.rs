@@ -169,7 +169,11 @@ fn closing(args: &BlessArgs, tally: &Tally, files: usize) -> String {
     if args.interactive {
         closing.push_str(&format!(", {} skipped", tally.skipped));
         if let Some(left) = tally.left {
-            closing.push_str(&format!(", quit with {} left as they are", specs(left)));
+            closing.push_str(&format!(
+                ", stopped by quit: {} left as {}",
+                specs(left),
+                if left == 1 { "it is" } else { "they are" }
+            ));
         }
     }
     if tally.refused > 0 {
