@@ -54,10 +54,39 @@ pub fn parse_allow(word: &str) -> Result<&'static str, String> {
 #[serde(deny_unknown_fields)]
 pub struct AllowSpec {
     /// The id of the smell to allow in this spec (`dlqspec lint` prints ids with each smell).
+    #[schemars(schema_with = "smell_schema")]
     pub smell: Spanned<String>,
     /// Why the smell is fine here, for the next reader; required, not blank.
-    #[serde(default)]
+    // Optional to the parser only, so that a missing reason is a spec error saying what to
+    // write; the schema requires it.
+    #[schemars(required, schema_with = "reason_schema")]
     pub reason: Option<Spanned<String>>,
+}
+
+/// The smells a spec may allow: all but those about a whole suite or about allows.
+fn allowable() -> Vec<&'static str> {
+    SMELLS
+        .iter()
+        .copied()
+        .filter(|id| *id != shared::UNCOVERED_RULE && *id != STALE_ALLOW)
+        .collect()
+}
+
+fn smell_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": allowable(),
+        "description": "The id of the smell to allow in this spec (`dlqspec lint` prints ids with each smell)."
+    })
+}
+
+fn reason_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "minLength": 1,
+        "pattern": "\\S",
+        "description": "Why the smell is fine here, for the next reader; required, not blank."
+    })
 }
 
 /// A smell a spec allows, checked: `lint` does not report it in this spec, and reports the

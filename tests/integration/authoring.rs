@@ -119,6 +119,37 @@ fn the_schema_rejects_an_unknown_key_an_unknown_step_and_an_unknown_contract() {
     }
 }
 
+#[test]
+fn the_schema_takes_an_allow_with_a_known_smell_and_a_reason_only() {
+    let validator = schema_validator();
+    for contract in ["dlq-consumer", "outcome-queue"] {
+        let steps = if contract == "dlq-consumer" {
+            "  - process: none\n"
+        } else {
+            "  - create: {max_attempts: 2}\n"
+        };
+        let spec = format!(
+            "contract: {contract}\nname: x\nsteps:\n{steps}allow:\n  - {{smell: idle-trailing-step, reason: on purpose}}\n"
+        );
+        assert_eq!(
+            schema_errors(&validator, &spec),
+            Vec::<String>::new(),
+            "{spec}"
+        );
+        for bad in [
+            spec.replace(", reason: on purpose", ""),
+            spec.replace("reason: on purpose", "reason: \" \""),
+            spec.replace("idle-trailing-step", "idle-trailing-stp"),
+            spec.replace("idle-trailing-step", "uncovered-rule"),
+        ] {
+            assert!(
+                !schema_errors(&validator, &bad).is_empty(),
+                "accepted:\n{bad}"
+            );
+        }
+    }
+}
+
 /// Copies of bundled specs with expectations broken in several ways, and the originals.
 fn broken_copies() -> Vec<(&'static str, String, String)> {
     let poison = bundled("poison-cycle.yaml");
