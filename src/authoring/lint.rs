@@ -154,8 +154,8 @@ impl<'t> Placer<'t> {
 }
 
 /// The smells of `smells` the spec's `allow:` leaves to report, and how many it allowed; an
-/// allow that suppressed nothing becomes a `stale-allow` smell at its place, unless `judge`
-/// says its smell cannot be judged in this lint.
+/// allow that suppressed nothing becomes a `stale-allow` smell at its place, unless
+/// `judge_stale` says its smell cannot be judged stale in this lint.
 pub fn apply_allows(
     header: &crate::contract::SpecHeader,
     smells: Vec<SpecSmell>,
