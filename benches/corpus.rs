@@ -61,8 +61,12 @@ fn main() {
     let one_job = run_with(1);
     let two_jobs = run_with(2);
     let linted = best_of(rounds, || {
-        let report =
-            lint::lint(std::slice::from_ref(&dir), &mut Builtin::new()).expect("the corpus lints");
+        let report = lint::lint(
+            std::slice::from_ref(&dir),
+            &lint::LintOptions::default(),
+            &mut Builtin::new(),
+        )
+        .expect("the corpus lints");
         black_box(report.findings.len());
     });
     let ruled = best_of(rounds, || {

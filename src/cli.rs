@@ -66,13 +66,13 @@ pub enum Command {
 
     /// Rewrite failing expectations with what the built-in implementation does, keeping every other byte of the file.
     #[command(
-        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
+        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n  dlqspec bless --interactive specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
     )]
     Bless(BlessArgs),
 
     /// Flag spec smells: messages never delivered, outcomes never used, idle trailing steps, missing rules, duplicate names, uncovered rules.
     #[command(
-        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n\nSmell ids: never-delivered, unused-outcomes, unfired-fault, never-processed, idle-trailing-step,\nno-rule, duplicate-name, uncovered-rule (judged only when a folder is linted).\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
+        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n  dlqspec lint specs --allow idle-trailing-step\n  dlqspec lint specs/dlq-consumer/my-case.yaml --coverage\n\nSmell ids: no-rule, unexercised-rule, checks-nothing, duplicate-name, uncovered-rule,\nnever-delivered, unused-outcomes, never-processed, idle-trailing-step, stale-allow.\nuncovered-rule is judged for a whole contract folder (specs/CONTRACT, or a folder holding\none, such as specs), or with --coverage.\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
     )]
     Lint(LintArgs),
 
@@ -388,12 +388,27 @@ pub struct BlessArgs {
     /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
     #[arg(long)]
     pub check: bool,
+
+    /// Show each spec's change as a diff and ask: a (accept: write it), s (skip: leave the
+    /// file), q (quit: stop; what was accepted is written). Needs a terminal on stdin.
+    #[arg(long, short, conflicts_with = "check")]
+    pub interactive: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
     #[command(flatten)]
     pub specs: SpecPaths,
+
+    /// Do not report the smell ID anywhere (repeatable); a spec allows one for itself with
+    /// `allow: [{smell: ID, reason: ...}]`.
+    #[arg(long, value_name = "ID", value_parser = crate::smell::parse_allow)]
+    pub allow: Vec<&'static str>,
+
+    /// Judge rule coverage (uncovered-rule) for every contract the linted specs use, even when
+    /// no whole contract folder (specs/CONTRACT, or a folder holding one) is given.
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 /// Which implementation to check and how long it may take to answer (run, smoke).

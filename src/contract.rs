@@ -150,6 +150,8 @@ pub struct SpecHeader {
     pub rules: Vec<(String, Position)>,
     /// Points and visibility, for autograder results.
     pub grading: Grading,
+    /// The smells `dlqspec lint` is not to report in this spec, each with its reason.
+    pub allow: Vec<crate::smell::Allow>,
 }
 
 impl SpecHeader {
@@ -175,7 +177,18 @@ impl SpecHeader {
                 .map(|r| (r.value.clone(), yaml::at(r)))
                 .collect(),
             grading,
+            allow: Vec::new(),
         })
+    }
+
+    /// The header with the spec's `allow:` list, checked (see `crate::smell::allows`).
+    pub fn allowing(
+        mut self,
+        file: &SourceFile,
+        allow: &[Spanned<crate::smell::AllowSpec>],
+    ) -> Result<Self, SpecError> {
+        self.allow = crate::smell::allows(file, allow)?;
+        Ok(self)
     }
 
     pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
@@ -299,15 +312,39 @@ impl Checkpoint {
     }
 }
 
-/// A value in a timeline line: in flow style, a long list by its ends and how many between
-/// (a big scenario's DLQ would otherwise make a line of megabytes).
-fn told_value(value: &Value) -> String {
+/// A value in a timeline line: in flow style, each long list (at any depth) by its ends and
+/// how many between (a big scenario's DLQ would otherwise make a line of megabytes).
+pub fn told_value(value: &Value) -> String {
     match value {
         Value::Array(items) if items.len() > crate::listing::MAX_LISTED => format!(
             "[{}]",
-            crate::listing::shown(items, crate::yaml::flow).join(", ")
+            crate::listing::shown(items, told_value).join(", ")
+        ),
+        Value::Array(items) if holds_long_list(value) => format!(
+            "[{}]",
+            items.iter().map(told_value).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) if holds_long_list(value) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(key, item)| format!(
+                    "{}: {}",
+                    crate::yaml::flow(&Value::String(key.clone())),
+                    told_value(item)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         _ => crate::yaml::flow(value),
+    }
+}
+
+/// Whether a list longer than a timeline line shows is anywhere in `value`.
+fn holds_long_list(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.len() > crate::listing::MAX_LISTED || items.iter().any(holds_long_list),
+        Value::Object(map) => map.values().any(holds_long_list),
+        _ => false,
     }
 }
 
@@ -321,4 +358,8 @@ pub struct ScenarioRun {
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,
+    /// A spec error a recording run met after its first difference (a fault that never fired,
+    /// say). The verdict stays that difference, in step order; `bless` reads this, since
+    /// rewriting expectations cannot mend the scenario itself.
+    pub later_spec_error: Option<Box<SpecError>>,
 }

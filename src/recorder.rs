@@ -118,8 +118,14 @@ impl Recorder {
     /// a broken implementation) does not change the verdict. So `run`, which stops at the first
     /// difference, and `explain` and `bless --check`, which record, always agree.
     pub fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
+        let mut later_spec_error = None;
         let outcome = match (self.first_mismatch, stopped) {
-            (Some(mismatch), _) => Outcome::Mismatch(mismatch),
+            (Some(mismatch), later) => {
+                if let Some(Outcome::SpecError(error)) = later {
+                    later_spec_error = Some(Box::new(error));
+                }
+                Outcome::Mismatch(mismatch)
+            }
             (None, Some(outcome)) => outcome,
             (None, None) => Outcome::Passed,
         };
@@ -128,6 +134,7 @@ impl Recorder {
             checkpoints: self.checkpoints,
             timeline: self.timeline,
             exercised: self.exercised,
+            later_spec_error,
         }
     }
 }

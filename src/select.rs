@@ -172,6 +172,7 @@ mod tests {
                 .map(|r| (r.to_string(), Position::START))
                 .collect(),
             grading: Default::default(),
+            allow: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@
 //! the file stays byte for byte. The result is run again and must pass before it is written.
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
+use crate::authoring::lint::{self, SpecSmell};
 use crate::contract::RunMode;
 use crate::discover::Entry;
 use crate::implementation::Implementation;
@@ -30,6 +31,9 @@ pub enum Blessing {
         values: usize,
         /// Comments that sat inside a value written anew, and are gone with it.
         comments_lost: usize,
+        /// The lint smells the blessed spec has on its own (its `allow:` applied): blessing
+        /// still writes it, and says so.
+        smells: Vec<SpecSmell>,
     },
     SpecError(SpecError),
     /// The spec runs, but cannot be blessed automatically; why, in words.
@@ -59,6 +63,11 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         return Blessing::Refused(format!("the implementation could not start: {error}"));
     }
     let run = spec.scenario.run(implementation, RunMode::Record);
+    // A spec error after the first difference (a fault that never fires on the reference,
+    // say) is the spec's to fix: no rewrite of expectations mends it, so nothing is written.
+    if let (Outcome::Mismatch(_), Some(error)) = (&run.outcome, &run.later_spec_error) {
+        return Blessing::SpecError((**error).clone());
+    }
     match run.outcome {
         Outcome::Passed => return Blessing::Unchanged,
         Outcome::Mismatch(_) => {}
@@ -82,14 +91,7 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
     let mut values = 0;
     for checkpoint in run.checkpoints.iter().filter(|c| !c.matches()) {
         if checkpoint.written.is_empty() {
-            return Blessing::Refused(format!(
-                "{path}:{}:{}: `{}` cannot be rewritten in place: it expects {}, but the run gave {}; change it by hand",
-                checkpoint.position.line,
-                checkpoint.position.column,
-                checkpoint.label,
-                crate::yaml::flow(&checkpoint.expected),
-                crate::yaml::flow(&checkpoint.actual),
-            ));
+            return Blessing::Refused(unwritable(&path, checkpoint));
         }
         for written in checkpoint.written.iter().filter(|w| !w.matches()) {
             match document.rewrite(written.at, &written.path, &written.actual) {
@@ -106,42 +108,71 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         Ok(blessed) => blessed,
         Err(error) => return Blessing::Refused(format!("{path}: {error}")),
     };
-    if let Some(reason) = still_failing(file, &blessed, implementation) {
-        return Blessing::Refused(reason);
-    }
+    let smells = match judge_blessed(file, &blessed, implementation) {
+        Ok(smells) => smells,
+        Err(reason) => return Blessing::Refused(reason),
+    };
     Blessing::Rewritten {
         original: spec.file.text,
         blessed,
         values,
         comments_lost,
+        smells,
     }
 }
 
-/// Why the blessed text would still not pass, if it would not.
-fn still_failing(
+/// Why a differing expectation that cannot be rewritten in place is refused, with its place
+/// and both values (long lists by their ends: a compact spec's DLQ may hold 10^5 entries).
+fn unwritable(path: &str, checkpoint: &crate::contract::Checkpoint) -> String {
+    let patterned = checkpoint.label == "expect"
+        && checkpoint.expected.get("dlq") != checkpoint.actual.get("dlq");
+    let hint = if patterned {
+        "its `dlq` holds patterned entries (`count:`), which stand for many and are never rewritten; change them by hand, or write the entries out"
+    } else {
+        "change it by hand"
+    };
+    format!(
+        "{path}:{}:{}: `{}` cannot be rewritten in place: it expects {}, but the run gave {}; {hint}",
+        checkpoint.position.line,
+        checkpoint.position.column,
+        checkpoint.label,
+        crate::contract::told_value(&checkpoint.expected),
+        crate::contract::told_value(&checkpoint.actual),
+    )
+}
+
+/// The lint smells of the blessed text on its own, when it passes; why it would still not
+/// pass, when it would not. One recorded run gives both.
+fn judge_blessed(
     file: &SourceFile,
     blessed: &str,
     implementation: &mut dyn Implementation,
-) -> Option<String> {
+) -> Result<Vec<SpecSmell>, String> {
     let again = SourceFile::from_text(file.path.clone(), blessed);
     let spec = match loader::load(again) {
         Ok(spec) => spec,
         Err(error) => {
-            return Some(format!(
+            return Err(format!(
                 "the blessed spec would not load ({error}); nothing was written"
             ));
         }
     };
-    if let Err(error) = implementation.begin_spec() {
-        return Some(format!("the implementation could not start: {error}"));
-    }
-    let outcome = spec.scenario.run(implementation, RunMode::Check).outcome;
-    match outcome {
-        Outcome::Passed => None,
-        other => Some(format!(
+    let still = |outcome: &Outcome| {
+        format!(
             "the blessed spec would still not pass; nothing was written:\n{}",
-            render::details(&file.display_path(), &other).trim_end()
-        )),
+            render::details(&file.display_path(), outcome).trim_end()
+        )
+    };
+    match lint::spec_smells(&spec, implementation) {
+        Ok((smells, run)) if matches!(run.outcome, Outcome::Passed) => {
+            let header = spec.scenario.header();
+            // A duplicate name needs the other specs to judge; this is one spec alone.
+            let (smells, _) =
+                lint::apply_allows(header, smells, |smell| smell != lint::DUPLICATE_NAME);
+            Ok(smells)
+        }
+        Ok((_, run)) => Err(still(&run.outcome)),
+        Err(outcome) => Err(still(&outcome)),
     }
 }
 
@@ -199,6 +230,19 @@ mod tests {
             panic!("blessed a broken spec");
         };
         assert_eq!(error.kind, SpecErrorKind::Incomplete);
+    }
+
+    #[test]
+    fn a_fault_that_never_fires_after_a_difference_is_a_spec_error_at_the_fault() {
+        let text = SPEC.replace(
+            "steps:\n",
+            "steps:\n  - fault: {crash: after, call: dlq.put}\n",
+        );
+        let Blessing::SpecError(error) = bless_text(&text) else {
+            panic!("blessed a spec whose fault never fires");
+        };
+        assert_eq!(error.position, crate::source::Position::new(8, 5));
+        assert!(error.to_string().contains("never fires"), "{error}");
     }
 
     #[test]

@@ -3,16 +3,37 @@
 use std::io::Write;
 
 use crate::authoring::bless::{self, Blessing};
+use crate::authoring::lint::SpecSmell;
 use crate::builtin::Builtin;
 use crate::cli::BlessArgs;
 use crate::discover;
+use crate::interactive::{self, Answer};
 use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::report::{Palette, render};
 use crate::runner::exit;
 use crate::source::display_path;
 
+/// How many specs came to what, for the closing line.
+#[derive(Default)]
+struct Tally {
+    changed: usize,
+    unchanged: usize,
+    refused: usize,
+    broken: usize,
+    /// `--interactive`: changes the person skipped; after a quit, the specs left as they are
+    /// (the one asked about and every one after it).
+    skipped: usize,
+    left: Option<usize>,
+}
+
 pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
+    if args.interactive && !interactive::stdin_is_terminal() {
+        return super::dispatch::usage_error(
+            "`bless --interactive` asks about each change on the terminal, but stdin is not a terminal: run it in a terminal, or drop --interactive (`dlqspec bless --check` shows every change without writing)",
+            &palette,
+        );
+    }
     let discovery = match discover::discover(&args.specs.paths) {
         Ok(discovery) => discovery,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
@@ -23,14 +44,16 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
     // some implementation under test happens to do.
     let mut implementation = Builtin::new();
     let mut out = sanitize::stdout();
-    let (mut changed, mut unchanged, mut refused, mut broken) = (0, 0, 0, 0);
-    for entry in &files {
+    let stdin = std::io::stdin();
+    let mut answers = stdin.lock();
+    let mut tally = Tally::default();
+    for (index, entry) in files.iter().enumerate() {
         let path = entry.path();
         let shown = sanitize::line(&display_path(path)).into_owned();
         let blessing = bless::bless_entry(entry, &mut implementation);
         let text = match blessing {
             Blessing::Unchanged => {
-                unchanged += 1;
+                tally.unchanged += 1;
                 continue;
             }
             Blessing::Rewritten {
@@ -38,36 +61,55 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                 blessed,
                 values,
                 comments_lost,
+                smells,
             } => {
                 let what = format!("{values} value{}", if values == 1 { "" } else { "s" });
-                let mut text = if args.check {
-                    format!(
-                        "would bless {shown} ({what}):\n{}\n",
-                        bless::diff(&shown, &original, &blessed, &palette)
-                    )
-                } else {
-                    match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
-                        Ok(()) => format!("blessed {shown} ({what} rewritten)\n"),
-                        Err(error) => {
-                            refused += 1;
-                            let error = sanitize::text(&error.to_string()).into_owned();
-                            let _ = writeln!(out, "could not write {shown}: {error}");
-                            continue;
-                        }
-                    }
-                };
+                let mut notes = String::new();
                 if comments_lost > 0 {
-                    text.push_str(&format!(
+                    notes.push_str(&format!(
                         "  note: {comments_lost} comment{} inside rewritten values {} dropped\n",
                         if comments_lost == 1 { "" } else { "s" },
                         if comments_lost == 1 { "was" } else { "were" }
                     ));
                 }
-                changed += 1;
-                text
+                notes.push_str(&smell_lines(&shown, &smells, &palette));
+                let diff = || bless::diff(&shown, &original, &blessed, &palette);
+                if args.check {
+                    tally.changed += 1;
+                    format!("would bless {shown} ({what}):\n{}\n{notes}", diff())
+                } else {
+                    if args.interactive {
+                        let _ = write!(out, "{shown} ({what}):\n{}\n{notes}", diff());
+                        match interactive::ask(&format!("bless {shown}?"), &mut answers, &mut out) {
+                            Answer::Accept => {}
+                            Answer::Skip => {
+                                tally.skipped += 1;
+                                let _ = writeln!(out, "skipped {shown}\n");
+                                continue;
+                            }
+                            Answer::Quit => {
+                                tally.left = Some(files.len() - index);
+                                break;
+                            }
+                        }
+                        // The diff and notes were shown with the question.
+                        notes.clear();
+                    }
+                    match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
+                        Ok(()) => {
+                            tally.changed += 1;
+                            format!("blessed {shown} ({what} rewritten)\n{notes}")
+                        }
+                        Err(error) => {
+                            tally.refused += 1;
+                            let error = sanitize::text(&error.to_string()).into_owned();
+                            format!("could not write {shown}: {error}\n")
+                        }
+                    }
+                }
             }
             Blessing::SpecError(error) => {
-                broken += 1;
+                tally.broken += 1;
                 format!(
                     "{} {shown}: the spec is broken\n{}\n",
                     paint(palette.spec, "not blessed:"),
@@ -75,7 +117,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                 )
             }
             Blessing::Refused(reason) => {
-                refused += 1;
+                tally.refused += 1;
                 format!(
                     "{} {shown}\n{}\n\n",
                     paint(palette.fail, "could not bless"),
@@ -85,29 +127,60 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
         };
         let _ = write!(out, "{text}");
     }
+    let _ = writeln!(out, "{}", closing(&args, &tally, files.len()));
+    if tally.broken > 0 {
+        exit::SPEC_OR_USAGE_ERROR
+    } else if tally.refused > 0 || (args.check && tally.changed > 0) {
+        exit::FAILED
+    } else {
+        exit::PASSED
+    }
+}
+
+/// One line per lint smell of a blessed spec, pointing at `dlqspec lint`: blessing writes the
+/// spec anyway, the smell is the author's to judge.
+fn smell_lines(shown: &str, smells: &[SpecSmell], palette: &Palette) -> String {
+    smells
+        .iter()
+        .map(|(id, position, message)| {
+            format!(
+                "  {} {shown}:{}:{}: {}: {} (see `dlqspec lint {shown}`)\n",
+                paint(palette.skip, "smell:"),
+                position.line,
+                position.column,
+                id,
+                sanitize::line(message)
+            )
+        })
+        .collect()
+}
+
+fn closing(args: &BlessArgs, tally: &Tally, files: usize) -> String {
     let specs = |n: usize| format!("{n} spec{}", if n == 1 { "" } else { "s" });
-    let closing = match (args.check, changed) {
-        (true, 0) => format!("nothing to bless in {}", specs(files.len())),
+    let mut closing = match (args.check, tally.changed) {
+        (true, 0) => format!("nothing to bless in {}", specs(files)),
         (true, n) => format!(
             "{} would change; `dlqspec bless` writes {}",
             specs(n),
             if n == 1 { "it" } else { "them" }
         ),
-        (false, n) => format!("blessed {}, {} unchanged", specs(n), unchanged),
+        (false, n) => format!("blessed {}, {} unchanged", specs(n), tally.unchanged),
     };
-    let mut closing = closing;
-    if refused > 0 {
-        closing.push_str(&format!(", {} could not be blessed", specs(refused)));
+    if args.interactive {
+        closing.push_str(&format!(", {} skipped", tally.skipped));
+        if let Some(left) = tally.left {
+            closing.push_str(&format!(
+                ", stopped by quit: {} left as {}",
+                specs(left),
+                if left == 1 { "it is" } else { "they are" }
+            ));
+        }
     }
-    if broken > 0 {
-        closing.push_str(&format!(", {} broken", specs(broken)));
+    if tally.refused > 0 {
+        closing.push_str(&format!(", {} could not be blessed", specs(tally.refused)));
     }
-    let _ = writeln!(out, "{closing}");
-    if broken > 0 {
-        exit::SPEC_OR_USAGE_ERROR
-    } else if refused > 0 || (args.check && changed > 0) {
-        exit::FAILED
-    } else {
-        exit::PASSED
+    if tally.broken > 0 {
+        closing.push_str(&format!(", {} broken", specs(tally.broken)));
     }
+    closing
 }

@@ -9,7 +9,11 @@ use crate::report::Palette;
 use crate::runner::exit;
 
 pub fn lint(args: LintArgs, palette: Palette) -> i32 {
-    let report = match lint::lint(&args.specs.paths, &mut Builtin::new()) {
+    let options = lint::LintOptions {
+        allow: args.allow,
+        coverage: args.coverage,
+    };
+    let report = match lint::lint(&args.specs.paths, &options, &mut Builtin::new()) {
         Ok(report) => report,
         Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
     };

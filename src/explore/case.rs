@@ -174,6 +174,7 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
             checkpoints: Vec::new(),
             timeline: Vec::new(),
             exercised: Vec::new(),
+            later_spec_error: None,
         };
         return Judged::Failed { text: blessed, run };
     }

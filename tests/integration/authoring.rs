@@ -119,6 +119,37 @@ fn the_schema_rejects_an_unknown_key_an_unknown_step_and_an_unknown_contract() {
     }
 }
 
+#[test]
+fn the_schema_takes_an_allow_with_a_known_smell_and_a_reason_only() {
+    let validator = schema_validator();
+    for contract in ["dlq-consumer", "outcome-queue"] {
+        let steps = if contract == "dlq-consumer" {
+            "  - process: none\n"
+        } else {
+            "  - create: {max_attempts: 2}\n"
+        };
+        let spec = format!(
+            "contract: {contract}\nname: x\nsteps:\n{steps}allow:\n  - {{smell: idle-trailing-step, reason: on purpose}}\n"
+        );
+        assert_eq!(
+            schema_errors(&validator, &spec),
+            Vec::<String>::new(),
+            "{spec}"
+        );
+        for bad in [
+            spec.replace(", reason: on purpose", ""),
+            spec.replace("reason: on purpose", "reason: \" \""),
+            spec.replace("idle-trailing-step", "idle-trailing-stp"),
+            spec.replace("idle-trailing-step", "uncovered-rule"),
+        ] {
+            assert!(
+                !schema_errors(&validator, &bad).is_empty(),
+                "accepted:\n{bad}"
+            );
+        }
+    }
+}
+
 /// Copies of bundled specs with expectations broken in several ways, and the originals.
 fn broken_copies() -> Vec<(&'static str, String, String)> {
     let poison = bundled("poison-cycle.yaml");
@@ -516,14 +547,17 @@ fn lint_points_at_each_smell_with_its_id_and_exits_1() {
 
 #[test]
 fn lint_finds_duplicate_names_never_delivered_messages_and_uncovered_rules_in_a_folder() {
-    let dir = tempfile::tempdir().unwrap();
+    let top = tempfile::tempdir().unwrap();
+    // A whole contract folder: rule coverage is judged.
+    let dir = top.path().join("dlq-consumer");
+    std::fs::create_dir(&dir).unwrap();
     let spec = "contract: dlq-consumer\nname: same\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}, {id: b, body: y}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\n";
-    std::fs::write(dir.path().join("a.yaml"), spec).unwrap();
-    std::fs::write(dir.path().join("b.yaml"), spec).unwrap();
-    let ran = run(&["lint", path_arg(dir.path())]);
+    std::fs::write(dir.as_path().join("a.yaml"), spec).unwrap();
+    std::fs::write(dir.as_path().join("b.yaml"), spec).unwrap();
+    let ran = run(&["lint", path_arg(dir.as_path())]);
     assert_eq!(ran.code, 1, "{}", ran.stdout);
-    let a = dir.path().join("a.yaml");
-    let b = dir.path().join("b.yaml");
+    let a = dir.as_path().join("a.yaml");
+    let b = dir.as_path().join("b.yaml");
     for line in [
         format!(
             "{}:4:30: never-delivered: message `b` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out\n",
@@ -536,7 +570,7 @@ fn lint_finds_duplicate_names_never_delivered_messages_and_uncovered_rules_in_a_
         ),
         format!(
             "dlq-consumer/poison: uncovered-rule: no spec under {} checks this rule: ",
-            dir.path().display()
+            dir.as_path().display()
         ),
     ] {
         assert!(
@@ -552,6 +586,34 @@ fn lint_finds_duplicate_names_never_delivered_messages_and_uncovered_rules_in_a_
     );
 }
 
+#[test]
+fn lint_judges_coverage_only_for_a_whole_contract_folder_or_with_coverage() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "contract: dlq-consumer\nname: one\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\n";
+    std::fs::write(dir.path().join("a.yaml"), spec).unwrap();
+    let ran = run(&["lint", path_arg(dir.path())]);
+    assert_eq!(
+        (ran.code, ran.stdout.as_str()),
+        (0, "no smells in 1 spec\n")
+    );
+    let ran = run(&["lint", path_arg(dir.path()), "--coverage"]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("dlq-consumer/poison: uncovered-rule: "),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("outcome-queue/"), "{}", ran.stdout);
+    let ran = run(&[
+        "lint",
+        path_arg(dir.path()),
+        "--coverage",
+        "--allow",
+        "uncovered-rule",
+    ]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+}
+
 /// The bundled suite lints clean, rule coverage included.
 #[test]
 fn the_bundled_suite_lints_clean() {
@@ -563,4 +625,249 @@ fn the_bundled_suite_lints_clean() {
         .collect();
     assert!(smells.is_empty(), "{}", ran.stdout);
     assert_eq!(ran.code, 0, "{}", ran.stdout);
+}
+
+/// A dlq-consumer spec whose second expectation differs: the handler is called once, not twice.
+const FAILING: &str = "contract: dlq-consumer\nname: NAME\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\nexpect:\n  handler_calls: {a: 2}\n";
+
+#[test]
+fn bless_refuses_a_spec_whose_fault_never_fires_at_the_fault_and_writes_nothing() {
+    let text = FAILING.replace(
+        "steps:\n",
+        "steps:\n  - fault: {crash: after, call: dlq.put}\n",
+    );
+    let (_dir, path) = temp_spec("unfired.yaml", &text);
+    for check in [false, true] {
+        let mut args = vec!["bless"];
+        if check {
+            args.push("--check");
+        }
+        args.push(path_arg(&path));
+        let ran = run(&args);
+        assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+        let shown = path.display();
+        for line in [
+            format!("not blessed: {shown}: the spec is broken\n"),
+            "error: the crash armed here never fires".to_owned(),
+            format!("--> {shown}:7:5\n"),
+        ] {
+            assert!(
+                ran.stdout.contains(&line),
+                "missing {line:?} in:\n{}",
+                ran.stdout
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    }
+}
+
+#[test]
+fn bless_writes_a_spec_with_a_smell_and_points_at_lint_for_each() {
+    let text = FAILING.replace("{id: a, body: x}]", "{id: a, body: x}, {id: b, body: y}]");
+    let (_dir, path) = temp_spec("smelly.yaml", &text);
+    let ran = run(&["bless", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let shown = path.display();
+    assert!(
+        ran.stdout.contains(&format!(
+            "blessed {shown} (1 value rewritten)\n  smell: {shown}:4:30: never-delivered: message `b` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out (see `dlqspec lint {shown}`)\n"
+        )),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        text.replace("{a: 2}", "{a: 1}")
+    );
+    // Allowed in the spec, the smell is not told.
+    let allowed = format!("{text}allow: [{{smell: never-delivered, reason: b waits}}]\n");
+    std::fs::write(&path, &allowed).unwrap();
+    let ran = run(&["bless", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("smell:"), "{}", ran.stdout);
+}
+
+/// `dlqspec bless --interactive ARGS` with `answers` on stdin, taken for a terminal.
+fn bless_interactively(args: &[&str], answers: &str) -> crate::common::Ran {
+    use std::io::Write as _;
+    let mut child = crate::common::dlqspec()
+        .env("DLQSPEC_ASSUME_TTY", "1")
+        .args(["bless", "--interactive"])
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dlqspec runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(answers.as_bytes()).expect("answers");
+    drop(stdin);
+    crate::common::ran(child.wait_with_output().expect("dlqspec ends"))
+}
+
+#[test]
+fn bless_interactive_asks_per_spec_writes_the_accepted_and_stops_at_quit() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["a.yaml", "b.yaml", "c.yaml", "d.yaml"];
+    for name in names {
+        std::fs::write(dir.path().join(name), FAILING.replace("NAME", name)).unwrap();
+    }
+    // An answer that is no answer is asked again.
+    let ran = bless_interactively(&[path_arg(dir.path())], "a\nwhat\ns\nq\n");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let path = |name: &str| dir.path().join(name);
+    let text = |name: &str| std::fs::read_to_string(path(name)).unwrap();
+    assert_eq!(
+        text("a.yaml"),
+        FAILING
+            .replace("NAME", "a.yaml")
+            .replace("{a: 2}", "{a: 1}")
+    );
+    for name in ["b.yaml", "c.yaml", "d.yaml"] {
+        assert_eq!(text(name), FAILING.replace("NAME", name), "{name}");
+    }
+    let a = path("a.yaml");
+    let b = path("b.yaml");
+    let c = path("c.yaml");
+    for line in [
+        format!(
+            "{} (1 value):\n--- {}\n+++ {} (blessed)\n@@ ",
+            a.display(),
+            a.display(),
+            a.display()
+        ),
+        "-  handler_calls: {a: 2}\n+  handler_calls: {a: 1}\n".to_owned(),
+        format!(
+            "bless {}? [a]ccept, [s]kip, [q]uit: blessed {} (1 value rewritten)\n",
+            a.display(),
+            a.display()
+        ),
+        format!(
+            "please answer a (accept), s (skip) or q (quit)\nbless {}? [a]ccept, [s]kip, [q]uit: skipped {}\n",
+            b.display(),
+            b.display()
+        ),
+        format!("bless {}? [a]ccept, [s]kip, [q]uit: ", c.display()),
+    ] {
+        assert!(
+            ran.stdout.contains(&line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    assert!(
+        !ran.stdout
+            .contains(&format!("bless {}?", path("d.yaml").display())),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.ends_with(
+            "blessed 1 spec, 0 unchanged, 1 skipped, stopped by quit: 2 specs left as they are\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    // The end of the answers is a quit too: nothing more is written.
+    let ran = bless_interactively(&[path_arg(dir.path())], "");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(text("b.yaml"), FAILING.replace("NAME", "b.yaml"));
+}
+
+#[test]
+fn bless_interactive_without_a_terminal_refuses_and_says_what_to_do() {
+    let (_dir, path) = temp_spec("a.yaml", &FAILING.replace("NAME", "a"));
+    let output = crate::common::dlqspec()
+        .env_remove("DLQSPEC_ASSUME_TTY")
+        .args(["bless", "--interactive", path_arg(&path)])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("dlqspec runs");
+    let ran = crate::common::ran(output);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("stdin is not a terminal: run it in a terminal, or drop --interactive"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        FAILING.replace("NAME", "a")
+    );
+    let ran = run(&["bless", "--interactive", "--check", path_arg(&path)]);
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+}
+
+#[test]
+fn lint_allow_takes_known_smell_ids_only_with_a_did_you_mean() {
+    let ran = run(&["lint", "specs", "--allow", "never-delivred"]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("`never-delivred` is not a smell id (did you mean `never-delivered`?)"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn lint_leaves_out_allowed_smells_and_reports_a_stale_allow() {
+    let smelly = "contract: dlq-consumer\nname: smelly\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}, {id: b, body: y}]\nhandler: {a: [ok]}\nsteps:\n  - process: ok\n";
+    let (dir, path) = temp_spec("smelly.yaml", smelly);
+    let shown = path.display();
+    let ran = run(&["lint", path_arg(&path), "--allow", "never-delivered"]);
+    assert_eq!(ran.code, 0, "{}", ran.stdout);
+    assert_eq!(ran.stdout, "no smells in 1 spec (1 allowed)\n");
+    let allowing = format!(
+        "{smelly}allow:\n  - {{smell: never-delivered, reason: b is for later}}\n  - {{smell: no-rule, reason: stale}}\n"
+    );
+    std::fs::write(&path, allowing).unwrap();
+    let ran = run(&["lint", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    assert_eq!(
+        ran.stdout,
+        format!(
+            "{shown}:10:13: stale-allow: the spec allows `no-rule`, but has no such smell: remove the allow, since it would hide the smell if it came back unnoticed\n\
+             10 |   - {{smell: no-rule, reason: stale}}\n   |             ^\n\
+             \n1 smell in 1 spec (1 allowed)\n"
+        )
+    );
+    // A reason is required.
+    std::fs::write(
+        &path,
+        format!("{smelly}allow: [{{smell: never-delivered}}]\n"),
+    )
+    .unwrap();
+    let ran = run(&["lint", path_arg(&path)]);
+    assert_eq!(ran.code, 2, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("error: the allow of `never-delivered` has no `reason`")
+            && ran.stdout.contains(&format!("--> {shown}:8:9\n")),
+        "{}",
+        ran.stdout
+    );
+    drop(dir);
+}
+
+#[test]
+fn lint_tells_never_delivered_generated_messages_once_per_line() {
+    let text = "contract: dlq-consumer\nname: compact\nrules: [dlq-consumer/success]\ngenerate:\n  - {count: 1000, id: \"m-{n}\", body: \"b-{n}\", handler: [ok]}\nsteps:\n  - process: ok\n";
+    let (_dir, path) = temp_spec("compact.yaml", text);
+    let ran = run(&["lint", path_arg(&path)]);
+    assert_eq!(ran.code, 1, "{}", ran.stdout);
+    let smells: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": never-delivered: "))
+        .collect();
+    assert_eq!(smells.len(), 1, "{}", ran.stdout);
+    assert!(smells[0].ends_with("never-delivered: 999 messages written here (`m-2` to `m-1000`) are never delivered and no expectation names them: process them, expect them somewhere, or leave them out"), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("unused-outcomes: the handler outcomes of 999 messages written here"),
+        "{}",
+        ran.stdout
+    );
 }

@@ -117,20 +117,37 @@ fn a_compact_expectation_that_differs_shows_the_counts_and_bless_rewrites_them()
 }
 
 #[test]
-fn bless_leaves_patterned_dlq_entries_alone() {
-    let wrong = SMALL.replace("attempts: 1, first", "attempts: 2, first");
-    let (_dir, path) = temp_spec("compact.yaml", &wrong);
-    let ran = run(&["run", path_arg(&path)]);
-    assert_eq!(ran.code, 1, "{}", ran.stdout);
-    assert!(ran.stdout.contains("-  attempts: 2\n"), "{}", ran.stdout);
-    let blessed = run(&["bless", path_arg(&path)]);
-    assert_eq!(blessed.code, 1, "{}{}", blessed.stdout, blessed.stderr);
-    assert!(
-        blessed.stdout.contains("could not bless"),
-        "{}",
-        blessed.stdout
-    );
-    assert_eq!(std::fs::read_to_string(&path).expect("spec"), wrong);
+fn bless_refuses_differing_patterned_dlq_entries_up_front_and_writes_nothing() {
+    // The patterned entry differs alone, and together with a value bless could rewrite: either
+    // way the expectation is refused at its line before anything is rewritten, not found
+    // still failing after a partial rewrite.
+    let alone = SMALL.replace("attempts: 1, first", "attempts: 2, first");
+    let with_counts = alone.replace("handler_calls: 3}", "handler_calls: 4}");
+    for wrong in [alone, with_counts] {
+        let (_dir, path) = temp_spec("compact.yaml", &wrong);
+        let ran = run(&["run", path_arg(&path)]);
+        assert_eq!(ran.code, 1, "{}", ran.stdout);
+        assert!(ran.stdout.contains("-  attempts: 2\n"), "{}", ran.stdout);
+        for args in [vec!["bless"], vec!["bless", "--check"]] {
+            let mut args = args;
+            args.push(path_arg(&path));
+            let blessed = run(&args);
+            assert_eq!(blessed.code, 1, "{}{}", blessed.stdout, blessed.stderr);
+            let shown = blessed
+                .stdout
+                .replace(&path.display().to_string(), "compact.yaml");
+            assert!(
+                shown.contains(
+                    "compact.yaml:14:3: `expect` cannot be rewritten in place: it expects {"
+                ) && shown.contains(
+                    "its `dlq` holds patterned entries (`count:`), which stand for many and are never rewritten; change them by hand, or write the entries out"
+                ),
+                "{shown}"
+            );
+            assert!(!shown.contains("would still not pass"), "{shown}");
+            assert_eq!(std::fs::read_to_string(&path).expect("spec"), wrong);
+        }
+    }
 }
 
 #[test]

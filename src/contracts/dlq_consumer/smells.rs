@@ -1,6 +1,6 @@
 //! The dlq-consumer smells `dlqspec lint` reports: what a recorded run shows a spec says in vain.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -8,6 +8,7 @@ use super::journal::{Happening, ordinal};
 use super::scenario::{DlqScenario, Record, StepFacts};
 use super::spec::Step;
 use crate::contract::{Checkpoint, Smell};
+use crate::source::Position;
 
 /// Smell ids, stable: people and scripts refer to them.
 pub const NEVER_DELIVERED: &str = "never-delivered";
@@ -52,15 +53,33 @@ fn never_delivered(
             messages.push((message.id.as_str(), *position));
         }
     }
-    messages
+    // The messages a `generate` group writes share its line: one smell for the line, with a
+    // count, not one per generated message.
+    let mut lines: Vec<(Position, Vec<&str>)> = Vec::new();
+    for (id, position) in messages {
+        if received.contains(id) || named.contains(id) {
+            continue;
+        }
+        match lines.iter_mut().find(|(at, _)| *at == position) {
+            Some((_, ids)) => ids.push(id),
+            None => lines.push((position, vec![id])),
+        }
+    }
+    lines
         .into_iter()
-        .filter(|(id, _)| !received.contains(id) && !named.contains(*id))
-        .map(|(id, position)| Smell {
+        .map(|(position, ids)| Smell {
             id: NEVER_DELIVERED,
             position,
-            message: format!(
-                "message `{id}` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out"
-            ),
+            message: match ids.as_slice() {
+                [id] => format!(
+                    "message `{id}` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out"
+                ),
+                [first, .., last] => format!(
+                    "{} messages written here (`{first}` to `{last}`) are never delivered and no expectation names them: process them, expect them somewhere, or leave them out",
+                    ids.len()
+                ),
+                [] => unreachable!("a line has a message"),
+            },
         })
         .collect()
 }
@@ -82,11 +101,23 @@ fn collect_strings(value: &Value, into: &mut HashSet<String>) {
     }
 }
 
-/// Scripted handler outcomes beyond the last handler call: they never happen.
+/// Scripted handler outcomes beyond the last handler call: they never happen. The messages
+/// of one `generate` group share their outcomes' lines: one smell for the line, with a count.
 fn unused_outcomes(scenario: &DlqScenario, record: &Record) -> Vec<Smell> {
     let calls = record.world.handler_calls();
-    let mut smells = Vec::new();
-    for (id, positions) in &scenario.outcome_positions {
+    let order: HashMap<&str, usize> = scenario
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| (message.id.as_str(), index))
+        .collect();
+    let mut ids: Vec<&String> = scenario.outcome_positions.keys().collect();
+    ids.sort_by_key(|id| (order.get(id.as_str()).copied().unwrap_or(usize::MAX), *id));
+    // Per line of the first unused outcome: the messages, how many calls each had and how
+    // many outcomes are left (the same for all: they share the outcome list).
+    let mut lines: Vec<(Position, Vec<&str>, u64, u64)> = Vec::new();
+    for id in ids {
+        let positions = &scenario.outcome_positions[id];
         let made = calls.get(id).copied().unwrap_or(0);
         let Some(position) = usize::try_from(made)
             .ok()
@@ -95,26 +126,43 @@ fn unused_outcomes(scenario: &DlqScenario, record: &Record) -> Vec<Smell> {
             continue;
         };
         let unused = positions.len() as u64 - made;
-        let calls_made = match made {
-            0 => "never called".to_owned(),
-            1 => "called once".to_owned(),
-            n => format!("called {n} times"),
-        };
-        smells.push(Smell {
-            id: UNUSED_OUTCOMES,
-            position: *position,
-            message: format!(
-                "the {} handler outcome of `{id}` {} never used: the handler is {calls_made} for `{id}`",
-                ordinal(made + 1),
-                if unused == 1 {
-                    "is".to_owned()
-                } else {
-                    format!("and the {unused} from there are")
-                },
-            ),
-        });
+        match lines.iter_mut().find(|(at, ..)| at == position) {
+            Some((_, ids, ..)) => ids.push(id),
+            None => lines.push((*position, vec![id.as_str()], made, unused)),
+        }
     }
-    smells
+    lines
+        .into_iter()
+        .map(|(position, ids, made, unused)| {
+            let calls_made = match made {
+                0 => "never called".to_owned(),
+                1 => "called once".to_owned(),
+                n => format!("called {n} times"),
+            };
+            let message = match ids.as_slice() {
+                [id] => format!(
+                    "the {} handler outcome of `{id}` {} never used: the handler is {calls_made} for `{id}`",
+                    ordinal(made + 1),
+                    if unused == 1 {
+                        "is".to_owned()
+                    } else {
+                        format!("and the {unused} from there are")
+                    },
+                ),
+                [first, .., last] => format!(
+                    "the handler outcomes of {} messages written here (`{first}` to `{last}`) are never used from the {} on: the handler is {calls_made} for each",
+                    ids.len(),
+                    ordinal(made + 1),
+                ),
+                [] => unreachable!("a line has a message"),
+            };
+            Smell {
+                id: UNUSED_OUTCOMES,
+                position,
+                message,
+            }
+        })
+        .collect()
 }
 
 /// Steps after the last one that changed anything, once the queue is drained, that either
@@ -237,6 +285,23 @@ mod tests {
                 "10:5: idle-trailing-step: step 4 (process) repeats step 2 on a drained queue and changes nothing",
                 "11:5: idle-trailing-step: step 5 (recover) comes after the queue is drained and changes nothing",
                 "12:5: idle-trailing-step: step 6 (restart) comes after the queue is drained and changes nothing",
+            ]
+        );
+    }
+
+    #[test]
+    fn generated_messages_never_delivered_or_with_unused_outcomes_are_one_smell_a_line() {
+        let text = format!(
+            "{HEAD}generate:\n  - {{count: 3, id: \"m-{{n}}\", body: \"b-{{n}}\", handler: [ok, ok]}}\n  - {{count: 1, id: \"p-{{n}}\", body: q, handler: [ok]}}\nsteps:\n  - process: ok\n"
+        );
+        assert_eq!(
+            smells_of(&text),
+            [
+                "5:5: never-delivered: 2 messages written here (`m-2` to `m-3`) are never delivered and no expectation names them: process them, expect them somewhere, or leave them out",
+                "5:54: unused-outcomes: the handler outcomes of 2 messages written here (`m-2` to `m-3`) are never used from the 1st on: the handler is never called for each",
+                "5:58: unused-outcomes: the 2nd handler outcome of `m-1` is never used: the handler is called once for `m-1`",
+                "6:5: never-delivered: message `p-1` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out",
+                "6:48: unused-outcomes: the 1st handler outcome of `p-1` is never used: the handler is never called for `p-1`",
             ]
         );
     }

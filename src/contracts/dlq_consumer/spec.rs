@@ -38,6 +38,11 @@ pub struct SpecFile {
     /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+    /// Smells `dlqspec lint` is not to report in this spec, each with why it is fine here:
+    /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
+    /// reported itself (`stale-allow`).
+    #[serde(default)]
+    pub allow: Vec<Spanned<crate::smell::AllowSpec>>,
     /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
     /// own default (the lesson's 3) is what runs.
     #[serde(default)]
@@ -382,7 +387,8 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         spec.description,
         &spec.rules,
         Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
-    )?;
+    )?
+    .allowing(file, &spec.allow)?;
     let max_attempts = match &spec.max_attempts {
         Some(m) if m.value == 0 => {
             return Err(invalid(

@@ -41,6 +41,11 @@ pub struct SpecFile {
     /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+    /// Smells `dlqspec lint` is not to report in this spec, each with why it is fine here:
+    /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
+    /// reported itself (`stale-allow`).
+    #[serde(default)]
+    pub allow: Vec<Spanned<crate::smell::AllowSpec>>,
     /// What happens, in order; the first step is `create`.
     pub steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
     /// The full state after the last step.
@@ -248,7 +253,8 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         spec.description,
         &spec.rules,
         Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
-    )?;
+    )?
+    .allowing(file, &spec.allow)?;
     if spec.steps.value.is_empty() {
         return Err(invalid(
             yaml::at(&spec.steps),
