@@ -316,10 +316,9 @@ impl Checkpoint {
 /// how many between (a big scenario's DLQ would otherwise make a line of megabytes).
 pub fn told_value(value: &Value) -> String {
     match value {
-        Value::Array(items) if items.len() > crate::listing::MAX_LISTED => format!(
-            "[{}]",
-            crate::listing::shown(items, told_value).join(", ")
-        ),
+        Value::Array(items) if items.len() > crate::listing::MAX_LISTED => {
+            format!("[{}]", crate::listing::shown(items, told_value).join(", "))
+        }
         Value::Array(items) if holds_long_list(value) => format!(
             "[{}]",
             items.iter().map(told_value).collect::<Vec<_>>().join(", ")
@@ -342,7 +341,9 @@ pub fn told_value(value: &Value) -> String {
 /// Whether a list longer than a timeline line shows is anywhere in `value`.
 fn holds_long_list(value: &Value) -> bool {
     match value {
-        Value::Array(items) => items.len() > crate::listing::MAX_LISTED || items.iter().any(holds_long_list),
+        Value::Array(items) => {
+            items.len() > crate::listing::MAX_LISTED || items.iter().any(holds_long_list)
+        }
         Value::Object(map) => map.values().any(holds_long_list),
         _ => false,
     }

@@ -26,6 +26,7 @@ use crate::explore::Explorer;
 use crate::explore::case::Case;
 use crate::explore::crashes::Schedules;
 use crate::explore::rng::Rng;
+use crate::explore::shrink;
 use crate::implementation::Implementation;
 use crate::outcome::Outcome;
 use crate::source::SourceFile;
@@ -737,20 +738,10 @@ impl Case for DlqCase {
     }
 
     fn shrinks(&self) -> Vec<Box<dyn Case>> {
-        let mut smaller: Vec<DlqCase> = Vec::new();
-        // Steps, in chunks from half the case down to one at a time (as delta debugging does).
-        let n = self.steps.len();
-        let mut size = n / 2;
-        while size >= 1 {
-            let mut start = 0;
-            while start + size <= n {
-                let mut steps = self.steps.clone();
-                steps.drain(start..start + size);
-                smaller.push(self.with_steps(steps));
-                start += size;
-            }
-            size /= 2;
-        }
+        let mut smaller: Vec<DlqCase> = shrink::chunks_removed(&self.steps)
+            .into_iter()
+            .map(|steps| self.with_steps(steps))
+            .collect();
         for (id, _) in &self.messages {
             smaller.push(self.without_message(id, false));
             // A replay may ask for an id the queue never had: that can be what differs.
@@ -814,17 +805,11 @@ impl Case for DlqCase {
                 }
                 _ => {}
             }
-            for variant in variants {
-                let mut steps = self.steps.clone();
-                steps[index] = variant;
+            for steps in shrink::with_step_replaced(&self.steps, index, variants) {
                 smaller.push(self.with_steps(steps));
             }
         }
-        smaller
-            .into_iter()
-            .filter(|case| case != self)
-            .map(|case| Box::new(case) as Box<dyn Case>)
-            .collect()
+        shrink::boxed_except(smaller, self)
     }
 
     fn focused(&self, index: usize, keys: &[String]) -> Box<dyn Case> {

@@ -18,6 +18,7 @@ use crate::explore::Explorer;
 use crate::explore::case::Case;
 use crate::explore::crashes::Schedules;
 use crate::explore::rng::Rng;
+use crate::explore::shrink;
 use crate::source::SourceFile;
 use crate::yaml;
 
@@ -398,19 +399,10 @@ impl Case for QueueCase {
     }
 
     fn shrinks(&self) -> Vec<Box<dyn Case>> {
-        let mut smaller = Vec::new();
-        let n = self.steps.len();
-        let mut size = n / 2;
-        while size >= 1 {
-            let mut start = 0;
-            while start + size <= n {
-                let mut steps = self.steps.clone();
-                steps.drain(start..start + size);
-                smaller.push(self.with_steps(steps));
-                start += size;
-            }
-            size /= 2;
-        }
+        let mut smaller: Vec<QueueCase> = shrink::chunks_removed(&self.steps)
+            .into_iter()
+            .map(|steps| self.with_steps(steps))
+            .collect();
         for (index, step) in self.steps.iter().enumerate() {
             let variants: Vec<QueueStep> = match step {
                 QueueStep::Create(budget) => match valid_max_attempts(budget) {
@@ -429,17 +421,11 @@ impl Case for QueueCase {
                     .collect(),
                 _ => Vec::new(),
             };
-            for variant in variants {
-                let mut steps = self.steps.clone();
-                steps[index] = variant;
+            for steps in shrink::with_step_replaced(&self.steps, index, variants) {
                 smaller.push(self.with_steps(steps));
             }
         }
-        smaller
-            .into_iter()
-            .filter(|case| case != self)
-            .map(|case| Box::new(case) as Box<dyn Case>)
-            .collect()
+        shrink::boxed_except(smaller, self)
     }
 
     fn focused(&self, index: usize, _keys: &[String]) -> Box<dyn Case> {
