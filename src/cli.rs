@@ -40,13 +40,6 @@ pub enum Command {
     )]
     Run(RunArgs),
 
-    /// Run the selected specs, then rerun what each saved change affects: a spec file that
-    /// changed or appeared runs again, a change to the implementation reruns them all.
-    #[command(
-        after_help = "Examples:\n  dlqspec watch specs/dlq-consumer --impl python:solution.py\n  dlqspec watch specs/dlq-consumer/my-case.yaml\n  dlqspec watch --filter poison --impl node:solution.ts\n\nChanges are gathered until the files are quiet for 200 ms. A broken spec is reported and\nwatching goes on. The screen is cleared before each rerun when stdout is a terminal.\nCtrl-C stops watching, ending any implementation process still running."
-    )]
-    Watch(WatchArgs),
-
     /// List every rule of every contract with the specs that cover it; flags uncovered rules.
     #[command(
         after_help = "Examples:\n  dlqspec rules\n  dlqspec rules specs/dlq-consumer\n\nExits 1 when a rule is covered by no spec."
@@ -115,6 +108,13 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv and DIR/summary.html.\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
     )]
     Grade(GradeArgs),
+
+    /// Run the selected specs, then rerun what each saved change affects: a spec file that
+    /// changed or appeared runs again, a change to the implementation reruns them all.
+    #[command(
+        after_help = "Examples:\n  dlqspec watch specs/dlq-consumer --impl python:solution.py\n  dlqspec watch specs/dlq-consumer/my-case.yaml\n  dlqspec watch --filter poison --impl node:solution.ts\n\nChanges are gathered until the files are quiet for 200 ms. A broken spec is reported and\nwatching goes on. The screen is cleared before each rerun when stdout is a terminal.\nCtrl-C stops watching, ending any implementation process still running."
+    )]
+    Watch(WatchArgs),
 
     /// Print a shell completion script for dlqspec.
     #[command(
