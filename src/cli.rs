@@ -109,6 +109,13 @@ pub enum Command {
     )]
     Grade(GradeArgs),
 
+    /// Run the selected specs, then rerun what each saved change affects: a spec file that
+    /// changed or appeared runs again, a change to the implementation reruns them all.
+    #[command(
+        after_help = "Examples:\n  dlqspec watch specs/dlq-consumer --impl python:solution.py\n  dlqspec watch specs/dlq-consumer/my-case.yaml\n  dlqspec watch --filter poison --impl node:solution.ts\n\nChanges are gathered until the files are quiet for 200 ms. A broken spec is reported and\nwatching goes on. The screen is cleared before each rerun when stdout is a terminal.\nCtrl-C stops watching, ending any implementation process still running."
+    )]
+    Watch(WatchArgs),
+
     /// Print a shell completion script for dlqspec.
     #[command(
         after_help = "Examples:\n  dlqspec completions bash > ~/.local/share/bash-completion/completions/dlqspec\n  dlqspec completions zsh > \"${fpath[1]}/_dlqspec\"\n  dlqspec completions fish > ~/.config/fish/completions/dlqspec.fish"
@@ -232,6 +239,36 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub authoring: RunAuthoringArgs,
+}
+
+/// What `dlqspec watch` runs, and against which implementation.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Run only specs a filter selects, as `run --filter` does (repeatable: any may match).
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// How many specs run at once (as `run --jobs`).
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    /// Print only the specs that did not pass, and the closing count.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Show what an implementation printed and raised under passing specs too.
+    #[arg(long)]
+    pub show_output: bool,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Stop after this many reruns, with the last run's exit code (for tests and scripts).
+    #[arg(long, value_name = "K", hide = true)]
+    pub max_reruns: Option<u64>,
 }
 
 /// The options of `run` for an author at work: list, rerun failures, timings.

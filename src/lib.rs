@@ -59,5 +59,6 @@ pub mod source;
 pub mod spec_error;
 pub mod strength;
 pub mod suggest;
+pub mod watch;
 pub mod yaml;
 pub mod yaml_edit;

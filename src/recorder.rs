@@ -17,6 +17,8 @@ pub struct Recorder {
     first_mismatch: Option<Mismatch>,
     timeline: Vec<String>,
     exercised: Vec<&'static str>,
+    /// While set, a rule reached is noted but not told: a decision a crash prevented.
+    hushed: bool,
 }
 
 impl Recorder {
@@ -27,15 +29,25 @@ impl Recorder {
             first_mismatch: None,
             timeline: Vec::new(),
             exercised: Vec::new(),
+            hushed: false,
         }
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
     pub fn exercise(&mut self, rule: &Rule, why: &str) {
-        self.tell(format!("    rule {}: {why}", rule.id));
+        if !self.hushed {
+            self.tell(format!("    rule {}: {why}", rule.id));
+        }
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
         }
+    }
+
+    /// Notes the rules reached from now on without telling them (`true`), or tells them
+    /// again (`false`): for a decision the run reached but a crash kept from happening, whose
+    /// rule the scenario still exercises while the timeline tells only what happened.
+    pub fn hush(&mut self, hushed: bool) {
+        self.hushed = hushed;
     }
 
     /// Whether noting `rule` again would change anything: in a timeline every decision is

@@ -10,6 +10,7 @@ pub fn execute(cli: Cli) -> i32 {
     let palette = Palette::new(use_color(cli.color));
     let code = match cli.command {
         Command::Run(args) => super::run::run(args, palette),
+        Command::Watch(args) => super::watch::watch(args, palette),
         Command::Rules(args) => super::rules::rules(args, palette),
         Command::Schema => super::schema::schema(),
         Command::New(args) => super::new::new_spec(args, palette),

@@ -16,5 +16,6 @@ pub mod run;
 pub mod schema;
 pub mod smoke;
 pub mod strength;
+pub mod watch;
 
 pub use dispatch::execute;

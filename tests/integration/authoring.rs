@@ -871,3 +871,119 @@ fn lint_tells_never_delivered_generated_messages_once_per_line() {
         ran.stdout
     );
 }
+
+#[test]
+fn explain_tells_an_outcome_queue_run_with_lines_job_ids_states_and_specific_rules() {
+    let text = "contract: outcome-queue\nname: q\nsteps:\n  - create: {max_attempts: 2}\n  - submit: {id: a, payload: pa}\n  - submit: {id: b, payload: pb}\n  - process: {outcome: transient, returns: retry}\n  - process: {outcome: permanent, returns: dead}\n  - process: {outcome: retry, raises: invalid_argument}\n  - replay: {id: b, returns: true}\n  - replay: {id: zzz, returns: false}\nexpect: {ready: [{id: a, payload: pa, attempts: 1}, {id: b, payload: pb, attempts: 0}], done: [], quarantine: []}\n";
+    let (_dir, path) = temp_spec("q.yaml", text);
+    let ran = run(&["explain", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let timeline = ran
+        .stdout
+        .split_once("\n\n")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    assert_eq!(
+        timeline,
+        "step 1 (line 4): RetryQueue(2) -> a new queue\n    \
+         \u{2713} create: {constructed: true}\n    \
+         state: ready nothing; done nothing; quarantine nothing\n\
+         step 2 (line 5): submit(\"a\", \"pa\") -> null\n    \
+         state: ready a (0 attempts); done nothing; quarantine nothing\n\
+         step 3 (line 6): submit(\"b\", \"pb\") -> null\n    \
+         rule outcome-queue/submit-tail: b joins the ready tail behind a, with 0 attempts\n    \
+         state: ready a (0 attempts), b (0 attempts); done nothing; quarantine nothing\n\
+         step 4 (line 7): process(\"transient\") -> retry\n    \
+         rule outcome-queue/attempt-counted-first: a is taken from the ready head and its attempts go from 0 to 1 before the outcome is applied\n    \
+         rule outcome-queue/transient-retry-tail: a has 1 attempt < max_attempts 2: it goes to the ready tail, behind b, and process returns retry\n    \
+         \u{2713} process: retry\n    \
+         state: ready b (0 attempts), a (1 attempt); done nothing; quarantine nothing\n\
+         step 5 (line 8): process(\"permanent\") -> dead\n    \
+         rule outcome-queue/attempt-counted-first: b is taken from the ready head and its attempts go from 0 to 1 before the outcome is applied\n    \
+         rule outcome-queue/permanent-quarantine: permanent: b is quarantined with reason permanent after 1 of 2 attempts, and process returns dead\n    \
+         rule outcome-queue/entry-retains-diagnostics: the entry keeps id b, payload pb, attempts 1 and reason permanent\n    \
+         \u{2713} process: dead\n    \
+         state: ready a (1 attempt); done nothing; quarantine b (permanent, 1 attempt)\n\
+         step 6 (line 9): process(\"retry\") -> raised ValueError: outcome must be \"success\", \"transient\" or \"permanent\", got \"retry\"\n    \
+         rule outcome-queue/outcome-validated-first: retry is not success, transient or permanent: ValueError before any job is taken, and every job stays as it was\n    \
+         \u{2713} process: {raises: invalid_argument}\n    \
+         \u{2713} state: {ready: [{id: a, payload: pa, attempts: 1}], done: [], quarantine: [{id: b, payload: pb, attempts: 1, reason: permanent}]}\n    \
+         state: ready a (1 attempt); done nothing; quarantine b (permanent, 1 attempt)\n\
+         step 7 (line 10): replay(\"b\") -> true\n    \
+         rule outcome-queue/replay-resets: b leaves quarantine (reason permanent, 1 attempts) for the ready tail, with attempts reset to 0 and no reason\n    \
+         \u{2713} replay: true\n    \
+         state: ready a (1 attempt), b (0 attempts); done nothing; quarantine nothing\n\
+         step 8 (line 11): replay(\"zzz\") -> false\n    \
+         rule outcome-queue/replay-missing-false: no job zzz is in quarantine: replay returns False and changes nothing\n    \
+         \u{2713} replay: false\n    \
+         state: ready a (1 attempt), b (0 attempts); done nothing; quarantine nothing\n\
+         final expect (line 12): state()\n    \
+         \u{2713} ready: [{id: a, payload: pa, attempts: 1}, {id: b, payload: pb, attempts: 0}]\n    \
+         \u{2713} done: []\n    \
+         \u{2713} quarantine: []\n\
+         \n\
+         outcome: PASS: every expectation holds\n"
+    );
+}
+
+#[test]
+fn explain_says_what_replay_skipped() {
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/replay-skips-unknown-ids.yaml",
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "step 3 (line 17): replay([ghost, b, a]) returned [a]\n    \
+             dlq.entries(): the DLQ holds a\n    \
+             queue.send(a): a joins the ready tail\n    \
+             dlq.remove(a): the DLQ holds nothing\n    \
+             replay skips ghost, b: not in the DLQ\n    \
+             rule dlq-consumer/replay-selection: the given ids that are in the DLQ are replayed, in the order given, each once; skipped: ghost, b\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/replay-a-repeated-id-once.yaml",
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("\n    replay skips the repeats of a: each id is replayed once\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn explain_tells_no_rule_for_a_retry_a_crash_prevented() {
+    let text = "contract: dlq-consumer\nname: a crash before queue.retry\nrules: [dlq-consumer/transient-retry, dlq-consumer/crash-propagates]\nmessages: [{id: a, body: x}]\nhandler: {a: [transient: db down, ok]}\nsteps:\n  - fault: {crash: before, call: queue.retry}\n  - process: crash\n  - recover\n  - process: ok\n";
+    let (_dir, path) = temp_spec("prevented.yaml", text);
+    let ran = run(&["explain", path_arg(&path)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "step 2 (line 8): process_one() returned crash\n    \
+             receive a: receive_count 1, first received at 0\n    \
+             dlq.has(a) -> false\n    \
+             handler(a) raises TransientError: db down\n    \
+             CRASH injected before queue.retry: the process dies\n    \
+             rule dlq-consumer/crash-propagates: the crash injected before queue.retry propagates out of process_one: the retry of a never happens, and a stays in flight\n    \
+             \u{2713} process: crash\n\
+             step 3 (line 9): recover"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        !ran.stdout.contains("rule dlq-consumer/transient-retry"),
+        "{}",
+        ran.stdout
+    );
+    // The rule is still exercised: the implementation had to call queue.retry for the crash.
+    let linted = run(&["lint", path_arg(&path)]);
+    assert_eq!(linted.code, 0, "{}", linted.stdout);
+}

@@ -20,4 +20,5 @@ mod shims;
 mod strength;
 mod suite;
 mod teeth;
+mod watch;
 mod workflow;

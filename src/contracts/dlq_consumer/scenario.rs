@@ -442,6 +442,9 @@ impl Run<'_> {
                     .filter(|id| !seen.insert(id.as_str()) || !sent.contains(id))
                     .cloned()
                     .collect();
+                if crashed.is_none() {
+                    self.tell_skipped(ids, &sent, from);
+                }
                 if skipped.is_empty() || crashed.is_some() {
                     "the given ids that are in the DLQ are replayed, in the order given".to_owned()
                 } else {
@@ -467,6 +470,45 @@ impl Run<'_> {
                 &rules::CRASH_PROPAGATES,
                 &format!("the crash injected at {call} propagates out of replay"),
             );
+        }
+    }
+
+    /// Tells what a replay that ran to its end skipped of the ids it was given: those the DLQ
+    /// did not hold when it was called, and repeats of an id already replayed.
+    fn tell_skipped(&mut self, ids: &[String], sent: &[String], from: usize) {
+        if !self.recorder.telling() {
+            return;
+        }
+        // The DLQ before the call: what it holds now, and what the call removed from it.
+        let mut held: HashSet<String> = self.world.dlq_ids().into_iter().collect();
+        held.extend(self.world.journal()[from..].iter().filter_map(|h| match h {
+            Happening::Removed {
+                id, removed: true, ..
+            } => Some(id.clone()),
+            _ => None,
+        }));
+        let mut seen = HashSet::new();
+        let (mut unknown, mut repeated) = (Vec::new(), Vec::new());
+        for id in ids {
+            if !seen.insert(id.as_str()) {
+                if sent.contains(id) && !repeated.contains(id) {
+                    repeated.push(id.clone());
+                }
+            } else if !held.contains(id) && !unknown.contains(id) {
+                unknown.push(id.clone());
+            }
+        }
+        if !unknown.is_empty() {
+            self.recorder.tell(format!(
+                "    replay skips {}: not in the DLQ",
+                journal::list(&unknown)
+            ));
+        }
+        if !repeated.is_empty() {
+            self.recorder.tell(format!(
+                "    replay skips the repeats of {}: each id is replayed once",
+                journal::list(&repeated)
+            ));
         }
     }
 
@@ -507,25 +549,57 @@ impl Run<'_> {
             Some(call) => format!(" (the crash injected at {call} cuts it short)"),
             None => String::new(),
         };
+        // A crash before a decision's first effect leaves the decision untold: it never
+        // happened, and the crash line says what the crash prevented.
+        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
+        let prevented = crashed
+            .is_some()
+            .then(|| {
+                if effect(|h| matches!(h, Happening::Put { .. }))
+                    || effect(|h| matches!(h, Happening::Retried { .. }))
+                {
+                    return None;
+                }
+                match &handled {
+                    _ if already_dead => (!effect(|h| matches!(h, Happening::Acked { .. })))
+                        .then(|| format!("the ack of {id} never happens")),
+                    _ if count > max => Some(format!("the dead-lettering of {id} never happens")),
+                    Some(ScriptedOutcome::Ok) => {
+                        (!effect(|h| matches!(h, Happening::Acked { .. })))
+                            .then(|| format!("the ack of {id} never happens"))
+                    }
+                    Some(ScriptedOutcome::Crash) | None => None,
+                    Some(ScriptedOutcome::Permanent(_)) => {
+                        Some(format!("the dead-lettering of {id} never happens"))
+                    }
+                    Some(_) if count < max => Some(format!("the retry of {id} never happens")),
+                    Some(_) => Some(format!("the dead-lettering of {id} never happens")),
+                }
+            })
+            .flatten();
         if already_dead {
             self.rule_line(
                 &rules::CHECK_ORDER,
                 "the DLQ check comes right after the receive, before the poison check and the handler",
             );
+            self.recorder.hush(prevented.is_some());
             self.rule_line(
                 &rules::NO_DOUBLE_DEAD_LETTER,
                 &format!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
             );
+            self.recorder.hush(false);
         } else if count > max {
             self.rule_line(
                 &rules::CHECK_ORDER,
                 "the poison check comes after the DLQ check and before the handler",
             );
+            self.recorder.hush(prevented.is_some());
             self.rule_line(
                 &rules::POISON,
                 &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
             self.dead_letter_lines(&id);
+            self.recorder.hush(false);
         } else {
             if count == max {
                 // The edge of the poison rule: one more crash and the next delivery is poison.
@@ -535,10 +609,18 @@ impl Run<'_> {
                 );
             }
             if let Some(outcome) = handled {
+                self.recorder.hush(prevented.is_some());
                 self.handled_lines(&id, count, max, &outcome, &stopped);
+                self.recorder.hush(false);
             }
         }
-        self.crash_line(crashed.as_deref());
+        match (prevented, crashed) {
+            (Some(what), Some(call)) => self.rule_line(
+                &rules::CRASH_PROPAGATES,
+                &format!("the crash injected before {call} propagates out of process_one: {what}, and {id} stays in flight"),
+            ),
+            (_, crashed) => self.crash_line(crashed.as_deref()),
+        }
     }
 
     /// The rules behind what follows a handler call that returned or raised `outcome`.

@@ -84,6 +84,10 @@ impl QueueScenario {
             last_call: None,
             ready: 0,
             quarantined: 0,
+            heading: String::new(),
+            seen: None,
+            max_attempts: None,
+            constructed: false,
         };
         let stopped = run.all_steps().err();
         (run.recorder.finish(stopped), run.facts)
@@ -111,6 +115,15 @@ struct Run<'a> {
     /// queue): which rules a call exercises depends on them.
     ready: usize,
     quarantined: usize,
+    /// How the timeline names the step running: `step 3 (line 11)`.
+    heading: String,
+    /// The queue's state after the last step, as `state()` showed it (explaining only): what
+    /// the next call starts from, to name the job it takes and the lists it changes.
+    seen: Option<Value>,
+    /// The `max_attempts` of the queue, when the last create made one with a whole number.
+    max_attempts: Option<u64>,
+    /// Whether a queue exists to ask for its state.
+    constructed: bool,
 }
 
 impl Run<'_> {
@@ -121,7 +134,11 @@ impl Run<'_> {
                 Step::Process(_) if self.observe => self.head()?,
                 _ => None,
             };
+            self.heading = format!("step {} (line {})", index + 1, position.line);
             self.step(&label, *position, step)?;
+            if !matches!(step, Step::Expect(_)) {
+                self.tell_state();
+            }
             let call = self.last_call.take();
             let changed = match (step, &call) {
                 (Step::Create(_) | Step::Submit(_), _) => true,
@@ -140,7 +157,8 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
-            self.recorder.tell("final expect: state()".to_owned());
+            self.recorder
+                .tell(format!("final expect (line {}): state()", position.line));
             self.expect("final expect", *position, &[], expect)?;
         }
         Ok(())
@@ -181,14 +199,14 @@ impl Run<'_> {
             }
             Step::MutateState(ops) => self.mutate(label, position, ops),
             Step::Expect(expect) => {
-                self.recorder.tell(format!("{label}: state()"));
+                self.recorder.tell(format!("{}: state()", self.heading));
                 self.expect(label, position, &["expect"], expect)
             }
         }
     }
 
     /// Calls a method of the current queue, noting the call and its answer in the timeline.
-    fn call(&mut self, label: &str, method: &str, args: &[Value]) -> Result<Reply, Stop> {
+    fn call(&mut self, _label: &str, method: &str, args: &[Value]) -> Result<Reply, Stop> {
         let reply = self
             .implementation
             .call(method, args, &mut NoWorld)
@@ -196,12 +214,18 @@ impl Run<'_> {
         if method != "state" {
             let shown: Vec<String> = args.iter().map(Value::to_string).collect();
             self.recorder.tell(format!(
-                "{label}: {method}({}) -> {}",
+                "{}: {method}({}) -> {}",
+                self.heading,
                 shown.join(", "),
                 shown_reply(&reply)
             ));
+            let before = self.seen.take();
             for rule in self.exercised(method, args, &reply) {
-                self.recorder.exercise(rule, rule.statement);
+                let why = match &before {
+                    Some(before) => self.why(rule, args, &reply, before),
+                    None => rule.statement.to_owned(),
+                };
+                self.recorder.exercise(rule, &why);
             }
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
         }
@@ -228,7 +252,8 @@ impl Run<'_> {
             )
             .map_err(Outcome::Errored)?;
         self.recorder.tell(format!(
-            "{label}: RetryQueue({raw}) -> {}",
+            "{}: RetryQueue({raw}) -> {}",
+            self.heading,
             match &reply {
                 Reply::Returned(_) => "a new queue".to_owned(),
                 other => shown_reply(other),
@@ -247,8 +272,18 @@ impl Run<'_> {
             .as_u64()
             .is_some_and(|n| n == 1 || n > u64::from(u32::MAX >> 1));
         if matches!(reply, Reply::Raised(_)) || edge {
-            let rule = &rules::MAX_ATTEMPTS_VALIDATED;
-            self.recorder.exercise(rule, rule.statement);
+            let why = match &reply {
+                Reply::Raised(_) => format!(
+                    "{raw} is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError"
+                ),
+                _ if raw.as_u64() == Some(1) => "1 is the least max_attempts accepted".to_owned(),
+                _ => format!("{raw} is beyond 32 bits, and a whole number >= 1: accepted"),
+            };
+            self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
+        }
+        if matches!(reply, Reply::Returned(_)) {
+            self.constructed = true;
+            self.max_attempts = raw.as_u64();
         }
         (self.ready, self.quarantined) = (0, 0);
         let constructed = matches!(reply, Reply::Returned(_));
@@ -443,6 +478,198 @@ impl Run<'_> {
         };
         self.recorder.compare(step, checkpoint, note)
     }
+}
+
+impl Run<'_> {
+    /// Explaining only: asks the queue for its state after a step and tells it, to be what
+    /// the next step starts from. A state that cannot be had is not told; the checks that
+    /// need it say why.
+    fn tell_state(&mut self) {
+        if !self.recorder.telling() || !self.constructed {
+            return;
+        }
+        let Ok(Reply::Returned(view)) = self.implementation.call("state", &[], &mut NoWorld) else {
+            self.seen = None;
+            return;
+        };
+        let state = normalize_state(&view);
+        self.recorder
+            .tell(format!("    state: {}", describe_state(&state)));
+        self.seen = Some(state);
+    }
+
+    /// The specific reason `rule` decides this call, from the state before it (`before`).
+    fn why(&self, rule: &Rule, args: &[Value], reply: &Reply, before: &Value) -> String {
+        let ready = jobs(before, "ready");
+        let quarantine = jobs(before, "quarantine");
+        let head = ready.first();
+        let max = self
+            .max_attempts
+            .map_or_else(|| "?".to_owned(), |n| n.to_string());
+        let attempts = |job: Option<&Job>| job.map_or(0, |job| job.attempts);
+        let id = head.map_or_else(|| "?".to_owned(), |job| job.id.clone());
+        let now = attempts(head) + 1;
+        let argument = args.first().map(yaml::flow).unwrap_or_default();
+        match rule.id {
+            id_ if id_ == rules::SUBMIT_TAIL.id => format!(
+                "{argument} joins the ready tail behind {}, with 0 attempts",
+                ready.last().map_or("nothing", |job| job.id.as_str())
+            ),
+            id_ if id_ == rules::OUTCOME_VALIDATED_FIRST.id => format!(
+                "{argument} is not success, transient or permanent: ValueError before any job is taken, and every job stays as it was"
+            ),
+            id_ if id_ == rules::EMPTY_RETURNS_NONE.id => {
+                "nothing is ready: process returns None and changes nothing".to_owned()
+            }
+            id_ if id_ == rules::QUARANTINE_STICKY.id => format!(
+                "{} stay{} in quarantine: only replay takes a job out",
+                names(&quarantine),
+                if quarantine.len() == 1 { "s" } else { "" }
+            ),
+            id_ if id_ == rules::ATTEMPT_COUNTED_FIRST.id => format!(
+                "{id} is taken from the ready head and its attempts go from {} to {now} before the outcome is applied",
+                now - 1
+            ),
+            id_ if id_ == rules::SUCCESS_DONE.id => {
+                format!("success: {id} moves to done, and process returns done")
+            }
+            id_ if id_ == rules::TRANSIENT_RETRY_TAIL.id => {
+                let others = &ready[ready.len().min(1)..];
+                let behind = if others.is_empty() {
+                    "; no other job is ready".to_owned()
+                } else {
+                    format!(", behind {}", names(others))
+                };
+                format!(
+                    "{id} has {now} attempt{} < max_attempts {max}: it goes to the ready tail{behind}, and process returns retry",
+                    if now == 1 { "" } else { "s" }
+                )
+            }
+            id_ if id_ == rules::PERMANENT_QUARANTINE.id => format!(
+                "permanent: {id} is quarantined with reason permanent after {now} of {max} attempts, and process returns dead"
+            ),
+            id_ if id_ == rules::EXHAUSTED_QUARANTINE.id => format!(
+                "{id} has {now} attempts = max_attempts {max}: the budget is spent, so it is quarantined with reason exhausted, with no extra attempt"
+            ),
+            id_ if id_ == rules::ENTRY_RETAINS_DIAGNOSTICS.id => {
+                let reason = if args.first().and_then(Value::as_str) == Some("permanent") {
+                    "permanent"
+                } else {
+                    "exhausted"
+                };
+                let after = if quarantine.is_empty() {
+                    String::new()
+                } else {
+                    format!(", after {}", names(&quarantine))
+                };
+                format!(
+                    "the entry keeps id {id}, payload {}, attempts {now} and reason {reason}{after}",
+                    head.map_or_else(|| "?".to_owned(), |job| job.payload.clone())
+                )
+            }
+            id_ if id_ == rules::REPLAY_RESETS.id => {
+                let entry = quarantine.iter().find(|job| job.id == argument_id(args));
+                match entry {
+                    Some(job) => format!(
+                        "{} leaves quarantine (reason {}, {} attempts) for the ready tail, with attempts reset to 0 and no reason",
+                        job.id, job.reason, job.attempts
+                    ),
+                    None => rule.statement.to_owned(),
+                }
+            }
+            id_ if id_ == rules::REPLAY_MISSING_FALSE.id => {
+                let wanted = argument_id(args);
+                let done = before
+                    .get("done")
+                    .and_then(Value::as_array)
+                    .is_some_and(|done| done.iter().any(|d| yaml::flow(d) == wanted));
+                let where_ = if ready.iter().any(|job| job.id == wanted) {
+                    format!("{wanted} is ready, not quarantined")
+                } else if done {
+                    format!("{wanted} is done, not quarantined")
+                } else {
+                    format!("no job {wanted} is in quarantine")
+                };
+                let _ = reply;
+                format!("{where_}: replay returns False and changes nothing")
+            }
+            id_ if id_ == rules::STATE_DEEP_COPY.id => {
+                "the view state() returned was changed: the queue's own state must stay as it was"
+                    .to_owned()
+            }
+            _ => rule.statement.to_owned(),
+        }
+    }
+}
+
+/// A job of a state view, as the timeline names it.
+struct Job {
+    id: String,
+    payload: String,
+    attempts: u64,
+    reason: String,
+}
+
+/// The jobs of list `key` (`ready` or `quarantine`) of a state view.
+fn jobs(state: &Value, key: &str) -> Vec<Job> {
+    let text = |job: &Value, field: &str| job.get(field).map_or_else(|| "?".to_owned(), yaml::flow);
+    state
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|job| Job {
+                    id: text(job, "id"),
+                    payload: text(job, "payload"),
+                    attempts: job.get("attempts").and_then(Value::as_u64).unwrap_or(0),
+                    reason: text(job, "reason"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The id a call names, as the timeline shows it.
+fn argument_id(args: &[Value]) -> String {
+    args.first().map(yaml::flow).unwrap_or_default()
+}
+
+/// `a, b`, `nothing`, or the ends of a long list.
+fn names(jobs: &[Job]) -> String {
+    if jobs.is_empty() {
+        return "nothing".to_owned();
+    }
+    crate::contracts::dlq_consumer::journal::shown(jobs, |job| job.id.clone()).join(", ")
+}
+
+/// `ready a (1 attempt), b (0 attempts); done x; quarantine c (exhausted, 2 attempts)`.
+fn describe_state(state: &Value) -> String {
+    let attempts = |n: u64| format!("{n} attempt{}", if n == 1 { "" } else { "s" });
+    let ready = jobs(state, "ready");
+    let ready = if ready.is_empty() {
+        "nothing".to_owned()
+    } else {
+        crate::contracts::dlq_consumer::journal::shown(&ready, |job| {
+            format!("{} ({})", job.id, attempts(job.attempts))
+        })
+        .join(", ")
+    };
+    let done: Vec<String> = state
+        .get("done")
+        .and_then(Value::as_array)
+        .map(|done| done.iter().map(yaml::flow).collect())
+        .unwrap_or_default();
+    let done = crate::contracts::dlq_consumer::journal::list(&done);
+    let quarantine = jobs(state, "quarantine");
+    let quarantine = if quarantine.is_empty() {
+        "nothing".to_owned()
+    } else {
+        crate::contracts::dlq_consumer::journal::shown(&quarantine, |job| {
+            format!("{} ({}, {})", job.id, job.reason, attempts(job.attempts))
+        })
+        .join(", ")
+    };
+    format!("ready {ready}; done {done}; quarantine {quarantine}")
 }
 
 /// The value of a `{returns: value}` answer.
