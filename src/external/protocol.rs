@@ -86,6 +86,10 @@ pub enum Reply {
         line: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         details: Option<String>,
+        /// Optional, on `new`/`call`: the frames of an error the solution's code raised where
+        /// no call could catch it (a Node timer or promise after a call returned).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        traceback: Option<Vec<Frame>>,
     },
     Return {
         value: Value,
