@@ -38,7 +38,8 @@ fn mangle(text: &str, rng: &mut Rng) -> String {
                 while !line.is_char_boundary(at) {
                     at -= 1;
                 }
-                line.insert_str(at, *rng.pick(TOKENS));
+                let token: &&str = rng.pick(TOKENS);
+                line.insert_str(at, token);
             }
         }
     }
