@@ -305,7 +305,9 @@ function traceback(e) {
     const last = frames[frames.length - 1];
     if (m[1] === 'Object.<anonymous>' && last?.file === frame.file && last.topLevel) continue;
     // Top-level code has no function name.
-    if (m[1] && !m[1].endsWith('<anonymous>')) frame.function = m[1];
+    // A callback's frame says how Node called it (`Timeout.f [as _onTimeout]`): the name is `f`.
+    const fn = m[1]?.replace(/ \[as [^\]]*\]$/, '').replace(/^(?:Timeout|Immediate)\./, '');
+    if (fn && !fn.endsWith('<anonymous>')) frame.function = fn;
     if (m[1] === '<anonymous>') Object.defineProperty(frame, 'topLevel', { value: true }); // not sent
     const source = sourceLine(frame.file, frame.line);
     if (source !== undefined) frame.source = source;

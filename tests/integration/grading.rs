@@ -293,6 +293,7 @@ fn node_errors_left_to_promises_and_timers_error_the_spec() {
         "{event:#}"
     );
     assert_eq!(frame["line"], 3, "{event:#}");
+    assert_eq!(frame["function"], "complainLater", "{event:#}");
     assert_eq!(frame["source"], "throw new Error('late');", "{event:#}");
 }
 
