@@ -188,31 +188,54 @@ async function loadSolution(file) {
   return import(pathToFileURL(file).href);
 }
 
-// The `errored` fields for a solution that failed to load: message, and file/line in the student's code when known.
+// The `errored` fields for a solution that failed to load: message, file/line in the student's
+// code when known, and as details the message with the frames in the student's own files (as
+// Python's shim does: none of the shim's, tsx's or node:internal's).
 function describeLoadError(e, file) {
-  const stack = String(e?.stack ?? e);
-  const details = { details: stack };
-  if (e?.notStudent) return { message: e.message, ...details };
+  if (e?.notStudent) return { message: e.message, details: String(e?.stack ?? e) };
+  const where = (message, frames) => {
+    const fields = { message, details: framesText(message, frames) };
+    if (frames.length > 0) Object.assign(fields, { file: frames[0].file, line: frames[0].line });
+    return fields;
+  };
+  const at = (f, line) => {
+    const frame = { file: path.resolve(f), line };
+    const source = sourceLine(frame.file, line);
+    if (source !== undefined) frame.source = source;
+    return [frame];
+  };
   // esbuild (via tsx) fails TypeScript with "Transform failed with 1 error:\n/abs/x.ts:6:11: ERROR: Unexpected ..."
   const esb = /^(\/.*?):(\d+):\d+: ERROR: (.*)$/m.exec(String(e?.message ?? ''));
-  if (esb) return { message: `SyntaxError: ${esb[3]}`, file: esb[1], line: Number(esb[2]), ...details };
+  if (esb) return where(`SyntaxError: ${esb[3]}`, at(esb[1], Number(esb[2])));
+  const stack = String(e?.stack ?? e);
   const message = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
   // A CommonJS SyntaxError's stack starts with "/abs/sol.js:12" above the code excerpt.
   const head = /^(file:\/\/\S+|\/\S+):(\d+)\n/.exec(stack);
-  if (head) return { message, file: head[1].startsWith('file:') ? fileURLToPath(head[1]) : head[1], line: Number(head[2]), ...details };
+  if (head) return where(message, at(head[1].startsWith('file:') ? fileURLToPath(head[1]) : head[1], Number(head[2])));
   // An ES module's SyntaxError carries no location at all (Node adds one only when the error
   // is fatal), so ask `node --check` to parse the solution as a module once more.
   if (e?.name === 'SyntaxError') {
     const check = spawnSync(process.execPath, ['--input-type=module', '--check'], { input: fs.readFileSync(file), encoding: 'utf8' });
-    const at = /^\[stdin\]:(\d+)/.exec(check.stderr ?? '');
-    if (at) return { message, file, line: Number(at[1]), ...details };
+    const line = /^\[stdin\]:(\d+)/.exec(check.stderr ?? '');
+    if (line) return where(message, at(file, Number(line[1])));
   }
-  // A throw at import: the innermost stack frame inside the solution file.
-  const url = pathToFileURL(file).href;
-  for (const m of stack.matchAll(/(file:\/\/[^\s)]+|\/[^\s)]+):(\d+):\d+/g)) {
-    if (m[1] === url || m[1] === file) return { message, file, line: Number(m[2]), ...details };
+  // A missing import: the line of the importing file that names it.
+  const missing = /^Cannot find (?:module|package) '([^']+)' imported from (\/.+)$/.exec(String(e?.message ?? ''));
+  if (missing && isStudents(missing[2])) {
+    const wanted = missing[1].startsWith('/') ? path.basename(missing[1]) : missing[1];
+    const lines = (sourceLine(missing[2], 1), sources.get(missing[2])) ?? [];
+    const index = lines.findIndex((text) => text.includes(wanted));
+    if (index >= 0) return where(message, at(missing[2], index + 1));
   }
-  return { message, ...details };
+  // A throw at import: the stack's frames in the student's files (source-mapped under tsx).
+  return where(message, traceback(e));
+}
+
+// An error and its frames as text, the way reports show a traceback.
+function framesText(head, frames) {
+  let text = `${head}\n`;
+  for (const f of frames) text += `  at ${f.file}:${f.line}${f.function ? ` in ${f.function}` : ''}\n${f.source ? `    ${f.source}\n` : ''}`;
+  return text;
 }
 
 // --- requests ------------------------------------------------------------
@@ -277,7 +300,15 @@ function traceback(e) {
     }
     if (!path.isAbsolute(file) || !isStudents(file)) continue;
     const frame = { file: path.resolve(file), line: Number(m[3]) };
-    if (m[1]) frame.function = m[1];
+    // tsx runs a TypeScript module's top level as `<anonymous>` inside CommonJS's module
+    // function (`Object.<anonymous>`), whose mapped line is the file's last: not a place to show.
+    const last = frames[frames.length - 1];
+    if (m[1] === 'Object.<anonymous>' && last?.file === frame.file && last.topLevel) continue;
+    // Top-level code has no function name.
+    // A callback's frame says how Node called it (`Timeout.f [as _onTimeout]`): the name is `f`.
+    const fn = m[1]?.replace(/ \[as [^\]]*\]$/, '').replace(/^(?:Timeout|Immediate)\./, '');
+    if (fn && !fn.endsWith('<anonymous>')) frame.function = fn;
+    if (m[1] === '<anonymous>') Object.defineProperty(frame, 'topLevel', { value: true }); // not sent
     const source = sourceLine(frame.file, frame.line);
     if (source !== undefined) frame.source = source;
     frames.push(frame);
@@ -287,19 +318,36 @@ function traceback(e) {
 }
 
 // Errors thrown by callbacks (timers, promises) that ran after a call returned, with no one to
-// catch them: told on the call's captured stderr rather than lost.
+// catch them. Caught whenever they happen (rather than ending the process), and told as the
+// `errored` reply of the request being served when they surface: the call's own, or the next
+// one's if they surface later (the shim runs the event loop only while serving a request).
 const asyncErrors = [];
-process.on('uncaughtException', (e) => asyncErrors.push(['uncaught exception', e]));
-process.on('unhandledRejection', (e) => asyncErrors.push(['unhandled promise rejection', e]));
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+let asyncErrorsCut = 0;
+const keepAsyncError = (what, e) => {
+  if (asyncErrors.length < 8) asyncErrors.push([what, e]); else asyncErrorsCut += 1;
+};
+process.on('uncaughtException', (e) => keepAsyncError('uncaught exception', e));
+process.on('unhandledRejection', (e) => keepAsyncError('unhandled promise rejection', e));
+// A timer of 0 ms set by the call fires before this one, and an immediate after both; with no
+// timer pending, an immediate will do (a timer costs a millisecond a call).
+const timersPending = () => typeof process.getActiveResourcesInfo !== 'function' || process.getActiveResourcesInfo().includes('Timeout');
+const turn = () => new Promise((resolve) => {
+  if (timersPending()) setTimeout(() => setImmediate(resolve), 0); else setImmediate(resolve);
+});
 
-function tellAsyncErrors() {
-  for (const [what, e] of asyncErrors.splice(0)) {
-    const head = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    let text = `${what} after the call returned: ${head}\n`;
-    for (const f of traceback(e)) text += `  at ${f.file}:${f.line}${f.function ? ` in ${f.function}` : ''}\n${f.source ? `    ${f.source}\n` : ''}`;
-    capture('stderr', text);
-  }
+// The `errored` reply telling the errors caught since the last reply, or null when none was.
+function asyncErrorReply() {
+  if (asyncErrors.length === 0) return null;
+  const told = asyncErrors.splice(0).map(([what, e]) => {
+    const head = e instanceof Error ? `${e.name}: ${e.message}` : `${typeof e}: ${String(e)}`;
+    return { head: `${what} after a call returned: ${head.slice(0, 2000)}`, frames: traceback(e) };
+  });
+  const more = told.length - 1 + asyncErrorsCut;
+  asyncErrorsCut = 0;
+  const msg = { type: 'errored', message: told[0].head + (more > 0 ? ` (and ${more} more)` : '') };
+  if (told[0].frames.length > 0) msg.traceback = told[0].frames;
+  if (told.length > 1) msg.details = told.map((t) => framesText(t.head, t.frames)).join('');
+  return msg;
 }
 
 // The lesson's invalid-argument error in JavaScript is RangeError; a TypeError is another error.
@@ -372,7 +420,6 @@ function callMethod(instance, method, args) {
 
 async function main(solution, loadError, file) {
   const name = path.basename(file);
-  solutionDir = path.dirname(file);
   let instance = null;
   for (;;) {
     const req = readMessage();
@@ -425,7 +472,7 @@ async function main(solution, loadError, file) {
     // One turn of the event loop, so that what the call left to promises and timers runs now
     // and its errors are told with this call.
     await turn();
-    tellAsyncErrors();
+    msg = asyncErrorReply() ?? msg;
     flushOutput(seq);
     let line;
     try {
@@ -443,6 +490,7 @@ if (!file) {
   process.exit(2);
 }
 const abs = path.resolve(file);
+solutionDir = path.dirname(abs);
 let solution = null;
 let loadError = null;
 try {

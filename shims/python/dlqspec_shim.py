@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import traceback
 import types
 
@@ -442,6 +443,50 @@ def _raised(e):
     return reply
 
 
+# --- errors of the student's threads ---------------------------------------
+# An exception that ends a thread the solution started has no caller to reach. It is kept
+# (at most 8, the rest counted) and told as the `errored` reply of the request being served
+# when it is found: the one that started the thread, or a later one if the thread outlived it.
+_thread_errors = []
+_thread_errors_cut = 0
+_thread_lock = threading.Lock()
+
+
+def _thread_excepthook(args):
+    global _thread_errors_cut
+    if args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "a thread"
+    with _thread_lock:
+        if len(_thread_errors) < 8:
+            _thread_errors.append((name, args.exc_value))
+        else:
+            _thread_errors_cut += 1
+
+
+threading.excepthook = _thread_excepthook
+
+
+def _thread_error_reply():
+    """The `errored` reply telling the threads' errors kept since the last reply, or None."""
+    global _thread_errors_cut
+    with _thread_lock:
+        told, more = _thread_errors[:], _thread_errors_cut
+        del _thread_errors[:]
+        _thread_errors_cut = 0
+    if not told:
+        return None
+    heads = ["uncaught exception in thread %s: %s: %s" % (name, type(e).__name__, e) for name, e in told]
+    more += len(told) - 1
+    reply = {"type": "errored", "message": heads[0][:2000] + (" (and %d more)" % more if more else "")}
+    frames = _traceback(told[0][1])
+    if frames:
+        reply["traceback"] = frames
+    if len(told) > 1:
+        reply["details"] = "\n".join(heads)
+    return reply
+
+
 def main():
     global _seq, _n
     if len(sys.argv) != 2:
@@ -495,6 +540,7 @@ def main():
             reply = _raised(e)
         finally:
             _seq = None
+        reply = _thread_error_reply() or reply
         _flush_output(seq)
         reply = dict(seq=seq, **reply)
         try:

@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use crate::captured::Captured;
 use crate::contract::RunMode;
 use crate::implementation::{ImplInfo, Implementation};
 use crate::loader::LoadedSpec;
@@ -28,6 +29,8 @@ pub struct Explanation {
     pub outcome: Outcome,
     /// How many checked values differed (a recording run goes on past the first).
     pub differences: usize,
+    /// What the implementation printed and raised while the scenario ran.
+    pub output: Option<Captured>,
 }
 
 pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Explanation {
@@ -46,6 +49,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
             (run.timeline, run.outcome, differences)
         }
     };
+    let output = implementation.take_output();
     Explanation {
         path: spec.file.display_path(),
         name: header.name.clone(),
@@ -56,6 +60,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
         timeline,
         outcome,
         differences,
+        output,
     }
 }
 
@@ -90,6 +95,11 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
     for text in &explanation.timeline {
         // A timeline entry is one line, whatever the ids, bodies and messages in it say.
         let _ = writeln!(out, "{}", paint_line(&line(text), p));
+    }
+    // What the implementation printed and raised, as `run` shows it under a spec (sanitized there).
+    if let Some(captured) = &explanation.output {
+        let _ = writeln!(out);
+        out.push_str(&render::captured(captured, p));
     }
     let _ = writeln!(out);
     let (verdict, style) = match &explanation.outcome {

@@ -204,14 +204,25 @@ impl ExternalImplementation {
             Ok(Message::Skipped { reason }) => Ok(Reply::Skipped(reason)),
             // The implementation could not do it; the process itself is fine.
             Ok(Message::Errored {
-                message, details, ..
-            }) => Err(ImplError::new(
-                ImplErrorKind::Errored,
-                errored_text(
-                    &format!("the implementation could not serve {what}: {message}"),
-                    details.as_deref(),
-                ),
-            )),
+                message,
+                details,
+                traceback,
+                ..
+            }) => {
+                if let Some(frames) = traceback.filter(|frames| !frames.is_empty()) {
+                    self.captured.add_traceback(Traceback {
+                        error: message.clone(),
+                        frames,
+                    });
+                }
+                Err(ImplError::new(
+                    ImplErrorKind::Errored,
+                    errored_text(
+                        &format!("the implementation could not serve {what}: {message}"),
+                        details.as_deref(),
+                    ),
+                ))
+            }
             Ok(other) => {
                 let broke = Broke::Protocol(not_a_reply(&other, what));
                 return Err(process.failure(broke, what, self.timeout));
@@ -443,6 +454,7 @@ impl Process {
                 file,
                 line,
                 details,
+                ..
             } => {
                 let mut headline = format!("the solution could not be loaded: {message}");
                 if let Some(file) = file {

@@ -86,6 +86,10 @@ pub enum Reply {
         line: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         details: Option<String>,
+        /// Optional, on `new`/`call`: the frames of an error the solution's code raised where
+        /// no call could catch it (a Node timer or promise after a call returned).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        traceback: Option<Vec<Frame>>,
     },
     Return {
         value: Value,
@@ -293,9 +297,28 @@ mod tests {
             Reply::Errored {
                 line: Some(12),
                 details: None,
+                traceback: None,
                 ..
             }
         ));
+        // An error no call could catch carries its frames.
+        let late = decode(br#"{"seq":4,"type":"errored","message":"uncaught exception after a call returned: Error: late","traceback":[{"file":"/s.mjs","line":3,"source":"throw e;"}]}"#).unwrap();
+        let Reply::Errored {
+            traceback: Some(frames),
+            ..
+        } = late.body
+        else {
+            panic!("{late:?}");
+        };
+        assert_eq!(
+            frames,
+            vec![Frame {
+                file: "/s.mjs".into(),
+                line: 3,
+                function: None,
+                source: Some("throw e;".into())
+            }]
+        );
     }
 
     #[test]

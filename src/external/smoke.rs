@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::process::{
     Departure, ExternalImplementation, Handshake, Launch, describe_call, describe_exit,
 };
+use crate::captured::Captured;
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
 use crate::implementation::{
     ImplError, Implementation, Naming, NoWorld, Raised, RaisedKind, Reply, WorldHost,
@@ -48,6 +49,8 @@ pub struct SmokeStep {
     /// World calls the implementation made while serving it.
     pub world_calls: usize,
     pub verdict: Verdict,
+    /// What the implementation printed and raised while serving it.
+    pub output: Option<Captured>,
 }
 
 #[derive(Debug)]
@@ -295,6 +298,7 @@ fn exercise(
         };
         let took = started.elapsed();
         let world_calls = counting.calls;
+        let output = implementation.take_output();
         let verdict = judge(reply, &expected);
         let stop = !matches!(verdict, Verdict::Ok(_));
         steps.push(SmokeStep {
@@ -302,6 +306,7 @@ fn exercise(
             took,
             world_calls,
             verdict,
+            output,
         });
         if stop {
             break;

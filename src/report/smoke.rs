@@ -116,6 +116,13 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                     );
                 }
             }
+            // Under a failing check, what the implementation printed and raised serving it.
+            if let (false, Some(captured)) = (matches!(step.verdict, Verdict::Ok(_)), &step.output)
+            {
+                for line in render::captured(captured, p).lines() {
+                    let _ = writeln!(out, "        {line}");
+                }
+            }
         }
     }
     if let Some(departure) = &report.departure {

@@ -762,6 +762,11 @@ fn real_traffic_validates_against_the_json_schemas() {
             ],
             1,
         ),
+        // An error no call could catch: `errored` with a `traceback`.
+        (
+            vec!["smoke", "--impl", "python:tests/students/thread_error.py"],
+            1,
+        ),
     ];
     if node_tests() {
         runs.push((
@@ -771,6 +776,10 @@ fn real_traffic_validates_against_the_json_schemas() {
         runs.push((
             vec!["smoke", "--impl", "node:examples/javascript/solution.mjs"],
             0,
+        ));
+        runs.push((
+            vec!["smoke", "--impl", "node:tests/students/late_timer.mjs"],
+            1,
         ));
     }
     for (args, code) in &runs {

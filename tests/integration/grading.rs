@@ -244,7 +244,7 @@ fn output_is_capped_with_what_was_cut_and_shown_escaped() {
 }
 
 #[test]
-fn node_errors_left_to_promises_and_timers_are_told_not_lost() {
+fn node_errors_left_to_promises_and_timers_error_the_spec() {
     if !node_tests() {
         return;
     }
@@ -255,10 +255,12 @@ fn node_errors_left_to_promises_and_timers_are_told_not_lost() {
         "node:tests/students/async_errors.mjs",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
     for wanted in [
-        "unhandled promise rejection after the call returned: Error: lost in a promise",
+        "unhandled promise rejection after a call returned: Error: lost in a promise (and 1 more)",
         "tests/students/async_errors.mjs:3 in later",
-        "uncaught exception after the call returned: TypeError: thrown by a callback",
+        "return Promise.reject(new Error('lost in a promise'));",
+        "uncaught exception after a call returned: TypeError: thrown by a callback",
     ] {
         assert!(
             ran.stdout.contains(wanted),
@@ -266,6 +268,33 @@ fn node_errors_left_to_promises_and_timers_are_told_not_lost() {
             ran.stdout
         );
     }
+    // A 0 ms timer fires before the call's reply, and errors the spec that set it.
+    let ran = run(&[
+        "run",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "node:tests/students/late_timer.mjs",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let events = finished(&ran.stdout);
+    let event = &events[0];
+    let text = event.to_string();
+    assert!(
+        text.contains("uncaught exception after a call returned: Error: late"),
+        "{event:#}"
+    );
+    let frame = &event["output"]["tracebacks"][0]["frames"][0];
+    assert!(
+        frame["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("tests/students/late_timer.mjs")),
+        "{event:#}"
+    );
+    assert_eq!(frame["line"], 3, "{event:#}");
+    assert_eq!(frame["function"], "complainLater", "{event:#}");
+    assert_eq!(frame["source"], "throw new Error('late');", "{event:#}");
 }
 
 /// Loads one of tests/schemas/*.json, written from the platform's documentation.
@@ -993,4 +1022,141 @@ fn an_empty_share_is_no_failure_and_merges_as_nothing() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(csv_submissions(&merged).len(), 1);
     assert!(merged.join("alice.py.jsonl").is_file());
+}
+
+#[test]
+fn node_load_errors_show_the_students_frames_not_the_loaders() {
+    if !node_tests() {
+        return;
+    }
+    for (student, wanted) in [
+        (
+            "load_syntax_error.mjs",
+            &[
+                "SyntaxError: Unexpected token '{'",
+                "load_syntax_error.mjs:5\n",
+                "constructor(queue, dlq, handler, clock, maxAttempts = 3 {",
+            ][..],
+        ),
+        (
+            "load_throw.mjs",
+            &[
+                "could not be loaded: Error: no settings file",
+                "load_throw.mjs:3 in readSettings\n",
+                "throw new Error('no settings file');",
+                "load_throw.mjs:6\n",
+                "const settings = readSettings();",
+            ][..],
+        ),
+        // tsx's source maps: lines of the .ts file.
+        (
+            "load_syntax_error.ts",
+            &[
+                "SyntaxError: Expected \")\" but found \"{\"",
+                "load_syntax_error.ts:6\n",
+                "maxAttempts = 3 {",
+            ][..],
+        ),
+        (
+            "load_throw.ts",
+            &[
+                "could not be loaded: Error: no settings file",
+                "load_throw.ts:5 in readSettings\n",
+                "throw new Error('no settings file');",
+                "load_throw.ts:8\n",
+                "const settings: Settings = readSettings();",
+            ][..],
+        ),
+    ] {
+        let implementation = format!("node:tests/students/{student}");
+        let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", &implementation]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        for wanted in wanted {
+            assert!(
+                ran.stdout.contains(wanted),
+                "{student}: no {wanted:?} in\n{}",
+                ran.stdout
+            );
+        }
+        for unwanted in ["node:internal", "dlqspec-shim", "node_modules", "ModuleJob"] {
+            assert!(
+                !ran.stdout.contains(unwanted),
+                "{student}: {unwanted:?} in\n{}",
+                ran.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn explain_shows_what_the_student_printed_and_raised() {
+    let ran = run(&[
+        "explain",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "python:tests/students/debug_keyerror.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for wanted in [
+        "raised KeyError: 'first_received'",
+        "at tests/students/debug_keyerror.py:8 in first_attempt",
+        "captured stdout:\n  DEBUG got a\n",
+    ] {
+        assert!(
+            ran.stdout.contains(wanted),
+            "no {wanted:?} in\n{}",
+            ran.stdout
+        );
+    }
+    // Under the timeline, above the outcome.
+    let at = |text: &str| ran.stdout.find(text).expect(text);
+    assert!(at("captured stdout:") < at("outcome:"), "{}", ran.stdout);
+    // The built-in implementation prints nothing: no heading.
+    let ran = run(&["explain", DEAD_LETTER_SPEC]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("captured"), "{}", ran.stdout);
+}
+
+#[test]
+fn smoke_shows_output_under_a_failing_check_capped_and_escaped() {
+    let ran = run(&["smoke", "--impl", "python:tests/students/chatty.py"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let failing = ran.stdout.find("FAIL  process_one()").expect(&ran.stdout);
+    let shown = ran.stdout[failing..]
+        .find("captured stdout (the first 65519 bytes; 374516 more cut):")
+        .expect(&ran.stdout);
+    let under = &ran.stdout[failing + shown..];
+    assert!(
+        under.contains("\n          \\x1b[31mred\\x1b[0m and a bell\\x07\n"),
+        "{}",
+        &under[..under.len().min(500)]
+    );
+    assert!(!ran.stdout.contains('\x1b') && !ran.stdout.contains('\x07'));
+    // A smoke test that passes shows none, though the student printed.
+    let ran = run(&["smoke", "--impl", "python:tests/students/debug_keyerror.py"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("captured"), "{}", ran.stdout);
+}
+
+#[test]
+fn python_errors_in_the_students_threads_error_the_spec() {
+    let ran = run(&[
+        "run",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "python:tests/students/thread_error.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    for wanted in [
+        "uncaught exception in thread worker: AttributeError: 'FakeQueue' object has no attribute 'missing_method'",
+        "at tests/students/thread_error.py:6 in work",
+        "return queue.missing_method()",
+    ] {
+        assert!(
+            ran.stdout.contains(wanted),
+            "no {wanted:?} in\n{}",
+            ran.stdout
+        );
+    }
 }
