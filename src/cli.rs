@@ -220,14 +220,8 @@ pub struct RunArgs {
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Print only the specs that did not pass, and the closing count.
-    #[arg(long, short)]
-    pub quiet: bool,
-
-    /// Show what an implementation printed and raised under passing specs too (it is always
-    /// shown under failing ones).
-    #[arg(long)]
-    pub show_output: bool,
+    #[command(flatten)]
+    pub shown: ShownArgs,
 
     #[command(flatten)]
     pub target: TargetArgs,
@@ -239,6 +233,19 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub authoring: RunAuthoringArgs,
+}
+
+/// What the human report of a run shows, for `run` and `watch` alike.
+#[derive(Debug, Args)]
+pub struct ShownArgs {
+    /// Print only the specs that did not pass, and the closing count.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Show what an implementation printed and raised under passing specs too (it is always
+    /// shown under failing ones).
+    #[arg(long)]
+    pub show_output: bool,
 }
 
 /// What `dlqspec watch` runs, and against which implementation.
@@ -255,13 +262,8 @@ pub struct WatchArgs {
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<NonZeroUsize>,
 
-    /// Print only the specs that did not pass, and the closing count.
-    #[arg(long, short)]
-    pub quiet: bool,
-
-    /// Show what an implementation printed and raised under passing specs too.
-    #[arg(long)]
-    pub show_output: bool,
+    #[command(flatten)]
+    pub shown: ShownArgs,
 
     #[command(flatten)]
     pub target: TargetArgs,

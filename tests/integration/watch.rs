@@ -93,17 +93,6 @@ fn edit(path: &Path, from: &str, to: &str) {
     std::fs::write(path, text.replacen(from, to, 1)).expect("write");
 }
 
-/// Whether a process is gone, or a zombie waiting for its reaper.
-#[cfg(target_os = "linux")]
-fn dead(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-    }
-}
-
 /// The live processes whose command line names `text`.
 #[cfg(target_os = "linux")]
 fn processes_naming(text: &str) -> Vec<String> {
@@ -113,7 +102,7 @@ fn processes_naming(text: &str) -> Vec<String> {
     entries
         .flatten()
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && !dead(pid))
+        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && !crate::common::dead(pid))
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
                 .is_ok_and(|line| String::from_utf8_lossy(&line).contains(text))
@@ -192,7 +181,10 @@ fn watch_reruns_on_each_save_survives_a_broken_spec_and_leaves_nothing_on_ctrl_c
         std::thread::sleep(Duration::from_millis(20));
     }
     let pid = std::fs::read_to_string(&pidfile).expect("the hanging solution wrote its pid");
-    assert!(!dead(&pid), "the solution should hang, not end");
+    assert!(
+        !crate::common::dead(&pid),
+        "the solution should hang, not end"
+    );
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe {
         libc::kill(
@@ -206,7 +198,9 @@ fn watch_reruns_on_each_save_survives_a_broken_spec_and_leaves_nothing_on_ctrl_c
     // Killing is asynchronous: wait (boundedly) for the solution's process to be gone.
     let folder = dir.path().display().to_string();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !(dead(&pid) && processes_naming(&folder).is_empty()) && Instant::now() < deadline {
+    while !(crate::common::dead(&pid) && processes_naming(&folder).is_empty())
+        && Instant::now() < deadline
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     let left = processes_naming(&folder);
@@ -216,7 +210,10 @@ fn watch_reruns_on_each_save_survives_a_broken_spec_and_leaves_nothing_on_ctrl_c
             libc::kill(pid.parse().unwrap_or(0), libc::SIGKILL);
         }
     }
-    assert!(dead(&pid) && left.is_empty(), "left behind: {pid} {left:?}");
+    assert!(
+        crate::common::dead(&pid) && left.is_empty(),
+        "left behind: {pid} {left:?}"
+    );
     // Piped, the screen is never cleared: every report stays.
     assert!(
         !watching.seen.iter().any(|line| line.contains('\u{1b}')),
