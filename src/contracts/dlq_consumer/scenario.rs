@@ -527,7 +527,9 @@ impl Run<'_> {
     /// Names the rules that decide what `process_one` must do in the situation the world saw
     /// since journal entry `from`: the same for every implementation, right or wrong.
     fn decide(&mut self, from: usize) {
-        let happened = self.world.journal()[from..].to_vec();
+        // Read in place, not copied: every fact needed later is taken out before a rule is
+        // noted, so the journal need not outlive the borrow.
+        let happened = &self.world.journal()[from..];
         let max = self.scenario.budget();
         let crashed = happened.iter().find_map(|h| match h {
             Happening::Crashed { call, .. } => Some(call.clone()),
@@ -546,6 +548,10 @@ impl Run<'_> {
             Happening::Handled { outcome, .. } => Some(outcome.clone()),
             _ => None,
         });
+        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
+        let put_or_retried = effect(|h| matches!(h, Happening::Put { .. }))
+            || effect(|h| matches!(h, Happening::Retried { .. }));
+        let acked = effect(|h| matches!(h, Happening::Acked { .. }));
         let Some((id, count, already_dead)) = received else {
             if happened.contains(&Happening::NothingReady) {
                 self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
@@ -563,22 +569,17 @@ impl Run<'_> {
         };
         // A crash before a decision's first effect leaves the decision untold: it never
         // happened, and the crash line says what the crash prevented.
-        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
         let prevented = crashed
             .is_some()
             .then(|| {
-                if effect(|h| matches!(h, Happening::Put { .. }))
-                    || effect(|h| matches!(h, Happening::Retried { .. }))
-                {
+                if put_or_retried {
                     return None;
                 }
                 match &handled {
-                    _ if already_dead => (!effect(|h| matches!(h, Happening::Acked { .. })))
-                        .then(|| format!("the ack of {id} never happens")),
+                    _ if already_dead => (!acked).then(|| format!("the ack of {id} never happens")),
                     _ if count > max => Some(format!("the dead-lettering of {id} never happens")),
                     Some(ScriptedOutcome::Ok) => {
-                        (!effect(|h| matches!(h, Happening::Acked { .. })))
-                            .then(|| format!("the ack of {id} never happens"))
+                        (!acked).then(|| format!("the ack of {id} never happens"))
                     }
                     Some(ScriptedOutcome::Crash) | None => None,
                     Some(ScriptedOutcome::Permanent(_)) => {
@@ -725,7 +726,13 @@ impl Run<'_> {
             Some((g, seen)) if *g == generation => seen + 1,
             _ => 1,
         };
-        self.received_by.insert(id.to_owned(), (generation, own));
+        // Updated in place when known: a new key would cost a copy of the id at every delivery.
+        match self.received_by.get_mut(id) {
+            Some(seen) => *seen = (generation, own),
+            None => {
+                self.received_by.insert(id.to_owned(), (generation, own));
+            }
+        }
         if budget_matters && own != count {
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,

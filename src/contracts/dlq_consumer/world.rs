@@ -503,9 +503,18 @@ impl World {
             )));
         };
         let id = message.id.clone();
-        let calls = self.handler_calls.entry(id.clone()).or_insert(0);
-        *calls += 1;
-        let call_number = *calls;
+        // Counted in place when the message was handled before: `entry` would copy the id at
+        // every call. A new id goes last, as `entry` would put it.
+        let call_number = match self.handler_calls.get_mut(&id) {
+            Some(calls) => {
+                *calls += 1;
+                *calls
+            }
+            None => {
+                self.handler_calls.insert(id.clone(), 1);
+                1
+            }
+        };
         let scripted = self
             .script
             .get(&id)
@@ -513,12 +522,9 @@ impl World {
             .cloned();
         match scripted {
             Some(outcome) => {
-                let handled = Happening::Handled {
-                    id: id.clone(),
-                    outcome: outcome.clone(),
-                };
-                self.happened(handled);
-                outcome.raised().map_or(Ok(Value::Null), Err)
+                let raised = outcome.raised();
+                self.happened(Happening::Handled { id, outcome });
+                raised.map_or(Ok(Value::Null), Err)
             }
             None => {
                 self.happened(Happening::Unscripted {
