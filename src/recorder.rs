@@ -34,8 +34,10 @@ impl Recorder {
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
-    pub fn exercise(&mut self, rule: &Rule, why: &str) {
-        if !self.hushed {
+    /// `why` is written out only when the line is told, so a run that tells nothing does not
+    /// pay for a sentence per decision.
+    pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
+        if !self.hushed && self.telling() {
             self.tell(format!("    rule {}: {why}", rule.id));
         }
         if !self.exercised.contains(&rule.id) {

@@ -148,7 +148,8 @@ fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
         vec![
             ScriptedOutcome::Transient("db timeout".into()),
             ScriptedOutcome::Ok,
-        ],
+        ]
+        .into(),
     );
     let mut world = World::new(script, naming);
     world.send("m1", "hello");

@@ -8,6 +8,8 @@
 //! Expansion is bounded, whatever the counts say, so a hostile spec cannot make dlqspec
 //! allocate without end.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -165,12 +167,23 @@ fn weight(value: &impl std::fmt::Debug) -> u64 {
 /// The widest a number put in place of `{n}` can be.
 const NUMBER_WIDTH: u64 = 20;
 
+/// The outcome list of a `generate` group, written once and shared by all its messages: a
+/// group of 100,000 messages would otherwise hold 100,000 copies of the same list.
+#[derive(Debug)]
+pub struct GroupOutcomes {
+    /// Where the list is written.
+    pub at: Position,
+    pub outcomes: Arc<[ScriptedOutcome]>,
+    /// Where each outcome is written.
+    pub positions: Arc<[Position]>,
+}
+
 /// One generated message, as the plain form would write it.
 pub struct Generated {
     pub id: String,
     pub body: String,
     /// The group's outcomes and where each is written.
-    pub outcomes: Option<(Position, Vec<(Position, ScriptedOutcome)>)>,
+    pub outcomes: Option<Arc<GroupOutcomes>>,
     /// Where the group is written.
     pub at: Position,
 }
@@ -226,14 +239,13 @@ pub fn generate(
             + 2 * g.handler.as_ref().map_or(0, |list| weight(&list.value));
         expansion.spend(file, yaml::at(&g.count), each.saturating_mul(count))?;
         let outcomes = g.handler.as_ref().map(|list| {
-            (
-                yaml::at(list),
-                list.value
-                    .iter()
-                    .map(|o| (yaml::at(o), o.value.0.clone()))
-                    .collect::<Vec<_>>(),
-            )
+            Arc::new(GroupOutcomes {
+                at: yaml::at(list),
+                outcomes: list.value.iter().map(|o| o.value.0.clone()).collect(),
+                positions: list.value.iter().map(yaml::at).collect(),
+            })
         });
+        messages.reserve(usize::try_from(count).unwrap_or(0));
         for n in from..=last {
             messages.push(Generated {
                 id: fill(&g.id.value, n),

@@ -402,7 +402,7 @@ mod tests {
     fn world(messages: &[(&str, &str)], script: Vec<(&str, Outcomes)>) -> World {
         let script = script
             .into_iter()
-            .map(|(id, outcomes)| (id.to_owned(), outcomes))
+            .map(|(id, outcomes)| (id.to_owned(), outcomes.into()))
             .collect();
         let mut world = World::new(script, Naming::Snake);
         for (id, body) in messages {

@@ -901,7 +901,7 @@ pub fn case_of(scenario: &DlqScenario) -> DlqCase {
     }
     let script = ids
         .iter()
-        .filter_map(|id| Some((id.clone(), scenario.script.get(id)?.clone())))
+        .filter_map(|id| Some((id.clone(), scenario.script.get(id)?.to_vec())))
         .collect();
     DlqCase {
         max_attempts: scenario.max_attempts,

@@ -1,6 +1,7 @@
 //! Runs a dlq-consumer spec: drives an implementation step by step against a fresh world.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -10,7 +11,7 @@ use super::rules;
 use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
 };
-use super::world::{Fault, ScriptedOutcome, World};
+use super::world::{Fault, Script, ScriptedOutcome, World};
 use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
 use crate::implementation::{Implementation, Naming, RaisedKind, Reply};
 use crate::outcome::{Mismatch, Outcome};
@@ -30,11 +31,13 @@ pub struct DlqScenario {
     pub messages: Vec<MessageSpec>,
     /// Where each of `messages` is written.
     pub message_positions: Vec<Position>,
-    pub script: HashMap<String, Vec<ScriptedOutcome>>,
+    /// Shared with each run's world, which reads it without a copy.
+    pub script: Arc<Script>,
     /// Where each message's outcomes are written, to point at when they run out.
     pub script_positions: HashMap<String, Position>,
-    /// Where each single outcome is written, per message id.
-    pub outcome_positions: HashMap<String, Vec<Position>>,
+    /// Where each single outcome is written, per message id; a `generate` group's messages
+    /// share one list.
+    pub outcome_positions: HashMap<String, Arc<[Position]>>,
     pub steps: Vec<(Position, Step)>,
     pub expect: Option<(Position, Expectation)>,
 }
@@ -104,8 +107,8 @@ impl DlqScenario {
             implementation,
             naming,
             world: match mode {
-                RunMode::Explain => World::new(self.script.clone(), naming).detailed(),
-                RunMode::Check | RunMode::Record => World::new(self.script.clone(), naming),
+                RunMode::Explain => World::shared(Arc::clone(&self.script), naming).detailed(),
+                RunMode::Check | RunMode::Record => World::shared(Arc::clone(&self.script), naming),
             },
             alive: false,
             generation: 0,
@@ -176,7 +179,12 @@ impl Run<'_> {
         ));
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {} ({})", index + 1, step.name());
-            let heading = format!("step {} (line {})", index + 1, position.line);
+            // The heading is only ever told: a run without a timeline does not build it.
+            let heading = if self.recorder.telling() {
+                format!("step {} (line {})", index + 1, position.line)
+            } else {
+                String::new()
+            };
             let before = self.world.version();
             let from = self.world.journal().len();
             let returned = self.step(&label, &heading, *position, step)?;
@@ -247,10 +255,12 @@ impl Run<'_> {
                 let from = self.world.journal().len();
                 let reply = self.call(heading, "process_one", &[], from)?;
                 let actual = self.returned(reply)?;
-                self.recorder.tell(format!(
-                    "{heading}: process_one() returned {}",
-                    yaml::flow(&actual)
-                ));
+                if self.recorder.telling() {
+                    self.recorder.tell(format!(
+                        "{heading}: process_one() returned {}",
+                        yaml::flow(&actual)
+                    ));
+                }
                 self.narrate(from);
                 self.decide(from);
                 self.after_call(label, position)?;
@@ -413,7 +423,9 @@ impl Run<'_> {
         self.recorder.tell_all(lines);
     }
 
-    fn rule_line(&mut self, rule: &Rule, why: &str) {
+    /// `why` is only written out when the run keeps a timeline: a plain run reaches a rule at
+    /// every step and would otherwise build a sentence per step that nobody reads.
+    fn rule_line(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         self.recorder.exercise(rule, why);
     }
 
@@ -468,7 +480,7 @@ impl Run<'_> {
         if let Some(call) = crashed {
             self.rule_line(
                 &rules::CRASH_PROPAGATES,
-                &format!("the crash injected at {call} propagates out of replay"),
+                format_args!("the crash injected at {call} propagates out of replay"),
             );
         }
     }
@@ -515,7 +527,9 @@ impl Run<'_> {
     /// Names the rules that decide what `process_one` must do in the situation the world saw
     /// since journal entry `from`: the same for every implementation, right or wrong.
     fn decide(&mut self, from: usize) {
-        let happened = self.world.journal()[from..].to_vec();
+        // Read in place, not copied: every fact needed later is taken out before a rule is
+        // noted, so the journal need not outlive the borrow.
+        let happened = &self.world.journal()[from..];
         let max = self.scenario.budget();
         let crashed = happened.iter().find_map(|h| match h {
             Happening::Crashed { call, .. } => Some(call.clone()),
@@ -534,6 +548,10 @@ impl Run<'_> {
             Happening::Handled { outcome, .. } => Some(outcome.clone()),
             _ => None,
         });
+        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
+        let put_or_retried = effect(|h| matches!(h, Happening::Put { .. }))
+            || effect(|h| matches!(h, Happening::Retried { .. }));
+        let acked = effect(|h| matches!(h, Happening::Acked { .. }));
         let Some((id, count, already_dead)) = received else {
             if happened.contains(&Happening::NothingReady) {
                 self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
@@ -551,22 +569,17 @@ impl Run<'_> {
         };
         // A crash before a decision's first effect leaves the decision untold: it never
         // happened, and the crash line says what the crash prevented.
-        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
         let prevented = crashed
             .is_some()
             .then(|| {
-                if effect(|h| matches!(h, Happening::Put { .. }))
-                    || effect(|h| matches!(h, Happening::Retried { .. }))
-                {
+                if put_or_retried {
                     return None;
                 }
                 match &handled {
-                    _ if already_dead => (!effect(|h| matches!(h, Happening::Acked { .. })))
-                        .then(|| format!("the ack of {id} never happens")),
+                    _ if already_dead => (!acked).then(|| format!("the ack of {id} never happens")),
                     _ if count > max => Some(format!("the dead-lettering of {id} never happens")),
                     Some(ScriptedOutcome::Ok) => {
-                        (!effect(|h| matches!(h, Happening::Acked { .. })))
-                            .then(|| format!("the ack of {id} never happens"))
+                        (!acked).then(|| format!("the ack of {id} never happens"))
                     }
                     Some(ScriptedOutcome::Crash) | None => None,
                     Some(ScriptedOutcome::Permanent(_)) => {
@@ -585,7 +598,7 @@ impl Run<'_> {
             self.recorder.hush(prevented.is_some());
             self.rule_line(
                 &rules::NO_DOUBLE_DEAD_LETTER,
-                &format!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
+                format_args!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
             );
             self.recorder.hush(false);
         } else if count > max {
@@ -596,7 +609,7 @@ impl Run<'_> {
             self.recorder.hush(prevented.is_some());
             self.rule_line(
                 &rules::POISON,
-                &format!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
+                format_args!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
             self.dead_letter_lines(&id);
             self.recorder.hush(false);
@@ -605,7 +618,7 @@ impl Run<'_> {
                 // The edge of the poison rule: one more crash and the next delivery is poison.
                 self.rule_line(
                     &rules::POISON,
-                    &format!("receive_count {count} = max_attempts {max}: not poison yet, the handler decides"),
+                    format_args!("receive_count {count} = max_attempts {max}: not poison yet, the handler decides"),
                 );
             }
             if let Some(outcome) = handled {
@@ -617,7 +630,7 @@ impl Run<'_> {
         match (prevented, crashed) {
             (Some(what), Some(call)) => self.rule_line(
                 &rules::CRASH_PROPAGATES,
-                &format!("the crash injected before {call} propagates out of process_one: {what}, and {id} stays in flight"),
+                format_args!("the crash injected before {call} propagates out of process_one: {what}, and {id} stays in flight"),
             ),
             (_, crashed) => self.crash_line(crashed.as_deref()),
         }
@@ -635,21 +648,21 @@ impl Run<'_> {
         match outcome {
             ScriptedOutcome::Ok => self.rule_line(
                 &rules::SUCCESS,
-                &format!("the handler succeeded: ack {id} and return ok{stopped}"),
+                format_args!("the handler succeeded: ack {id} and return ok{stopped}"),
             ),
             ScriptedOutcome::Crash => self.rule_line(
                 &rules::CRASH_PROPAGATES,
-                &format!("the crash propagates out of process_one and {id} stays in flight"),
+                format_args!("the crash propagates out of process_one and {id} stays in flight"),
             ),
             ScriptedOutcome::Permanent(_) => {
                 self.rule_line(
                     &rules::PERMANENT,
-                    &format!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
+                    format_args!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
                 );
                 if count >= max {
                     self.rule_line(
                         &rules::EXHAUSTED,
-                        &format!("receive_count {count} = max_attempts {max}, but the error is permanent: the reason is permanent, not exhausted"),
+                        format_args!("receive_count {count} = max_attempts {max}, but the error is permanent: the reason is permanent, not exhausted"),
                     );
                 }
                 self.dead_letter_lines(id);
@@ -665,18 +678,18 @@ impl Run<'_> {
                 if count < max {
                     self.rule_line(
                         &rules::TRANSIENT_RETRY,
-                        &format!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
+                        format_args!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
                     );
                     if count + 1 == max {
                         self.rule_line(
                             &rules::EXHAUSTED,
-                            &format!("one attempt is left: not exhausted until receive_count reaches {max}"),
+                            format_args!("one attempt is left: not exhausted until receive_count reaches {max}"),
                         );
                     }
                 } else {
                     self.rule_line(
                         &rules::EXHAUSTED,
-                        &format!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
+                        format_args!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
                     );
                     self.dead_letter_lines(id);
                 }
@@ -687,7 +700,7 @@ impl Run<'_> {
     fn dead_letter_lines(&mut self, id: &str) {
         self.rule_line(
             &rules::DEAD_LETTER_SEQUENCE,
-            &format!("dead-lettering is dlq.put, then queue.ack({id}), then return dead"),
+            format_args!("dead-lettering is dlq.put, then queue.ack({id}), then return dead"),
         );
         self.rule_line(
             &rules::ENTRY_FIELDS,
@@ -699,7 +712,7 @@ impl Run<'_> {
         if let Some(call) = crashed {
             self.rule_line(
                 &rules::CRASH_PROPAGATES,
-                &format!("the crash injected at {call} propagates out of process_one"),
+                format_args!("the crash injected at {call} propagates out of process_one"),
             );
         }
     }
@@ -713,17 +726,23 @@ impl Run<'_> {
             Some((g, seen)) if *g == generation => seen + 1,
             _ => 1,
         };
-        self.received_by.insert(id.to_owned(), (generation, own));
+        // Updated in place when known: a new key would cost a copy of the id at every delivery.
+        match self.received_by.get_mut(id) {
+            Some(seen) => *seen = (generation, own),
+            None => {
+                self.received_by.insert(id.to_owned(), (generation, own));
+            }
+        }
         if budget_matters && own != count {
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,
-                &format!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
+                format_args!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
             );
         }
         if self.replayed.remove(id) {
             self.rule_line(
                 &rules::REPLAY_FRESH_DELIVERY,
-                &format!("{id} was replayed: its receive_count starts again at {count}"),
+                format_args!("{id} was replayed: its receive_count starts again at {count}"),
             );
         }
         // Judged once per instance, at its first delivery: is anything an earlier consumer
@@ -750,7 +769,7 @@ impl Run<'_> {
                 left.sort();
                 self.rule_line(
                     &rules::NO_MISUSE,
-                    &format!("{} came from an earlier consumer; this one acks or retries only what it received", journal::list(&left)),
+                    format_args!("{} came from an earlier consumer; this one acks or retries only what it received", journal::list(&left)),
                 );
             }
         }
@@ -818,7 +837,11 @@ impl Run<'_> {
     /// misuse of the queue.
     fn after_call(&mut self, label: &str, position: Position) -> Result<(), Stop> {
         if let Some(unscripted) = self.world.take_unscripted() {
-            let scripted = self.scenario.script.get(&unscripted.id).map_or(0, Vec::len);
+            let scripted = self
+                .scenario
+                .script
+                .get(&unscripted.id)
+                .map_or(0, |o| o.len());
             let id = &unscripted.id;
             let what = format!(
                 "message `{id}` reached the handler a {} time, but the spec scripts {scripted} outcome{}",

@@ -1,6 +1,7 @@
 //! The dlq-consumer spec vocabulary: what a spec file may say, and the checks made on loading.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -454,27 +455,21 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         outcome_positions.insert(id.value.clone(), outcomes.iter().map(yaml::at).collect());
     }
     for message in &generated {
-        let Some((at, outcomes)) = &message.outcomes else {
+        let Some(group) = &message.outcomes else {
             continue;
         };
         if script.contains_key(&message.id) {
             return Err(invalid(
-                *at,
+                group.at,
                 format!(
                     "message `{}` has outcomes both here and under `handler`: keep one",
                     message.id
                 ),
             ));
         }
-        script.insert(
-            message.id.clone(),
-            outcomes.iter().map(|(_, o)| o.clone()).collect(),
-        );
-        script_positions.insert(message.id.clone(), *at);
-        outcome_positions.insert(
-            message.id.clone(),
-            outcomes.iter().map(|(p, _)| *p).collect(),
-        );
+        script.insert(message.id.clone(), Arc::clone(&group.outcomes));
+        script_positions.insert(message.id.clone(), group.at);
+        outcome_positions.insert(message.id.clone(), Arc::clone(&group.positions));
     }
 
     let mut steps = Vec::with_capacity(flat.len());
@@ -534,7 +529,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
                 body: m.body,
             }))
             .collect(),
-        script,
+        script: Arc::new(script),
         script_positions,
         outcome_positions,
         steps,

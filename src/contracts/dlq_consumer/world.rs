@@ -5,6 +5,7 @@
 //! made to crash. The semantics are pinned by CONTRACTS.md section 1.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -82,6 +83,13 @@ impl ScriptedOutcome {
     }
 }
 
+/// A message's scripted outcomes, shared: a `generate` group gives all its messages one list,
+/// and every run of a scenario reads the same script.
+pub type Outcomes = Arc<[ScriptedOutcome]>;
+
+/// The handler's outcomes per message id.
+pub type Script = HashMap<String, Outcomes>;
+
 /// Whether an injected crash happens instead of a call or right after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -158,7 +166,8 @@ pub struct World {
     /// In the order the messages were received, which is the order `recover` restores.
     in_flight: Vec<Message>,
     dlq: Vec<Value>,
-    script: HashMap<String, Vec<ScriptedOutcome>>,
+    /// Shared with the scenario, so a run does not copy the script of every message.
+    script: Arc<Script>,
     handler_calls: IndexMap<String, u64>,
     faults: Vec<Fault>,
     unscripted: Option<Unscripted>,
@@ -166,7 +175,12 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(script: HashMap<String, Vec<ScriptedOutcome>>, naming: Naming) -> Self {
+    pub fn new(script: Script, naming: Naming) -> Self {
+        World::shared(Arc::new(script), naming)
+    }
+
+    /// A world reading a script it shares with others, such as a scenario's.
+    pub fn shared(script: Arc<Script>, naming: Naming) -> Self {
         World {
             script,
             naming,
@@ -489,9 +503,18 @@ impl World {
             )));
         };
         let id = message.id.clone();
-        let calls = self.handler_calls.entry(id.clone()).or_insert(0);
-        *calls += 1;
-        let call_number = *calls;
+        // Counted in place when the message was handled before: `entry` would copy the id at
+        // every call. A new id goes last, as `entry` would put it.
+        let call_number = match self.handler_calls.get_mut(&id) {
+            Some(calls) => {
+                *calls += 1;
+                *calls
+            }
+            None => {
+                self.handler_calls.insert(id.clone(), 1);
+                1
+            }
+        };
         let scripted = self
             .script
             .get(&id)
@@ -499,12 +522,9 @@ impl World {
             .cloned();
         match scripted {
             Some(outcome) => {
-                let handled = Happening::Handled {
-                    id: id.clone(),
-                    outcome: outcome.clone(),
-                };
-                self.happened(handled);
-                outcome.raised().map_or(Ok(Value::Null), Err)
+                let raised = outcome.raised();
+                self.happened(Happening::Handled { id, outcome });
+                raised.map_or(Ok(Value::Null), Err)
             }
             None => {
                 self.happened(Happening::Unscripted {
@@ -563,7 +583,7 @@ mod tests {
         World::new(
             script
                 .iter()
-                .map(|(id, o)| (id.to_string(), o.clone()))
+                .map(|(id, o)| (id.to_string(), Outcomes::from(o.as_slice())))
                 .collect(),
             Naming::Snake,
         )
