@@ -928,16 +928,13 @@ impl Run<'_> {
         }
         if let Some(counts) = &expect.counts {
             let world_calls: u64 = self.world.handler_calls().values().sum();
+            let (ready, in_flight) = self.world.queue_lengths();
             let mut expected = Map::new();
             let mut actual = Map::new();
             for (key, written, observed) in [
                 ("dlq", counts.dlq, self.world.dlq().len() as u64),
-                ("pending", counts.pending, self.world.pending().len() as u64),
-                (
-                    "in_flight",
-                    counts.in_flight,
-                    self.world.in_flight().len() as u64,
-                ),
+                ("pending", counts.pending, ready as u64),
+                ("in_flight", counts.in_flight, in_flight as u64),
                 ("handler_calls", counts.handler_calls, world_calls),
             ] {
                 if let Some(written) = written {

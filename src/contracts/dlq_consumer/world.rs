@@ -240,6 +240,12 @@ impl World {
         self.ready.iter().map(|m| m.id.clone()).collect()
     }
 
+    /// How many messages are ready and in flight, without copying their ids: what a `counts`
+    /// expectation compares, perhaps at every step of a big `repeat`.
+    pub fn queue_lengths(&self) -> (usize, usize) {
+        (self.ready.len(), self.in_flight.len())
+    }
+
     /// Whether nothing is ready and nothing is in flight.
     pub fn is_drained(&self) -> bool {
         self.ready.is_empty() && self.in_flight.is_empty()
