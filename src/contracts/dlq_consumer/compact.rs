@@ -232,12 +232,15 @@ pub fn generate(
                 "`from + count - 1` is past the largest number".into(),
             ));
         };
-        // Each message holds its own id, body and outcome list, the outcomes again in the
-        // script: what one costs, times the count.
-        let each = (g.id.value.len() + g.body.len()) as u64
-            + 2 * NUMBER_WIDTH
-            + 2 * g.handler.as_ref().map_or(0, |list| weight(&list.value));
-        expansion.spend(file, yaml::at(&g.count), each.saturating_mul(count))?;
+        // Each message holds its own id and body; the group's outcome list is one, shared by
+        // its messages and the script.
+        let each = (g.id.value.len() + g.body.len()) as u64 + 2 * NUMBER_WIDTH;
+        let shared = g.handler.as_ref().map_or(0, |list| weight(&list.value));
+        expansion.spend(
+            file,
+            yaml::at(&g.count),
+            each.saturating_mul(count).saturating_add(shared),
+        )?;
         let outcomes = g.handler.as_ref().map(|list| {
             Arc::new(GroupOutcomes {
                 at: yaml::at(list),
