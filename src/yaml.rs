@@ -2,6 +2,7 @@
 
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::borrow::Cow;
 
@@ -10,10 +11,13 @@ use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-pub use serde_saphyr::Location;
-
 use crate::source::{Position, SourceFile};
 use crate::spec_error::{SpecError, SpecErrorKind};
+
+#[cfg(test)]
+pub(crate) mod agreement;
+mod from_tree;
+mod tree;
 
 /// The most YAML values (mappings, lists and scalars) a spec may hold: about three times what
 /// a plain spec of 10^5 messages has. What stops a YAML bomb is not this but the limits on
@@ -35,7 +39,40 @@ fn options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.alias_limits.max_total_replayed_events = MAX_ALIAS_EXPANSION;
+    // Nothing reads comments; emitted, they would also cap how many may stand together.
+    options.emit_comments = false;
     options
+}
+
+/// The parser options serde-saphyr derives from [`options`] (its `Options::parser_options`,
+/// which is not public), so the fast path reads the text with the very same parser settings.
+fn parser_options() -> serde_saphyr::granit_parser::Options {
+    let serde_options = options();
+    let budget = serde_options.budget.unwrap_or_default();
+    let mut parser = serde_saphyr::granit_parser::Options::default();
+    parser.simple_key_max_lookahead = budget.simple_key_max_lookahead;
+    parser.flow_nesting_limit = budget.flow_nesting_limit;
+    parser.block_nesting_limit = parser.block_nesting_limit.max(budget.max_depth + 1);
+    parser.set_emit_comments(serde_options.emit_comments);
+    parser.strict_indentation = serde_options.strict_indentation;
+    parser.bom_inside_document_as_content = serde_options.bom_inside_document_as_content;
+    parser
+}
+
+/// The fast path's limits: serde-saphyr's, less a margin, so that a spec near one is loaded
+/// (and, past it, refused) by serde-saphyr alone.
+const TREE_LIMITS: tree::Limits = tree::Limits {
+    max_nodes: MAX_NODES - 1024,
+    max_events: 2 * MAX_NODES - 2048,
+    max_depth: MAX_DEPTH - 2,
+    max_scalar_bytes: 32 << 20,
+};
+
+/// Decodes a spec straight from parser events when it uses only plain YAML, or `None` for
+/// serde-saphyr to load (and, for a broken spec, to explain).
+fn parse_fast<T: DeserializeOwned>(text: &str) -> Option<T> {
+    let root = tree::build(text, parser_options(), &TREE_LIMITS)?;
+    T::deserialize(from_tree::NodeDeserializer(&root)).ok()
 }
 
 /// Longest message quoted from the parser: its messages may quote a value from the spec.
@@ -43,6 +80,25 @@ const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
 pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    if FAST_PATH.load(Ordering::Relaxed)
+        && let Some(parsed) = parse_fast(&file.text)
+    {
+        return Ok(parsed);
+    }
+    parse_slow(file)
+}
+
+/// Whether [`parse`] tries the fast path first (it always does, unless told otherwise).
+static FAST_PATH: AtomicBool = AtomicBool::new(true);
+
+/// Turns the fast path off (or on again) for the whole process, so that every spec is loaded
+/// by serde-saphyr alone: for the parser benchmark, which measures both.
+pub fn set_fast_path(enabled: bool) {
+    FAST_PATH.store(enabled, Ordering::Relaxed);
+}
+
+/// Loads with serde-saphyr: every spec the fast path declines, and every broken one.
+fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
     serde_saphyr::from_str_with_options(&file.text, options()).map_err(|error| {
         let position = error
             .location()
@@ -123,7 +179,7 @@ fn position(location: &serde_saphyr::Location) -> Position {
 
 /// The position where a spanned value starts in the file.
 pub fn at<T>(spanned: &Spanned<T>) -> Position {
-    position(&spanned.referenced)
+    spanned.referenced
 }
 
 /// serde-saphyr appends " at line N, column M"; the position is reported separately.
@@ -180,7 +236,7 @@ fn did_you_mean(message: &str) -> String {
 pub struct Spanned<T> {
     pub value: T,
     /// Where the value is used (for an alias: the alias).
-    pub referenced: Location,
+    pub referenced: Position,
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
@@ -188,7 +244,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
         let spanned = serde_saphyr::Spanned::<T>::deserialize(deserializer)?;
         Ok(Spanned {
             value: spanned.value,
-            referenced: spanned.referenced,
+            referenced: position(&spanned.referenced),
         })
     }
 }

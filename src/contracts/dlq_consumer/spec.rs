@@ -554,6 +554,15 @@ fn check_trace(
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
+        let decoded = crate::yaml::agreement::check_bundled::<SpecFile>("dlq-consumer", 16);
+        assert!(
+            decoded > 1000,
+            "only {decoded} variations were decoded by the fast path"
+        );
+    }
+
     fn load_text(text: &str) -> Result<DlqScenario, SpecError> {
         load(&SourceFile::from_text("t.yaml", text))
     }

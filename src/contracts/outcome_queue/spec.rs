@@ -413,6 +413,15 @@ fn check_process(
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
+        let decoded = crate::yaml::agreement::check_bundled::<SpecFile>("outcome-queue", 16);
+        assert!(
+            decoded > 500,
+            "only {decoded} variations were decoded by the fast path"
+        );
+    }
+
     fn load_text(text: &str) -> Result<QueueScenario, SpecError> {
         load(&SourceFile::from_text("t.yaml", text))
     }
