@@ -83,7 +83,15 @@ pub fn variations(text: &str, stride: usize) -> Vec<String> {
             ranges.push(range);
         }
     }
-    let mut out = Vec::new();
+    // The whole text written differently: line ends, a byte-order mark, document markers,
+    // comments, and an indentation by tabs where YAML allows none.
+    let mut out = vec![
+        text.replace('\n', "\r\n"),
+        format!("\u{feff}{text}"),
+        format!("---\n{text}...\n"),
+        format!("# a comment\n{text}# and another\n"),
+        text.replace("\n  ", "\n\t"),
+    ];
     for (n, range) in ranges.into_iter().enumerate() {
         for spelling in SPELLINGS.iter().skip(n % stride).step_by(stride) {
             let mut changed = String::with_capacity(text.len() + spelling.len());
@@ -96,8 +104,9 @@ pub fn variations(text: &str, stride: usize) -> Vec<String> {
     out
 }
 
-/// Checks every bundled spec of a folder of `specs/`, and variations of each: every spec must
-/// be read by the fast path, and no variation may load differently. Returns how many
+/// Checks every bundled spec of a folder of `specs/`, and variations of each, and the broken
+/// fixtures: every bundled spec must be read by the fast path, and nothing may load
+/// differently. Returns how many
 /// variations the fast path decoded, so a caller can see the check had teeth.
 pub fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: usize) -> usize {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -124,5 +133,19 @@ pub fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: usize) -
         }
     }
     assert!(specs > 10, "{} holds only {specs} specs", dir.display());
+    // Broken specs: whatever the fast path accepts of them, serde-saphyr must accept alike.
+    let broken = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/broken");
+    for entry in std::fs::read_dir(&broken).expect("the broken fixtures") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read(&path).expect("a readable fixture");
+        if let Ok(text) = String::from_utf8(text)
+            && let Err(why) = check::<T>(&text)
+        {
+            panic!("{}: {why}", path.display());
+        }
+    }
     decoded
 }
