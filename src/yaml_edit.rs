@@ -16,6 +16,7 @@ use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use crate::source::Position;
 use crate::yaml;
+use crate::yaml::locate::{self, Located};
 
 /// Lines longer than this are written in block style when a new value has the choice.
 const WIDTH: usize = 100;
@@ -161,75 +162,12 @@ impl<'t> Document<'t> {
 
     /// The outermost node (never a mapping key) whose content starts at `position`.
     pub fn node_at(&self, position: Position) -> Option<&Node> {
-        fn search(node: &Node, position: Position) -> Option<&Node> {
-            if node.position == position {
-                return Some(node);
-            }
-            match &node.kind {
-                Kind::Sequence { items, .. } => items.iter().find_map(|i| search(i, position)),
-                Kind::Mapping { entries, .. } => {
-                    entries.iter().find_map(|(_, v)| search(v, position))
-                }
-                _ => None,
-            }
-        }
-        search(&self.root, position)
+        locate::node_at(&self.root, position)
     }
 
     /// The node reached from the node at `at` through the mapping keys `path`.
     pub fn find(&self, at: Position, path: &[String]) -> Result<&Node, EditError> {
-        let mut node = self
-            .node_at(at)
-            .ok_or_else(|| EditError::new(at, "no value starts here"))?;
-        for key in path {
-            let Kind::Mapping { entries, .. } = &node.kind else {
-                return Err(EditError::new(
-                    node.position,
-                    format!("expected a mapping with the key `{key}`"),
-                ));
-            };
-            node = entries
-                .iter()
-                .find(|(k, _)| key_name(k) == Some(key))
-                .map(|(_, value)| value)
-                .ok_or_else(|| {
-                    EditError::new(node.position, format!("no key `{key}` in this mapping"))
-                })?;
-        }
-        Ok(node)
-    }
-
-    /// The innermost node under `node` where `expected` and `actual` first differ, following
-    /// mapping keys and list indexes while both sides have the same shape there.
-    pub fn first_difference<'n>(
-        &self,
-        mut node: &'n Node,
-        mut expected: &Value,
-        mut actual: &Value,
-    ) -> &'n Node {
-        loop {
-            let next = match (&node.kind, expected, actual) {
-                (Kind::Mapping { entries, .. }, Value::Object(want), Value::Object(got)) => want
-                    .iter()
-                    .find(|(key, value)| got.get(*key) != Some(*value))
-                    .and_then(|(key, value)| {
-                        let child = entries.iter().find(|(k, _)| key_name(k) == Some(key))?;
-                        Some((&child.1, value, got.get(key)?))
-                    }),
-                (Kind::Sequence { items, .. }, Value::Array(want), Value::Array(got))
-                    if want.len() == got.len() && want.len() == items.len() =>
-                {
-                    (0..want.len())
-                        .find(|&i| want[i] != got[i])
-                        .map(|i| (&items[i], &want[i], &got[i]))
-                }
-                _ => None,
-            };
-            match next {
-                Some((child, want, got)) => (node, expected, actual) = (child, want, got),
-                None => return node,
-            }
-        }
+        locate::find(&self.root, at, path).map_err(|(position, why)| EditError::new(position, why))
     }
 
     /// Where a key of the top-level mapping is written.
@@ -239,7 +177,7 @@ impl<'t> Document<'t> {
         };
         entries
             .iter()
-            .find(|(k, _)| key_name(k) == Some(key))
+            .find(|(k, _)| k.key_name() == Some(key))
             .map(|(k, _)| k.position)
     }
 
@@ -255,7 +193,7 @@ impl<'t> Document<'t> {
             Kind::Mapping { entries, .. } => {
                 let mut map = Map::new();
                 for (key, value) in entries {
-                    map.insert(key_name(key)?.to_owned(), self.value(value)?);
+                    map.insert(key.key_name()?.to_owned(), self.value(value)?);
                 }
                 Some(Value::Object(map))
             }
@@ -279,7 +217,7 @@ impl<'t> Document<'t> {
             (Kind::Mapping { entries, .. }, Value::Object(map)) => {
                 entries.len() == map.len()
                     && entries.iter().all(|(key, item)| {
-                        key_name(key)
+                        key.key_name()
                             .and_then(|name| map.get(name))
                             .is_some_and(|v| self.matches(item, v))
                     })
@@ -329,10 +267,10 @@ impl<'t> Document<'t> {
                 if entries.len() == map.len()
                     && entries
                         .iter()
-                        .all(|(key, _)| key_name(key).is_some_and(|k| map.contains_key(k))) =>
+                        .all(|(key, _)| key.key_name().is_some_and(|k| map.contains_key(k))) =>
             {
                 for (key, value) in entries {
-                    if let Some(name) = key_name(key) {
+                    if let Some(name) = key.key_name() {
                         self.overlay(value, &map[name], edits)?;
                     }
                 }
@@ -865,11 +803,31 @@ impl<'t> Builder<'t> {
     }
 }
 
-/// A mapping key's text: keys are names, never typed.
-fn key_name(key: &Node) -> Option<&str> {
-    match &key.kind {
-        Kind::Scalar { value, .. } => Some(value),
-        _ => None,
+impl Located for Node {
+    fn position(&self) -> Position {
+        self.position
+    }
+
+    /// A mapping key's text: keys are names, never typed.
+    fn key_name(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Scalar { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    fn entries(&self) -> Option<&[(Node, Node)]> {
+        match &self.kind {
+            Kind::Mapping { entries, .. } => Some(entries),
+            _ => None,
+        }
+    }
+
+    fn items(&self) -> Option<&[Node]> {
+        match &self.kind {
+            Kind::Sequence { items, .. } => Some(items),
+            _ => None,
+        }
     }
 }
 

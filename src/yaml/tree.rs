@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 
+use super::locate::Located;
 use crate::source::Position;
 
 /// One YAML value and where it starts.
@@ -40,6 +41,33 @@ impl Node<'_> {
     pub fn at(&self) -> Position {
         match self {
             Node::Scalar { at, .. } | Node::List { at, .. } | Node::Map { at, .. } => *at,
+        }
+    }
+}
+
+impl Located for Node<'_> {
+    fn position(&self) -> Position {
+        self.at()
+    }
+
+    fn key_name(&self) -> Option<&str> {
+        match self {
+            Node::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    fn entries(&self) -> Option<&[(Self, Self)]> {
+        match self {
+            Node::Map { pairs, .. } => Some(pairs),
+            _ => None,
+        }
+    }
+
+    fn items(&self) -> Option<&[Self]> {
+        match self {
+            Node::List { items, .. } => Some(items),
+            _ => None,
         }
     }
 }
