@@ -46,7 +46,9 @@ pub enum Happening {
     },
     Put {
         id: String,
-        entry: Value,
+        /// Boxed: a JSON value is the biggest field of any happening, and a big scenario's
+        /// journal holds hundreds of thousands of them, few of them puts.
+        entry: Box<Value>,
         /// The DLQ's ids after the put.
         dlq: Vec<String>,
     },
@@ -166,7 +168,7 @@ impl Happening {
             Happening::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
             Happening::Put { entry, dlq, .. } => {
                 let id = entry.get("id").map(yaml::flow).unwrap_or_default();
-                let fields: Vec<String> = match entry {
+                let fields: Vec<String> = match &**entry {
                     Value::Object(fields) => fields
                         .iter()
                         .filter(|(key, _)| !matches!(key.as_str(), "id" | "body"))
@@ -262,7 +264,9 @@ mod tests {
     fn a_put_shows_the_entry_and_the_dlq_after() {
         let put = Happening::Put {
             id: "a".into(),
-            entry: json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
+            entry: Box::new(
+                json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
+            ),
             dlq: vec!["b".into(), "a".into()],
         };
         assert_eq!(
