@@ -4,6 +4,8 @@
 //! check; `describe` adds what a person reading a scenario wants besides: receive counts, error
 //! messages, the DLQ after each change.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::world::{CrashTiming, ScriptedOutcome};
@@ -46,9 +48,10 @@ pub enum Happening {
     },
     Put {
         id: String,
-        /// Boxed: a JSON value is the biggest field of any happening, and a big scenario's
-        /// journal holds hundreds of thousands of them, few of them puts.
-        entry: Box<Value>,
+        /// Shared with the DLQ, which holds the same entry. Behind a pointer, too: a JSON value
+        /// is bigger than any other field, and a big scenario's journal holds hundreds of
+        /// thousands of happenings, few of them puts.
+        entry: Arc<Value>,
         /// The DLQ's ids after the put.
         dlq: Vec<String>,
     },
@@ -264,7 +267,7 @@ mod tests {
     fn a_put_shows_the_entry_and_the_dlq_after() {
         let put = Happening::Put {
             id: "a".into(),
-            entry: Box::new(
+            entry: Arc::new(
                 json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
             ),
             dlq: vec!["b".into(), "a".into()],

@@ -165,7 +165,8 @@ pub struct World {
     ready: VecDeque<Message>,
     /// In the order the messages were received, which is the order `recover` restores.
     in_flight: Vec<Message>,
-    dlq: Vec<Value>,
+    /// Each entry shared with the journal's record of its put, not copied.
+    dlq: Vec<Arc<Value>>,
     /// Shared with the scenario, so a run does not copy the script of every message.
     script: Arc<Script>,
     handler_calls: IndexMap<String, u64>,
@@ -253,11 +254,20 @@ impl World {
         self.ready.is_empty() && self.in_flight.is_empty()
     }
 
+    /// The ids of every message in flight or ready, in no order that means anything, without
+    /// copying them. An id sent twice is there twice.
+    pub fn queued_ids(&self) -> impl Iterator<Item = &str> {
+        self.in_flight
+            .iter()
+            .chain(&self.ready)
+            .map(|message| message.id.as_str())
+    }
+
     pub fn in_flight(&self) -> Vec<String> {
         self.in_flight.iter().map(|m| m.id.clone()).collect()
     }
 
-    pub fn dlq(&self) -> &[Value] {
+    pub fn dlq(&self) -> &[Arc<Value>] {
         &self.dlq
     }
 
@@ -333,7 +343,7 @@ impl World {
         if !self.detailed {
             return Vec::new();
         }
-        let id = |entry: &Value| match entry.get("id") {
+        let id = |entry: &Arc<Value>| match entry.get("id") {
             Some(Value::String(id)) => id.clone(),
             other => other.map(Value::to_string).unwrap_or_default(),
         };
@@ -490,10 +500,9 @@ impl World {
                 Some(Value::String(id)) => {
                     let id = id.clone();
                     *self.dlq_count.entry(id.clone()).or_insert(0) += 1;
-                    // Journaled as put: the DLQ keeps its own copy.
-                    self.dlq.push(entry.clone());
+                    let entry = Arc::new(entry);
+                    self.dlq.push(Arc::clone(&entry));
                     let dlq = self.dlq_view();
-                    let entry = Box::new(entry);
                     self.happened(Happening::Put { id, entry, dlq });
                     Ok(Answer::Nothing)
                 }
@@ -517,7 +526,8 @@ impl World {
             Call::Entries => {
                 let dlq = self.dlq_view();
                 self.happened(Happening::EntriesRead { dlq });
-                Ok(Answer::Entries(self.dlq.clone()))
+                let entries = self.dlq.iter().map(|entry| (**entry).clone()).collect();
+                Ok(Answer::Entries(entries))
             }
             Call::Now => Ok(Answer::Time(self.clock)),
             Call::Advance(by) => {
