@@ -225,7 +225,7 @@ pub struct Smell {
 /// How much a run keeps: each mode adds to the one before, and costs more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunMode {
-    /// Stops at the first difference (`run`).
+    /// Stops at the first difference (`run`), and keeps only the checkpoint that differs.
     Check,
     /// Goes on to record every expectation's actual value (`bless`, `lint`).
     Record,
@@ -353,6 +353,8 @@ fn holds_long_list(value: &Value) -> bool {
 #[derive(Debug, Clone)]
 pub struct ScenarioRun {
     pub outcome: Outcome,
+    /// Every checkpoint compared, in order; a `RunMode::Check` run keeps only the one that
+    /// differs, if any.
     pub checkpoints: Vec<Checkpoint>,
     /// A person-readable account of what happened, one line per event.
     pub timeline: Vec<String>,

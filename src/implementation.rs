@@ -101,6 +101,13 @@ impl ImplError {
 /// The world as an implementation sees it during a call: named calls with JSON arguments.
 pub trait WorldHost {
     fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised>;
+
+    /// The world itself, for an implementation in this process that knows its type to call it
+    /// without encoding every call in JSON. Such calls must go through the same checks, faults
+    /// and journal as `world_call`; `None` (the default) leaves JSON as the only way in.
+    fn in_process(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// A world for contracts that have none: any call is refused.

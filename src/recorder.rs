@@ -8,8 +8,9 @@ use crate::outcome::{Mismatch, Outcome};
 use crate::rule::Rule;
 use crate::yaml;
 
-/// Records what a run compares and tells. Checking stops at the first difference; recording
-/// goes on and keeps every checkpoint, so `bless` and `explain` see all of them.
+/// Records what a run compares and tells. Checking stops at the first difference and keeps only
+/// that checkpoint, the one its readers look for; recording goes on and keeps every
+/// checkpoint, so `bless` and `explain` see all of them.
 #[derive(Debug)]
 pub struct Recorder {
     mode: RunMode,
@@ -79,7 +80,13 @@ impl Recorder {
         }
     }
 
-    /// The checkpoints so far, in the order they were compared.
+    /// Whether a checkpoint that matches is kept. A checking run keeps only the one that
+    /// differs: nothing reads the others, and a big scenario would hold one per step.
+    pub fn keeps_matches(&self) -> bool {
+        self.mode != RunMode::Check
+    }
+
+    /// The checkpoints kept so far, in the order they were compared.
     pub fn checkpoints(&self) -> &[Checkpoint] {
         &self.checkpoints
     }
@@ -89,7 +96,7 @@ impl Recorder {
     /// alone cannot.
     pub fn compare(
         &mut self,
-        step: &str,
+        step: impl std::fmt::Display,
         checkpoint: Checkpoint,
         note: Option<String>,
     ) -> Result<(), Outcome> {
@@ -104,14 +111,16 @@ impl Recorder {
         if !matches && self.first_mismatch.is_none() {
             let (expected, actual) = shown(&checkpoint);
             self.first_mismatch = Some(Mismatch {
-                step: step.to_owned(),
+                step: step.to_string(),
                 position: checkpoint.position,
                 expected,
                 actual,
                 note,
             });
         }
-        self.checkpoints.push(checkpoint);
+        if !matches || self.keeps_matches() {
+            self.checkpoints.push(checkpoint);
+        }
         if !matches && self.mode == RunMode::Check {
             return Err(self.stop());
         }
@@ -213,7 +222,9 @@ mod tests {
         assert_eq!(mismatch.expected, "n: 1\n");
         assert_eq!(mismatch.actual, "n: 2\n");
         let run = recorder.finish(Some(stopped));
-        assert_eq!(run.checkpoints.len(), 2);
+        // Only the checkpoint that differs is kept: nothing reads the others.
+        assert_eq!(run.checkpoints.len(), 1);
+        assert_eq!(run.checkpoints[0].actual, json!(2));
         // A checking run tells no timeline: nobody reads it.
         assert!(run.timeline.is_empty());
     }

@@ -445,7 +445,10 @@ mod tests {
     use crate::mistake::expect_eq as check;
 
     fn entry(world: &World, index: usize) -> Value {
-        world.dlq().get(index).cloned().unwrap_or(Value::Null)
+        world
+            .dlq()
+            .get(index)
+            .map_or(Value::Null, |entry| (**entry).clone())
     }
 
     fn empty_queue(make: Make) -> Result<(), String> {

@@ -4,6 +4,8 @@
 //! check; `describe` adds what a person reading a scenario wants besides: receive counts, error
 //! messages, the DLQ after each change.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::world::{CrashTiming, ScriptedOutcome};
@@ -46,7 +48,10 @@ pub enum Happening {
     },
     Put {
         id: String,
-        entry: Value,
+        /// Shared with the DLQ, which holds the same entry. Behind a pointer, too: a JSON value
+        /// is bigger than any other field, and a big scenario's journal holds hundreds of
+        /// thousands of happenings, few of them puts.
+        entry: Arc<Value>,
         /// The DLQ's ids after the put.
         dlq: Vec<String>,
     },
@@ -166,7 +171,7 @@ impl Happening {
             Happening::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
             Happening::Put { entry, dlq, .. } => {
                 let id = entry.get("id").map(yaml::flow).unwrap_or_default();
-                let fields: Vec<String> = match entry {
+                let fields: Vec<String> = match &**entry {
                     Value::Object(fields) => fields
                         .iter()
                         .filter(|(key, _)| !matches!(key.as_str(), "id" | "body"))
@@ -262,7 +267,9 @@ mod tests {
     fn a_put_shows_the_entry_and_the_dlq_after() {
         let put = Happening::Put {
             id: "a".into(),
-            entry: json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
+            entry: Arc::new(
+                json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),
+            ),
             dlq: vec!["b".into(), "a".into()],
         };
         assert_eq!(

@@ -165,10 +165,13 @@ pub struct World {
     ready: VecDeque<Message>,
     /// In the order the messages were received, which is the order `recover` restores.
     in_flight: Vec<Message>,
-    dlq: Vec<Value>,
+    /// Each entry shared with the journal's record of its put, not copied.
+    dlq: Vec<Arc<Value>>,
     /// Shared with the scenario, so a run does not copy the script of every message.
     script: Arc<Script>,
     handler_calls: IndexMap<String, u64>,
+    /// The sum of `handler_calls`, kept as they count, so a `counts` check need not add them up.
+    handler_call_total: u64,
     faults: Vec<Fault>,
     unscripted: Option<Unscripted>,
     journal: Vec<Happening>,
@@ -251,16 +254,30 @@ impl World {
         self.ready.is_empty() && self.in_flight.is_empty()
     }
 
+    /// The ids of every message in flight or ready, in no order that means anything, without
+    /// copying them. An id sent twice is there twice.
+    pub fn queued_ids(&self) -> impl Iterator<Item = &str> {
+        self.in_flight
+            .iter()
+            .chain(&self.ready)
+            .map(|message| message.id.as_str())
+    }
+
     pub fn in_flight(&self) -> Vec<String> {
         self.in_flight.iter().map(|m| m.id.clone()).collect()
     }
 
-    pub fn dlq(&self) -> &[Value] {
+    pub fn dlq(&self) -> &[Arc<Value>] {
         &self.dlq
     }
 
     pub fn handler_calls(&self) -> &IndexMap<String, u64> {
         &self.handler_calls
+    }
+
+    /// How many times the handler was called in all, whatever the message.
+    pub fn handler_call_total(&self) -> u64 {
+        self.handler_call_total
     }
 
     /// Every effect of the implementation's calls, in order, as `Happening::trace_line` writes
@@ -326,7 +343,7 @@ impl World {
         if !self.detailed {
             return Vec::new();
         }
-        let id = |entry: &Value| match entry.get("id") {
+        let id = |entry: &Arc<Value>| match entry.get("id") {
             Some(Value::String(id)) => id.clone(),
             other => other.map(Value::to_string).unwrap_or_default(),
         };
@@ -346,11 +363,13 @@ impl World {
     /// Whether this call would change the world (or call the handler). Reads never do: a
     /// receive with nothing ready, the removal of an id the DLQ does not hold, `dlq.has`,
     /// `dlq.entries`, `queue.pending` and `clock.now`. Faults count effects only, so a crash
-    /// lands at the same point whatever an implementation reads on the way.
-    fn is_effect(&self, call: &str, args: &[Value]) -> bool {
-        match (call, args) {
+    /// lands at the same point whatever an implementation reads on the way. `call` is `None`
+    /// when its arguments do not fit it: such a call is misuse, and still counted as the
+    /// named call.
+    fn is_effect(&self, name: &str, call: Option<&Call<'_>>) -> bool {
+        match (name, call) {
             ("queue.receive", _) => !self.ready.is_empty(),
-            ("dlq.remove", [Value::String(id)]) => self.dlq_has(id),
+            ("dlq.remove", Some(Call::Remove(id))) => self.dlq_has(id),
             ("dlq.has" | "dlq.entries" | "queue.pending" | "clock.now", _) => false,
             _ => true,
         }
@@ -377,16 +396,52 @@ impl World {
         Some(timing)
     }
 
-    fn perform(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
-        let shape =
-            |what: &str| format!("{call} expects {what}, got {}", Value::from(args.to_vec()));
-        match (call, args) {
-            ("queue.send", [Value::String(id), Value::String(body)]) => {
-                self.happened(Happening::Sent { id: id.clone() });
-                self.send(id, body);
-                Ok(Value::Null)
+    /// Answers a call of an implementation in this process, typed: the same faults, checks
+    /// and journal as `world_call`, without JSON on either side.
+    pub fn call(&mut self, call: Call<'_>) -> Result<Answer, Raised> {
+        self.answer(call.name(), Ok(call))
+    }
+
+    /// Answers the call named `name`; `Err` holds the misuse of a call whose arguments do not
+    /// fit it. The one way in for every implementation, typed or JSON.
+    fn answer(&mut self, name: &str, call: Result<Call<'_>, String>) -> Result<Answer, Raised> {
+        let fault = if self.is_effect(name, call.as_ref().ok()) {
+            self.fire_fault(name)
+        } else {
+            None
+        };
+        match fault {
+            Some(CrashTiming::Before) => {
+                self.happened(Happening::Crashed {
+                    call: name.to_owned(),
+                    timing: CrashTiming::Before,
+                });
+                Err(Raised::crash(format!("injected crash before {name}")))
             }
-            ("queue.receive", []) => match self.ready.pop_front() {
+            Some(CrashTiming::After) => {
+                self.perform(call)?;
+                self.happened(Happening::Crashed {
+                    call: name.to_owned(),
+                    timing: CrashTiming::After,
+                });
+                Err(Raised::crash(format!("injected crash after {name}")))
+            }
+            None => self.perform(call),
+        }
+    }
+
+    fn perform(&mut self, call: Result<Call<'_>, String>) -> Result<Answer, Raised> {
+        let call = match call {
+            Ok(call) => call,
+            Err(misuse) => return Err(self.misused(misuse)),
+        };
+        match call {
+            Call::Send { id, body } => {
+                self.happened(Happening::Sent { id: id.to_owned() });
+                self.send(id, body);
+                Ok(Answer::Nothing)
+            }
+            Call::Receive => match self.ready.pop_front() {
                 Some(mut message) => {
                     message.receive_count += 1;
                     if message.first_received_at.is_none() {
@@ -399,36 +454,38 @@ impl World {
                         first_received_at: message.first_received_at,
                         already_dead,
                     });
-                    let value = message.to_value(self.naming);
+                    let answer = Answer::Message(Some(message.clone()));
                     self.in_flight.push(message);
-                    Ok(value)
+                    Ok(answer)
                 }
                 None => {
                     self.happened(Happening::NothingReady);
-                    Ok(Value::Null)
+                    Ok(Answer::Message(None))
                 }
             },
-            ("queue.ack" | "queue.retry", [Value::String(id)]) => {
-                let Some(index) = self.in_flight.iter().position(|m| &m.id == id) else {
-                    return Err(self.misused(format!("{call}({id}): {id} is not in flight")));
+            Call::Ack(id) | Call::Retry(id) => {
+                let retry = matches!(call, Call::Retry(_));
+                let Some(index) = self.in_flight.iter().position(|m| m.id == id) else {
+                    let name = call.name();
+                    return Err(self.misused(format!("{name}({id}): {id} is not in flight")));
                 };
                 let message = self.in_flight.remove(index);
-                let id = id.clone();
-                if call == "queue.retry" {
+                let id = id.to_owned();
+                if retry {
                     self.ready.push_back(message);
                     self.happened(Happening::Retried { id });
                 } else {
                     self.happened(Happening::Acked { id });
                 }
-                Ok(Value::Null)
+                Ok(Answer::Nothing)
             }
-            ("queue.recover", []) => {
+            Call::Recover => {
                 let ids = self.in_flight();
                 self.happened(Happening::Recovered { ids });
                 self.recover();
-                Ok(Value::Null)
+                Ok(Answer::Nothing)
             }
-            ("queue.pending", []) => {
+            Call::Pending => {
                 let pending = self.pending();
                 // A view, as of the DLQ: a timeline line per read, not a copy of the queue.
                 let ids = if self.detailed {
@@ -437,71 +494,59 @@ impl World {
                     Vec::new()
                 };
                 self.happened(Happening::PendingRead { ids });
-                Ok(json!(pending))
+                Ok(Answer::Ids(pending))
             }
-            ("dlq.put", [entry @ Value::Object(fields)]) => match fields.get("id") {
+            Call::Put(entry) => match entry.get("id") {
                 Some(Value::String(id)) => {
-                    self.dlq.push(entry.clone());
+                    let id = id.clone();
                     *self.dlq_count.entry(id.clone()).or_insert(0) += 1;
+                    let entry = Arc::new(entry);
+                    self.dlq.push(Arc::clone(&entry));
                     let dlq = self.dlq_view();
-                    let (id, entry) = (id.clone(), entry.clone());
                     self.happened(Happening::Put { id, entry, dlq });
-                    Ok(Value::Null)
+                    Ok(Answer::Nothing)
                 }
                 _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
             },
-            ("dlq.has", [Value::String(id)]) => {
+            Call::Has(id) => {
                 let has = self.dlq_has(id);
-                let id = id.clone();
+                let id = id.to_owned();
                 self.happened(Happening::Checked { id, has });
-                Ok(Value::Bool(has))
+                Ok(Answer::Bool(has))
             }
-            ("dlq.remove", [Value::String(id)]) => {
-                let removed = self.dlq_count.remove(id.as_str()).is_some_and(|n| n > 0);
+            Call::Remove(id) => {
+                let removed = self.dlq_count.remove(id).is_some_and(|n| n > 0);
                 if removed {
-                    self.dlq.retain(|e| e["id"] != *id.as_str());
+                    self.dlq.retain(|e| e["id"] != *id);
                 }
-                let (id, dlq) = (id.clone(), self.dlq_view());
+                let (id, dlq) = (id.to_owned(), self.dlq_view());
                 self.happened(Happening::Removed { id, removed, dlq });
-                Ok(Value::Bool(removed))
+                Ok(Answer::Bool(removed))
             }
-            ("dlq.entries", []) => {
+            Call::Entries => {
                 let dlq = self.dlq_view();
                 self.happened(Happening::EntriesRead { dlq });
-                Ok(Value::Array(self.dlq.clone()))
+                let entries = self.dlq.iter().map(|entry| (**entry).clone()).collect();
+                Ok(Answer::Entries(entries))
             }
-            ("clock.now", []) => Ok(json!(self.clock)),
-            ("clock.advance", [by]) => match by.as_u64() {
-                Some(by) if self.clock.checked_add(by).is_none_or(|at| at > MAX_CLOCK) => {
-                    Err(self.misused(format!(
+            Call::Now => Ok(Answer::Time(self.clock)),
+            Call::Advance(by) => {
+                if self.clock.checked_add(by).is_none_or(|at| at > MAX_CLOCK) {
+                    return Err(self.misused(format!(
                         "clock.advance({by}) would move the clock from {} past {MAX_CLOCK}, the most it counts to",
                         self.clock
-                    )))
+                    )));
                 }
-                Some(by) => {
-                    self.advance(by);
-                    let now = self.clock;
-                    self.happened(Happening::Advanced { by, now });
-                    Ok(Value::Null)
-                }
-                None => Err(self.misused(shape("a whole number of time units >= 0"))),
-            },
-            ("handler", [Value::String(body)]) => self.handle(body),
-            ("queue.send", _) => Err(self.misused(shape("[id, body] (two strings)"))),
-            ("queue.ack" | "queue.retry" | "dlq.has" | "dlq.remove", _) => {
-                Err(self.misused(shape("[id] (one string)")))
+                self.advance(by);
+                let now = self.clock;
+                self.happened(Happening::Advanced { by, now });
+                Ok(Answer::Nothing)
             }
-            ("dlq.put", _) => Err(self.misused(shape("[entry] (one object)"))),
-            ("handler", _) => Err(self.misused(shape("[body] (one string)"))),
-            (known, _) if CALLS.contains(&known) => Err(self.misused(shape("no arguments"))),
-            (unknown, _) => Err(self.misused(format!(
-                "`{unknown}` is not a call of the world; expected one of {}",
-                CALLS.join(", ")
-            ))),
+            Call::Handler(body) => self.handle(body).map(|()| Answer::Nothing),
         }
     }
 
-    fn handle(&mut self, body: &str) -> Result<Value, Raised> {
+    fn handle(&mut self, body: &str) -> Result<(), Raised> {
         // The handler gets only the body; the message is the latest received one carrying it.
         let Some(message) = self.in_flight.iter().rev().find(|m| m.body == body) else {
             return Err(self.misused(format!(
@@ -509,6 +554,7 @@ impl World {
             )));
         };
         let id = message.id.clone();
+        self.handler_call_total += 1;
         // Counted in place when the message was handled before: `entry` would copy the id at
         // every call. A new id goes last, as `entry` would put it.
         let call_number = match self.handler_calls.get_mut(&id) {
@@ -530,7 +576,7 @@ impl World {
             Some(outcome) => {
                 let raised = outcome.raised();
                 self.happened(Happening::Handled { id, outcome });
-                raised.map_or(Ok(Value::Null), Err)
+                raised.map_or(Ok(()), Err)
             }
             None => {
                 self.happened(Happening::Unscripted {
@@ -547,31 +593,139 @@ impl World {
     }
 }
 
+/// A call of the world with its arguments read. An external implementation's calls arrive as
+/// JSON and are read into one (`Call::read`); the built-in one makes them directly.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call<'a> {
+    Send {
+        id: &'a str,
+        body: &'a str,
+    },
+    Receive,
+    Ack(&'a str),
+    Retry(&'a str),
+    Recover,
+    Pending,
+    /// The entry as the implementation wrote it: the DLQ keeps whatever it is given.
+    Put(Value),
+    Has(&'a str),
+    Remove(&'a str),
+    Entries,
+    Now,
+    Advance(u64),
+    /// The handler, called with a message body.
+    Handler(&'a str),
+}
+
+impl<'a> Call<'a> {
+    /// The call's protocol name, one of `CALLS`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Call::Send { .. } => "queue.send",
+            Call::Receive => "queue.receive",
+            Call::Ack(_) => "queue.ack",
+            Call::Retry(_) => "queue.retry",
+            Call::Recover => "queue.recover",
+            Call::Pending => "queue.pending",
+            Call::Put(_) => "dlq.put",
+            Call::Has(_) => "dlq.has",
+            Call::Remove(_) => "dlq.remove",
+            Call::Entries => "dlq.entries",
+            Call::Now => "clock.now",
+            Call::Advance(_) => "clock.advance",
+            Call::Handler(_) => "handler",
+        }
+    }
+
+    /// The call's arguments as the protocol writes them.
+    pub fn args(&self) -> Vec<Value> {
+        match self {
+            Call::Send { id, body } => vec![json!(id), json!(body)],
+            Call::Ack(id) | Call::Retry(id) | Call::Has(id) | Call::Remove(id) => vec![json!(id)],
+            Call::Handler(body) => vec![json!(body)],
+            Call::Put(entry) => vec![entry.clone()],
+            Call::Advance(by) => vec![json!(by)],
+            Call::Receive | Call::Recover | Call::Pending | Call::Entries | Call::Now => vec![],
+        }
+    }
+
+    /// Reads the protocol call `name` with JSON `args`; `Err` is the misuse to report when the
+    /// arguments do not fit the call or there is no such call.
+    pub fn read(name: &str, args: &'a [Value]) -> Result<Call<'a>, String> {
+        let shape =
+            |what: &str| format!("{name} expects {what}, got {}", Value::from(args.to_vec()));
+        match (name, args) {
+            ("queue.send", [Value::String(id), Value::String(body)]) => Ok(Call::Send { id, body }),
+            ("queue.receive", []) => Ok(Call::Receive),
+            ("queue.ack", [Value::String(id)]) => Ok(Call::Ack(id)),
+            ("queue.retry", [Value::String(id)]) => Ok(Call::Retry(id)),
+            ("queue.recover", []) => Ok(Call::Recover),
+            ("queue.pending", []) => Ok(Call::Pending),
+            ("dlq.put", [entry @ Value::Object(_)]) => Ok(Call::Put(entry.clone())),
+            ("dlq.has", [Value::String(id)]) => Ok(Call::Has(id)),
+            ("dlq.remove", [Value::String(id)]) => Ok(Call::Remove(id)),
+            ("dlq.entries", []) => Ok(Call::Entries),
+            ("clock.now", []) => Ok(Call::Now),
+            ("clock.advance", [by]) => by
+                .as_u64()
+                .map(Call::Advance)
+                .ok_or_else(|| shape("a whole number of time units >= 0")),
+            ("handler", [Value::String(body)]) => Ok(Call::Handler(body)),
+            ("queue.send", _) => Err(shape("[id, body] (two strings)")),
+            ("queue.ack" | "queue.retry" | "dlq.has" | "dlq.remove", _) => {
+                Err(shape("[id] (one string)"))
+            }
+            ("dlq.put", _) => Err(shape("[entry] (one object)")),
+            ("handler", _) => Err(shape("[body] (one string)")),
+            (known, _) if CALLS.contains(&known) => Err(shape("no arguments")),
+            (unknown, _) => Err(format!(
+                "`{unknown}` is not a call of the world; expected one of {}",
+                CALLS.join(", ")
+            )),
+        }
+    }
+}
+
+/// What the world answers to a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The call returns nothing (`null`).
+    Nothing,
+    /// `queue.receive`: the message, or `None` when nothing is ready.
+    Message(Option<Message>),
+    /// `dlq.has`, `dlq.remove`.
+    Bool(bool),
+    /// `queue.pending`: the ready ids, in order.
+    Ids(Vec<String>),
+    /// `dlq.entries`: the entries, in put order.
+    Entries(Vec<Value>),
+    /// `clock.now`.
+    Time(u64),
+}
+
+impl Answer {
+    /// The answer as the protocol writes it, keys spelled as the implementation's lesson does.
+    pub fn into_value(self, naming: Naming) -> Value {
+        match self {
+            Answer::Nothing | Answer::Message(None) => Value::Null,
+            Answer::Message(Some(message)) => message.to_value(naming),
+            Answer::Bool(yes) => Value::Bool(yes),
+            Answer::Ids(ids) => json!(ids),
+            Answer::Entries(entries) => Value::Array(entries),
+            Answer::Time(now) => json!(now),
+        }
+    }
+}
+
 impl WorldHost for World {
     fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
-        let fault = if self.is_effect(call, args) {
-            self.fire_fault(call)
-        } else {
-            None
-        };
-        match fault {
-            Some(CrashTiming::Before) => {
-                self.happened(Happening::Crashed {
-                    call: call.to_owned(),
-                    timing: CrashTiming::Before,
-                });
-                Err(Raised::crash(format!("injected crash before {call}")))
-            }
-            Some(CrashTiming::After) => {
-                self.perform(call, args)?;
-                self.happened(Happening::Crashed {
-                    call: call.to_owned(),
-                    timing: CrashTiming::After,
-                });
-                Err(Raised::crash(format!("injected crash after {call}")))
-            }
-            None => self.perform(call, args),
-        }
+        let read = Call::read(call, args);
+        let answer = self.answer(call, read)?;
+        Ok(answer.into_value(self.naming))
+    }
+
+    fn in_process(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 }
 
@@ -802,6 +956,50 @@ mod tests {
         assert_eq!(
             call(&mut world, "queue.receive", json!([])).unwrap(),
             json!({"id": "a", "body": "x", "receiveCount": 1, "firstReceivedAt": 0})
+        );
+    }
+
+    #[test]
+    fn a_typed_call_reads_back_from_its_protocol_form() {
+        let calls = [
+            Call::Send { id: "a", body: "x" },
+            Call::Receive,
+            Call::Ack("a"),
+            Call::Retry("a"),
+            Call::Recover,
+            Call::Pending,
+            Call::Put(json!({"id": "a"})),
+            Call::Has("a"),
+            Call::Remove("a"),
+            Call::Entries,
+            Call::Now,
+            Call::Advance(3),
+            Call::Handler("x"),
+        ];
+        let names: Vec<&str> = calls.iter().map(Call::name).collect();
+        assert_eq!(names, CALLS);
+        for call in calls {
+            let args = call.args();
+            assert_eq!(Call::read(call.name(), &args), Ok(call));
+        }
+    }
+
+    #[test]
+    fn a_call_with_wrong_arguments_still_counts_for_a_fault_on_it() {
+        let mut world = World::default();
+        world.arm(Fault {
+            timing: CrashTiming::After,
+            call: "queue.ack".into(),
+            remaining: 1,
+            armed_at: Position::START,
+        });
+        // The fault fires; the call, performed first, is misuse, and that is what it raises.
+        let error = call(&mut world, "queue.ack", json!([5])).unwrap_err();
+        assert_eq!(error.class, "MisuseError");
+        assert!(world.armed().is_empty());
+        assert_eq!(
+            world.trace(),
+            ["queue.ack expects [id] (one string), got [5] !misuse"]
         );
     }
 
