@@ -36,8 +36,14 @@ fn lean_rate(program: &str, shim: &PathBuf, fixture: &PathBuf) -> f64 {
     let mut ask = |request: Value, line: &mut String| {
         writeln!(to_shim, "{request}").expect("write");
         to_shim.flush().expect("flush");
-        line.clear();
-        from_shim.read_line(line).expect("read");
+        // `output` messages (what the fixture printed at import) come before the reply: skip them.
+        loop {
+            line.clear();
+            from_shim.read_line(line).expect("read");
+            if !line.contains("\"type\":\"output\"") {
+                break;
+            }
+        }
     };
     ask(json!({"seq": 1, "type": "hello", "protocol": 1}), &mut line);
     ask(
