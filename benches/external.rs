@@ -54,9 +54,8 @@ impl PerCall {
 
     /// The least of each figure over rounds: each is the cost with the least interference.
     fn best(rounds: &[PerCall]) -> PerCall {
-        let least = |figure: fn(&PerCall) -> Option<f64>| {
-            rounds.iter().filter_map(figure).reduce(f64::min)
-        };
+        let least =
+            |figure: fn(&PerCall) -> Option<f64>| rounds.iter().filter_map(figure).reduce(f64::min);
         PerCall {
             wall: rounds.iter().map(|r| r.wall).fold(f64::INFINITY, f64::min),
             shim_cpu: least(|r| r.shim_cpu),
@@ -183,7 +182,9 @@ fn main() {
     println!(
         "world calls in one request ({CALLS} queue.pending calls), µs per call, best of {rounds}"
     );
-    println!("  wall time, and in parentheses CPU time: the shim's + the peer's (the lean peer or dlqspec)");
+    println!(
+        "  wall time, and in parentheses CPU time: the shim's + the peer's (the lean peer or dlqspec)"
+    );
     let cpu = |r: &PerCall| match (r.shim_cpu, r.peer_cpu) {
         (Some(shim), Some(peer)) => format!("({shim:>5.1} + {peer:>4.1})"),
         _ => "(CPU n/a)".to_owned(),
