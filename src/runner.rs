@@ -4,7 +4,7 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::builtin::Builtin;
@@ -354,33 +354,15 @@ pub fn run(
             .as_ref()
             .is_some_and(|k| k.lists(report))
     };
-    // Each spec is handed to the worker that runs it, which frees it after: freeing thousands of
-    // loaded specs at the end, on this thread, was the longest part of a run that no second
-    // job shortened. A spec no worker took (after a --fail-fast stop) is still here to report.
-    let count = prepared.len();
-    let specs: Vec<Mutex<Option<Prepared>>> = prepared
-        .into_iter()
-        .map(|spec| Mutex::new(Some(spec)))
-        .collect();
-    let take = |i: usize| {
-        specs[i]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
-    };
     parallel::run_in_order(
-        count,
+        prepared.len(),
         implementations,
-        &|implementation, i| {
-            let spec = take(i).expect("each spec is run once");
-            run_one(&spec, implementation.as_mut())
-        },
+        &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
         &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
         &mut |i, report| {
             let mut report = report.unwrap_or_else(|| {
                 let skipped = Outcome::Skipped(NOT_RUN_FAIL_FAST.to_owned());
-                let spec = take(i).expect("a spec not run is still held");
-                spec_report(&spec, skipped, Duration::ZERO)
+                spec_report(&prepared[i], skipped, Duration::ZERO)
             });
             if let Some(expected) = &mut expected {
                 expected.apply(i, &mut report);
