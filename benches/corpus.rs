@@ -14,7 +14,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use support::{best_of, write_corpus};
+use support::{best_of, best_of_with_cpu, write_corpus};
 
 use dlqspec::authoring::lint;
 use dlqspec::builtin::Builtin;
@@ -52,14 +52,14 @@ fn main() {
             jobs: NonZeroUsize::new(jobs),
             ..RunConfig::default()
         };
-        best_of(rounds, || {
+        best_of_with_cpu(rounds, || {
             let factory = || -> Box<dyn Implementation + Send> { Box::new(Builtin::new()) };
             let summary = runner::run(&config, &factory, &mut Silent).expect("the corpus runs");
             assert_eq!(summary.passed, SPECS);
         })
     };
-    let one_job = run_with(1);
-    let two_jobs = run_with(2);
+    let (one_job, one_job_cpu) = run_with(1);
+    let (two_jobs, two_jobs_cpu) = run_with(2);
     let linted = best_of(rounds, || {
         let report = lint::lint(
             std::slice::from_ref(&dir),
@@ -101,6 +101,15 @@ fn main() {
         x(two_jobs),
         one_job.as_secs_f64() / two_jobs.as_secs_f64()
     );
+    if let (Some(one), Some(two)) = (one_job_cpu, two_jobs_cpu) {
+        println!(
+            "  CPU time of run: {:.0} ms with 1 job, {:.0} ms with 2 ({:.2}x of 1 job's); 2 jobs kept {:.2} cores busy",
+            ms(one),
+            ms(two),
+            two.as_secs_f64() / one.as_secs_f64(),
+            two.as_secs_f64() / two_jobs.as_secs_f64()
+        );
+    }
     println!(
         "  lint                            {:>8.0} ms  {:>5.2}x   ({:.2}x of run, 1 job)",
         ms(linted),

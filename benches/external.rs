@@ -6,6 +6,11 @@
 //! same request through dlqspec's `ExternalImplementation` answering from a real world. The
 //! ratio is the share of the lean rate dlqspec keeps (the goal is 90% or more), for the Python
 //! and the Node shim. Run with `cargo bench --bench external`.
+//!
+//! Each world call is a round trip, so its wall time is the CPU time of both sides plus the
+//! wake-ups between them, and on a busy machine the wait for a core. The CPU time each side
+//! spends per call (Linux: from /proc's schedstat) is printed beside the wall time: it tells
+//! what dlqspec costs per call apart from what the load of the machine costs.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -20,8 +25,89 @@ use dlqspec::implementation::{Naming, Reply};
 
 const CALLS: u64 = 20_000;
 
-/// World calls per second of the shim answered by a minimal peer.
-fn lean_rate(program: &str, shim: &PathBuf, fixture: &PathBuf) -> f64 {
+/// One timed request of `CALLS` world calls, in microseconds per call.
+#[derive(Clone, Copy)]
+struct PerCall {
+    wall: f64,
+    /// CPU time of the shim's process (all its threads), when the system tells it.
+    shim_cpu: Option<f64>,
+    /// CPU time of the thread answering the shim: the lean peer, or dlqspec.
+    peer_cpu: Option<f64>,
+}
+
+impl PerCall {
+    fn measure(shim: u32, request: impl FnOnce()) -> PerCall {
+        let (shim_before, peer_before) = (process_cpu(shim), thread_cpu());
+        let started = Instant::now();
+        request();
+        let wall = started.elapsed();
+        let per_call = |d: Duration| d.as_secs_f64() * 1e6 / CALLS as f64;
+        let spent = |before: Option<Duration>, after: Option<Duration>| {
+            Some(per_call(after?.checked_sub(before?)?))
+        };
+        PerCall {
+            wall: per_call(wall),
+            shim_cpu: spent(shim_before, process_cpu(shim)),
+            peer_cpu: spent(peer_before, thread_cpu()),
+        }
+    }
+
+    /// The least of each figure over rounds: each is the cost with the least interference.
+    fn best(rounds: &[PerCall]) -> PerCall {
+        let least =
+            |figure: fn(&PerCall) -> Option<f64>| rounds.iter().filter_map(figure).reduce(f64::min);
+        PerCall {
+            wall: rounds.iter().map(|r| r.wall).fold(f64::INFINITY, f64::min),
+            shim_cpu: least(|r| r.shim_cpu),
+            peer_cpu: least(|r| r.peer_cpu),
+        }
+    }
+
+    fn cpu(&self) -> Option<f64> {
+        Some(self.shim_cpu? + self.peer_cpu?)
+    }
+}
+
+/// CPU time used so far by the calling thread (Linux).
+fn thread_cpu() -> Option<Duration> {
+    schedstat("/proc/thread-self/schedstat")
+}
+
+/// CPU time used so far by every thread of process `pid` (Linux).
+fn process_cpu(pid: u32) -> Option<Duration> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    tasks
+        .map(|task| schedstat(&format!("{}/schedstat", task.ok()?.path().display())))
+        .sum()
+}
+
+/// The first field of a schedstat file: nanoseconds spent on a CPU.
+fn schedstat(path: &str) -> Option<Duration> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(Duration::from_nanos(text.split(' ').next()?.parse().ok()?))
+}
+
+/// The one child process this process has running (Linux): the shim dlqspec started.
+fn only_child() -> Option<u32> {
+    let me = std::process::id().to_string();
+    let children: Vec<u32> = std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // After the command name, which may hold spaces, in parentheses: state, then ppid.
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            (ppid == me).then_some(pid)
+        })
+        .collect();
+    match children[..] {
+        [pid] => Some(pid),
+        _ => None,
+    }
+}
+
+/// The shim answered by a minimal peer.
+fn lean(program: &str, shim: &PathBuf, fixture: &PathBuf) -> PerCall {
     let mut child = Command::new(program)
         .arg(shim)
         .arg(fixture)
@@ -30,63 +116,79 @@ fn lean_rate(program: &str, shim: &PathBuf, fixture: &PathBuf) -> f64 {
         .stderr(Stdio::null())
         .spawn()
         .expect("the shim starts");
+    let pid = child.id();
     let mut to_shim = child.stdin.take().expect("stdin");
     let mut from_shim = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
     let mut ask = |request: Value, line: &mut String| {
-        writeln!(to_shim, "{request}").expect("write");
-        to_shim.flush().expect("flush");
-        line.clear();
-        from_shim.read_line(line).expect("read");
+        // One write per message, as dlqspec does: `writeln!` on the unbuffered pipe would
+        // write each piece of the JSON apart (some 30 system calls a message).
+        let mut text = request.to_string();
+        text.push('\n');
+        to_shim.write_all(text.as_bytes()).expect("write");
+        // `output` messages (what the fixture printed at import) come before the reply: skip them.
+        loop {
+            line.clear();
+            from_shim.read_line(line).expect("read");
+            if !line.contains("\"type\":\"output\"") {
+                break;
+            }
+        }
     };
     ask(json!({"seq": 1, "type": "hello", "protocol": 1}), &mut line);
     ask(
         json!({"seq": 2, "type": "new", "contract": "dlq-consumer", "args": {}}),
         &mut line,
     );
-    let started = Instant::now();
-    ask(
-        json!({"seq": 3, "type": "call", "method": "spin", "args": [CALLS]}),
-        &mut line,
-    );
-    let mut n = 0;
-    while line.contains("\"type\":\"world\"") {
-        n += 1;
+    let per_call = PerCall::measure(pid, || {
         ask(
-            json!({"seq": 3, "type": "result", "n": n, "value": []}),
+            json!({"seq": 3, "type": "call", "method": "spin", "args": [CALLS]}),
             &mut line,
         );
-    }
-    let elapsed = started.elapsed();
-    assert_eq!(n, CALLS, "the probe made every call: {line}");
+        let mut n = 0;
+        while line.contains("\"type\":\"world\"") {
+            n += 1;
+            ask(
+                json!({"seq": 3, "type": "result", "n": n, "value": []}),
+                &mut line,
+            );
+        }
+        assert_eq!(n, CALLS, "the probe made every call: {line}");
+    });
     let _ = child.kill();
     let _ = child.wait();
-    CALLS as f64 / elapsed.as_secs_f64()
+    per_call
 }
 
-/// World calls per second of the same request through dlqspec.
-fn dlqspec_rate(target: &str) -> f64 {
+/// The same request through dlqspec.
+fn through_dlqspec(target: &str) -> PerCall {
     let target = launch::parse(target).expect("a target");
     let mut implementation = target.instantiate(Duration::from_secs(60));
     let mut world = World::new(Default::default(), Naming::Snake);
     implementation.begin_spec().expect("starts");
     let made = implementation.create("dlq-consumer", &json!({}), &mut world);
     assert!(matches!(made, Ok(Reply::Returned(_))), "{made:?}");
-    let started = Instant::now();
-    let reply = implementation.call("spin", &[json!(CALLS)], &mut world);
-    let elapsed = started.elapsed();
-    assert_eq!(reply, Ok(Reply::Returned(json!(CALLS))));
-    CALLS as f64 / elapsed.as_secs_f64()
-}
-
-fn best(rounds: usize, mut rate: impl FnMut() -> f64) -> f64 {
-    (0..rounds).map(|_| rate()).fold(0.0, f64::max)
+    let shim = only_child().unwrap_or(0);
+    PerCall::measure(shim, || {
+        let reply = implementation.call("spin", &[json!(CALLS)], &mut world);
+        assert_eq!(reply, Ok(Reply::Returned(json!(CALLS))));
+    })
 }
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let fixtures = root.join("shims/tests/fixtures");
-    println!("world calls per second in one request ({CALLS} queue.pending calls), best of 5");
+    let rounds = 5;
+    println!(
+        "world calls in one request ({CALLS} queue.pending calls), µs per call, best of {rounds}"
+    );
+    println!(
+        "  wall time, and in parentheses CPU time: the shim's + the peer's (the lean peer or dlqspec)"
+    );
+    let cpu = |r: &PerCall| match (r.shim_cpu, r.peer_cpu) {
+        (Some(shim), Some(peer)) => format!("({shim:>5.1} + {peer:>4.1})"),
+        _ => "(CPU n/a)".to_owned(),
+    };
     for (language, program, shim, fixture) in [
         (
             "python",
@@ -98,13 +200,24 @@ fn main() {
     ] {
         let shim = root.join(shim);
         let fixture = fixtures.join(fixture);
-        let lean = best(5, || lean_rate(program, &shim, &fixture));
-        let through = best(5, || {
-            dlqspec_rate(&format!("{language}:{}", fixture.display()))
-        });
+        let leanly: Vec<PerCall> = (0..rounds)
+            .map(|_| lean(program, &shim, &fixture))
+            .collect();
+        let through: Vec<PerCall> = (0..rounds)
+            .map(|_| through_dlqspec(&format!("{language}:{}", fixture.display())))
+            .collect();
+        let (leanly, through) = (PerCall::best(&leanly), PerCall::best(&through));
+        let by_cpu = match (leanly.cpu(), through.cpu()) {
+            (Some(lean), Some(through)) => format!(", {:.1}% by CPU", 100.0 * lean / through),
+            _ => String::new(),
+        };
         println!(
-            "  {language:<6}  shim answered leanly {lean:>8.0}/s   through dlqspec {through:>8.0}/s   {:>5.1}%",
-            100.0 * through / lean
+            "  {language:<6}  answered leanly {:>5.1} µs {}   through dlqspec {:>5.1} µs {}   {:>5.1}% of the lean rate{by_cpu}",
+            leanly.wall,
+            cpu(&leanly),
+            through.wall,
+            cpu(&through),
+            100.0 * leanly.wall / through.wall,
         );
     }
 }

@@ -17,6 +17,46 @@ pub fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
+/// Best-of-N wall time of `work`, and the least CPU time (user and system, all threads of
+/// this process) a round took, where the system tells it. Wall time over CPU time tells how
+/// much of the machine a run had: a run with two jobs that takes as much CPU time as one job
+/// yet no less wall time was kept waiting for a core, not held up by its own threads.
+pub fn best_of_with_cpu(rounds: usize, mut work: impl FnMut()) -> (Duration, Option<Duration>) {
+    let mut wall = Duration::MAX;
+    let mut cpu: Option<Duration> = None;
+    for _ in 0..rounds {
+        let (cpu_before, started) = (process_cpu(), Instant::now());
+        work();
+        wall = wall.min(started.elapsed());
+        if let (Some(before), Some(after)) = (cpu_before, process_cpu()) {
+            let spent = after.saturating_sub(before);
+            cpu = Some(cpu.map_or(spent, |least| least.min(spent)));
+        }
+    }
+    (wall, cpu)
+}
+
+/// User and system CPU time this process has used so far, all threads counted.
+#[cfg(unix)]
+pub fn process_cpu() -> Option<Duration> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one rusage into memory that is valid for it.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: getrusage succeeded, so it filled the struct (zeroed before in any case).
+    let usage = unsafe { usage.assume_init() };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Some(time(usage.ru_utime) + time(usage.ru_stime))
+}
+
+#[cfg(not(unix))]
+pub fn process_cpu() -> Option<Duration> {
+    None
+}
+
 /// Writes `count` specs under `dir`: the bundled suite copied until there are enough, each
 /// copy with a name of its own, 50 to a folder. Returns their paths in order.
 pub fn write_corpus(root: &Path, dir: &Path, count: usize) -> Vec<PathBuf> {

@@ -117,10 +117,13 @@ _encode = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 
 def _write_line(text):
     # Unbuffered: one os.write per line, so every reply leaves at once (the peer is waiting on it).
-    data = memoryview((text + "\n").encode())
+    data = (text + "\n").encode()
     try:
-        while data:
-            data = data[os.write(_out_fd, data):]
+        written = os.write(_out_fd, data)
+        if written < len(data):  # a pipe takes a short line whole; a long one may go in parts
+            rest = memoryview(data)[written:]
+            while rest:
+                rest = rest[os.write(_out_fd, rest):]
     except BrokenPipeError:
         _exit(0)  # dlqspec is gone (as with EOF); don't let the solution catch this as its own error
 
@@ -132,6 +135,8 @@ def _send(msg):
 def _flush_output(seq):
     """Sends what was printed since the last flush, one `output` message per stream."""
     for capture in _captures:
+        if not (capture.parts or capture.cut):
+            continue  # the usual case, once per world call: nothing printed, nothing to take
         text, cut = capture.take()
         if text or cut:
             _write_line(_encode({"seq": seq, "type": "output", "stream": capture.name, "text": text, "cut": cut}))
@@ -144,6 +149,24 @@ def _die(why):
     os._exit(2)
 
 
+# json.loads on bytes first guesses their encoding and builds a decoder's state per call,
+# several times the cost of reading the line; the scanner reads one JSON value from a str.
+_scan = json.JSONDecoder().scan_once
+
+
+def _loads(line):
+    """json.loads(line) for a line of dlqspec's: read by the scanner when the line is one JSON
+    value and its newline, else by json.loads itself, which decides what any other line is."""
+    try:
+        text = line.decode("utf-8", "surrogatepass")
+        value, end = _scan(text, 0)
+        if not text[end:].strip(" \t\n\r"):  # what json.loads allows after the value
+            return value
+    except Exception:
+        pass
+    return json.loads(line)
+
+
 def _read():
     """The next message from dlqspec, or None at EOF."""
     while True:
@@ -152,7 +175,7 @@ def _read():
             return None
         if line.strip():
             try:
-                msg = json.loads(line)
+                msg = _loads(line)
             except ValueError:
                 _die("not JSON: %r" % line[:200])
             if not isinstance(msg, dict):
@@ -169,6 +192,32 @@ def _exit(status):
 # --- world calls ---------------------------------------------------------
 _seq = None  # seq of the request being served; world calls are legal only inside one
 _n = 0       # world calls made so far while serving it
+_world_head = None  # '{"seq":SEQ,"type":"world","n":' for that seq, when it encodes
+_call_json = {}  # the JSON of each world call's name, encoded once
+
+
+def _serve(seq):
+    """Marks request `seq` as the one being served (None: none is)."""
+    global _seq, _n, _world_head
+    _seq, _n = seq, 0
+    try:
+        if seq is None:
+            _world_head = None
+        else:  # dlqspec's seq is an int, which %d writes as _encode would, only faster
+            _world_head = '{"seq":%s,"type":"world","n":' % ("%d" % seq if type(seq) is int else _encode(seq))
+    except (TypeError, ValueError):
+        _world_head = None  # a seq that is not JSON: _world says so as it always did
+
+
+def _world_line(call, args):
+    """The world message of call number _n + 1: what _encode makes of its dict, in the order
+    of its keys, put together from parts encoded once per request, call name and shim run."""
+    if _world_head is None:
+        return _encode({"seq": _seq, "type": "world", "n": _n + 1, "call": call, "args": list(args)})
+    name = _call_json.get(call)
+    if name is None:
+        name = _call_json[call] = _encode(call)
+    return "%s%d,\"call\":%s,\"args\":%s}" % (_world_head, _n + 1, name, _encode(list(args)) if args else "[]")
 
 
 def _world(call, *args):
@@ -176,7 +225,7 @@ def _world(call, *args):
     if _seq is None:
         raise MisuseError("%s() called outside a dlqspec request (e.g. at import time)" % call)
     # Encode before counting, so a body that is not JSON leaves no gap in n.
-    line = _encode({"seq": _seq, "type": "world", "n": _n + 1, "call": call, "args": list(args)})
+    line = _world_line(call, args)
     _n += 1
     _flush_output(_seq)
     _write_line(line)
@@ -488,7 +537,6 @@ def _thread_error_reply():
 
 
 def main():
-    global _seq, _n
     if len(sys.argv) != 2:
         _real_stderr.write("usage: python3 dlqspec_shim.py path/to/solution.py\n")
         _exit(2)
@@ -523,7 +571,7 @@ def main():
             _send({"seq": seq, "type": "errored", "message": "the solution did not load: " + load_error["message"]})
             continue
 
-        _seq, _n = seq, 0
+        _serve(seq)
         try:
             if kind == "new":
                 instance = None  # a failed `new` must not leave the previous instance answering calls
@@ -539,7 +587,7 @@ def main():
         except BaseException as e:  # Crash, SystemExit... are the student's outcome, not ours
             reply = _raised(e)
         finally:
-            _seq = None
+            _serve(None)
         reply = _thread_error_reply() or reply
         _flush_output(seq)
         reply = dict(seq=seq, **reply)
