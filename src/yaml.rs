@@ -2,6 +2,7 @@
 
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use std::borrow::Cow;
@@ -47,7 +48,14 @@ fn options() -> serde_saphyr::Options {
 
 /// The parser options serde-saphyr derives from [`options`] (its `Options::parser_options`,
 /// which is not public), so the fast path reads the text with the very same parser settings.
+/// Worked out once: every spec of a run is read with them.
 fn parser_options() -> serde_saphyr::granit_parser::Options {
+    static OPTIONS: LazyLock<serde_saphyr::granit_parser::Options> =
+        LazyLock::new(derived_parser_options);
+    OPTIONS.clone()
+}
+
+fn derived_parser_options() -> serde_saphyr::granit_parser::Options {
     let serde_options = options();
     let budget = serde_options.budget.unwrap_or_default();
     let mut parser = serde_saphyr::granit_parser::Options::default();

@@ -5,7 +5,8 @@
 //! from the same text, spans included. So a scalar becomes a number, a boolean or null only in
 //! the plainest spellings (`12`, `-3`, `true`, `null`, `~`, nothing); any other spelling YAML
 //! might read as one of those (`0x1F`, `1_000`, `yes`, `.inf`, `007`) is not guessed at here.
-//! The unit tests of `yaml` compare both loads over the bundled specs and many variations.
+//! `yaml::agreement`, run by a unit test of each contract, compares both loads over the bundled
+//! specs and thousands of variations of them.
 
 use std::fmt;
 
@@ -106,12 +107,12 @@ fn plain(text: &str) -> Option<Plain<'_>> {
     if let Some(x) = decimal(text) {
         return Some(Plain::Float(x));
     }
-    let lower = text.to_ascii_lowercase();
     let maybe_special = text.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c))
         || [
             "y", "n", "yes", "no", "on", "off", "true", "false", "nan", "inf", "infinity",
         ]
-        .contains(&lower.as_str());
+        .iter()
+        .any(|word| text.eq_ignore_ascii_case(word));
     (!maybe_special).then_some(Plain::Text(text))
 }
 

@@ -196,7 +196,9 @@ impl<'a> Builder<'a> {
                     if *plain && text == "<<" {
                         return None;
                     }
-                    if pairs.len() < SCANNED_KEYS && pairs.iter().any(|(k, _)| same_key(k, &node)) {
+                    if pairs.len() < SCANNED_KEYS
+                        && pairs.iter().any(|(k, _)| k.key_name() == Some(&**text))
+                    {
                         return None;
                     }
                     *pending = Some(node);
@@ -207,22 +209,11 @@ impl<'a> Builder<'a> {
     }
 }
 
-fn key_text<'n>(node: &'n Node<'_>) -> &'n str {
-    match node {
-        Node::Scalar { text, .. } => text,
-        _ => "",
-    }
-}
-
-fn same_key(a: &Node<'_>, b: &Node<'_>) -> bool {
-    key_text(a) == key_text(b)
-}
-
 /// Whether no key of a mapping repeats (keys compared as text, whatever their quoting: a
 /// stricter test than serde-saphyr's, which only sends more specs its way).
 fn keys_unique(pairs: &[(Node<'_>, Node<'_>)]) -> bool {
     let mut seen = HashSet::with_capacity(pairs.len());
-    pairs.iter().all(|(key, _)| seen.insert(key_text(key)))
+    pairs.iter().all(|(key, _)| seen.insert(key.key_name()))
 }
 
 /// Where an event starts, as serde-saphyr tells it: lines and columns from 1.
