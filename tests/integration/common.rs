@@ -297,3 +297,22 @@ pub const TOKENS: &[&str] = &[
     "::error::x",
     "é",
 ];
+
+/// Asserts that `text` holds every one of `wanted`, naming the first missing one, what it was
+/// looked for in (`label`, when not empty) and the whole text.
+pub fn assert_contains_all<S: AsRef<str>>(
+    text: &str,
+    wanted: impl IntoIterator<Item = S>,
+    label: impl std::fmt::Display,
+) {
+    let label = label.to_string();
+    let label = if label.is_empty() {
+        label
+    } else {
+        format!("{label}: ")
+    };
+    for wanted in wanted {
+        let wanted = wanted.as_ref();
+        assert!(text.contains(wanted), "{label}no {wanted:?} in\n{text}");
+    }
+}

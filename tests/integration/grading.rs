@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{node_tests, run};
+use crate::common::{assert_contains_all, node_tests, run};
 
 /// A spec the students in tests/students/ fail by raising from a helper of theirs.
 const DEAD_LETTER_SPEC: &str = "specs/dlq-consumer/permanent-on-the-first-delivery.yaml";
@@ -71,21 +71,19 @@ fn a_failing_students_output_and_the_line_that_raised_are_in_the_human_report() 
         let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", student.implementation]);
         assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
         let out = &ran.stdout;
-        for wanted in [
-            format!("raised {}", student.error),
-            format!("at {}:{} in ", student.file, student.line),
-            student.source.to_owned(),
-            "captured stdout:".to_owned(),
-            "DEBUG got a".to_owned(),
-            "captured stderr:".to_owned(),
-            "WARN dead-lettering a".to_owned(),
-        ] {
-            assert!(
-                out.contains(&wanted),
-                "{}: no {wanted:?} in\n{out}",
-                student.implementation
-            );
-        }
+        assert_contains_all(
+            out,
+            [
+                format!("raised {}", student.error),
+                format!("at {}:{} in ", student.file, student.line),
+                student.source.to_owned(),
+                "captured stdout:".to_owned(),
+                "DEBUG got a".to_owned(),
+                "captured stderr:".to_owned(),
+                "WARN dead-lettering a".to_owned(),
+            ],
+            student.implementation,
+        );
         // Only the student's frames: none of the shim's.
         assert!(
             !out.contains("dlqspec_shim") && !out.contains("dlqspec-shim"),
@@ -148,14 +146,16 @@ fn a_failing_students_output_and_the_line_that_raised_are_in_json_and_junit() {
         };
         assert_eq!(text("system-out"), "DEBUG got a\n");
         let err = text("system-err");
-        for wanted in [
-            format!("raised {}", student.error),
-            format!("{}:{}", student.file, student.line),
-            student.source.to_owned(),
-            "WARN dead-lettering a".to_owned(),
-        ] {
-            assert!(err.contains(&wanted), "no {wanted:?} in\n{err}");
-        }
+        assert_contains_all(
+            &err,
+            [
+                format!("raised {}", student.error),
+                format!("{}:{}", student.file, student.line),
+                student.source.to_owned(),
+                "WARN dead-lettering a".to_owned(),
+            ],
+            "",
+        );
     }
 }
 
@@ -170,19 +170,17 @@ fn tap_carries_the_output_as_diagnostics() {
         "tap",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    for wanted in [
-        "  stdout: \"DEBUG got a\"",
-        "  stderr: \"WARN dead-lettering a\"",
-        "  traceback: |2-",
-        "    raised KeyError: 'first_received'",
-        "      return msg[\"first_received\"]",
-    ] {
-        assert!(
-            ran.stdout.contains(wanted),
-            "no {wanted:?} in\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "  stdout: \"DEBUG got a\"",
+            "  stderr: \"WARN dead-lettering a\"",
+            "  traceback: |2-",
+            "    raised KeyError: 'first_received'",
+            "      return msg[\"first_received\"]",
+        ],
+        "",
+    );
 }
 
 #[test]
@@ -256,18 +254,16 @@ fn node_errors_left_to_promises_and_timers_error_the_spec() {
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
-    for wanted in [
-        "unhandled promise rejection after a call returned: Error: lost in a promise (and 1 more)",
-        "tests/students/async_errors.mjs:3 in later",
-        "return Promise.reject(new Error('lost in a promise'));",
-        "uncaught exception after a call returned: TypeError: thrown by a callback",
-    ] {
-        assert!(
-            ran.stdout.contains(wanted),
-            "no {wanted:?} in\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "unhandled promise rejection after a call returned: Error: lost in a promise (and 1 more)",
+            "tests/students/async_errors.mjs:3 in later",
+            "return Promise.reject(new Error('lost in a promise'));",
+            "uncaught exception after a call returned: TypeError: thrown by a callback",
+        ],
+        "",
+    );
     // A 0 ms timer fires before the call's reply, and errors the spec that set it.
     let ran = run(&[
         "run",
@@ -453,13 +449,15 @@ fn a_syntax_error_is_an_exercism_error_with_a_clear_message() {
     assert_valid(&exercism, &results, "syntax error");
     assert_eq!(results["status"], "error");
     let message = results["message"].as_str().expect("a message");
-    for wanted in [
-        "the solution could not be loaded: SyntaxError: expected ':'",
-        "--> syntax_error.py:5",
-        "class DLQConsumer",
-    ] {
-        assert!(message.contains(wanted), "no {wanted:?} in\n{message}");
-    }
+    assert_contains_all(
+        message,
+        [
+            "the solution could not be loaded: SyntaxError: expected ':'",
+            "--> syntax_error.py:5",
+            "class DLQConsumer",
+        ],
+        "",
+    );
     // No path of the machine that ran it, and nothing of the shim.
     let root = crate::common::root();
     assert!(
@@ -1071,13 +1069,7 @@ fn node_load_errors_show_the_students_frames_not_the_loaders() {
         let implementation = format!("node:tests/students/{student}");
         let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", &implementation]);
         assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-        for wanted in wanted {
-            assert!(
-                ran.stdout.contains(wanted),
-                "{student}: no {wanted:?} in\n{}",
-                ran.stdout
-            );
-        }
+        assert_contains_all(&ran.stdout, wanted, student);
         for unwanted in ["node:internal", "dlqspec-shim", "node_modules", "ModuleJob"] {
             assert!(
                 !ran.stdout.contains(unwanted),
@@ -1097,17 +1089,15 @@ fn explain_shows_what_the_student_printed_and_raised() {
         "python:tests/students/debug_keyerror.py",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    for wanted in [
-        "raised KeyError: 'first_received'",
-        "at tests/students/debug_keyerror.py:8 in first_attempt",
-        "captured stdout:\n  DEBUG got a\n",
-    ] {
-        assert!(
-            ran.stdout.contains(wanted),
-            "no {wanted:?} in\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "raised KeyError: 'first_received'",
+            "at tests/students/debug_keyerror.py:8 in first_attempt",
+            "captured stdout:\n  DEBUG got a\n",
+        ],
+        "",
+    );
     // Under the timeline, above the outcome.
     let at = |text: &str| ran.stdout.find(text).expect(text);
     assert!(at("captured stdout:") < at("outcome:"), "{}", ran.stdout);
@@ -1148,15 +1138,13 @@ fn python_errors_in_the_students_threads_error_the_spec() {
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
-    for wanted in [
-        "uncaught exception in thread worker: AttributeError: 'FakeQueue' object has no attribute 'missing_method'",
-        "at tests/students/thread_error.py:6 in work",
-        "return queue.missing_method()",
-    ] {
-        assert!(
-            ran.stdout.contains(wanted),
-            "no {wanted:?} in\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "uncaught exception in thread worker: AttributeError: 'FakeQueue' object has no attribute 'missing_method'",
+            "at tests/students/thread_error.py:6 in work",
+            "return queue.missing_method()",
+        ],
+        "",
+    );
 }
