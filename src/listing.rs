@@ -20,9 +20,30 @@ pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
     view
 }
 
+/// `a, b`, or `nothing`, long lists by their ends.
+pub fn list(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "nothing".to_owned()
+    } else {
+        shown(ids, String::clone).join(", ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_list_is_told_by_its_ends_and_a_count() {
+        let ids: Vec<String> = (1..=25).map(|n| format!("m{n}")).collect();
+        assert_eq!(
+            list(&ids),
+            "m1, m2, m3, m4, m5, m6, m7, m8, m9, ... (7 more), m17, m18, m19, m20, m21, m22, m23, m24, m25"
+        );
+        assert_eq!(list(&ids[..20]), ids[..20].join(", "));
+        // The world keeps views; telling one again keeps its count.
+        assert_eq!(list(&shown(&ids, String::clone)), list(&ids));
+    }
 
     #[test]
     fn a_view_is_short_and_showing_it_again_changes_nothing() {

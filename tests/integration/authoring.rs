@@ -971,7 +971,7 @@ fn explain_tells_no_rule_for_a_retry_a_crash_prevented() {
              dlq.has(a) -> false\n    \
              handler(a) raises TransientError: db down\n    \
              CRASH injected before queue.retry: the process dies\n    \
-             rule dlq-consumer/crash-propagates: the crash injected before queue.retry propagates out of process_one: the retry of a never happens, and a stays in flight\n    \
+             rule dlq-consumer/crash-propagates: the crash injected at queue.retry propagates out of process_one: the retry of a never happens, and a stays in flight\n    \
              \u{2713} process: crash\n\
              step 3 (line 9): recover"
         ),

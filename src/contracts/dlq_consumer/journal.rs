@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::listing::list;
+
 use super::world::{CrashTiming, ScriptedOutcome};
 use crate::yaml;
 
@@ -210,17 +212,6 @@ impl Happening {
     }
 }
 
-/// `a, b`, or `nothing`.
-pub fn list(ids: &[String]) -> String {
-    if ids.is_empty() {
-        "nothing".to_owned()
-    } else {
-        shown(ids, String::clone).join(", ")
-    }
-}
-
-pub use crate::listing::{MAX_LISTED, shown};
-
 pub fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
@@ -236,18 +227,6 @@ pub fn ordinal(n: u64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn a_long_list_is_told_by_its_ends_and_a_count() {
-        let ids: Vec<String> = (1..=25).map(|n| format!("m{n}")).collect();
-        assert_eq!(
-            list(&ids),
-            "m1, m2, m3, m4, m5, m6, m7, m8, m9, ... (7 more), m17, m18, m19, m20, m21, m22, m23, m24, m25"
-        );
-        assert_eq!(list(&ids[..20]), ids[..20].join(", "));
-        // The world keeps views; telling one again keeps its count.
-        assert_eq!(list(&shown(&ids, String::clone)), list(&ids));
-    }
 
     #[test]
     fn a_receive_names_its_count_and_first_time() {

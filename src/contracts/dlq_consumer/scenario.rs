@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
-use super::journal::{self, Happening, ordinal};
+use super::journal::{Happening, ordinal};
 use super::rules;
 use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
@@ -15,6 +15,7 @@ use super::spec::{
 use super::world::{Fault, Script, ScriptedOutcome, World};
 use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
 use crate::implementation::{Implementation, Naming, RaisedKind, Reply};
+use crate::listing;
 use crate::outcome::{Mismatch, Outcome};
 use crate::recorder::Recorder;
 use crate::rule::Rule;
@@ -201,7 +202,7 @@ impl Run<'_> {
                 .collect();
             self.recorder.tell(format!(
                 "start: the queue holds {}; the clock reads 0; max_attempts {}",
-                journal::list(&ids),
+                listing::list(&ids),
                 match self.scenario.max_attempts {
                     Some(n) => n.to_string(),
                     None => format!(
@@ -334,7 +335,7 @@ impl Run<'_> {
                     let moved = self.world.in_flight();
                     self.recorder.tell(format!(
                         "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
-                        journal::list(&moved)
+                        listing::list(&moved)
                     ));
                 }
                 self.world.recover();
@@ -509,7 +510,7 @@ impl Run<'_> {
                 } else {
                     format!(
                         "the given ids that are in the DLQ are replayed, in the order given, each once; skipped: {}",
-                        journal::list(&skipped)
+                        listing::list(&skipped)
                     )
                 }
             }
@@ -560,13 +561,13 @@ impl Run<'_> {
         if !unknown.is_empty() {
             self.recorder.tell(format!(
                 "    replay skips {}: not in the DLQ",
-                journal::list(&unknown)
+                listing::list(&unknown)
             ));
         }
         if !repeated.is_empty() {
             self.recorder.tell(format!(
                 "    replay skips the repeats of {}: each id is replayed once",
-                journal::list(&repeated)
+                listing::list(&repeated)
             ));
         }
     }
@@ -677,7 +678,7 @@ impl Run<'_> {
         match (prevented, crashed) {
             (Some(what), Some(call)) => self.rule_line(
                 &rules::CRASH_PROPAGATES,
-                format_args!("the crash injected before {call} propagates out of process_one: {what}, and {id} stays in flight"),
+                format_args!("the crash injected at {call} propagates out of process_one: {what}, and {id} stays in flight"),
             ),
             (_, crashed) => self.crash_line(crashed.as_deref()),
         }
@@ -816,7 +817,7 @@ impl Run<'_> {
                 left.sort_unstable();
                 left.dedup();
                 let left: Vec<String> = left.into_iter().map(str::to_owned).collect();
-                journal::list(&left)
+                listing::list(&left)
             } else {
                 String::new()
             };
@@ -951,16 +952,25 @@ impl Run<'_> {
     /// `in_flight`, `handler_calls`, `trace`): the full comparison in `expect` decides then.
     /// Each part judged here must hold exactly when `expect` finds it equal.
     fn holds(&self, expect: &Expectation) -> bool {
-        if expect.pending.is_some()
-            || expect.in_flight.is_some()
-            || expect.handler_calls.is_some()
-            || expect.trace.is_some()
-        {
+        // Every part named, none left to `..`: a part added to `Expectation` must be judged
+        // here or sent to the full comparison, or a checking run would pass what it never saw.
+        let Expectation {
+            dlq,
+            pending,
+            in_flight,
+            handler_calls,
+            trace,
+            clock,
+            counts,
+            dlq_reasons,
+            patterned: _,
+        } = expect;
+        if pending.is_some() || in_flight.is_some() || handler_calls.is_some() || trace.is_some() {
             return false;
         }
         let world = &self.world;
         let put = world.dlq();
-        if let Some(entries) = &expect.dlq {
+        if let Some(entries) = dlq {
             let same = entries.len() == put.len()
                 && entries
                     .iter()
@@ -970,7 +980,7 @@ impl Run<'_> {
                 return false;
             }
         }
-        if let Some(counts) = &expect.counts {
+        if let Some(counts) = counts {
             let (ready, in_flight) = world.queue_lengths();
             let observed = [
                 (counts.dlq, put.len() as u64),
@@ -985,7 +995,7 @@ impl Run<'_> {
                 return false;
             }
         }
-        if let Some(reasons) = &expect.dlq_reasons {
+        if let Some(reasons) = dlq_reasons {
             // A reason left out and a reason written as 0 both say "none".
             let mut observed = [0u64; 3];
             for entry in put {
@@ -1001,7 +1011,7 @@ impl Run<'_> {
                 return false;
             }
         }
-        expect.clock.is_none_or(|clock| clock == world.now())
+        clock.is_none_or(|clock| clock == world.now())
     }
 
     /// Checks an `expect` written at `position`; `path` leads from there to the expectation's

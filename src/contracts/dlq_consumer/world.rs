@@ -338,7 +338,7 @@ impl World {
     }
 
     /// The DLQ's ids for the journal, when it is detailed; a plain run keeps none. A long DLQ
-    /// is kept by its ends (see `journal::shown`), so a big scenario's journal stays linear.
+    /// is kept by its ends (see `listing::shown`), so a big scenario's journal stays linear.
     fn dlq_view(&self) -> Vec<String> {
         if !self.detailed {
             return Vec::new();
@@ -347,7 +347,7 @@ impl World {
             Some(Value::String(id)) => id.clone(),
             other => other.map(Value::to_string).unwrap_or_default(),
         };
-        super::journal::shown(&self.dlq, id)
+        crate::listing::shown(&self.dlq, id)
     }
 
     /// Takes the record of an unscripted handler call, if one happened since the last take.
@@ -489,7 +489,7 @@ impl World {
                 let pending = self.pending();
                 // A view, as of the DLQ: a timeline line per read, not a copy of the queue.
                 let ids = if self.detailed {
-                    super::journal::shown(&pending, String::clone)
+                    crate::listing::shown(&pending, String::clone)
                 } else {
                     Vec::new()
                 };

@@ -169,7 +169,7 @@ impl Run<'_> {
             Step::Create(create) => self.create(label, create),
             Step::Submit(submit) => {
                 let args = [json!(submit.id.value), json!(submit.payload)];
-                let reply = self.call(label, "submit", &args)?;
+                let reply = self.call("submit", &args)?;
                 if let Reply::Raised(raised) = reply {
                     let note = "submit must accept a new job".to_owned();
                     let actual = raised_value(&raised, true);
@@ -180,7 +180,7 @@ impl Run<'_> {
             }
             Step::Process(process) => self.process(label, position, process),
             Step::Replay(replay) => {
-                let reply = self.call(label, "replay", &[json!(replay.id)])?;
+                let reply = self.call("replay", &[json!(replay.id)])?;
                 let expected = json!({ "returns": replay.returns.value });
                 let actual = answer(reply, &expected)?;
                 let at = yaml::at(&replay.returns);
@@ -206,7 +206,7 @@ impl Run<'_> {
     }
 
     /// Calls a method of the current queue, noting the call and its answer in the timeline.
-    fn call(&mut self, _label: &str, method: &str, args: &[Value]) -> Result<Reply, Stop> {
+    fn call(&mut self, method: &str, args: &[Value]) -> Result<Reply, Stop> {
         let reply = self
             .implementation
             .call(method, args, &mut NoWorld)
@@ -222,7 +222,7 @@ impl Run<'_> {
             let before = self.seen.take();
             for rule in self.exercised(method, args, &reply) {
                 let why = match &before {
-                    Some(before) => self.why(rule, args, &reply, before),
+                    Some(before) => self.why(rule, args, before),
                     None => rule.statement.to_owned(),
                 };
                 self.recorder.exercise(rule, &why);
@@ -306,7 +306,7 @@ impl Run<'_> {
             Some(_) => Some(self.state()?),
             None => None,
         };
-        let reply = self.call(label, "process", std::slice::from_ref(&step.outcome.value))?;
+        let reply = self.call("process", std::slice::from_ref(&step.outcome.value))?;
         let (expected, at) = match (&step.returns, &step.raises) {
             (_, Some(raises)) => (raises.value.to_value(), yaml::at(raises)),
             (Some(returns), None) => (
@@ -377,7 +377,7 @@ impl Run<'_> {
             }
         }
         let wire: Vec<Value> = ops.iter().map(|op| op.value.0.to_wire()).collect();
-        let reply = self.call(label, "mutate_state", &[Value::Array(wire)])?;
+        let reply = self.call("mutate_state", &[Value::Array(wire)])?;
         if let Reply::Raised(raised) = reply {
             let note = "mutate_state must apply ops that apply to the view".to_owned();
             let actual = raised_value(&raised, true);
@@ -432,7 +432,7 @@ impl Run<'_> {
 
     /// The queue's state now, its keys in the contract's order.
     fn state(&mut self) -> Result<Value, Stop> {
-        match self.call("state", "state", &[])? {
+        match self.call("state", &[])? {
             Reply::Returned(view) => Ok(normalize_state(&view)),
             // Not a state: it differs from every expected one, and the diff shows why.
             Reply::Raised(raised) => Ok(raised_value(&raised, true)),
@@ -499,7 +499,7 @@ impl Run<'_> {
     }
 
     /// The specific reason `rule` decides this call, from the state before it (`before`).
-    fn why(&self, rule: &Rule, args: &[Value], reply: &Reply, before: &Value) -> String {
+    fn why(&self, rule: &Rule, args: &[Value], before: &Value) -> String {
         let ready = jobs(before, "ready");
         let quarantine = jobs(before, "quarantine");
         let head = ready.first();
@@ -590,7 +590,6 @@ impl Run<'_> {
                 } else {
                     format!("no job {wanted} is in quarantine")
                 };
-                let _ = reply;
                 format!("{where_}: replay returns False and changes nothing")
             }
             id_ if id_ == rules::STATE_DEEP_COPY.id => {
@@ -639,7 +638,7 @@ fn names(jobs: &[Job]) -> String {
     if jobs.is_empty() {
         return "nothing".to_owned();
     }
-    crate::contracts::dlq_consumer::journal::shown(jobs, |job| job.id.clone()).join(", ")
+    crate::listing::shown(jobs, |job| job.id.clone()).join(", ")
 }
 
 /// `ready a (1 attempt), b (0 attempts); done x; quarantine c (exhausted, 2 attempts)`.
@@ -649,7 +648,7 @@ fn describe_state(state: &Value) -> String {
     let ready = if ready.is_empty() {
         "nothing".to_owned()
     } else {
-        crate::contracts::dlq_consumer::journal::shown(&ready, |job| {
+        crate::listing::shown(&ready, |job| {
             format!("{} ({})", job.id, attempts(job.attempts))
         })
         .join(", ")
@@ -659,12 +658,12 @@ fn describe_state(state: &Value) -> String {
         .and_then(Value::as_array)
         .map(|done| done.iter().map(yaml::flow).collect())
         .unwrap_or_default();
-    let done = crate::contracts::dlq_consumer::journal::list(&done);
+    let done = crate::listing::list(&done);
     let quarantine = jobs(state, "quarantine");
     let quarantine = if quarantine.is_empty() {
         "nothing".to_owned()
     } else {
-        crate::contracts::dlq_consumer::journal::shown(&quarantine, |job| {
+        crate::listing::shown(&quarantine, |job| {
             format!("{} ({}, {})", job.id, job.reason, attempts(job.attempts))
         })
         .join(", ")
