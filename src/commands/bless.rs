@@ -94,6 +94,17 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         }
                         // The diff and notes were shown with the question.
                         notes.clear();
+                        // The answer may come long after the diff: an edit made meanwhile
+                        // (in the author's editor, say) is theirs, and must not be overwritten.
+                        let now = crate::source::SourceFile::read(path).map(|file| file.text);
+                        if now.as_deref().ok() != Some(original.as_str()) {
+                            tally.refused += 1;
+                            let _ = writeln!(
+                                out,
+                                "not blessed: {shown} changed since its diff was shown; run bless again\n"
+                            );
+                            continue;
+                        }
                     }
                     match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
                         Ok(()) => {

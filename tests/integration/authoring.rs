@@ -706,6 +706,48 @@ fn bless_interactively(args: &[&str], answers: &str) -> crate::common::Ran {
 }
 
 #[test]
+fn bless_interactive_never_overwrites_an_edit_made_while_it_asked() {
+    use std::io::{Read as _, Write as _};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.yaml");
+    std::fs::write(&path, FAILING.replace("NAME", "a")).unwrap();
+    let mut child = crate::common::dlqspec()
+        .env("DLQSPEC_ASSUME_TTY", "1")
+        .args(["bless", "--interactive", path_arg(&path)])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dlqspec runs");
+    // Wait for the question, edit the spec as an author would, then accept.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut shown = Vec::new();
+    let mut byte = [0u8; 1];
+    while !shown.ends_with(b"[q]uit: ") {
+        assert_eq!(
+            stdout.read(&mut byte).expect("the question"),
+            1,
+            "no question"
+        );
+        shown.push(byte[0]);
+    }
+    let edited = format!("# the author's note\n{}", FAILING.replace("NAME", "a"));
+    std::fs::write(&path, &edited).unwrap();
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"a\n").expect("the answer");
+    drop(stdin);
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("the rest");
+    let status = child.wait().expect("dlqspec ends");
+    assert_eq!(status.code(), Some(1), "{rest}");
+    assert!(
+        rest.contains("changed since its diff was shown; run bless again"),
+        "{rest}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+}
+
+#[test]
 fn bless_interactive_asks_per_spec_writes_the_accepted_and_stops_at_quit() {
     let dir = tempfile::tempdir().unwrap();
     let names = ["a.yaml", "b.yaml", "c.yaml", "d.yaml"];
