@@ -477,6 +477,14 @@ def _traceback(e):
     return frames[:40]
 
 
+def _text(e):
+    """str(e) for a student's exception, even when its __str__ raises."""
+    try:
+        return str(e)
+    except BaseException:  # their __str__ is theirs to break; the reply must still be sent
+        return "<%s whose message could not be read>" % type(e).__name__
+
+
 def _raised(e):
     if isinstance(e, Crash):
         kind = "crash"
@@ -484,7 +492,7 @@ def _raised(e):
         kind = "invalid_argument"
     else:
         kind = "error"
-    reply = {"type": "raised", "error": {"kind": kind, "class": type(e).__name__, "message": str(e)}}
+    reply = {"type": "raised", "error": {"kind": kind, "class": type(e).__name__, "message": _text(e)}}
     if kind == "error":  # an unexpected error: where in their code it came from helps the student
         frames = _traceback(e)
         if frames:
@@ -525,9 +533,10 @@ def _thread_error_reply():
         _thread_errors_cut = 0
     if not told:
         return None
-    heads = ["uncaught exception in thread %s: %s: %s" % (name, type(e).__name__, e) for name, e in told]
+    heads = ["uncaught exception in thread %s: %s: %s" % (str(name)[:200], type(e).__name__, _text(e)[:2000])
+             for name, e in told]
     more += len(told) - 1
-    reply = {"type": "errored", "message": heads[0][:2000] + (" (and %d more)" % more if more else "")}
+    reply = {"type": "errored", "message": heads[0] + (" (and %d more)" % more if more else "")}
     frames = _traceback(told[0][1])
     if frames:
         reply["traceback"] = frames

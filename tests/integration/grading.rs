@@ -1148,3 +1148,25 @@ fn python_errors_in_the_students_threads_error_the_spec() {
         "",
     );
 }
+
+#[test]
+fn python_thread_errors_that_are_hard_to_tell_still_error_the_spec_plainly() {
+    let ran = run(&[
+        "run",
+        DEAD_LETTER_SPEC,
+        "--impl",
+        "python:tests/students/thread_errors_hostile.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "uncaught exception in thread first: Unprintable: <Unprintable whose message could not be read> (and 1 more)",
+        ],
+        "",
+    );
+    // The 100,000-character message is cut, so the reply stays a reply, not a broken line.
+    assert!(!ran.stdout.contains("protocol"), "{}", ran.stdout);
+    assert!(ran.stdout.len() < 50_000, "{} bytes", ran.stdout.len());
+}
