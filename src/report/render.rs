@@ -219,10 +219,13 @@ fn dir_prefix(dir: &std::path::Path) -> String {
 /// `text` with every path under `dir` said relative to it (`solution.py:5`, not
 /// `/home/runner/class/alice/solution.py:5`): what autograder results show a student, who
 /// knows their own files and not the grader's folders.
+///
+/// A solution at the root (`/solution.py`) has the folder `/`, a prefix of every absolute path
+/// and of every `/` in the text: nothing is shortened then.
 pub fn relative_to(text: &str, dir: Option<&std::path::Path>) -> String {
-    match dir {
-        Some(dir) => text.replace(&dir_prefix(dir), ""),
-        None => text.to_owned(),
+    match dir.map(dir_prefix) {
+        Some(prefix) if prefix != "/" => text.replace(&prefix, ""),
+        _ => text.to_owned(),
     }
 }
 
@@ -373,6 +376,18 @@ pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_told_relative_to_the_solutions_folder_but_never_to_the_root() {
+        let text = "raised at /home/class/alice/solution.py:5 (see /tmp/x)";
+        let alice = std::path::Path::new("/home/class/alice");
+        assert_eq!(
+            relative_to(text, Some(alice)),
+            "raised at solution.py:5 (see /tmp/x)"
+        );
+        assert_eq!(relative_to(text, Some(std::path::Path::new("/"))), text);
+        assert_eq!(relative_to(text, None), text);
+    }
 
     #[test]
     fn numbers_read_as_people_write_them() {
