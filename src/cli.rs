@@ -441,7 +441,7 @@ pub struct LintArgs {
 
     /// Do not report the smell ID anywhere (repeatable); a spec allows one for itself with
     /// `allow: [{smell: ID, reason: ...}]`.
-    #[arg(long, value_name = "ID", value_parser = crate::smell::parse_allow)]
+    #[arg(long, value_name = "ID", value_parser = crate::smell::known)]
     pub allow: Vec<&'static str>,
 
     /// Judge rule coverage (uncovered-rule) for every contract the linted specs use, even when

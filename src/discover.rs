@@ -284,7 +284,8 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-fn is_spec(path: &Path) -> bool {
+/// Whether a file is a spec by its name: `.yaml` or `.yml`.
+pub(crate) fn is_spec(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")

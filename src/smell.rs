@@ -30,7 +30,8 @@ pub const SMELLS: &[&str] = &[
     STALE_ALLOW,
 ];
 
-/// The catalogue's spelling of `word`, or why it is not a smell id, with a did-you-mean.
+/// The catalogue's spelling of `word`, or why it is not a smell id, with a did-you-mean;
+/// also the value parser of `lint --allow`.
 pub fn known(word: &str) -> Result<&'static str, String> {
     if let Some(id) = SMELLS.iter().find(|id| **id == word) {
         return Ok(id);
@@ -42,11 +43,6 @@ pub fn known(word: &str) -> Result<&'static str, String> {
         "`{word}` is not a smell id{near}; the smells are {}",
         SMELLS.join(", ")
     ))
-}
-
-/// A value parser for `lint --allow`: a smell id of the catalogue.
-pub fn parse_allow(word: &str) -> Result<&'static str, String> {
-    known(word)
 }
 
 /// One `allow:` item as a spec writes it.

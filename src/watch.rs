@@ -114,7 +114,7 @@ impl Watched {
             }
         }
         let mut specs: Vec<PathBuf> = Vec::new();
-        for path in changed.iter().filter(|path| is_spec_file(path)) {
+        for path in changed.iter().filter(|path| crate::discover::is_spec(path)) {
             if let Some(given) = self.specs.iter().find_map(|r| r.as_given(path))
                 && !specs.contains(&given)
             {
@@ -130,13 +130,6 @@ impl Watched {
 }
 
 /// Whether a path names a spec file by its extension, as discovery finds them.
-fn is_spec_file(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
