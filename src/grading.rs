@@ -3,7 +3,6 @@
 //! the summary, and reading shards' `summary.json` back to merge them.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -306,28 +305,31 @@ pub fn tally(json_lines: &str) -> ReportTally {
 }
 
 /// Reads at most `limit` bytes of a regular file, refusing a link, a FIFO, a device or a
-/// larger file with a sentence naming it.
+/// larger file with a sentence naming it: `source`'s bounded read, which checks the file it
+/// opened (never blocking on a FIFO, never following a link), with errors for a person.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "{}: not a regular file (a link, a folder or a device is never read)",
-            path.display()
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
-            "{}: larger than the {} MiB read back",
-            path.display(),
-            limit >> 20
-        ));
-    }
-    Ok(bytes)
+    let (file, meta) = crate::source::open_regular(path, false).map_err(|e| {
+        let not_regular = std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file());
+        if not_regular {
+            format!(
+                "{}: not a regular file (a link, a folder or a device is never read)",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })?;
+    crate::source::read_bounded(file, &meta, limit).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            format!(
+                "{}: larger than the {} MiB read back",
+                path.display(),
+                limit >> 20
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })
 }
 
 /// Reads a shard's `summary.json` back into its rows, validated: every error names the file
@@ -464,6 +466,26 @@ pub fn merge(shards: Vec<(PathBuf, Vec<Graded>)>) -> Result<Vec<Graded>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_bounded_read_refuses_links_fifos_and_big_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("report.jsonl");
+        std::fs::write(&file, "0123456789").unwrap();
+        assert_eq!(read_bounded(&file, 10).unwrap(), b"0123456789");
+        let big = read_bounded(&file, 9).unwrap_err();
+        assert!(big.ends_with("larger than the 0 MiB read back"), "{big}");
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        for path in [&link, &fifo] {
+            let why = read_bounded(path, 10).unwrap_err();
+            assert!(why.contains("not a regular file"), "{why}");
+        }
+    }
 
     #[test]
     fn a_folder_names_its_entry_file_by_the_documented_rule() {

@@ -267,7 +267,10 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
     if let Err(error) = crate::atomic_file::replace_own(&text, human.as_bytes()) {
         row.note = format!("cannot write {}: {error}", text.display());
     }
-    let report = std::fs::read_to_string(&jsonl).unwrap_or_default();
+    // Bounded, and never through a link or FIFO a solution may have planted there.
+    let report = grading::read_bounded(&jsonl, grading::MAX_REPORT_BYTES)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
     let tally = grading::tally(&report);
     row.score = tally.score;
     row.max_score = tally.max_score;
