@@ -839,6 +839,12 @@ fn bless_interactive_without_a_terminal_refuses_and_says_what_to_do() {
     );
     let ran = run(&["bless", "--interactive", "--check", path_arg(&path)]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("'--interactive' cannot be used with '--check'"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]

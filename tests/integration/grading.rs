@@ -785,12 +785,24 @@ fn grade_shards_a_class_deterministically_and_merges_the_shards() {
         let mine = csv_submissions(&out);
         // The same share whatever order the submissions are given in.
         let again = class.path().join(format!("again-{k}"));
-        grade_into(&again, &reversed, &["--partition", &share]);
+        let ran = grade_into(&again, &reversed, &["--partition", &share]);
+        assert!(
+            ran.code == 0 || ran.code == 1,
+            "{}{}",
+            ran.stdout,
+            ran.stderr
+        );
         let mut theirs = csv_submissions(&again);
         let mut sorted = mine.clone();
         sorted.sort();
         theirs.sort();
         assert_eq!(sorted, theirs, "share {share}");
+        // Round-robin over the sorted names.
+        let expected = [&["alice", "dave"][..], &["bob", "erin"], &["carol"]][k - 1];
+        assert_eq!(sorted.len(), expected.len(), "share {share}: {sorted:?}");
+        for (got, name) in sorted.iter().zip(expected) {
+            assert!(got.contains(name), "share {share}: {sorted:?}");
+        }
         for submission in &mine {
             assert!(
                 seen.insert(submission.clone()),
@@ -800,7 +812,6 @@ fn grade_shards_a_class_deterministically_and_merges_the_shards() {
         assert!(out.join("summary.json").is_file());
         shards.push(out);
     }
-    // Round-robin over the sorted names: 2, 2 and 1.
     assert_eq!(seen.len(), 5);
     let merged = class.path().join("merged");
     let mut args = vec!["grade", "--merge"];
@@ -945,6 +956,12 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
     // A submission list and --merge at once is a usage error.
     let ran = run(&["grade", "x.py", "--merge", shard_arg]);
     assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot be used with '--merge <DIR>...'"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]

@@ -150,10 +150,14 @@ fn check(path: &str, text: String) -> Result<(), TestCaseError> {
     match (&run, &blessing) {
         (Outcome::Passed, Blessing::Unchanged)
         | (Outcome::SpecError(_), Blessing::SpecError(_))
-        | (Outcome::Mismatch(_), Blessing::Refused(_))
+        | (Outcome::Mismatch(_), Blessing::Refused(_)) => {}
         // A spec error after the first difference (a fault that never fires): bless refuses
-        // the spec as broken, while the verdict stays the difference.
-        | (Outcome::Mismatch(_), Blessing::SpecError(_)) => {}
+        // the spec as broken, while the verdict stays the difference. Only then.
+        (Outcome::Mismatch(_), Blessing::SpecError(_))
+            if spec
+                .run(&mut Builtin::new(), RunMode::Record)
+                .later_spec_error
+                .is_some() => {}
         (Outcome::Mismatch(_), Blessing::Rewritten { blessed, .. }) => {
             let again = loader::load(SourceFile::from_text(path, blessed.clone()))
                 .map_err(|e| TestCaseError::fail(format!("the blessed spec does not load: {e}")))?;
