@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
+use indexmap::IndexSet;
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::cli::WatchArgs;
@@ -23,6 +24,9 @@ use crate::watch::{Plan, Root, Watched};
 /// How long the files must stay quiet before a rerun: an editor's save is several events (write,
 /// rename, attributes), and a rerun per event would run the same specs several times.
 const QUIET: Duration = Duration::from_millis(200);
+
+/// The longest changes are gathered before a rerun, however often they keep coming.
+const MAX_SETTLE: Duration = Duration::from_secs(2);
 
 /// A change event as the watcher hands it on.
 type Change = notify::Result<notify::Event>;
@@ -216,24 +220,29 @@ impl Session {
     }
 }
 
-/// Waits for a change, then gathers changes until the files have been quiet for `QUIET`; the
-/// paths that changed, in order. `None` when the watcher has gone.
+/// Waits for a change, then gathers changes until the files have been quiet for `QUIET`, or
+/// for `MAX_SETTLE` at most (a file that never stops changing, a log say, must not hold the
+/// rerun back for ever); the paths that changed, in order, each once. `None` when the watcher
+/// has gone.
 fn settle(changes: &Receiver<Change>) -> Option<Vec<PathBuf>> {
-    let mut changed = Vec::new();
+    let mut changed = IndexSet::new();
     let first = changes.recv().ok()?;
     take(first, &mut changed);
+    let until = std::time::Instant::now() + MAX_SETTLE;
     loop {
-        match changes.recv_timeout(QUIET) {
-            Ok(change) => take(change, &mut changed),
-            Err(RecvTimeoutError::Timeout) => return Some(changed),
-            Err(RecvTimeoutError::Disconnected) => return Some(changed),
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        match changes.recv_timeout(QUIET.min(left)) {
+            Ok(change) if !left.is_zero() => take(change, &mut changed),
+            Ok(_) | Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                return Some(changed.into_iter().collect());
+            }
         }
     }
 }
 
 /// Keeps the paths of an event that changes content or names: not reads (dlqspec reading the
 /// specs it runs), nor attribute changes (a read may update an access time).
-fn take(change: Change, changed: &mut Vec<PathBuf>) {
+fn take(change: Change, changed: &mut IndexSet<PathBuf>) {
     let Ok(event) = change else { return };
     let matters = match event.kind {
         EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any | EventKind::Other => true,
@@ -242,11 +251,7 @@ fn take(change: Change, changed: &mut Vec<PathBuf>) {
         EventKind::Access(_) => false,
     };
     if matters {
-        for path in event.paths {
-            if !changed.contains(&path) {
-                changed.push(path);
-            }
-        }
+        changed.extend(event.paths);
     }
 }
 
@@ -324,7 +329,7 @@ mod tests {
 
     #[test]
     fn reads_and_attribute_changes_are_not_changes() {
-        let mut changed = Vec::new();
+        let mut changed = IndexSet::new();
         let event = |kind| Ok(notify::Event::new(kind).add_path(PathBuf::from("/w/a.yaml")));
         take(
             event(EventKind::Access(notify::event::AccessKind::Any)),
@@ -345,6 +350,34 @@ mod tests {
             event(EventKind::Create(notify::event::CreateKind::File)),
             &mut changed,
         );
-        assert_eq!(changed, vec![PathBuf::from("/w/a.yaml")]);
+        assert_eq!(
+            changed.into_iter().collect::<Vec<_>>(),
+            vec![PathBuf::from("/w/a.yaml")]
+        );
+    }
+
+    #[test]
+    fn changes_that_never_stop_are_gathered_for_a_while_not_for_ever() {
+        let (send, changes) = mpsc::channel();
+        // A change every 50 ms for 10 s, each naming a file of its own: quiet never comes.
+        let sender = std::thread::spawn(move || {
+            for n in 0..200 {
+                let path = PathBuf::from(format!("/w/log-{n}"));
+                let event = notify::Event::new(EventKind::Create(notify::event::CreateKind::File))
+                    .add_path(path);
+                if send.send(Ok(event)).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let changed = settle(&changes).expect("changes");
+        drop(changes);
+        assert!(
+            !changed.is_empty() && changed.len() < 200,
+            "{} changes gathered",
+            changed.len()
+        );
+        let _ = sender.join();
     }
 }
