@@ -241,19 +241,20 @@ fn output_is_capped_with_what_was_cut_and_shown_escaped() {
     );
 }
 
+/// Runs the dead-letter spec on `implementation`, which must error it (exit 1, `ERROR`).
+fn errored_by(implementation: &str) -> crate::common::Ran {
+    let ran = run(&["run", DEAD_LETTER_SPEC, "--impl", implementation]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    ran
+}
+
 #[test]
 fn node_errors_left_to_promises_and_timers_error_the_spec() {
     if !node_tests() {
         return;
     }
-    let ran = run(&[
-        "run",
-        DEAD_LETTER_SPEC,
-        "--impl",
-        "node:tests/students/async_errors.mjs",
-    ]);
-    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    let ran = errored_by("node:tests/students/async_errors.mjs");
     assert_contains_all(
         &ran.stdout,
         [
@@ -1147,14 +1148,7 @@ fn smoke_shows_output_under_a_failing_check_capped_and_escaped() {
 
 #[test]
 fn python_errors_in_the_students_threads_error_the_spec() {
-    let ran = run(&[
-        "run",
-        DEAD_LETTER_SPEC,
-        "--impl",
-        "python:tests/students/thread_error.py",
-    ]);
-    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    let ran = errored_by("python:tests/students/thread_error.py");
     assert_contains_all(
         &ran.stdout,
         [
@@ -1168,14 +1162,7 @@ fn python_errors_in_the_students_threads_error_the_spec() {
 
 #[test]
 fn python_thread_errors_that_are_hard_to_tell_still_error_the_spec_plainly() {
-    let ran = run(&[
-        "run",
-        DEAD_LETTER_SPEC,
-        "--impl",
-        "python:tests/students/thread_errors_hostile.py",
-    ]);
-    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with("ERROR "), "{}", ran.stdout);
+    let ran = errored_by("python:tests/students/thread_errors_hostile.py");
     assert_contains_all(
         &ran.stdout,
         [
