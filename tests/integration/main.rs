@@ -1,5 +1,6 @@
 //! The one integration test binary: drives the real `dlqspec` executable. One module per area.
 
+mod adversarial;
 mod authoring;
 mod common;
 mod compact;

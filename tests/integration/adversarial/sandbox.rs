@@ -1,0 +1,1 @@
+//! Attacks on the box: reading, writing and signalling outside the submission's own folder.
