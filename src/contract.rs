@@ -50,7 +50,7 @@ pub trait Contract: Sync {
 
     /// The contract's side of `dlqspec explore`: its scenario generator and crash schedules;
     /// `None` for a contract that has none (it is then never explored).
-    fn explorer(&self) -> Option<&'static dyn crate::explore::Explorer> {
+    fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         None
     }
 }

@@ -37,6 +37,7 @@ pub mod contracts;
 pub mod discover;
 pub mod explore;
 pub mod external;
+pub mod generate;
 pub mod grading;
 pub mod implementation;
 pub mod interactive;

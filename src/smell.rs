@@ -7,22 +7,29 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::authoring::lint as shared;
 use crate::contracts::{dlq_consumer, outcome_queue};
 use crate::source::{Position, SourceFile};
 use crate::spec_error::SpecError;
 use crate::yaml::{self, Spanned};
+
+/// The smells `dlqspec lint` finds across specs or in any spec (each contract names its own
+/// scenario smells).
+pub const NO_RULE: &str = "no-rule";
+pub const DUPLICATE_NAME: &str = "duplicate-name";
+pub const UNCOVERED_RULE: &str = "uncovered-rule";
+pub const UNEXERCISED_RULE: &str = "unexercised-rule";
+pub const CHECKS_NOTHING: &str = "checks-nothing";
 
 /// An allow in a spec that suppresses nothing: reported like a stale known failure.
 pub const STALE_ALLOW: &str = "stale-allow";
 
 /// Every smell id, in the order the docs list them.
 pub const SMELLS: &[&str] = &[
-    shared::NO_RULE,
-    shared::UNEXERCISED_RULE,
-    shared::CHECKS_NOTHING,
-    shared::DUPLICATE_NAME,
-    shared::UNCOVERED_RULE,
+    NO_RULE,
+    UNEXERCISED_RULE,
+    CHECKS_NOTHING,
+    DUPLICATE_NAME,
+    UNCOVERED_RULE,
     dlq_consumer::smells::NEVER_DELIVERED,
     dlq_consumer::smells::UNUSED_OUTCOMES,
     outcome_queue::smells::NEVER_PROCESSED,
@@ -64,7 +71,7 @@ fn allowable() -> Vec<&'static str> {
     SMELLS
         .iter()
         .copied()
-        .filter(|id| *id != shared::UNCOVERED_RULE && *id != STALE_ALLOW)
+        .filter(|id| *id != UNCOVERED_RULE && *id != STALE_ALLOW)
         .collect()
 }
 
@@ -103,7 +110,7 @@ pub fn allows(file: &SourceFile, written: &[Spanned<AllowSpec>]) -> Result<Vec<A
         let at = yaml::at(&item.value.smell);
         let word = item.value.smell.value.as_str();
         let smell = known(word).map_err(|why| SpecError::invalid(file, at, why))?;
-        if smell == shared::UNCOVERED_RULE || smell == STALE_ALLOW {
+        if smell == UNCOVERED_RULE || smell == STALE_ALLOW {
             let why = if smell == STALE_ALLOW {
                 "an allow that suppresses nothing is to be removed, not allowed"
             } else {

@@ -167,8 +167,9 @@ fn judge_blessed(
         Ok((smells, run)) if matches!(run.outcome, Outcome::Passed) => {
             let header = spec.scenario.header();
             // A duplicate name needs the other specs to judge; this is one spec alone.
-            let (smells, _) =
-                lint::apply_allows(header, smells, |smell| smell != lint::DUPLICATE_NAME);
+            let (smells, _) = lint::apply_allows(header, smells, |smell| {
+                smell != crate::smell::DUPLICATE_NAME
+            });
             Ok(smells)
         }
         Ok((_, run)) => Err(still(&run.outcome)),

@@ -18,17 +18,12 @@ use crate::report::render;
 use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::runner::{self, RunConfig};
-use crate::smell::STALE_ALLOW;
+use crate::smell::{
+    CHECKS_NOTHING, DUPLICATE_NAME, NO_RULE, STALE_ALLOW, UNCOVERED_RULE, UNEXERCISED_RULE,
+};
 use crate::source::{Excerpt, Position, display_path};
 use crate::spec_error::SpecError;
 use crate::yaml_edit::Document;
-
-/// Smell ids found here (each contract names its own scenario smells).
-pub const NO_RULE: &str = "no-rule";
-pub const DUPLICATE_NAME: &str = "duplicate-name";
-pub const UNCOVERED_RULE: &str = "uncovered-rule";
-pub const UNEXERCISED_RULE: &str = "unexercised-rule";
-pub const CHECKS_NOTHING: &str = "checks-nothing";
 
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,33 +14,22 @@
 
 pub mod case;
 pub mod crashes;
-pub mod rng;
 pub mod shrink;
 
 use std::time::{Duration, Instant};
 
-use case::{Case, Header, Judged};
-use rng::Rng;
+use case::Judged;
 use shrink::Failing;
 
 use crate::builtin::Builtin;
 use crate::contract::{Contract, RunMode, Smell};
+use crate::generate::Explorer;
+use crate::generate::case::Header;
+use crate::generate::rng::Rng;
 use crate::implementation::Implementation;
 use crate::loader;
 use crate::outcome::Outcome;
 use crate::source::SourceFile;
-
-/// A contract's side of exploring: its scenario generator and its crash schedules.
-pub trait Explorer: Sync {
-    /// A random scenario of the contract, drawn from `rng` alone. It must make a spec the
-    /// built-in implementation passes once blessed (an invalid case is counted and skipped,
-    /// but it is a bug of the generator).
-    fn generate(&self, rng: &mut Rng) -> Box<dyn Case>;
-
-    /// The crash schedules of the scenario in `file` (a spec of this contract), or why this
-    /// contract has none.
-    fn crash_schedules(&self, file: &SourceFile) -> Result<Box<dyn crashes::Schedules>, String>;
-}
 
 /// How much to explore.
 #[derive(Clone)]
@@ -358,7 +347,7 @@ pub fn finish(
         description: &description,
         rules: &exercised,
     };
-    let text = case::spec_text(&header, &failing.case.body());
+    let text = crate::generate::case::spec_text(&header, &failing.case.body());
     // The spec as written: blessed again under its real header, and judged once more, so what
     // is reported is exactly what the file says.
     let (spec, outcome) = match case::judge(contract.name(), text, implementation) {

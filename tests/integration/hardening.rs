@@ -737,7 +737,7 @@ fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bles
     let blessed = std::fs::read_to_string(&spec).expect("read");
     assert_ne!(blessed, BLESSABLE);
     // A fixed seed, so a failing sequence of kills replays the same way.
-    let mut rng = dlqspec::explore::rng::Rng::new(0x2545_F491_4F6C_DD1D);
+    let mut rng = dlqspec::generate::rng::Rng::new(0x2545_F491_4F6C_DD1D);
     let (mut old, mut new) = (0, 0);
     for round in 0..120 {
         std::fs::write(&spec, BLESSABLE).expect("reset");

@@ -9,7 +9,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dlqspec::discover;
 
-use dlqspec::explore::rng::Rng;
+use dlqspec::generate::rng::Rng;
 
 use crate::common::{TOKENS, root, verdicts};
 

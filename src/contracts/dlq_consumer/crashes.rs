@@ -14,8 +14,8 @@ use super::journal::Happening;
 use super::scenario::{DlqScenario, Record};
 use super::world::ScriptedOutcome;
 use crate::builtin::Builtin;
-use crate::explore::case::Case;
-use crate::explore::crashes::{CrashPoint, ScheduleRun, Schedules};
+use crate::generate::case::Case;
+use crate::generate::crashes::{CrashPoint, ScheduleRun, Schedules};
 use crate::implementation::Implementation;
 use crate::outcome::Outcome;
 

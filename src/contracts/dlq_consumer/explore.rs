@@ -22,11 +22,11 @@ use super::spec::{self, Step};
 use super::world::{CrashTiming, ScriptedOutcome};
 use crate::builtin::Builtin;
 use crate::contract::{RunMode, ScenarioRun};
-use crate::explore::Explorer;
-use crate::explore::case::Case;
-use crate::explore::crashes::Schedules;
-use crate::explore::rng::Rng;
-use crate::explore::shrink;
+use crate::generate::Explorer;
+use crate::generate::case::Case;
+use crate::generate::crashes::Schedules;
+use crate::generate::rng::Rng;
+use crate::generate::variants;
 use crate::implementation::Implementation;
 use crate::outcome::Outcome;
 use crate::source::SourceFile;
@@ -738,7 +738,7 @@ impl Case for DlqCase {
     }
 
     fn shrinks(&self) -> Vec<Box<dyn Case>> {
-        let mut smaller: Vec<DlqCase> = shrink::chunks_removed(&self.steps)
+        let mut smaller: Vec<DlqCase> = variants::chunks_removed(&self.steps)
             .into_iter()
             .map(|steps| self.with_steps(steps))
             .collect();
@@ -805,11 +805,11 @@ impl Case for DlqCase {
                 }
                 _ => {}
             }
-            for steps in shrink::with_step_replaced(&self.steps, index, variants) {
+            for steps in variants::with_step_replaced(&self.steps, index, variants) {
                 smaller.push(self.with_steps(steps));
             }
         }
-        shrink::boxed_except(smaller, self)
+        variants::boxed_except(smaller, self)
     }
 
     fn focused(&self, index: usize, keys: &[String]) -> Box<dyn Case> {
@@ -932,13 +932,13 @@ fn bodies(case: &DlqCase) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::explore::case::{Judged, judge};
-    use crate::explore::shrink;
+    use crate::generate::variants;
 
     #[test]
     fn every_generated_case_passes_on_the_built_in_once_blessed() {
         for number in 0..150 {
             let case = generate(&mut Rng::for_case(3, "dlq-consumer", number));
-            let text = shrink::draft("dlq-consumer", &case);
+            let text = variants::draft("dlq-consumer", &case);
             let judged = judge("dlq-consumer", text.clone(), &mut Builtin::new());
             assert!(matches!(judged, Judged::Passed), "{judged:?}\n{text}");
             assert_eq!(case.unsound(), None, "{text}");

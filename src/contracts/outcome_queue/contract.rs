@@ -74,7 +74,7 @@ impl Contract for OutcomeQueueContract {
         crate::contract::starter_named(super::starter::TEMPLATE, name)
     }
 
-    fn explorer(&self) -> Option<&'static dyn crate::explore::Explorer> {
+    fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         Some(&super::explore::QueueExplorer)
     }
 }

@@ -14,11 +14,11 @@ use serde_json::{Value, json};
 
 use super::queue::{AttemptOutcome, RetryQueue, valid_max_attempts};
 use super::state_ops::{self, PathSegment, StateOp, show_path};
-use crate::explore::Explorer;
-use crate::explore::case::Case;
-use crate::explore::crashes::Schedules;
-use crate::explore::rng::Rng;
-use crate::explore::shrink;
+use crate::generate::Explorer;
+use crate::generate::case::Case;
+use crate::generate::crashes::Schedules;
+use crate::generate::rng::Rng;
+use crate::generate::variants;
 use crate::source::SourceFile;
 use crate::yaml;
 
@@ -399,7 +399,7 @@ impl Case for QueueCase {
     }
 
     fn shrinks(&self) -> Vec<Box<dyn Case>> {
-        let mut smaller: Vec<QueueCase> = shrink::chunks_removed(&self.steps)
+        let mut smaller: Vec<QueueCase> = variants::chunks_removed(&self.steps)
             .into_iter()
             .map(|steps| self.with_steps(steps))
             .collect();
@@ -421,11 +421,11 @@ impl Case for QueueCase {
                     .collect(),
                 _ => Vec::new(),
             };
-            for steps in shrink::with_step_replaced(&self.steps, index, variants) {
+            for steps in variants::with_step_replaced(&self.steps, index, variants) {
                 smaller.push(self.with_steps(steps));
             }
         }
-        shrink::boxed_except(smaller, self)
+        variants::boxed_except(smaller, self)
     }
 
     fn focused(&self, index: usize, _keys: &[String]) -> Box<dyn Case> {
@@ -447,13 +447,13 @@ mod tests {
     use super::*;
     use crate::builtin::Builtin;
     use crate::explore::case::{Judged, judge};
-    use crate::explore::shrink;
+    use crate::generate::variants;
 
     #[test]
     fn every_generated_case_passes_on_the_built_in_once_blessed() {
         for number in 0..200 {
             let case = generate(&mut Rng::for_case(5, "outcome-queue", number));
-            let text = shrink::draft("outcome-queue", &case);
+            let text = variants::draft("outcome-queue", &case);
             let judged = judge("outcome-queue", text.clone(), &mut Builtin::new());
             assert!(matches!(judged, Judged::Passed), "{judged:?}\n{text}");
         }

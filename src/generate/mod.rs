@@ -1,0 +1,24 @@
+//! A contract's explore side: it generates random cases from its vocabulary and offers their
+//! smaller variants and crash schedules. Driving the search, blessing and judging cases is
+//! `explore`, a layer above, so a contract never depends on how it is explored.
+
+pub mod case;
+pub mod crashes;
+pub mod rng;
+pub mod variants;
+
+use crate::source::SourceFile;
+use case::Case;
+use rng::Rng;
+
+/// A contract's side of exploring: its scenario generator and its crash schedules.
+pub trait Explorer: Sync {
+    /// A random scenario of the contract, drawn from `rng` alone. It must make a spec the
+    /// built-in implementation passes once blessed (an invalid case is counted and skipped,
+    /// but it is a bug of the generator).
+    fn generate(&self, rng: &mut Rng) -> Box<dyn Case>;
+
+    /// The crash schedules of the scenario in `file` (a spec of this contract), or why this
+    /// contract has none.
+    fn crash_schedules(&self, file: &SourceFile) -> Result<Box<dyn crashes::Schedules>, String>;
+}
