@@ -17,10 +17,10 @@ use std::time::Duration;
 use support::{best_of, best_of_with_cpu, write_corpus};
 
 use dlqspec::authoring::lint;
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
-use dlqspec::implementation::Implementation;
-use dlqspec::runner::{self, Event, Reporter, RunConfig};
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::model::implementation::Implementation;
+use dlqspec::run::runner::{self, Event, Reporter, RunConfig};
 
 const SPECS: usize = 5_000;
 

@@ -9,9 +9,9 @@
 
 mod support;
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
 use dlqspec::contracts::CONTRACTS;
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
 use dlqspec::explore::crashes::{self, Plan};
 use dlqspec::explore::{self, Quiet, Settings};
 
@@ -51,10 +51,10 @@ fn main() {
 
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let spec_path = root.join("specs/dlq-consumer/replay-given-ids-in-their-order.yaml");
-    let loaded = dlqspec::loader::load_path(&spec_path).expect("the bundled spec loads");
+    let loaded = dlqspec::load::loader::load_path(&spec_path).expect("the bundled spec loads");
     let reference = loaded.run(&mut Builtin::new(), RunMode::Check);
     assert!(
-        matches!(reference.outcome, dlqspec::outcome::Outcome::Passed),
+        matches!(reference.outcome, dlqspec::model::outcome::Outcome::Passed),
         "the bundled spec passes on the built-in"
     );
     let explorer = loaded.contract.explorer().expect("dlq-consumer explores");

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use dlqspec::contracts::dlq_consumer::world::World;
 use dlqspec::external::launch;
-use dlqspec::implementation::{Naming, Reply};
+use dlqspec::model::implementation::{Naming, Reply};
 
 const CALLS: u64 = 20_000;
 

@@ -34,7 +34,7 @@ fn main() {
             path
         })
         .collect();
-    let specs: Vec<PathBuf> = dlqspec::discover::spec_files(&[root.join("specs")])
+    let specs: Vec<PathBuf> = dlqspec::load::discover::spec_files(&[root.join("specs")])
         .expect("specs/ exists")
         .into_iter()
         .collect();

@@ -15,11 +15,11 @@ use std::path::PathBuf;
 
 use granit_parser::{Options, Parser};
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
-use dlqspec::loader;
-use dlqspec::source::SourceFile;
-use dlqspec::yaml;
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::load::loader;
+use dlqspec::text::source::SourceFile;
+use dlqspec::text::yaml;
 
 use support::{best_of, write_corpus};
 

@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use support::best_of;
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
-use dlqspec::loader;
-use dlqspec::source::SourceFile;
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::load::loader;
+use dlqspec::text::source::SourceFile;
 
 /// The text of a mixed scenario of `n` messages that passes on the built-in implementation.
 fn mixed_scenario(n: usize) -> String {
@@ -53,8 +53,8 @@ fn mixed_scenario(n: usize) -> String {
 /// floor would time a refusal.
 fn admitting_options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
-    budget.max_nodes = dlqspec::yaml::MAX_NODES;
-    budget.max_events = 2 * dlqspec::yaml::MAX_NODES;
+    budget.max_nodes = dlqspec::text::yaml::MAX_NODES;
+    budget.max_events = 2 * dlqspec::text::yaml::MAX_NODES;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options
@@ -94,7 +94,7 @@ fn main() {
         });
         let outcome = spec.run(&mut Builtin::new(), RunMode::Check).outcome;
         assert!(
-            matches!(outcome, dlqspec::outcome::Outcome::Passed),
+            matches!(outcome, dlqspec::model::outcome::Outcome::Passed),
             "{outcome:?}"
         );
         let exponent = previous.map_or(String::from("-"), |(m, before)| {

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use support::best_of;
 
-use dlqspec::builtin::Builtin;
-use dlqspec::discover;
-use dlqspec::loader;
-use dlqspec::runner::{self, RunConfig};
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::load::discover;
+use dlqspec::load::loader;
+use dlqspec::run::runner::{self, RunConfig};
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

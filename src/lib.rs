@@ -6,10 +6,10 @@
 //! Running a spec from Rust, as the `dlqspec` binary does:
 //!
 //! ```
-//! use dlqspec::builtin::Builtin;
-//! use dlqspec::contract::RunMode;
-//! use dlqspec::outcome::Outcome;
-//! use dlqspec::{loader, source::SourceFile};
+//! use dlqspec::contracts::builtin::Builtin;
+//! use dlqspec::contracts::contract::RunMode;
+//! use dlqspec::model::outcome::Outcome;
+//! use dlqspec::{load::loader, text::source::SourceFile};
 //!
 //! let text = "\
 //! contract: dlq-consumer
@@ -26,40 +26,16 @@
 //! assert!(matches!(run.outcome, Outcome::Passed));
 //! ```
 
-pub mod atomic_file;
 pub mod authoring;
-pub mod builtin;
-pub mod captured;
-pub mod cli;
 pub mod commands;
-pub mod contract;
 pub mod contracts;
-pub mod discover;
 pub mod explore;
 pub mod external;
+pub mod files;
 pub mod generate;
-pub mod grading;
-pub mod implementation;
-pub mod interactive;
-pub mod interrupts;
-pub mod known_failures;
-pub mod listing;
-pub mod loader;
-pub mod matrix;
-pub mod mistake;
-pub mod outcome;
-pub mod parallel;
-pub mod recorder;
+pub mod load;
+pub mod model;
 pub mod report;
-pub mod rerun;
-pub mod rule;
-pub mod runner;
-pub mod select;
-pub mod smell;
-pub mod source;
-pub mod spec_error;
+pub mod run;
 pub mod strength;
-pub mod suggest;
-pub mod watch;
-pub mod yaml;
-pub mod yaml_edit;
+pub mod text;

@@ -3,6 +3,6 @@
 use clap::Parser;
 
 fn main() {
-    let cli = dlqspec::cli::Cli::parse();
+    let cli = dlqspec::commands::cli::Cli::parse();
     std::process::exit(dlqspec::commands::execute(cli));
 }

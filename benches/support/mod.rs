@@ -60,7 +60,8 @@ pub fn process_cpu() -> Option<Duration> {
 /// Writes `count` specs under `dir`: the bundled suite copied until there are enough, each
 /// copy with a name of its own, 50 to a folder. Returns their paths in order.
 pub fn write_corpus(root: &Path, dir: &Path, count: usize) -> Vec<PathBuf> {
-    let bundled = dlqspec::discover::spec_files(&[root.join("specs")]).expect("specs/ exists");
+    let bundled =
+        dlqspec::load::discover::spec_files(&[root.join("specs")]).expect("specs/ exists");
     let texts: Vec<String> = bundled
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("readable"))

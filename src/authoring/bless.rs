@@ -6,16 +6,16 @@
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
 use crate::authoring::lint::{self, SpecSmell};
-use crate::contract::RunMode;
-use crate::discover::Entry;
-use crate::implementation::Implementation;
-use crate::loader;
-use crate::outcome::Outcome;
+use crate::contracts::contract::RunMode;
+use crate::load::discover::Entry;
+use crate::load::loader;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
-use crate::source::SourceFile;
-use crate::spec_error::SpecError;
-use crate::yaml_edit::{self, Document};
+use crate::text::source::SourceFile;
+use crate::text::spec_error::SpecError;
+use crate::text::yaml_edit::{self, Document};
 
 /// What blessing one spec file came to.
 #[derive(Debug, Clone)]
@@ -123,7 +123,7 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
 
 /// Why a differing expectation that cannot be rewritten in place is refused, with its place
 /// and both values (long lists by their ends: a compact spec's DLQ may hold 10^5 entries).
-fn unwritable(path: &str, checkpoint: &crate::contract::Checkpoint) -> String {
+fn unwritable(path: &str, checkpoint: &crate::contracts::contract::Checkpoint) -> String {
     let patterned = checkpoint.label == "expect"
         && checkpoint.expected.get("dlq") != checkpoint.actual.get("dlq");
     let hint = if patterned {
@@ -136,8 +136,8 @@ fn unwritable(path: &str, checkpoint: &crate::contract::Checkpoint) -> String {
         checkpoint.position.line,
         checkpoint.position.column,
         checkpoint.label,
-        crate::contract::told_value(&checkpoint.expected),
-        crate::contract::told_value(&checkpoint.actual),
+        crate::contracts::contract::told_value(&checkpoint.expected),
+        crate::contracts::contract::told_value(&checkpoint.actual),
     )
 }
 
@@ -168,7 +168,7 @@ fn judge_blessed(
             let header = spec.scenario.header();
             // A duplicate name needs the other specs to judge; this is one spec alone.
             let (smells, _) = lint::apply_allows(header, smells, |smell| {
-                smell != crate::smell::DUPLICATE_NAME
+                smell != crate::contracts::smell::DUPLICATE_NAME
             });
             Ok(smells)
         }
@@ -198,8 +198,8 @@ pub fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
-    use crate::spec_error::SpecErrorKind;
+    use crate::contracts::builtin::Builtin;
+    use crate::text::spec_error::SpecErrorKind;
 
     const SPEC: &str = "# why\ncontract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - process: retry   # wrong\nexpect:\n  handler_calls: {a: 2}\n  pending: []\n";
 
@@ -242,7 +242,7 @@ mod tests {
         let Blessing::SpecError(error) = bless_text(&text) else {
             panic!("blessed a spec whose fault never fires");
         };
-        assert_eq!(error.position, crate::source::Position::new(8, 5));
+        assert_eq!(error.position, crate::text::source::Position::new(8, 5));
         assert!(error.to_string().contains("never fires"), "{error}");
     }
 

@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
-use crate::captured::Captured;
-use crate::contract::RunMode;
-use crate::implementation::{ImplInfo, Implementation};
-use crate::loader::LoadedSpec;
-use crate::outcome::Outcome;
+use crate::contracts::contract::RunMode;
+use crate::load::loader::LoadedSpec;
+use crate::model::captured::Captured;
+use crate::model::implementation::{ImplInfo, Implementation};
+use crate::model::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
 use crate::report::sanitize::{self, line};
@@ -155,9 +155,9 @@ fn paint_line(line: &str, p: &Palette) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
-    use crate::loader;
-    use crate::source::SourceFile;
+    use crate::contracts::builtin::Builtin;
+    use crate::load::loader;
+    use crate::text::source::SourceFile;
 
     fn explained(text: &str) -> String {
         let spec =

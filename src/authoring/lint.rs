@@ -7,23 +7,23 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::contract::ScenarioRun;
 use crate::contracts::CONTRACTS;
-use crate::discover::{DiscoverError, Skipped};
-use crate::implementation::Implementation;
-use crate::loader::LoadedSpec;
-use crate::outcome::Outcome;
+use crate::contracts::contract::ScenarioRun;
+use crate::contracts::smell::{
+    CHECKS_NOTHING, DUPLICATE_NAME, NO_RULE, STALE_ALLOW, UNCOVERED_RULE, UNEXERCISED_RULE,
+};
+use crate::load::discover::{DiscoverError, Skipped};
+use crate::load::loader::LoadedSpec;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
 use crate::report::Palette;
 use crate::report::render;
 use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::runner::{self, RunConfig};
-use crate::smell::{
-    CHECKS_NOTHING, DUPLICATE_NAME, NO_RULE, STALE_ALLOW, UNCOVERED_RULE, UNEXERCISED_RULE,
-};
-use crate::source::{Excerpt, Position, display_path};
-use crate::spec_error::SpecError;
-use crate::yaml_edit::Document;
+use crate::run::runner::{self, RunConfig};
+use crate::text::source::{Excerpt, Position, display_path};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml_edit::Document;
 
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub struct LintReport {
 /// What to leave out of a lint, and whether to judge rule coverage.
 #[derive(Debug, Clone, Default)]
 pub struct LintOptions {
-    /// Smell ids not to report anywhere (`--allow`), each a catalogue id (`crate::smell`).
+    /// Smell ids not to report anywhere (`--allow`), each a catalogue id (`crate::contracts::smell`).
     pub allow: Vec<&'static str>,
     /// Judge the rule coverage of every contract the linted specs use (`--coverage`), not
     /// only of the contracts whose whole folder is linted (`whole_contracts`).
@@ -152,7 +152,7 @@ impl<'t> Placer<'t> {
 /// allow that suppressed nothing becomes a `stale-allow` smell at its place, unless
 /// `judge_stale` says its smell cannot be judged stale in this lint.
 pub fn apply_allows(
-    header: &crate::contract::SpecHeader,
+    header: &crate::contracts::contract::SpecHeader,
     smells: Vec<SpecSmell>,
     judge_stale: impl Fn(&'static str) -> bool,
 ) -> (Vec<SpecSmell>, usize) {
@@ -400,7 +400,7 @@ fn plural(n: usize, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
+    use crate::contracts::builtin::Builtin;
 
     /// Lints `files` written in a folder named `folder` inside a temporary one, as `options` say.
     fn lint_in(folder: &str, files: &[(&str, &str)], options: &LintOptions) -> LintReport {

@@ -3,9 +3,9 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::contract::Contract;
+use crate::contracts::contract::Contract;
 use crate::contracts::{self, registry};
-use crate::source::display_path;
+use crate::text::source::display_path;
 
 use super::schema::SCHEMA_PATH;
 
@@ -112,10 +112,10 @@ fn schema_reference(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
-    use crate::contract::RunMode;
-    use crate::outcome::Outcome;
-    use crate::source::SourceFile;
+    use crate::contracts::builtin::Builtin;
+    use crate::contracts::contract::RunMode;
+    use crate::model::outcome::Outcome;
+    use crate::text::source::SourceFile;
 
     #[test]
     fn every_starter_passes_on_the_builtin_and_has_no_smells() {

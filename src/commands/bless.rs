@@ -4,15 +4,15 @@ use std::io::Write;
 
 use crate::authoring::bless::{self, Blessing};
 use crate::authoring::lint::SpecSmell;
-use crate::builtin::Builtin;
-use crate::cli::BlessArgs;
-use crate::discover;
-use crate::interactive::{self, Answer};
+use crate::commands::cli::BlessArgs;
+use crate::commands::interactive::{self, Answer};
+use crate::contracts::builtin::Builtin;
+use crate::load::discover;
 use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::report::{Palette, render};
-use crate::runner::exit;
-use crate::source::display_path;
+use crate::run::runner::exit;
+use crate::text::source::display_path;
 
 /// How many specs came to what, for the closing line.
 #[derive(Default)]
@@ -96,7 +96,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                         notes.clear();
                         // The answer may come long after the diff: an edit made meanwhile
                         // (in the author's editor, say) is theirs, and must not be overwritten.
-                        let now = crate::source::SourceFile::read(path).map(|file| file.text);
+                        let now = crate::text::source::SourceFile::read(path).map(|file| file.text);
                         if now.as_deref().ok() != Some(original.as_str()) {
                             tally.refused += 1;
                             let _ = writeln!(
@@ -106,7 +106,7 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                             continue;
                         }
                     }
-                    match crate::atomic_file::write_spec(path, blessed.as_bytes()) {
+                    match crate::files::atomic_file::write_spec(path, blessed.as_bytes()) {
                         Ok(()) => {
                             tally.changed += 1;
                             format!("blessed {shown} ({what} rewritten)\n{notes}")

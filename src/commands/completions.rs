@@ -2,8 +2,8 @@
 
 use clap::CommandFactory;
 
-use crate::cli::{Cli, CompletionsArgs};
-use crate::runner::exit;
+use crate::commands::cli::{Cli, CompletionsArgs};
+use crate::run::runner::exit;
 
 pub fn completions(args: CompletionsArgs) -> i32 {
     let mut command = Cli::command();

@@ -1,12 +1,12 @@
 //! Routing a parsed command line to its subcommand, and terminal facts they share.
 
-use crate::cli::{Cli, ColorWhen, Command};
+use crate::commands::cli::{Cli, ColorWhen, Command};
 use crate::report::Palette;
 
 /// Runs the command and returns the exit code.
 pub fn execute(cli: Cli) -> i32 {
     // First, before any thread starts: what to undo on Ctrl-C or a kill.
-    crate::interrupts::install();
+    crate::files::interrupts::install();
     let palette = Palette::new(use_color(cli.color));
     let code = match cli.command {
         Command::Run(args) => super::run::run(args, palette),
@@ -44,7 +44,7 @@ pub fn use_color(when: ColorWhen) -> bool {
 /// Prints a usage-level error (bad path, bad option value) the way every command does.
 pub fn usage_error(message: &str, palette: &Palette) -> i32 {
     failure(message, palette);
-    crate::runner::exit::SPEC_OR_USAGE_ERROR
+    crate::run::runner::exit::SPEC_OR_USAGE_ERROR
 }
 
 /// Prints a `warning:` line on stderr: something the user should know that stops nothing.

@@ -3,20 +3,20 @@
 use std::io::Write;
 
 use crate::authoring::explain;
-use crate::cli::ExplainArgs;
-use crate::discover;
+use crate::commands::cli::ExplainArgs;
 use crate::external::launch::Target;
-use crate::loader;
-use crate::outcome::Outcome;
+use crate::load::discover;
+use crate::load::loader;
+use crate::model::outcome::Outcome;
 use crate::report::{Palette, render};
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     let mut out = crate::report::sanitize::stdout();
     if args.spec.is_dir() {
         let message = format!(
             "{}: a folder; explain tells one spec file (`dlqspec run` takes folders)",
-            crate::source::display_path(&args.spec)
+            crate::text::source::display_path(&args.spec)
         );
         return super::dispatch::usage_error(&message, &palette);
     }

@@ -4,18 +4,18 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::ExploreArgs;
-use crate::contract::{Contract, RunMode};
+use crate::commands::cli::ExploreArgs;
+use crate::contracts::contract::{Contract, RunMode};
 use crate::contracts::{self, CONTRACTS};
 use crate::explore::crashes::{self, Plan};
+use crate::explore::render::ExploreReporter;
 use crate::explore::{self, DEFAULT_CASES, DEFAULT_SHRINK_TRIES, Finding, Settings};
 use crate::external::launch::Target;
 use crate::generate::rng;
-use crate::outcome::Outcome;
-use crate::report::explore::ExploreReporter;
+use crate::model::outcome::Outcome;
 use crate::report::{Palette, ReportOptions, render};
-use crate::runner::exit;
-use crate::source::display_path;
+use crate::run::runner::exit;
+use crate::text::source::display_path;
 
 pub fn explore(args: ExploreArgs, palette: Palette) -> i32 {
     match args.spec.clone() {
@@ -69,7 +69,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     }
     // A spec that cannot be written is still shown in the report: the search is not lost.
     let (written, unwritten) = written_or_why(args.out.as_deref(), summary.finding.as_ref());
-    let text = crate::report::explore::search(&summary, written.as_deref(), &palette);
+    let text = crate::explore::render::search(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if let Some(why) = unwritten {
         super::dispatch::failure(&why, &palette);
@@ -89,7 +89,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
             "--contract, --seed, --cases and --time choose random scenarios; with a SPEC, every crash schedule of its scenario runs (--crashes K sets how many crashes at most)",
         );
     }
-    let loaded = match crate::loader::load_path(spec) {
+    let loaded = match crate::load::loader::load_path(spec) {
         Ok(loaded) => loaded,
         Err(error) => {
             eprint!("{}", render::spec_error(&error, &palette));
@@ -97,7 +97,10 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         }
     };
     // A spec the reference cannot run judges nobody, under crashes or not.
-    let reference = loaded.run(&mut crate::builtin::Builtin::new(), RunMode::Check);
+    let reference = loaded.run(
+        &mut crate::contracts::builtin::Builtin::new(),
+        RunMode::Check,
+    );
     if let Outcome::SpecError(error) = &reference.outcome {
         eprint!("{}", render::spec_error(error, &palette));
         return exit::SPEC_OR_USAGE_ERROR;
@@ -147,7 +150,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
     drop(implementation);
     let finding = summary.violation.as_ref().and_then(|v| v.finding.as_ref());
     let (written, unwritten) = written_or_why(args.out.as_deref(), finding);
-    let text = crate::report::explore::crashes(&summary, written.as_deref(), &palette);
+    let text = crate::explore::render::crashes(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if let Some(why) = unwritten {
         super::dispatch::failure(&why, &palette);
@@ -182,7 +185,7 @@ pub fn write_finding(
     let (Some(dir), Some(finding)) = (out, finding) else {
         return Ok(None);
     };
-    crate::atomic_file::write_new(dir, &finding.file_name, finding.spec.as_bytes())
+    crate::files::atomic_file::write_new(dir, &finding.file_name, finding.spec.as_bytes())
         .map(Some)
         .map_err(|error| {
             format!(
@@ -206,10 +209,10 @@ fn written_or_why(
 /// The implementation to explore (the built-in when none is named), within its limits, and
 /// the reporter that tells the search on stdout.
 fn implementation_and_reporter(
-    target: &crate::cli::TargetArgs,
+    target: &crate::commands::cli::TargetArgs,
     palette: Palette,
 ) -> (
-    Box<dyn crate::implementation::Implementation + Send>,
+    Box<dyn crate::model::implementation::Implementation + Send>,
     ExploreReporter<crate::report::sanitize::WorkflowSafe<std::io::Stdout>>,
 ) {
     let implementation = target

@@ -8,10 +8,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cli::GradeArgs;
-use crate::grading::{self, Graded, Status};
+use crate::commands::cli::GradeArgs;
 use crate::report::progress::{DelayedBar, suspended};
 use crate::report::{Palette, grade_summary, sanitize};
+use crate::run::grading::{self, Graded, Status};
 
 /// How long a stopped run may take to end its implementation's processes before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -128,9 +128,9 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
 /// 0 when every submission passed, 1 otherwise.
 fn verdict(rows: &[Graded]) -> i32 {
     if rows.iter().all(|row| row.status == Status::Pass) {
-        crate::runner::exit::PASSED
+        crate::run::runner::exit::PASSED
     } else {
-        crate::runner::exit::FAILED
+        crate::run::runner::exit::FAILED
     }
 }
 
@@ -143,7 +143,7 @@ fn write_summaries(output: &Path, rows: &[Graded], partition: Option<&str>) -> R
         (grading::SUMMARY_JSON, grade_summary::json(rows, partition)),
     ] {
         let path = output.join(file);
-        crate::atomic_file::replace_own(&path, text.as_bytes())
+        crate::files::atomic_file::replace_own(&path, text.as_bytes())
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     }
     Ok(())
@@ -210,7 +210,7 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
             let to = args.output.join(&file);
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
-                    crate::atomic_file::replace_own(&to, &bytes)
+                    crate::files::atomic_file::replace_own(&to, &bytes)
                         .map_err(|error| format!("cannot write {}: {error}", to.display()))
                 });
             if let Err(why) = copied {
@@ -264,7 +264,7 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
     row.took = started.elapsed();
     // Put in place as every other report is: a link or file planted at NAME.txt is replaced,
     // never written through.
-    if let Err(error) = crate::atomic_file::replace_own(&text, human.as_bytes()) {
+    if let Err(error) = crate::files::atomic_file::replace_own(&text, human.as_bytes()) {
         row.note = format!("cannot write {}: {error}", text.display());
     }
     // Bounded, and never through a link or FIFO a solution may have planted there.

@@ -3,10 +3,10 @@
 use std::io::Write;
 
 use crate::authoring::lint;
-use crate::builtin::Builtin;
-use crate::cli::LintArgs;
+use crate::commands::cli::LintArgs;
+use crate::contracts::builtin::Builtin;
 use crate::report::Palette;
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn lint(args: LintArgs, palette: Palette) -> i32 {
     let options = lint::LintOptions {

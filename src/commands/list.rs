@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::report::Palette;
 use crate::report::ReportFormat;
 use crate::report::listing::{self, Listed};
-use crate::runner::{self, RunConfig, exit};
+use crate::run::runner::{self, RunConfig, exit};
 
 /// Lists what `config` selects; exits 2 when a selected spec is broken, as a run would.
 pub fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 {

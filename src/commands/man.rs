@@ -4,9 +4,9 @@ use std::io::Write;
 
 use clap::CommandFactory;
 
-use crate::cli::{Cli, ManArgs};
+use crate::commands::cli::{Cli, ManArgs};
 use crate::report::Palette;
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn man(args: ManArgs, palette: Palette) -> i32 {
     let page = match render(args.subcommand.as_deref()) {

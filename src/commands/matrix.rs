@@ -3,13 +3,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::MatrixArgs;
+use crate::commands::cli::MatrixArgs;
 use crate::external::launch::Target;
-use crate::matrix;
 use crate::report::Palette;
 use crate::report::sanitize;
-use crate::runner::{self, RunConfig};
-use crate::source::display_path;
+use crate::run::matrix;
+use crate::run::runner::{self, RunConfig};
+use crate::text::source::display_path;
 
 #[derive(Clone, Copy)]
 enum Format {
@@ -69,7 +69,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
             Format::Markdown => crate::report::matrix::markdown(&matrix),
             Format::Html => crate::report::matrix::html(&matrix),
         };
-        if let Err(error) = crate::atomic_file::write_atomically(path, page.as_bytes()) {
+        if let Err(error) = crate::files::atomic_file::write_atomically(path, page.as_bytes()) {
             return super::dispatch::usage_error(
                 &format!("cannot write {}: {error}", path.display()),
                 &palette,

@@ -1,11 +1,13 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
 pub mod bless;
+pub mod cli;
 pub mod completions;
 pub mod dispatch;
 pub mod explain;
 pub mod explore;
 pub mod grade;
+pub mod interactive;
 pub mod lint;
 pub mod list;
 pub mod man;

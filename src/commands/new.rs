@@ -1,12 +1,12 @@
 //! `dlqspec new`: write a commented starter spec.
 
 use crate::authoring::starter;
-use crate::cli::NewArgs;
+use crate::commands::cli::NewArgs;
 use std::io::Write;
 
 use crate::report::Palette;
 use crate::report::sanitize;
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn new_spec(args: NewArgs, palette: Palette) -> i32 {
     match starter::create(&args.path, args.contract.as_deref()) {

@@ -3,14 +3,14 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use crate::builtin::Builtin;
-use crate::cli::RulesArgs;
-use crate::contract::RunMode;
+use crate::commands::cli::RulesArgs;
 use crate::contracts::CONTRACTS;
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::RunMode;
 use crate::report::Palette;
 use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::runner::{self, RunConfig, exit};
+use crate::run::runner::{self, RunConfig, exit};
 
 pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
     let config = RunConfig {

@@ -1,12 +1,12 @@
 //! `dlqspec run`: run specs against an implementation and report.
 
-use crate::cli::RunArgs;
+use crate::commands::cli::RunArgs;
 use crate::external::launch::Target;
-use crate::implementation::Implementation;
-use crate::known_failures::KnownFailures;
+use crate::model::implementation::Implementation;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions, exercism, gradescope};
-use crate::rerun::{self, Rerun, RerunPlan, RunResult};
-use crate::runner::{self, Event, Reporter, RunConfig};
+use crate::run::known_failures::KnownFailures;
+use crate::run::rerun::{self, Rerun, RerunPlan, RunResult};
+use crate::run::runner::{self, Event, Reporter, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
     let known_failures = match args.known_failures.as_deref().map(KnownFailures::load) {
@@ -136,7 +136,7 @@ struct Recording<'a> {
 impl Reporter for Recording<'_> {
     fn event(&mut self, event: &Event) {
         if let Event::Finished(report) = event {
-            use crate::outcome::OutcomeKind;
+            use crate::model::outcome::OutcomeKind;
             let result = match report.outcome.kind() {
                 OutcomeKind::Skipped => RunResult::NotRun,
                 _ if report.outcome.is_failure() => RunResult::Failed,

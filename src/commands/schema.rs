@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use crate::authoring::schema;
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn schema() -> i32 {
     let mut out = std::io::stdout().lock();

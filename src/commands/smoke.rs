@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
-use crate::cli::SmokeArgs;
+use crate::commands::cli::SmokeArgs;
 use crate::external::launch::Target;
 use crate::external::smoke;
 use crate::report::Palette;
-use crate::runner::exit;
+use crate::run::runner::exit;
 
 pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     let Target::External(launch) = args.implementation.with_limits(args.limits.limits()) else {

@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use crate::cli::StrengthArgs;
+use crate::commands::cli::StrengthArgs;
 use crate::report::Palette;
-use crate::runner::exit;
+use crate::run::runner::exit;
 use crate::strength::{self, Settings};
 
 pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
@@ -35,7 +35,7 @@ pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
             Err(why) => unwritten.push(why),
         }
     }
-    let text = crate::report::strength::strength(&report, &written, &palette);
+    let text = crate::strength::render::strength(&report, &written, &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     for why in &unwritten {
         super::dispatch::failure(why, &palette);

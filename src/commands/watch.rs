@@ -1,6 +1,6 @@
 //! `dlqspec watch`: run the selected specs, then rerun what each saved change affects.
 //!
-//! Which change calls for which rerun is decided in `crate::watch`; this module watches the
+//! Which change calls for which rerun is decided in `crate::run::watch`; this module watches the
 //! files (the `notify` crate), gathers changes until they settle, and runs.
 
 use std::io::{IsTerminal, Write};
@@ -11,15 +11,15 @@ use std::time::Duration;
 use indexmap::IndexSet;
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::cli::WatchArgs;
-use crate::discover;
+use crate::commands::cli::WatchArgs;
 use crate::external::launch::Target;
-use crate::implementation::Implementation;
+use crate::load::discover;
+use crate::model::implementation::Implementation;
 use crate::report::sanitize;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions};
-use crate::runner::{self, RunConfig};
-use crate::source::display_path;
-use crate::watch::{Plan, Root, Watched};
+use crate::run::runner::{self, RunConfig};
+use crate::run::watch::{Plan, Root, Watched};
+use crate::text::source::display_path;
 
 /// How long the files must stay quiet before a rerun: an editor's save is several events (write,
 /// rename, attributes), and a rerun per event would run the same specs several times.

@@ -2,7 +2,7 @@
 
 use super::dlq_consumer::DlqConsumerContract;
 use super::outcome_queue::OutcomeQueueContract;
-use crate::contract::Contract;
+use crate::contracts::contract::Contract;
 
 pub static CONTRACTS: &[&dyn Contract] = &[&DlqConsumerContract, &OutcomeQueueContract];
 

@@ -9,13 +9,13 @@
 use serde_json::Value;
 
 use crate::authoring::bless::{self, Blessing};
-use crate::builtin::Builtin;
-use crate::contract::{RunMode, ScenarioRun};
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{RunMode, ScenarioRun};
 use crate::generate::case::Case;
-use crate::implementation::Implementation;
-use crate::loader;
-use crate::outcome::Outcome;
-use crate::source::SourceFile;
+use crate::load::loader;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
+use crate::text::source::SourceFile;
 
 /// What a case came to on the implementation under test.
 #[derive(Debug)]

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use super::case::{self, Judged};
 use super::shrink::Failing;
 use super::{Finding, Found, Observer};
-use crate::contract::Contract;
+use crate::contracts::contract::Contract;
 use crate::generate::crashes::{CrashPoint, Schedules};
-use crate::implementation::Implementation;
+use crate::model::implementation::Implementation;
 
 /// What happens while schedules run, for reporters.
 pub enum Event<'a> {

@@ -14,6 +14,7 @@
 
 pub mod case;
 pub mod crashes;
+pub mod render;
 pub mod shrink;
 
 use std::time::{Duration, Instant};
@@ -21,15 +22,15 @@ use std::time::{Duration, Instant};
 use case::Judged;
 use shrink::Failing;
 
-use crate::builtin::Builtin;
-use crate::contract::{Contract, RunMode, Smell};
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Contract, RunMode, Smell};
 use crate::generate::Explorer;
 use crate::generate::case::Header;
 use crate::generate::rng::Rng;
-use crate::implementation::Implementation;
-use crate::loader;
-use crate::outcome::Outcome;
-use crate::source::SourceFile;
+use crate::load::loader;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
+use crate::text::source::SourceFile;
 
 /// How much to explore.
 #[derive(Clone)]

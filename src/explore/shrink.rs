@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::case::{self, Judged};
-use crate::contract::ScenarioRun;
+use crate::contracts::contract::ScenarioRun;
 use crate::generate::case::Case;
-use crate::implementation::Implementation;
-use crate::outcome::Outcome;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
 
 /// A case that fails on the implementation, with the spec it makes and that spec's run there.
 #[derive(Debug)]
@@ -158,7 +158,7 @@ pub fn headline(run: &ScenarioRun) -> String {
 
 /// What differs in one checkpoint, in words.
 fn differs(label: &str, expected: &Value, actual: &Value, note: Option<&str>) -> String {
-    let shown = |value: &Value| short(&crate::yaml::flow(value));
+    let shown = |value: &Value| short(&crate::text::yaml::flow(value));
     match (label, expected, actual) {
         ("expect", Value::Object(want), Value::Object(got)) => {
             let keys: Vec<String> = want

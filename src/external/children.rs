@@ -13,7 +13,7 @@
 //! On Linux dlqspec is a child subreaper (`PR_SET_CHILD_SUBREAPER`): a descendant whose
 //! parent exits is reparented to dlqspec, not to init. When an implementation's part ends,
 //! its child's whole tree (found through `/proc`) and every reparented process with its mark
-//! is killed and reaped; when dlqspec ends, and when it is interrupted (`crate::interrupts`),
+//! is killed and reaped; when dlqspec ends, and when it is interrupted (`crate::files::interrupts`),
 //! every descendant left is.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use super::limits::Limits;
 use super::process::{ExternalImplementation, Launch};
-use crate::builtin::Builtin;
-use crate::implementation::Implementation;
+use crate::contracts::builtin::Builtin;
+use crate::model::implementation::Implementation;
 
 /// The shims folder baked in at build time, used when `DLQSPEC_SHIMS` is not set.
 pub const BUILT_IN_SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");

@@ -23,8 +23,8 @@ use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
-use crate::captured::{Captured, Traceback};
-use crate::implementation::{
+use crate::model::captured::{Captured, Traceback};
+use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
 
@@ -426,7 +426,7 @@ impl Process {
                 protocol: PROTOCOL_VERSION,
             },
             what,
-            &mut crate::implementation::NoWorld,
+            &mut crate::model::implementation::NoWorld,
             timeout,
             &mut Spent {
                 budget: &mut { MAX_WORLD_BYTES_PER_SPEC },

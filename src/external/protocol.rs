@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::captured::{Frame, StreamName};
-use crate::implementation::{Naming, Raised};
+use crate::model::captured::{Frame, StreamName};
+use crate::model::implementation::{Naming, Raised};
 
 /// The protocol version this dlqspec speaks, sent in `hello` and required back.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -243,7 +243,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::implementation::RaisedKind;
+    use crate::model::implementation::RaisedKind;
 
     fn line(request: Request, seq: u64) -> String {
         encode(&Outgoing { seq, body: request })

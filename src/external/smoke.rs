@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use super::process::{
     Departure, ExternalImplementation, Handshake, Launch, describe_call, describe_exit,
 };
-use crate::captured::Captured;
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
-use crate::implementation::{
+use crate::model::captured::Captured;
+use crate::model::implementation::{
     ImplError, Implementation, Naming, NoWorld, Raised, RaisedKind, Reply, WorldHost,
 };
 
@@ -317,7 +317,7 @@ fn exercise(
 }
 
 fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
-    let shown = |value: &Value| crate::yaml::flow(value);
+    let shown = |value: &Value| crate::text::yaml::flow(value);
     let wrong = |actual: String| Verdict::Wrong {
         actual,
         expected: expected

@@ -53,7 +53,7 @@ pub fn spec_text(header: &Header, body: &str) -> String {
     text.push_str(&format!("contract: {}\n", header.contract));
     text.push_str(&format!(
         "name: {}\n",
-        crate::yaml::flow(&Value::String(header.name.to_owned()))
+        crate::text::yaml::flow(&Value::String(header.name.to_owned()))
     ));
     if !header.description.trim().is_empty() {
         text.push_str("description: >\n");
@@ -108,8 +108,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loader;
-    use crate::source::SourceFile;
+    use crate::load::loader;
+    use crate::text::source::SourceFile;
 
     #[test]
     fn a_description_is_folded_in_lines_that_read_back_as_one() {

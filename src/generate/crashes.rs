@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::case::Case;
-use crate::implementation::Implementation;
+use crate::model::implementation::Implementation;
 
 /// One injected crash: before or after the `nth` call of `call` that step `step` makes.
 #[derive(Debug, Clone, PartialEq, Eq)]

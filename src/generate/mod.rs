@@ -7,7 +7,7 @@ pub mod crashes;
 pub mod rng;
 pub mod variants;
 
-use crate::source::SourceFile;
+use crate::text::source::SourceFile;
 use case::Case;
 use rng::Rng;
 

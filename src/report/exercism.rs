@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::render;
 use super::sanitize;
-use crate::implementation::{ImplErrorKind, ImplInfo};
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport, Summary};
+use crate::model::implementation::{ImplErrorKind, ImplInfo};
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
 /// The most characters of a test's `output` Exercism shows.
 const MAX_OUTPUT_CHARS: usize = 500;

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use super::render;
 use super::sanitize::{self, github_data, github_property};
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport};
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport};
 
 pub struct GithubAnnotations<W: Write> {
     out: W,
@@ -59,9 +59,9 @@ impl<W: Write> Reporter for GithubAnnotations<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::{ImplError, ImplErrorKind};
-    use crate::outcome::Mismatch;
-    use crate::source::Position;
+    use crate::model::implementation::{ImplError, ImplErrorKind};
+    use crate::model::outcome::Mismatch;
+    use crate::text::source::Position;
     use std::time::Duration;
 
     fn spec(outcome: Outcome) -> SpecReport {
@@ -107,9 +107,9 @@ mod tests {
              implementation error (exited): exited with 1"
         );
         assert_eq!(annotation(&spec(Outcome::Passed)), None);
-        let file = crate::source::SourceFile::from_text("specs/a,b.yaml", "a: 1\nb: 2\n");
+        let file = crate::text::source::SourceFile::from_text("specs/a,b.yaml", "a: 1\nb: 2\n");
         let broken =
-            crate::spec_error::SpecError::invalid(&file, Position::new(2, 4), "bad\nvalue");
+            crate::text::spec_error::SpecError::invalid(&file, Position::new(2, 4), "bad\nvalue");
         assert_eq!(
             annotation(&spec(Outcome::SpecError(broken))).unwrap(),
             "::error file=specs/a%2Cb.yaml,line=2,col=4,title=spec error%3A 100%25 done%3A really::bad%0Avalue"

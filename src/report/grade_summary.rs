@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::render::number;
 use super::sanitize;
-use crate::grading::{Graded, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Status};
+use crate::run::grading::{Graded, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Status};
 
 /// Every rule any submission's specs cover, sorted.
 fn rules(rows: &[Graded]) -> Vec<String> {
@@ -249,6 +249,6 @@ mod tests {
             "{text}"
         );
         std::fs::write(&path, text).unwrap();
-        assert_eq!(crate::grading::read_summary(&path).unwrap(), rows);
+        assert_eq!(crate::run::grading::read_summary(&path).unwrap(), rows);
     }
 }

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::render;
 use super::sanitize;
-use crate::implementation::ImplInfo;
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport, Summary};
+use crate::model::implementation::ImplInfo;
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
 pub struct GradescopeReporter<W: Write> {
     out: W,

@@ -6,8 +6,8 @@ use std::time::Duration;
 use super::render;
 use super::sanitize;
 use super::style::{Palette, paint};
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport, Summary};
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
 pub struct HumanReporter<W: Write> {
     out: W,
@@ -248,7 +248,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::{Event, Reporter, SpecReport, Summary};
+    use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
     fn report(path: &str, outcome: Outcome, millis: u64) -> SpecReport {
         SpecReport {

@@ -9,11 +9,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::render;
-use crate::captured::Captured;
-use crate::implementation::ImplInfo;
-use crate::outcome::{Outcome, OutcomeKind};
-use crate::runner::{Event, Reporter, SpecReport, Summary};
-use crate::spec_error::SpecErrorKind;
+use crate::model::captured::Captured;
+use crate::model::implementation::ImplInfo;
+use crate::model::outcome::{Outcome, OutcomeKind};
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::text::spec_error::SpecErrorKind;
 
 /// The version of the event format, in every `run_started` event.
 pub const FORMAT_VERSION: u32 = 1;
@@ -116,7 +116,7 @@ struct SpecErrorFields<'a> {
 
 #[derive(Serialize)]
 struct ImplErrorFields<'a> {
-    kind: crate::implementation::ImplErrorKind,
+    kind: crate::model::implementation::ImplErrorKind,
     message: &'a str,
 }
 
@@ -211,7 +211,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 skipped: skipped
                     .iter()
                     .map(|s| SkippedLine {
-                        path: crate::source::display_path(&s.path),
+                        path: crate::text::source::display_path(&s.path),
                         reason: s.reason.clone(),
                     })
                     .collect(),
@@ -231,9 +231,9 @@ impl<W: Write> Reporter for JsonReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::{ImplError, ImplErrorKind};
-    use crate::outcome::Mismatch;
-    use crate::source::Position;
+    use crate::model::implementation::{ImplError, ImplErrorKind};
+    use crate::model::outcome::Mismatch;
+    use crate::text::source::Position;
     use serde_json::{Value, json};
 
     fn lines(events: &[Event]) -> Vec<Value> {

@@ -12,8 +12,8 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 use super::render;
 use super::sanitize;
 use super::style::Palette;
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport, Summary};
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
 pub struct JunitReporter<W: Write> {
     out: W,
@@ -161,10 +161,10 @@ impl<W: Write> Reporter for JunitReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::ImplInfo;
-    use crate::outcome::Mismatch;
-    use crate::source::{Position, SourceFile};
-    use crate::spec_error::SpecError;
+    use crate::model::implementation::ImplInfo;
+    use crate::model::outcome::Mismatch;
+    use crate::text::source::{Position, SourceFile};
+    use crate::text::spec_error::SpecError;
     use std::time::Duration;
 
     fn spec(path: &str, contract: Option<&'static str>, outcome: Outcome) -> SpecReport {

@@ -7,9 +7,9 @@ use super::render;
 use super::sanitize;
 use super::smoke::duration;
 use super::style::{Palette, paint};
-use crate::matrix::{Cell, CellStatus, Matrix};
-use crate::outcome::Outcome;
-use crate::runner::SpecReport;
+use crate::model::outcome::Outcome;
+use crate::run::matrix::{Cell, CellStatus, Matrix};
+use crate::run::runner::SpecReport;
 
 fn style(status: CellStatus, p: &Palette) -> anstyle::Style {
     match status {
@@ -501,11 +501,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::implementation::ImplInfo;
-    use crate::matrix::Column;
-    use crate::outcome::Mismatch;
-    use crate::runner::Summary;
-    use crate::source::Position;
+    use crate::model::implementation::ImplInfo;
+    use crate::model::outcome::Mismatch;
+    use crate::run::matrix::Column;
+    use crate::run::runner::Summary;
+    use crate::text::source::Position;
 
     fn matrix() -> Matrix {
         let spec = |outcome| SpecReport {
@@ -611,8 +611,8 @@ mod tests {
         let report = &mut matrix.columns[1].reports[0];
         report.name = Some("<script>alert(1)</script> *bold* [link](x)".into());
         report.path = "specs/a`<img src=x>`.yaml".into();
-        report.outcome = Outcome::Errored(crate::implementation::ImplError::new(
-            crate::implementation::ImplErrorKind::Exited,
+        report.outcome = Outcome::Errored(crate::model::implementation::ImplError::new(
+            crate::model::implementation::ImplErrorKind::Exited,
             "```\n<script>x</script>\n````\n\u{1b}[2J",
         ));
         let text = markdown(&matrix);

@@ -1,7 +1,6 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
 pub mod exercism;
-pub mod explore;
 pub mod github;
 pub mod grade_summary;
 pub mod gradescope;
@@ -15,7 +14,6 @@ pub mod progress;
 pub mod render;
 pub mod sanitize;
 pub mod smoke;
-pub mod strength;
 pub mod style;
 pub mod tap;
 

@@ -10,8 +10,8 @@ use super::{
     ExercismReporter, GithubAnnotations, GradescopeReporter, HumanReporter, JsonReporter,
     JunitReporter, Palette, ProgressReporter, TapReporter, sanitize,
 };
-use crate::atomic_file::AtomicFile;
-use crate::runner::{Event, Reporter};
+use crate::files::atomic_file::AtomicFile;
+use crate::run::runner::{Event, Reporter};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -241,7 +241,7 @@ struct PendingFile {
 impl PendingFile {
     fn create(target: &Path) -> Result<PendingFile, OutputError> {
         let file = AtomicFile::create(target).map_err(|source| OutputError {
-            path: crate::source::display_path(target),
+            path: crate::text::source::display_path(target),
             source,
         })?;
         Ok(PendingFile {
@@ -252,7 +252,7 @@ impl PendingFile {
 
     fn commit(self, bytes: &[u8]) -> Result<(), OutputError> {
         self.file.commit(bytes).map_err(|source| OutputError {
-            path: crate::source::display_path(&self.path),
+            path: crate::text::source::display_path(&self.path),
             source,
         })
     }

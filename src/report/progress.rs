@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::runner::{Event, Reporter};
+use crate::run::runner::{Event, Reporter};
 
 /// How long work goes before the bar appears.
 pub const DELAY: Duration = Duration::from_millis(300);
@@ -135,9 +135,9 @@ impl Reporter for ProgressReporter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::ImplInfo;
-    use crate::outcome::Outcome;
-    use crate::runner::{SpecReport, Summary};
+    use crate::model::implementation::ImplInfo;
+    use crate::model::outcome::Outcome;
+    use crate::run::runner::{SpecReport, Summary};
 
     struct Count<'c>(&'c mut Vec<&'static str>);
 

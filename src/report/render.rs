@@ -6,11 +6,11 @@ use similar::{ChangeTag, TextDiff};
 
 use super::sanitize;
 use super::style::{Palette, paint};
-use crate::captured::{Captured, Stream};
-use crate::implementation::ImplError;
-use crate::outcome::{ExpectedFailure, Mismatch, Outcome};
-use crate::source::{Excerpt, Position};
-use crate::spec_error::SpecError;
+use crate::model::captured::{Captured, Stream};
+use crate::model::implementation::ImplError;
+use crate::model::outcome::{ExpectedFailure, Mismatch, Outcome};
+use crate::text::source::{Excerpt, Position};
+use crate::text::spec_error::SpecError;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line, control
 /// characters in the values shown escaped.
@@ -109,7 +109,7 @@ pub fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String
 }
 
 /// One `warning: PATH: skipped, REASON` line per path discovery left out.
-pub fn skipped(skipped: &[crate::discover::Skipped], palette: &Palette) -> String {
+pub fn skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) -> String {
     let mut out = String::new();
     for entry in skipped {
         let warning = entry.warning();
@@ -125,7 +125,7 @@ pub fn skipped(skipped: &[crate::discover::Skipped], palette: &Palette) -> Strin
 }
 
 /// Prints [`skipped`] on stderr, where warnings go whatever the report format.
-pub fn warn_skipped(skipped: &[crate::discover::Skipped], palette: &Palette) {
+pub fn warn_skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) {
     use std::io::Write;
     if !skipped.is_empty() {
         let _ = sanitize::stderr().write_all(self::skipped(skipped, palette).as_bytes());
@@ -333,7 +333,7 @@ pub fn captured(captured: &Captured, palette: &Palette) -> String {
 /// Everything a student reads about one spec, without color: what happened (the diff, the
 /// error) and what their code printed and raised, paths under `base` (the solution's folder)
 /// said relative to it. For autograder results; sanitized here, once.
-pub fn feedback(report: &crate::runner::SpecReport, base: Option<&std::path::Path>) -> String {
+pub fn feedback(report: &crate::run::runner::SpecReport, base: Option<&std::path::Path>) -> String {
     let plain = Palette::plain();
     let mut out = relative_to(&details(&report.path, &report.outcome), base);
     if let Some(captured) = &report.output {
@@ -395,7 +395,7 @@ mod tests {
         assert_eq!(number(2.5), "2.5");
         assert_eq!(number(0.0), "0");
     }
-    use crate::source::SourceFile;
+    use crate::text::source::SourceFile;
 
     fn whole(line: &str) -> Excerpt {
         Excerpt {

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use super::render;
 use super::sanitize;
-use crate::outcome::Outcome;
-use crate::runner::{Event, Reporter, SpecReport, Summary};
+use crate::model::outcome::Outcome;
+use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
 pub struct TapReporter<W: Write> {
     out: W,
@@ -180,9 +180,9 @@ impl<W: Write> Reporter for TapReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::ImplInfo;
-    use crate::outcome::Mismatch;
-    use crate::source::Position;
+    use crate::model::implementation::ImplInfo;
+    use crate::model::outcome::Mismatch;
+    use crate::text::source::Position;
     use std::time::Duration;
 
     fn spec(path: &str, outcome: Outcome) -> SpecReport {
@@ -282,8 +282,8 @@ ok 3 - c.yaml: name \\# with hash # SKIP not run: --fail-fast
         for text in texts {
             let report = spec(
                 "a.yaml",
-                Outcome::Errored(crate::implementation::ImplError::new(
-                    crate::implementation::ImplErrorKind::Exited,
+                Outcome::Errored(crate::model::implementation::ImplError::new(
+                    crate::model::implementation::ImplErrorKind::Exited,
                     text,
                 )),
             );

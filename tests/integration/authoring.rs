@@ -3,13 +3,13 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
 use dlqspec::contracts::CONTRACTS;
-use dlqspec::discover;
-use dlqspec::loader;
-use dlqspec::source::SourceFile;
-use dlqspec::yaml_edit::{Document, Kind, LeadKind, Node};
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::load::discover;
+use dlqspec::load::loader;
+use dlqspec::text::source::SourceFile;
+use dlqspec::text::yaml_edit::{Document, Kind, LeadKind, Node};
 use serde_json::Value;
 use serde_saphyr::granit_parser::ScalarStyle;
 

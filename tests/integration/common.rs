@@ -5,11 +5,11 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use dlqspec::authoring::bless::{self, Blessing};
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
-use dlqspec::loader;
-use dlqspec::outcome::OutcomeKind;
-use dlqspec::source::SourceFile;
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::load::loader;
+use dlqspec::model::outcome::OutcomeKind;
+use dlqspec::text::source::SourceFile;
 
 /// The repository root, where `specs/` and `tests/fixtures/` live.
 pub fn root() -> PathBuf {
@@ -136,7 +136,7 @@ pub fn suite() -> Vec<String> {
 
 /// `suite`, for the specs under `folder` (from the root) only.
 pub fn suite_of(folder: &str) -> Vec<String> {
-    dlqspec::discover::spec_files(&[root().join(folder)])
+    dlqspec::load::discover::spec_files(&[root().join(folder)])
         .expect("the bundled suite")
         .into_iter()
         .map(|path| {

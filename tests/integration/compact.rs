@@ -2,7 +2,7 @@
 //! expectations; the large-scale spec bundled in `scale/`; and the YAML budget's pointer to the form.
 
 use dlqspec::contracts::dlq_consumer::spec;
-use dlqspec::source::SourceFile;
+use dlqspec::text::source::SourceFile;
 
 use crate::common::{path_arg, root, run, temp_spec};
 

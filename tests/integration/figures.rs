@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use dlqspec::contracts;
-use dlqspec::discover;
+use dlqspec::load::discover;
 
 use crate::common::root;
 use crate::corpus::{KNOWN_SURVIVORS, solutions};

@@ -690,7 +690,7 @@ fn the_documented_runner_scripts_try_every_entry_file_in_order() {
         .expect("docs/autograders.md");
     let wanted = format!(
         "for entry in {}; do",
-        dlqspec::grading::ENTRY_FILES.join(" ")
+        dlqspec::run::grading::ENTRY_FILES.join(" ")
     );
     let loops: Vec<&str> = docs
         .lines()

@@ -566,13 +566,17 @@ fn a_spec_swapped_for_a_fifo_after_discovery_does_not_hang_the_load() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("swapped.yaml");
     std::fs::write(&path, passing("swapped")).expect("write");
-    let discovery = dlqspec::discover::discover(&[dir.path().to_path_buf()]).expect("found");
+    let discovery = dlqspec::load::discover::discover(&[dir.path().to_path_buf()]).expect("found");
     std::fs::remove_file(&path).expect("remove");
     mkfifo(&path);
     let entry = discovery.entries[0].clone();
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(dlqspec::loader::load_entry(&entry).err().map(|e| e.message));
+        let _ = sender.send(
+            dlqspec::load::loader::load_entry(&entry)
+                .err()
+                .map(|e| e.message),
+        );
     });
     let error = match receiver.recv_timeout(std::time::Duration::from_secs(60)) {
         Ok(error) => error,
@@ -1060,7 +1064,9 @@ fn a_spec_of_a_hundred_thousand_messages_loads() {
         text.push_str("  - process: ok\n");
     }
     assert!(text.len() > 9_000_000, "{} bytes", text.len());
-    let loaded = dlqspec::loader::load(dlqspec::source::SourceFile::from_text("big.yaml", text));
+    let loaded = dlqspec::load::loader::load(dlqspec::text::source::SourceFile::from_text(
+        "big.yaml", text,
+    ));
     assert!(
         loaded.is_ok(),
         "{}",

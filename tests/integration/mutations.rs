@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use dlqspec::discover;
-use dlqspec::yaml;
-use dlqspec::yaml_edit::{self, Document, Kind, Node};
+use dlqspec::load::discover;
+use dlqspec::text::yaml;
+use dlqspec::text::yaml_edit::{self, Document, Kind, Node};
 
 use crate::common::{dlqspec, path_arg, ran, root, verdicts};
 

@@ -12,14 +12,14 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRu
 
 use dlqspec::authoring::bless::{self, Blessing};
 use dlqspec::authoring::explain;
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::RunMode;
-use dlqspec::implementation::Implementation;
-use dlqspec::loader;
-use dlqspec::outcome::Outcome;
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::RunMode;
+use dlqspec::load::loader;
+use dlqspec::model::implementation::Implementation;
+use dlqspec::model::outcome::Outcome;
 use dlqspec::report::Palette;
 use dlqspec::report::render;
-use dlqspec::source::SourceFile;
+use dlqspec::text::source::SourceFile;
 
 use crate::common::{TOKENS, root};
 
@@ -181,12 +181,12 @@ fn check(path: &str, text: String) -> Result<(), TestCaseError> {
 }
 
 fn bundled() -> Vec<(String, String)> {
-    dlqspec::discover::spec_files(&[root().join("specs")])
+    dlqspec::load::discover::spec_files(&[root().join("specs")])
         .expect("specs/ exists")
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path).expect("readable");
-            (dlqspec::source::display_path(&path), text)
+            (dlqspec::text::source::display_path(&path), text)
         })
         .collect()
 }

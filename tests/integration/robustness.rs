@@ -7,7 +7,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use dlqspec::discover;
+use dlqspec::load::discover;
 
 use dlqspec::generate::rng::Rng;
 
@@ -84,14 +84,14 @@ fn mangled_specs_never_panic_and_get_one_verdict_from_run_explain_and_bless() {
 
 /// Whether the recorded run of `text` meets a spec error after its first difference.
 fn later_spec_error(path: &std::path::Path, text: &str) -> bool {
-    dlqspec::loader::load(dlqspec::source::SourceFile::from_text(
+    dlqspec::load::loader::load(dlqspec::text::source::SourceFile::from_text(
         path,
         text.to_owned(),
     ))
     .is_ok_and(|spec| {
         spec.run(
-            &mut dlqspec::builtin::Builtin::new(),
-            dlqspec::contract::RunMode::Record,
+            &mut dlqspec::contracts::builtin::Builtin::new(),
+            dlqspec::contracts::contract::RunMode::Record,
         )
         .later_spec_error
         .is_some()

@@ -60,7 +60,7 @@ fn every_bundled_spec_names_its_schema_describes_itself_and_lists_rules() {
             "../".repeat(depth)
         );
         assert_eq!(first, schema, "{spec}: first line");
-        let loaded = dlqspec::loader::load_path(&root().join(&spec)).expect("spec loads");
+        let loaded = dlqspec::load::loader::load_path(&root().join(&spec)).expect("spec loads");
         let header = loaded.scenario.header();
         assert!(
             !header.description.trim().is_empty(),

@@ -11,7 +11,7 @@ fn the_bundled_suite_catches_every_mistake_and_lists_the_catalogue() {
     let ran = run(&["strength", "specs"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let total: usize = CONTRACTS.iter().map(|c| c.mistakes().len()).sum();
-    let specs = dlqspec::discover::spec_files(&[crate::common::root().join("specs")])
+    let specs = dlqspec::load::discover::spec_files(&[crate::common::root().join("specs")])
         .expect("the bundled suite")
         .len();
     assert!(

@@ -3,12 +3,12 @@
 //! rule that mistake breaks, with a mismatch (never a spec error), and passes every spec
 //! without one.
 
-use dlqspec::builtin::Builtin;
-use dlqspec::contract::Contract;
 use dlqspec::contracts::CONTRACTS;
-use dlqspec::implementation::Implementation;
-use dlqspec::outcome::Outcome;
-use dlqspec::runner::{self, Prepared, RunConfig, SpecReport};
+use dlqspec::contracts::builtin::Builtin;
+use dlqspec::contracts::contract::Contract;
+use dlqspec::model::implementation::Implementation;
+use dlqspec::model::outcome::Outcome;
+use dlqspec::run::runner::{self, Prepared, RunConfig, SpecReport};
 
 use crate::common::root;
 
@@ -83,7 +83,7 @@ fn every_mistake_of_the_catalogue_fails_a_spec_of_the_rule_it_breaks() {
     assert!(escaped.is_empty(), "{}", escaped.join("\n"));
 }
 
-fn mismatch_of(contract: &str, mistake: &str, spec: &str) -> dlqspec::outcome::Mismatch {
+fn mismatch_of(contract: &str, mistake: &str, spec: &str) -> dlqspec::model::outcome::Mismatch {
     let contract = dlqspec::contracts::find(contract).expect("a contract");
     let suite = suite_of(contract);
     let mut mistaken = contract.mistaken(mistake).expect("in the catalogue");

@@ -15,9 +15,9 @@ use serde::Deserialize;
 
 use super::spec::{Expectation, Step};
 use super::world::ScriptedOutcome;
-use crate::source::{Position, SourceFile};
-use crate::spec_error::SpecError;
-use crate::yaml::{self, SingleKey, Spanned};
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// The most messages all `generate` groups of a spec may add together.
 pub const MAX_GENERATED: u64 = 1_000_000;

@@ -12,8 +12,10 @@ use serde_json::{Value, json};
 use super::given::{Entry, Given};
 use super::mistakes::Slip;
 use super::world::Message;
-use crate::contract::Subject;
-use crate::implementation::{ImplError, ImplErrorKind, Raised, RaisedKind, Reply, WorldHost};
+use crate::contracts::contract::Subject;
+use crate::model::implementation::{
+    ImplError, ImplErrorKind, Raised, RaisedKind, Reply, WorldHost,
+};
 
 pub const DEFAULT_MAX_ATTEMPTS: u64 = 3;
 
@@ -395,7 +397,7 @@ mod tests {
 
     use super::*;
     use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
-    use crate::implementation::Naming;
+    use crate::model::implementation::Naming;
 
     type Outcomes = Vec<ScriptedOutcome>;
 
@@ -442,7 +444,7 @@ mod tests {
     /// A scenario passes (`Ok`) or says what went wrong.
     type Scenario = fn(Make) -> Result<(), String>;
 
-    use crate::mistake::expect_eq as check;
+    use crate::model::mistake::expect_eq as check;
 
     fn entry(world: &World, index: usize) -> Value {
         world
@@ -590,7 +592,7 @@ mod tests {
             timing: crate::contracts::dlq_consumer::world::CrashTiming::Before,
             call: "dlq.put".into(),
             remaining: 1,
-            armed_at: crate::source::Position::START,
+            armed_at: crate::text::source::Position::START,
         });
         process(&mut make(1), &mut world).ok();
         world.recover();
@@ -608,7 +610,7 @@ mod tests {
             timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
             call: "dlq.put".into(),
             remaining: 1,
-            armed_at: crate::source::Position::START,
+            armed_at: crate::text::source::Position::START,
         });
         check(
             "crash",
@@ -635,7 +637,7 @@ mod tests {
             timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
             call: "dlq.put".into(),
             remaining: 1,
-            armed_at: crate::source::Position::START,
+            armed_at: crate::text::source::Position::START,
         });
         process(&mut make(1), &mut world).ok();
         world.recover();
@@ -788,7 +790,7 @@ mod tests {
             timing: crate::contracts::dlq_consumer::world::CrashTiming::After,
             call: "dlq.put".into(),
             remaining: 1,
-            armed_at: crate::source::Position::START,
+            armed_at: crate::text::source::Position::START,
         }
     }
 

@@ -9,13 +9,13 @@ use super::consumer::{DlqConsumer, Globals, max_attempts_from};
 use super::mistakes::{MISTAKES, Slip};
 use super::rules::RULES;
 use super::spec;
-use crate::builtin::Builtin;
-use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::Reply;
-use crate::mistake::Mistake;
-use crate::rule::Rule;
-use crate::source::SourceFile;
-use crate::spec_error::SpecError;
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Contract, Scenario, Subject};
+use crate::model::implementation::Reply;
+use crate::model::mistake::Mistake;
+use crate::model::rule::Rule;
+use crate::text::source::SourceFile;
+use crate::text::spec_error::SpecError;
 
 pub const NAME: &str = "dlq-consumer";
 
@@ -52,7 +52,7 @@ impl Contract for DlqConsumerContract {
 
     fn mistaken(&self, id: &str) -> Option<Builtin> {
         let slip = Slip::of(id)?;
-        let id = crate::mistake::find(MISTAKES, id)?.id;
+        let id = crate::model::mistake::find(MISTAKES, id)?.id;
         // One process's globals, shared by its consumer instances and reset for each spec.
         let globals = Arc::new(Mutex::new(Globals::default()));
         let shared = Arc::clone(&globals);
@@ -70,7 +70,7 @@ impl Contract for DlqConsumerContract {
     }
 
     fn starter(&self, name: &str) -> String {
-        crate::contract::starter_named(super::starter::TEMPLATE, name)
+        crate::contracts::contract::starter_named(super::starter::TEMPLATE, name)
     }
 
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {

@@ -13,11 +13,11 @@ use super::explore::{CaseStep, DlqCase, case_of, effect_call, probe};
 use super::journal::Happening;
 use super::scenario::{DlqScenario, Record};
 use super::world::ScriptedOutcome;
-use crate::builtin::Builtin;
+use crate::contracts::builtin::Builtin;
 use crate::generate::case::Case;
 use crate::generate::crashes::{CrashPoint, ScheduleRun, Schedules};
-use crate::implementation::Implementation;
-use crate::outcome::Outcome;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
 
 /// The invariants, as reports list them.
 pub const INVARIANTS: &[&str] = &[
@@ -351,7 +351,7 @@ mod tests {
     use crate::contracts::dlq_consumer::spec;
     use crate::explore::Quiet;
     use crate::explore::crashes::{self as schedules, Plan};
-    use crate::source::SourceFile;
+    use crate::text::source::SourceFile;
 
     fn schedules_of(path: &str) -> DlqSchedules {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -20,18 +20,18 @@ use super::journal::Happening;
 use super::scenario::{DlqScenario, Record};
 use super::spec::{self, Step};
 use super::world::{CrashTiming, ScriptedOutcome};
-use crate::builtin::Builtin;
-use crate::contract::{RunMode, ScenarioRun};
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{RunMode, ScenarioRun};
 use crate::generate::Explorer;
 use crate::generate::case::Case;
 use crate::generate::crashes::Schedules;
 use crate::generate::rng::Rng;
 use crate::generate::variants;
-use crate::implementation::Implementation;
-use crate::outcome::Outcome;
-use crate::source::SourceFile;
-use crate::spec_error::SpecErrorKind;
-use crate::yaml;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
+use crate::text::source::SourceFile;
+use crate::text::spec_error::SpecErrorKind;
+use crate::text::yaml;
 
 pub struct DlqExplorer;
 

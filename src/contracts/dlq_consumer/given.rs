@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::world::{Answer, Call, Message, World};
-use crate::implementation::{Raised, WorldHost};
+use crate::model::implementation::{Raised, WorldHost};
 
 /// A DLQ entry as CONTRACTS.md section 1 pins it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,8 +155,8 @@ fn yes_or_no(answer: Answer) -> Option<bool> {
 mod tests {
     use super::*;
     use crate::contracts::dlq_consumer::world::{CrashTiming, Fault, ScriptedOutcome};
-    use crate::implementation::Naming;
-    use crate::source::Position;
+    use crate::model::implementation::Naming;
+    use crate::text::source::Position;
 
     /// The world seen only through the protocol, as an external implementation sees it.
     struct OverJson<'w>(&'w mut World);

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::listing::list;
+use crate::text::listing::list;
 
 use super::world::{CrashTiming, ScriptedOutcome};
-use crate::yaml;
+use crate::text::yaml;
 
 /// One thing that happened in the world while an implementation called it.
 #[derive(Debug, Clone, PartialEq)]

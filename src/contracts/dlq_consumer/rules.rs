@@ -1,6 +1,6 @@
 //! The dlq-consumer rule catalogue (CONTRACTS.md section 1): every rule's id and statement, once.
 
-use crate::rule::Rule;
+use crate::model::rule::Rule;
 
 pub const EMPTY_QUEUE: Rule = Rule {
     id: "dlq-consumer/empty-queue",

@@ -13,15 +13,17 @@ use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
 };
 use super::world::{Fault, Script, ScriptedOutcome, World};
-use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
-use crate::implementation::{Implementation, Naming, RaisedKind, Reply};
-use crate::listing;
-use crate::outcome::{Mismatch, Outcome};
-use crate::recorder::Recorder;
-use crate::rule::Rule;
-use crate::source::{Position, SourceFile};
-use crate::spec_error::{SpecError, SpecErrorKind};
-use crate::yaml;
+use crate::contracts::contract::{
+    Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
+};
+use crate::contracts::recorder::Recorder;
+use crate::model::implementation::{Implementation, Naming, RaisedKind, Reply};
+use crate::model::outcome::{Mismatch, Outcome};
+use crate::model::rule::Rule;
+use crate::text::listing;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::yaml;
 
 #[derive(Debug)]
 pub struct DlqScenario {
@@ -1205,7 +1207,7 @@ fn same_entry(written: &Value, put: &Value, naming: Naming) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::{ImplError, ImplInfo, WorldHost};
+    use crate::model::implementation::{ImplError, ImplInfo, WorldHost};
 
     /// Acks every message it receives twice: the second ack is a misuse.
     struct DoubleAcker;
@@ -1254,7 +1256,10 @@ mod tests {
     fn a_fault_that_never_fires_is_a_spec_error_on_the_reference_and_a_difference_elsewhere() {
         let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - fault: {crash: after, call: dlq.put}\n  - process: ok\n";
         let scenario = super::super::spec::load(&SourceFile::from_text("t.yaml", text)).unwrap();
-        let run = scenario.run(&mut crate::builtin::Builtin::new(), RunMode::Check);
+        let run = scenario.run(
+            &mut crate::contracts::builtin::Builtin::new(),
+            RunMode::Check,
+        );
         let Outcome::SpecError(error) = run.outcome else {
             panic!("not a spec error: {:?}", run.outcome);
         };
@@ -1329,8 +1334,14 @@ mod tests {
             );
             let file = SourceFile::from_text("t.yaml", text);
             let scenario = super::super::spec::load(&file).expect("the spec loads");
-            let checked = scenario.run(&mut crate::builtin::Builtin::new(), RunMode::Check);
-            let recorded = scenario.run(&mut crate::builtin::Builtin::new(), RunMode::Record);
+            let checked = scenario.run(
+                &mut crate::contracts::builtin::Builtin::new(),
+                RunMode::Check,
+            );
+            let recorded = scenario.run(
+                &mut crate::contracts::builtin::Builtin::new(),
+                RunMode::Record,
+            );
             assert_eq!(
                 format!("{:?}", checked.outcome),
                 format!("{:?}", recorded.outcome),

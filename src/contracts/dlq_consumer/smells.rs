@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::journal::{Happening, ordinal};
 use super::scenario::{DlqScenario, Record, StepFacts};
 use super::spec::Step;
-use crate::contract::{Checkpoint, Smell};
-use crate::source::Position;
+use crate::contracts::contract::{Checkpoint, Smell};
+use crate::text::source::Position;
 
 /// Smell ids, stable: people and scripts refer to them.
 pub const NEVER_DELIVERED: &str = "never-delivered";
@@ -211,9 +211,9 @@ fn idle_trailing_steps(steps: &[StepFacts]) -> Vec<Smell> {
 
 #[cfg(test)]
 mod tests {
-    use crate::builtin::Builtin;
-    use crate::contract::Scenario;
-    use crate::source::SourceFile;
+    use crate::contracts::builtin::Builtin;
+    use crate::contracts::contract::Scenario;
+    use crate::text::source::SourceFile;
 
     fn smells_of(text: &str) -> Vec<String> {
         let file = SourceFile::from_text("t.yaml", text);

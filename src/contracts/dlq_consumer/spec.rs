@@ -11,11 +11,11 @@ use serde_json::{Map, Value, json};
 use super::compact::{self, Counts, DlqReasons, GenerateGroup, RepeatStep};
 use super::scenario::DlqScenario;
 use super::world::{CrashTiming, MAX_CLOCK, ScriptedOutcome};
-use crate::contract::{Grading, SpecHeader, Visibility};
-use crate::implementation::Naming;
-use crate::source::{Position, SourceFile};
-use crate::spec_error::SpecError;
-use crate::yaml::{self, SingleKey, Spanned};
+use crate::contracts::contract::{Grading, SpecHeader, Visibility};
+use crate::model::implementation::Naming;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -43,7 +43,7 @@ pub struct SpecFile {
     /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
     /// reported itself (`stale-allow`).
     #[serde(default)]
-    pub allow: Vec<Spanned<crate::smell::AllowSpec>>,
+    pub allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
     /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
     /// own default (the lesson's 3) is what runs.
     #[serde(default)]
@@ -210,7 +210,7 @@ fn check_fault_call(call: &str) -> Result<(), String> {
             "`{call}` is a read, and CONTRACTS.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
         ));
     }
-    let near = crate::suggest::nearest(call, EFFECT_CALLS)
+    let near = crate::text::suggest::nearest(call, EFFECT_CALLS)
         .map(|near| format!(" (did you mean `{near}`?)"))
         .unwrap_or_default();
     Err(format!(
@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
-        let decoded = crate::yaml::agreement::check_bundled::<SpecFile>("dlq-consumer", 16);
+        let decoded = crate::text::yaml::agreement::check_bundled::<SpecFile>("dlq-consumer", 16);
         assert!(
             decoded > 1000,
             "only {decoded} variations were decoded by the fast path"

@@ -104,7 +104,7 @@ pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
             None => Err(format!("`{line}`: write `{name}(ID)`")),
         };
     }
-    let suggestion = crate::suggest::nearest(
+    let suggestion = crate::text::suggest::nearest(
         name,
         ON_AN_ID
             .iter()

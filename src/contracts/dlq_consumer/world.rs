@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::journal::Happening;
-use crate::implementation::{Naming, Raised, WorldHost};
-use crate::source::Position;
+use crate::model::implementation::{Naming, Raised, WorldHost};
+use crate::text::source::Position;
 
 /// A message as the queue hands it out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,7 +347,7 @@ impl World {
             Some(Value::String(id)) => id.clone(),
             other => other.map(Value::to_string).unwrap_or_default(),
         };
-        crate::listing::shown(&self.dlq, id)
+        crate::text::listing::shown(&self.dlq, id)
     }
 
     /// Takes the record of an unscripted handler call, if one happened since the last take.
@@ -489,7 +489,7 @@ impl World {
                 let pending = self.pending();
                 // A view, as of the DLQ: a timeline line per read, not a copy of the queue.
                 let ids = if self.detailed {
-                    crate::listing::shown(&pending, String::clone)
+                    crate::text::listing::shown(&pending, String::clone)
                 } else {
                     Vec::new()
                 };
@@ -732,7 +732,7 @@ impl WorldHost for World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::implementation::RaisedKind;
+    use crate::model::implementation::RaisedKind;
 
     fn call(world: &mut World, name: &str, args: Value) -> Result<Value, Raised> {
         let args = args.as_array().cloned().unwrap_or_default();

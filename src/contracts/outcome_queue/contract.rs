@@ -7,13 +7,13 @@ use super::mistakes::{MISTAKES, Slip};
 use super::queue::RetryQueue;
 use super::rules::RULES;
 use super::spec;
-use crate::builtin::Builtin;
-use crate::contract::{Contract, Scenario, Subject};
-use crate::implementation::Reply;
-use crate::mistake::Mistake;
-use crate::rule::Rule;
-use crate::source::SourceFile;
-use crate::spec_error::SpecError;
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Contract, Scenario, Subject};
+use crate::model::implementation::Reply;
+use crate::model::mistake::Mistake;
+use crate::model::rule::Rule;
+use crate::text::source::SourceFile;
+use crate::text::spec_error::SpecError;
 
 pub const NAME: &str = "outcome-queue";
 
@@ -55,7 +55,7 @@ impl Contract for OutcomeQueueContract {
 
     fn mistaken(&self, id: &str) -> Option<Builtin> {
         let slip = Slip::of(id)?;
-        let id = crate::mistake::find(MISTAKES, id)?.id;
+        let id = crate::model::mistake::find(MISTAKES, id)?.id;
         let make = move |args: &Value| -> Result<Box<dyn Subject>, Reply> {
             let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
             match RetryQueue::with_slip(max_attempts, slip) {
@@ -71,7 +71,7 @@ impl Contract for OutcomeQueueContract {
     }
 
     fn starter(&self, name: &str) -> String {
-        crate::contract::starter_named(super::starter::TEMPLATE, name)
+        crate::contracts::contract::starter_named(super::starter::TEMPLATE, name)
     }
 
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {

@@ -19,8 +19,8 @@ use crate::generate::case::Case;
 use crate::generate::crashes::Schedules;
 use crate::generate::rng::Rng;
 use crate::generate::variants;
-use crate::source::SourceFile;
-use crate::yaml;
+use crate::text::source::SourceFile;
+use crate::text::yaml;
 
 pub struct QueueExplorer;
 
@@ -445,7 +445,7 @@ impl Case for QueueCase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builtin::Builtin;
+    use crate::contracts::builtin::Builtin;
     use crate::explore::case::{Judged, judge};
     use crate::generate::variants;
 

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::mistakes::Slip;
 use super::state_ops;
-use crate::contract::Subject;
-use crate::implementation::{ImplError, ImplErrorKind, Raised, Reply, WorldHost};
+use crate::contracts::contract::Subject;
+use crate::model::implementation::{ImplError, ImplErrorKind, Raised, Reply, WorldHost};
 
 /// The outcome an application reports for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -507,12 +507,12 @@ mod tests {
     //! each mistake must fail a scenario, or these tests have no teeth.
 
     use super::*;
-    use crate::implementation::RaisedKind;
+    use crate::model::implementation::RaisedKind;
 
     type Make<'m> = &'m dyn Fn(&Value) -> Result<RetryQueue, Raised>;
     type Scenario = fn(Make) -> Result<(), String>;
 
-    use crate::mistake::expect_eq as check;
+    use crate::model::mistake::expect_eq as check;
 
     fn queue(make: Make, max_attempts: u64) -> Result<RetryQueue, String> {
         make(&json!(max_attempts)).map_err(|e| e.describe())
@@ -596,7 +596,7 @@ mod tests {
         let answer = q.call(
             "process",
             &[json!("success")],
-            &mut crate::implementation::NoWorld,
+            &mut crate::model::implementation::NoWorld,
         );
         check("process", answer, Ok(Reply::Returned(Value::Null)))
     }
@@ -786,7 +786,7 @@ mod tests {
     #[test]
     fn the_subject_decodes_protocol_calls() {
         let mut q = RetryQueue::new(&json!(1)).unwrap();
-        let mut world = crate::implementation::NoWorld;
+        let mut world = crate::model::implementation::NoWorld;
         let mut call = |q: &mut RetryQueue, method: &str, args: Value| {
             let args = args.as_array().cloned().unwrap_or_default();
             q.call(method, &args, &mut world)

@@ -1,6 +1,6 @@
 //! The outcome-queue rule catalogue (CONTRACTS.md section 2): every rule's id and statement, once.
 
-use crate::rule::Rule;
+use crate::model::rule::Rule;
 
 pub const MAX_ATTEMPTS_VALIDATED: Rule = Rule {
     id: "outcome-queue/max-attempts-validated",

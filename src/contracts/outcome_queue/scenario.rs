@@ -10,14 +10,16 @@ use serde_json::{Value, json};
 use super::rules;
 use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
 use super::state_ops::{self, StateOp, show_path};
-use crate::contract::{Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written};
-use crate::implementation::{Implementation, NoWorld, Raised, Reply};
-use crate::outcome::Outcome;
-use crate::recorder::Recorder;
-use crate::rule::Rule;
-use crate::source::{Position, SourceFile};
-use crate::spec_error::SpecError;
-use crate::yaml::{self, Spanned};
+use crate::contracts::contract::{
+    Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
+};
+use crate::contracts::recorder::Recorder;
+use crate::model::implementation::{Implementation, NoWorld, Raised, Reply};
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml::{self, Spanned};
 
 #[derive(Debug)]
 pub struct QueueScenario {
@@ -638,7 +640,7 @@ fn names(jobs: &[Job]) -> String {
     if jobs.is_empty() {
         return "nothing".to_owned();
     }
-    crate::listing::shown(jobs, |job| job.id.clone()).join(", ")
+    crate::text::listing::shown(jobs, |job| job.id.clone()).join(", ")
 }
 
 /// `ready a (1 attempt), b (0 attempts); done x; quarantine c (exhausted, 2 attempts)`.
@@ -648,7 +650,7 @@ fn describe_state(state: &Value) -> String {
     let ready = if ready.is_empty() {
         "nothing".to_owned()
     } else {
-        crate::listing::shown(&ready, |job| {
+        crate::text::listing::shown(&ready, |job| {
             format!("{} ({})", job.id, attempts(job.attempts))
         })
         .join(", ")
@@ -658,12 +660,12 @@ fn describe_state(state: &Value) -> String {
         .and_then(Value::as_array)
         .map(|done| done.iter().map(yaml::flow).collect())
         .unwrap_or_default();
-    let done = crate::listing::list(&done);
+    let done = crate::text::listing::list(&done);
     let quarantine = jobs(state, "quarantine");
     let quarantine = if quarantine.is_empty() {
         "nothing".to_owned()
     } else {
-        crate::listing::shown(&quarantine, |job| {
+        crate::text::listing::shown(&quarantine, |job| {
             format!("{} ({}, {})", job.id, job.reason, attempts(job.attempts))
         })
         .join(", ")

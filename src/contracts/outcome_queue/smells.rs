@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::scenario::{QueueScenario, StepFacts};
 use super::spec::Step;
-use crate::contract::{Checkpoint, Smell};
+use crate::contracts::contract::{Checkpoint, Smell};
 
 /// Smell ids, stable: people and scripts refer to them (shared with dlq-consumer where the
 /// smell is the same).
@@ -45,7 +45,7 @@ fn never_processed(
         .filter(|id| !taken.contains(id.value.as_str()) && !named.contains(&id.value))
         .map(|id| Smell {
             id: NEVER_PROCESSED,
-            position: crate::yaml::at(id),
+            position: crate::text::yaml::at(id),
             message: format!(
                 "job `{}` is never processed and no expectation names it: process it, expect it, or leave it out",
                 id.value
@@ -99,9 +99,9 @@ fn idle_trailing_steps(steps: &[StepFacts]) -> Vec<Smell> {
 
 #[cfg(test)]
 mod tests {
-    use crate::builtin::Builtin;
-    use crate::contract::Scenario;
-    use crate::source::SourceFile;
+    use crate::contracts::builtin::Builtin;
+    use crate::contracts::contract::Scenario;
+    use crate::text::source::SourceFile;
 
     fn smells_of(steps: &str) -> Vec<String> {
         let text = format!(

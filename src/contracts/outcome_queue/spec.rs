@@ -14,10 +14,10 @@ use serde_json::{Map, Value, json};
 use super::queue::{AttemptOutcome, QuarantineEntry, ReadyJob, valid_max_attempts};
 use super::scenario::QueueScenario;
 use super::state_ops::StateOp;
-use crate::contract::{Grading, SpecHeader, Visibility};
-use crate::source::{Position, SourceFile};
-use crate::spec_error::SpecError;
-use crate::yaml::{self, SingleKey, Spanned};
+use crate::contracts::contract::{Grading, SpecHeader, Visibility};
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// An outcome-queue spec: steps on a `RetryQueue`, and the state they must leave.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -45,7 +45,7 @@ pub struct SpecFile {
     /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
     /// reported itself (`stale-allow`).
     #[serde(default)]
-    pub allow: Vec<Spanned<crate::smell::AllowSpec>>,
+    pub allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
     /// What happens, in order; the first step is `create`.
     pub steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
     /// The full state after the last step.
@@ -383,7 +383,7 @@ fn check_process(
             // A near miss of a valid outcome is a typo first, and only then a test of
             // validation: say so before advising to assert the error.
             let typo = raw.as_str().and_then(|text| {
-                crate::suggest::nearest(text, &["success", "transient", "permanent"])
+                crate::text::suggest::nearest(text, &["success", "transient", "permanent"])
             });
             let message = match typo {
                 Some(near) => format!(
@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
-        let decoded = crate::yaml::agreement::check_bundled::<SpecFile>("outcome-queue", 16);
+        let decoded = crate::text::yaml::agreement::check_bundled::<SpecFile>("outcome-queue", 16);
         assert!(
             decoded > 500,
             "only {decoded} variations were decoded by the fast path"

@@ -12,7 +12,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Value, json};
 
-use crate::implementation::Raised;
+use crate::model::implementation::Raised;
 
 /// The lists a state view holds; every path starts with one of them.
 pub const STATE_KEYS: [&str; 3] = ["ready", "done", "quarantine"];

@@ -1,0 +1,548 @@
+//! The command line, as clap types. `main.rs` parses it; `commands` carries it out.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::ReportFormat;
+use crate::run::select::{Filter, Partition};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "dlqspec",
+    version,
+    about = "Executable contracts for dead-letter-queue handling: run YAML scenario specs against the built-in reference implementation or yours.",
+    after_help = "Exit codes: 0 every spec passed; 1 some spec failed (mismatch or implementation error); 2 a spec is broken or the command line is wrong."
+)]
+pub struct Cli {
+    /// When to color the output. NO_COLOR, CLICOLOR_FORCE and TERM=dumb are respected by `auto`.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run specs and report each one, with a diff for every mismatch.
+    #[command(
+        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --filter dlq-consumer/poison\n  dlqspec run --filter 'dlq-consumer/*.yaml' --fail-fast\n  dlqspec run --partition 2/3 --format junit --output junit.xml\n\nExit codes: 0 every spec passed; 1 some spec failed; 2 a spec is broken or the command line is wrong.\nThe JSON, JUnit and TAP formats are described in docs/reports.md."
+    )]
+    Run(RunArgs),
+
+    /// List every rule of every contract with the specs that cover it; flags uncovered rules.
+    #[command(
+        after_help = "Examples:\n  dlqspec rules\n  dlqspec rules specs/dlq-consumer\n\nExits 1 when a rule is covered by no spec."
+    )]
+    Rules(RulesArgs),
+
+    /// Print the JSON Schema of spec files (draft-07), for completion and checking in editors.
+    #[command(
+        after_help = "Examples:\n  dlqspec schema > schema/dlqspec.schema.json\n\nA spec whose first line is `# yaml-language-server: $schema=../../schema/dlqspec.schema.json`\ngets completion, hover help and checking in editors that use yaml-language-server."
+    )]
+    Schema,
+
+    /// Write a commented starter spec that passes as written.
+    #[command(
+        after_help = "Examples:\n  dlqspec new specs/dlq-consumer/my-case.yaml --contract dlq-consumer\n  dlqspec new specs/dlq-consumer/my-case.yaml    (the folder names the contract)\n\nNever overwrites a file (exit 2)."
+    )]
+    New(NewArgs),
+
+    /// Tell what happens in a scenario, step by step: deliveries, handler outcomes, decisions and the rules behind them, DLQ changes, crashes, checks.
+    #[command(
+        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
+    )]
+    Explain(ExplainArgs),
+
+    /// Rewrite failing expectations with what the built-in implementation does, keeping every other byte of the file.
+    #[command(
+        after_help = "Examples:\n  dlqspec bless specs/dlq-consumer/my-case.yaml\n  dlqspec bless --check specs\n  dlqspec bless --interactive specs\n\nBlessing always runs the built-in reference implementation. Only expectations that differ\nare rewritten; comments, key order, quoting and layout stay. Each file is written whole\n(temporary file and rename), and only when the blessed spec passes. A broken spec is never\nblessed.\nExit codes: 0 nothing (more) to bless; 1 --check found something to bless, or a spec could\nnot be blessed; 2 a spec is broken or the command line is wrong."
+    )]
+    Bless(BlessArgs),
+
+    /// Flag spec smells: messages never delivered, outcomes never used, idle trailing steps, missing rules, duplicate names, uncovered rules.
+    #[command(
+        after_help = "Examples:\n  dlqspec lint\n  dlqspec lint specs/dlq-consumer/my-case.yaml\n  dlqspec lint specs --allow idle-trailing-step\n  dlqspec lint specs/dlq-consumer/my-case.yaml --coverage\n\nSmell ids: no-rule, unexercised-rule, checks-nothing, duplicate-name, uncovered-rule,\nnever-delivered, unused-outcomes, never-processed, idle-trailing-step, stale-allow.\nuncovered-rule is judged for a whole contract folder (specs/CONTRACT, or a folder holding\none, such as specs), or with --coverage.\nExit codes: 0 no smells; 1 some smell; 2 a spec is broken or the command line is wrong."
+    )]
+    Lint(LintArgs),
+
+    /// Start an external implementation, greet it and make a few obvious calls: says exactly
+    /// what is wrong, or shows the handshake and timings. Takes about a second.
+    #[command(
+        after_help = "Examples:\n  dlqspec smoke --impl python:solution.py\n  dlqspec smoke --impl node:solution.ts\n  dlqspec smoke --impl cmd:'./my-impl --protocol'\n\nExits 0 when all is well, 1 otherwise."
+    )]
+    Smoke(SmokeArgs),
+
+    /// Run the specs against several implementations and show a rule-by-implementation table.
+    #[command(
+        after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
+    )]
+    Matrix(MatrixArgs),
+
+    /// Search for scenarios where an implementation differs from the built-in one, and shrink
+    /// the first to a minimal spec; or run one spec under every schedule of injected crashes.
+    #[command(
+        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract outcome-queue --seed 42 --out found/\n  dlqspec explore --impl python:solution.py --cases 2000 --time 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
+    )]
+    Explore(ExploreArgs),
+
+    /// How strong is a suite: run its specs against every classic mistake of each contract's
+    /// catalogue and report which mistakes survive, with a spec explore found to catch each.
+    #[command(
+        after_help = "Examples:\n  dlqspec strength\n  dlqspec strength specs/dlq-consumer/my-new-specs/ --out suggested/\n  dlqspec strength specs --explore-cases 0\n\nExit codes: 0 every mistake is caught; 1 some mistake survives; 2 a spec is broken or the\ncommand line is wrong."
+    )]
+    Strength(StrengthArgs),
+    /// Grade many submissions against the specs, each in its own process: a report per
+    /// submission and a summary (CSV and HTML) with a row each.
+    #[command(
+        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge).\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
+    )]
+    Grade(GradeArgs),
+
+    /// Run the selected specs, then rerun what each saved change affects: a spec file that
+    /// changed or appeared runs again, a change to the implementation reruns them all.
+    #[command(
+        after_help = "Examples:\n  dlqspec watch specs/dlq-consumer --impl python:solution.py\n  dlqspec watch specs/dlq-consumer/my-case.yaml\n  dlqspec watch --filter poison --impl node:solution.ts\n\nChanges are gathered until the files are quiet for 200 ms. A broken spec is reported and\nwatching goes on. The screen is cleared before each rerun when stdout is a terminal.\nCtrl-C stops watching, ending any implementation process still running."
+    )]
+    Watch(WatchArgs),
+
+    /// Print a shell completion script for dlqspec.
+    #[command(
+        after_help = "Examples:\n  dlqspec completions bash > ~/.local/share/bash-completion/completions/dlqspec\n  dlqspec completions zsh > \"${fpath[1]}/_dlqspec\"\n  dlqspec completions fish > ~/.config/fish/completions/dlqspec.fish"
+    )]
+    Completions(CompletionsArgs),
+
+    /// Print the man page of dlqspec or of one of its subcommands (roff).
+    #[command(
+        after_help = "Examples:\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
+    )]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// Solution files, or folders holding one solution each.
+    #[arg(required_unless_present = "merge", value_name = "SUBMISSION")]
+    pub submissions: Vec<PathBuf>,
+
+    /// Grade only the K-th of N shares of the submissions, so N CI jobs together grade each
+    /// once: K/N or count:K/N (round-robin over the submissions sorted by name, then path as
+    /// given), hash:K/N (by a hash of the same).
+    #[arg(long, value_name = "K/N", value_parser = Partition::from_str, conflicts_with = "merge")]
+    pub partition: Option<Partition>,
+
+    /// Join the output folders of shards (each written by `grade --output DIR`) into one
+    /// summary in --output, copying their reports; a submission in two shards is refused.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "submissions")]
+    pub merge: Vec<PathBuf>,
+
+    /// Spec files or folders to grade against.
+    #[arg(long, value_name = "PATH", default_value = "specs")]
+    pub specs: Vec<PathBuf>,
+
+    /// How many submissions are graded at once [default: the number of CPU cores].
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    /// The folder the reports and the summary are written to (created if missing).
+    #[arg(long, short, value_name = "DIR", default_value = "grades")]
+    pub output: PathBuf,
+
+    /// Wall-clock seconds each submission may take in all; past them its run is stopped, with
+    /// everything it started, and its row says so.
+    #[arg(long, value_name = "SECS", default_value = "120", value_parser = crate::external::launch::parse_timeout)]
+    pub budget: std::time::Duration,
+
+    /// Seconds a submission may take to answer one request (as `run --timeout`).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = checked(crate::external::launch::parse_timeout))]
+    pub timeout: String,
+
+    /// Data memory each process of a submission may use (as `run --memory`).
+    #[arg(long, value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = checked(crate::external::limits::parse_memory))]
+    pub memory: String,
+
+    /// CPU seconds each process of a submission may use (as `run --cpu`).
+    #[arg(long, value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = checked(crate::external::limits::parse_cpu))]
+    pub cpu: String,
+}
+
+/// A value parser that checks a value with `parse` and keeps its text, to hand on as written.
+fn checked<T>(
+    parse: fn(&str) -> Result<T, String>,
+) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static
+where
+    T: 'static,
+{
+    move |text: &str| parse(text).map(|_| text.to_owned())
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Run only specs whose name or path contains TEXT, or with a rule id that is TEXT or starts
+    /// with it (`dlq-consumer/`). TEXT with * ? [ { is a path glob (`dlq-consumer/poison-*.yaml`).
+    /// Repeatable: a spec runs when any filter matches.
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// Run only the K-th of N shares of the selected specs, so N CI jobs together run each
+    /// spec once: K/N or count:K/N (by position in path order), hash:K/N (by path hash).
+    #[arg(long, value_name = "K/N", value_parser = Partition::from_str)]
+    pub partition: Option<Partition>,
+
+    /// How many specs run at once [default: the number of CPU cores; 1 for an external
+    /// --impl, where each job is a process of its own and starting one costs more than the
+    /// whole suite takes to run].
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    /// Start no more specs after the first failure; the rest are reported as skipped.
+    #[arg(long)]
+    pub fail_fast: bool,
+
+    /// The report format written to stdout, or to --output.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+
+    /// Write the report to FILE (replaced atomically); the human report still goes to stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub shown: ShownArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Failures to expect from this implementation (a YAML list of specs and rules, see
+    /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known_failures: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub authoring: RunAuthoringArgs,
+}
+
+/// What the human report of a run shows, for `run` and `watch` alike.
+#[derive(Debug, Args)]
+pub struct ShownArgs {
+    /// Print only the specs that did not pass, and the closing count.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Show what an implementation printed and raised under passing specs too (it is always
+    /// shown under failing ones).
+    #[arg(long)]
+    pub show_output: bool,
+}
+
+/// What `dlqspec watch` runs, and against which implementation.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Run only specs a filter selects, as `run --filter` does (repeatable: any may match).
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// How many specs run at once (as `run --jobs`).
+    #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<NonZeroUsize>,
+
+    #[command(flatten)]
+    pub shown: ShownArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Stop after this many reruns, with the last run's exit code (for tests and scripts).
+    #[arg(long, value_name = "K", hide = true)]
+    pub max_reruns: Option<u64>,
+}
+
+/// The options of `run` for an author at work: list, rerun failures, timings.
+#[derive(Debug, Args)]
+pub struct RunAuthoringArgs {
+    /// List the selected specs (path, name, rules), one a line, without running them;
+    /// `--format json` gives one JSON object a line.
+    #[arg(long)]
+    pub list: bool,
+
+    /// Run only the selected specs that failed in the last runs (recorded in .dlqspec/, or
+    /// $DLQSPEC_CACHE_DIR); all of them when none did.
+    #[arg(long, visible_alias = "lf", conflicts_with = "failed_first")]
+    pub last_failed: bool,
+
+    /// Run the selected specs that failed in the last runs first, then the others.
+    #[arg(long, visible_alias = "ff")]
+    pub failed_first: bool,
+
+    /// After the run, list the N slowest specs with their times.
+    #[arg(long, value_name = "N")]
+    pub durations: Option<usize>,
+
+    /// Mark a spec that takes SECS or longer as SLOW, with its time. Off unless asked: a mark
+    /// carries the run's own time, and a report that changes with the machine's load cannot be
+    /// compared with the last one.
+    #[arg(long = "slow", value_name = "SECS", value_parser = parse_seconds)]
+    pub slow: Option<std::time::Duration>,
+}
+
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("expected seconds, 0 or more, such as 1 or 0.5; got `{text}`"))
+}
+
+fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
+    match text.parse::<usize>() {
+        Ok(jobs) => NonZeroUsize::new(jobs).ok_or_else(|| "must be at least 1".to_owned()),
+        Err(_) => Err(format!(
+            "expected a whole number of jobs such as 4; got `{text}`"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// A spec whose scenario to run under every schedule of up to --crashes crashes. Without
+    /// it, scenarios are generated.
+    #[arg(value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Generate scenarios of this contract only (all contracts by default).
+    #[arg(long, value_name = "NAME")]
+    pub contract: Option<String>,
+
+    /// The seed of the random scenarios (a fresh one by default; it is printed either way).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// How many scenarios to try per contract [default: 400].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cases: Option<u64>,
+
+    /// Stop starting scenarios after SECS seconds, even with cases left.
+    #[arg(long, value_name = "SECS", value_parser = parse_positive_seconds)]
+    pub time: Option<std::time::Duration>,
+
+    /// Write the spec found into DIR (created if missing), ready for specs/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// With SPEC: the most crashes a schedule injects [default: 1].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(0..=4))]
+    pub crashes: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct StrengthArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Scenarios explore may try per surviving mistake to find a spec that catches it; 0
+    /// skips the search.
+    #[arg(long, value_name = "N", default_value_t = crate::strength::DEFAULT_EXPLORE_CASES)]
+    pub explore_cases: u64,
+
+    /// The seed of those searches.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Write the specs explore found into DIR (created if missing) instead of printing them.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(std::time::Duration::from_secs_f64(secs)),
+        _ => Err(format!(
+            "expected a number of seconds above 0, such as 30 or 0.5; got `{text}`"
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (dlqspec-SUBCOMMAND(1)); none for dlqspec(1).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The spec file to create.
+    pub path: PathBuf,
+
+    /// The contract the spec is for; by default the name of the file's folder.
+    #[arg(long, value_name = "NAME")]
+    pub contract: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The spec file to explain.
+    pub spec: PathBuf,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BlessArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
+    #[arg(long)]
+    pub check: bool,
+
+    /// Show each spec's change as a diff and ask: a (accept: write it), s (skip: leave the
+    /// file), q (quit: stop; what was accepted is written). Needs a terminal on stdin.
+    #[arg(long, short, conflicts_with = "check")]
+    pub interactive: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Do not report the smell ID anywhere (repeatable); a spec allows one for itself with
+    /// `allow: [{smell: ID, reason: ...}]`.
+    #[arg(long, value_name = "ID", value_parser = crate::contracts::smell::known)]
+    pub allow: Vec<&'static str>,
+
+    /// Judge rule coverage (uncovered-rule) for every contract the linted specs use, even when
+    /// no whole contract folder (specs/CONTRACT, or a folder holding one) is given.
+    #[arg(long)]
+    pub coverage: bool,
+}
+
+/// Which implementation to check and how long it may take to answer (run, smoke).
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
+    /// or builtin (the default). Shims are found in $DLQSPEC_SHIMS, else in the source tree's
+    /// shims/; $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: Option<crate::external::launch::Target>,
+
+    #[command(flatten)]
+    pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
+}
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts) or cmd:'COMMAND LINE'.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementation: crate::external::launch::Target,
+
+    #[command(flatten)]
+    pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    #[command(flatten)]
+    pub specs: SpecPaths,
+
+    /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
+    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
+    pub filter: Vec<Filter>,
+
+    /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs/.js/.ts) or
+    /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.
+    #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
+    pub implementations: Vec<crate::external::launch::Target>,
+
+    #[command(flatten)]
+    pub timeout: Timeout,
+
+    #[command(flatten)]
+    pub limits: ProcessLimits,
+
+    /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The spec files a command reads.
+#[derive(Debug, Args)]
+pub struct SpecPaths {
+    /// Spec files or folders (folders are searched for .yaml/.yml files).
+    #[arg(default_value = "specs")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// How long an external implementation may take to answer.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Timeout {
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub per_request: std::time::Duration,
+}
+
+/// What each process of an external implementation may use (docs/protocol.md, Limits).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ProcessLimits {
+    /// Data memory (heap) each implementation process may use, such as 512M or 2G, or
+    /// unlimited. Past it allocations fail, and the spec is errored saying so.
+    #[arg(long = "memory", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
+    pub memory: Limit,
+
+    /// CPU time each implementation process may use over its life, in seconds, or unlimited.
+    #[arg(long = "cpu", value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
+    pub cpu: Limit,
+}
+
+/// A limit's amount, `None` for unlimited (a type of its own: clap reads `Option` as
+/// "the option may be left out").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit(pub Option<u64>);
+
+impl ProcessLimits {
+    pub fn limits(&self) -> crate::external::limits::Limits {
+        crate::external::limits::Limits {
+            memory: self.memory.0,
+            cpu_seconds: self.cpu.0,
+        }
+    }
+}

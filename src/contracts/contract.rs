@@ -1,0 +1,371 @@
+//! What a contract is: a rule catalogue, a spec vocabulary, a reference implementation.
+//!
+//! Adding a contract means writing one type that implements `Contract` and listing it in
+//! `contracts::registry::CONTRACTS`. The runner, the reporters and the CLI only see these traits.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::Value;
+
+use crate::contracts::builtin::Builtin;
+use crate::model::implementation::{ImplError, Implementation, Reply, WorldHost};
+use crate::model::mistake::Mistake;
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::SpecError;
+use crate::text::yaml::{self, Spanned};
+
+pub trait Contract: Sync {
+    /// The name specs give in `contract:`, e.g. `dlq-consumer`.
+    fn name(&self) -> &'static str;
+
+    /// One line saying what the contract is about.
+    fn title(&self) -> &'static str;
+
+    /// The class a solution defines for this contract, e.g. `DLQConsumer`.
+    fn subject(&self) -> &'static str;
+
+    /// The rule catalogue, in the order reports list it.
+    fn rules(&self) -> &'static [Rule];
+
+    /// Parses and checks a spec file that names this contract.
+    fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
+
+    /// A fresh instance of the built-in reference implementation.
+    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply>;
+
+    /// The catalogue of classic mistakes, each breaking one rule (see `crate::model::mistake`).
+    fn mistakes(&self) -> &'static [Mistake];
+
+    /// The built-in implementation making the one mistake `id` of the catalogue; `None` for
+    /// an id the catalogue does not have. It is not the reference.
+    fn mistaken(&self, id: &str) -> Option<Builtin>;
+
+    /// The JSON Schema of one spec file of this contract (usually a `$ref` into `generator`'s
+    /// definitions), for `dlqspec schema`.
+    fn schema(&self, generator: &mut SchemaGenerator) -> Schema;
+
+    /// A commented spec named `name` that passes as written, for `dlqspec new`.
+    fn starter(&self, name: &str) -> String;
+
+    /// The contract's side of `dlqspec explore`: its scenario generator and crash schedules;
+    /// `None` for a contract that has none (it is then never explored).
+    fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
+        None
+    }
+}
+
+/// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any
+/// name (`a: tricky name`) stays one string.
+pub fn starter_named(template: &str, name: &str) -> String {
+    template.replace(
+        "{name}",
+        &crate::text::yaml::flow(&Value::String(name.to_owned())),
+    )
+}
+
+/// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
+/// `Send` so a built-in implementation can serve specs on a worker thread.
+pub trait Subject: Send {
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
+}
+
+/// Who sees a spec's result on an autograding platform; the values are Gradescope's.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// The student sees the result with its diff and output.
+    #[default]
+    Visible,
+    /// The student sees only whether it passed.
+    Hidden,
+    /// Shown after the assignment's due date (Gradescope), only pass or fail before.
+    AfterDueDate,
+    /// Shown once grades are published (Gradescope), only pass or fail before.
+    AfterPublished,
+}
+
+impl Visibility {
+    /// Whether the student may see more than pass or fail right away.
+    pub fn shows_details(self) -> bool {
+        self == Visibility::Visible
+    }
+}
+
+/// What a spec is worth when a submission is graded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grading {
+    pub points: f64,
+    pub visibility: Visibility,
+}
+
+impl Default for Grading {
+    fn default() -> Self {
+        Grading {
+            points: 1.0,
+            visibility: Visibility::Visible,
+        }
+    }
+}
+
+impl Grading {
+    /// From a spec's optional `points` and `visibility` keys; points are finite, not negative.
+    pub fn from_keys(
+        file: &SourceFile,
+        points: Option<&Spanned<f64>>,
+        visibility: Option<Visibility>,
+    ) -> Result<Grading, SpecError> {
+        let points = match points {
+            None => 1.0,
+            Some(p) if p.value.is_finite() && p.value >= 0.0 => p.value,
+            Some(p) => {
+                return Err(SpecError::invalid(
+                    file,
+                    yaml::at(p),
+                    format!("`points` must be a number of at least 0, not {}", p.value),
+                ));
+            }
+        };
+        Ok(Grading {
+            points,
+            visibility: visibility.unwrap_or_default(),
+        })
+    }
+}
+
+/// The parts every spec has, whatever its contract.
+#[derive(Debug, Clone)]
+pub struct SpecHeader {
+    pub contract: &'static str,
+    pub name: String,
+    pub description: String,
+    /// Rule ids with where each is written, so an unknown id can be pointed at.
+    pub rules: Vec<(String, Position)>,
+    /// Points and visibility, for autograder results.
+    pub grading: Grading,
+    /// The smells `dlqspec lint` is not to report in this spec, each with its reason.
+    pub allow: Vec<crate::contracts::smell::Allow>,
+}
+
+impl SpecHeader {
+    /// The header of a spec of `contract` from the fields every vocabulary has, checking what
+    /// YAML cannot: a name that is not blank.
+    pub fn new(
+        file: &SourceFile,
+        contract: &'static str,
+        name: Spanned<String>,
+        description: String,
+        rules: &[Spanned<String>],
+        grading: Grading,
+    ) -> Result<Self, SpecError> {
+        if name.value.trim().is_empty() {
+            return Err(SpecError::invalid(file, yaml::at(&name), "`name` is empty"));
+        }
+        Ok(SpecHeader {
+            contract,
+            name: name.value,
+            description,
+            rules: rules
+                .iter()
+                .map(|r| (r.value.clone(), yaml::at(r)))
+                .collect(),
+            grading,
+            allow: Vec::new(),
+        })
+    }
+
+    /// The header with the spec's `allow:` list, checked (see `crate::contracts::smell::allows`).
+    pub fn allowing(
+        mut self,
+        file: &SourceFile,
+        allow: &[Spanned<crate::contracts::smell::AllowSpec>],
+    ) -> Result<Self, SpecError> {
+        self.allow = crate::contracts::smell::allows(file, allow)?;
+        Ok(self)
+    }
+
+    pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
+        self.rules.iter().map(|(id, _)| id.as_str())
+    }
+}
+
+/// A loaded spec, ready to run against any implementation.
+pub trait Scenario: Send + Sync {
+    fn header(&self) -> &SpecHeader;
+
+    fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun;
+
+    /// What is odd about this scenario when it runs on `implementation` (the built-in one for
+    /// `dlqspec lint`): messages never delivered, outcomes never used, steps that do nothing;
+    /// with the recorded run they were read from, for the smells every contract shares.
+    /// `Err` is the outcome of a run that ended too early to judge (e.g. a spec error).
+    fn smells(
+        &self,
+        implementation: &mut dyn Implementation,
+    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome>;
+}
+
+/// Something legal but suspicious in a spec, found by `dlqspec lint`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Smell {
+    /// Stable id, e.g. `never-delivered`, for people and scripts to refer to.
+    pub id: &'static str,
+    /// Where in the spec the smell is.
+    pub position: Position,
+    pub message: String,
+}
+
+/// How much a run keeps: each mode adds to the one before, and costs more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// Stops at the first difference (`run`), and keeps only the checkpoint that differs.
+    Check,
+    /// Goes on to record every expectation's actual value (`bless`, `lint`).
+    Record,
+    /// Records, and tells the timeline of the run with every world call in full (`explain`):
+    /// the only mode whose cost may grow faster than the scenario.
+    Explain,
+}
+
+/// One compared expectation: where it is written, what it says, what was observed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    /// Where the expected value starts in the spec file.
+    pub position: Position,
+    /// What is compared, e.g. `process` or `expect`.
+    pub label: String,
+    pub expected: Value,
+    pub actual: Value,
+    /// The parts of `expected` as the spec writes them, so `dlqspec bless` can rewrite each one
+    /// with what was observed. Empty when the expectation cannot be rewritten in place.
+    pub written: Vec<Written>,
+}
+
+/// One value of an expectation as written in the spec, and what was observed in its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    /// Where a node of the spec starts: a value, or a mapping that holds it (see `path`).
+    pub at: Position,
+    /// Mapping keys leading from the node at `at` to the value; empty for the node itself.
+    pub path: Vec<String>,
+    /// The value as the scenario compares it.
+    pub expected: Value,
+    /// What blessing writes instead when it differs from `expected`.
+    pub actual: Value,
+}
+
+impl Written {
+    pub fn new(at: Position, path: &[&str], expected: Value, actual: Value) -> Self {
+        Written {
+            at,
+            path: path.iter().map(|key| (*key).to_owned()).collect(),
+            expected,
+            actual,
+        }
+    }
+
+    pub fn matches(&self) -> bool {
+        self.expected == self.actual
+    }
+}
+
+impl Checkpoint {
+    pub fn matches(&self) -> bool {
+        self.expected == self.actual
+    }
+
+    /// The check in a timeline, one line per written value (or one for the whole):
+    /// `✓ key: value`, or `✗ key: expected ..., got ...`.
+    pub fn told(&self) -> Vec<String> {
+        let parts: Vec<(&str, &Value, &Value)> = if self.written.is_empty() {
+            vec![(self.label.as_str(), &self.expected, &self.actual)]
+        } else {
+            self.written
+                .iter()
+                .map(|w| {
+                    let key = w.path.last().map_or(self.label.as_str(), String::as_str);
+                    (key, &w.expected, &w.actual)
+                })
+                .collect()
+        };
+        parts
+            .into_iter()
+            .map(|(key, expected, actual)| {
+                if expected == actual {
+                    format!("\u{2713} {key}: {}", told_value(expected))
+                } else {
+                    format!(
+                        "\u{2717} {key}: expected {}, got {}",
+                        told_value(expected),
+                        told_value(actual)
+                    )
+                }
+            })
+            .collect()
+    }
+}
+
+/// A value in a timeline line: in flow style, each long list (at any depth) by its ends and
+/// how many between (a big scenario's DLQ would otherwise make a line of megabytes).
+pub fn told_value(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.len() > crate::text::listing::MAX_LISTED => {
+            format!(
+                "[{}]",
+                crate::text::listing::shown(items, told_value).join(", ")
+            )
+        }
+        Value::Array(items) if holds_long_list(value) => format!(
+            "[{}]",
+            items.iter().map(told_value).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(map) if holds_long_list(value) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(key, item)| format!(
+                    "{}: {}",
+                    crate::text::yaml::flow(&Value::String(key.clone())),
+                    told_value(item)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => crate::text::yaml::flow(value),
+    }
+}
+
+/// Whether a list longer than a timeline line shows is anywhere in `value`.
+fn holds_long_list(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => {
+            items.len() > crate::text::listing::MAX_LISTED || items.iter().any(holds_long_list)
+        }
+        Value::Object(map) => map.values().any(holds_long_list),
+        _ => false,
+    }
+}
+
+/// What running one scenario produced.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    pub outcome: Outcome,
+    /// Every checkpoint compared, in order; a `RunMode::Check` run keeps only the one that
+    /// differs, if any.
+    pub checkpoints: Vec<Checkpoint>,
+    /// A person-readable account of what happened, one line per event.
+    pub timeline: Vec<String>,
+    /// The ids of the rules that decided something in this run, in the order first met: what
+    /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
+    pub exercised: Vec<&'static str>,
+    /// A spec error a recording run met after its first difference (a fault that never fired,
+    /// say). The verdict stays that difference, in step order; `bless` reads this, since
+    /// rewriting expectations cannot mend the scenario itself.
+    pub later_spec_error: Option<Box<SpecError>>,
+}

@@ -1,0 +1,320 @@
+//! The bookkeeping of one scenario run, the same for every contract: checkpoints, the first
+//! mismatch, the timeline, and when to stop.
+
+use serde_json::json;
+
+use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun};
+use crate::model::outcome::{Mismatch, Outcome};
+use crate::model::rule::Rule;
+use crate::text::yaml;
+
+/// Records what a run compares and tells. Checking stops at the first difference and keeps only
+/// that checkpoint, the one its readers look for; recording goes on and keeps every
+/// checkpoint, so `bless` and `explain` see all of them.
+#[derive(Debug)]
+pub struct Recorder {
+    mode: RunMode,
+    checkpoints: Vec<Checkpoint>,
+    first_mismatch: Option<Mismatch>,
+    timeline: Vec<String>,
+    exercised: Vec<&'static str>,
+    /// While set, a rule reached is noted but not told: a decision a crash prevented.
+    hushed: bool,
+}
+
+impl Recorder {
+    pub fn new(mode: RunMode) -> Self {
+        Recorder {
+            mode,
+            checkpoints: Vec::new(),
+            first_mismatch: None,
+            timeline: Vec::new(),
+            exercised: Vec::new(),
+            hushed: false,
+        }
+    }
+
+    /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
+    /// `why` is written out only when the line is told, so a run that tells nothing does not
+    /// pay for a sentence per decision.
+    pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
+        if !self.hushed && self.telling() {
+            self.tell(format!("    rule {}: {why}", rule.id));
+        }
+        if !self.exercised.contains(&rule.id) {
+            self.exercised.push(rule.id);
+        }
+    }
+
+    /// Notes the rules reached from now on without telling them (`true`), or tells them
+    /// again (`false`): for a decision the run reached but a crash kept from happening, whose
+    /// rule the scenario still exercises while the timeline tells only what happened.
+    pub fn hush(&mut self, hushed: bool) {
+        self.hushed = hushed;
+    }
+
+    /// Whether noting `rule` again would change anything: in a timeline every decision is
+    /// told, elsewhere only the first one counts. Lets a check that costs a scan of the world
+    /// run once, not at every step.
+    pub fn wants(&self, rule: &Rule) -> bool {
+        self.telling() || !self.exercised.contains(&rule.id)
+    }
+
+    /// Whether the run keeps a timeline: only `explain` is told one, so no other run pays
+    /// for telling what nobody reads.
+    pub fn telling(&self) -> bool {
+        self.mode == RunMode::Explain
+    }
+
+    /// Adds one line to the timeline.
+    pub fn tell(&mut self, line: String) {
+        if self.telling() {
+            self.timeline.push(line);
+        }
+    }
+
+    /// Adds lines to the timeline.
+    pub fn tell_all(&mut self, lines: impl IntoIterator<Item = String>) {
+        if self.telling() {
+            self.timeline.extend(lines);
+        }
+    }
+
+    /// Whether a checkpoint that matches is kept. A checking run keeps only the one that
+    /// differs: nothing reads the others, and a big scenario would hold one per step.
+    pub fn keeps_matches(&self) -> bool {
+        self.mode != RunMode::Check
+    }
+
+    /// The checkpoints kept so far, in the order they were compared.
+    pub fn checkpoints(&self) -> &[Checkpoint] {
+        &self.checkpoints
+    }
+
+    /// Records a checkpoint at `step`, telling it in the timeline; on a difference, stops
+    /// (checking) or remembers it if it is the first (recording). `note` says what a diff
+    /// alone cannot.
+    pub fn compare(
+        &mut self,
+        step: impl std::fmt::Display,
+        checkpoint: Checkpoint,
+        note: Option<String>,
+    ) -> Result<(), Outcome> {
+        if self.telling() {
+            let told = checkpoint
+                .told()
+                .into_iter()
+                .map(|line| format!("    {line}"));
+            self.timeline.extend(told);
+        }
+        let matches = checkpoint.matches();
+        if !matches && self.first_mismatch.is_none() {
+            let (expected, actual) = shown(&checkpoint);
+            self.first_mismatch = Some(Mismatch {
+                step: step.to_string(),
+                position: checkpoint.position,
+                expected,
+                actual,
+                note,
+            });
+        }
+        if !matches || self.keeps_matches() {
+            self.checkpoints.push(checkpoint);
+        }
+        if !matches && self.mode == RunMode::Check {
+            return Err(self.stop());
+        }
+        Ok(())
+    }
+
+    /// The outcome of a run that cannot go on: the first mismatch, or a pass when there is none.
+    pub fn stop(&self) -> Outcome {
+        self.first_mismatch
+            .clone()
+            .map_or(Outcome::Passed, Outcome::Mismatch)
+    }
+
+    /// The run, given why it stopped early (`None` when every step ran).
+    ///
+    /// The verdict is the first thing that went wrong, in step order: a recording run goes on
+    /// past a difference to show the rest, but what it meets later (an unscripted handler call,
+    /// a broken implementation) does not change the verdict. So `run`, which stops at the first
+    /// difference, and `explain` and `bless --check`, which record, always agree.
+    pub fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
+        let mut later_spec_error = None;
+        let outcome = match (self.first_mismatch, stopped) {
+            (Some(mismatch), later) => {
+                if let Some(Outcome::SpecError(error)) = later {
+                    later_spec_error = Some(Box::new(error));
+                }
+                Outcome::Mismatch(mismatch)
+            }
+            (None, Some(outcome)) => outcome,
+            (None, None) => Outcome::Passed,
+        };
+        ScenarioRun {
+            outcome,
+            checkpoints: self.checkpoints,
+            timeline: self.timeline,
+            exercised: self.exercised,
+            later_spec_error,
+        }
+    }
+}
+
+/// Expected and actual as a diff shows them: a mapping as it is, any other value under the
+/// checkpoint's label, so a lone `3` still says what it is.
+fn shown(checkpoint: &Checkpoint) -> (String, String) {
+    if checkpoint.expected.is_object() {
+        (
+            yaml::render(&checkpoint.expected),
+            yaml::render(&checkpoint.actual),
+        )
+    } else {
+        let key = checkpoint.label.as_str();
+        (
+            yaml::render(&json!({ key: checkpoint.expected })),
+            yaml::render(&json!({ key: checkpoint.actual })),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::text::source::Position;
+
+    fn checkpoint(label: &str, expected: Value, actual: Value) -> Checkpoint {
+        Checkpoint {
+            position: Position { line: 3, column: 5 },
+            label: label.to_owned(),
+            expected,
+            actual,
+            written: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn checking_stops_at_the_first_difference() {
+        let mut recorder = Recorder::new(RunMode::Check);
+        assert!(
+            recorder
+                .compare(
+                    "step 1 (process)",
+                    checkpoint("n", json!(1), json!(1)),
+                    None
+                )
+                .is_ok()
+        );
+        let stopped = recorder
+            .compare(
+                "step 2 (process)",
+                checkpoint("n", json!(1), json!(2)),
+                None,
+            )
+            .unwrap_err();
+        let Outcome::Mismatch(mismatch) = &stopped else {
+            panic!("not a mismatch: {stopped:?}");
+        };
+        assert_eq!(mismatch.step, "step 2 (process)");
+        assert_eq!(mismatch.expected, "n: 1\n");
+        assert_eq!(mismatch.actual, "n: 2\n");
+        let run = recorder.finish(Some(stopped));
+        // Only the checkpoint that differs is kept: nothing reads the others.
+        assert_eq!(run.checkpoints.len(), 1);
+        assert_eq!(run.checkpoints[0].actual, json!(2));
+        // A checking run tells no timeline: nobody reads it.
+        assert!(run.timeline.is_empty());
+    }
+
+    #[test]
+    fn recording_goes_on_and_keeps_the_first_difference() {
+        let mut recorder = Recorder::new(RunMode::Record);
+        let first = checkpoint("s", json!({ "a": 1 }), json!({ "a": 2 }));
+        let second = checkpoint("s", json!({ "a": 3 }), json!({ "a": 4 }));
+        assert!(recorder.compare("first", first, Some("why".into())).is_ok());
+        assert!(recorder.compare("second", second, None).is_ok());
+        let Outcome::Mismatch(mismatch) = recorder.stop() else {
+            panic!("no mismatch kept");
+        };
+        assert_eq!(
+            (mismatch.step.as_str(), mismatch.expected.as_str()),
+            ("first", "a: 1\n")
+        );
+        assert_eq!(mismatch.note.as_deref(), Some("why"));
+        let run = recorder.finish(None);
+        assert!(matches!(run.outcome, Outcome::Mismatch(_)));
+        assert_eq!(run.checkpoints.len(), 2);
+        // Blessing and linting record, but nobody reads a timeline there: none is told.
+        assert!(!recorder_telling(RunMode::Record) && recorder_telling(RunMode::Explain));
+        assert!(run.timeline.is_empty());
+    }
+
+    fn recorder_telling(mode: RunMode) -> bool {
+        Recorder::new(mode).telling()
+    }
+
+    #[test]
+    fn a_stop_after_a_recorded_difference_does_not_change_the_verdict() {
+        let mut recorder = Recorder::new(RunMode::Record);
+        let differs = checkpoint("n", json!(1), json!(2));
+        assert!(recorder.compare("step 1 (process)", differs, None).is_ok());
+        let later = Outcome::Skipped("a later stop".into());
+        let run = recorder.finish(Some(later));
+        let Outcome::Mismatch(mismatch) = run.outcome else {
+            panic!("the later stop won: {:?}", run.outcome);
+        };
+        assert_eq!(mismatch.step, "step 1 (process)");
+    }
+
+    #[test]
+    fn exercised_rules_are_kept_once_in_first_order() {
+        use crate::model::rule::Rule;
+        const A: Rule = Rule {
+            id: "c/a",
+            statement: "",
+        };
+        const B: Rule = Rule {
+            id: "c/b",
+            statement: "",
+        };
+        let mut recorder = Recorder::new(RunMode::Explain);
+        for rule in [&B, &A, &B] {
+            recorder.exercise(rule, "why");
+        }
+        let run = recorder.finish(None);
+        assert_eq!(run.exercised, ["c/b", "c/a"]);
+        assert_eq!(run.timeline[0], "    rule c/b: why");
+    }
+
+    #[test]
+    fn a_rule_is_wanted_again_only_by_a_timeline() {
+        use crate::model::rule::Rule;
+        const A: Rule = Rule {
+            id: "c/a",
+            statement: "",
+        };
+        for (mode, again) in [
+            (RunMode::Check, false),
+            (RunMode::Record, false),
+            (RunMode::Explain, true),
+        ] {
+            let mut recorder = Recorder::new(mode);
+            assert!(recorder.wants(&A), "{mode:?}");
+            recorder.exercise(&A, "why");
+            assert_eq!(recorder.wants(&A), again, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_run_without_differences_passes() {
+        let mut recorder = Recorder::new(RunMode::Explain);
+        recorder.tell("start".to_owned());
+        assert!(matches!(recorder.stop(), Outcome::Passed));
+        let run = recorder.finish(None);
+        assert!(matches!(run.outcome, Outcome::Passed));
+        assert_eq!(run.timeline, vec!["start"]);
+    }
+}

@@ -1,0 +1,258 @@
+//! What `dlqspec explore` tells: a line as it starts, a progress line on a terminal, and the
+//! finding (the divergence, its diff, the spec) or the clean count, with the seed in each.
+//!
+//! Labels, reasons, divergences and specs carry text from the implementation under test (its
+//! path, its error messages), so they go through `sanitize` like every other report's.
+
+use crate::explore::crashes::{self, Summary as CrashSummary};
+use crate::explore::{Event, Finding, Observer, Summary};
+use crate::report::progress::{DelayedBar, seconds, suspended};
+use crate::report::render;
+use crate::report::sanitize::{line, text as shown_text};
+use crate::report::style::{Palette, paint};
+use std::io::Write;
+use std::path::Path;
+
+/// Prints the opening lines as exploring starts, and keeps a progress line on stderr when
+/// asked to (on a terminal, outside CI: see `ReportOptions::progress_wanted`).
+pub struct ExploreReporter<W: Write> {
+    out: W,
+    palette: Palette,
+    bar: Option<DelayedBar>,
+}
+
+impl<W: Write> ExploreReporter<W> {
+    pub fn new(out: W, palette: Palette, progress: bool) -> Self {
+        let bar = progress.then(|| DelayedBar::start("{spinner} [{elapsed}] {wide_msg}"));
+        ExploreReporter { out, palette, bar }
+    }
+
+    /// Writes `text` without tearing the progress line.
+    fn say(&mut self, text: &str) {
+        let out = &mut self.out;
+        suspended(self.bar.as_ref().map(DelayedBar::bar), || {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        });
+    }
+
+    /// Sets the progress line (shown once the exploration has gone on for a moment).
+    fn progress(&mut self, message: String) {
+        if let Some(bar) = &self.bar {
+            bar.bar().set_message(message);
+        }
+    }
+}
+
+impl<W: Write> Observer for ExploreReporter<W> {
+    fn event(&mut self, event: &Event) {
+        let p = self.palette;
+        match event {
+            Event::Started {
+                seed,
+                implementation,
+                contracts,
+                cases,
+                time,
+            } => {
+                let limit = time.map_or(String::new(), |t| format!(", for at most {}", seconds(t)));
+                let implementation = line(implementation);
+                let text = format!(
+                    "explore {implementation}: seed {seed}, {cases} cases per contract of {}{limit}\n",
+                    if contracts.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        contracts.join(", ")
+                    }
+                );
+                self.say(&text);
+            }
+            Event::Skipped { contract, reason } => {
+                let text = format!(
+                    "{} {contract}: {}\n",
+                    paint(p.skip, "skipped"),
+                    line(reason)
+                );
+                self.say(&text);
+            }
+            Event::Passed { run } => self.progress(format!("{run} cases, no divergence yet")),
+            Event::Diverged {
+                contract,
+                origin,
+                steps,
+                after,
+            } => {
+                let text = format!(
+                    "{} {contract} diverges in {origin} ({steps} steps), after {}; shrinking\n",
+                    paint(p.fail, "FOUND"),
+                    seconds(*after)
+                );
+                self.say(&text);
+            }
+            Event::Shrinking { tries, steps } => {
+                self.progress(format!("shrinking: {tries} tries, down to {steps} steps"));
+            }
+            Event::Crashes(crashes::Event::Started {
+                spec,
+                implementation,
+                max_crashes,
+                invariants,
+            }) => {
+                let (spec, implementation) = (line(spec), line(implementation));
+                let mut text = format!(
+                    "explore {spec} on {implementation}: every schedule of up to {max_crashes} crash{}, checking that\n",
+                    if *max_crashes == 1 { "" } else { "es" }
+                );
+                for invariant in *invariants {
+                    text.push_str(&format!("  - {invariant}\n"));
+                }
+                self.say(&text);
+            }
+            Event::Crashes(crashes::Event::Ran { run }) => {
+                self.progress(format!("{run} schedules"));
+            }
+            Event::Crashes(crashes::Event::Violated {
+                schedule,
+                violations,
+            }) => {
+                let crashes: Vec<String> = schedule.iter().map(ToString::to_string).collect();
+                let mut text = format!(
+                    "{} with {}:\n",
+                    paint(p.fail, "VIOLATED"),
+                    if crashes.is_empty() {
+                        "no crash".to_owned()
+                    } else {
+                        crashes.join(", then ")
+                    }
+                );
+                for violation in *violations {
+                    text.push_str(&format!("  - {}\n", line(violation)));
+                }
+                self.say(&text);
+            }
+            Event::Done(_) | Event::Crashes(crashes::Event::Done(_)) => {
+                if let Some(bar) = &mut self.bar {
+                    bar.finish();
+                }
+            }
+        }
+    }
+}
+
+/// The end of an exploration: the finding with its diff and spec (or where the spec was
+/// written), then the closing line with the count, the rate and the seed.
+pub fn search(summary: &Summary, written: Option<&Path>, palette: &Palette) -> String {
+    let mut out = String::new();
+    if let Some(finding) = &summary.finding {
+        out.push_str(&finding_text(finding, written, palette));
+    }
+    if summary.invalid.0 > 0 {
+        out.push_str(&format!(
+            "note: {} generated case{} could not be blessed on the built-in implementation, a bug of the generator; the first: {}\n",
+            summary.invalid.0,
+            if summary.invalid.0 == 1 { "" } else { "s" },
+            summary.invalid.1.as_deref().unwrap_or_default().lines().next().unwrap_or_default()
+        ));
+    }
+    let per: Vec<String> = summary
+        .cases
+        .iter()
+        .map(|(contract, n)| format!("{n} {contract}"))
+        .collect();
+    let counted = format!(
+        "{} case{} ({}) in {}, {:.0} cases/s",
+        summary.total_cases(),
+        if summary.total_cases() == 1 { "" } else { "s" },
+        if per.is_empty() {
+            "no contract".to_owned()
+        } else {
+            per.join(", ")
+        },
+        seconds(summary.elapsed),
+        summary.rate()
+    );
+    let verdict = match &summary.finding {
+        Some(_) => paint(palette.fail, "found a divergence"),
+        None if summary.cases.is_empty() => paint(palette.fail, "nothing to explore"),
+        None => paint(palette.pass, "no divergence"),
+    };
+    out.push_str(&format!(
+        "{verdict}: {counted}; seed {seed} (`--seed {seed}` replays this run)\n",
+        seed = summary.seed
+    ));
+    out
+}
+
+/// The end of a crash-schedule exploration.
+pub fn crashes(summary: &CrashSummary, written: Option<&Path>, palette: &Palette) -> String {
+    let mut out = String::new();
+    if let Some(violation) = &summary.violation {
+        match (&violation.finding, &violation.no_spec) {
+            (Some(finding), _) => out.push_str(&finding_text(finding, written, palette)),
+            (None, Some(why)) => {
+                out.push_str(&format!("no spec written: {}\n", shown_text(why)));
+            }
+            (None, None) => {}
+        }
+    }
+    let counted = format!(
+        "{} schedule{} of up to {} crash{} in {}, {:.0} schedules/s",
+        summary.schedules,
+        if summary.schedules == 1 { "" } else { "s" },
+        summary.max_crashes,
+        if summary.max_crashes == 1 { "" } else { "es" },
+        seconds(summary.elapsed),
+        summary.rate()
+    );
+    let verdict = match &summary.violation {
+        Some(_) => paint(palette.fail, "an invariant is broken"),
+        None => paint(palette.pass, "every invariant holds"),
+    };
+    out.push_str(&format!("{verdict}: {counted} (exhaustive, so no seed)\n"));
+    out
+}
+
+/// A finding: what differs, the diff, and the spec or where it went.
+fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) -> String {
+    let mut out = format!(
+        "{} {}\n",
+        paint(palette.fail, "divergence"),
+        line(&finding.divergence)
+    );
+    out.push_str(&format!(
+        "shrunk from {} steps to {} in {} tries ({})\n",
+        finding.steps_before,
+        finding.steps,
+        finding.tries,
+        seconds(finding.shrink_time)
+    ));
+    let shown = written.map_or_else(
+        || finding.file_name.clone(),
+        crate::text::source::display_path,
+    );
+    out.push_str(&render::details(&shown, &finding.outcome));
+    match written {
+        Some(path) => out.push_str(&format!(
+            "{} {} (it passes on the built-in implementation and fails on this one)\n",
+            paint(palette.bold, "wrote"),
+            line(&crate::text::source::display_path(path))
+        )),
+        None => {
+            out.push_str(&format!(
+                "the spec ({}: it passes on the built-in implementation and fails on this one; `--out DIR` writes it):\n",
+                finding.file_name
+            ));
+            out.push_str(&shown_text(&finding.spec));
+        }
+    }
+    for smell in &finding.smells {
+        out.push_str(&format!(
+            "note: lint would say {}:{}: {}: {}\n",
+            line(&shown),
+            smell.position.line,
+            smell.id,
+            line(&smell.message)
+        ));
+    }
+    out
+}

@@ -1,0 +1,284 @@
+//! Loading a spec file whatever its contract: read it, find its contract, let that parse it.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::contracts;
+use crate::contracts::contract::{Checkpoint, Contract, RunMode, Scenario, ScenarioRun};
+use crate::load::discover::{Entry, Found};
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::yaml::locate;
+use crate::text::yaml::{self, Spanned};
+use crate::text::yaml_edit;
+
+/// A spec ready to run.
+pub struct LoadedSpec {
+    pub file: SourceFile,
+    pub contract: &'static dyn Contract,
+    pub scenario: Box<dyn Scenario>,
+}
+
+impl LoadedSpec {
+    /// Runs the scenario, with a mismatch pointing at the first value that differs.
+    pub fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
+        let mut run = self.scenario.run(implementation, mode);
+        run.outcome = pinpoint(run.outcome, &run.checkpoints, &self.file);
+        run
+    }
+}
+
+/// Moves a mismatch's position from the expectation block to the first value in it that
+/// differs, so reports and CI annotations point at the very line to look at.
+fn pinpoint(outcome: Outcome, checkpoints: &[Checkpoint], file: &SourceFile) -> Outcome {
+    let Outcome::Mismatch(mut mismatch) = outcome else {
+        return outcome;
+    };
+    let differing = checkpoints
+        .iter()
+        .filter(|c| !c.matches() && c.position == mismatch.position)
+        .flat_map(|c| c.written.iter())
+        .find(|w| !w.matches());
+    if let Some(written) = differing {
+        // Parsing again costs a little, and only for a spec that failed: the fast load's
+        // tree first (light enough for a spec of 10^5 messages), `yaml_edit`'s for a spec
+        // that tree declines (anchors, tags).
+        let (expected, actual) = (&written.expected, &written.actual);
+        if let Some(position) =
+            yaml::first_difference(&file.text, written.at, &written.path, expected, actual)
+        {
+            mismatch.position = position;
+        } else if let Ok(document) = yaml_edit::Document::parse(&file.text)
+            && let Ok(node) = document.find(written.at, &written.path)
+        {
+            mismatch.position = locate::first_difference(node, expected, actual).position;
+        }
+    }
+    Outcome::Mismatch(mismatch)
+}
+
+/// Only the `contract` key, to pick the vocabulary for the rest of the file.
+#[derive(Deserialize)]
+struct ContractProbe {
+    contract: Option<Spanned<String>>,
+}
+
+pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
+    load(read(path)?)
+}
+
+/// Loads what a discovery entry holds: a spec (checking it is still the file discovery
+/// found), or the error of a path that cannot be read.
+pub fn load_entry(entry: &Entry) -> Result<LoadedSpec, SpecError> {
+    match entry {
+        Entry::Spec(found) => load(read_found(found)?),
+        Entry::Unreadable { path, reason } => Err(unreadable(path, reason)),
+    }
+}
+
+/// Reads a spec file (bounded, never blocking); a file that cannot be read is a spec error.
+pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
+    SourceFile::read(path).map_err(|error| unreadable(path, &error.to_string()))
+}
+
+/// Reads a spec as discovery found it.
+pub fn read_found(found: &Found) -> Result<SourceFile, SpecError> {
+    SourceFile::read_checked(&found.path, found.identity)
+        .map_err(|error| unreadable(&found.path, &error.to_string()))
+}
+
+/// The spec error of a path that cannot be read, and why.
+pub fn unreadable(path: &Path, why: &str) -> SpecError {
+    SpecError {
+        kind: SpecErrorKind::Unreadable,
+        path: crate::text::source::display_path(path),
+        position: Position::START,
+        message: format!("cannot read the spec: {why}"),
+        source_line: None,
+    }
+}
+
+pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
+    let contract = match plain_contract_line(&file.text).and_then(contracts::find) {
+        Some(contract) => contract,
+        None => probe_contract(&file)?,
+    };
+    let scenario = contract.load(&file)?;
+    for (rule, position) in &scenario.header().rules {
+        if !contract.rules().iter().any(|r| r.id == rule) {
+            let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
+            let near = crate::text::suggest::nearest(rule, &ids)
+                .map(|near| format!(" (did you mean `{near}`?)"))
+                .unwrap_or_default();
+            return Err(SpecError::invalid(
+                &file,
+                *position,
+                format!(
+                    "unknown rule `{rule}`{near}; `dlqspec rules` lists the rules of {}",
+                    contract.name()
+                ),
+            ));
+        }
+    }
+    Ok(LoadedSpec {
+        file,
+        contract,
+        scenario,
+    })
+}
+
+/// The value of a plain `contract: name` line that opens the file, if it has one.
+///
+/// Parsing YAML is most of the cost of loading a spec; reading the contract off its line saves
+/// a second full parse. Only the first content line is trusted: nothing before it can make it
+/// part of a multi-line string, and a column-0 key is a top-level key. The next line must not be
+/// indented, or it would continue the value. The contract's own parse then checks the whole file.
+fn plain_contract_line(text: &str) -> Option<&str> {
+    let mut lines = content_lines(text).map(|(_, line)| line);
+    let value = lines.next()?.strip_prefix("contract:")?;
+    if lines
+        .next()
+        .is_some_and(|next| next.starts_with([' ', '\t']))
+    {
+        return None;
+    }
+    let value = value.split(" #").next()?.trim();
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then_some(value)
+}
+
+/// The lines that hold YAML content, with their 0-based index: past comments (such as the
+/// schema line), blank lines and document markers.
+fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter(|(_, line)| {
+        let content = line.trim();
+        !content.is_empty() && !content.starts_with('#') && content != "---"
+    })
+}
+
+/// Finds the contract the slow way, with a positioned error when there is none.
+fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError> {
+    let probe: ContractProbe = yaml::parse(file)?;
+    let known = contracts::registry::names().join(", ");
+    let Some(name) = probe.contract else {
+        return Err(SpecError::invalid(
+            file,
+            first_content(file),
+            format!("missing field `contract`; expected one of {known}"),
+        ));
+    };
+    contracts::find(&name.value).ok_or_else(|| {
+        SpecError::invalid(
+            file,
+            yaml::at(&name),
+            format!(
+                "unknown contract `{}`{}; expected one of {known}",
+                name.value,
+                crate::text::suggest::nearest(&name.value, &contracts::registry::names())
+                    .map(|near| format!(" (did you mean `{near}`?)"))
+                    .unwrap_or_default()
+            ),
+        )
+    })
+}
+
+/// Where the YAML content starts: the first content line, at its first non-blank character.
+fn first_content(file: &SourceFile) -> Position {
+    content_lines(&file.text)
+        .next()
+        .map_or(Position::START, |(index, line)| {
+            Position::new(index + 1, line.len() - line.trim_start().len() + 1)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> Result<LoadedSpec, SpecError> {
+        load(SourceFile::from_text("t.yaml", text))
+    }
+
+    #[test]
+    fn an_unknown_contract_lists_the_known_ones() {
+        let error = load_text("contract: nope\nname: x\n").err().unwrap();
+        assert!(
+            error
+                .to_string()
+                .starts_with("t.yaml:1:11: unknown contract `nope`; expected one of dlq-consumer"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_missing_contract_is_reported_at_the_start() {
+        let error = load_text("name: x\n").err().unwrap();
+        assert!(
+            error
+                .to_string()
+                .starts_with("t.yaml:1:1: missing field `contract`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_contract_line_is_read_without_parsing_when_plain() {
+        assert_eq!(
+            plain_contract_line("# c\ncontract: dlq-consumer  # why\n"),
+            Some("dlq-consumer")
+        );
+        assert_eq!(plain_contract_line("contract: \"dlq-consumer\"\n"), None);
+        assert_eq!(plain_contract_line("  contract: dlq-consumer\n"), None);
+        // Not the first content line: it may sit inside a multi-line string.
+        assert_eq!(
+            plain_contract_line("name: \"x\ncontract: outcome-queue\n  y\"\n"),
+            None
+        );
+        // An indented next line continues the value.
+        assert_eq!(plain_contract_line("contract: dlq\n  -consumer\n"), None);
+    }
+
+    #[test]
+    fn a_contract_line_inside_a_multi_line_string_is_not_taken_for_the_key() {
+        let spec = load_text(
+            "description: \"x\ncontract: outcome-queue\n  y\"\ncontract: dlq-consumer\nname: t\nsteps:\n  - process: none\n",
+        );
+        assert_eq!(spec.ok().map(|s| s.contract.name()), Some("dlq-consumer"));
+    }
+
+    #[test]
+    fn a_quoted_contract_still_loads_through_the_parser() {
+        assert!(load_text("contract: \"dlq-consumer\"\nname: x\n").is_ok());
+    }
+
+    #[test]
+    fn a_missing_contract_is_reported_at_the_first_key_past_comments() {
+        let error = load_text("# yaml-language-server: $schema=x.json\n\nname: x\n")
+            .err()
+            .unwrap();
+        assert_eq!(error.position, Position::new(3, 1));
+        assert!(
+            error.message.starts_with("missing field `contract`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_rule_is_pointed_at() {
+        let error = load_text(
+            "contract: dlq-consumer\nname: x\nrules: [dlq-consumer/success, dlq-consumer/nope]\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            error.to_string(),
+            "t.yaml:3:31: unknown rule `dlq-consumer/nope`; `dlqspec rules` lists the rules of dlq-consumer"
+        );
+    }
+}

@@ -1,0 +1,4 @@
+//! Finding spec files and loading each through its contract.
+
+pub mod discover;
+pub mod loader;

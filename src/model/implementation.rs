@@ -1,0 +1,262 @@
+//! The interface every implementation under test offers the runner, built-in or external.
+//!
+//! A contract's scenario drives an implementation through `create` and `call`; while a call
+//! runs, the implementation acts on the scenario's world only through `WorldHost`. The
+//! built-in implementation and an external process therefore make the same calls on the same
+//! world, and every one of them is seen, ordered and can be faulted.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a raised error is classified, independent of language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RaisedKind {
+    /// The process died (`Crash`): it must propagate, never be handled.
+    Crash,
+    /// The language's invalid-argument error (Python `ValueError`, JS `RangeError`).
+    InvalidArgument,
+    /// Any other error.
+    Error,
+}
+
+/// An error raised by an implementation, or by the world into an implementation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Raised {
+    pub kind: RaisedKind,
+    pub class: String,
+    pub message: String,
+}
+
+impl Raised {
+    pub fn new(kind: RaisedKind, class: impl Into<String>, message: impl Into<String>) -> Self {
+        Raised {
+            kind,
+            class: class.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn crash(message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::Crash, "Crash", message)
+    }
+
+    pub fn error(class: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::Error, class, message)
+    }
+
+    pub fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(RaisedKind::InvalidArgument, class, message)
+    }
+
+    /// `Class: message`, the form CONTRACTS.md pins for DLQ entries.
+    pub fn describe(&self) -> String {
+        format!("{}: {}", self.class, self.message)
+    }
+}
+
+/// What an implementation answered to `create` or `call`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Returned(Value),
+    Raised(Raised),
+    /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
+    Skipped(String),
+}
+
+/// Why an implementation could not be asked at all: it broke, hung or spoke garbage.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ImplError {
+    pub kind: ImplErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImplErrorKind {
+    /// The process could not be started, or its solution could not be loaded.
+    Startup,
+    /// No answer within the timeout.
+    Timeout,
+    /// The process exited while a spec was running.
+    Exited,
+    /// A line on stdout that is not a protocol message.
+    Garbage,
+    /// A well-formed message that breaks the protocol (wrong sequence number, unknown type...).
+    Protocol,
+    /// The implementation reported that it could not do what was asked.
+    Errored,
+}
+
+impl ImplError {
+    pub fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
+        ImplError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// The world as an implementation sees it during a call: named calls with JSON arguments.
+pub trait WorldHost {
+    fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised>;
+
+    /// The world itself, for an implementation in this process that knows its type to call it
+    /// without encoding every call in JSON. Such calls must go through the same checks, faults
+    /// and journal as `world_call`; `None` (the default) leaves JSON as the only way in.
+    fn in_process(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
+}
+
+/// A world for contracts that have none: any call is refused.
+pub struct NoWorld;
+
+impl WorldHost for NoWorld {
+    fn world_call(&mut self, call: &str, _args: &[Value]) -> Result<Value, Raised> {
+        Err(Raised::error(
+            "MisuseError",
+            format!("this contract has no world; `{call}` is not available"),
+        ))
+    }
+}
+
+/// How an implementation's language spells the contract's multi-word keys: the lessons give
+/// Python `receive_count` / `first_attempt_at` and JavaScript `receiveCount` / `firstAttemptAt`.
+/// The world speaks to each implementation in its own spelling and never translates what the
+/// implementation writes, so a JavaScript entry with `first_attempt_at` is a difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Naming {
+    #[default]
+    #[serde(rename = "snake_case")]
+    Snake,
+    #[serde(rename = "camelCase")]
+    Camel,
+}
+
+impl Naming {
+    /// The spelling a language's lesson uses: camelCase for JavaScript and TypeScript.
+    pub fn of_language(language: &str) -> Naming {
+        match language.to_ascii_lowercase().as_str() {
+            "javascript" | "typescript" | "js" | "ts" => Naming::Camel,
+            _ => Naming::Snake,
+        }
+    }
+
+    /// `key` (written in snake_case, as specs and CONTRACTS.md write it) in this spelling.
+    pub fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
+        match self {
+            Naming::Snake => std::borrow::Cow::Borrowed(key),
+            Naming::Camel if !key.contains('_') => std::borrow::Cow::Borrowed(key),
+            Naming::Camel => {
+                let mut camel = String::with_capacity(key.len());
+                let mut upper = false;
+                for c in key.chars() {
+                    if c == '_' {
+                        upper = true;
+                    } else if upper {
+                        camel.extend(c.to_uppercase());
+                        upper = false;
+                    } else {
+                        camel.push(c);
+                    }
+                }
+                std::borrow::Cow::Owned(camel)
+            }
+        }
+    }
+}
+
+/// Who is answering: shown in reports and the conformance matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImplInfo {
+    /// Short label, e.g. `builtin` or `python:solution.py`.
+    pub label: String,
+    pub language: String,
+    /// The reference implementation: a scenario it cannot satisfy is a broken spec.
+    pub is_reference: bool,
+}
+
+/// What an external implementation provides, from its handshake.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Offer {
+    /// The contracts it provides, by name.
+    pub contracts: Vec<String>,
+    /// The names its solution file defines at top level (classes, functions), when it says.
+    pub defines: Option<Vec<String>>,
+}
+
+/// An implementation under test. One value lives for a whole run and serves spec after spec.
+pub trait Implementation {
+    fn info(&self) -> ImplInfo;
+
+    /// How the implementation spells multi-word keys of messages and entries.
+    fn naming(&self) -> Naming {
+        Naming::Snake
+    }
+
+    /// What the implementation says it provides, before any spec runs; `None` when it provides
+    /// whatever it is asked for (an in-process implementation). Starts an external one.
+    fn offer(&mut self) -> Result<Option<Offer>, ImplError> {
+        Ok(None)
+    }
+
+    /// Called before each spec; an implementation that died is restarted here.
+    fn begin_spec(&mut self) -> Result<(), ImplError> {
+        Ok(())
+    }
+
+    /// Makes a fresh instance of the contract's subject, dropping any earlier one.
+    fn create(
+        &mut self,
+        contract: &str,
+        args: &Value,
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
+
+    /// Calls a method of the current instance.
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
+
+    /// What the implementation printed and raised during the spec that just ran, if it
+    /// reports that (external implementations do, through their shims).
+    fn take_output(&mut self) -> Option<crate::model::captured::Captured> {
+        None
+    }
+}
+
+/// Makes implementations for a run: one per worker, since each serves one spec at a time.
+pub trait ImplementationFactory: Sync {
+    fn create(&self) -> Box<dyn Implementation + Send>;
+}
+
+impl<F> ImplementationFactory for F
+where
+    F: Fn() -> Box<dyn Implementation + Send> + Sync,
+{
+    fn create(&self) -> Box<dyn Implementation + Send> {
+        self()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_follows_the_lessons_javascript_names() {
+        let camel: Vec<_> = ["id", "receive_count", "first_received_at", "failed_at"]
+            .iter()
+            .map(|k| Naming::Camel.key(k).into_owned())
+            .collect();
+        assert_eq!(camel, ["id", "receiveCount", "firstReceivedAt", "failedAt"]);
+        assert_eq!(Naming::Snake.key("first_attempt_at"), "first_attempt_at");
+        assert_eq!(Naming::of_language("TypeScript"), Naming::Camel);
+        assert_eq!(Naming::of_language("python"), Naming::Snake);
+    }
+}

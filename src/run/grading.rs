@@ -1,0 +1,649 @@
+//! Grading a class: finding each submission's entry file, naming its reports, taking a
+//! deterministic share of a class, reading a submission's JSON-lines report back into a row of
+//! the summary, and reading shards' `summary.json` back to merge them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::run::select::Partition;
+
+/// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
+pub const SUMMARY_JSON: &str = "summary.json";
+
+/// What `summary.json` says it is, and the version of its layout this build writes and reads.
+pub const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
+pub const SUMMARY_VERSION: u64 = 1;
+
+/// The most of a `summary.json` read back.
+pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
+
+/// The most of one submission's report (`NAME.txt` or `NAME.jsonl`) kept or copied.
+pub const MAX_REPORT_BYTES: u64 = 64 << 20;
+
+/// The entry files a submission folder is searched for, in this order.
+pub const ENTRY_FILES: [&str; 5] = [
+    "solution.py",
+    "solution.ts",
+    "solution.mjs",
+    "solution.js",
+    "solution.cjs",
+];
+
+/// The extensions of solution files.
+const EXTENSIONS: [&str; 5] = ["py", "ts", "mjs", "js", "cjs"];
+
+/// How a submission's grading ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Every spec passed.
+    Pass,
+    /// It ran, and some spec did not pass.
+    Fail,
+    /// No spec could run: it does not load, has no entry file or none of the classes.
+    Broken,
+    /// Its run went past `--budget` and was stopped.
+    Timeout,
+    /// Its run ended in a way dlqspec never ends (a signal, an unknown exit code).
+    Crashed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Broken => "broken",
+            Status::Timeout => "timeout",
+            Status::Crashed => "crashed",
+        }
+    }
+}
+
+/// A rule's verdict for one submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleVerdict {
+    /// Every spec covering it passed.
+    Pass,
+    /// Some spec covering it did not.
+    Fail,
+}
+
+/// One row of the summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graded {
+    /// The submission as given on the command line.
+    pub submission: String,
+    /// The file name its reports share in the output folder, without extension.
+    pub name: String,
+    pub status: Status,
+    pub score: f64,
+    pub max_score: f64,
+    pub passed: usize,
+    pub failed: usize,
+    pub rules: BTreeMap<String, RuleVerdict>,
+    pub took: Duration,
+    /// A sentence for statuses a count does not explain (why it is broken, the budget).
+    pub note: String,
+}
+
+/// The file a submission's grading runs: the file itself, or the entry file of a folder.
+pub fn entry_file(submission: &Path) -> Result<PathBuf, String> {
+    if submission.is_file() {
+        return match extension(submission) {
+            Some(_) => Ok(submission.to_path_buf()),
+            None => Err(format!(
+                "{} is not a solution file (.py, .ts, .mjs, .js or .cjs)",
+                submission.display()
+            )),
+        };
+    }
+    if !submission.is_dir() {
+        return Err(format!("{} does not exist", submission.display()));
+    }
+    for name in ENTRY_FILES {
+        let candidate = submission.join(name);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(submission)
+        .map_err(|e| format!("cannot read {}: {e}", submission.display()))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file() && extension(path).is_some())
+        .filter(|path| !path.to_string_lossy().ends_with(".d.ts"))
+        .collect();
+    found.sort();
+    match found.as_slice() {
+        [only] => Ok(only.clone()),
+        [] => Err(format!(
+            "{} holds no solution file (.py, .ts, .mjs, .js or .cjs)",
+            submission.display()
+        )),
+        _ => Err(format!(
+            "{} holds {} solution files and none is named solution.*: which one is the entry is unclear",
+            submission.display(),
+            found.len()
+        )),
+    }
+}
+
+fn extension(path: &Path) -> Option<&str> {
+    let ext = path.extension()?.to_str()?;
+    EXTENSIONS.contains(&ext).then_some(ext)
+}
+
+/// The `--impl` value that runs an entry file.
+pub fn implementation(entry: &Path) -> String {
+    let kind = if extension(entry) == Some("py") {
+        "python"
+    } else {
+        "node"
+    };
+    format!("{kind}:{}", entry.display())
+}
+
+/// What orders a class for `--partition`: a submission's own name (its last component, which
+/// does not depend on where the class was checked out), then its path as given, so the same
+/// submissions in any order on any machine sort the same way.
+pub fn sort_key(submission: &Path) -> String {
+    let name = submission
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{name}\u{0}{}", submission.to_string_lossy())
+}
+
+/// The submissions in the order of their [`sort_key`].
+pub fn sorted(submissions: &[PathBuf]) -> Vec<usize> {
+    let keys: Vec<String> = submissions.iter().map(|s| sort_key(s)).collect();
+    let mut order: Vec<usize> = (0..submissions.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
+    order
+}
+
+/// The indexes (into `submissions`, in the order given) of the share `partition` selects:
+/// `K/N` (or `count:K/N`) deals the submissions sorted by [`sort_key`] round-robin, `hash:K/N`
+/// by an FNV-1a hash of the key, as `run --partition` does with spec paths.
+pub fn share(submissions: &[PathBuf], partition: Option<&Partition>) -> Vec<usize> {
+    let Some(partition) = partition else {
+        return (0..submissions.len()).collect();
+    };
+    let keys: Vec<String> = submissions.iter().map(|s| sort_key(s)).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    partition
+        .mask(&refs)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, chosen)| chosen.then_some(i))
+        .collect()
+}
+
+/// File names for the submissions' reports: their own names, made safe and unique. Given out
+/// in [`sort_key`] order, so every shard of a class names each submission the same.
+pub fn report_names(submissions: &[PathBuf]) -> Vec<String> {
+    let mut names = vec![String::new(); submissions.len()];
+    let mut seen = BTreeSet::new();
+    for i in sorted(submissions) {
+        names[i] = report_name(&submissions[i], &mut seen);
+    }
+    names
+}
+
+/// Whether `name` is one [`report_names`] could give: safe as a file name in a folder.
+pub fn is_report_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
+fn report_name(submission: &Path, seen: &mut BTreeSet<String>) -> String {
+    let stem = submission
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "submission".to_owned());
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(180)
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    let safe = if safe.is_empty() { "submission" } else { safe };
+    let mut name = safe.to_owned();
+    let mut n = 2;
+    while !seen.insert(name.clone()) {
+        name = format!("{safe}-{n}");
+        n += 1;
+    }
+    name
+}
+
+/// What a submission's JSON-lines report says: the counts, the score and each rule's verdict.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportTally {
+    pub score: f64,
+    pub max_score: f64,
+    pub passed: usize,
+    pub failed: usize,
+    pub rules: BTreeMap<String, RuleVerdict>,
+    /// Whether the run finished (its `run_finished` line is there).
+    pub finished: bool,
+    /// Whether no spec could run at all: every spec errored while the solution was starting.
+    pub nothing_ran: bool,
+    /// The first implementation error, for a broken submission's note.
+    pub first_error: Option<String>,
+}
+
+/// Reads a submission's JSON-lines report (docs/reports.md).
+pub fn tally(json_lines: &str) -> ReportTally {
+    let mut tally = ReportTally {
+        nothing_ran: true,
+        ..ReportTally::default()
+    };
+    let mut specs = 0;
+    for line in json_lines.lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match event["event"].as_str() {
+            Some("spec_finished") => {
+                let outcome = event["outcome"].as_str().unwrap_or_default();
+                // A skipped spec (a contract the submission does not implement) judged
+                // nothing: no points either way, no rule verdict, as the run's exit code says.
+                if outcome == "skipped" {
+                    continue;
+                }
+                specs += 1;
+                let points = event["points"].as_f64().unwrap_or(1.0);
+                let passed = outcome == "passed";
+                // A listed known failure earns nothing but does not fail the submission.
+                let failed = !passed && outcome != "expected_failure";
+                tally.max_score += points;
+                if passed {
+                    tally.score += points;
+                    tally.passed += 1;
+                } else if failed {
+                    tally.failed += 1;
+                }
+                let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
+                if startup && tally.first_error.is_none() {
+                    tally.first_error = event["impl_error"]["message"]
+                        .as_str()
+                        .map(|m| m.lines().next().unwrap_or_default().to_owned());
+                }
+                tally.nothing_ran &= startup;
+                for rule in event["rules"].as_array().into_iter().flatten() {
+                    if let Some(rule) = rule.as_str() {
+                        let verdict = tally
+                            .rules
+                            .entry(rule.to_owned())
+                            .or_insert(RuleVerdict::Pass);
+                        if failed {
+                            *verdict = RuleVerdict::Fail;
+                        }
+                    }
+                }
+            }
+            Some("run_finished") => tally.finished = true,
+            _ => {}
+        }
+    }
+    tally.nothing_ran &= specs > 0;
+    tally
+}
+
+/// Reads at most `limit` bytes of a regular file, refusing a link, a FIFO, a device or a
+/// larger file with a sentence naming it: `source`'s bounded read, which checks the file it
+/// opened (never blocking on a FIFO, never following a link), with errors for a person.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let (file, meta) = crate::text::source::open_regular(path, false).map_err(|e| {
+        let not_regular = std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file());
+        if not_regular {
+            format!(
+                "{}: not a regular file (a link, a folder or a device is never read)",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })?;
+    crate::text::source::read_bounded(file, &meta, limit).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::FileTooLarge {
+            format!(
+                "{}: larger than the {} MiB read back",
+                path.display(),
+                limit >> 20
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })
+}
+
+/// Reads a shard's `summary.json` back into its rows, validated: every error names the file
+/// (with `:line:col` for JSON that does not parse) and says what to do.
+pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
+    let shown = path.display();
+    let bytes = read_bounded(path, MAX_SUMMARY_BYTES)?;
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let why = e.to_string();
+        let why = why
+            .strip_suffix(&format!(" at line {line} column {column}"))
+            .unwrap_or(&why);
+        format!(
+            "{shown}:{line}:{column}: not a summary: {why}; grade the shard again with `dlqspec grade --output`"
+        )
+    })?;
+    if value["format"] != SUMMARY_FORMAT {
+        return Err(format!(
+            "{shown}: not a dlqspec grade summary (its `format` is not `{SUMMARY_FORMAT}`)"
+        ));
+    }
+    match value["version"].as_u64() {
+        Some(SUMMARY_VERSION) => {}
+        other => {
+            return Err(format!(
+                "{shown}: summary version {} is not the {SUMMARY_VERSION} this dlqspec reads; grade the shards and merge them with the same dlqspec",
+                other.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
+            ));
+        }
+    }
+    let Some(rows) = value["rows"].as_array() else {
+        return Err(format!("{shown}: `rows` must be a list"));
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| summary_row(row).map_err(|why| format!("{shown}: rows[{i}]: {why}")))
+        .collect()
+}
+
+/// One row of `summary.json`, checked field by field.
+fn summary_row(row: &Value) -> Result<Graded, String> {
+    let text = |key: &str| {
+        row[key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("`{key}` must be a string"))
+    };
+    let amount = |key: &str| {
+        row[key]
+            .as_f64()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("`{key}` must be a number of at least 0"))
+    };
+    let count = |key: &str| {
+        row[key]
+            .as_u64()
+            .and_then(|v| usize::try_from(v).ok())
+            .ok_or_else(|| format!("`{key}` must be a whole number of at least 0"))
+    };
+    let name = text("name")?;
+    if !is_report_name(&name) {
+        return Err(format!(
+            "`name` {:?} is not a report name dlqspec gives (letters, digits, `-`, `_`, `.`)",
+            name
+        ));
+    }
+    let status = match text("status")?.as_str() {
+        "pass" => Status::Pass,
+        "fail" => Status::Fail,
+        "broken" => Status::Broken,
+        "timeout" => Status::Timeout,
+        "crashed" => Status::Crashed,
+        other => return Err(format!("unknown `status` {other:?}")),
+    };
+    let mut rules = BTreeMap::new();
+    let Some(listed) = row["rules"].as_object() else {
+        return Err("`rules` must be a map of rule to `pass` or `fail`".to_owned());
+    };
+    for (rule, verdict) in listed {
+        let verdict = match verdict.as_str() {
+            Some("pass") => RuleVerdict::Pass,
+            Some("fail") => RuleVerdict::Fail,
+            _ => return Err(format!("rule {rule:?} must be `pass` or `fail`")),
+        };
+        rules.insert(rule.clone(), verdict);
+    }
+    Ok(Graded {
+        submission: text("submission")?,
+        name,
+        status,
+        score: amount("score")?,
+        max_score: amount("max_score")?,
+        passed: count("passed")?,
+        failed: count("failed")?,
+        rules,
+        took: Duration::try_from_secs_f64(amount("seconds")?)
+            .map_err(|_| "`seconds` is out of range".to_owned())?,
+        note: text("note")?,
+    })
+}
+
+/// The rows of several shards as one class, sorted by [`sort_key`]; refused when a
+/// submission, or a report name, is in two shards (its reports would overwrite each other).
+pub fn merge(shards: Vec<(PathBuf, Vec<Graded>)>) -> Result<Vec<Graded>, String> {
+    let mut by_submission: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut by_name: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut rows = Vec::new();
+    for (file, shard) in shards {
+        for row in shard {
+            if let Some(first) = by_submission.insert(row.submission.clone(), file.clone()) {
+                return Err(format!(
+                    "submission {} is in both {} and {}: each submission must be graded by one shard (a shard given twice, or shards of different --partition counts?)",
+                    row.submission,
+                    first.display(),
+                    file.display()
+                ));
+            }
+            if let Some(first) = by_name.insert(row.name.clone(), file.clone()) {
+                return Err(format!(
+                    "the report name {} is used in both {} and {}: grade every shard with the same submission list so that names are given out once",
+                    row.name,
+                    first.display(),
+                    file.display()
+                ));
+            }
+            rows.push(row);
+        }
+    }
+    rows.sort_by_cached_key(|row| sort_key(Path::new(&row.submission)));
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_bounded_read_refuses_links_fifos_and_big_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("report.jsonl");
+        std::fs::write(&file, "0123456789").unwrap();
+        assert_eq!(read_bounded(&file, 10).unwrap(), b"0123456789");
+        let big = read_bounded(&file, 9).unwrap_err();
+        assert!(big.ends_with("larger than the 0 MiB read back"), "{big}");
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let fifo = dir.path().join("fifo.jsonl");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        for path in [&link, &fifo] {
+            let why = read_bounded(path, 10).unwrap_err();
+            assert!(why.contains("not a regular file"), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_folder_names_its_entry_file_by_the_documented_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert!(
+            entry_file(&empty)
+                .unwrap_err()
+                .contains("holds no solution file")
+        );
+        let one = dir.path().join("one");
+        std::fs::create_dir(&one).unwrap();
+        std::fs::write(one.join("given.d.ts"), "").unwrap();
+        std::fs::write(one.join("consumer.ts"), "").unwrap();
+        assert_eq!(entry_file(&one).unwrap(), one.join("consumer.ts"));
+        std::fs::write(one.join("helper.py"), "").unwrap();
+        assert!(entry_file(&one).unwrap_err().contains("2 solution files"));
+        std::fs::write(one.join("solution.js"), "").unwrap();
+        std::fs::write(one.join("solution.py"), "").unwrap();
+        assert_eq!(entry_file(&one).unwrap(), one.join("solution.py"));
+        assert_eq!(
+            implementation(&one.join("solution.py")).split(':').next(),
+            Some("python")
+        );
+        assert_eq!(
+            implementation(&one.join("x.ts")).split(':').next(),
+            Some("node")
+        );
+        assert!(entry_file(&one.join("README.md")).is_err());
+    }
+
+    #[test]
+    fn a_share_is_the_same_in_any_order_and_the_shares_cover_the_class_once() {
+        let class: Vec<PathBuf> = ["x/erin.py", "a/bob", "carol.ts", "z/alice.py", "dave"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let mut reversed = class.clone();
+        reversed.reverse();
+        for strategy in ["", "hash:"] {
+            let mut all = Vec::new();
+            for k in 1..=3 {
+                let partition: Partition = format!("{strategy}{k}/3").parse().unwrap();
+                let pick = |list: &[PathBuf]| {
+                    let mut chosen: Vec<PathBuf> = share(list, Some(&partition))
+                        .into_iter()
+                        .map(|i| list[i].clone())
+                        .collect();
+                    chosen.sort();
+                    chosen
+                };
+                let mine = pick(&class);
+                assert_eq!(mine, pick(&reversed), "{strategy}{k}/3");
+                all.extend(mine);
+            }
+            all.sort();
+            let mut everyone = class.clone();
+            everyone.sort();
+            assert_eq!(all, everyone, "{strategy}");
+        }
+        // Round-robin over the names sorted: alice, bob, carol | dave, erin.
+        let first: Partition = "1/3".parse().unwrap();
+        let chosen: Vec<&Path> = share(&class, Some(&first))
+            .into_iter()
+            .map(|i| class[i].as_path())
+            .collect();
+        assert_eq!(chosen, [Path::new("z/alice.py"), Path::new("dave")]);
+        assert_eq!(share(&class, None).len(), 5);
+    }
+
+    #[test]
+    fn merging_refuses_a_submission_or_a_report_name_in_two_shards() {
+        let row = |submission: &str, name: &str| Graded {
+            submission: submission.into(),
+            name: name.into(),
+            status: Status::Pass,
+            score: 1.0,
+            max_score: 1.0,
+            passed: 1,
+            failed: 0,
+            rules: BTreeMap::new(),
+            took: Duration::ZERO,
+            note: String::new(),
+        };
+        let merged = merge(vec![
+            (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),
+            (PathBuf::from("s1/summary.json"), vec![row("a.py", "a.py")]),
+        ])
+        .unwrap();
+        assert_eq!(merged[0].submission, "a.py");
+        let error = merge(vec![
+            (PathBuf::from("s1/summary.json"), vec![row("a.py", "a.py")]),
+            (PathBuf::from("s2/summary.json"), vec![row("a.py", "a.py")]),
+        ])
+        .unwrap_err();
+        assert!(
+            error.contains("a.py is in both s1/summary.json and s2/summary.json"),
+            "{error}"
+        );
+        let error = merge(vec![
+            (
+                PathBuf::from("s1/summary.json"),
+                vec![row("x/a.py", "a.py")],
+            ),
+            (
+                PathBuf::from("s2/summary.json"),
+                vec![row("y/a.py", "a.py")],
+            ),
+        ])
+        .unwrap_err();
+        assert!(
+            error.contains("the report name a.py is used in both"),
+            "{error}"
+        );
+        assert!(!is_report_name("../x") && !is_report_name(".x") && is_report_name("a.py-2"));
+    }
+
+    #[test]
+    fn report_names_are_safe_and_unique() {
+        let names = report_names(&[
+            PathBuf::from("a/alice.py"),
+            PathBuf::from("b/alice.py"),
+            PathBuf::from("x/..hidden \u{1b}name"),
+        ]);
+        assert_eq!(names, ["alice.py", "alice.py-2", "hidden__name"]);
+    }
+
+    #[test]
+    fn a_report_tallies_points_and_rules() {
+        let lines = [
+            r#"{"event":"run_started"}"#,
+            r#"{"event":"spec_finished","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
+            r#"{"event":"spec_finished","rules":["r/b"],"points":1,"outcome":"mismatch"}"#,
+            r#"{"event":"run_finished"}"#,
+        ]
+        .join("\n");
+        let tally = tally(&lines);
+        assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
+        assert_eq!((tally.passed, tally.failed), (1, 1));
+        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
+        assert!(tally.finished && !tally.nothing_ran);
+        // What did not judge the submission does not count against it.
+        let others = [
+            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"passed"}"#,
+            r#"{"event":"spec_finished","rules":["r/d"],"points":5,"outcome":"skipped"}"#,
+            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"expected_failure"}"#,
+        ]
+        .join("\n");
+        let tally = super::tally(&others);
+        assert_eq!((tally.score, tally.max_score), (1.0, 2.0));
+        assert_eq!((tally.passed, tally.failed), (1, 0));
+        assert_eq!(tally.rules["r/c"], RuleVerdict::Pass);
+        assert!(!tally.rules.contains_key("r/d"));
+        let broken = r#"{"event":"spec_finished","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
+        let tally = super::tally(broken);
+        assert!(tally.nothing_ran && !tally.finished);
+        assert_eq!(tally.first_error.as_deref(), Some("could not be loaded"));
+    }
+}

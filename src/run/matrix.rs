@@ -1,0 +1,307 @@
+//! The conformance matrix: every rule against every implementation, from the specs' outcomes.
+//!
+//! Each implementation runs the same specs; a cell counts, for one rule and one
+//! implementation, how many of the specs covering the rule passed. `report::matrix` renders it.
+
+use std::time::Duration;
+
+use crate::contracts::CONTRACTS;
+use crate::external::launch::Target;
+use crate::model::implementation::ImplInfo;
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
+use crate::run::runner::{self, Prepared, SpecReport, Summary};
+
+/// One implementation's results, in the order of the specs.
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub implementation: ImplInfo,
+    pub reports: Vec<SpecReport>,
+    pub summary: Summary,
+}
+
+/// One rule and how each implementation fares on the specs covering it.
+#[derive(Debug, Clone)]
+pub struct RuleRow {
+    pub contract: &'static str,
+    pub rule: Rule,
+    /// One per column.
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cell {
+    pub passed: usize,
+    pub failed: usize,
+    pub total: usize,
+    /// The first covering spec that failed, to link to its details.
+    pub first_failure: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellStatus {
+    /// No spec covers the rule.
+    Uncovered,
+    Passed,
+    /// Some covering spec failed (mismatch, error, stale listing).
+    Failed,
+    /// Every covering spec was skipped (the implementation does not provide the contract).
+    Skipped,
+    /// Those that ran passed; some were skipped.
+    Partial,
+}
+
+impl Cell {
+    pub fn status(&self) -> CellStatus {
+        if self.total == 0 {
+            CellStatus::Uncovered
+        } else if self.failed > 0 {
+            CellStatus::Failed
+        } else if self.passed == self.total {
+            CellStatus::Passed
+        } else if self.passed == 0 {
+            CellStatus::Skipped
+        } else {
+            CellStatus::Partial
+        }
+    }
+
+    /// `2/3`, `skipped`, or `-` for a rule no spec covers.
+    pub fn text(&self) -> String {
+        match self.status() {
+            CellStatus::Uncovered => "-".to_owned(),
+            CellStatus::Skipped => "skipped".to_owned(),
+            _ => format!("{}/{}", self.passed, self.total),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    pub columns: Vec<Column>,
+    pub rows: Vec<RuleRow>,
+    pub duration: Duration,
+}
+
+impl Matrix {
+    /// Tallies the columns (each holding reports for the same specs, in the same order).
+    pub fn build(columns: Vec<Column>, duration: Duration) -> Matrix {
+        let specs = spec_list(&columns);
+        let mut rows = Vec::new();
+        for contract in CONTRACTS {
+            let of_contract = specs.iter().any(|s| s.contract == Some(contract.name()));
+            if !of_contract {
+                continue;
+            }
+            for rule in contract.rules() {
+                let covering: Vec<usize> = specs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.rules.iter().any(|r| r == rule.id))
+                    .map(|(i, _)| i)
+                    .collect();
+                let cells = columns
+                    .iter()
+                    .map(|column| tally(&covering, &column.reports))
+                    .collect();
+                rows.push(RuleRow {
+                    contract: contract.name(),
+                    rule: *rule,
+                    cells,
+                });
+            }
+        }
+        Matrix {
+            columns,
+            rows,
+            duration,
+        }
+    }
+
+    /// The specs in the order they ran (paths, names, rules).
+    pub fn specs(&self) -> &[SpecReport] {
+        spec_list(&self.columns)
+    }
+
+    /// Specs that could not be loaded: broken for every implementation alike.
+    pub fn spec_errors(&self) -> Vec<&SpecReport> {
+        self.specs()
+            .iter()
+            .filter(|s| matches!(s.outcome, Outcome::SpecError(_)))
+            .collect()
+    }
+
+    /// For each column, the specs it failed (spec errors aside), in order.
+    pub fn failures(&self, column: usize) -> Vec<&SpecReport> {
+        self.columns.get(column).map_or_else(Vec::new, |c| {
+            c.reports
+                .iter()
+                .filter(|r| r.outcome.is_failure() && !matches!(r.outcome, Outcome::SpecError(_)))
+                .collect()
+        })
+    }
+
+    /// 0 every implementation passed every spec it ran; 1 some failed; 2 some spec is broken.
+    pub fn exit_code(&self) -> i32 {
+        if !self.spec_errors().is_empty() {
+            runner::exit::SPEC_OR_USAGE_ERROR
+        } else if self.columns.iter().any(|c| c.summary.failed() > 0) {
+            runner::exit::FAILED
+        } else {
+            runner::exit::PASSED
+        }
+    }
+}
+
+/// Every column ran the same specs; a column left empty by a crash does not count.
+fn spec_list(columns: &[Column]) -> &[SpecReport] {
+    columns
+        .iter()
+        .map(|c| c.reports.as_slice())
+        .max_by_key(|r| r.len())
+        .unwrap_or_default()
+}
+
+fn tally(covering: &[usize], reports: &[SpecReport]) -> Cell {
+    let mut cell = Cell::default();
+    for &index in covering {
+        let Some(report) = reports.get(index) else {
+            continue;
+        };
+        cell.total += 1;
+        match &report.outcome {
+            Outcome::Passed => cell.passed += 1,
+            Outcome::Skipped(_) => {}
+            // A failure known in advance still is not conformance.
+            _ => {
+                cell.failed += 1;
+                cell.first_failure.get_or_insert(index);
+            }
+        }
+    }
+    cell
+}
+
+/// Runs the specs against each target, one thread per target (external ones are processes
+/// of their own), and tallies the matrix. The built-in implementation should come first.
+pub fn run(prepared: &[Prepared], targets: &[Target], timeout: Duration) -> Matrix {
+    let started = std::time::Instant::now();
+    let columns = std::thread::scope(|scope| {
+        let handles: Vec<_> = targets
+            .iter()
+            .map(|target| scope.spawn(move || column(prepared, target, timeout)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(targets)
+            .map(|(handle, target)| {
+                // A panic is a dlqspec bug; the column still shows, marked, and fails the run.
+                handle.join().unwrap_or_else(|_| Column {
+                    implementation: ImplInfo {
+                        label: format!("{} (dlqspec crashed)", target.label()),
+                        language: "unknown".into(),
+                        is_reference: false,
+                    },
+                    reports: Vec::new(),
+                    summary: Summary {
+                        errored: prepared.len().max(1),
+                        ..Summary::default()
+                    },
+                })
+            })
+            .collect()
+    });
+    Matrix::build(columns, started.elapsed())
+}
+
+fn column(prepared: &[Prepared], target: &Target, timeout: Duration) -> Column {
+    let started = std::time::Instant::now();
+    let mut implementation = target.instantiate(timeout);
+    let mut summary = Summary::default();
+    let reports: Vec<SpecReport> = prepared
+        .iter()
+        .map(|spec| {
+            let report = runner::run_one(spec, implementation.as_mut());
+            summary.add(&report.outcome);
+            report
+        })
+        .collect();
+    summary.duration = started.elapsed();
+    Column {
+        implementation: implementation.info(),
+        reports,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::implementation::{ImplError, ImplErrorKind};
+
+    fn report(rules: &[&str], outcome: Outcome) -> SpecReport {
+        SpecReport {
+            path: "s.yaml".into(),
+            name: Some("s".into()),
+            contract: Some("dlq-consumer"),
+            rules: rules.iter().map(|r| r.to_string()).collect(),
+            outcome,
+            duration: Duration::ZERO,
+            output: None,
+            grading: Default::default(),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn cells_count_the_specs_covering_their_rule() {
+        let reports = vec![
+            report(&["dlq-consumer/poison"], Outcome::Passed),
+            report(
+                &["dlq-consumer/poison", "dlq-consumer/success"],
+                Outcome::Errored(ImplError::new(ImplErrorKind::Timeout, "hung")),
+            ),
+            report(&["dlq-consumer/success"], Outcome::Skipped("no".into())),
+        ];
+        let cell = tally(&[0, 1], &reports);
+        assert_eq!(
+            cell,
+            Cell {
+                passed: 1,
+                failed: 1,
+                total: 2,
+                first_failure: Some(1)
+            }
+        );
+        assert_eq!(cell.status(), CellStatus::Failed);
+        assert_eq!(cell.text(), "1/2");
+        assert_eq!(tally(&[0], &reports).status(), CellStatus::Passed);
+        assert_eq!(tally(&[2], &reports).text(), "skipped");
+        assert_eq!(tally(&[0, 2], &reports).status(), CellStatus::Partial);
+        assert_eq!(tally(&[], &reports).text(), "-");
+    }
+
+    #[test]
+    fn rows_follow_the_catalogue_of_each_contract_with_specs() {
+        let column = Column {
+            implementation: ImplInfo {
+                label: "builtin".into(),
+                language: "rust".into(),
+                is_reference: true,
+            },
+            reports: vec![report(&["dlq-consumer/poison"], Outcome::Passed)],
+            summary: Summary::default(),
+        };
+        let matrix = Matrix::build(vec![column], Duration::ZERO);
+        let contract = crate::contracts::find("dlq-consumer").unwrap();
+        assert_eq!(matrix.rows.len(), contract.rules().len());
+        let poison = matrix
+            .rows
+            .iter()
+            .find(|r| r.rule.id == "dlq-consumer/poison")
+            .unwrap();
+        assert_eq!(poison.cells[0].total, 1);
+        assert_eq!(poison.cells[0].status(), CellStatus::Passed);
+        assert_eq!(matrix.exit_code(), runner::exit::PASSED);
+    }
+}

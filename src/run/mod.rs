@@ -1,0 +1,11 @@
+//! The run: choosing specs, running each against one implementation in order on worker threads,
+//! known failures and reruns, the conformance matrix, what `watch` reruns and a class's shares.
+
+pub mod grading;
+pub mod known_failures;
+pub mod matrix;
+pub mod parallel;
+pub mod rerun;
+pub mod runner;
+pub mod select;
+pub mod watch;

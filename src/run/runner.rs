@@ -1,0 +1,574 @@
+//! The runner: finds specs, runs each against one implementation, and emits events.
+//!
+//! Reporters consume the events; the runner never prints.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Grading, RunMode};
+use crate::load::discover::{self, DiscoverError, Skipped};
+use crate::load::loader::{self, LoadedSpec};
+use crate::model::captured::Captured;
+use crate::model::implementation::{ImplInfo, Implementation, ImplementationFactory};
+use crate::model::outcome::{Outcome, OutcomeKind};
+use crate::run::known_failures::KnownFailures;
+use crate::run::parallel;
+use crate::run::rerun::{self, RerunPlan};
+use crate::run::select::{Filter, Partition};
+use crate::text::source::display_path;
+use crate::text::spec_error::{SpecError, SpecErrorKind};
+
+/// Exit codes, as documented in the README.
+pub mod exit {
+    /// Every spec passed (skipped specs do not count against a run).
+    pub const PASSED: i32 = 0;
+    /// Some spec failed: a mismatch, or the implementation errored.
+    pub const FAILED: i32 = 1;
+    /// A spec is broken, or the command line is wrong.
+    pub const SPEC_OR_USAGE_ERROR: i32 = 2;
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunConfig {
+    pub paths: Vec<PathBuf>,
+    /// Run only specs some filter matches (all specs when there is none).
+    pub filters: Vec<Filter>,
+    /// Run only this share of the selected specs.
+    pub partition: Option<Partition>,
+    /// How many specs run at once; `None` means one per available core.
+    pub jobs: Option<NonZeroUsize>,
+    /// After the first failure start no more specs; report the rest as skipped.
+    pub fail_fast: bool,
+    /// Failures expected of the implementation; applied to each spec's outcome in order.
+    pub known_failures: Option<KnownFailures>,
+    /// Which of the selected specs run first, or at all, from the failures last recorded.
+    pub rerun: RerunPlan,
+}
+
+impl RunConfig {
+    /// The number of worker threads asked for.
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        )
+    }
+}
+
+/// Why specs that `--fail-fast` kept from running are skipped.
+pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
+
+/// The result of one spec.
+#[derive(Debug, Clone)]
+pub struct SpecReport {
+    pub path: String,
+    /// `None` when the spec could not be loaded.
+    pub name: Option<String>,
+    pub contract: Option<&'static str>,
+    pub rules: Vec<String>,
+    pub outcome: Outcome,
+    pub duration: Duration,
+    /// What the implementation printed and raised while the spec ran, when it says.
+    pub output: Option<Captured>,
+    /// Its points and visibility (the defaults when it could not be loaded).
+    pub grading: Grading,
+    /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
+    pub source: Option<Arc<str>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub passed: usize,
+    pub mismatched: usize,
+    pub errored: usize,
+    pub spec_errors: usize,
+    pub skipped: usize,
+    /// Failures a known-failures file lists: they do not fail the run.
+    pub expected_failures: usize,
+    /// Listed known failures that passed: they fail the run.
+    pub stale: usize,
+    pub duration: Duration,
+    /// What the run has to say about how it chose its specs (e.g. `--last-failed` found
+    /// none recorded), for the command to tell.
+    pub notes: Vec<String>,
+}
+
+impl Summary {
+    pub fn add(&mut self, outcome: &Outcome) {
+        match outcome.kind() {
+            OutcomeKind::Passed => self.passed += 1,
+            OutcomeKind::Mismatch => self.mismatched += 1,
+            OutcomeKind::Errored => self.errored += 1,
+            OutcomeKind::SpecError => self.spec_errors += 1,
+            OutcomeKind::Skipped => self.skipped += 1,
+            OutcomeKind::ExpectedFailure => self.expected_failures += 1,
+            OutcomeKind::Stale => self.stale += 1,
+        }
+    }
+
+    pub fn failed(&self) -> usize {
+        self.mismatched + self.errored + self.spec_errors + self.stale
+    }
+
+    pub fn total(&self) -> usize {
+        self.passed + self.failed() + self.skipped + self.expected_failures
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        if self.spec_errors > 0 {
+            exit::SPEC_OR_USAGE_ERROR
+        } else if self.failed() > 0 {
+            exit::FAILED
+        } else {
+            exit::PASSED
+        }
+    }
+}
+
+pub enum Event<'a> {
+    Started {
+        /// Specs that will be reported.
+        total: usize,
+        /// Specs found but left out by `--filter` or `--partition`.
+        filtered_out: usize,
+        implementation: &'a ImplInfo,
+        /// Paths discovery left out (links out of the tree, loops, FIFOs...), with why.
+        skipped: &'a [Skipped],
+    },
+    Finished(&'a SpecReport),
+    Done(&'a Summary),
+}
+
+pub trait Reporter {
+    fn event(&mut self, event: &Event);
+}
+
+/// Why a run did not run any spec.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RunError {
+    /// A path could not be searched for specs.
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    /// The paths and filters select no spec: a run that checks nothing is not a pass.
+    #[error("{0}")]
+    NothingSelected(String),
+    /// The implementation provides none of the contracts the selected specs check.
+    #[error("{0}")]
+    NothingProvided(String),
+}
+
+impl RunError {
+    /// The exit code: nothing selected is a usage error, nothing provided a failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Discover(_) | RunError::NothingSelected(_) => exit::SPEC_OR_USAGE_ERROR,
+            RunError::NothingProvided(_) => exit::FAILED,
+        }
+    }
+}
+
+/// A spec after loading, before running: either ready or already failed.
+pub type Prepared = (String, Result<LoadedSpec, SpecError>);
+
+/// Loads every spec under the configured paths and keeps those the filters and partition select.
+pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
+    Ok(gather(config)?.specs)
+}
+
+/// The selected specs, and the paths discovery left out (for a command to warn about).
+pub struct Gathered {
+    pub specs: Vec<Prepared>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// `prepare`, keeping what discovery skipped.
+pub fn gather(config: &RunConfig) -> Result<Gathered, DiscoverError> {
+    let (loaded, skipped) = load_all(config)?;
+    Ok(Gathered {
+        specs: select(config, loaded),
+        skipped,
+    })
+}
+
+/// Loads every spec under the configured paths, on as many threads as the run may use. A path
+/// that cannot be read is a broken spec at that path; the others load all the same.
+fn load_all(config: &RunConfig) -> Result<(Vec<Prepared>, Vec<Skipped>), DiscoverError> {
+    let discovery = discover::discover(&config.paths)?;
+    let entries = &discovery.entries;
+    let workers = config.jobs().min(entries.len()).max(1);
+    let mut loaded = Vec::with_capacity(entries.len());
+    parallel::run_in_order(
+        entries.len(),
+        vec![(); workers],
+        &|_, i| {
+            let entry = &entries[i];
+            (display_path(entry.path()), loader::load_entry(entry))
+        },
+        &|_| false,
+        &mut |_, spec| loaded.extend(spec),
+    );
+    Ok((loaded, discovery.skipped))
+}
+
+/// The loaded specs the filters, then the partition, select, in the order the rerun plan gives.
+fn select(config: &RunConfig, loaded: Vec<Prepared>) -> Vec<Prepared> {
+    select_counting(config, loaded).0
+}
+
+/// `select`, how many specs the filters chose before the partition took its share, and what
+/// the rerun plan had to say.
+fn select_counting(
+    config: &RunConfig,
+    loaded: Vec<Prepared>,
+) -> (Vec<Prepared>, usize, Option<String>) {
+    let mut chosen: Vec<Prepared> = loaded
+        .into_iter()
+        .filter(|(path, spec)| {
+            let header = spec.as_ref().ok().map(|spec| spec.scenario.header());
+            config.filters.is_empty() || config.filters.iter().any(|f| f.matches(path, header))
+        })
+        .collect();
+    let filtered = chosen.len();
+    if let Some(partition) = config.partition {
+        let paths: Vec<&str> = chosen.iter().map(|(path, _)| path.as_str()).collect();
+        let mut mask = partition.mask(&paths).into_iter();
+        chosen.retain(|_| mask.next().unwrap_or(false));
+    }
+    // After the partition, so a share holds the same specs whatever failed last time.
+    let (chosen, note) = rerun::choose(chosen, |(path, _)| path.as_str(), &config.rerun);
+    (chosen, filtered, note)
+}
+
+/// The report of a spec: its name, contract and rules when it loaded, and what happened.
+fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> SpecReport {
+    let (path, loaded) = prepared;
+    let (name, contract, rules, grading, source) = match loaded {
+        Err(_) => (None, None, Vec::new(), Grading::default(), None),
+        Ok(spec) => {
+            let header = spec.scenario.header();
+            (
+                Some(header.name.clone()),
+                Some(spec.contract.name()),
+                header.rule_ids().map(str::to_owned).collect(),
+                header.grading,
+                Some(Arc::from(spec.file.text.as_str())),
+            )
+        }
+    };
+    SpecReport {
+        path: path.clone(),
+        name,
+        contract,
+        rules,
+        outcome,
+        duration,
+        output: None,
+        grading,
+        source,
+    }
+}
+
+/// Runs one prepared spec. Against any implementation but the reference, the spec is first run
+/// on the reference: a spec the reference does not pass judges nobody, and is a spec error.
+pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
+    let started = Instant::now();
+    let outcome = match &prepared.1 {
+        Err(error) => Outcome::SpecError(error.clone()),
+        Ok(spec) => match reference_verdict(spec, implementation) {
+            Some(broken) => broken,
+            None => match implementation.begin_spec() {
+                Err(error) => Outcome::Errored(error),
+                Ok(()) => spec.run(implementation, RunMode::Check).outcome,
+            },
+        },
+    };
+    let mut report = spec_report(prepared, outcome, started.elapsed());
+    report.output = implementation.take_output();
+    report
+}
+
+/// The spec error to report instead of running `spec` on `implementation`, when the built-in
+/// reference does not pass it. `None` when it does, or when `implementation` is the reference.
+fn reference_verdict(spec: &LoadedSpec, implementation: &dyn Implementation) -> Option<Outcome> {
+    if implementation.info().is_reference {
+        return None;
+    }
+    match spec.run(&mut Builtin::new(), RunMode::Check).outcome {
+        Outcome::Passed => None,
+        Outcome::Mismatch(mismatch) => Some(Outcome::SpecError(SpecError::at(
+            &spec.file,
+            mismatch.position,
+            SpecErrorKind::Contradicted,
+            format!(
+                "the built-in reference implementation fails this spec at {}, so the spec judges no implementation: `dlqspec explain {path}` tells the reference's run, `dlqspec bless {path}` rewrites the expectations",
+                mismatch.step,
+                path = spec.file.display_path()
+            ),
+        ))),
+        other => Some(other),
+    }
+}
+
+/// Runs every selected spec, `config.jobs()` at a time, each worker with its own
+/// implementation from `factory`; the reporter sees the specs in their stable order.
+pub fn run(
+    config: &RunConfig,
+    factory: &dyn ImplementationFactory,
+    reporter: &mut dyn Reporter,
+) -> Result<Summary, RunError> {
+    let started = Instant::now();
+    let (loaded, skipped) = load_all(config)?;
+    let found = loaded.len();
+    let (prepared, filtered, note) = select_counting(config, loaded);
+    // An empty share of `--partition` is fine (a CI matrix may have more shards than specs);
+    // paths or filters that select nothing are not.
+    if filtered == 0 {
+        return Err(RunError::NothingSelected(nothing_selected(config, found)));
+    }
+    let workers = config.jobs().min(prepared.len()).max(1);
+    let mut first = factory.create();
+    if let Some(refusal) = nothing_provided(&prepared, first.as_mut()) {
+        return Err(RunError::NothingProvided(refusal));
+    }
+    let info = first.info();
+    let mut implementations = vec![first];
+    implementations.extend((1..workers).map(|_| factory.create()));
+    reporter.event(&Event::Started {
+        total: prepared.len(),
+        filtered_out: found - prepared.len(),
+        implementation: &info,
+        skipped: &skipped,
+    });
+    let mut summary = Summary {
+        notes: note.into_iter().collect(),
+        ..Summary::default()
+    };
+    let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
+    // A listed failure is expected: it does not stop a --fail-fast run.
+    let listed = |report: &SpecReport| {
+        config
+            .known_failures
+            .as_ref()
+            .is_some_and(|k| k.lists(report))
+    };
+    parallel::run_in_order(
+        prepared.len(),
+        implementations,
+        &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
+        &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
+        &mut |i, report| {
+            let mut report = report.unwrap_or_else(|| {
+                let skipped = Outcome::Skipped(NOT_RUN_FAIL_FAST.to_owned());
+                spec_report(&prepared[i], skipped, Duration::ZERO)
+            });
+            if let Some(expected) = &mut expected {
+                expected.apply(i, &mut report);
+            }
+            summary.add(&report.outcome);
+            reporter.event(&Event::Finished(&report));
+        },
+    );
+    summary.duration = started.elapsed();
+    reporter.event(&Event::Done(&summary));
+    Ok(summary)
+}
+
+/// Why nothing was selected, in one line.
+fn nothing_selected(config: &RunConfig, found: usize) -> String {
+    let paths: Vec<String> = config.paths.iter().map(|p| display_path(p)).collect();
+    let under = if paths.is_empty() {
+        "specs".to_owned()
+    } else {
+        paths.join(", ")
+    };
+    if found == 0 {
+        return format!("no spec selected: no spec file (.yaml, .yml) under {under}");
+    }
+    let filters: Vec<String> = config.filters.iter().map(|f| format!("`{f}`")).collect();
+    format!(
+        "no spec selected: --filter {} matches none of the {found} spec{} under {under}",
+        filters.join(", --filter "),
+        if found == 1 { "" } else { "s" }
+    )
+}
+
+/// The one line to say instead of running, when `implementation` provides none of the
+/// contracts the selected specs check (a misnamed class, an empty file): skipping every spec
+/// would look like a pass to anyone who reads only the exit code.
+fn nothing_provided(
+    prepared: &[Prepared],
+    implementation: &mut dyn Implementation,
+) -> Option<String> {
+    let Ok(Some(offer)) = implementation.offer() else {
+        return None;
+    };
+    let mut wanted: Vec<&'static dyn crate::contracts::contract::Contract> = Vec::new();
+    for spec in prepared.iter().filter_map(|(_, spec)| spec.as_ref().ok()) {
+        if !wanted.iter().any(|c| c.name() == spec.contract.name()) {
+            wanted.push(spec.contract);
+        }
+    }
+    if wanted.is_empty()
+        || wanted
+            .iter()
+            .any(|c| offer.contracts.iter().any(|o| o == c.name()))
+    {
+        return None;
+    }
+    let missing: Vec<String> = wanted
+        .iter()
+        .map(|c| format!("`{}` ({})", c.subject(), c.name()))
+        .collect();
+    let defines = match &offer.defines {
+        None => String::new(),
+        Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
+        Some(names) => format!("; it defines: {}", names.join(", ")),
+    };
+    Some(format!(
+        "{} provides none of the contracts the selected specs check: it has no class {}{defines}",
+        implementation.info().label,
+        missing.join(" and no class ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const PASSING: &str = "contract: dlq-consumer\nname: passes\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: ok}]\n";
+    const FAILING: &str = "contract: dlq-consumer\nname: fails\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: dead}]\n";
+
+    /// Remembers what a reporter was told.
+    #[derive(Default)]
+    struct Collect {
+        started: Option<(usize, usize)>,
+        finished: Vec<(String, OutcomeKind)>,
+        done: Option<Summary>,
+    }
+
+    impl Reporter for Collect {
+        fn event(&mut self, event: &Event) {
+            match event {
+                Event::Started {
+                    total,
+                    filtered_out,
+                    ..
+                } => self.started = Some((*total, *filtered_out)),
+                Event::Finished(report) => {
+                    let file = report.path.rsplit('/').next().unwrap_or_default();
+                    self.finished.push((file.to_owned(), report.outcome.kind()))
+                }
+                Event::Done(summary) => self.done = Some((*summary).clone()),
+            }
+        }
+    }
+
+    fn suite(specs: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in specs {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn run_counting(config: &RunConfig) -> (Collect, usize) {
+        let created = AtomicUsize::new(0);
+        let factory = || -> Box<dyn Implementation + Send> {
+            created.fetch_add(1, Ordering::SeqCst);
+            Box::new(Builtin::new())
+        };
+        let mut collect = Collect::default();
+        run(config, &factory, &mut collect).unwrap();
+        (collect, created.into_inner())
+    }
+
+    #[test]
+    fn each_worker_gets_its_own_implementation_and_order_is_kept() {
+        let names = ["a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml"];
+        let dir = suite(&names.map(|name| (name, PASSING)));
+        for (jobs, expected_workers) in [(1, 1), (3, 3), (8, 5)] {
+            let config = RunConfig {
+                paths: vec![dir.path().to_path_buf()],
+                jobs: NonZeroUsize::new(jobs),
+                ..RunConfig::default()
+            };
+            let (collect, created) = run_counting(&config);
+            assert_eq!(created, expected_workers, "{jobs} jobs");
+            let files: Vec<&str> = collect.finished.iter().map(|(f, _)| f.as_str()).collect();
+            assert_eq!(files, names);
+            assert_eq!(collect.started, Some((5, 0)));
+            assert_eq!(collect.done.unwrap().passed, 5);
+        }
+    }
+
+    #[test]
+    fn filters_then_partition_choose_the_specs() {
+        let dir = suite(&[
+            ("a.yaml", PASSING),
+            ("b.yaml", FAILING),
+            ("c.yaml", PASSING),
+            ("d.yaml", PASSING),
+        ]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            filters: vec![Filter::new("passes").unwrap()],
+            partition: Some("2/2".parse().unwrap()),
+            ..RunConfig::default()
+        };
+        let (collect, _) = run_counting(&config);
+        // a, c, d pass the filter; the second of two partitions gets c.
+        assert_eq!(
+            collect.finished,
+            [("c.yaml".to_owned(), OutcomeKind::Passed)]
+        );
+        assert_eq!(collect.started, Some((1, 3)));
+    }
+
+    #[test]
+    fn fail_fast_skips_the_specs_it_did_not_start() {
+        let dir = suite(&[
+            ("a.yaml", PASSING),
+            ("b.yaml", FAILING),
+            ("c.yaml", PASSING),
+        ]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            jobs: NonZeroUsize::new(1),
+            fail_fast: true,
+            ..RunConfig::default()
+        };
+        let (collect, _) = run_counting(&config);
+        assert_eq!(
+            collect.finished,
+            [
+                ("a.yaml".to_owned(), OutcomeKind::Passed),
+                ("b.yaml".to_owned(), OutcomeKind::Mismatch),
+                ("c.yaml".to_owned(), OutcomeKind::Skipped),
+            ]
+        );
+        let summary = collect.done.unwrap();
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        assert_eq!(summary.skipped, 1);
+    }
+
+    #[test]
+    fn spec_errors_outrank_failures_in_the_exit_code() {
+        let mut summary = Summary {
+            passed: 3,
+            ..Summary::default()
+        };
+        assert_eq!(summary.exit_code(), exit::PASSED);
+        summary.skipped = 1;
+        assert_eq!(summary.exit_code(), exit::PASSED);
+        summary.mismatched = 1;
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        summary.spec_errors = 1;
+        assert_eq!(summary.exit_code(), exit::SPEC_OR_USAGE_ERROR);
+        assert_eq!(summary.failed(), 2);
+        assert_eq!(summary.total(), 6);
+    }
+}

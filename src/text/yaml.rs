@@ -1,0 +1,651 @@
+//! The one module that reads and writes YAML: serde-saphyr behind a small API, so it can be swapped.
+
+use std::fmt::{self, Write as _};
+use std::marker::PhantomData;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{SpecError, SpecErrorKind};
+
+#[cfg(test)]
+pub(crate) mod agreement;
+mod from_tree;
+pub(crate) mod locate;
+mod tree;
+
+/// The most YAML values (mappings, lists and scalars) a spec may hold: about three times what
+/// a plain spec of 10^5 messages has. What stops a YAML bomb is not this but the limits on
+/// nesting and on what aliases expand to, which stay serde-saphyr's.
+pub const MAX_NODES: usize = 4_000_000;
+
+/// How deep lists and mappings may nest (serde-saphyr's default).
+pub const MAX_DEPTH: usize = 64;
+
+/// How many values aliases may expand to in one spec (serde-saphyr's default).
+pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+
+/// The parser's options: serde-saphyr's defaults with room for specs of 10^5 messages.
+fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = MAX_NODES;
+    budget.max_events = 2 * MAX_NODES;
+    budget.max_depth = MAX_DEPTH;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_ALIAS_EXPANSION;
+    // Nothing reads comments; emitted, they would also cap how many may stand together.
+    options.emit_comments = false;
+    options
+}
+
+/// The parser options serde-saphyr derives from [`options`] (its `Options::parser_options`,
+/// which is not public), so the fast path reads the text with the very same parser settings.
+/// Worked out once: every spec of a run is read with them.
+fn parser_options() -> serde_saphyr::granit_parser::Options {
+    static OPTIONS: LazyLock<serde_saphyr::granit_parser::Options> =
+        LazyLock::new(derived_parser_options);
+    OPTIONS.clone()
+}
+
+fn derived_parser_options() -> serde_saphyr::granit_parser::Options {
+    let serde_options = options();
+    let budget = serde_options.budget.unwrap_or_default();
+    let mut parser = serde_saphyr::granit_parser::Options::default();
+    parser.simple_key_max_lookahead = budget.simple_key_max_lookahead;
+    parser.flow_nesting_limit = budget.flow_nesting_limit;
+    parser.block_nesting_limit = parser.block_nesting_limit.max(budget.max_depth + 1);
+    parser.set_emit_comments(serde_options.emit_comments);
+    parser.strict_indentation = serde_options.strict_indentation;
+    parser.bom_inside_document_as_content = serde_options.bom_inside_document_as_content;
+    parser
+}
+
+/// The fast path's limits: serde-saphyr's, less a margin, so that a spec near one is loaded
+/// (and, past it, refused) by serde-saphyr alone.
+const TREE_LIMITS: tree::Limits = tree::Limits {
+    max_nodes: MAX_NODES - 1024,
+    max_events: 2 * MAX_NODES - 2048,
+    max_depth: MAX_DEPTH - 2,
+    max_scalar_bytes: 32 << 20,
+};
+
+/// Decodes a spec straight from parser events when it uses only plain YAML, or `None` for
+/// serde-saphyr to load (and, for a broken spec, to explain).
+fn parse_fast<T: DeserializeOwned>(text: &str) -> Option<T> {
+    let root = tree::build(text, parser_options(), &TREE_LIMITS)?;
+    T::deserialize(from_tree::NodeDeserializer(&root)).ok()
+}
+
+/// Longest message quoted from the parser: its messages may quote a value from the spec.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
+pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    if FAST_PATH.load(Ordering::Relaxed)
+        && let Some(parsed) = parse_fast(&file.text)
+    {
+        return Ok(parsed);
+    }
+    parse_slow(file)
+}
+
+/// Whether [`parse`] tries the fast path first (it always does, unless told otherwise).
+static FAST_PATH: AtomicBool = AtomicBool::new(true);
+
+/// Turns the fast path off (or on again) for the whole process, so that every spec is loaded
+/// by serde-saphyr alone: for the parser benchmark, which measures both.
+pub fn set_fast_path(enabled: bool) {
+    FAST_PATH.store(enabled, Ordering::Relaxed);
+}
+
+/// Where, under the value at `at` and its keys `path`, `expected` and `actual` first differ:
+/// read from the fast load's tree, which takes a fraction of the memory of `yaml_edit`'s.
+/// `None` when that tree declines the text (then `yaml_edit` can tell) or the value is not found.
+pub fn first_difference(
+    text: &str,
+    at: Position,
+    path: &[String],
+    expected: &Value,
+    actual: &Value,
+) -> Option<Position> {
+    let root = tree::build(text, parser_options(), &TREE_LIMITS)?;
+    let node = locate::find(&root, at, path).ok()?;
+    Some(locate::first_difference(node, expected, actual).at())
+}
+
+/// Loads with serde-saphyr: every spec the fast path declines, and every broken one.
+fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    serde_saphyr::from_str_with_options(&file.text, options()).map_err(|error| {
+        let position = error
+            .location()
+            .map(|l| position(&l))
+            .unwrap_or(Position::START);
+        let message = limit_message(&error)
+            .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
+        SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
+    })
+}
+
+/// Cuts a message that quotes too much of the spec.
+fn cut(message: &str) -> String {
+    if message.chars().count() <= MAX_MESSAGE_CHARS {
+        return message.to_owned();
+    }
+    let kept: String = message.chars().take(MAX_MESSAGE_CHARS).collect();
+    format!("{kept}... (cut)")
+}
+
+/// What a limit of the parser means for a spec author, in place of the library's wording
+/// (`budget breached: Nodes { nodes: 250001 }`, `use from_str_multiple`).
+fn limit_message(error: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::Error;
+    use serde_saphyr::budget::BudgetBreach;
+    let mut error = error;
+    while let Error::WithSnippet { error: inner, .. } | Error::AliasError { error: inner, .. } =
+        error
+    {
+        error = inner;
+    }
+    let too_many_aliases = || {
+        format!(
+            "the spec uses aliases (`*name`) more than dlqspec allows (at most 10 per anchor, 50000 in all, expanding to {MAX_ALIAS_EXPANSION} values): write the values out, or alias less"
+        )
+    };
+    let message = match error {
+        Error::MultipleDocuments { .. }
+        | Error::Budget {
+            breach: BudgetBreach::Documents { .. },
+            ..
+        } => "a spec is one YAML document, and a line `---` here starts another: remove it, or put the second document in a file of its own".to_owned(),
+        Error::Budget { breach, .. } => match breach {
+            BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => format!(
+                "the spec holds more than {MAX_NODES} YAML values, the most a spec may hold: write many similar messages and steps in the compact form (`generate`, `repeat`, `counts`; docs/spec-format.md, \"Big scenarios\"), or split it into several specs"
+            ),
+            BudgetBreach::Depth { .. } => format!(
+                "lists and mappings nest here more than {MAX_DEPTH} levels deep, the most dlqspec reads: flatten the value"
+            ),
+            BudgetBreach::Aliases { .. }
+            | BudgetBreach::Anchors { .. }
+            | BudgetBreach::AliasAnchorRatio { .. }
+            | BudgetBreach::RecordedAnchorEvents { .. }
+            | BudgetBreach::RecordedAnchorBytes { .. }
+            | BudgetBreach::MergeKeys { .. } => too_many_aliases(),
+            BudgetBreach::ScalarBytes { .. } => format!(
+                "the spec's values add up to more than {} MiB of text, the most a spec may hold: split it into several specs",
+                crate::text::source::MAX_SPEC_BYTES >> 20
+            ),
+            _ => format!(
+                "the spec is larger or more intricate than dlqspec reads (at most {} MiB, {MAX_NODES} values, nesting {MAX_DEPTH} deep): split it into several specs",
+                crate::text::source::MAX_SPEC_BYTES >> 20
+            ),
+        },
+        Error::AliasReplayLimitExceeded { .. }
+        | Error::AliasExpansionLimitExceeded { .. }
+        | Error::AliasReplayStackDepthExceeded { .. }
+        | Error::AliasReplayCounterOverflow { .. } => too_many_aliases(),
+        _ => return None,
+    };
+    Some(message)
+}
+
+/// The position of a parsed value.
+fn position(location: &serde_saphyr::Location) -> Position {
+    Position::new(location.line() as usize, location.column() as usize)
+}
+
+/// The position where a spanned value starts in the file.
+pub fn at<T>(spanned: &Spanned<T>) -> Position {
+    spanned.referenced
+}
+
+/// serde-saphyr appends " at line N, column M"; the position is reported separately.
+fn strip_location(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(cut) if message[cut..].contains(", column ") => message[..cut].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+/// Rewords the few serde messages that would puzzle a spec author.
+fn polish(message: &str) -> String {
+    let message = message.replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        return format!("duplicate key `{rest}`: each key may appear once");
+    }
+    // serde names Rust enum variants, types and parser events; spec authors think in YAML values.
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        return did_you_mean(&format!("unknown value {rest}"));
+    }
+    if message.starts_with("unknown field ") {
+        return did_you_mean(&message);
+    }
+    match message.as_str() {
+        "invalid u8" | "invalid u16" | "invalid u32" | "invalid u64" | "invalid usize" => {
+            "expected a whole number, 0 or more".to_owned()
+        }
+        "expected sequence start" => "expected a list".to_owned(),
+        "expected mapping start" => "expected a mapping (`key: value` lines)".to_owned(),
+        "cannot deserialize null into string; use Option<String>" => {
+            "expected text, found nothing (empty text is written \"\")".to_owned()
+        }
+        _ => message,
+    }
+}
+
+/// `unknown value|field `X`, expected one of a, b, c`, with the nearest of them suggested
+/// after `X` when one is near enough to be a typo.
+fn did_you_mean(message: &str) -> String {
+    let Some((head, list)) = message.split_once(", expected one of ") else {
+        return message.to_owned();
+    };
+    let unknown = head.split('`').nth(1).unwrap_or_default();
+    let choices: Vec<&str> = list.split(", ").map(|c| c.trim_matches('`')).collect();
+    match crate::text::suggest::nearest(unknown, &choices) {
+        Some(near) => format!("{head} (did you mean `{near}`?), expected one of {list}"),
+        None => message.to_owned(),
+    }
+}
+
+/// A parsed value with where it is written: serde-saphyr's `Spanned`, under our own name so that
+/// it can describe itself to schemars (a spanned value looks exactly like the value in a spec).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Spanned<T> {
+    pub value: T,
+    /// Where the value is used (for an alias: the alias).
+    pub referenced: Position,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spanned = serde_saphyr::Spanned::<T>::deserialize(deserializer)?;
+        Ok(Spanned {
+            value: spanned.value,
+            referenced: position(&spanned.referenced),
+        })
+    }
+}
+
+/// A value written either as a bare name (`recover`) or as a mapping with exactly one key
+/// (`process: ok`), decoded into the externally tagged enum `T`.
+///
+/// serde-saphyr decodes a bare name of a variant that takes a value by swallowing the *next*
+/// list item as that value (`- process` then `- recover` became `process: recover`). Going
+/// through `deserialize_any` makes a bare name a plain string, so that case is an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleKey<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SingleKeyVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for SingleKeyVisitor<T> {
+            type Value = SingleKey<T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a name, or a mapping with one key")
+            }
+
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                let as_name: de::value::StrDeserializer<'_, E> = name.into_deserializer();
+                T::deserialize(as_name).map(SingleKey).map_err(|error| {
+                    let text = error.to_string();
+                    if text.contains("expected newtype variant")
+                        || text.contains("expected struct variant")
+                        || text.contains("expected tuple variant")
+                    {
+                        E::custom(format!("`{name}` needs a value: write `{name}: ...`"))
+                    } else {
+                        error
+                    }
+                })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(SingleKey)
+            }
+        }
+
+        deserializer.deserialize_any(SingleKeyVisitor(PhantomData))
+    }
+}
+
+/// `Spanned<T>` and `SingleKey<T>` describe themselves to schemars as `T`: a spanned value
+/// looks exactly like the value in a spec, and a `SingleKey<T>` is written exactly like `T`
+/// externally tagged, which already allows a bare name for a unit variant and a one-key
+/// mapping for the others.
+macro_rules! schema_of_inner {
+    ($($wrapper:ident),*) => {$(
+        impl<T: JsonSchema> JsonSchema for $wrapper<T> {
+            fn inline_schema() -> bool {
+                T::inline_schema()
+            }
+
+            fn schema_name() -> Cow<'static, str> {
+                T::schema_name()
+            }
+
+            fn schema_id() -> Cow<'static, str> {
+                T::schema_id()
+            }
+
+            fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+                T::json_schema(generator)
+            }
+        }
+    )*};
+}
+
+schema_of_inner!(Spanned, SingleKey);
+
+/// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
+/// where a plain scalar would read back as something else. Deterministic, so diffs are stable.
+pub fn render(value: &Value) -> String {
+    let mut out = String::new();
+    render_block(value, 0, &mut out);
+    out
+}
+
+fn render_block(value: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, item) in map {
+                let _ = write!(out, "{pad}{}:", scalar(&Value::String(key.clone())));
+                render_nested(item, indent, out);
+            }
+        }
+        Value::Array(items) if is_compound(value) => {
+            for item in items {
+                let _ = write!(out, "{pad}-");
+                match item {
+                    Value::Object(map) if !map.is_empty() => {
+                        // The first key shares the dash's line, the rest align under it.
+                        let mut nested = String::new();
+                        render_block(item, indent + 2, &mut nested);
+                        out.push(' ');
+                        out.push_str(&nested[indent + 2..]);
+                    }
+                    _ => render_nested(item, indent, out),
+                }
+            }
+        }
+        other => {
+            let _ = writeln!(out, "{pad}{}", flow(other));
+        }
+    }
+}
+
+fn render_nested(item: &Value, indent: usize, out: &mut String) {
+    if is_compound(item) {
+        out.push('\n');
+        let deeper = if item.is_array() { indent } else { indent + 2 };
+        render_block(item, deeper, out);
+    } else {
+        let _ = writeln!(out, " {}", flow(item));
+    }
+}
+
+/// A list longer than this on one line is written one item per line, so that a diff of two
+/// long lists (a call trace, say) shows the item that changed rather than one changed line.
+const FLOW_WIDTH: usize = 60;
+
+fn is_compound(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => !map.is_empty(),
+        Value::Array(items) => items.iter().any(is_compound) || flow(value).len() > FLOW_WIDTH,
+        _ => false,
+    }
+}
+
+/// A value on one line: scalars, `[a, b]`, `{}`.
+pub fn flow(value: &Value) -> String {
+    match value {
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(flow).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", scalar(&Value::String(k.clone())), flow(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => scalar(other),
+    }
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if is_plain_safe(s) => s.clone(),
+        Value::String(s) => Value::String(s.clone()).to_string(),
+        compound => flow(compound),
+    }
+}
+
+/// Whether a string can be written unquoted and still read back as the same string.
+fn is_plain_safe(s: &str) -> bool {
+    let reserved = [
+        "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "False",
+    ];
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    !reserved.contains(&s)
+        && !s.eq_ignore_ascii_case("yes")
+        && !s.eq_ignore_ascii_case("no")
+        && !s.eq_ignore_ascii_case("on")
+        && !s.eq_ignore_ascii_case("off")
+        && s.parse::<f64>().is_err()
+        && !s.starts_with([
+            '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%',
+            '@', '`',
+        ])
+        && !first.is_whitespace()
+        && !s.ends_with(char::is_whitespace)
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.ends_with(':')
+        && !s.contains([',', '[', ']', '{', '}'])
+        && !s.chars().any(char::is_control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case", deny_unknown_fields)]
+    enum Step {
+        Process(String),
+        Recover,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Steps {
+        steps: Vec<SingleKey<Step>>,
+    }
+
+    fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, SpecError> {
+        parse(&SourceFile::from_text("t.yaml", text))
+    }
+
+    #[test]
+    fn a_bare_name_that_needs_a_value_is_an_error_not_a_swallowed_item() {
+        let error = parse_text::<Steps>("steps:\n  - process\n  - recover\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "`process` needs a value: write `process: ...`"
+        );
+        assert_eq!(error.position, Position::new(2, 5));
+    }
+
+    #[test]
+    fn names_and_one_key_mappings_decode() {
+        let steps = parse_text::<Steps>("steps: [recover, {process: ok}]\n").unwrap();
+        assert_eq!(steps.steps[0].0, Step::Recover);
+        assert_eq!(steps.steps[1].0, Step::Process("ok".into()));
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_in_plain_words() {
+        let error = parse_text::<Value>("a: 1\na: 2\n").unwrap_err();
+        assert_eq!(error.message, "duplicate key `a`: each key may appear once");
+        assert_eq!(error.position, Position::new(2, 1));
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Shapes {
+        #[serde(default)]
+        count: u64,
+        #[serde(default)]
+        items: Vec<String>,
+        #[serde(default)]
+        table: std::collections::BTreeMap<String, u64>,
+        #[serde(default)]
+        text: String,
+    }
+
+    #[test]
+    fn wrong_types_are_told_in_yaml_words_not_rust_types() {
+        let cases = [
+            (
+                "count: three\n",
+                "expected a whole number, 0 or more",
+                (1, 8),
+            ),
+            ("count: -1\n", "expected a whole number, 0 or more", (1, 8)),
+            ("items: x\n", "expected a list", (1, 8)),
+            (
+                "text:\n",
+                "expected text, found nothing (empty text is written \"\")",
+                (1, 5),
+            ),
+            (
+                "table: [1]\n",
+                "expected a mapping (`key: value` lines)",
+                (1, 8),
+            ),
+        ];
+        for (text, message, (line, column)) in cases {
+            let error = parse_text::<Shapes>(text).unwrap_err();
+            assert_eq!(error.message, message, "{text:?}");
+            assert_eq!(error.position, Position::new(line, column), "{text:?}");
+        }
+        let error = parse_text::<Steps>("steps: [recover, {proces: ok}]\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "unknown value `proces` (did you mean `process`?), expected one of process, recover"
+        );
+    }
+
+    #[test]
+    fn the_parsers_limits_are_told_in_a_spec_authors_words() {
+        let deep = format!("v: {}{}\n", "[".repeat(80), "]".repeat(80));
+        let laughs = format!("a: &a [x, x]\nb: [{}]\n", vec!["*a"; 200].join(", "));
+        let cases = [
+            (
+                "a: 1\n---\nb: 2\n",
+                "a spec is one YAML document, and a line `---` here starts another",
+            ),
+            (
+                deep.as_str(),
+                "lists and mappings nest here more than 64 levels deep",
+            ),
+            (
+                laughs.as_str(),
+                "the spec uses aliases (`*name`) more than dlqspec allows",
+            ),
+        ];
+        for (text, says) in cases {
+            let error = parse_text::<Value>(text).unwrap_err();
+            assert!(
+                error.message.starts_with(says),
+                "{text:.60}: {}",
+                error.message
+            );
+            for internal in ["budget", "Budget", "from_str", "{ ", "_bytes"] {
+                assert!(!error.message.contains(internal), "{}", error.message);
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_quoting_a_long_value_is_cut() {
+        let text = format!("steps: [{{{}: ok}}]\n", "z".repeat(10_000));
+        let error = parse_text::<Steps>(&text).unwrap_err();
+        assert!(error.message.ends_with("... (cut)"), "{}", error.message);
+        assert!(error.message.chars().count() < 400, "{}", error.message);
+    }
+
+    #[test]
+    fn both_trees_pinpoint_the_same_first_difference() {
+        let text = "steps:\n  - expect:\n      dlq:\n        - {id: a, attempts: 1}\n        - {id: b, attempts: 2}\n      pending: []\n";
+        let at = Position::new(3, 7);
+        let path = ["dlq".to_owned()];
+        let expected = json!([{"id": "a", "attempts": 1}, {"id": "b", "attempts": 2}]);
+        let actual = json!([{"id": "a", "attempts": 1}, {"id": "b", "attempts": 3}]);
+        let fast = first_difference(text, at, &path, &expected, &actual);
+        assert_eq!(fast, Some(Position::new(5, 29)));
+        let document = crate::text::yaml_edit::Document::parse(text).unwrap();
+        let node = document.find(at, &path).unwrap();
+        assert_eq!(
+            Some(locate::first_difference(node, &expected, &actual).position),
+            fast
+        );
+        // A tree the fast load declines leaves it to `yaml_edit`.
+        let anchored = text.replace("pending: []", "pending: &p []");
+        assert_eq!(
+            first_difference(&anchored, at, &path, &expected, &actual),
+            None
+        );
+    }
+
+    #[test]
+    fn render_uses_block_maps_and_flow_scalar_lists() {
+        let value = json!({"pending": ["b", "a"], "dlq": [{"id": "a", "error": null}], "n": {}});
+        assert_eq!(
+            render(&value),
+            "pending: [b, a]\ndlq:\n- id: a\n  error: null\nn: {}\n"
+        );
+    }
+
+    #[test]
+    fn render_writes_long_lists_one_item_per_line() {
+        let trace: Vec<String> = (0..8).map(|n| format!("queue.receive() -> m{n}")).collect();
+        let shown = render(&json!({ "trace": trace, "pending": ["a"] }));
+        assert!(
+            shown.starts_with("trace:\n- queue.receive() -> m0\n- queue.receive() -> m1\n"),
+            "{shown}"
+        );
+        assert!(shown.ends_with("pending: [a]\n"), "{shown}");
+    }
+
+    #[test]
+    fn render_quotes_strings_that_would_read_back_differently() {
+        for s in ["", "3", "null", "true", "a: b", "- x", " pad", "yes"] {
+            let shown = flow(&Value::String(s.into()));
+            let back: Value = serde_saphyr::from_str(&format!("v: {shown}\n")).unwrap();
+            assert_eq!(
+                back["v"],
+                Value::String(s.into()),
+                "{s:?} rendered as {shown}"
+            );
+        }
+        assert_eq!(flow(&json!("TypeError: bad")), "\"TypeError: bad\"");
+        assert_eq!(flow(&json!("db timeout")), "db timeout");
+    }
+}
