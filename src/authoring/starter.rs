@@ -1,6 +1,5 @@
 //! `dlqspec new`: a commented starter spec, written only where no file is.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::contracts::contract::Contract;
@@ -51,15 +50,10 @@ pub fn create(path: &Path, contract: Option<&str>) -> Result<Created, NewError> 
     }
     text.push_str(&contract.starter(&name_from(path)));
     // `create_new`: a file that appeared since the check above is still not overwritten.
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::AlreadyExists => NewError::Exists(shown.clone()),
-            _ => io(error),
-        })?;
-    file.write_all(text.as_bytes()).map_err(io)?;
+    crate::files::new_file::create(path, text.as_bytes()).map_err(|error| match error.kind() {
+        std::io::ErrorKind::AlreadyExists => NewError::Exists(shown.clone()),
+        _ => io(error),
+    })?;
     Ok(Created {
         path: shown,
         contract: contract.name(),

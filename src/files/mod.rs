@@ -3,3 +3,4 @@
 
 pub mod atomic_file;
 pub mod interrupts;
+pub mod new_file;

@@ -9,7 +9,7 @@
 //! never through a link, a FIFO or anything else that is not a regular file of ours.
 
 use std::collections::BTreeSet;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -153,15 +153,10 @@ pub fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
     match made {
         Ok(()) => {
             // Best effort: a missing .gitignore only means git may show the folder.
-            let _ = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(dir.join(".gitignore"))
-                .and_then(|mut file| {
-                    file.write_all(
-                        b"# dlqspec's cache (failed specs of the last runs); safe to delete\n*\n",
-                    )
-                });
+            let _ = crate::files::new_file::create(
+                &dir.join(".gitignore"),
+                b"# dlqspec's cache (failed specs of the last runs); safe to delete\n*\n",
+            );
         }
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(error) => return Err(error),
