@@ -1,6 +1,6 @@
-//! The README's figures are the suite's own: each count in its table is derived here from the
-//! folders and catalogues it describes, so removing a spec, a solution or a fixture without
-//! updating the README fails.
+//! The figures of docs/testing.md are the suite's own: each count in its table is derived here
+//! from the folders and catalogues it describes, so removing a spec, a solution or a fixture
+//! without updating the table fails.
 
 use std::collections::BTreeMap;
 
@@ -11,13 +11,13 @@ use crate::common::root;
 use crate::corpus::{KNOWN_SURVIVORS, solutions};
 use crate::mutations::mutants_of;
 
-/// The rows of the README table whose header is `| checked in CI | count |`.
-fn readme_figures() -> BTreeMap<String, usize> {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let table = readme
+/// The rows of docs/testing.md's table whose header is `| checked in CI | count |`.
+fn documented_figures() -> BTreeMap<String, usize> {
+    let doc = std::fs::read_to_string(root().join("docs/testing.md")).expect("docs/testing.md");
+    let table = doc
         .split("| checked in CI | count |")
         .nth(1)
-        .expect("the README has the table of figures");
+        .expect("docs/testing.md has the table of figures");
     table
         .lines()
         .skip(2)
@@ -37,7 +37,7 @@ fn specs_of(contract: &str) -> usize {
 }
 
 #[test]
-fn the_readme_figures_are_the_counts_of_the_suite() {
+fn the_documented_figures_are_the_counts_of_the_suite() {
     let broken: usize = solutions("tests/solutions")
         .iter()
         .filter(|p| {
@@ -94,8 +94,8 @@ fn the_readme_figures_are_the_counts_of_the_suite() {
     .map(|(label, count)| (label.to_owned(), count))
     .collect();
     assert_eq!(
-        readme_figures(),
+        documented_figures(),
         derived,
-        "update the README's table of figures"
+        "update the table of figures in docs/testing.md"
     );
 }

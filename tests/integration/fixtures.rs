@@ -65,7 +65,7 @@ fn every_broken_fixture_has_an_expectation_beside_it() {
         .map(|e| e.replace(".expected", ".yaml"))
         .collect();
     assert_eq!(specs, expectations);
-    // How many there are is the README's figure, checked in figures.rs.
+    // How many there are is a figure of docs/testing.md, checked in figures.rs.
     assert!(!specs.is_empty());
 }
 

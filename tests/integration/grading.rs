@@ -966,14 +966,15 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
 }
 
 #[test]
-fn the_readme_shards_a_class_over_a_matrix_and_merges_it() {
-    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).expect("README");
-    let workflow = readme
+fn the_documented_workflow_shards_a_class_over_a_matrix_and_merges_it() {
+    let doc = std::fs::read_to_string(crate::common::root().join("docs/autograders.md"))
+        .expect("docs/autograders.md");
+    let workflow = doc
         .split("```yaml\n")
         .skip(1)
         .filter_map(|block| block.split("```").next())
         .find(|block| block.contains("matrix:"))
-        .expect("a workflow in the README");
+        .expect("a workflow in docs/autograders.md");
     let parsed: Value = serde_saphyr::from_str(workflow).expect("the workflow is YAML");
     let shards = parsed["jobs"]["grade"]["strategy"]["matrix"]["shard"]
         .as_array()

@@ -22,7 +22,7 @@ fn the_bundled_suite_passes_on_the_builtin_implementation() {
     let ran = run(&["run", "specs"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let specs = bundled_specs();
-    // How many there are is the README's figure, checked in figures.rs.
+    // How many there are is a figure of docs/testing.md, checked in figures.rs.
     assert!(!specs.is_empty());
     for spec in &specs {
         assert!(
