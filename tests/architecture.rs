@@ -743,6 +743,12 @@ mod checker {
         }
     }
 
+    /// The one message of `messages`, which must hold exactly one.
+    fn the_one(messages: Vec<String>) -> String {
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        messages.into_iter().next().unwrap_or_default()
+    }
+
     const MAP: &str = "\
 | Layer | Folder | What it is | May use |
 |---|---|---|---|
@@ -794,11 +800,10 @@ mod checker {
             "//! t\nfn f() {\n    crate::top::main();\n}\n",
         )];
         let messages = against_layers(&layers(MAP), &all_arrows(&files));
-        assert_eq!(messages.len(), 1, "{messages:?}");
+        let message = the_one(messages);
         assert!(
-            messages[0].starts_with("src/base/text.rs:3 uses `crate::top::main`: `base` (layer 1)"),
-            "{}",
-            messages[0]
+            message.starts_with("src/base/text.rs:3 uses `crate::top::main`: `base` (layer 1)"),
+            "{message}"
         );
     }
 
@@ -880,11 +885,10 @@ pub fn after() { crate::base::g(); }
             code("src/external/launch.rs", "fn f() { Command::new(p); }\n"),
         ];
         let messages = broken_only(&STARTS_PROCESSES, &files);
-        assert_eq!(messages.len(), 1, "{messages:?}");
+        let message = the_one(messages);
         assert!(
-            messages[0].starts_with("src/middle/run.rs:2 calls `Command::new`"),
-            "{}",
-            messages[0]
+            message.starts_with("src/middle/run.rs:2 calls `Command::new`"),
+            "{message}"
         );
     }
 
@@ -895,8 +899,8 @@ pub fn after() { crate::base::g(); }
             "fn f() { std::fs::write(p, b); let _ = w.write_all(b); }\n",
         )];
         let messages = broken_only(&WRITES_FILES, &files);
-        assert_eq!(messages.len(), 1, "{messages:?}");
-        assert!(messages[0].contains("calls `fs::write`"), "{}", messages[0]);
+        let message = the_one(messages);
+        assert!(message.contains("calls `fs::write`"), "{message}");
     }
 
     #[test]
@@ -907,11 +911,10 @@ pub fn after() { crate::base::g(); }
             code("src/top/b.rs", "fn f() { println!(\"x\"); }\n"),
         ];
         let messages = prints_below(2, &layers, &files);
-        assert_eq!(messages.len(), 1, "{messages:?}");
+        let message = the_one(messages);
         assert!(
-            messages[0].starts_with("src/base/a.rs:1 calls `eprintln!`"),
-            "{}",
-            messages[0]
+            message.starts_with("src/base/a.rs:1 calls `eprintln!`"),
+            "{message}"
         );
     }
 }
