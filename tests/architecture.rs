@@ -484,6 +484,8 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     // `--output -` (or /dev/stdout): a report goes to the stream through the same commit.
     ("src/files/atomic_file.rs", "stdout()"),
     ("src/files/atomic_file.rs", "stderr()"),
+    // smoke drives a few calls of each contract's world, so it builds the dlq-consumer one.
+    ("src/external/smoke.rs", "contracts::dlq_consumer"),
 ];
 
 /// Where `call` stands in `code` as a call, not as part of a longer name (`print!` is not
@@ -551,6 +553,48 @@ fn prints_below(report: u32, layers: &BTreeMap<String, u32>, files: &[Code]) -> 
                     file.path,
                     line_of(&file.code, at)
                 ));
+            }
+        }
+    }
+    messages
+}
+
+/// The places outside `src/contracts/` that name one contract's folder (`contracts::NAME`, or
+/// `NAME` in a `contracts::{...}` group): everything else reaches contracts through the
+/// registry, so adding a contract is adding its folder and its line there.
+fn contracts_named_outside(contract_folders: &[String], files: &[Code]) -> Vec<String> {
+    let mut messages = Vec::new();
+    for file in files {
+        if file.path.starts_with("src/contracts/") || top_module(&file.path).is_none() {
+            continue;
+        }
+        for (at, _) in file.code.match_indices("contracts::") {
+            let after = at + "contracts::".len();
+            let named = if file.code[after..].starts_with('{') {
+                let end = file.code[after..]
+                    .find('}')
+                    .map_or(file.code.len(), |e| after + e);
+                file.code[after + 1..end].to_owned()
+            } else {
+                path_at(&file.code, after).to_owned()
+            };
+            for contract in contract_folders {
+                let call = format!("contracts::{contract}");
+                let names_it = named
+                    .split(|c: char| !is_ident(c))
+                    .next()
+                    .is_some_and(|first| first == contract)
+                    || named
+                        .split(|c: char| c == ',' || c.is_whitespace())
+                        .any(|item| item.split("::").next() == Some(contract.as_str()));
+                if names_it && !excepted(&file.path, &call) {
+                    messages.push(format!(
+                        "{}:{} names the contract folder `{contract}`: reach it through \
+                         `contracts::registry` (ARCHITECTURE.md), or name the exception",
+                        file.path,
+                        line_of(&file.code, at)
+                    ));
+                }
             }
         }
     }
@@ -682,6 +726,32 @@ fn nothing_below_the_reporters_prints() {
     assert_none(
         "printing below the reporters",
         prints_below(report, &layers, &crate_code()),
+    );
+}
+
+fn contract_folders() -> Vec<String> {
+    let mut folders: Vec<String> = std::fs::read_dir(root().join("src/contracts"))
+        .expect("src/contracts/")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.is_dir())
+        .map(|path| {
+            path.file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    folders.sort();
+    folders
+}
+
+#[test]
+fn only_the_registry_knows_the_contracts_by_name() {
+    let folders = contract_folders();
+    assert!(folders.len() >= 2, "{folders:?}");
+    assert_none(
+        "contracts named outside src/contracts/",
+        contracts_named_outside(&folders, &crate_code()),
     );
 }
 
@@ -901,6 +971,35 @@ pub fn after() { crate::base::g(); }
         let messages = broken_only(&WRITES_FILES, &files);
         let message = the_one(messages);
         assert!(message.contains("calls `fs::write`"), "{message}");
+    }
+
+    #[test]
+    fn a_contract_named_outside_its_folder_fails_and_the_registry_passes() {
+        let folders = ["dlq_consumer".to_owned(), "outcome_queue".to_owned()];
+        let files = [
+            code(
+                "src/run/a.rs",
+                "use crate::contracts::dlq_consumer::World;\n",
+            ),
+            code(
+                "src/run/b.rs",
+                "use crate::contracts::{CONTRACTS, outcome_queue};\n",
+            ),
+            code(
+                "src/run/c.rs",
+                "use crate::contracts::{CONTRACTS, registry::names};\n",
+            ),
+            code(
+                "src/contracts/x.rs",
+                "use crate::contracts::dlq_consumer::World;\n",
+            ),
+        ];
+        let messages = contracts_named_outside(&folders, &files);
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].starts_with("src/run/a.rs:1 names the contract folder `dlq_consumer`"));
+        assert!(
+            messages[1].starts_with("src/run/b.rs:1 names the contract folder `outcome_queue`")
+        );
     }
 
     #[test]
