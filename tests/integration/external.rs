@@ -903,7 +903,7 @@ fn a_start_that_fails_says_why_and_names_the_memory_limit() {
     assert_eq!(quiet.code, 1, "{}{}", quiet.stdout, quiet.stderr);
     crate::common::assert_contains_all(
         &quiet.stdout,
-        &[
+        [
             "implementation error (startup): the process exited with status 1 before it answered `hello`: it did not start\n",
             "its stdout, which is not the protocol:\n        \"Error occurred during initialization of the runtime\"\n        \"the runtime gives up\"\n",
             "most likely could not get the memory its runtime needs to start: each implementation process may use 64 MiB of data (--memory); --memory SIZE allows more\n",
@@ -916,7 +916,7 @@ fn a_start_that_fails_says_why_and_names_the_memory_limit() {
     let says = starved(" --says-memory", Some("64M"));
     crate::common::assert_contains_all(
         &says.stdout,
-        &[
+        [
             "implementation error (startup): the process exited with status 1 before it answered `hello`",
             "\"# There is insufficient memory for the Java Runtime Environment to continue.\"\n",
             "it ran out of memory: each implementation process may use 64 MiB of data (--memory); --memory SIZE allows more\n",

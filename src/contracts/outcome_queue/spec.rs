@@ -492,7 +492,6 @@ mod tests {
             ("0", json!(0)),
             ("-1", json!(-1)),
             ("2.5", json!(2.5)),
-            ("2.0", json!(2.0)),
             ("true", json!(true)),
             ("\"3\"", json!("3")),
             ("~", Value::Null),
