@@ -124,8 +124,9 @@ pub fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
     }
 }
 
-/// Whether a line of an implementation's stderr says it ran out of memory (Python's
-/// MemoryError, V8's fatal out-of-memory, C and C++ allocation failures).
+/// Whether a line of an implementation's output says it ran out of memory (Python's
+/// MemoryError, V8's fatal out-of-memory, C and C++ allocation failures, the JVM's fatal
+/// report, which it prints on stdout, and its heap reservation).
 pub fn says_out_of_memory(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     [
@@ -134,6 +135,8 @@ pub fn says_out_of_memory(line: &str) -> bool {
         "cannot allocate memory",
         "bad_alloc",
         "allocation failed",
+        "insufficient memory",
+        "could not reserve enough space",
     ]
     .iter()
     .any(|marker| lower.contains(marker))
@@ -185,6 +188,8 @@ mod tests {
             "# Fatal process out of memory: Zone",
             "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
             "terminate called after throwing an instance of 'std::bad_alloc'",
+            "# There is insufficient memory for the Java Runtime Environment to continue.",
+            "Could not reserve enough space for object heap",
         ] {
             assert!(says_out_of_memory(line), "{line}");
         }

@@ -42,6 +42,9 @@ const EXIT_CHECK: Duration = Duration::from_millis(100);
 /// The most a failure waits for the rest of stderr once the process tree is gone.
 const STDERR_END: Duration = Duration::from_secs(5);
 
+/// Lines of stdout kept for the report of a process that exited before `hello`.
+const STARTUP_STDOUT_LINES: usize = 20;
+
 /// Lines of stderr kept for error reports, and the length each is cut to.
 const STDERR_TAIL_LINES: usize = 20;
 const STDERR_LINE_CHARS: usize = 400;
@@ -345,7 +348,8 @@ enum Broke {
     Closed,
     /// The process exited, but stdout stays open: a process it started holds it.
     ExitedHeld(ExitStatus),
-    Garbage(String),
+    /// A line that is not JSON: the message, and the line itself.
+    Garbage(String, Vec<u8>),
     Protocol(String),
     Startup(String),
 }
@@ -411,6 +415,11 @@ struct Process {
     stderr_done: Receiver<()>,
     seq: u64,
     lines_read: u64,
+    /// Whether it exited before answering `hello`, and whether what it printed on stdout then
+    /// said it ran out of memory; lines of that stdout beyond those kept for the report.
+    exited_at_start: bool,
+    stdout_out_of_memory: bool,
+    startup_lines_dropped: usize,
     /// `DLQSPEC_PROTOCOL_LOG`: a file every line sent (`>`) and received (`<`) is appended to.
     log: Option<std::fs::File>,
 }
@@ -469,8 +478,69 @@ impl Process {
         });
         match reply {
             Ok(handshake) => Ok((process, handshake)),
-            Err(broke) => Err(process.failure(broke, what, timeout)),
+            Err(broke) => {
+                let broke = process.did_not_start(broke);
+                Err(process.failure(broke, what, timeout))
+            }
         }
+    }
+
+    /// A process that exits before it answers `hello`, having printed what is not the protocol
+    /// (a runtime's fatal report, a usage text) or nothing, did not start: that is what it is
+    /// told as, with all it printed, not as garbage. A JVM that cannot reserve its memory under
+    /// `--memory` says so on stdout and exits 1. One that goes on running after garbage is
+    /// garbage as before.
+    fn did_not_start(&mut self, broke: Broke) -> Broke {
+        let mut printed = Vec::new();
+        match broke {
+            Broke::Garbage(message, line) => {
+                printed.push(line);
+                // What else it prints until it exits, within the grace and a bound.
+                let until = Instant::now() + EXIT_GRACE;
+                while let Some(StdoutEvent::Line(line)) = self
+                    .stdout
+                    .next(until.saturating_duration_since(Instant::now()))
+                {
+                    self.log('<', &line);
+                    if printed.len() < STARTUP_STDOUT_LINES {
+                        printed.push(line);
+                    } else {
+                        self.startup_lines_dropped += 1;
+                    }
+                }
+                let left = until.saturating_duration_since(Instant::now());
+                if self.exit_within(left).is_none() {
+                    return Broke::Garbage(message, Vec::new());
+                }
+            }
+            Broke::Closed => {
+                if self.exit_within(EXIT_GRACE).is_none() {
+                    return Broke::Closed;
+                }
+            }
+            other => return other,
+        }
+        let Some(status) = self.reaped else {
+            return Broke::Closed;
+        };
+        self.exited_at_start = true;
+        let mut message = format!(
+            "the process {} before it answered `hello`: it did not start",
+            describe_exit(status)
+        );
+        if !printed.is_empty() {
+            message.push_str("\nits stdout, which is not the protocol:");
+            for line in &printed {
+                let text = String::from_utf8_lossy(line);
+                self.stdout_out_of_memory |= limits::says_out_of_memory(&text);
+                message.push_str("\n  ");
+                message.push_str(&quote(line));
+            }
+            if self.startup_lines_dropped > 0 {
+                message.push_str(&format!("\n  ({} more lines)", self.startup_lines_dropped));
+            }
+        }
+        Broke::Startup(message)
     }
 
     fn spawn(launch: &Launch) -> Result<Process, ImplError> {
@@ -527,6 +597,9 @@ impl Process {
             stderr_done: done_rx,
             seq: 0,
             lines_read: 0,
+            exited_at_start: false,
+            stdout_out_of_memory: false,
+            startup_lines_dropped: 0,
             log: protocol_log(),
         })
     }
@@ -656,11 +729,14 @@ impl Process {
 
     fn decode(&self, line: &[u8]) -> Result<Incoming, Broke> {
         protocol::decode(line).map_err(|error| match error {
-            DecodeError::NotJson(_) => Broke::Garbage(format!(
-                "line {} of stdout is not a protocol message: {}\nhint: stdout carries only protocol messages; logs and debug prints belong on stderr",
-                self.lines_read,
-                quote(line)
-            )),
+            DecodeError::NotJson(_) => Broke::Garbage(
+                format!(
+                    "line {} of stdout is not a protocol message: {}\nhint: stdout carries only protocol messages; logs and debug prints belong on stderr",
+                    self.lines_read,
+                    quote(line)
+                ),
+                line.to_vec(),
+            ),
             DecodeError::NotUtf8(at) => Broke::Protocol(format!(
                 "line {} of stdout is not UTF-8 (byte {at} is not): protocol messages are JSON in UTF-8: {}",
                 self.lines_read,
@@ -710,7 +786,7 @@ impl Process {
                     describe_exit(status)
                 ),
             ),
-            Broke::Garbage(message) => (
+            Broke::Garbage(message, _) => (
                 ImplErrorKind::Garbage,
                 format!("{message}\n(while serving {what})"),
             ),
@@ -746,10 +822,23 @@ impl Process {
                 ));
             }
         }
-        let out_of_memory = self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
-        out_of_memory.then(|| {
-            format!(
+        let out_of_memory =
+            self.stdout_out_of_memory || self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
+        if out_of_memory {
+            return Some(format!(
                 "it ran out of memory: each implementation process may use {}; --memory SIZE allows more",
+                self.limits.memory_text()
+            ));
+        }
+        // Nothing said why, but a runtime that cannot get the memory it reserves at start
+        // (a JVM's heap) dies before `hello`: under a lowered limit, that is the likely cause.
+        let lowered = self
+            .limits
+            .memory
+            .is_some_and(|bytes| bytes < limits::DEFAULT_MEMORY_BYTES);
+        (self.exited_at_start && lowered).then(|| {
+            format!(
+                "a process that exits before `hello` under a lowered memory limit most likely could not get the memory its runtime needs to start: each implementation process may use {}; --memory SIZE allows more",
                 self.limits.memory_text()
             )
         })
@@ -772,6 +861,16 @@ impl Process {
     /// Waits up to `grace` for the process to exit by itself, else kills it. The exit status,
     /// or `None` if it had to be killed.
     fn await_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let status = self.exit_within(grace);
+        if status.is_none() {
+            self.kill();
+        }
+        status
+    }
+
+    /// Waits up to `grace` for the process to exit by itself: its exit status, or `None` if it
+    /// is still running (or cannot be waited for).
+    fn exit_within(&mut self, grace: Duration) -> Option<ExitStatus> {
         if let Some(status) = self.reaped {
             return Some(status);
         }
@@ -787,10 +886,7 @@ impl Process {
                     thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(20));
                 }
-                _ => {
-                    self.kill();
-                    return None;
-                }
+                _ => return None,
             }
         }
     }

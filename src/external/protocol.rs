@@ -175,6 +175,7 @@ pub fn encode(message: &Outgoing) -> String {
 /// `Incoming` out of it, which buffers every field once more) cost more per call than the
 /// rest of dlqspec's side of the trip.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct WorldLine<'a> {
     seq: u64,
     #[serde(rename = "type", borrow)]
@@ -235,7 +236,106 @@ pub fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
             None => {}
         }
     }
+    unknown_key(&value).map_or(Ok(()), |why| Err(DecodeError::NotAMessage(why)))?;
     Incoming::deserialize(value).map_err(|error| DecodeError::NotAMessage(error.to_string()))
+}
+
+/// The keys each reply type may carry, as reply.schema.json lists them (its
+/// `additionalProperties: false`); a test holds the two equal.
+pub const REPLY_KEYS: &[(&str, &[&str])] = &[
+    (
+        "hello",
+        &[
+            "seq",
+            "type",
+            "protocol",
+            "implementation",
+            "contracts",
+            "defines",
+            "naming",
+        ],
+    ),
+    ("return", &["seq", "type", "value"]),
+    ("raised", &["seq", "type", "error", "traceback"]),
+    ("skipped", &["seq", "type", "reason"]),
+    (
+        "errored",
+        &[
+            "seq",
+            "type",
+            "message",
+            "file",
+            "line",
+            "details",
+            "traceback",
+        ],
+    ),
+    ("world", &["seq", "type", "n", "call", "args"]),
+    ("output", &["seq", "type", "stream", "text", "cut"]),
+    ("bye", &["seq", "type"]),
+];
+
+/// The keys of the objects nested in replies: `hello`'s `implementation`, `raised`'s `error`,
+/// and each frame of a `traceback`.
+const IMPLEMENTATION_KEYS: &[&str] = &["name", "language", "version"];
+const ERROR_KEYS: &[&str] = &["kind", "class", "message"];
+const FRAME_KEYS: &[&str] = &["file", "line", "function", "source"];
+
+/// The first key of a reply, or of an object nested in it, that protocol v1 does not have,
+/// said with the nearest valid key: a misspelt optional key ignored would be a verdict at
+/// risk (a `traceback` spelt `trace_back` silently lost), so every key must be known. `None`
+/// for a type the protocol does not have: serde names that one.
+fn unknown_key(message: &Value) -> Option<String> {
+    let kind = message.get("type")?.as_str()?;
+    let (_, keys) = REPLY_KEYS.iter().find(|(name, _)| *name == kind)?;
+    let mut objects: Vec<(String, &Value, &[&str])> =
+        vec![(format!("a `{kind}` message"), message, keys)];
+    if kind == "hello"
+        && let Some(implementation) = message.get("implementation")
+    {
+        objects.push((
+            format!("the `implementation` of `{kind}`"),
+            implementation,
+            IMPLEMENTATION_KEYS,
+        ));
+    }
+    if kind == "raised"
+        && let Some(error) = message.get("error")
+    {
+        objects.push((format!("the `error` of `{kind}`"), error, ERROR_KEYS));
+    }
+    if let Some(Value::Array(frames)) = message.get("traceback") {
+        for (at, frame) in frames.iter().enumerate() {
+            objects.push((
+                format!("frame {} of the `traceback` of `{kind}`", at + 1),
+                frame,
+                FRAME_KEYS,
+            ));
+        }
+    }
+    objects.into_iter().find_map(|(what, object, keys)| {
+        let object = object.as_object()?;
+        let key = object.keys().find(|key| !keys.contains(&key.as_str()))?;
+        let hint = crate::suggest::nearest(key, keys)
+            .map(|near| format!(" (did you mean `{near}`?)"))
+            .unwrap_or_default();
+        Some(format!(
+            "{what} has no key {}{hint}; its keys are {}",
+            escaped(key),
+            keys.join(", ")
+        ))
+    })
+}
+
+/// A key as JSON writes it, quotes and escapes included, so that no control character of it
+/// is printed raw; cut if long.
+fn escaped(key: &str) -> String {
+    let shown: String = key.chars().take(60).collect();
+    let mut text = Value::String(shown).to_string();
+    if key.chars().count() > 60 {
+        text.push_str("...");
+    }
+    text
 }
 
 #[cfg(test)]
@@ -368,6 +468,9 @@ mod tests {
         if !value.is_object() {
             return Err("not an object".into());
         }
+        if let Some(why) = unknown_key(&value) {
+            return Err(why);
+        }
         Incoming::deserialize(value).map_err(|e| e.to_string())
     }
 
@@ -375,7 +478,8 @@ mod tests {
     fn world_calls_decode_as_the_general_path_decodes_them() {
         let lines = [
             r#"{"seq":3,"type":"world","n":1,"call":"queue.receive","args":[]}"#,
-            r#" {"n":2,"args":["a",{"b":[1,2.5,-3,null,true]}],"call":"queue.send","type":"world","seq":7,"extra":{"x":1}}"#,
+            r#" {"n":2,"args":["a",{"b":[1,2.5,-3,null,true]}],"call":"queue.send","type":"world","seq":7}"#,
+            r#"{"seq":3,"type":"world","n":1,"call":"queue.receive","args":[],"extra":{"x":1}}"#,
             r#"{"seq":3,"type":"world","n":1,"call":"dlq.put","args":[{"id":"m1","id":"m2"}]}"#,
             r#"{"seq":3,"type":"world","n":18446744073709551615,"call":"q\u002ereceive","args":[1e400]}"#,
             // Not in the usual shape: the general path answers, as before.
@@ -396,9 +500,13 @@ mod tests {
                 Err(_) => assert!(general.is_err(), "{line}: {general:?}"),
             }
         }
-        assert!(decode(lines[4].as_bytes()).is_ok_and(|m| m.seq == 4));
+        assert!(decode(lines[5].as_bytes()).is_ok_and(|m| m.seq == 4));
         assert!(matches!(
-            decode(lines[6].as_bytes()),
+            decode(lines[2].as_bytes()),
+            Err(DecodeError::NotAMessage(m)) if m.contains("no key \"extra\"")
+        ));
+        assert!(matches!(
+            decode(lines[7].as_bytes()),
             Err(DecodeError::NotAMessage(m)) if m == "a message is a JSON object"
         ));
     }
@@ -427,6 +535,155 @@ mod tests {
         assert_eq!(
             decode(br#"{"seq":1,"type":"hello","protocol":2}"#),
             Err(DecodeError::WrongVersion(json!(2)))
+        );
+    }
+
+    /// Each message kind dlqspec accepts, and each object nested in one, with a valid line
+    /// and the key that line gets in addition, as the parser must name it.
+    #[test]
+    fn an_extra_key_in_any_message_is_named_with_the_nearest_valid_one() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                r#"{"seq":1,"type":"hello","protocol":1,"implementation":{"name":"s","language":"java","version":"17"},"contracts":[]}"#,
+                r#""nameing":"camelCase""#,
+                "a `hello` message has no key \"nameing\" (did you mean `naming`?)",
+            ),
+            (
+                r#"{"seq":2,"type":"return","value":1}"#,
+                r#""debug":1"#,
+                "a `return` message has no key \"debug\"; its keys are seq, type, value",
+            ),
+            (
+                r#"{"seq":2,"type":"raised","error":{"kind":"error","class":"E","message":"m"}}"#,
+                r#""trace_back":[]"#,
+                "a `raised` message has no key \"trace_back\" (did you mean `traceback`?)",
+            ),
+            (
+                r#"{"seq":2,"type":"skipped","reason":"no"}"#,
+                r#""reasons":"no""#,
+                "a `skipped` message has no key \"reasons\" (did you mean `reason`?)",
+            ),
+            (
+                r#"{"seq":1,"type":"errored","message":"boom"}"#,
+                r#""detail":"x""#,
+                "a `errored` message has no key \"detail\" (did you mean `details`?)",
+            ),
+            (
+                r#"{"seq":3,"type":"world","n":1,"call":"queue.receive","args":[]}"#,
+                r#""arg":[]"#,
+                "a `world` message has no key \"arg\" (did you mean `args`?)",
+            ),
+            (
+                r#"{"seq":3,"type":"output","stream":"stdout","text":"x"}"#,
+                r#""cuts":0"#,
+                "a `output` message has no key \"cuts\" (did you mean `cut`?)",
+            ),
+            (
+                r#"{"seq":9,"type":"bye"}"#,
+                r#""sequence":9"#,
+                "a `bye` message has no key \"sequence\"; its keys are seq, type",
+            ),
+        ];
+        for (valid, extra, said) in cases {
+            assert!(decode(valid.as_bytes()).is_ok(), "{valid}");
+            let with_extra = format!("{},{extra}}}", &valid[..valid.len() - 1]);
+            match decode(with_extra.as_bytes()) {
+                Err(DecodeError::NotAMessage(why)) => assert!(why.contains(said), "{why}"),
+                other => panic!("{with_extra}: {other:?}"),
+            }
+        }
+        let nested = [
+            (
+                r#"{"seq":1,"type":"hello","protocol":1,"implementation":{"name":"s","language":"java","version":"17","vendor":"x"},"contracts":[]}"#,
+                "the `implementation` of `hello` has no key \"vendor\"; its keys are name, language, version",
+            ),
+            (
+                r#"{"seq":2,"type":"raised","error":{"kind":"error","class":"E","message":"m","clas":"F"}}"#,
+                "the `error` of `raised` has no key \"clas\" (did you mean `class`?)",
+            ),
+            (
+                r#"{"seq":2,"type":"raised","error":{"kind":"error","class":"E","message":"m"},"traceback":[{"file":"/a","line":1},{"file":"/a","line":2,"func":"f"}]}"#,
+                "frame 2 of the `traceback` of `raised` has no key \"func\"",
+            ),
+            (
+                r#"{"seq":2,"type":"errored","message":"m","traceback":[{"file":"/a","line":1,"sourse":"x"}]}"#,
+                "frame 1 of the `traceback` of `errored` has no key \"sourse\" (did you mean `source`?)",
+            ),
+        ];
+        for (line, said) in nested {
+            match decode(line.as_bytes()) {
+                Err(DecodeError::NotAMessage(why)) => assert!(why.contains(said), "{why}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        // A key with a control character is shown escaped.
+        let odd = decode(b"{\"seq\":2,\"type\":\"return\",\"value\":1,\"\\u001b[31m\":1}");
+        assert!(
+            matches!(&odd, Err(DecodeError::NotAMessage(why)) if why.contains("\\u001b[31m") && !why.contains('\u{1b}')),
+            "{odd:?}"
+        );
+    }
+
+    /// The parser's key table is the schema's: each reply definition's properties.
+    #[test]
+    fn the_reply_keys_are_the_schemas() {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../protocol/schema/reply.schema.json")).unwrap();
+        let definitions = &schema["definitions"];
+        for (kind, keys) in REPLY_KEYS {
+            let definition = &definitions[kind];
+            assert_eq!(definition["additionalProperties"], json!(false), "{kind}");
+            let mut in_schema: Vec<&str> = definition["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut ours = keys.to_vec();
+            in_schema.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, in_schema, "{kind}");
+        }
+        let nested = [
+            (
+                "/definitions/hello/properties/implementation",
+                IMPLEMENTATION_KEYS,
+            ),
+            ("/definitions/raised/properties/error", ERROR_KEYS),
+            ("/definitions/raised/properties/traceback/items", FRAME_KEYS),
+            (
+                "/definitions/errored/properties/traceback/items",
+                FRAME_KEYS,
+            ),
+        ];
+        for (pointer, keys) in nested {
+            let object = schema.pointer(pointer).unwrap();
+            assert_eq!(object["additionalProperties"], json!(false), "{pointer}");
+            let mut in_schema: Vec<&str> = object["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut ours = keys.to_vec();
+            in_schema.sort_unstable();
+            ours.sort_unstable();
+            assert_eq!(ours, in_schema, "{pointer}");
+        }
+        let kinds: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r["$ref"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("#/definitions/")
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            REPLY_KEYS.iter().map(|(k, _)| *k).collect::<Vec<_>>()
         );
     }
 }

@@ -883,3 +883,63 @@ fn explain_tells_an_external_run_and_names_the_rule_it_breaks() {
     );
     assert!(ran.stdout.contains("outcome: FAIL"), "{}", ran.stdout);
 }
+
+/// A program that prints what is not the protocol and exits before `hello` (a JVM that cannot
+/// reserve its heap under `--memory`) did not start: it is told so with what it printed, its
+/// stderr and the limit it most likely hit, not as garbage. One that goes on running is
+/// garbage as before; without the lowered limit the same program starts.
+#[test]
+fn a_start_that_fails_says_why_and_names_the_memory_limit() {
+    let spec = "specs/dlq-consumer/empty-queue-returns-none.yaml";
+    let starved = |flags: &str, memory: Option<&str>| {
+        let implementation = format!("cmd:python3 tests/impls/starved_start.py{flags}");
+        let mut args = vec!["run", "--impl", &implementation, spec];
+        if let Some(memory) = memory {
+            args.extend(["--memory", memory]);
+        }
+        run(&args)
+    };
+    let quiet = starved("", Some("64M"));
+    assert_eq!(quiet.code, 1, "{}{}", quiet.stdout, quiet.stderr);
+    crate::common::assert_contains_all(
+        &quiet.stdout,
+        [
+            "implementation error (startup): the process exited with status 1 before it answered `hello`: it did not start\n",
+            "its stdout, which is not the protocol:\n        \"Error occurred during initialization of the runtime\"\n        \"the runtime gives up\"\n",
+            "most likely could not get the memory its runtime needs to start: each implementation process may use 64 MiB of data (--memory); --memory SIZE allows more\n",
+            "stderr:\n        starved_start.py: see the report on stdout\n",
+        ],
+        "a quiet start failure",
+    );
+    assert!(!quiet.stdout.contains("garbage"), "{}", quiet.stdout);
+
+    let says = starved(" --says-memory", Some("64M"));
+    crate::common::assert_contains_all(
+        &says.stdout,
+        [
+            "implementation error (startup): the process exited with status 1 before it answered `hello`",
+            "\"# There is insufficient memory for the Java Runtime Environment to continue.\"\n",
+            "it ran out of memory: each implementation process may use 64 MiB of data (--memory); --memory SIZE allows more\n",
+        ],
+        "a start failure that says memory",
+    );
+
+    let lingers = starved(" --lingers", Some("64M"));
+    assert!(
+        lingers.stdout.contains(
+            "implementation error (garbage): line 1 of stdout is not a protocol message: \"Error occurred during initialization of the runtime\""
+        ),
+        "{}",
+        lingers.stdout
+    );
+
+    // Not limited, it starts (and provides no contract): the limit was the cause.
+    let free = starved("", None);
+    assert!(
+        free.stderr
+            .contains("provides none of the contracts the selected specs check"),
+        "{}{}",
+        free.stdout,
+        free.stderr
+    );
+}

@@ -99,3 +99,49 @@ fn the_documented_figures_are_the_counts_of_the_suite() {
         "update the table of figures in docs/testing.md"
     );
 }
+
+/// The protocol page's speed notes name the suite they measured: its count of specs, and of
+/// round trips (every line dlqspec writes to the implementation: requests and world answers),
+/// counted here from the protocol log of a run of the Python reference solution.
+#[test]
+fn the_protocol_speed_notes_count_the_suite_and_its_round_trips() {
+    let page = std::fs::read_to_string(root().join("docs/protocol.md")).expect("docs/protocol.md");
+    let note = page
+        .split("bundled suite of ")
+        .nth(1)
+        .expect("the speed notes name the suite");
+    let specs_said: usize = note
+        .split(" specs")
+        .next()
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect("a number of specs");
+    let trips_said: usize = note
+        .split("about ")
+        .nth(1)
+        .and_then(|rest| rest.split(" round trips").next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect("a number of round trips");
+    assert_eq!(
+        specs_said,
+        specs_of("dlq-consumer") + specs_of("outcome-queue"),
+        "docs/protocol.md's speed notes"
+    );
+    let log = tempfile::tempdir().expect("a temp dir");
+    let log_file = log.path().join("protocol.log");
+    let ran = crate::common::ran(
+        crate::common::dlqspec()
+            .env("DLQSPEC_PROTOCOL_LOG", &log_file)
+            .args([
+                "run",
+                "specs",
+                "--impl",
+                "python:examples/python/solution.py",
+            ])
+            .output()
+            .expect("dlqspec runs"),
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let logged = std::fs::read_to_string(&log_file).expect("the protocol log");
+    let trips = logged.lines().filter(|line| line.contains(" > ")).count();
+    assert_eq!(trips_said, trips, "docs/protocol.md's round trips");
+}

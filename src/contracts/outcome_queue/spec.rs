@@ -231,6 +231,36 @@ fn shown(value: &Value) -> String {
     value.to_string()
 }
 
+/// The largest integer every implementation reads exactly: JavaScript's numbers are doubles,
+/// and Java's `long` holds any JSON integer up to this. docs/protocol.md promises no larger one.
+pub const MAX_PORTABLE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Why a `max_attempts` is one the lesson's languages read differently, so that no spec may
+/// send it: a whole number written with a fraction (`3.0` is the integer 3 to JavaScript, a
+/// float to Python), or an integer beyond 2^53 - 1 (a JavaScript number rounds it).
+fn unportable_number(raw: &Value) -> Option<String> {
+    let Value::Number(number) = raw else {
+        return None;
+    };
+    let beyond = match (number.as_u64(), number.as_i64()) {
+        (Some(n), _) => n > MAX_PORTABLE_INTEGER,
+        (None, Some(n)) => n.unsigned_abs() > MAX_PORTABLE_INTEGER,
+        (None, None) => false,
+    };
+    if beyond {
+        return Some(format!(
+            "`{number}` is beyond 2^53 - 1, which a JavaScript number cannot hold exactly, so implementations would read different budgets: write an integer from -9007199254740991 to 9007199254740991"
+        ));
+    }
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    (float.fract() == 0.0).then(|| {
+        format!(
+            "`{}` is a whole number written with a fraction: JavaScript reads it as the integer {float:.0}, Python as a float, so the lesson's languages disagree on it: write {float:.0}, or a true fraction such as 2.5",
+            shown(raw)
+        )
+    })
+}
+
 /// Whether a queue exists at a point of the spec, as far as loading can tell.
 enum QueueAt {
     /// No `create` yet.
@@ -287,6 +317,9 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         match &step {
             Step::Create(create) => {
                 let raw = &create.max_attempts.value;
+                if let Some(why) = unportable_number(raw) {
+                    return Err(invalid(yaml::at(&create.max_attempts), why));
+                }
                 match (valid_max_attempts(raw), &create.raises) {
                     (Some(_), Some(raises)) => {
                         return Err(invalid(
@@ -459,7 +492,6 @@ mod tests {
             ("0", json!(0)),
             ("-1", json!(-1)),
             ("2.5", json!(2.5)),
-            ("2.0", json!(2.0)),
             ("true", json!(true)),
             ("\"3\"", json!("3")),
             ("~", Value::Null),
@@ -516,6 +548,36 @@ mod tests {
             error(&with_steps("  - create: {}\n")),
             "t.yaml:4:13: missing field `max_attempts`"
         );
+    }
+
+    /// 3.0 and 2^53 are numbers the lesson's languages read differently: no spec sends them.
+    #[test]
+    fn a_max_attempts_the_languages_read_differently_is_refused() {
+        assert_eq!(
+            error(&with_steps(
+                "  - create: {max_attempts: 3.0, raises: invalid_argument}\n"
+            )),
+            "t.yaml:4:28: `3.0` is a whole number written with a fraction: JavaScript reads it as the integer 3, Python as a float, so the lesson's languages disagree on it: write 3, or a true fraction such as 2.5"
+        );
+        assert_eq!(
+            error(&with_steps(
+                "  - create: {max_attempts: 9007199254740992}\n"
+            )),
+            "t.yaml:4:28: `9007199254740992` is beyond 2^53 - 1, which a JavaScript number cannot hold exactly, so implementations would read different budgets: write an integer from -9007199254740991 to 9007199254740991"
+        );
+        assert!(
+            error(&with_steps(
+                "  - create: {max_attempts: -9007199254740992, raises: invalid_argument}\n"
+            ))
+            .contains("is beyond 2^53 - 1")
+        );
+        for fine in [
+            "  - create: {max_attempts: 9007199254740991}\n",
+            "  - create: {max_attempts: 2.5, raises: invalid_argument}\n",
+            "  - create: {max_attempts: 3000000000}\n",
+        ] {
+            assert!(load_text(&with_steps(fine)).is_ok(), "{fine}");
+        }
     }
 
     #[test]
