@@ -316,7 +316,7 @@ fn unknown_key(message: &Value) -> Option<String> {
     objects.into_iter().find_map(|(what, object, keys)| {
         let object = object.as_object()?;
         let key = object.keys().find(|key| !keys.contains(&key.as_str()))?;
-        let hint = crate::suggest::nearest(key, keys)
+        let hint = crate::text::suggest::nearest(key, keys)
             .map(|near| format!(" (did you mean `{near}`?)"))
             .unwrap_or_default();
         Some(format!(
