@@ -8,9 +8,14 @@
 //! root:
 //! - Only a regular file is replaced. A FIFO, a device, `-`, `/dev/stdout` or the very file
 //!   dlqspec's stdout is redirected to is opened and written through (so `>> log` appends).
-//! - The temporary file has an unpredictable name, is created with `O_EXCL|O_NOFOLLOW` (a
-//!   planted link is never followed) and gets the target's owner, group and mode before its
-//!   first byte; it is flushed to disk before the rename.
+//! - The temporary file is unnamed where the file system allows it (`O_TMPFILE`), linked
+//!   under a temporary name only once written; elsewhere it has an unpredictable name, is
+//!   created with `O_EXCL|O_NOFOLLOW` (a planted link is never followed). It gets the
+//!   target's owner, group and mode before its first byte; it is flushed to disk before the
+//!   rename.
+//! - A name is renamed only while it leads to the file written, and the target is checked to
+//!   lead to it after: a file another process swapped in under the temporary name is never
+//!   put in place as ours (it is left where it is; ours is written again, a few times at most).
 //! - Its name says it is dlqspec's for that target (`.NAME.dlqspec-RANDOM.tmp`) and it is
 //!   locked (`flock`) while written: the next write of the same target removes the unlocked
 //!   leftovers of a killed run. SIGINT and SIGTERM remove it (`interrupts`).
