@@ -53,6 +53,7 @@ pub mod report;
 pub mod rerun;
 pub mod rule;
 pub mod runner;
+pub mod seal;
 pub mod select;
 pub mod smell;
 pub mod source;
