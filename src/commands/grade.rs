@@ -298,12 +298,12 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
         })
         .collect();
     if !broken.is_empty() {
+        let them = if broken.len() == 1 { "it" } else { "them" };
         return Err(format!(
-            "{} of the {} specs of --specs {} broken (the built-in reference does not pass {}), so no submission is graded against them: fix them (`dlqspec lint`, `dlqspec explain SPEC`) or leave them out of --specs:\n{}",
+            "{} of the {} specs of --specs {} broken (the built-in reference does not pass {them}), so no submission is graded against {them}: fix {them} (`dlqspec lint`, `dlqspec explain SPEC`) or leave {them} out of --specs:\n{}",
             broken.len(),
             kept.0.len(),
             if broken.len() == 1 { "is" } else { "are" },
-            if broken.len() == 1 { "it" } else { "them" },
             broken.join("\n")
         ));
     }

@@ -323,6 +323,13 @@ impl Implementation for ExternalImplementation {
     fn take_output(&mut self) -> Option<Captured> {
         std::mem::take(&mut self.captured).non_empty()
     }
+
+    fn forget_spec(&mut self) {
+        // The next spec starts a new process: nothing of this one's output, stderr tail or
+        // state reaches it.
+        self.shutdown();
+        self.captured = Captured::default();
+    }
 }
 
 impl Drop for ExternalImplementation {
