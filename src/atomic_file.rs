@@ -34,7 +34,7 @@ const RANDOM_CHARS: usize = 12;
 /// Where a write goes.
 enum Sink {
     /// A regular file, replaced by a temporary file beside it.
-    Replace(Replacement),
+    Replace(Box<Replacement>),
     /// A FIFO, a device or a terminal: written through, never replaced.
     Through(File),
     Stdout,
@@ -116,7 +116,7 @@ impl AtomicFile {
         };
         let Some(meta) = meta else {
             return Ok(AtomicFile {
-                sink: Sink::Replace(Replacement::new(target.to_path_buf(), None)?),
+                sink: Sink::Replace(Box::new(Replacement::new(target.to_path_buf(), None)?)),
             });
         };
         if meta.is_dir() {
@@ -133,7 +133,7 @@ impl AtomicFile {
         // Through a symbolic link, the file it points at is replaced and the link stays.
         let real = std::fs::canonicalize(target)?;
         Ok(AtomicFile {
-            sink: Sink::Replace(Replacement::new(real, Some(&meta))?),
+            sink: Sink::Replace(Box::new(Replacement::new(real, Some(&meta))?)),
         })
     }
 
@@ -358,7 +358,9 @@ fn random_chars() -> String {
             if out.len() == RANDOM_CHARS {
                 break;
             }
-            out.push(char::from(ALPHABET[(value % ALPHABET.len() as u64) as usize]));
+            out.push(char::from(
+                ALPHABET[(value % ALPHABET.len() as u64) as usize],
+            ));
             value /= ALPHABET.len() as u64;
         }
     }
@@ -756,9 +758,9 @@ mod tests {
         let error = pending.commit(b"ours").unwrap_err();
         on_rename(|_| {});
         assert!(
-            error
-                .to_string()
-                .starts_with("another process swapped its own file in for dlqspec's temporary file 4 times"),
+            error.to_string().starts_with(
+                "another process swapped its own file in for dlqspec's temporary file 4 times"
+            ),
             "{error}"
         );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");

@@ -688,7 +688,7 @@ mod tests {
         assert!(!tally.rules.contains_key("forged"));
         // An empty report is no score either, out of the whole suite.
         let tally = super::tally("", &suite);
-        assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 3));
+        assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 4));
         assert!(!tally.nothing_ran && !tally.finished);
     }
 }

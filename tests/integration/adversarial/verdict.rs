@@ -65,7 +65,12 @@ fn a_report_swapped_in_under_its_temporary_name_is_never_the_verdict() {
     let results = dir.path().join("results.json");
     let pids = dir.path().join("pids");
     let ran = ran(dlqspec()
-        .args(["run", "specs", "--impl", "python:tests/hostile/swapped_report.py"])
+        .args([
+            "run",
+            "specs",
+            "--impl",
+            "python:tests/hostile/swapped_report.py",
+        ])
         .args(["--format", "gradescope", "--output"])
         .arg(&results)
         .env("DLQSPEC_TEST_PIDS", &pids)
@@ -84,7 +89,10 @@ fn a_report_swapped_in_under_its_temporary_name_is_never_the_verdict() {
     // Its watcher was ended before the report was written, and stays dead.
     crate::common::assert_all_dead(&crate::common::pids_in(&pids), "the watcher");
     assert!(!crate::common::pids_in(&pids).is_empty(), "the watcher ran");
-    assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).expect("again"), text);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("results.json")).expect("again"),
+        text
+    );
 }
 
 #[test]
@@ -106,7 +114,12 @@ fn classes_that_vanish_after_the_lookup_error_every_spec_instead_of_skipping_it(
             "{implementation}: {finished}"
         );
     }
-    let ran = run(&["run", "specs", "--impl", "python:tests/hostile/vanishing_classes.py"]);
+    let ran = run(&[
+        "run",
+        "specs",
+        "--impl",
+        "python:tests/hostile/vanishing_classes.py",
+    ]);
     assert!(
         ran.stdout.contains(
             "the implementation announced `dlq-consumer` in its hello, then answered `new dlq-consumer` with skipped"
@@ -133,7 +146,11 @@ fn classes_that_vanish_after_the_lookup_error_every_spec_instead_of_skipping_it(
     let rows = csv_rows(&out);
     let vanishing = row(&rows, "vanishing.py");
     assert_eq!(
-        (vanishing.1.as_str(), vanishing.2.as_str(), vanishing.3.as_str()),
+        (
+            vanishing.1.as_str(),
+            vanishing.2.as_str(),
+            vanishing.3.as_str()
+        ),
         ("fail", "0", "86")
     );
 }
@@ -155,7 +172,9 @@ fn one_submission_reaches_no_other_and_no_verdict_of_its_own_in_grade() {
     let out = class.path().join("grades");
     let pids = class.path().join("pids");
     let ran = ran(dlqspec()
-        .args(["grade", "--specs", specs, "--jobs", "2", "--budget", "120", "--output"])
+        .args([
+            "grade", "--specs", specs, "--jobs", "2", "--budget", "120", "--output",
+        ])
         .arg(&out)
         .args(["alice.py", "bob.py", "mallory.py"].map(|n| class.path().join(n)))
         .env("DLQSPEC_TEST_PIDS", &pids)
@@ -166,14 +185,22 @@ fn one_submission_reaches_no_other_and_no_verdict_of_its_own_in_grade() {
     let total = total.to_string();
     assert_eq!(
         row(&rows, "alice.py"),
-        &("alice.py".into(), "pass".into(), total.clone(), total.clone())
+        &(
+            "alice.py".into(),
+            "pass".into(),
+            total.clone(),
+            total.clone()
+        )
     );
     let bob = row(&rows, "bob.py");
     assert_eq!(bob.1, "fail");
     assert_eq!(bob.2, bob_alone["passed"].to_string());
     let mallory = row(&rows, "mallory.py");
     assert_ne!(mallory.1, "pass", "{rows:?}");
-    assert_eq!((mallory.2.as_str(), mallory.3.as_str()), ("0", total.as_str()));
+    assert_eq!(
+        (mallory.2.as_str(), mallory.3.as_str()),
+        ("0", total.as_str())
+    );
     // Every file of the folder is grade's: alice's report is her run's, the summary grade's.
     let alice = std::fs::read_to_string(out.join("alice.py.jsonl")).expect("alice's report");
     let finished = events(&alice)
@@ -200,7 +227,10 @@ fn a_hidden_spec_reaches_no_visible_test() {
         "name: a PermanentError is dead-lettered at once, with budget left",
         "name: the secret spec nobody may read",
     )
-    .replace("contract: dlq-consumer\n", "contract: dlq-consumer\nvisibility: hidden\n");
+    .replace(
+        "contract: dlq-consumer\n",
+        "contract: dlq-consumer\nvisibility: hidden\n",
+    );
     assert!(hidden.contains("SECRET-7731") && hidden.contains("visibility: hidden"));
     std::fs::write(dir.path().join("a-hidden.yaml"), hidden).expect("write");
     std::fs::copy(
@@ -289,8 +319,11 @@ fn a_class_missing_scores_nothing_of_its_points_and_a_broken_suite_grades_nobody
     }
     let broken = specs.join("success-acks-and-returns-ok.yaml");
     let text = std::fs::read_to_string(&broken).expect("spec");
-    std::fs::write(&broken, text.replace("  - process: ok\n", "  - process: dead\n"))
-        .expect("write");
+    std::fs::write(
+        &broken,
+        text.replace("  - process: ok\n", "  - process: dead\n"),
+    )
+    .expect("write");
     std::fs::write(specs.join("unloadable.yaml"), "contract: nope\n").expect("write");
     let out = class.path().join("refused");
     let ran = run(&[
@@ -312,7 +345,9 @@ fn a_class_missing_scores_nothing_of_its_points_and_a_broken_suite_grades_nobody
     );
     for name in ["success-acks-and-returns-ok.yaml", "unloadable.yaml"] {
         assert!(
-            ran.stderr.lines().any(|l| l.starts_with("  ") && l.contains(name)),
+            ran.stderr
+                .lines()
+                .any(|l| l.starts_with("  ") && l.contains(name)),
             "{name}: {}",
             ran.stderr
         );
