@@ -2,6 +2,7 @@
 //! `dlqspec run` in a process of its own within a wall-clock budget, and write a report per
 //! submission and a summary; or merge the output folders of shards into one summary.
 
+use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -9,9 +10,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::commands::cli::GradeArgs;
+use crate::contracts::builtin::Builtin;
+use crate::model::implementation::Implementation;
+use crate::model::outcome::Outcome;
 use crate::report::progress::{DelayedBar, suspended};
 use crate::report::{Palette, grade_summary, sanitize};
-use crate::run::grading::{self, Graded, Status};
+use crate::run::grading::{self, Graded, Status, SuiteSpec};
 
 /// How long a stopped run may take to end its implementation's processes before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -22,18 +26,33 @@ const POLL: Duration = Duration::from_millis(20);
 /// The most of a run's human report kept in `NAME.txt`.
 const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
 
+/// The descriptor a run's JSON-lines report comes back through: a pipe only `grade` and that
+/// run hold (the run seals it from its implementation, `crate::external::seal`).
+const REPORT_FD: i32 = 3;
+
+/// How long the report's pipe may stay open once its run and everything it started are
+/// gone: a hang-guard only, nothing is left to hold it.
+const REPORT_END: Duration = Duration::from_secs(10);
+
 pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
         return merge(&args, &palette);
     }
     let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
-    if let Err(error) = std::fs::create_dir_all(&args.output) {
-        return usage_error(format!("cannot create {}: {error}", args.output.display()));
-    }
     let program = match std::env::current_exe() {
         Ok(program) => program,
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
     };
+    // The runs' reports come back through descriptors of grade's: no submission may open them.
+    crate::external::seal::seal();
+    // The suite is judged before any student is: a broken spec would be scored against them.
+    let suite = match reference_suite(&args.specs) {
+        Ok(suite) => suite,
+        Err(why) => return usage_error(why),
+    };
+    if let Err(error) = std::fs::create_dir_all(&args.output) {
+        return usage_error(format!("cannot create {}: {error}", args.output.display()));
+    }
     // Named over the whole class, so every shard gives each submission the same name.
     let names = grading::report_names(&args.submissions);
     let chosen = grading::share(&args.submissions, args.partition.as_ref());
@@ -64,7 +83,7 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
     });
     let bar = progress.as_ref().map(DelayedBar::bar);
     let next = AtomicUsize::new(0);
-    let mut graded: Vec<(usize, Graded)> = std::thread::scope(|scope| {
+    let mut graded: Vec<(usize, (Graded, Option<Reports>))> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|_| {
                 scope.spawn(|| {
@@ -74,7 +93,8 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
                             return mine;
                         };
                         let submission = &args.submissions[i];
-                        let row = grade_one(&program, &args, submission, &names[i]);
+                        let (row, reports) =
+                            grade_one(&program, &args, submission, &names[i], &suite);
                         // Through the guarded stderr: a submission's name is no workflow command.
                         suspended(bar, || {
                             let _ = writeln!(
@@ -88,7 +108,7 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
                             bar.inc(1);
                             bar.set_message(sanitize::line(&row.submission).into_owned());
                         }
-                        mine.push((i, row));
+                        mine.push((i, (row, reports)));
                     }
                 })
             })
@@ -106,7 +126,19 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         progress.finish();
     }
     graded.sort_by_key(|(i, _)| *i);
-    let rows: Vec<Graded> = graded.into_iter().map(|(_, row)| row).collect();
+    // Only now, when every run and everything it started is over, are the class's files
+    // written, each by grade itself: no submission runs while they are put in place.
+    let rows: Vec<Graded> = graded
+        .into_iter()
+        .map(|(_, (mut row, reports))| {
+            if let Some(reports) = reports
+                && let Err(why) = write_reports(&args.output, &row.name, reports)
+            {
+                row.note = why;
+            }
+            row
+        })
+        .collect();
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
     if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref()) {
         return usage_error(why);
@@ -231,17 +263,122 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
     verdict(&rows)
 }
 
-/// Grades one submission; whatever happens to it becomes its row.
-fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) -> Graded {
+/// The suite as the built-in reference runs it: each spec's path, points and rules. Refused,
+/// with every broken spec listed, when the reference does not pass a spec (or it does not
+/// load): such a spec judges nobody, and would be scored against every student.
+fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
+    struct Keep(Vec<crate::run::runner::SpecReport>);
+    impl crate::run::runner::Reporter for Keep {
+        fn event(&mut self, event: &crate::run::runner::Event) {
+            if let crate::run::runner::Event::Finished(report) = event {
+                self.0.push((*report).clone());
+            }
+        }
+    }
+    let config = crate::run::runner::RunConfig {
+        paths: specs.to_vec(),
+        ..crate::run::runner::RunConfig::default()
+    };
+    let factory = || -> Box<dyn Implementation + Send> { Box::new(Builtin::new()) };
+    let mut kept = Keep(Vec::new());
+    crate::run::runner::run(&config, &factory, &mut kept).map_err(|error| error.to_string())?;
+    let broken: Vec<String> = kept
+        .0
+        .iter()
+        .filter(|report| !matches!(report.outcome, Outcome::Passed))
+        .map(|report| {
+            let details = crate::report::render::details(&report.path, &report.outcome);
+            let first = details.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let first = first.trim();
+            format!(
+                "  {}: {}",
+                report.path,
+                first.strip_prefix("error: ").unwrap_or(first)
+            )
+        })
+        .collect();
+    if !broken.is_empty() {
+        let them = if broken.len() == 1 { "it" } else { "them" };
+        return Err(format!(
+            "{} of the {} specs of --specs {} broken (the built-in reference does not pass {them}), so no submission is graded against {them}: fix {them} (`dlqspec lint`, `dlqspec explain SPEC`) or leave {them} out of --specs:\n{}",
+            broken.len(),
+            kept.0.len(),
+            if broken.len() == 1 { "is" } else { "are" },
+            broken.join("\n")
+        ));
+    }
+    Ok(kept
+        .0
+        .into_iter()
+        .map(|report| SuiteSpec {
+            path: report.path,
+            points: report.grading.points,
+            rules: report.rules,
+        })
+        .collect())
+}
+
+/// What one run sent back, held in unnamed files (no name to find, no memory to fill) until
+/// grade writes the class's files.
+struct Reports {
+    /// Its human report: its stdout and stderr.
+    human: File,
+    /// Its JSON-lines report, as it came through its pipe; `None` when it sent none.
+    json_lines: Option<File>,
+}
+
+/// Writes a submission's `NAME.txt` and `NAME.jsonl`, each replacing what is there (a link or
+/// file planted there is replaced, never written through).
+fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<(), String> {
+    let text = output.join(format!("{name}.txt"));
+    let jsonl = output.join(format!("{name}.jsonl"));
+    let human = read_held(reports.human, MAX_TEXT_REPORT_BYTES)
+        .map_err(|e| format!("cannot read its report back: {e}"))?;
+    crate::files::atomic_file::replace_own(&text, &human)
+        .map_err(|error| format!("cannot write {}: {error}", text.display()))?;
+    match reports.json_lines {
+        Some(file) => {
+            let bytes = read_held(file, grading::MAX_REPORT_BYTES)
+                .map_err(|e| format!("cannot read its report back: {e}"))?;
+            crate::files::atomic_file::replace_own(&jsonl, &bytes)
+                .map_err(|error| format!("cannot write {}: {error}", jsonl.display()))
+        }
+        // A report of an earlier grading must not pass for this one's.
+        None => match std::fs::remove_file(&jsonl) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                Err(format!("cannot remove {}: {error}", jsonl.display()))
+            }
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The first `limit` bytes of a file grade holds, from its start.
+fn read_held(mut file: File, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.rewind()?;
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Grades one submission; whatever happens to it becomes its row, scored against the whole
+/// `suite`; and what its run sent back, for grade to write.
+fn grade_one(
+    program: &Path,
+    args: &GradeArgs,
+    submission: &Path,
+    name: &str,
+    suite: &[SuiteSpec],
+) -> (Graded, Option<Reports>) {
     let started = Instant::now();
     let mut row = Graded {
         submission: submission.display().to_string(),
         name: name.to_owned(),
         status: Status::Broken,
         score: 0.0,
-        max_score: 0.0,
+        max_score: suite.iter().map(|spec| spec.points).sum(),
         passed: 0,
-        failed: 0,
+        failed: suite.len(),
         rules: Default::default(),
         took: Duration::ZERO,
         note: String::new(),
@@ -250,53 +387,58 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
         Ok(entry) => entry,
         Err(why) => {
             row.note = why;
-            return row;
+            return (row, None);
         }
     };
-    let jsonl = args.output.join(format!("{name}.jsonl"));
-    let text = args.output.join(format!("{name}.txt"));
-    // A report of an earlier grading must not pass for this one's (the run replaces it).
-    let _ = std::fs::remove_file(&jsonl);
-    let (ended, human) = match run_within_budget(program, args, &entry, &jsonl) {
-        Ok((ended, human)) => (Ok(ended), human),
-        Err(why) => (Err(why), String::new()),
+    let ran = match run_within_budget(program, args, &entry) {
+        Ok(ran) => ran,
+        Err(why) => {
+            row.status = Status::Crashed;
+            row.note = why;
+            return (row, None);
+        }
     };
     row.took = started.elapsed();
-    // Put in place as every other report is: a link or file planted at NAME.txt is replaced,
-    // never written through.
-    if let Err(error) = crate::files::atomic_file::replace_own(&text, human.as_bytes()) {
-        row.note = format!("cannot write {}: {error}", text.display());
-    }
-    // Bounded, and never through a link or FIFO a solution may have planted there.
-    let report = grading::read_bounded(&jsonl, grading::MAX_REPORT_BYTES)
+    let human = ran
+        .human
+        .try_clone()
+        .and_then(|file| read_held(file, MAX_TEXT_REPORT_BYTES))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default();
-    let tally = grading::tally(&report);
+    // Only a run that ended as dlqspec ends has a verdict: one killed early (by its budget,
+    // or by the submission it ran) counts for nothing, whatever its pipe carried.
+    let trusted = matches!(ran.ended, Some(status) if matches!(status.code(), Some(0..=2)));
+    let report = match (&ran.json_lines, trusted) {
+        (Some(file), true) => file
+            .try_clone()
+            .and_then(|file| read_held(file, grading::MAX_REPORT_BYTES))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let tally = grading::tally(&report, suite);
     row.score = tally.score;
     row.max_score = tally.max_score;
     row.passed = tally.passed;
     row.failed = tally.failed;
     row.rules = tally.rules;
-    match ended {
-        Err(why) => {
-            row.status = Status::Crashed;
-            row.note = why;
-        }
-        Ok(None) => {
+    match ran.ended {
+        None => {
             row.status = Status::Timeout;
             row.note = format!(
                 "stopped after its budget of {}s (--budget)",
                 args.budget.as_secs_f64()
             );
         }
-        Ok(Some(status)) => match status.code() {
-            Some(0) => row.status = Status::Pass,
-            Some(1 | 2) if tally.finished && !tally.nothing_ran => row.status = Status::Fail,
-            Some(1 | 2) => {
+        Some(status) => match status.code() {
+            Some(0) if tally.finished && tally.failed == 0 => row.status = Status::Pass,
+            Some(0..=2) if tally.finished && !tally.nothing_ran => row.status = Status::Fail,
+            Some(0..=2) => {
                 row.status = Status::Broken;
                 row.note = tally
                     .first_error
                     .or_else(|| last_error_line(&human))
+                    .or_else(|| ran.report_problem.clone())
                     .unwrap_or_else(|| "no spec could run".to_owned());
             }
             _ => {
@@ -308,38 +450,95 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
             }
         },
     }
-    row
+    let reports = Reports {
+        human: ran.human,
+        json_lines: ran.json_lines,
+    };
+    (row, Some(reports))
 }
 
-/// Runs `dlqspec run` on one entry file: its exit status, or `None` when it went past the
-/// budget and was stopped (SIGTERM, so that it ends its implementation's processes; then its
-/// whole tree is killed); and its human report (stdout and stderr), bounded.
-fn run_within_budget(
-    program: &Path,
-    args: &GradeArgs,
-    entry: &Path,
-    jsonl: &Path,
-) -> Result<(Option<ExitStatus>, String), String> {
-    // An unnamed file: nothing at a path is opened, so nothing planted there is written.
-    let mut out = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
-    let err = out.try_clone().map_err(|e| e.to_string())?;
+/// How a run ended and what it sent back.
+struct Ran {
+    /// Its exit status, or `None` when it went past the budget and was stopped.
+    ended: Option<ExitStatus>,
+    /// Its stdout and stderr.
+    human: File,
+    /// What came through its report pipe, if anything did.
+    json_lines: Option<File>,
+    /// Why its report pipe gave nothing usable, when it did not.
+    report_problem: Option<String>,
+}
+
+/// Runs `dlqspec run` on one entry file, within the budget (past it the run is stopped:
+/// SIGTERM, so that it ends its implementation's processes; then its whole tree is killed).
+/// Its human report goes to an unnamed file, its JSON-lines report through a pipe: nothing
+/// of it is at a path a submission could write.
+fn run_within_budget(program: &Path, args: &GradeArgs, entry: &Path) -> Result<Ran, String> {
+    let human = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
+    let (pipe_out, pipe_in) = report_pipe().map_err(|e| format!("no pipe for its report: {e}"))?;
+    let (done, received) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("dlqspec-grade-report".into())
+        .spawn(move || {
+            let _ = done.send(drain_report(File::from(pipe_out)));
+        })
+        .map_err(|e| format!("no thread to read its report: {e}"))?;
     let ended = run_to_end(
         program,
         args,
         entry,
-        jsonl,
-        out.try_clone().map_err(|e| e.to_string())?,
-        err,
+        pipe_in,
+        human.try_clone().map_err(|e| e.to_string())?,
+        human.try_clone().map_err(|e| e.to_string())?,
     )?;
-    let mut human = Vec::new();
-    out.rewind()
-        .and_then(|()| {
-            (&mut out)
-                .take(MAX_TEXT_REPORT_BYTES)
-                .read_to_end(&mut human)
-        })
-        .map_err(|e| format!("cannot read its report back: {e}"))?;
-    Ok((ended, String::from_utf8_lossy(&human).into_owned()))
+    let (json_lines, report_problem) = match received.recv_timeout(REPORT_END) {
+        Ok(Ok(json_lines)) => (json_lines, None),
+        Ok(Err(why)) => (None, Some(why)),
+        Err(_) => (
+            None,
+            Some("its report pipe stayed open after its run ended".to_owned()),
+        ),
+    };
+    Ok(Ran {
+        ended,
+        human,
+        json_lines,
+        report_problem,
+    })
+}
+
+/// A pipe whose both ends close on exec: the run's end is given to it as `REPORT_FD` alone.
+fn report_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the two descriptors of the array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both were just opened, and are owned here only.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+/// Reads a run's report to the end of its pipe into an unnamed file, keeping at most
+/// `MAX_REPORT_BYTES` (the rest is read and dropped, so the run never blocks); `None` when
+/// nothing came. A report larger than that is no verdict.
+fn drain_report(mut pipe: File) -> Result<Option<File>, String> {
+    let mut kept = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
+    let copied = std::io::copy(&mut (&mut pipe).take(grading::MAX_REPORT_BYTES), &mut kept)
+        .map_err(|e| format!("cannot read its report: {e}"))?;
+    let rest = std::io::copy(&mut pipe, &mut std::io::sink()).unwrap_or(0);
+    if rest > 0 {
+        return Err(format!(
+            "its report is larger than the {} MiB read back",
+            grading::MAX_REPORT_BYTES >> 20
+        ));
+    }
+    Ok((copied > 0).then_some(kept))
 }
 
 /// Starts the run, in a process tree of its own, and waits for it within the budget.
@@ -347,30 +546,51 @@ fn run_to_end(
     program: &Path,
     args: &GradeArgs,
     entry: &Path,
-    jsonl: &Path,
-    out: std::fs::File,
-    err: std::fs::File,
+    report: std::os::fd::OwnedFd,
+    out: File,
+    err: File,
 ) -> Result<Option<ExitStatus>, String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
     let mut command = Command::new(program);
     command
         .arg("run")
         .args(&args.specs)
         .args(["--impl", &grading::implementation(entry)])
         .args(["--format", "json", "--output"])
-        .arg(jsonl)
+        .arg(format!("/proc/self/fd/{REPORT_FD}"))
         .args(["--color", "never", "--timeout", &args.timeout])
         .args(["--memory", &args.memory, "--cpu", &args.cpu])
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
+    let report_fd = report.as_raw_fd();
+    // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            if report_fd == REPORT_FD {
+                let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+            } else if libc::dup2(report_fd, REPORT_FD) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     // Started as implementations are (`children`): its own group and tree, dying with grade,
     // so that nothing a submission started outlives its grading. Its own limits are the run's.
-    let (mut child, guard) = crate::external::children::spawn(
+    let spawned = crate::external::children::spawn(
         &mut command,
         &crate::external::limits::Limits::unlimited(),
-    )
-    .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    );
+    // Grade's end of the pipe for writing goes now: the pipe ends when the run's does.
+    drop(report);
+    let (mut child, guard) =
+        spawned.map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let deadline = Instant::now() + args.budget;
     loop {
         match child.try_wait() {

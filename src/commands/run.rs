@@ -9,6 +9,9 @@ use crate::run::rerun::{self, Rerun, RerunPlan, RunResult};
 use crate::run::runner::{self, Event, Reporter, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
+    // Before any implementation starts: what this run writes its verdict through (its
+    // --output, the pipe `grade` handed it) is no implementation's to find or inherit.
+    crate::external::seal::seal();
     let known_failures = match args.known_failures.as_deref().map(KnownFailures::load) {
         None => None,
         Some(Ok(list)) => Some(list),
@@ -80,6 +83,9 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         ran: Vec::new(),
     };
     let result = runner::run(&config, &factory, &mut recording);
+    // Only dlqspec writes the verdict: every process an implementation started, wherever it
+    // went, is ended and reaped before a report is put in place.
+    crate::external::children::end_all();
     let ran = recording.ran;
     let summary = match result {
         Ok(summary) => summary,

@@ -295,7 +295,18 @@ impl Implementation for ExternalImplementation {
             contract: contract.to_owned(),
             args: args.clone(),
         };
-        self.exchange(request, &format!("`new {contract}`"), world)
+        match self.exchange(request, &format!("`new {contract}`"), world)? {
+            // Its hello said it provides the contract: a class that vanished since is an
+            // implementation that does not do what it announced, never a spec not to count.
+            Reply::Skipped(reason) => Err(ImplError::new(
+                ImplErrorKind::Errored,
+                format!(
+                    "the implementation announced `{contract}` in its hello, then answered `new {contract}` with skipped ({}): a class that is there when looked up must stay there",
+                    brief(&reason).chars().take(200).collect::<String>()
+                ),
+            )),
+            reply => Ok(reply),
+        }
     }
 
     fn call(
@@ -314,6 +325,13 @@ impl Implementation for ExternalImplementation {
 
     fn take_output(&mut self) -> Option<Captured> {
         std::mem::take(&mut self.captured).non_empty()
+    }
+
+    fn forget_spec(&mut self) {
+        // The next spec starts a new process: nothing of this one's output, stderr tail or
+        // state reaches it.
+        self.shutdown();
+        self.captured = Captured::default();
     }
 }
 

@@ -8,9 +8,14 @@
 //! root:
 //! - Only a regular file is replaced. A FIFO, a device, `-`, `/dev/stdout` or the very file
 //!   dlqspec's stdout is redirected to is opened and written through (so `>> log` appends).
-//! - The temporary file has an unpredictable name, is created with `O_EXCL|O_NOFOLLOW` (a
-//!   planted link is never followed) and gets the target's owner, group and mode before its
-//!   first byte; it is flushed to disk before the rename.
+//! - The temporary file is unnamed where the file system allows it (`O_TMPFILE`), linked
+//!   under a temporary name only once written; elsewhere it has an unpredictable name, is
+//!   created with `O_EXCL|O_NOFOLLOW` (a planted link is never followed). It gets the
+//!   target's owner, group and mode before its first byte; it is flushed to disk before the
+//!   rename.
+//! - A name is renamed only while it leads to the file written, and the target is checked to
+//!   lead to it after: a file another process swapped in under the temporary name is never
+//!   put in place as ours (it is left where it is; ours is written again, a few times at most).
 //! - Its name says it is dlqspec's for that target (`.NAME.dlqspec-RANDOM.tmp`) and it is
 //!   locked (`flock`) while written: the next write of the same target removes the unlocked
 //!   leftovers of a killed run. SIGINT and SIGTERM remove it (`interrupts`).
@@ -29,7 +34,7 @@ const RANDOM_CHARS: usize = 12;
 /// Where a write goes.
 enum Sink {
     /// A regular file, replaced by a temporary file beside it.
-    Replace(Replacement),
+    Replace(Box<Replacement>),
     /// A FIFO, a device or a terminal: written through, never replaced.
     Through(File),
     Stdout,
@@ -39,9 +44,47 @@ enum Sink {
 struct Replacement {
     /// The real file (links resolved), or the new file's path.
     target: PathBuf,
-    temp: tempfile::NamedTempFile,
-    _interrupt: TempFileGuard,
+    /// The target's metadata when it exists: what each temporary file adopts.
+    existing: Option<std::fs::Metadata>,
+    /// The file being written, with no name yet or a temporary one.
+    temp: Temp,
 }
+
+/// A temporary file of ours, and how it is put in place.
+enum Temp {
+    /// Made with `O_TMPFILE`: no name anyone could find or replace until it is linked, just
+    /// before the rename.
+    Unnamed(File),
+    /// Named `.NAME.dlqspec-RANDOM.tmp` beside the target (where `O_TMPFILE` is not
+    /// supported); removed on drop only while the name still leads to this file.
+    Named {
+        file: File,
+        path: PathBuf,
+        _interrupt: TempFileGuard,
+    },
+}
+
+impl Temp {
+    fn file(&self) -> &File {
+        match self {
+            Temp::Unnamed(file) | Temp::Named { file, .. } => file,
+        }
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Temp::Named { file, path, .. } = self
+            && still_named(path, file)
+        {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// How many times a commit makes a new temporary file after finding the name it was about
+/// to rename (or the target it renamed to) leading to another file, before it gives up.
+const MAX_PLACEMENTS: usize = 4;
 
 /// A file being written: created early (so an unwritable target fails before any work), put
 /// in place by `commit`, removed if dropped uncommitted.
@@ -73,7 +116,7 @@ impl AtomicFile {
         };
         let Some(meta) = meta else {
             return Ok(AtomicFile {
-                sink: Sink::Replace(Replacement::new(target.to_path_buf(), None)?),
+                sink: Sink::Replace(Box::new(Replacement::new(target.to_path_buf(), None)?)),
             });
         };
         if meta.is_dir() {
@@ -90,7 +133,7 @@ impl AtomicFile {
         // Through a symbolic link, the file it points at is replaced and the link stays.
         let real = std::fs::canonicalize(target)?;
         Ok(AtomicFile {
-            sink: Sink::Replace(Replacement::new(real, Some(&meta))?),
+            sink: Sink::Replace(Box::new(Replacement::new(real, Some(&meta))?)),
         })
     }
 
@@ -115,67 +158,238 @@ impl Replacement {
     /// Creates the temporary file beside `target`, owned and moded like `existing` (the
     /// target's metadata), after removing the leftovers of killed runs.
     fn new(target: PathBuf, existing: Option<&std::fs::Metadata>) -> io::Result<Replacement> {
-        let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-            return Err(refuse(
-                io::ErrorKind::InvalidInput,
-                "not a file name".into(),
-            ));
-        };
-        let folder = match target.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let prefix = temp_prefix(&name);
-        remove_leftovers(&folder, &prefix);
-        // A cleaner running beside us may remove our file before we hold its lock: then the
-        // name no longer leads to it, and we make another.
-        for _ in 0..8 {
-            let temp = tempfile::Builder::new()
-                .prefix(&prefix)
-                .suffix(".tmp")
-                .rand_bytes(RANDOM_CHARS)
-                .make_in(&folder, |path| create_exclusive(path, existing))?;
-            if !lock(temp.as_file(), true) {
-                continue;
-            }
-            if !still_named(temp.path(), temp.as_file()) {
-                continue;
-            }
-            adopt(temp.as_file(), existing)?;
-            let interrupt = interrupts::remove_on_interrupt(temp.path());
-            return Ok(Replacement {
-                target,
-                temp,
-                _interrupt: interrupt,
-            });
-        }
-        Err(io::Error::other(
-            "could not create a temporary file beside it",
-        ))
+        Replacement::new_as(target, existing, true)
     }
 
+    /// `new`, with an unnamed file only where `unnamed` allows it (tests take both roads).
+    fn new_as(
+        target: PathBuf,
+        existing: Option<&std::fs::Metadata>,
+        unnamed: bool,
+    ) -> io::Result<Replacement> {
+        let (folder, prefix) = folder_and_prefix(&target)?;
+        remove_leftovers(&folder, &prefix);
+        let temp = make_temp(&folder, &prefix, existing, unnamed)?;
+        Ok(Replacement {
+            target,
+            existing: existing.cloned(),
+            temp,
+        })
+    }
+
+    /// Writes `bytes` and renames the file over the target, checking that the name renamed
+    /// leads to the file written, before the rename and after it: a process that swapped its
+    /// own file in under the temporary name (or over the target at the last moment) gets its
+    /// file replaced by a new one of ours, written again; never the verdict.
     fn commit(self, bytes: &[u8]) -> io::Result<()> {
         let Replacement {
             target,
+            existing,
             temp,
-            _interrupt,
         } = self;
-        let mut file = temp.as_file();
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        temp.persist(&target).map_err(|error| error.error)?;
-        // The rename is durable once the folder is flushed too.
-        if let Some(folder) = target.parent()
-            && let Ok(folder) = File::open(if folder.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                folder
-            })
-        {
-            let _ = folder.sync_all();
+        let (folder, prefix) = folder_and_prefix(&target)?;
+        let mut temp = temp;
+        for attempt in 0..MAX_PLACEMENTS {
+            if attempt > 0 {
+                temp = make_temp(&folder, &prefix, existing.as_ref(), true)?;
+            }
+            let mut file = temp.file();
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            if place(&temp, &folder, &prefix, &target)? {
+                // The rename is durable once the folder is flushed too.
+                if let Ok(folder) = File::open(&folder) {
+                    let _ = folder.sync_all();
+                }
+                return Ok(());
+            }
         }
-        Ok(())
+        Err(refuse(
+            io::ErrorKind::Other,
+            format!(
+                "another process swapped its own file in for dlqspec's temporary file {MAX_PLACEMENTS} times while it was put in place; nothing of it can be trusted: stop whatever writes into {}",
+                folder.display()
+            ),
+        ))
     }
+}
+
+/// The folder a target is in (`.` for a bare name) and its temporary files' prefix.
+fn folder_and_prefix(target: &Path) -> io::Result<(PathBuf, String)> {
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(refuse(
+            io::ErrorKind::InvalidInput,
+            "not a file name".into(),
+        ));
+    };
+    let folder = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((folder, temp_prefix(&name)))
+}
+
+/// A new temporary file in `folder`, with the target's owner, group and mode before its
+/// first byte: unnamed where the file system can (`O_TMPFILE`), else named and locked.
+fn make_temp(
+    folder: &Path,
+    prefix: &str,
+    existing: Option<&std::fs::Metadata>,
+    unnamed: bool,
+) -> io::Result<Temp> {
+    if unnamed && let Some(file) = create_unnamed(folder, existing)? {
+        // Locked like a named one, so that a cleaner never takes its name for a leftover
+        // in the moment it has one.
+        lock(&file, true);
+        adopt(&file, existing)?;
+        return Ok(Temp::Unnamed(file));
+    }
+    // A cleaner running beside us may remove our file before we hold its lock: then the
+    // name no longer leads to it, and we make another.
+    for _ in 0..8 {
+        let temp = tempfile::Builder::new()
+            .prefix(prefix)
+            .suffix(".tmp")
+            .rand_bytes(RANDOM_CHARS)
+            .make_in(folder, |path| create_exclusive(path, existing))?;
+        // From here on the name is ours to remove, and only while it leads to our file.
+        let (file, path) = temp.keep().map_err(|error| error.error)?;
+        let interrupt = interrupts::remove_on_interrupt(&path);
+        let temp = Temp::Named {
+            file,
+            path,
+            _interrupt: interrupt,
+        };
+        let Temp::Named { file, path, .. } = &temp else {
+            unreachable!("made named just above");
+        };
+        if !lock(file, true) || !still_named(path, file) {
+            continue;
+        }
+        adopt(file, existing)?;
+        return Ok(temp);
+    }
+    Err(io::Error::other(
+        "could not create a temporary file beside it",
+    ))
+}
+
+/// An unnamed file in `folder` (`O_TMPFILE`), or `None` where the file system or the kernel
+/// has none (then a named one is made). Other errors (no permission) are the folder's.
+fn create_unnamed(folder: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Option<File>> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mode = existing.map_or(0o666, |meta| meta.permissions().mode() & 0o777);
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(mode)
+            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+            .open(folder);
+        match opened {
+            Ok(file) => Ok(Some(file)),
+            Err(error)
+                if matches!(
+                    error.raw_os_error(),
+                    Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL | libc::ENOSYS)
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (folder, existing);
+        Ok(None)
+    }
+}
+
+/// Gives an unnamed file a temporary name beside the target (through `/proc/self/fd`, which
+/// needs no privilege, unlike `AT_EMPTY_PATH`); `None` when it cannot be linked.
+fn link_unnamed(file: &File, folder: &Path, prefix: &str) -> Option<(PathBuf, TempFileGuard)> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::io::AsRawFd;
+        let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+        for _ in 0..8 {
+            let path = folder.join(format!("{prefix}{}.tmp", random_chars()));
+            let to = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+            // SAFETY: linkat with two NUL-terminated paths; no memory is shared.
+            let linked = unsafe {
+                libc::linkat(
+                    libc::AT_FDCWD,
+                    from.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::AT_SYMLINK_FOLLOW,
+                )
+            };
+            if linked == 0 {
+                let guard = interrupts::remove_on_interrupt(&path);
+                return Some((path, guard));
+            }
+            if io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                return None;
+            }
+        }
+        None
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, folder, prefix);
+        None
+    }
+}
+
+/// `RANDOM_CHARS` random letters and digits, for a temporary file's name.
+fn random_chars() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut out = String::with_capacity(RANDOM_CHARS);
+    while out.len() < RANDOM_CHARS {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_usize(out.len());
+        let mut value = hasher.finish();
+        for _ in 0..8 {
+            if out.len() == RANDOM_CHARS {
+                break;
+            }
+            out.push(char::from(
+                ALPHABET[(value % ALPHABET.len() as u64) as usize],
+            ));
+            value /= ALPHABET.len() as u64;
+        }
+    }
+    out
+}
+
+/// Renames `temp` over `target` when its name leads to it, and checks that the target then
+/// leads to it: whether the target now holds the file written. An unnamed file is linked
+/// first; a name found leading elsewhere is left to whoever put that file there.
+fn place(temp: &Temp, folder: &Path, prefix: &str, target: &Path) -> io::Result<bool> {
+    let file = temp.file();
+    let (path, _guard) = match temp {
+        Temp::Named { path, .. } => (path.clone(), None),
+        Temp::Unnamed(file) => match link_unnamed(file, folder, prefix) {
+            Some((path, guard)) => (path, Some(guard)),
+            None => {
+                return Err(io::Error::other(
+                    "its temporary file cannot be given a name (is /proc mounted?)",
+                ));
+            }
+        },
+    };
+    #[cfg(test)]
+    tests::before_rename(&path);
+    if !still_named(&path, file) {
+        return Ok(false);
+    }
+    std::fs::rename(&path, target)?;
+    Ok(still_named(target, file))
 }
 
 /// `.NAME.dlqspec-`: what the temporary files of target NAME start with.
@@ -441,6 +655,116 @@ pub fn write_spec(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
+
+    type Hook = Box<dyn FnMut(&Path)>;
+
+    thread_local! {
+        /// What a test does to the temporary name just before it is renamed: what a hostile
+        /// process beside dlqspec would do.
+        static BEFORE_RENAME: RefCell<Option<Hook>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn before_rename(path: &Path) {
+        BEFORE_RENAME.with(|hook| {
+            if let Some(hook) = hook.borrow_mut().as_mut() {
+                hook(path);
+            }
+        });
+    }
+
+    fn on_rename(hook: impl FnMut(&Path) + 'static) {
+        BEFORE_RENAME.with(|slot| *slot.borrow_mut() = Some(Box::new(hook)));
+    }
+
+    /// Swaps a file of its own in under the temporary name, the first `times` times.
+    fn swapper(dir: &Path, times: usize) -> impl FnMut(&Path) + 'static {
+        let dir = dir.to_path_buf();
+        let mut done = 0;
+        move |path: &Path| {
+            if done < times {
+                done += 1;
+                let forged = dir.join(format!("forged-{done}"));
+                std::fs::write(&forged, r#"{"score": 86.0}"#).unwrap();
+                std::fs::rename(&forged, path).unwrap();
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_unnamed_file_has_no_name_to_find_until_it_is_put_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("results.json");
+        std::fs::write(&target, "old").unwrap();
+        let pending = Replacement::new(target.clone(), None).unwrap();
+        if !matches!(pending.temp, Temp::Unnamed(_)) {
+            // This file system has no O_TMPFILE: the named road is taken (tested below).
+            return;
+        }
+        assert_eq!(names(dir.path()), ["results.json"]);
+        pending.commit(b"new").unwrap();
+        assert_eq!(names(dir.path()), ["results.json"]);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+    }
+
+    #[test]
+    fn without_unnamed_files_a_named_one_is_used_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("results.json");
+        let pending = Replacement::new_as(target.clone(), None, false).unwrap();
+        assert!(matches!(pending.temp, Temp::Named { .. }));
+        assert_eq!(names(dir.path()).len(), 1);
+        drop(pending);
+        assert!(names(dir.path()).is_empty());
+        let pending = Replacement::new_as(target.clone(), None, false).unwrap();
+        pending.commit(b"ours").unwrap();
+        assert_eq!(names(dir.path()), ["results.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_swapped_temporary_name_is_detected_and_the_report_written_again() {
+        for unnamed in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("results.json");
+            let pending = Replacement::new_as(target.clone(), None, unnamed).unwrap();
+            on_rename(swapper(dir.path(), 1));
+            pending.commit(br#"{"score": 0.0}"#).unwrap();
+            on_rename(|_| {});
+            assert_eq!(
+                std::fs::read_to_string(&target).unwrap(),
+                r#"{"score": 0.0}"#,
+                "unnamed: {unnamed}"
+            );
+            // The forged file is left where its writer put it: not ours to remove.
+            let left: Vec<String> = names(dir.path())
+                .into_iter()
+                .filter(|n| n != "results.json")
+                .collect();
+            assert_eq!(left.len(), 1, "{left:?}");
+            assert!(left[0].starts_with(".results.json.dlqspec-"), "{left:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_writer_that_always_swaps_the_name_gets_a_refusal_and_the_old_file_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("results.json");
+        std::fs::write(&target, "old").unwrap();
+        let pending = Replacement::new(target.clone(), None).unwrap();
+        on_rename(swapper(dir.path(), usize::MAX));
+        let error = pending.commit(b"ours").unwrap_err();
+        on_rename(|_| {});
+        assert!(
+            error.to_string().starts_with(
+                "another process swapped its own file in for dlqspec's temporary file 4 times"
+            ),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    }
 
     #[cfg(unix)]
     #[test]
@@ -526,15 +850,14 @@ mod tests {
         let target = dir.path().join("spec.yaml");
         std::fs::write(&target, "old").unwrap();
         std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o604)).unwrap();
-        let pending = AtomicFile::create(&target).unwrap();
-        let temp = names(dir.path())
-            .into_iter()
-            .find(|n| n.starts_with(".spec.yaml.dlqspec-") && n.ends_with(".tmp"))
-            .unwrap();
-        let meta = std::fs::metadata(dir.path().join(&temp)).unwrap();
-        assert_eq!((meta.len(), meta.permissions().mode() & 0o777), (0, 0o604));
-        drop(pending);
-        assert_eq!(names(dir.path()), ["spec.yaml"]);
+        for unnamed in [true, false] {
+            let meta = std::fs::metadata(&target).unwrap();
+            let pending = Replacement::new_as(target.clone(), Some(&meta), unnamed).unwrap();
+            let meta = pending.temp.file().metadata().unwrap();
+            assert_eq!((meta.len(), meta.permissions().mode() & 0o777), (0, 0o604));
+            drop(pending);
+            assert_eq!(names(dir.path()), ["spec.yaml"]);
+        }
     }
 
     #[test]

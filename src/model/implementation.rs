@@ -228,6 +228,12 @@ pub trait Implementation {
     fn take_output(&mut self) -> Option<crate::model::captured::Captured> {
         None
     }
+
+    /// Called after a spec whose details the student may not see (a hidden spec): ends
+    /// whatever would carry what that spec showed into later ones (an external
+    /// implementation's process, its stderr, its memory), so no visible spec's report can
+    /// hold any of it.
+    fn forget_spec(&mut self) {}
 }
 
 /// Makes implementations for a run: one per worker, since each serves one spec at a time.

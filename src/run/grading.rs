@@ -240,67 +240,79 @@ pub struct ReportTally {
     pub rules: BTreeMap<String, RuleVerdict>,
     /// Whether the run finished (its `run_finished` line is there).
     pub finished: bool,
-    /// Whether no spec could run at all: every spec errored while the solution was starting.
+    /// Whether no spec could run at all: every spec reported errored while the solution was
+    /// starting.
     pub nothing_ran: bool,
     /// The first implementation error, for a broken submission's note.
     pub first_error: Option<String>,
 }
 
-/// Reads a submission's JSON-lines report (docs/reports.md).
-pub fn tally(json_lines: &str) -> ReportTally {
-    let mut tally = ReportTally {
-        nothing_ran: true,
-        ..ReportTally::default()
-    };
-    let mut specs = 0;
+/// A spec of the suite a class is graded on, as `grade` found it running the suite on the
+/// built-in reference: what it is worth and what it covers come from here, never from a
+/// submission's report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteSpec {
+    /// As the run reports it (`path` of its `spec_finished` event).
+    pub path: String,
+    pub points: f64,
+    pub rules: Vec<String>,
+}
+
+/// Reads a submission's JSON-lines report (docs/reports.md) against the whole suite: every
+/// spec of the suite counts in `max_score`, and only a spec the report says `passed` earns
+/// its points. A spec it skipped (a class it does not have) or does not mention scores 0 and
+/// fails its rules; a listed known failure earns nothing but fails nothing.
+pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
+    let mut tally = ReportTally::default();
+    let mut outcomes: BTreeMap<String, Value> = BTreeMap::new();
     for line in json_lines.lines() {
         let Ok(event) = serde_json::from_str::<Value>(line) else {
             continue;
         };
         match event["event"].as_str() {
             Some("spec_finished") => {
-                let outcome = event["outcome"].as_str().unwrap_or_default();
-                // A skipped spec (a contract the submission does not implement) judged
-                // nothing: no points either way, no rule verdict, as the run's exit code says.
-                if outcome == "skipped" {
-                    continue;
-                }
-                specs += 1;
-                let points = event["points"].as_f64().unwrap_or(1.0);
-                let passed = outcome == "passed";
-                // A listed known failure earns nothing but does not fail the submission.
-                let failed = !passed && outcome != "expected_failure";
-                tally.max_score += points;
-                if passed {
-                    tally.score += points;
-                    tally.passed += 1;
-                } else if failed {
-                    tally.failed += 1;
-                }
-                let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
-                if startup && tally.first_error.is_none() {
-                    tally.first_error = event["impl_error"]["message"]
-                        .as_str()
-                        .map(|m| m.lines().next().unwrap_or_default().to_owned());
-                }
-                tally.nothing_ran &= startup;
-                for rule in event["rules"].as_array().into_iter().flatten() {
-                    if let Some(rule) = rule.as_str() {
-                        let verdict = tally
-                            .rules
-                            .entry(rule.to_owned())
-                            .or_insert(RuleVerdict::Pass);
-                        if failed {
-                            *verdict = RuleVerdict::Fail;
-                        }
-                    }
+                if let Some(path) = event["path"].as_str() {
+                    // The last word on a spec is the run's: it writes its report once every
+                    // implementation process is gone, so whatever came earlier is not its.
+                    outcomes.insert(path.to_owned(), event);
                 }
             }
             Some("run_finished") => tally.finished = true,
             _ => {}
         }
     }
-    tally.nothing_ran &= specs > 0;
+    let mut reported = 0;
+    let mut startup_only = true;
+    for spec in suite {
+        let event = outcomes.get(&spec.path);
+        let outcome = event.and_then(|e| e["outcome"].as_str()).unwrap_or("");
+        tally.max_score += spec.points;
+        let passed = outcome == "passed";
+        let failed = !passed && outcome != "expected_failure";
+        if passed {
+            tally.score += spec.points;
+            tally.passed += 1;
+        } else if failed {
+            tally.failed += 1;
+        }
+        if let Some(event) = event.filter(|_| outcome != "skipped") {
+            reported += 1;
+            let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
+            if startup && tally.first_error.is_none() {
+                tally.first_error = event["impl_error"]["message"]
+                    .as_str()
+                    .map(|m| m.lines().next().unwrap_or_default().to_owned());
+            }
+            startup_only &= startup;
+        }
+        for rule in &spec.rules {
+            let verdict = tally.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
+            if failed {
+                *verdict = RuleVerdict::Fail;
+            }
+        }
+    }
+    tally.nothing_ran = reported > 0 && startup_only;
     tally
 }
 
@@ -614,36 +626,70 @@ mod tests {
         assert_eq!(names, ["alice.py", "alice.py-2", "hidden__name"]);
     }
 
+    fn suite_spec(path: &str, points: f64, rules: &[&str]) -> SuiteSpec {
+        SuiteSpec {
+            path: path.to_owned(),
+            points,
+            rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+        }
+    }
+
     #[test]
-    fn a_report_tallies_points_and_rules() {
+    fn a_report_tallies_the_suites_points_and_rules() {
+        let suite = [
+            suite_spec("a.yaml", 2.0, &["r/a", "r/b"]),
+            suite_spec("b.yaml", 1.0, &["r/b"]),
+        ];
         let lines = [
             r#"{"event":"run_started"}"#,
-            r#"{"event":"spec_finished","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
-            r#"{"event":"spec_finished","rules":["r/b"],"points":1,"outcome":"mismatch"}"#,
+            r#"{"event":"spec_finished","path":"a.yaml","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch"}"#,
             r#"{"event":"run_finished"}"#,
         ]
         .join("\n");
-        let tally = tally(&lines);
+        let tally = tally(&lines, &suite);
         assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
         assert_eq!((tally.passed, tally.failed), (1, 1));
         assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
         assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
         assert!(tally.finished && !tally.nothing_ran);
-        // What did not judge the submission does not count against it.
-        let others = [
-            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"passed"}"#,
-            r#"{"event":"spec_finished","rules":["r/d"],"points":5,"outcome":"skipped"}"#,
-            r#"{"event":"spec_finished","rules":["r/c"],"points":1,"outcome":"expected_failure"}"#,
-        ]
-        .join("\n");
-        let tally = super::tally(&others);
-        assert_eq!((tally.score, tally.max_score), (1.0, 2.0));
-        assert_eq!((tally.passed, tally.failed), (1, 0));
-        assert_eq!(tally.rules["r/c"], RuleVerdict::Pass);
-        assert!(!tally.rules.contains_key("r/d"));
-        let broken = r#"{"event":"spec_finished","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
-        let tally = super::tally(broken);
+        let broken = r#"{"event":"spec_finished","path":"a.yaml","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
+        let tally = super::tally(broken, &suite);
         assert!(tally.nothing_ran && !tally.finished);
         assert_eq!(tally.first_error.as_deref(), Some("could not be loaded"));
+    }
+
+    #[test]
+    fn what_a_report_skips_or_leaves_out_scores_nothing_of_its_points() {
+        let suite = [
+            suite_spec("a.yaml", 1.0, &["r/a"]),
+            suite_spec("b.yaml", 5.0, &["r/b"]),
+            suite_spec("c.yaml", 3.0, &["r/c"]),
+            suite_spec("d.yaml", 1.0, &["r/d"]),
+        ];
+        // b is skipped (a class it does not have) after a claim that it passed, c is missing,
+        // d a known failure; a spec the suite does not have, and points the report claims,
+        // count for nothing.
+        let lines = [
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"passed"}"#,
+            r#"{"event":"spec_finished","path":"a.yaml","points":100,"outcome":"passed"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped"}"#,
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"expected_failure"}"#,
+            r#"{"event":"spec_finished","path":"forged.yaml","points":80,"outcome":"passed"}"#,
+            r#"{"event":"run_finished"}"#,
+        ]
+        .join("\n");
+        let tally = tally(&lines, &suite);
+        assert_eq!((tally.score, tally.max_score), (1.0, 10.0));
+        assert_eq!((tally.passed, tally.failed), (1, 2));
+        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
+        assert_eq!(tally.rules["r/c"], RuleVerdict::Fail);
+        assert_eq!(tally.rules["r/d"], RuleVerdict::Pass);
+        assert!(!tally.rules.contains_key("forged"));
+        // An empty report is no score either, out of the whole suite.
+        let tally = super::tally("", &suite);
+        assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 4));
+        assert!(!tally.nothing_ran && !tally.finished);
     }
 }

@@ -287,6 +287,9 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
     };
     let mut report = spec_report(prepared, outcome, started.elapsed());
     report.output = implementation.take_output();
+    if !report.grading.visibility.shows_details() {
+        implementation.forget_spec();
+    }
     report
 }
 

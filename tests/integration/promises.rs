@@ -407,12 +407,15 @@ fn slow_run(dir: &Path) -> Command {
     command
 }
 
+/// A slow run's exit: its one spec errored, its contract announced and then not provided.
+const SLOW_RUN_CODE: i32 = 1;
+
 #[test]
 fn no_progress_bar_in_a_piped_run() {
     let dir = temp_dir();
     let ran = ran(slow_run(dir.path()).output().expect("dlqspec runs"));
-    assert_eq!(ran.code, 0, "{}", shown(&ran));
-    assert!(ran.stdout.starts_with("SKIP  "), "{}", shown(&ran));
+    assert_eq!(ran.code, SLOW_RUN_CODE, "{}", shown(&ran));
+    assert!(ran.stdout.starts_with("ERROR "), "{}", shown(&ran));
     assert_eq!(progress_marks(&ran.stdout), Vec::<String>::new());
     assert_eq!(progress_marks(&ran.stderr), Vec::<String>::new());
     assert_eq!(ran.stderr, "");
@@ -424,7 +427,7 @@ fn the_progress_bar_shows_on_a_terminal_but_never_in_ci_nor_when_stdout_is_piped
     // The control: both streams are terminals and no CI variable is set, so the bar shows
     // on stderr. Without it the other cases would pass for any reason at all.
     let ran = terminal::run_on_terminals(slow_run(dir.path()), true, true);
-    assert_eq!(ran.code, 0, "{}", shown(&ran));
+    assert_eq!(ran.code, SLOW_RUN_CODE, "{}", shown(&ran));
     assert!(
         !progress_marks(&ran.stderr).is_empty(),
         "a terminal shows the bar\n{}",
@@ -439,14 +442,14 @@ fn the_progress_bar_shows_on_a_terminal_but_never_in_ci_nor_when_stdout_is_piped
         let mut command = slow_run(dir.path());
         command.envs(ci.iter().copied());
         let ran = terminal::run_on_terminals(command, true, true);
-        assert_eq!(ran.code, 0, "{ci:?}\n{}", shown(&ran));
+        assert_eq!(ran.code, SLOW_RUN_CODE, "{ci:?}\n{}", shown(&ran));
         assert_eq!(progress_marks(&ran.stderr), Vec::<String>::new(), "{ci:?}");
         assert_eq!(progress_marks(&ran.stdout), Vec::<String>::new(), "{ci:?}");
     }
 
     // `dlqspec run | less` from a terminal: stdout is piped, stderr still a terminal.
     let ran = terminal::run_on_terminals(slow_run(dir.path()), false, true);
-    assert_eq!(ran.code, 0, "{}", shown(&ran));
+    assert_eq!(ran.code, SLOW_RUN_CODE, "{}", shown(&ran));
     assert_eq!(
         progress_marks(&ran.stderr),
         Vec::<String>::new(),
@@ -1004,7 +1007,7 @@ fn an_implementation_answering_errored_to_new_errors_the_spec_and_stays_up() {
 #[test]
 fn hello_gets_a_startup_grace_beyond_the_timeout() {
     // The program answers `hello` after 3 s, beyond `--timeout 1` and well within the
-    // documented grace of at least 10 s for `hello`; it then skips the spec. (The timeout is
+    // documented grace of at least 10 s for `hello`; it then answers `new` with `skipped`. (The timeout is
     // not shorter so that answering `new` on a busy machine stays well inside it.)
     let dir = temp_dir();
     let program = write(dir.path(), "protocol_program.py", PROTOCOL_PROGRAM);
@@ -1015,12 +1018,20 @@ fn hello_gets_a_startup_grace_beyond_the_timeout() {
         .arg(protocol_impl(&program, "3", "skipped", "said hello late"))
         .output()
         .expect("dlqspec runs"));
-    assert_eq!(ran.code, 0, "{}", shown(&ran));
-    assert_eq!(
-        ran.stdout,
-        format!(
-            "SKIP  {spec}  a handled message is acked once\n      said hello late\n\n0 passed, 0 failed, 1 skipped\n"
-        )
+    // The late hello was taken: what fails is its `new`, answered `skipped` for a contract
+    // the hello announced.
+    assert_eq!(ran.code, 1, "{}", shown(&ran));
+    assert!(
+        ran.stdout.starts_with(&format!(
+            "ERROR {spec}  a handled message is acked once\n      implementation error (errored): the implementation announced `dlq-consumer` in its hello, then answered `new dlq-consumer` with skipped (said hello late)"
+        )),
+        "{}",
+        shown(&ran)
+    );
+    assert!(
+        ran.stdout.ends_with("0 passed, 1 failed\n"),
+        "{}",
+        shown(&ran)
     );
 }
 
