@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::children::{self, Guard};
 use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
 use super::lines::{self, Lines, StdoutEvent};
+use super::sandbox::{self, Prepared, Sandbox};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
@@ -413,6 +414,9 @@ struct Process {
     lines_read: u64,
     /// `DLQSPEC_PROTOCOL_LOG`: a file every line sent (`>`) and received (`<`) is appended to.
     log: Option<std::fs::File>,
+    /// Its box's parts held by dlqspec (its private folder, its cgroup), removed when it has
+    /// ended: declared last, so dropped after the process is.
+    _boxed: Option<Prepared>,
 }
 
 impl Process {
@@ -474,12 +478,6 @@ impl Process {
     }
 
     fn spawn(launch: &Launch) -> Result<Process, ImplError> {
-        let mut command = Command::new(&launch.program);
-        command
-            .args(&launch.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         let cannot = |why: String| {
             let mut message = format!("cannot start `{}`: {why}", launch.command_line());
             if let Some(hint) = &launch.hint {
@@ -488,8 +486,27 @@ impl Process {
             }
             ImplError::new(ImplErrorKind::Startup, message)
         };
-        let (mut child, guard) = children::spawn(&mut command, &launch.limits)
-            .map_err(|error| cannot(error.to_string()))?;
+        sandbox::tell_once(launch.limits.sandbox);
+        let (mut command, boxed) = match launch.limits.sandbox {
+            Sandbox::On => {
+                let (command, prepared) =
+                    sandbox::prepare(&launch.program, &launch.args, launch.limits.processes)
+                        .map_err(|error| cannot(format!("cannot set up its box: {error}")))?;
+                (command, Some(prepared))
+            }
+            Sandbox::Off => {
+                let mut command = Command::new(&launch.program);
+                command.args(&launch.args);
+                (command, None)
+            }
+        };
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let (mut child, guard) =
+            children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref())
+                .map_err(|error| cannot(error.to_string()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -528,6 +545,7 @@ impl Process {
             seq: 0,
             lines_read: 0,
             log: protocol_log(),
+            _boxed: boxed,
         })
     }
 
