@@ -30,6 +30,8 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
+    // Said once here, not once per submission's run.
+    crate::external::sandbox::tell_once(args.sandbox);
     let program = match std::env::current_exe() {
         Ok(program) => program,
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
@@ -74,7 +76,7 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
                             return mine;
                         };
                         let submission = &args.submissions[i];
-                        let row = grade_one(&program, &args, submission, &names[i]);
+                        let row = grade_one(&program, &args, submission, &names[i], i);
                         // Through the guarded stderr: a submission's name is no workflow command.
                         suspended(bar, || {
                             let _ = writeln!(
@@ -231,8 +233,14 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
     verdict(&rows)
 }
 
-/// Grades one submission; whatever happens to it becomes its row.
-fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) -> Graded {
+/// Grades one submission (the `index`-th of the class); whatever happens to it becomes its row.
+fn grade_one(
+    program: &Path,
+    args: &GradeArgs,
+    submission: &Path,
+    name: &str,
+    index: usize,
+) -> Graded {
     let started = Instant::now();
     let mut row = Graded {
         submission: submission.display().to_string(),
@@ -257,7 +265,7 @@ fn grade_one(program: &Path, args: &GradeArgs, submission: &Path, name: &str) ->
     let text = args.output.join(format!("{name}.txt"));
     // A report of an earlier grading must not pass for this one's (the run replaces it).
     let _ = std::fs::remove_file(&jsonl);
-    let (ended, human) = match run_within_budget(program, args, &entry, &jsonl) {
+    let (ended, human) = match run_within_budget(program, args, &entry, &jsonl, index) {
         Ok((ended, human)) => (Ok(ended), human),
         Err(why) => (Err(why), String::new()),
     };
@@ -319,6 +327,7 @@ fn run_within_budget(
     args: &GradeArgs,
     entry: &Path,
     jsonl: &Path,
+    index: usize,
 ) -> Result<(Option<ExitStatus>, String), String> {
     // An unnamed file: nothing at a path is opened, so nothing planted there is written.
     let mut out = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
@@ -328,6 +337,7 @@ fn run_within_budget(
         args,
         entry,
         jsonl,
+        index,
         out.try_clone().map_err(|e| e.to_string())?,
         err,
     )?;
@@ -348,6 +358,7 @@ fn run_to_end(
     args: &GradeArgs,
     entry: &Path,
     jsonl: &Path,
+    index: usize,
     out: std::fs::File,
     err: std::fs::File,
 ) -> Result<Option<ExitStatus>, String> {
@@ -360,6 +371,14 @@ fn run_to_end(
         .arg(jsonl)
         .args(["--color", "never", "--timeout", &args.timeout])
         .args(["--memory", &args.memory, "--cpu", &args.cpu])
+        .args(["--processes", &args.processes])
+        .args(["--sandbox", sandbox_word(args.sandbox)])
+        // As root, each submission's box runs it as a uid of its own: one submission cannot
+        // touch another's processes or files even through what the box lets both reach.
+        .env(
+            crate::external::sandbox::UID_VARIABLE,
+            (crate::external::sandbox::GRADE_FIRST_UID as usize + index % 1_000_000).to_string(),
+        )
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null())
         .stdout(out)
@@ -389,6 +408,14 @@ fn run_to_end(
                 return Err(format!("lost track of its run: {error}"));
             }
         }
+    }
+}
+
+/// `--sandbox`'s word for a setting, to hand on to each run.
+fn sandbox_word(sandbox: crate::external::sandbox::Sandbox) -> &'static str {
+    match sandbox {
+        crate::external::sandbox::Sandbox::On => "on",
+        crate::external::sandbox::Sandbox::Off => "off",
     }
 }
 

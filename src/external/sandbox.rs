@@ -96,6 +96,7 @@ pub struct Features {
 }
 
 /// One protection of the box, and whether this machine gives it.
+#[derive(Debug, Clone)]
 pub struct Protection {
     pub held: bool,
     /// What it is, when held; what a submission can do, when not.
@@ -1051,11 +1052,6 @@ unsafe fn drop_privileges(uid: Option<u32>) -> io::Result<()> {
         }
         Ok(())
     }
-}
-
-/// The folders and files a run's box keeps out of reach, to say in `smoke`.
-pub fn summary() -> Vec<Protection> {
-    features().protections()
 }
 
 #[cfg(test)]

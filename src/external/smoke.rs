@@ -30,6 +30,8 @@ pub struct SmokeReport {
     pub known_contracts: Vec<&'static str>,
     pub departure: Option<Departure>,
     pub took: Duration,
+    /// What the box held around it on this machine; `None` with `--sandbox off`.
+    pub sandbox: Option<Vec<super::sandbox::Protection>>,
 }
 
 /// The calls made on one claimed contract.
@@ -223,6 +225,8 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
     let command = launch.command_line();
     let label = launch.label.clone();
+    let sandbox = (launch.limits.sandbox == super::sandbox::Sandbox::On)
+        .then(|| super::sandbox::features().protections());
     let mut implementation = ExternalImplementation::new(launch, timeout);
     let handshake = implementation.start().cloned();
     let mut contracts = Vec::new();
@@ -251,6 +255,7 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     }
     let departure = implementation.shutdown();
     SmokeReport {
+        sandbox,
         label,
         command,
         handshake,
