@@ -491,7 +491,13 @@ impl Process {
             Sandbox::On => {
                 let (command, prepared) =
                     sandbox::prepare(&launch.program, &launch.args, launch.limits.processes)
-                        .map_err(|error| cannot(format!("cannot set up its box: {error}")))?;
+                        .map_err(|error| {
+                            cannot(if error.kind() == std::io::ErrorKind::NotFound {
+                                error.to_string()
+                            } else {
+                                format!("cannot set up its box: {error}")
+                            })
+                        })?;
                 (command, Some(prepared))
             }
             Sandbox::Off => {

@@ -372,17 +372,18 @@ pub fn tell_once(sandbox: Sandbox) {
     });
 }
 
-/// Says once per dlqspec process that an implementation keeps uid 0, and why.
-fn tell_kept_root(uid: u32, blocked: &Path) {
-    static TOLD: std::sync::Once = std::sync::Once::new();
-    TOLD.call_once(|| {
-        use std::io::Write;
-        let _ = writeln!(
-            crate::report::sanitize::stderr(),
-            "note: the box runs the implementation as uid 0 without capabilities, not as uid {uid}: uid {uid} cannot reach {}",
-            blocked.display()
-        );
-    });
+/// Why the last implementation started as root kept uid 0: the uid it would have had, and
+/// the path that uid cannot reach. `smoke` says it.
+static KEPT_ROOT: std::sync::Mutex<Option<(u32, PathBuf)>> = std::sync::Mutex::new(None);
+
+/// One line saying that an implementation kept uid 0 (without capabilities), and why.
+pub fn kept_root() -> Option<String> {
+    let kept = KEPT_ROOT.lock().ok()?.clone()?;
+    let (uid, blocked) = kept;
+    Some(format!(
+        "user: uid 0 without capabilities, not uid {uid}: uid {uid} cannot reach {}",
+        blocked.display()
+    ))
 }
 
 /// The folders and files an implementation may read and execute: the system's, the
@@ -581,10 +582,16 @@ pub fn prepare(
             .then(|| cwd.join(path))
     };
     let named: Vec<PathBuf> = args.iter().filter_map(absolute).collect();
-    let mut rebuilt = Command::new(match (&located, program.contains('/')) {
-        (Some(path), true) => path.as_os_str().to_owned(),
-        _ => program.into(),
-    });
+    // Found here, not by exec's search of PATH: in the box, a folder of PATH it may not read
+    // would turn "no such program" into "permission denied".
+    let Some(found) = &located else {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    };
+    let mut rebuilt = Command::new(found);
+    {
+        use std::os::unix::process::CommandExt;
+        rebuilt.arg0(program);
+    }
     rebuilt.args(
         args.iter()
             .map(|arg| absolute(arg).map_or_else(|| arg.into(), PathBuf::into_os_string)),
@@ -657,7 +664,11 @@ fn platform_prepare(
                 std::os::unix::fs::chown(private.path(), Some(wanted), Some(wanted))?;
                 uid = Some(wanted);
             }
-            Some(blocked) => tell_kept_root(wanted, &blocked),
+            Some(blocked) => {
+                if let Ok(mut kept) = KEPT_ROOT.lock() {
+                    *kept = Some((wanted, blocked));
+                }
+            }
         }
     }
     let mut cgroup = None;

@@ -225,8 +225,7 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
     let command = launch.command_line();
     let label = launch.label.clone();
-    let sandbox = (launch.limits.sandbox == super::sandbox::Sandbox::On)
-        .then(|| super::sandbox::features().protections());
+    let boxed = launch.limits.sandbox == super::sandbox::Sandbox::On;
     let mut implementation = ExternalImplementation::new(launch, timeout);
     let handshake = implementation.start().cloned();
     let mut contracts = Vec::new();
@@ -254,6 +253,17 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
         }
     }
     let departure = implementation.shutdown();
+    // Known once the implementation has started: whether it had to keep uid 0.
+    let sandbox = boxed.then(|| {
+        let mut protections = super::sandbox::features().protections();
+        if let Some(kept) = super::sandbox::kept_root() {
+            protections.push(super::sandbox::Protection {
+                held: false,
+                text: kept,
+            });
+        }
+        protections
+    });
     SmokeReport {
         sandbox,
         label,
