@@ -207,7 +207,9 @@ fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
 /// example solutions (the goal is at most 1.1 times the unboxed time).
 fn box_cost(root: &std::path::Path) {
     let rounds = 7;
-    println!("the box: the bundled suite, whole dlqspec run, best of {rounds}, boxed / --sandbox off");
+    println!(
+        "the box: the bundled suite, whole dlqspec run, best of {rounds}, boxed / --sandbox off"
+    );
     for solution in [
         "python:examples/python/solution.py",
         "node:examples/javascript/solution.mjs",

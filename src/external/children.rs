@@ -189,11 +189,7 @@ fn rlimits(limits: &Limits, boxed: bool) -> Vec<(Resource, libc::rlimit)> {
         set.push(capped(libc::RLIMIT_CPU as Resource, seconds, seconds + 5));
     }
     if let Some(processes) = limits.processes.filter(|_| boxed) {
-        set.push(capped(
-            libc::RLIMIT_NPROC as Resource,
-            processes,
-            processes,
-        ));
+        set.push(capped(libc::RLIMIT_NPROC as Resource, processes, processes));
     }
     set
 }
@@ -248,7 +244,8 @@ fn reap_killed(pids: &[i32]) {
                 // SAFETY: waitpid on a pid of the tree just killed; WNOHANG never blocks.
                 let reaped = unsafe { libc::waitpid(*pid, &mut status, libc::WNOHANG) };
                 // Not (yet) dlqspec's child: it is reparented here, or reaped by its parent.
-                reaped == 0 || (reaped < 0 && std::path::Path::new(&format!("/proc/{pid}")).exists())
+                reaped == 0
+                    || (reaped < 0 && std::path::Path::new(&format!("/proc/{pid}")).exists())
             });
             if left.is_empty() {
                 return;

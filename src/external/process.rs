@@ -19,11 +19,11 @@ use serde_json::Value;
 use super::children::{self, Guard};
 use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
 use super::lines::{self, Lines, StdoutEvent};
-use super::sandbox::{self, Prepared, Sandbox};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
+use super::sandbox::{self, Prepared, Sandbox};
 use crate::captured::{Captured, Traceback};
 use crate::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,

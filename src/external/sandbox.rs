@@ -72,7 +72,9 @@ pub fn environment(
             name.to_str().is_some_and(|name| {
                 PASSED_VARIABLES.contains(&name)
                     || (name.starts_with("LC_")
-                        && name[3..].bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+                        && name[3..]
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b == b'_'))
             })
         })
         .collect();
@@ -531,6 +533,8 @@ pub struct Prepared {
     #[cfg(target_os = "linux")]
     _ruleset: Option<std::os::fd::OwnedFd>,
     cgroup: Option<PathBuf>,
+    /// Its number among the live boxes (`LIVE`).
+    number: u64,
     _private: tempfile::TempDir,
 }
 
@@ -543,21 +547,88 @@ impl Prepared {
 
 impl Drop for Prepared {
     fn drop(&mut self) {
-        // The cgroup empties once its last process is reaped; that may take a moment.
         if let Some(cgroup) = &self.cgroup {
-            for _ in 0..200 {
-                match std::fs::remove_dir(cgroup) {
-                    Err(error) if error.raw_os_error() == Some(libc::EBUSY) => {
-                        std::thread::sleep(std::time::Duration::from_millis(5));
-                    }
-                    _ => break,
-                }
+            remove_cgroup(cgroup);
+        }
+        if let Ok(mut live) = LIVE.lock() {
+            live.remove(&self.number);
+        }
+    }
+}
+
+/// Removes a cgroup, which empties once its last process is reaped: that may take a moment.
+fn remove_cgroup(cgroup: &Path) {
+    for _ in 0..200 {
+        match std::fs::remove_dir(cgroup) {
+            Err(error) if error.raw_os_error() == Some(libc::EBUSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
+            _ => break,
         }
     }
 }
 
 static NEXT_CGROUP: AtomicU64 = AtomicU64::new(1);
+
+/// The boxes of running implementations: their cgroup and private folder, for an interrupted
+/// dlqspec to remove (it dies without dropping them).
+static LIVE: std::sync::Mutex<std::collections::BTreeMap<u64, (Option<PathBuf>, PathBuf)>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Removes what the running implementations' boxes left on disk: dlqspec is interrupted,
+/// its implementations were just killed, and it dies next.
+pub fn remove_on_interrupt() {
+    let live: Vec<(Option<PathBuf>, PathBuf)> = LIVE
+        .lock()
+        .map(|live| live.values().cloned().collect())
+        .unwrap_or_default();
+    for (cgroup, private) in live {
+        if let Some(cgroup) = cgroup {
+            remove_cgroup(&cgroup);
+        }
+        let _ = std::fs::remove_dir_all(private);
+    }
+}
+
+/// The prefix of a box's private folder and cgroup: `dlqspec-box-PID-`.
+fn own_prefix() -> String {
+    format!("dlqspec-box-{}-", std::process::id())
+}
+
+/// Removes, once per dlqspec process, the cgroups and private folders of boxes whose dlqspec
+/// died without removing them (killed outright): theirs by name, and their process is gone.
+fn remove_stale(folders: &[&Path]) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(pid) = name
+                    .to_str()
+                    .and_then(|name| name.strip_prefix("dlqspec-box-"))
+                    .and_then(|rest| rest.split('-').next())
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                if Path::new(&format!("/proc/{pid}")).exists() {
+                    continue;
+                }
+                let path = entry.path();
+                // A cgroup folder cannot be emptied by hand; rmdir takes an empty one.
+                if std::fs::remove_dir(&path).is_err()
+                    && std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_dir())
+                    && path.starts_with(std::env::temp_dir())
+                {
+                    let _ = std::fs::remove_dir_all(&path);
+                }
+            }
+        }
+    });
+}
 
 /// Prepares the box for an implementation's program and arguments: the command to start
 /// (its standard streams still to set) with a private folder as its home, temporary folder
@@ -570,9 +641,12 @@ pub fn prepare(
     processes: Option<u64>,
 ) -> io::Result<(Command, Prepared)> {
     let cwd = std::env::current_dir()?;
-    let private = tempfile::Builder::new()
-        .prefix("dlqspec-box-")
-        .tempdir()?;
+    let temp = std::env::temp_dir();
+    let cgroups = features().pids_cgroup.clone();
+    let mut stale: Vec<&Path> = vec![&temp];
+    stale.extend(cgroups.as_deref());
+    remove_stale(&stale);
+    let private = tempfile::Builder::new().prefix(&own_prefix()).tempdir()?;
     let env_path = std::env::var_os("PATH");
     let located = locate(program, env_path.as_deref(), &cwd);
     // Paths are made absolute: the implementation's working folder is its private folder.
@@ -609,7 +683,10 @@ pub fn prepare(
             variables.push(("PYENV_ROOT".into(), pyenv.as_os_str().to_owned()));
         }
     }
-    rebuilt.env_clear().envs(variables).current_dir(private.path());
+    rebuilt
+        .env_clear()
+        .envs(variables)
+        .current_dir(private.path());
     let readable = readable_paths(located.as_deref().unwrap_or(Path::new(program)), &named);
     let prepared = platform_prepare(private, readable, located, named, processes)?;
     Ok((rebuilt, prepared))
@@ -625,6 +702,7 @@ fn platform_prepare(
 ) -> io::Result<Prepared> {
     Ok(Prepared {
         cgroup: None,
+        number: 0,
         _private: private,
     })
 }
@@ -674,8 +752,8 @@ fn platform_prepare(
     let mut cgroup = None;
     if let (Some(limit), Some(parent)) = (processes, &features.pids_cgroup) {
         let dir = parent.join(format!(
-            "dlqspec-{}-{}",
-            std::process::id(),
+            "{}{}",
+            own_prefix(),
             NEXT_CGROUP.fetch_add(1, Ordering::SeqCst)
         ));
         std::fs::create_dir(&dir)?;
@@ -689,9 +767,7 @@ fn platform_prepare(
     let c = |path: &Path| CString::new(path.as_os_str().as_encoded_bytes()).unwrap_or_default();
     use std::os::fd::AsRawFd;
     let entry = Entry {
-        namespaces: features
-            .namespaces
-            .then(|| namespace_flags(features.root)),
+        namespaces: features.namespaces.then(|| namespace_flags(features.root)),
         maps: (features.namespaces && !features.root).then(maps),
         cgroup_procs: cgroup.as_ref().map(|dir| c(&dir.join("cgroup.procs"))),
         uid,
@@ -702,10 +778,15 @@ fn platform_prepare(
         proc_type: c(Path::new("proc")),
         shown_areas: shown_areas(),
     };
+    let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
+    if let Ok(mut live) = LIVE.lock() {
+        live.insert(number, (cgroup.clone(), private.path().to_path_buf()));
+    }
     Ok(Prepared {
         entry,
         _ruleset: ruleset,
         cgroup,
+        number,
         _private: private,
     })
 }
@@ -847,8 +928,7 @@ pub unsafe fn enter(entry: &Entry) -> io::Result<()> {
                         // Process 1 leaving ends every process left in the namespace.
                         libc::_exit(0);
                     }
-                    if reaped < 0
-                        && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR)
+                    if reaped < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR)
                     {
                         libc::_exit(0);
                     }
@@ -881,7 +961,11 @@ fn shown_areas() -> [(usize, usize); 2] {
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
         let fields: Vec<usize> = stat
             .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect())
+            .map(|(_, rest)| {
+                rest.split_whitespace()
+                    .map(|f| f.parse().unwrap_or(0))
+                    .collect()
+            })
             .unwrap_or_default();
         // After the command name, field 3 (the state) is at index 0: field N at N - 3.
         let at = |field: usize| fields.get(field - 3).copied().unwrap_or(0);
@@ -1041,13 +1125,12 @@ unsafe fn drop_privileges(uid: Option<u32>) -> io::Result<()> {
             0,
             0,
         );
-        if let Some(uid) = uid {
-            if libc::setgroups(0, std::ptr::null()) != 0
+        if let Some(uid) = uid
+            && (libc::setgroups(0, std::ptr::null()) != 0
                 || libc::setresgid(uid, uid, uid) != 0
-                || libc::setresuid(uid, uid, uid) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
+                || libc::setresuid(uid, uid, uid) != 0)
+        {
+            return Err(io::Error::last_os_error());
         }
         let header = CapHeader {
             version: 0x2008_0522, // _LINUX_CAPABILITY_VERSION_3
@@ -1122,7 +1205,10 @@ mod tests {
         let solution = dir.path().join("alice").join("solution.py");
         std::fs::create_dir_all(solution.parent().unwrap()).unwrap();
         std::fs::write(&solution, "").unwrap();
-        let paths = readable_paths(Path::new("/opt/py/bin/python3"), &[solution.clone()]);
+        let paths = readable_paths(
+            Path::new("/opt/py/bin/python3"),
+            std::slice::from_ref(&solution),
+        );
         assert!(paths.contains(&dir.path().join("alice")));
         assert!(!paths.contains(&dir.path().to_path_buf()));
         assert!(paths.contains(&PathBuf::from("/opt/py")));
@@ -1148,7 +1234,10 @@ mod tests {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let blocked = blocked_for_others(std::slice::from_ref(&file));
         // Above the temporary folder, /tmp and / let everyone through.
-        assert!(blocked.is_none_or(|p| !p.starts_with(dir.path())), "{blocked:?}");
+        assert!(
+            blocked.as_ref().is_none_or(|p| !p.starts_with(dir.path())),
+            "{blocked:?}"
+        );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o700)).unwrap();
         assert_eq!(blocked_for_others(std::slice::from_ref(&file)), Some(file));
     }
@@ -1169,8 +1258,12 @@ mod tests {
             Some(dir.path().join("./impl.sh"))
         );
         assert_eq!(
-            locate("sh", Some(std::ffi::OsStr::new("/no/such:/bin:/usr/bin")), dir.path())
-                .map(|p| p.file_name().unwrap().to_owned()),
+            locate(
+                "sh",
+                Some(std::ffi::OsStr::new("/no/such:/bin:/usr/bin")),
+                dir.path()
+            )
+            .map(|p| p.file_name().unwrap().to_owned()),
             Some("sh".into())
         );
         assert_eq!(locate("sh", None, dir.path()), None);

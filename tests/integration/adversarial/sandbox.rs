@@ -133,8 +133,16 @@ fn a_solution_cannot_read_or_write_the_teachers_files_nor_another_submissions() 
         .output()
         .expect("dlqspec grade runs"));
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.contains("2 submissions graded"), "{}", ran.stdout);
-    assert_eq!(std::fs::read(&spec).unwrap(), spec_before, "the spec changed");
+    assert!(
+        ran.stdout.contains("2 submissions graded"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(
+        std::fs::read(&spec).unwrap(),
+        spec_before,
+        "the spec changed"
+    );
     assert_eq!(
         std::fs::read(bob.join("solution.py")).unwrap(),
         bob_before,
@@ -156,7 +164,15 @@ fn a_solution_cannot_stop_grade() {
     hostile(&alice, "stopper.py", &[]);
     let output = dir.path().join("grades");
     let mut child = dlqspec()
-        .args(["grade", "--sandbox", SANDBOX, "--budget", "60", "--specs", SPEC])
+        .args([
+            "grade",
+            "--sandbox",
+            SANDBOX,
+            "--budget",
+            "60",
+            "--specs",
+            SPEC,
+        ])
         .arg("--output")
         .arg(&output)
         .arg(&alice)
@@ -243,7 +259,11 @@ fn a_daemon_does_not_outlive_its_run_nor_overwrite_the_report() {
     let written = std::fs::read(&report).unwrap();
     // Longer than the daemon's wait: had it lived, it would have written by now.
     std::thread::sleep(Duration::from_secs(4));
-    assert_eq!(std::fs::read(&report).unwrap(), written, "the report changed");
+    assert_eq!(
+        std::fs::read(&report).unwrap(),
+        written,
+        "the report changed"
+    );
 }
 
 #[cfg(target_os = "linux")]
@@ -257,7 +277,11 @@ fn a_fork_bomb_is_contained() {
     });
     let left = processes_marked(&mark);
     crate::common::assert_all_dead(&left, "the fork bomb's processes");
-    assert!(left.is_empty(), "the fork bomb left {} processes", left.len());
+    assert!(
+        left.is_empty(),
+        "the fork bomb left {} processes",
+        left.len()
+    );
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.contains("fork failed after"),
