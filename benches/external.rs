@@ -87,9 +87,19 @@ fn schedstat(path: &str) -> Option<Duration> {
     Some(Duration::from_nanos(text.split(' ').next()?.parse().ok()?))
 }
 
-/// The one child process this process has running (Linux): the shim dlqspec started.
+/// The shim dlqspec started (Linux): this process's one child, or in the box the process at
+/// the end of its chain of only children (the box's A, B, then the shim).
 fn only_child() -> Option<u32> {
-    let me = std::process::id().to_string();
+    let mut pid = only_child_of(std::process::id())?;
+    while let Some(child) = only_child_of(pid) {
+        pid = child;
+    }
+    Some(pid)
+}
+
+/// The one child process `parent` has running.
+fn only_child_of(parent: u32) -> Option<u32> {
+    let me = parent.to_string();
     let children: Vec<u32> = std::fs::read_dir("/proc")
         .ok()?
         .filter_map(|entry| {
@@ -175,8 +185,51 @@ fn through_dlqspec(target: &str) -> PerCall {
     })
 }
 
+/// The bundled suite as one whole `dlqspec run` of `solution`, in the box or not: its wall
+/// time, in ms.
+fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
+    let started = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_dlqspec"))
+        .current_dir(root)
+        .args(["run", "--quiet", "--sandbox", sandbox, "--impl", solution])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("dlqspec runs");
+    assert!(
+        status.success(),
+        "{solution} fails the suite (--sandbox {sandbox})"
+    );
+    started.elapsed().as_secs_f64() * 1e3
+}
+
+/// What the box costs: the bundled suite run whole, boxed and not, on the Python and Node
+/// example solutions (the goal is at most 1.1 times the unboxed time).
+fn box_cost(root: &std::path::Path) {
+    let rounds = 7;
+    println!(
+        "the box: the bundled suite, whole dlqspec run, best of {rounds}, boxed / --sandbox off"
+    );
+    for solution in [
+        "python:examples/python/solution.py",
+        "node:examples/javascript/solution.mjs",
+    ] {
+        // Alternated, so that a change in the machine's load touches both alike.
+        let (mut boxed, mut unboxed) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..rounds {
+            boxed = boxed.min(whole_suite(root, solution, "on"));
+            unboxed = unboxed.min(whole_suite(root, solution, "off"));
+        }
+        println!(
+            "  {solution:<40} boxed {boxed:>6.1} ms   off {unboxed:>6.1} ms   {:.2}x",
+            boxed / unboxed
+        );
+    }
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    box_cost(&root);
     let fixtures = root.join("shims/tests/fixtures");
     let rounds = 5;
     println!(

@@ -174,6 +174,15 @@ pub struct GradeArgs {
     /// CPU seconds each process of a submission may use (as `run --cpu`).
     #[arg(long, value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = checked(crate::external::limits::parse_cpu))]
     pub cpu: String,
+
+    /// Processes and threads each submission may have at once (as `run --processes`).
+    #[arg(long, value_name = "N", default_value = "256", value_parser = checked(crate::external::limits::parse_processes))]
+    pub processes: String,
+
+    /// Run each submission in the box (as `run --sandbox`; as root each submission gets a uid
+    /// of its own). `off` is for debugging only and unsafe for grading.
+    #[arg(long, value_name = "ON|OFF", default_value = "on")]
+    pub sandbox: crate::external::sandbox::Sandbox,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.
@@ -531,6 +540,17 @@ pub struct ProcessLimits {
     /// CPU time each implementation process may use over its life, in seconds, or unlimited.
     #[arg(long = "cpu", value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
     pub cpu: Limit,
+
+    /// Processes and threads each implementation may have at once (in the box: a pids cgroup
+    /// as root, RLIMIT_NPROC otherwise), or unlimited.
+    #[arg(long = "processes", value_name = "N", default_value = "256", value_parser = |v: &str| crate::external::limits::parse_processes(v).map(Limit))]
+    pub processes: Limit,
+
+    /// Run each implementation process in the box (docs/security.md): its own files, no view
+    /// of dlqspec, no network, no signals out, a process limit, an unprivileged uid. `off`
+    /// is for debugging only and unsafe for grading.
+    #[arg(long = "sandbox", value_name = "ON|OFF", default_value = "on")]
+    pub sandbox: crate::external::sandbox::Sandbox,
 }
 
 /// A limit's amount, `None` for unlimited (a type of its own: clap reads `Option` as
@@ -543,6 +563,8 @@ impl ProcessLimits {
         crate::external::limits::Limits {
             memory: self.memory.0,
             cpu_seconds: self.cpu.0,
+            processes: self.processes.0,
+            sandbox: self.sandbox,
         }
     }
 }

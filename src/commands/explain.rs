@@ -38,6 +38,7 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
         .implementation
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
+    super::box_note::tell(&target);
     let mut implementation = target.instantiate(args.target.timeout.per_request);
     let explanation = explain::explain(&spec, implementation.as_mut());
     let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());

@@ -215,12 +215,13 @@ fn implementation_and_reporter(
     Box<dyn crate::model::implementation::Implementation + Send>,
     ExploreReporter<crate::report::sanitize::WorkflowSafe<std::io::Stdout>>,
 ) {
-    let implementation = target
+    let chosen = target
         .implementation
         .clone()
         .unwrap_or(Target::Builtin)
-        .with_limits(target.limits.limits())
-        .instantiate(target.timeout.per_request);
+        .with_limits(target.limits.limits());
+    super::box_note::tell(&chosen);
+    let implementation = chosen.instantiate(target.timeout.per_request);
     let reporter = ExploreReporter::new(
         crate::report::sanitize::stdout(),
         palette,

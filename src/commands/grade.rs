@@ -43,6 +43,8 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         Ok(program) => program,
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
     };
+    // Said once here, not once per submission's run.
+    super::box_note::tell_for(args.sandbox);
     // The runs' reports come back through descriptors of grade's: no submission may open them.
     crate::external::seal::seal();
     // The suite is judged before any student is: a broken spec would be scored against them.
@@ -94,7 +96,7 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
                         };
                         let submission = &args.submissions[i];
                         let (row, reports) =
-                            grade_one(&program, &args, submission, &names[i], &suite);
+                            grade_one(&program, &args, submission, &names[i], &suite, i);
                         // Through the guarded stderr: a submission's name is no workflow command.
                         suspended(bar, || {
                             let _ = writeln!(
@@ -362,13 +364,14 @@ fn read_held(mut file: File, limit: u64) -> std::io::Result<Vec<u8>> {
 }
 
 /// Grades one submission; whatever happens to it becomes its row, scored against the whole
-/// `suite`; and what its run sent back, for grade to write.
+/// `suite`; and what its run sent back, for grade to write. It is the `index`-th of the class.
 fn grade_one(
     program: &Path,
     args: &GradeArgs,
     submission: &Path,
     name: &str,
     suite: &[SuiteSpec],
+    index: usize,
 ) -> (Graded, Option<Reports>) {
     let started = Instant::now();
     let mut row = Graded {
@@ -390,7 +393,7 @@ fn grade_one(
             return (row, None);
         }
     };
-    let ran = match run_within_budget(program, args, &entry) {
+    let ran = match run_within_budget(program, args, &entry, index) {
         Ok(ran) => ran,
         Err(why) => {
             row.status = Status::Crashed;
@@ -473,7 +476,12 @@ struct Ran {
 /// SIGTERM, so that it ends its implementation's processes; then its whole tree is killed).
 /// Its human report goes to an unnamed file, its JSON-lines report through a pipe: nothing
 /// of it is at a path a submission could write.
-fn run_within_budget(program: &Path, args: &GradeArgs, entry: &Path) -> Result<Ran, String> {
+fn run_within_budget(
+    program: &Path,
+    args: &GradeArgs,
+    entry: &Path,
+    index: usize,
+) -> Result<Ran, String> {
     let human = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
     let (pipe_out, pipe_in) = report_pipe().map_err(|e| format!("no pipe for its report: {e}"))?;
     let (done, received) = std::sync::mpsc::channel();
@@ -487,6 +495,7 @@ fn run_within_budget(program: &Path, args: &GradeArgs, entry: &Path) -> Result<R
         program,
         args,
         entry,
+        index,
         pipe_in,
         human.try_clone().map_err(|e| e.to_string())?,
         human.try_clone().map_err(|e| e.to_string())?,
@@ -546,6 +555,7 @@ fn run_to_end(
     program: &Path,
     args: &GradeArgs,
     entry: &Path,
+    index: usize,
     report: std::os::fd::OwnedFd,
     out: File,
     err: File,
@@ -561,6 +571,14 @@ fn run_to_end(
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
         .args(["--color", "never", "--timeout", &args.timeout])
         .args(["--memory", &args.memory, "--cpu", &args.cpu])
+        .args(["--processes", &args.processes])
+        .args(["--sandbox", sandbox_word(args.sandbox)])
+        // As root, each submission's box runs it as a uid of its own: one submission cannot
+        // touch another's processes or files even through what the box lets both reach.
+        .env(
+            crate::external::sandbox::UID_VARIABLE,
+            (crate::external::sandbox::GRADE_FIRST_UID as usize + index % 1_000_000).to_string(),
+        )
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null())
         .stdout(out)
@@ -609,6 +627,14 @@ fn run_to_end(
                 return Err(format!("lost track of its run: {error}"));
             }
         }
+    }
+}
+
+/// `--sandbox`'s word for a setting, to hand on to each run.
+fn sandbox_word(sandbox: crate::external::sandbox::Sandbox) -> &'static str {
+    match sandbox {
+        crate::external::sandbox::Sandbox::On => "on",
+        crate::external::sandbox::Sandbox::Off => "off",
     }
 }
 

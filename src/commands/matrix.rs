@@ -56,6 +56,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
     let mut targets = vec![Target::Builtin];
     for target in args.implementations {
         let target = target.with_limits(args.limits.limits());
+        super::box_note::tell(&target);
         if !targets.contains(&target) {
             targets.push(target);
         }

@@ -1,6 +1,7 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
 pub mod bless;
+pub mod box_note;
 pub mod cli;
 pub mod completions;
 pub mod dispatch;

@@ -27,6 +27,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         .implementation
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
+    super::box_note::tell(&target);
     // Each job of an external implementation is a process: starting a second one costs more
     // than the bundled suite takes to run through the first (measured: docs/protocol.md).
     let jobs = match target {

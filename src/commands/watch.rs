@@ -38,6 +38,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
         .clone()
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
+    super::box_note::tell(&target);
     let mut watched = Watched::default();
     for path in &args.specs.paths {
         match Root::new(path) {

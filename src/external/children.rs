@@ -23,6 +23,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::limits::Limits;
+use super::sandbox::Prepared;
 
 /// The environment variable that marks an implementation's process tree.
 pub const TREE_VARIABLE: &str = "DLQSPEC_TREE";
@@ -59,6 +60,15 @@ impl Drop for Guard {
 /// Starts `command` as an implementation process: its own group, its tree's mark, its
 /// limits, dying with dlqspec. The child is registered before anyone can sweep it.
 pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
+    spawn_boxed(command, limits, None)
+}
+
+/// `spawn`, entering the box `entry` describes before exec (see `sandbox`).
+pub fn spawn_boxed(
+    command: &mut Command,
+    limits: &Limits,
+    entry: Option<&Prepared>,
+) -> io::Result<(Child, Guard)> {
     let own = format!(
         "{}-{}",
         std::process::id(),
@@ -73,7 +83,7 @@ pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard
         _ => own,
     };
     command.env(TREE_VARIABLE, &tree);
-    configure(command, limits);
+    configure(command, limits, entry);
     let mut running = RUNNING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -86,16 +96,21 @@ pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard
 }
 
 /// Its own process group, and on Unix what the child sets on itself before exec.
-fn configure(command: &mut Command, limits: &Limits) {
+fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>) {
+    #[cfg(target_os = "linux")]
+    let entry = prepared.map(Prepared::entry);
+    #[cfg(not(target_os = "linux"))]
+    let _ = prepared;
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
         become_subreaper();
-        let rlimits = rlimits(limits);
+        let rlimits = rlimits(limits, prepared.is_some());
         let parent = std::process::id() as libc::pid_t;
         // SAFETY: the closure runs in the child between fork and exec, and only makes
-        // async-signal-safe system calls (prctl, getppid, setrlimit) on values computed before.
+        // async-signal-safe system calls (prctl, getppid, setrlimit, and the box's: see
+        // `sandbox::enter`) on values computed before.
         unsafe {
             command.pre_exec(move || {
                 #[cfg(target_os = "linux")]
@@ -115,12 +130,16 @@ fn configure(command: &mut Command, limits: &Limits) {
                         return Err(io::Error::last_os_error());
                     }
                 }
+                #[cfg(target_os = "linux")]
+                if let Some(entry) = &entry {
+                    super::sandbox::enter(entry)?;
+                }
                 Ok(())
             });
         }
     }
     #[cfg(not(unix))]
-    let _ = (command, limits);
+    let _ = (command, limits, prepared);
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
@@ -130,9 +149,11 @@ type Resource = libc::__rlimit_resource_t;
 
 /// The limits to set in the child, each kept under the hard limit dlqspec itself has (which
 /// it could not raise): data memory, CPU time (SIGXCPU at the limit, SIGKILL 5 s later) and
-/// no core dumps (a child killed for its limits must not leave a core file in the folder).
+/// no core dumps (a child killed for its limits must not leave a core file in the folder);
+/// in the box, the process count of its uid (which binds once the box has dropped root, or in
+/// its own user namespace; root's is bounded by the box's pids cgroup).
 #[cfg(unix)]
-fn rlimits(limits: &Limits) -> Vec<(Resource, libc::rlimit)> {
+fn rlimits(limits: &Limits, boxed: bool) -> Vec<(Resource, libc::rlimit)> {
     let current = |resource: Resource| {
         let mut limit = libc::rlimit {
             rlim_cur: libc::RLIM_INFINITY,
@@ -166,6 +187,9 @@ fn rlimits(limits: &Limits) -> Vec<(Resource, libc::rlimit)> {
     }
     if let Some(seconds) = limits.cpu_seconds {
         set.push(capped(libc::RLIMIT_CPU as Resource, seconds, seconds + 5));
+    }
+    if let Some(processes) = limits.processes.filter(|_| boxed) {
+        set.push(capped(libc::RLIMIT_NPROC as Resource, processes, processes));
     }
     set
 }
@@ -201,9 +225,36 @@ pub fn end(child: &mut Child, reaped: bool, tree: &str) -> Option<ExitStatus> {
         }
         let _ = child.kill();
         status = child.wait().ok();
+        reap_killed(&tree_pids);
     }
     sweep(Some(tree));
     status
+}
+
+/// Reaps the killed processes of a tree that come to dlqspec (its subreaper): a boxed
+/// implementation's namespace, whose processes carry no mark in their environment. Bounded:
+/// a process that is not dlqspec's to reap is left to its own parent.
+fn reap_killed(pids: &[i32]) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut left: Vec<i32> = pids.to_vec();
+        for _ in 0..200 {
+            left.retain(|pid| {
+                let mut status = 0;
+                // SAFETY: waitpid on a pid of the tree just killed; WNOHANG never blocks.
+                let reaped = unsafe { libc::waitpid(*pid, &mut status, libc::WNOHANG) };
+                // Not (yet) dlqspec's child: it is reparented here, or reaped by its parent.
+                reaped == 0
+                    || (reaped < 0 && std::path::Path::new(&format!("/proc/{pid}")).exists())
+            });
+            if left.is_empty() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pids;
 }
 
 /// Kills what was reparented to dlqspec and bears `tree`'s mark (any mark, for `None`), and

@@ -3,6 +3,8 @@
 //! calls of one spec). docs/protocol.md lists them; an implementation past one is errored,
 //! with a message naming the limit.
 
+use super::sandbox::Sandbox;
+
 /// The longest line an implementation may write on stdout.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
@@ -26,11 +28,14 @@ pub const DEFAULT_CPU_SECONDS: u64 = 600;
 pub const DEFAULT_MEMORY_TEXT: &str = "2G";
 pub const DEFAULT_CPU_TEXT: &str = "600";
 
-/// Resource limits for each implementation process; `None` is unlimited.
+/// Resource limits for each implementation process; `None` is unlimited. And whether it runs
+/// in the box (`sandbox`), where `processes` bounds its processes and threads together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub memory: Option<u64>,
     pub cpu_seconds: Option<u64>,
+    pub processes: Option<u64>,
+    pub sandbox: Sandbox,
 }
 
 impl Default for Limits {
@@ -38,15 +43,20 @@ impl Default for Limits {
         Limits {
             memory: Some(DEFAULT_MEMORY_BYTES),
             cpu_seconds: Some(DEFAULT_CPU_SECONDS),
+            processes: Some(crate::external::sandbox::DEFAULT_PROCESSES),
+            sandbox: Sandbox::On,
         }
     }
 }
 
 impl Limits {
+    /// No limit and no box: for a process of dlqspec's own (`grade`'s runs).
     pub fn unlimited() -> Self {
         Limits {
             memory: None,
             cpu_seconds: None,
+            processes: None,
+            sandbox: Sandbox::Off,
         }
     }
 
@@ -124,6 +134,21 @@ pub fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
     }
 }
 
+/// Parses `--processes`: how many processes and threads at once, at least 8 (an interpreter
+/// runs a few threads to start), or `unlimited`.
+pub fn parse_processes(value: &str) -> Result<Option<u64>, String> {
+    let text = value.trim();
+    if text.eq_ignore_ascii_case("unlimited") {
+        return Ok(None);
+    }
+    match text.parse::<u64>() {
+        Ok(n) if n >= 8 => Ok(Some(n)),
+        _ => Err(format!(
+            "`{value}` is not a process count: write a whole number, at least 8, or unlimited"
+        )),
+    }
+}
+
 /// Whether a line of an implementation's output says it ran out of memory (Python's
 /// MemoryError, V8's fatal out-of-memory, C and C++ allocation failures, the JVM's fatal
 /// report, which it prints on stdout, and its heap reservation).
@@ -171,6 +196,18 @@ mod tests {
         assert!(parse_memory("99999999999G").is_err());
         assert_eq!(size(2 << 30), "2 GiB");
         assert_eq!(size(1536 << 20), "1536 MiB");
+    }
+
+    #[test]
+    fn process_counts_are_whole_and_enough_to_start() {
+        assert_eq!(parse_processes("256"), Ok(Some(256)));
+        assert_eq!(
+            parse_processes("256"),
+            Ok(Some(crate::external::sandbox::DEFAULT_PROCESSES))
+        );
+        assert_eq!(parse_processes("unlimited"), Ok(None));
+        assert!(parse_processes("2").is_err());
+        assert!(parse_processes("many").is_err());
     }
 
     #[test]

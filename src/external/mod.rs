@@ -6,5 +6,6 @@ pub mod limits;
 pub mod lines;
 pub mod process;
 pub mod protocol;
+pub mod sandbox;
 pub mod seal;
 pub mod smoke;

@@ -23,6 +23,7 @@ use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
+use super::sandbox::{self, Prepared, Sandbox};
 use crate::model::captured::{Captured, Traceback};
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
@@ -440,6 +441,9 @@ struct Process {
     startup_lines_dropped: usize,
     /// `DLQSPEC_PROTOCOL_LOG`: a file every line sent (`>`) and received (`<`) is appended to.
     log: Option<std::fs::File>,
+    /// Its box's parts held by dlqspec (its private folder, its cgroup), removed when it has
+    /// ended: declared last, so dropped after the process is.
+    _boxed: Option<Prepared>,
 }
 
 impl Process {
@@ -562,12 +566,6 @@ impl Process {
     }
 
     fn spawn(launch: &Launch) -> Result<Process, ImplError> {
-        let mut command = Command::new(&launch.program);
-        command
-            .args(&launch.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         let cannot = |why: String| {
             let mut message = format!("cannot start `{}`: {why}", launch.command_line());
             if let Some(hint) = &launch.hint {
@@ -576,8 +574,32 @@ impl Process {
             }
             ImplError::new(ImplErrorKind::Startup, message)
         };
-        let (mut child, guard) = children::spawn(&mut command, &launch.limits)
-            .map_err(|error| cannot(error.to_string()))?;
+        let (mut command, boxed) = match launch.limits.sandbox {
+            Sandbox::On => {
+                let (command, prepared) =
+                    sandbox::prepare(&launch.program, &launch.args, launch.limits.processes)
+                        .map_err(|error| {
+                            cannot(if error.kind() == std::io::ErrorKind::NotFound {
+                                error.to_string()
+                            } else {
+                                format!("cannot set up its box: {error}")
+                            })
+                        })?;
+                (command, Some(prepared))
+            }
+            Sandbox::Off => {
+                let mut command = Command::new(&launch.program);
+                command.args(&launch.args);
+                (command, None)
+            }
+        };
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let (mut child, guard) =
+            children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref())
+                .map_err(|error| cannot(error.to_string()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -619,6 +641,7 @@ impl Process {
             stdout_out_of_memory: false,
             startup_lines_dropped: 0,
             log: protocol_log(),
+            _boxed: boxed,
         })
     }
 

@@ -30,6 +30,8 @@ pub struct SmokeReport {
     pub known_contracts: Vec<&'static str>,
     pub departure: Option<Departure>,
     pub took: Duration,
+    /// What the box held around it on this machine; `None` with `--sandbox off`.
+    pub sandbox: Option<Vec<super::sandbox::Protection>>,
 }
 
 /// The calls made on one claimed contract.
@@ -223,6 +225,7 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
     let command = launch.command_line();
     let label = launch.label.clone();
+    let boxed = launch.limits.sandbox == super::sandbox::Sandbox::On;
     let mut implementation = ExternalImplementation::new(launch, timeout);
     let handshake = implementation.start().cloned();
     let mut contracts = Vec::new();
@@ -250,7 +253,19 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
         }
     }
     let departure = implementation.shutdown();
+    // Known once the implementation has started: whether it had to keep uid 0.
+    let sandbox = boxed.then(|| {
+        let mut protections = super::sandbox::features().protections();
+        if let Some(kept) = super::sandbox::kept_root() {
+            protections.push(super::sandbox::Protection {
+                held: false,
+                text: kept,
+            });
+        }
+        protections
+    });
     SmokeReport {
+        sandbox,
         label,
         command,
         handshake,

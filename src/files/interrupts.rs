@@ -41,6 +41,7 @@ impl Drop for TempFileGuard {
 /// Everything to undo, in order: processes first (they may be writing), then files.
 fn undo() {
     crate::external::children::kill_everything();
+    crate::external::sandbox::remove_on_interrupt();
     if let Ok(files) = TEMP_FILES.lock() {
         for path in files.values() {
             let _ = std::fs::remove_file(path);

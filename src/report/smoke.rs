@@ -23,6 +23,26 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
     let label = line(&report.label);
     let _ = writeln!(out, "smoke test of {}", paint(p.bold, &label));
     let _ = writeln!(out, "  command    {}", line(&report.command));
+    match &report.sandbox {
+        None => {
+            let _ = writeln!(
+                out,
+                "  box        {}",
+                paint(p.fail, "off (--sandbox off): unsafe for grading")
+            );
+        }
+        Some(protections) => {
+            for (i, protection) in protections.iter().enumerate() {
+                let head = if i == 0 { "box" } else { "" };
+                let mark = if protection.held {
+                    paint(p.pass, "✓")
+                } else {
+                    paint(p.fail, "✗")
+                };
+                let _ = writeln!(out, "  {head:<10} {mark} {}", line(&protection.text));
+            }
+        }
+    }
     let handshake = match &report.handshake {
         Ok(handshake) => handshake,
         Err(error) => {

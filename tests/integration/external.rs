@@ -313,6 +313,8 @@ fn an_implementation_with_none_of_the_selected_contracts_fails_in_one_line() {
 fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
     let dir = tempfile::tempdir().expect("temp dir");
     let specs = first_dlq_specs();
+    // Outside the box (whose namespace ends everything by itself, see adversarial::sandbox):
+    // the programs write their host pids here, and dlqspec's own tree ending is what is tested.
 
     // A hung program and the child it started: killed as a group, on every spec.
     let pidfile = dir.path().join("hang-tree.pids");
@@ -322,6 +324,8 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
     );
     let ran = run(&[
         "run",
+        "--sandbox",
+        "off",
         "--impl",
         &command,
         "--timeout",
@@ -346,7 +350,7 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
         "cmd:python3 tests/impls/rust-side-linger.py '{}'",
         pidfile.display()
     );
-    let ran = run(&["run", "--impl", &command, &specs[0]]);
+    let ran = run(&["run", "--sandbox", "off", "--impl", &command, &specs[0]]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let pids = crate::common::pids_in(&pidfile);
     assert_eq!(pids.len(), 1, "{pids:?}");
@@ -359,7 +363,16 @@ fn no_child_is_left_behind_after_a_hang_a_linger_or_an_interrupt() {
         pidfile.display()
     );
     let mut child = external()
-        .args(["run", "--impl", &command, "--timeout", "600", &specs[0]])
+        .args([
+            "run",
+            "--sandbox",
+            "off",
+            "--impl",
+            &command,
+            "--timeout",
+            "600",
+            &specs[0],
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -462,7 +475,8 @@ fn smoke_says_exactly_what_is_wrong() {
         "cmd:python3 tests/impls/rust-side-linger.py '{}'",
         dir.path().join("pids").display()
     );
-    let ran = run(&["smoke", "--impl", &command]);
+    // Outside the box: the program writes its host pid where the test reads it.
+    let ran = run(&["smoke", "--sandbox", "off", "--impl", &command]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.contains(

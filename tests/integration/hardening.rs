@@ -853,6 +853,9 @@ fn processes_a_solution_starts_in_sessions_of_their_own_end_with_its_run() {
     let ran = ran(command()
         .args([
             "run",
+            // Outside the box: the solution writes its processes' host pids for the test.
+            "--sandbox",
+            "off",
             "--impl",
             "python:tests/impls/spawns_grandchildren.py",
         ])
@@ -883,6 +886,9 @@ fn an_implementation_that_exits_while_its_child_holds_stdout_is_said_to_have_exi
         &[
             "run",
             "specs/dlq-consumer/poison-cycle.yaml",
+            // Outside the box: the program writes its child's host pid for the test.
+            "--sandbox",
+            "off",
             "--impl",
             &implementation,
             // Any timeout longer than it takes to tell: the old behaviour waited it out.
@@ -915,6 +921,9 @@ fn a_killed_dlqspec_takes_its_implementation_along() {
         .args([
             "run",
             "specs/dlq-consumer/poison-cycle.yaml",
+            // Outside the box: the program writes its host pids for the test.
+            "--sandbox",
+            "off",
             "--impl",
             &implementation,
             "--timeout",

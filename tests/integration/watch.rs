@@ -119,8 +119,11 @@ fn watch_reruns_on_each_save_survives_a_broken_spec_and_leaves_nothing_on_ctrl_c
     let solution = dir.path().join("solution.py");
     std::fs::copy(root().join("examples/python/solution.py"), &solution).expect("copy solution");
     let implementation = format!("python:{}", solution.display());
+    // Outside the box: the hanging solution writes its host pid for the test.
     let mut watching = Watching::start(&[
         path_arg(dir.path()),
+        "--sandbox",
+        "off",
         "--impl",
         &implementation,
         "--timeout",
