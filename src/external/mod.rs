@@ -6,4 +6,5 @@ pub mod limits;
 pub mod lines;
 pub mod process;
 pub mod protocol;
+pub mod shims_cache;
 pub mod smoke;
