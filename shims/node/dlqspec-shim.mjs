@@ -215,10 +215,18 @@ function exportTarget(pkgDir, subpath, condition) {
   return path.join(pkgDir, target);
 }
 
+// Whether this Node runs .ts files itself: on by default from 22.18 and 23.6
+// (process.features.typescript, from 22.10), or asked for with --experimental-strip-types.
+function nodeStripsTypes() {
+  if (process.features.typescript) return true;
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return flags.some((flag) => flag === '--experimental-strip-types' || flag === '--experimental-transform-types');
+}
+
 async function registerTypeScript(file) {
   const tsxDir = tsxFrom(path.resolve(file)) ?? tsxOnPath() ?? tsxFrom(fileURLToPath(import.meta.url));
   if (tsxDir === null) {
-    if (process.features.typescript) return; // Node strips the types itself
+    if (nodeStripsTypes()) return;
     throw Object.assign(new Error(TSX_MISSING), { notStudent: true });
   }
   try {

@@ -476,8 +476,11 @@ mod tests {
         }
     }
 
-    /// Writes into the read-only cache folder as an attacker or a crash would.
-    fn tamper(dir: &Path, change: impl FnOnce(&Path)) {
+    /// A change made to a cache folder, as an attacker or a crash would make it.
+    type Tamper = fn(&Path);
+
+    /// Makes the read-only cache folder writable and changes it.
+    fn tamper(dir: &Path, change: Tamper) {
         set_mode(dir, 0o755).unwrap();
         set_mode(&dir.join("node"), 0o755).unwrap();
         change(dir);
@@ -485,39 +488,27 @@ mod tests {
 
     #[test]
     fn a_tampered_or_partial_folder_is_rebuilt_never_trusted() {
-        let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
-            (
-                "differs from the built-in shim",
-                Box::new(|dir: &Path| {
-                    let shim = dir.join("node/dlqspec-shim.mjs");
-                    set_mode(&shim, 0o644).unwrap();
-                    std::fs::write(&shim, "process.exit(0)").unwrap();
-                    set_mode(&shim, 0o444).unwrap();
-                }),
-            ),
-            (
-                "shim files are missing",
-                Box::new(|dir: &Path| std::fs::remove_file(dir.join("node/given.cjs")).unwrap()),
-            ),
-            (
-                "is not a shim file",
-                Box::new(|dir: &Path| {
-                    std::fs::create_dir(dir.join("node/node_modules")).unwrap();
-                }),
-            ),
-            (
-                "is writable by others",
-                Box::new(|dir: &Path| set_mode(&dir.join("python"), 0o777).unwrap()),
-            ),
-            (
-                "is not a regular file",
-                Box::new(|dir: &Path| {
-                    std::fs::remove_file(dir.join("node/given.d.ts")).unwrap();
-                    #[cfg(unix)]
-                    std::os::unix::fs::symlink("/etc/hostname", dir.join("node/given.d.ts"))
-                        .unwrap();
-                }),
-            ),
+        let cases: Vec<(&str, Tamper)> = vec![
+            ("differs from the built-in shim", |dir: &Path| {
+                let shim = dir.join("node/dlqspec-shim.mjs");
+                set_mode(&shim, 0o644).unwrap();
+                std::fs::write(&shim, "process.exit(0)").unwrap();
+                set_mode(&shim, 0o444).unwrap();
+            }),
+            ("shim files are missing", |dir: &Path| {
+                std::fs::remove_file(dir.join("node/given.cjs")).unwrap()
+            }),
+            ("is not a shim file", |dir: &Path| {
+                std::fs::create_dir(dir.join("node/node_modules")).unwrap();
+            }),
+            ("is writable by others", |dir: &Path| {
+                set_mode(&dir.join("python"), 0o777).unwrap()
+            }),
+            ("is not a regular file", |dir: &Path| {
+                std::fs::remove_file(dir.join("node/given.d.ts")).unwrap();
+                #[cfg(unix)]
+                std::os::unix::fs::symlink("/etc/hostname", dir.join("node/given.d.ts")).unwrap();
+            }),
         ];
         for (why, change) in cases {
             let root = tempfile::tempdir().unwrap();
@@ -556,6 +547,27 @@ mod tests {
             assert_eq!(writer.join().unwrap(), Ok(path.join(folder_name())));
         }
         assert_eq!(std::fs::read_dir(&path).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn without_dlqspec_shims_a_solution_runs_under_the_cached_shim() {
+        use crate::external::launch::{Target, parse_with};
+        let root = tempfile::tempdir().unwrap();
+        let solution = root.path().join("solution.py");
+        std::fs::write(&solution, "").unwrap();
+        let cache = root.path().join("cache").to_string_lossy().into_owned();
+        let env = |name: &str| (name == "DLQSPEC_CACHE_DIR").then(|| cache.clone());
+        let Ok(Target::External(launch)) = parse_with(&solution.to_string_lossy(), &env) else {
+            panic!("expected an external target");
+        };
+        let shim = Path::new(&cache)
+            .join(folder_name())
+            .join("python/dlqspec_shim.py");
+        assert_eq!(launch.args[0], shim.to_string_lossy());
+        assert_eq!(std::fs::read(&shim).unwrap(), SHIM_FILES[0].bytes);
+        // No folder to write to: the error says which variable fixes it.
+        let error = parse_with(&solution.to_string_lossy(), &|_| None).unwrap_err();
+        assert!(error.contains("set DLQSPEC_CACHE_DIR"), "{error}");
     }
 
     #[test]
