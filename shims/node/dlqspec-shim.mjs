@@ -173,17 +173,74 @@ function installGivenRedirect() {
   register('./given-hooks.mjs', import.meta.url, { data: { givenUrl: pathToFileURL(GIVEN_PATH).href } });
 }
 
-async function loadSolution(file) {
-  if (/\.[cm]?ts$/.test(file)) {
-    let tsx;
-    try {
-      tsx = { esm: await import('tsx/esm/api'), cjs: require('tsx/cjs/api') };
-    } catch (e) {
-      throw Object.assign(new Error(`TypeScript needs the shim's dependencies: run \`npm ci --prefix shims/node\` (${e.message})`), { notStudent: true });
-    }
-    tsx.esm.register();
-    tsx.cjs.register();
+// --- TypeScript ----------------------------------------------------------
+// tsx is looked for where the student has it: the solution's own project (its node_modules,
+// or a parent's), then a `tsx` command on PATH, then beside the shim (a clone's shims/node
+// after `npm ci`). Without tsx, Node's own type stripping runs the file where this Node has it
+// (22.18+ and 23.6+ by default; 22.6+ with --experimental-strip-types in DLQSPEC_NODE).
+const TSX_MISSING = 'TypeScript needs tsx: run `npm install -D tsx` in the solution\'s project (or use Node 22.18 or later, which strips types itself)';
+
+// The folder of the tsx package a require from `from` (a file path) finds, or null.
+function tsxFrom(from) {
+  try {
+    return path.dirname(createRequire(from).resolve('tsx/package.json'));
+  } catch {
+    return null;
   }
+}
+
+// The folder of the tsx package behind a `tsx` command on PATH, or null.
+function tsxOnPath() {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    let real;
+    try { real = fs.realpathSync(path.join(dir, 'tsx')); } catch { continue; }
+    // node_modules/.bin/tsx and a global bin/tsx link to .../tsx/dist/cli.mjs.
+    for (let up = path.dirname(real), n = 0; n < 4 && up !== path.dirname(up); up = path.dirname(up), n++) {
+      try {
+        if (JSON.parse(fs.readFileSync(path.join(up, 'package.json'), 'utf8')).name === 'tsx') return up;
+      } catch { /* no package.json here: go up */ }
+    }
+  }
+  return null;
+}
+
+// The file that `pkg/subpath` names for `condition` (import or require), from the package's
+// "exports".
+function exportTarget(pkgDir, subpath, condition) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  let target = manifest.exports?.[subpath];
+  while (target && typeof target === 'object') target = target[condition] ?? target.default;
+  if (typeof target !== 'string') throw new Error(`no \`${subpath}\` export`);
+  return path.join(pkgDir, target);
+}
+
+// Whether this Node runs .ts files itself: on by default from 22.18 and 23.6
+// (process.features.typescript, from 22.10), or asked for with --experimental-strip-types.
+function nodeStripsTypes() {
+  if (process.features.typescript) return true;
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return flags.some((flag) => flag === '--experimental-strip-types' || flag === '--experimental-transform-types');
+}
+
+async function registerTypeScript(file) {
+  const tsxDir = tsxFrom(path.resolve(file)) ?? tsxOnPath() ?? tsxFrom(fileURLToPath(import.meta.url));
+  if (tsxDir === null) {
+    if (nodeStripsTypes()) return;
+    throw Object.assign(new Error(TSX_MISSING), { notStudent: true });
+  }
+  try {
+    const esm = await import(pathToFileURL(exportTarget(tsxDir, './esm/api', 'import')).href);
+    const cjs = require(exportTarget(tsxDir, './cjs/api', 'require'));
+    esm.register();
+    cjs.register();
+  } catch (e) {
+    throw Object.assign(new Error(`the tsx at ${tsxDir} does not load (${e.message}); ${TSX_MISSING}`), { notStudent: true });
+  }
+}
+
+async function loadSolution(file) {
+  if (/\.[cm]?ts$/.test(file)) await registerTypeScript(file);
   installGivenRedirect();
   return import(pathToFileURL(file).href);
 }

@@ -463,8 +463,8 @@ pub struct LintArgs {
 #[derive(Debug, Args)]
 pub struct TargetArgs {
     /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
-    /// or builtin (the default). Shims are found in $DLQSPEC_SHIMS, else in the source tree's
-    /// shims/; $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
+    /// or builtin (the default). The shims are built in (written to the cache folder;
+    /// $DLQSPEC_SHIMS overrides them); $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: Option<crate::external::launch::Target>,
 

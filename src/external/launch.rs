@@ -1,10 +1,11 @@
 //! `--impl` values: which implementation to check, and how to start it.
 //!
-//! `python:FILE` and `node:FILE` run a solution under the shims shipped in `shims/`;
+//! `python:FILE` and `node:FILE` run a solution under the language shims;
 //! `cmd:'COMMAND LINE'` runs any program that speaks the protocol itself; `builtin` is the
-//! reference. Where the shims are: `$DLQSPEC_SHIMS`, else the `shims/` folder of the source
-//! tree dlqspec was built from. Interpreters: `$DLQSPEC_PYTHON` (default `python3`) and
-//! `$DLQSPEC_NODE` (default `node`), each a command line.
+//! reference. Where the shims are: `$DLQSPEC_SHIMS` (for working on the shims), else the copy
+//! built into the program, written to the cache folder (`shims_cache`). Interpreters:
+//! `$DLQSPEC_PYTHON` (default `python3`) and `$DLQSPEC_NODE` (default `node`), each a command
+//! line.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,9 +14,6 @@ use super::limits::Limits;
 use super::process::{ExternalImplementation, Launch};
 use crate::contracts::builtin::Builtin;
 use crate::model::implementation::Implementation;
-
-/// The shims folder baked in at build time, used when `DLQSPEC_SHIMS` is not set.
-pub const BUILT_IN_SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
 
 pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
 pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
@@ -126,10 +124,7 @@ fn shimmed(
     if !Path::new(solution).is_file() {
         return Err(format!("`{label}`: no such file `{solution}`"));
     }
-    let (shims, from) = match env("DLQSPEC_SHIMS").filter(|s| !s.is_empty()) {
-        Some(dir) => (PathBuf::from(dir), "DLQSPEC_SHIMS"),
-        None => (PathBuf::from(BUILT_IN_SHIMS), "the build"),
-    };
+    let (shims, from) = shims_folder(env)?;
     let shim = shims.join(shim);
     if !shim.is_file() {
         return Err(format!(
@@ -166,6 +161,16 @@ fn shimmed(
         )),
         limits: Limits::default(),
     }))
+}
+
+/// The shims folder and where it came from: `$DLQSPEC_SHIMS`, else the built-in shims
+/// written to (and checked in) the cache folder.
+fn shims_folder(env: &dyn Fn(&str) -> Option<String>) -> Result<(PathBuf, &'static str), String> {
+    if let Some(dir) = env("DLQSPEC_SHIMS").filter(|s| !s.is_empty()) {
+        return Ok((PathBuf::from(dir), "DLQSPEC_SHIMS"));
+    }
+    let root = super::shims_cache::cache_root(env)?;
+    Ok((super::shims_cache::materialise(&root)?, "the cache"))
 }
 
 /// Parses `--timeout SECS`: a positive number of seconds, fractions allowed.

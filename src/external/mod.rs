@@ -8,4 +8,5 @@ pub mod process;
 pub mod protocol;
 pub mod sandbox;
 pub mod seal;
+pub mod shims_cache;
 pub mod smoke;

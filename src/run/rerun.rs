@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The variable that names another cache folder (tests use it; so may a CI job).
-pub const CACHE_DIR_ENV: &str = "DLQSPEC_CACHE_DIR";
+use crate::model::cache_dir::CACHE_DIR_ENV;
 
 /// The cache folder, relative to the current folder, when `$DLQSPEC_CACHE_DIR` is not set.
 pub const DEFAULT_CACHE_DIR: &str = ".dlqspec";

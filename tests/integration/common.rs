@@ -50,6 +50,10 @@ pub fn binary() -> &'static Path {
 }
 
 /// A `dlqspec` command run from the repository root, without colors or CI-specific output.
+///
+/// The clone's `shims/node/node_modules/.bin` comes first on `PATH`: the built-in shims have
+/// no packages of their own, and the test solutions no project, so the TypeScript ones run
+/// through that `tsx`, found on `PATH` as a user's global or `npx` one would be.
 pub fn dlqspec() -> Command {
     let mut command = Command::new(binary());
     command
@@ -57,8 +61,17 @@ pub fn dlqspec() -> Command {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CLICOLOR_FORCE")
         .env("NO_COLOR", "1")
+        .env("PATH", path_with_tsx())
         .env("DLQSPEC_CACHE_DIR", shared_cache());
     command
+}
+
+/// `PATH` with the clone's `shims/node/node_modules/.bin` (tsx) in front.
+pub fn path_with_tsx() -> std::ffi::OsString {
+    let bin = root().join("shims/node/node_modules/.bin");
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
+        .expect("PATH joins")
 }
 
 /// The cache folder of the runs that do not choose one: one temporary folder per test process,

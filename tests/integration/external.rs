@@ -848,8 +848,8 @@ fn real_traffic_validates_against_the_json_schemas() {
 }
 
 #[test]
-fn the_bundled_shims_are_found_from_the_source_tree() {
-    // No DLQSPEC_SHIMS: the path baked in at build time is used.
+fn the_built_in_shims_are_used_without_dlqspec_shims() {
+    // No DLQSPEC_SHIMS: the shims built into the program, written to the cache folder.
     let ran = run(&[
         "run",
         "--impl",

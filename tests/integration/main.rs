@@ -11,6 +11,7 @@ mod figures;
 mod fixtures;
 mod grading;
 mod hardening;
+mod install;
 mod java;
 mod mutations;
 mod promises;
