@@ -395,10 +395,54 @@ pub fn readable_paths(program: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
             arg.parent().map(Path::to_path_buf)
         };
         paths.extend(folder.filter(|folder| !folder.as_os_str().is_empty()));
+        paths.extend(typescript_packages(arg));
     }
     paths.sort();
     paths.dedup();
     paths
+}
+
+/// For a TypeScript solution, the `node_modules` folder holding the tsx the Node shim will
+/// load, found as the shim finds it: the solution's own project (a `node_modules/tsx` in its
+/// folder or one above), else a `tsx` on `PATH`. Its dependencies (esbuild and its binary)
+/// lie beside it, so the whole folder is readable.
+fn typescript_packages(arg: &Path) -> Option<PathBuf> {
+    let typescript = arg
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "ts" | "mts" | "cts"));
+    if !typescript || !arg.is_file() {
+        return None;
+    }
+    let start = std::path::absolute(arg).ok()?;
+    let in_project = start.ancestors().skip(1).find_map(|dir| {
+        let modules = dir.join("node_modules");
+        modules
+            .join("tsx")
+            .join("package.json")
+            .is_file()
+            .then_some(modules)
+    });
+    in_project.or_else(tsx_on_path)
+}
+
+/// The folder that holds the tsx package behind a `tsx` command on `PATH`: its
+/// `node_modules` when it lies in one, else the package itself.
+fn tsx_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| {
+        let real = std::fs::canonicalize(dir.join("tsx")).ok()?;
+        let package = real.ancestors().skip(1).take(4).find(|up| {
+            std::fs::read_to_string(up.join("package.json")).is_ok_and(|text| {
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .is_ok_and(|manifest| manifest["name"] == "tsx")
+            })
+        })?;
+        Some(match package.parent() {
+            Some(parent) if parent.ends_with("node_modules") => parent.to_path_buf(),
+            _ => package.to_path_buf(),
+        })
+    })
 }
 
 /// System folders and files interpreters read (measured with strace for Python, Node and

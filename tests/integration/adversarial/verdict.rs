@@ -70,6 +70,10 @@ fn a_report_swapped_in_under_its_temporary_name_is_never_the_verdict() {
             "specs",
             "--impl",
             "python:tests/hostile/swapped_report.py",
+            // The second wall: without the box, which would keep it from the report's folder
+            // (adversarial/sandbox.rs), the writer still never renames a file it did not write.
+            "--sandbox",
+            "off",
         ])
         .args(["--format", "gradescope", "--output"])
         .arg(&results)
@@ -173,7 +177,18 @@ fn one_submission_reaches_no_other_and_no_verdict_of_its_own_in_grade() {
     let pids = class.path().join("pids");
     let ran = ran(dlqspec()
         .args([
-            "grade", "--specs", specs, "--jobs", "2", "--budget", "120", "--output",
+            // The second wall, without the box (which keeps each submission in its own folder):
+            // grade still trusts nothing a run's folder or a killed run holds.
+            "grade",
+            "--specs",
+            specs,
+            "--jobs",
+            "2",
+            "--budget",
+            "120",
+            "--sandbox",
+            "off",
+            "--output",
         ])
         .arg(&out)
         .args(["alice.py", "bob.py", "mallory.py"].map(|n| class.path().join(n)))
@@ -245,6 +260,10 @@ fn a_hidden_spec_reaches_no_visible_test() {
             dir.path().to_str().expect("utf-8"),
             "--impl",
             "python:tests/hostile/hidden_echo.py",
+            // Without the box (which keeps the specs out of its reach), dlqspec itself still
+            // copies no text of a hidden spec into a visible test.
+            "--sandbox",
+            "off",
             "--format",
             format,
             "--output",
