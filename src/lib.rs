@@ -34,6 +34,7 @@ pub mod cli;
 pub mod commands;
 pub mod contract;
 pub mod contracts;
+pub mod cut;
 pub mod discover;
 pub mod explore;
 pub mod external;
