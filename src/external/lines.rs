@@ -28,12 +28,12 @@ pub enum StdoutEvent {
 /// The bytes read from the pipe in one go.
 const CHUNK: usize = 64 * 1024;
 
-/// Whether a line is meant as a protocol message (JSON, right or wrong), rather than an
+/// Whether a line is a protocol message (of any version), rather than what may be an
 /// implementation's own output.
 fn is_protocol_attempt(line: &[u8]) -> bool {
-    !matches!(
+    matches!(
         protocol::decode(line),
-        Err(DecodeError::NotJson(_) | DecodeError::NotUtf8(_))
+        Ok(_) | Err(DecodeError::WrongVersion(_))
     )
 }
 
@@ -160,7 +160,7 @@ mod platform {
         /// What arrived on that stdout: the implementation's own output, bounded.
         output: Output,
         /// The first stdout line that was not a protocol message, seen while the channel was
-        /// still open: garbage if stdout turns out to carry the protocol.
+        /// still open: garbage if stdout turns out to carry the protocol (output if not).
         held: Option<Vec<u8>>,
         /// The event that chose stdout, handed out next.
         pending: Option<StdoutEvent>,
@@ -259,6 +259,8 @@ mod platform {
                 while chosen.is_none() {
                     match self.buffer.next_event() {
                         Some(StdoutEvent::Line(line)) if !is_protocol_attempt(&line) => {
+                            self.output.push(&line);
+                            self.output.push(b"\n");
                             self.held.get_or_insert(line);
                         }
                         Some(event) => chosen = Some(event),
@@ -272,7 +274,9 @@ mod platform {
                     if readable(offered, None, Duration::ZERO).is_some_and(|(ready, _)| ready) {
                         self.take_channel();
                     } else {
+                        // Stdout is the channel: what it held was not output but garbage.
                         self.offered = None;
+                        self.output = Output::default();
                     }
                 }
             }
@@ -291,12 +295,12 @@ mod platform {
                 }
             };
             if read == 0 {
+                // Stdout is the channel after all: what it held was not output.
+                self.output = Output::default();
                 return;
             }
-            if let Some(junk) = self.held.take() {
-                self.output.push(&junk);
-                self.output.push(b"\n");
-            }
+            // Kept as output already.
+            self.held = None;
             match self.pending.take() {
                 Some(StdoutEvent::Line(line)) => {
                     self.output.push(&line);
@@ -313,6 +317,12 @@ mod platform {
                 self.own = Some(stdout);
             }
             self.buffer.push(&self.scratch[..read]);
+        }
+
+        /// The stdout line held while the channel was open, once waiting for the first message
+        /// is over: what to judge it as instead of a timeout.
+        pub fn take_held(&mut self) -> Option<Vec<u8>> {
+            self.held.take()
         }
 
         /// The implementation's own output (stdout, when the protocol is on the channel) read
@@ -414,6 +424,11 @@ mod platform {
             None
         }
 
+        /// Nothing is held back without a channel.
+        pub fn take_held(&mut self) -> Option<Vec<u8>> {
+            None
+        }
+
         pub fn next(&mut self, wait: Duration) -> Option<StdoutEvent> {
             match self.events.recv_timeout(wait) {
                 Ok(event) => Some(event),
@@ -498,6 +513,75 @@ mod tests {
             }
         }
         assert_eq!(end, Some(StdoutEvent::Closed));
+        child.wait().expect("reaped");
+    }
+
+    /// `script` run by `sh` with the channel offered as fd 3, and its lines read.
+    #[cfg(unix)]
+    fn offered(script: &str) -> (std::process::Child, Lines) {
+        let mut command = std::process::Command::new("sh");
+        command
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped());
+        let offer = crate::external::pipes::offer(&mut command).expect("a pipe");
+        let mut child = command.spawn().expect("sh runs");
+        // Only once the child has its copy.
+        let channel = offer.map(crate::external::pipes::Offered::reader);
+        let stdout = child.stdout.take().expect("piped");
+        (child, Lines::new(stdout, channel).expect("a reader"))
+    }
+
+    /// The next event, waiting as long as a loaded machine might need.
+    #[cfg(unix)]
+    fn next(lines: &mut Lines) -> StdoutEvent {
+        lines
+            .next(Duration::from_secs(60))
+            .expect("an event in time")
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_message_on_the_channel_chooses_it_and_stdout_is_the_implementations_output() {
+        let (mut child, mut lines) = offered(
+            r#"echo 'not json'; echo more; echo '{"seq":1}' >&3; echo own; echo '{"seq":2}' >&3"#,
+        );
+        assert_eq!(
+            next(&mut lines),
+            StdoutEvent::Line(br#"{"seq":1}"#.to_vec())
+        );
+        assert_eq!(
+            next(&mut lines),
+            StdoutEvent::Line(br#"{"seq":2}"#.to_vec())
+        );
+        assert_eq!(next(&mut lines), StdoutEvent::Closed);
+        assert_eq!(
+            lines.take_output(),
+            Some(("not json\nmore\nown\n".to_owned(), 0))
+        );
+        assert_eq!(lines.take_output(), None);
+        child.wait().expect("reaped");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_message_on_stdout_chooses_it_and_what_was_not_one_before_it_is_garbage() {
+        let (mut child, mut lines) = offered(r#"echo 'DEBUG x'; echo '{"seq":1}'"#);
+        assert_eq!(next(&mut lines), StdoutEvent::Line(b"DEBUG x".to_vec()));
+        assert_eq!(
+            next(&mut lines),
+            StdoutEvent::Line(br#"{"seq":1}"#.to_vec())
+        );
+        assert_eq!(next(&mut lines), StdoutEvent::Closed);
+        assert_eq!(lines.take_output(), None);
+        child.wait().expect("reaped");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_channel_closed_unused_leaves_stdout_the_protocol() {
+        let (mut child, mut lines) = offered("exec 3>&-; sleep 0.2; echo hello");
+        assert_eq!(next(&mut lines), StdoutEvent::Line(b"hello".to_vec()));
+        assert_eq!(next(&mut lines), StdoutEvent::Closed);
         child.wait().expect("reaped");
     }
 }

@@ -695,6 +695,10 @@ impl Process {
                 };
             }
             if left.is_zero() {
+                // A line held while the channel was undecided says more than the timeout.
+                if let Some(line) = self.stdout.take_held() {
+                    return Ok(StdoutEvent::Line(line));
+                }
                 return Err(Broke::Timeout);
             }
         }
