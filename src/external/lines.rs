@@ -565,11 +565,11 @@ mod tests {
     #[test]
     #[cfg(unix)]
     fn a_message_on_stdout_chooses_it_and_what_was_not_one_before_it_is_garbage() {
-        let (mut child, mut lines) = offered(r#"echo 'DEBUG x'; echo '{"seq":1}'"#);
+        let (mut child, mut lines) = offered(r#"echo 'DEBUG x'; echo '{"seq":1,"type":"bye"}'"#);
         assert_eq!(next(&mut lines), StdoutEvent::Line(b"DEBUG x".to_vec()));
         assert_eq!(
             next(&mut lines),
-            StdoutEvent::Line(br#"{"seq":1}"#.to_vec())
+            StdoutEvent::Line(br#"{"seq":1,"type":"bye"}"#.to_vec())
         );
         assert_eq!(next(&mut lines), StdoutEvent::Closed);
         assert_eq!(lines.take_output(), None);
