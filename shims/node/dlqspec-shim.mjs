@@ -11,13 +11,23 @@ import { GIVEN_SPECIFIER } from './given-hooks.mjs';
 const PROTOCOL = 1;
 const CONTRACTS = { 'dlq-consumer': 'DLQConsumer', 'outcome-queue': 'RetryQueue' };
 
-// --- stdout belongs to the protocol; what the student prints is captured ---
-// Replies go straight to fd 1 with writeSync. Everything the student prints
-// (console.log, process.stdout.write, console.error...) is kept per stream and
-// sent to dlqspec as `output` messages before each world call and reply, so
-// each spec gets what it printed. Each buffer is bounded: beyond CAP bytes only
-// the count of what was dropped is kept. Writes to fd 1 or 2 below these
-// (fs.writeSync, child processes) reach stderr: fd 1 is never the student's.
+// --- the protocol channel; what the student prints is captured ---
+// Node cannot move fd 1 away (no dup2), so the shim speaks on the channel
+// dlqspec offers (DLQSPEC_PROTOCOL_FD, fd 3) and leaves fd 1 to the student:
+// what reaches it below console and process.stdout (fs.writeSync(1, ...), a
+// child with stdio 'inherit') dlqspec reads as the spec's stdout. Without the
+// offer (an older dlqspec, shims/tests/run.py) replies go to fd 1.
+// Everything the student prints through Node (console.log, process.stdout.write,
+// console.error...) is kept per stream and sent to dlqspec as `output` messages
+// before each world call and reply, so each spec gets what it printed. Each
+// buffer is bounded: beyond CAP bytes only the count of what was dropped is kept.
+function offeredChannel() {
+  const fd = Number(process.env.DLQSPEC_PROTOCOL_FD);
+  delete process.env.DLQSPEC_PROTOCOL_FD; // not the student's child processes' business
+  if (!Number.isInteger(fd) || fd <= 2) return 1;
+  try { fs.fstatSync(fd); return fd; } catch { return 1; }
+}
+const OUT_FD = offeredChannel();
 const CAP = 64 * 1024;
 const captures = { stdout: { parts: [], size: 0, cut: 0 }, stderr: { parts: [], size: 0, cut: 0 } };
 function capture(name, chunk) {
@@ -94,7 +104,7 @@ function writeLine(text) {
   const buf = Buffer.from(text + '\n');
   for (let off = 0; off < buf.length;) {
     try {
-      off += fs.writeSync(1, buf, off);
+      off += fs.writeSync(OUT_FD, buf, off);
     } catch (e) {
       if (e.code === 'EPIPE') process.exit(0); // dlqspec is gone (as with EOF); not the solution's error to catch
       if (e.code !== 'EAGAIN') throw e;

@@ -21,12 +21,29 @@ CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
 
 # --- the protocol channel ------------------------------------------------
 # Student code may print(), write to sys.__stdout__ or even os.write(1, ...).
-# Any of that on the protocol stream corrupts it, so the real stdout moves to
-# a private descriptor and fd 1 (and sys.stdout) become stderr. Likewise stdin:
-# an input() in the solution must not swallow a protocol line.
-_out_fd = os.dup(1)
+# None of that may reach the protocol stream. dlqspec offers a channel of its own
+# (DLQSPEC_PROTOCOL_FD, fd 3): the shim speaks there, and fd 1 stays the
+# student's, read by dlqspec as the spec's output. Without the offer (an older
+# dlqspec, shims/tests/run.py) stdout is the protocol: it moves to a private
+# descriptor and fd 1 becomes stderr. Likewise stdin: an input() in the solution
+# must not swallow a protocol line.
+def _offered_channel():
+    try:
+        fd = int(os.environ.pop("DLQSPEC_PROTOCOL_FD", ""))
+        if fd <= 2:
+            return None
+        os.set_inheritable(fd, False)  # the student's child processes must not write on it
+    except (ValueError, OSError):
+        return None
+    return fd
+
+
+_out_fd = _offered_channel()
+_on_channel = _out_fd is not None
+if not _on_channel:
+    _out_fd = os.dup(1)
+    os.dup2(2, 1)
 _in = os.fdopen(os.dup(0), "rb")
-os.dup2(2, 1)
 _devnull = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_devnull, 0)
 os.close(_devnull)
@@ -36,7 +53,8 @@ sys.dont_write_bytecode = True  # leave no __pycache__ in the student's folder
 # print() and writes to sys.stdout/sys.stderr are kept per stream and sent to dlqspec as
 # `output` messages before each world call and reply, so each spec gets what it printed.
 # Each buffer is bounded: beyond _CAP bytes only the count of what was dropped is kept.
-# Writes below Python (os.write, C extensions, child processes) still reach fd 2.
+# Writes below Python (os.write, C extensions, child processes) reach fd 1, which dlqspec
+# reads as the spec's stdout on the channel (fd 2 otherwise), and fd 2.
 _CAP = 64 * 1024
 
 
@@ -73,7 +91,8 @@ class _Capture:
         return False
 
     def fileno(self):
-        return 2  # below Python, both streams are fd 2
+        # Below Python, stdout is fd 1 when the protocol is on the channel; else both are fd 2.
+        return 1 if self.name == "stdout" and _on_channel else 2
 
     @property
     def buffer(self):

@@ -6,6 +6,7 @@ use serde_json::json;
 use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
+use crate::text::cut;
 use crate::text::yaml;
 
 /// Records what a run compares and tells. Checking stops at the first difference and keeps only
@@ -164,19 +165,19 @@ impl Recorder {
 
 /// Expected and actual as a diff shows them: a mapping as it is, any other value under the
 /// checkpoint's label, so a lone `3` still says what it is.
+/// Expected and actual as a report shows them: cut before they are rendered (an implementation
+/// may put tens of MiB in its DLQ), each side bounded.
 fn shown(checkpoint: &Checkpoint) -> (String, String) {
-    if checkpoint.expected.is_object() {
-        (
-            yaml::render(&checkpoint.expected),
-            yaml::render(&checkpoint.actual),
-        )
-    } else {
-        let key = checkpoint.label.as_str();
-        (
-            yaml::render(&json!({ key: checkpoint.expected })),
-            yaml::render(&json!({ key: checkpoint.actual })),
-        )
-    }
+    let side = |value: &serde_json::Value| {
+        let value = cut::value(value);
+        let text = if checkpoint.expected.is_object() {
+            yaml::render(&value)
+        } else {
+            yaml::render(&json!({ checkpoint.label.as_str(): value }))
+        };
+        cut::text(text, cut::MAX_SIDE_BYTES)
+    };
+    (side(&checkpoint.expected), side(&checkpoint.actual))
 }
 
 #[cfg(test)]

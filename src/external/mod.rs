@@ -4,6 +4,7 @@ pub mod children;
 pub mod launch;
 pub mod limits;
 pub mod lines;
+pub mod pipes;
 pub mod process;
 pub mod protocol;
 pub mod sandbox;

@@ -7,7 +7,7 @@
 //! spec at hand; the process is then stopped and started again for the next spec.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -19,12 +19,13 @@ use serde_json::Value;
 use super::children::{self, Guard};
 use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
 use super::lines::{self, Lines, StdoutEvent};
+use super::pipes::{self as channel, Unwritten};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
     Request,
 };
 use super::sandbox::{self, Prepared, Sandbox};
-use crate::model::captured::{Captured, Traceback};
+use crate::model::captured::{Captured, StreamName, Traceback};
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
@@ -363,6 +364,11 @@ struct Spent<'a> {
 /// How an exchange broke, before the process's exit status and stderr are added.
 enum Broke {
     Timeout,
+    /// Stdin took no more by the deadline: the process stopped reading its input. Names what
+    /// was being written.
+    WriteTimeout(String),
+    /// Stdin would not take a line by the deadline, before it is said what the line was.
+    Stalled,
     /// Stdout closed, or stdin would not take the request: the process is gone or going.
     Closed,
     /// The process exited, but stdout stays open: a process it started holds it.
@@ -371,6 +377,16 @@ enum Broke {
     Garbage(String, Vec<u8>),
     Protocol(String),
     Startup(String),
+}
+
+impl Broke {
+    /// A failed write, told as the writing of `what`.
+    fn writing(self, what: &str) -> Broke {
+        match self {
+            Broke::Stalled => Broke::WriteTimeout(what.to_owned()),
+            other => other,
+        }
+    }
 }
 
 /// The last lines a process wrote to stderr.
@@ -428,7 +444,8 @@ struct Process {
     ended: bool,
     guard: Guard,
     limits: Limits,
-    stdin: Option<BufWriter<ChildStdin>>,
+    /// Non-blocking on Unix, so that a write waits no longer than the request's deadline.
+    stdin: Option<ChildStdin>,
     stdout: Lines,
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
@@ -597,18 +614,30 @@ impl Process {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let (mut child, guard) =
-            children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref())
-                .map_err(|error| cannot(error.to_string()))?;
+        // Offered after the box has built the command (its environment is the box's allowlist):
+        // the channel's variable and descriptor are set on top, and handed down to the
+        // implementation through the box's processes.
+        let channel = channel::offer(&mut command)
+            .map_err(|error| cannot(format!("no pipe for its protocol channel: {error}")))?;
+        let spawned = children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref());
+        // The child has its copy of the channel's write end (or failed to start): dlqspec's goes.
+        let channel = channel.map(channel::Offered::reader);
+        let (mut child, guard) = spawned.map_err(|error| cannot(error.to_string()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             children::end(&mut child, false, guard.tree());
             return Err(cannot("its standard streams are not piped".into()));
         };
+        if let Err(error) = channel::non_blocking(&stdin) {
+            children::end(&mut child, false, guard.tree());
+            return Err(cannot(format!(
+                "its stdin cannot be made non-blocking: {error}"
+            )));
+        }
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let (done_tx, done_rx) = mpsc::channel();
-        let readers = lines::Lines::new(stdout).and_then(|lines| {
+        let readers = lines::Lines::new(stdout, channel).and_then(|lines| {
             let tail = Arc::clone(&tail);
             thread::Builder::new()
                 .name("dlqspec-impl-stderr".into())
@@ -631,7 +660,7 @@ impl Process {
             ended: false,
             guard,
             limits: launch.limits,
-            stdin: Some(BufWriter::new(stdin)),
+            stdin: Some(stdin),
             stdout: line_rx,
             stderr: tail,
             stderr_done: done_rx,
@@ -659,15 +688,16 @@ impl Process {
         }
     }
 
-    fn send(&mut self, seq: u64, body: Request) -> std::io::Result<()> {
+    /// Writes one line to the process's stdin by `deadline`: a process that stops reading
+    /// its input fails the request as one that stops answering does.
+    fn send(&mut self, seq: u64, body: Request, deadline: Instant) -> Result<(), Broke> {
         let line = protocol::encode(&Outgoing { seq, body });
         self.log('>', line.as_bytes());
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| std::io::Error::other("stdin is closed"))?;
-        stdin.write_all(line.as_bytes())?;
-        stdin.flush()
+        let stdin = self.stdin.as_mut().ok_or(Broke::Closed)?;
+        channel::write_by(stdin, line.as_bytes(), deadline).map_err(|unwritten| match unwritten {
+            Unwritten::Closed => Broke::Closed,
+            Unwritten::Stalled => Broke::Stalled,
+        })
     }
 
     /// Sends a request and waits for its reply, serving world calls and keeping output
@@ -684,7 +714,9 @@ impl Process {
         self.seq += 1;
         let seq = self.seq;
         let deadline = Instant::now() + timeout;
-        self.send(seq, request).map_err(|_| Broke::Closed)?;
+        let takes_output = !matches!(request, Request::Hello { .. });
+        self.send(seq, request, deadline)
+            .map_err(|broke| broke.writing(&format!("the request {what}")))?;
         let mut world_calls = 0;
         loop {
             let line = match self.next_line(deadline)? {
@@ -715,10 +747,22 @@ impl Process {
             let (n, call, args) = match incoming.body {
                 Message::World { n, call, args } => (n, call, args),
                 Message::Output { stream, text, cut } => {
+                    // Its raw writes came before what the shim held back to send now.
+                    if takes_output && let Some((raw, raw_cut)) = self.stdout.take_output() {
+                        spent.captured.push(StreamName::Stdout, &raw, raw_cut);
+                    }
                     spent.captured.push(stream, &text, cut);
                     continue;
                 }
-                other => return Ok(other),
+                other => {
+                    // Its own output on stdout, once the protocol is on its channel: what it
+                    // wrote before this reply is in the pipe by now. (What it wrote while it
+                    // loaded waits for the first request, as the shims' captures do.)
+                    if takes_output && let Some((text, cut)) = self.stdout.take_output() {
+                        spent.captured.push(StreamName::Stdout, &text, cut);
+                    }
+                    return Ok(other);
+                }
             };
             world_calls += 1;
             // What the world is handed, it keeps: a spec's world calls have a budget.
@@ -738,7 +782,11 @@ impl Process {
                 Ok(value) => Request::Result { n, value },
                 Err(error) => Request::Raise { n, error },
             };
-            self.send(seq, answer).map_err(|_| Broke::Closed)?;
+            self.send(seq, answer, deadline).map_err(|broke| {
+                broke.writing(&format!(
+                    "the answer to world call `{call}` while serving {what}"
+                ))
+            })?;
         }
     }
 
@@ -763,6 +811,10 @@ impl Process {
                 };
             }
             if left.is_zero() {
+                // A line held while the channel was undecided says more than the timeout.
+                if let Some(line) = self.stdout.take_held() {
+                    return Ok(StdoutEvent::Line(line));
+                }
                 return Err(Broke::Timeout);
             }
         }
@@ -807,6 +859,19 @@ impl Process {
                 format!(
                     "no reply to {what} within {}; the process was killed (--timeout SECS allows more)",
                     seconds(timeout)
+                ),
+            ),
+            Broke::WriteTimeout(written) => (
+                ImplErrorKind::Timeout,
+                format!(
+                    "the implementation stopped reading its input: {written} could not be written within {}; the process was killed (--timeout SECS allows more)",
+                    seconds(timeout)
+                ),
+            ),
+            Broke::Stalled => (
+                ImplErrorKind::Timeout,
+                format!(
+                    "the implementation stopped reading its input while serving {what}; the process was killed (--timeout SECS allows more)"
                 ),
             ),
             Broke::Closed => {
@@ -938,7 +1003,10 @@ impl Process {
         let mut said_bye = false;
         if self.reaped.is_none() {
             self.seq += 1;
-            if self.send(self.seq, Request::Bye).is_ok() {
+            if self
+                .send(self.seq, Request::Bye, started + EXIT_GRACE)
+                .is_ok()
+            {
                 let until = started + EXIT_GRACE;
                 while let Some(StdoutEvent::Line(line)) = self
                     .stdout

@@ -90,10 +90,12 @@ pub enum ImplErrorKind {
 }
 
 impl ImplError {
+    /// The message is bounded (`cut::MAX_SHOWN_BYTES`): parts of it come from the
+    /// implementation, which may send megabytes.
     pub fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
         ImplError {
             kind,
-            message: message.into(),
+            message: crate::text::cut::text(message.into(), crate::text::cut::MAX_SHOWN_BYTES),
         }
     }
 }

@@ -9,11 +9,12 @@ use super::style::{Palette, paint};
 use crate::model::captured::{Captured, Stream};
 use crate::model::implementation::ImplError;
 use crate::model::outcome::{ExpectedFailure, Mismatch, Outcome};
+use crate::text::cut;
 use crate::text::source::{Excerpt, Position};
 use crate::text::spec_error::SpecError;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line, control
-/// characters in the values shown escaped.
+/// characters in the values shown escaped; at most `cut::MAX_SHOWN_BYTES`, the cut told.
 pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
@@ -44,8 +45,11 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
                 let _ = writeln!(out, "{}", paint(style, &format!("{sign}{line}")));
             }
         }
+        if out.len() > cut::MAX_SHOWN_BYTES {
+            break;
+        }
     }
-    out
+    cut::text(out, cut::MAX_SHOWN_BYTES)
 }
 
 /// The error, its `path:line:col`, the offending line and a caret under the column.
@@ -151,7 +155,7 @@ pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
         let _ = writeln!(out, "{}", sanitize::text(note));
     }
     out.push_str(&diff(&mismatch.expected, &mismatch.actual, palette));
-    out
+    cut::text(out, cut::MAX_SHOWN_BYTES)
 }
 
 /// The spot in the spec a failure points at: the expectation that failed, or the broken spot.
@@ -168,9 +172,12 @@ pub fn impl_error(error: &ImplError) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    format!(
-        "implementation error ({kind}): {}\n",
-        sanitize::text(&error.message)
+    cut::text(
+        format!(
+            "implementation error ({kind}): {}\n",
+            sanitize::text(&error.message)
+        ),
+        cut::MAX_SHOWN_BYTES,
     )
 }
 

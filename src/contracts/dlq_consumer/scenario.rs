@@ -857,7 +857,10 @@ impl Run<'_> {
                 step: "constructing DLQConsumer".into(),
                 position: Position::START,
                 expected: "constructed: true\n".into(),
-                actual: format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
+                actual: crate::text::cut::text(
+                    format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
+                    crate::text::cut::MAX_SIDE_BYTES,
+                ),
                 note: Some("the constructor raised".into()),
             })),
         }
