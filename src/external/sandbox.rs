@@ -875,6 +875,7 @@ fn ruleset(
         .map_err(text)?;
     let fd: Option<std::os::fd::OwnedFd> = created.into();
     let fd = fd.ok_or("this kernel does not enforce Landlock")?;
+    let fd = above_handed_descriptors(fd).map_err(|error| error.to_string())?;
     // Read only: /proc holds no program to run.
     let proc_access = (AccessFs::ReadFile | AccessFs::ReadDir).bits();
     Ok((fd, proc_access))
@@ -1018,6 +1019,27 @@ fn shown_areas() -> [(usize, usize); 2] {
         };
         [area(48, 49), area(50, 51)]
     })
+}
+
+/// The lowest descriptor the box's own may have in the child: those below are the ones
+/// handed to the implementation (stdin, stdout, stderr and the protocol channel, `pipes`),
+/// which are set up in the child before the box and would replace a box descriptor of the
+/// same number.
+const FIRST_BOX_DESCRIPTOR: libc::c_int = 10;
+
+/// `fd`, moved above the descriptors handed to the implementation (close-on-exec kept).
+fn above_handed_descriptors(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    if fd.as_raw_fd() >= FIRST_BOX_DESCRIPTOR {
+        return Ok(fd);
+    }
+    // SAFETY: duplicating a descriptor this function owns; the original is closed on return.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FIRST_BOX_DESCRIPTOR) };
+    if moved < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fcntl just opened it, and nothing else owns it.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(moved) })
 }
 
 /// Grants read on the fresh `/proc` (which only shows the namespace) in the ruleset.
@@ -1190,6 +1212,15 @@ unsafe fn drop_privileges(uid: Option<u32>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_box_descriptors_lie_above_those_handed_to_the_implementation() {
+        use std::os::fd::AsRawFd;
+        let low = std::os::fd::OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+        let moved = above_handed_descriptors(low).unwrap();
+        assert!(moved.as_raw_fd() >= FIRST_BOX_DESCRIPTOR);
+        assert!(FIRST_BOX_DESCRIPTOR > crate::external::pipes::CHANNEL_FD);
+    }
 
     #[test]
     fn the_environment_is_the_allowlist_and_the_private_folder() {

@@ -1,7 +1,9 @@
 // raw_stdout.mjs: the JavaScript reference solution, with writes to fd 1 below console and process.stdout: fs.writeSync(1, ...) at load and in each call, and a child started with stdio 'inherit'.
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { DLQConsumer as Reference } from '../../examples/javascript/solution.mjs';
+// The test copies the example solution beside this file as reference.mjs: in the box, a
+// solution reads only its own folder.
+import { DLQConsumer as Reference } from './reference.mjs';
 
 fs.writeSync(1, 'raw write while loading\n');
 

@@ -3,7 +3,9 @@ import os
 import subprocess
 import sys
 
-_example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python", "solution.py")
+# The test copies the example solution beside this file as reference.py: in the box, a
+# solution reads only its own folder.
+_example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference.py")
 exec(compile(open(_example).read(), _example, "exec"))
 
 _Reference = DLQConsumer  # noqa: F821 (defined by the reference solution above)

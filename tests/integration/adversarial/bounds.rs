@@ -58,6 +58,9 @@ fn an_implementation_that_stops_reading_its_input_is_timed_out_and_the_run_goes_
         dlqspec()
             .args(["run", specs[0], specs[1], "--timeout", "2"])
             .args(["--impl", "cmd:python3 tests/hostile/stops_reading.py"])
+            // It writes its pids into the test's file for the check below, which the box would
+            // refuse; the write deadline is dlqspec's own, box or no box.
+            .args(["--sandbox", "off"])
             .env("DLQSPEC_TEST_PIDS", pids.path()),
     );
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
@@ -135,7 +138,11 @@ fn raw_writes_to_stdout_in_javascript_are_the_specs_captured_output() {
         return;
     }
     raw_writes_are_captured(
-        "node:tests/hostile/raw_stdout.mjs",
+        (
+            "tests/hostile/raw_stdout.mjs",
+            "examples/javascript/solution.mjs",
+            "reference.mjs",
+        ),
         &[
             "raw write while loading",
             "raw write in processOne",
@@ -149,7 +156,11 @@ fn raw_writes_to_stdout_in_javascript_are_the_specs_captured_output() {
 #[test]
 fn raw_writes_to_stdout_in_python_are_the_specs_captured_output() {
     raw_writes_are_captured(
-        "python:tests/hostile/raw_stdout.py",
+        (
+            "tests/hostile/raw_stdout.py",
+            "examples/python/solution.py",
+            "reference.py",
+        ),
         &[
             "raw write while loading",
             "raw write in process_one",
@@ -161,7 +172,19 @@ fn raw_writes_to_stdout_in_python_are_the_specs_captured_output() {
 
 /// A solution that writes to fd 1 behind its language's back still gets its true verdicts
 /// (it is the reference, so every spec passes), and what it wrote is its captured stdout.
-fn raw_writes_are_captured(implementation: &str, written: &[&str]) {
+/// Run in the box, so the protocol channel is shown to reach the implementation through it:
+/// the hostile file and the example it extends are copied into a folder of their own.
+fn raw_writes_are_captured((hostile, example, reference): (&str, &str, &str), written: &[&str]) {
+    let folder = tempfile::tempdir().expect("temp dir");
+    let name = std::path::Path::new(hostile).file_name().expect("a file");
+    let solution = folder.path().join(name);
+    std::fs::copy(crate::common::root().join(hostile), &solution).expect("copy");
+    std::fs::copy(
+        crate::common::root().join(example),
+        folder.path().join(reference),
+    )
+    .expect("copy");
+    let implementation = solution.to_str().expect("utf-8");
     let spec = "specs/dlq-consumer/transient-retried-to-the-tail.yaml";
     let ran = guarded(dlqspec().args([
         "run",
