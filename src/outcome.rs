@@ -45,6 +45,10 @@ pub struct Mismatch {
     pub actual: String,
     /// A sentence for what a diff alone cannot say, e.g. an unscripted handler call.
     pub note: Option<String>,
+    /// The rule the difference breaks: the rule deciding the step where it was found (a
+    /// misuse breaks `no-misuse`). `None` where no single decision is known (a final expect).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

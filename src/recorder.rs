@@ -20,6 +20,9 @@ pub struct Recorder {
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
+    /// The rule that decides what the step at hand must do, as the runner knows it: a
+    /// difference found in this step is told as breaking it.
+    decision: Option<&'static str>,
 }
 
 impl Recorder {
@@ -31,7 +34,19 @@ impl Recorder {
             timeline: Vec::new(),
             exercised: Vec::new(),
             hushed: false,
+            decision: None,
         }
+    }
+
+    /// A new step begins: no rule decides it yet.
+    pub fn begin_step(&mut self) {
+        self.decision = None;
+    }
+
+    /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
+    /// a difference in this step breaks it.
+    pub fn decided(&mut self, rule: &Rule) {
+        self.decision = Some(rule.id);
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
@@ -100,6 +115,19 @@ impl Recorder {
         checkpoint: Checkpoint,
         note: Option<String>,
     ) -> Result<(), Outcome> {
+        let rule = self.decision;
+        self.compare_breaking(rule, step, checkpoint, note)
+    }
+
+    /// `compare`, naming the rule a difference breaks when it is not the step's decision (a
+    /// misuse breaks `no-misuse` whatever the step decided).
+    pub fn compare_breaking(
+        &mut self,
+        rule: Option<&'static str>,
+        step: impl std::fmt::Display,
+        checkpoint: Checkpoint,
+        note: Option<String>,
+    ) -> Result<(), Outcome> {
         if self.telling() {
             let told = checkpoint
                 .told()
@@ -116,6 +144,7 @@ impl Recorder {
                 expected,
                 actual,
                 note,
+                rule,
             });
         }
         if !matches || self.keeps_matches() {

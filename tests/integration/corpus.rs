@@ -204,12 +204,14 @@ fn every_broken_solution_fails_a_spec_of_the_rule_it_breaks_with_a_diff() {
             continue;
         }
         assert_eq!(ran.code, 1, "{name}:\n{}{}", ran.stdout, ran.stderr);
-        // A FAIL block: the spec line, its rules, the first difference, then a diff.
+        // A FAIL block: the spec line, the rule broken (or, where no decision is known, the
+        // spec's rules), the first difference, then a diff.
         let lines: Vec<&str> = ran.stdout.lines().collect();
         let named = lines.windows(4).any(|w| {
+            let heading = w[1].trim_start();
             w[0].starts_with("FAIL ")
-                && w[1].trim_start().starts_with("rules: ")
-                && w[1].split([' ', ',']).any(|r| r == rule)
+                && (heading.starts_with("rule broken: ") || heading.starts_with("rules: "))
+                && heading.split([' ', ',']).any(|r| r == rule)
                 && w[2].trim_start().starts_with("first difference at ")
         });
         assert!(

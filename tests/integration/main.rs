@@ -19,6 +19,7 @@ mod robustness;
 mod run_cli;
 mod shims;
 mod strength;
+mod students;
 mod suite;
 mod teeth;
 mod watch;

@@ -283,7 +283,11 @@ impl DlqConsumer {
         given: &mut Given,
         ids: Option<Vec<String>>,
     ) -> Result<Vec<String>, Raised> {
-        let entries = given.entries()?;
+        let mut entries = given.entries()?;
+        if self.is(Slip::ReplayIntegerKeysFirst) {
+            // A JavaScript object keyed by id lists integer-like keys first, ascending.
+            entries.sort_by_key(|e| e.id.parse::<u32>().map_or(u64::MAX, u64::from));
+        }
         let all = || entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
         let asked = ids.clone().unwrap_or_else(all);
         let ids = match ids {
@@ -305,6 +309,9 @@ impl DlqConsumer {
             let Some(entry) = entries.iter().find(|e| e.id == id) else {
                 continue;
             };
+            if entry.body.is_empty() && self.is(Slip::ReplaySkipsEmptyBody) {
+                continue;
+            }
             match self.slip {
                 Some(Slip::ReplayRemovesBeforeSend) => {
                     given.remove(&entry.id)?;

@@ -224,6 +224,7 @@ impl Run<'_> {
             };
             let before = self.world.version();
             let from = self.world.journal().len();
+            self.recorder.begin_step();
             let returned = self.step(&label, &heading, *position, step)?;
             if !self.keep_facts {
                 continue;
@@ -238,6 +239,7 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
+            self.recorder.begin_step();
             self.recorder
                 .tell(format!("final expect (line {})", position.line));
             self.expect(&"final expect", *position, &[], expect)?;
@@ -477,6 +479,12 @@ impl Run<'_> {
         self.recorder.exercise(rule, why);
     }
 
+    /// A rule line for the rule that decides the step: a difference in it breaks `rule`.
+    fn decision_line(&mut self, rule: &Rule, why: impl std::fmt::Display) {
+        self.recorder.decided(rule);
+        self.recorder.exercise(rule, why);
+    }
+
     /// Names the rules that decide what `replay` must do with what it was asked, and what it
     /// skipped; the same for every implementation, right or wrong.
     fn decide_replay(&mut self, from: usize, ids: Option<&[String]>) {
@@ -515,7 +523,7 @@ impl Run<'_> {
                 }
             }
         };
-        self.rule_line(&rules::REPLAY_SELECTION, &selection);
+        self.decision_line(&rules::REPLAY_SELECTION, &selection);
         if !sent.is_empty() {
             self.rule_line(
                 &rules::REPLAY_SEND_BEFORE_REMOVE,
@@ -526,7 +534,7 @@ impl Run<'_> {
         // carries it across the replay, which is what the queue's fresh count shows wrong.
         self.replayed.extend(sent);
         if let Some(call) = crashed {
-            self.rule_line(
+            self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of replay"),
             );
@@ -602,7 +610,7 @@ impl Run<'_> {
         let acked = effect(|h| matches!(h, Happening::Acked { .. }));
         let Some((id, count, already_dead)) = received else {
             if happened.contains(&Happening::NothingReady) {
-                self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
+                self.decision_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
             }
             return self.crash_line(crashed.as_deref());
         };
@@ -644,7 +652,7 @@ impl Run<'_> {
                 "the DLQ check comes right after the receive, before the poison check and the handler",
             );
             self.recorder.hush(prevented.is_some());
-            self.rule_line(
+            self.decision_line(
                 &rules::NO_DOUBLE_DEAD_LETTER,
                 format_args!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
             );
@@ -655,7 +663,7 @@ impl Run<'_> {
                 "the poison check comes after the DLQ check and before the handler",
             );
             self.recorder.hush(prevented.is_some());
-            self.rule_line(
+            self.decision_line(
                 &rules::POISON,
                 format_args!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
@@ -676,7 +684,7 @@ impl Run<'_> {
             }
         }
         match (prevented, crashed) {
-            (Some(what), Some(call)) => self.rule_line(
+            (Some(what), Some(call)) => self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of process_one: {what}, and {id} stays in flight"),
             ),
@@ -694,16 +702,16 @@ impl Run<'_> {
         stopped: &str,
     ) {
         match outcome {
-            ScriptedOutcome::Ok => self.rule_line(
+            ScriptedOutcome::Ok => self.decision_line(
                 &rules::SUCCESS,
                 format_args!("the handler succeeded: ack {id} and return ok{stopped}"),
             ),
-            ScriptedOutcome::Crash => self.rule_line(
+            ScriptedOutcome::Crash => self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash propagates out of process_one and {id} stays in flight"),
             ),
             ScriptedOutcome::Permanent(_) => {
-                self.rule_line(
+                self.decision_line(
                     &rules::PERMANENT,
                     format_args!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
                 );
@@ -724,7 +732,7 @@ impl Run<'_> {
                     self.rule_line(&rules::UNEXPECTED_ERROR, &why);
                 }
                 if count < max {
-                    self.rule_line(
+                    self.decision_line(
                         &rules::TRANSIENT_RETRY,
                         format_args!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
                     );
@@ -735,7 +743,7 @@ impl Run<'_> {
                         );
                     }
                 } else {
-                    self.rule_line(
+                    self.decision_line(
                         &rules::EXHAUSTED,
                         format_args!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
                     );
@@ -758,7 +766,7 @@ impl Run<'_> {
 
     fn crash_line(&mut self, crashed: Option<&str>) {
         if let Some(call) = crashed {
-            self.rule_line(
+            self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of process_one"),
             );
@@ -857,6 +865,7 @@ impl Run<'_> {
                 expected: "constructed: true\n".into(),
                 actual: format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
                 note: Some("the constructor raised".into()),
+                rule: None,
             })),
         }
     }
@@ -942,7 +951,9 @@ impl Run<'_> {
                 actual: json!({ "misuse": misuse }),
                 written: Vec::new(),
             };
-            self.recorder.compare(label, checkpoint, Some(note))?;
+            let broken = Some(rules::NO_MISUSE.id);
+            self.recorder
+                .compare_breaking(broken, label, checkpoint, Some(note))?;
         }
         Ok(())
     }

@@ -296,6 +296,9 @@ impl RetryQueue {
         let Some(index) = self.quarantine.iter().position(|e| e.id == job_id) else {
             return self.is(Slip::ReplayAlwaysTrue);
         };
+        if self.is(Slip::ReplaySkipsEmptyPayload) && self.quarantine[index].payload.is_empty() {
+            return false;
+        }
         let entry = if self.is(Slip::ReplaySwapRemove) {
             self.quarantine.swap_remove_back(index)
         } else {
@@ -332,6 +335,17 @@ impl RetryQueue {
             "done": self.done,
             "quarantine": self.quarantine,
         });
+        if self.is(Slip::QuarantineIntegerKeysFirst) {
+            // A JavaScript object keyed by id lists integer-like keys first, ascending.
+            if let Some(entries) = view["quarantine"].as_array_mut() {
+                entries.sort_by_key(|e| {
+                    e["id"]
+                        .as_str()
+                        .and_then(|id| id.parse::<u32>().ok())
+                        .map_or(u64::MAX, u64::from)
+                });
+            }
+        }
         for (job, kept) in view["ready"]
             .as_array_mut()
             .into_iter()
