@@ -23,6 +23,9 @@ pub struct Recorder {
     /// The rule that decides what the step at hand must do, as the runner knows it: a
     /// difference found in this step is told as breaking it.
     decision: Option<&'static str>,
+    /// Whether the decision is one the step's outcome hinges on (the queue's count where the
+    /// consumer's own differs), which the rule then applied does not replace.
+    firm: bool,
 }
 
 impl Recorder {
@@ -35,18 +38,30 @@ impl Recorder {
             exercised: Vec::new(),
             hushed: false,
             decision: None,
+            firm: false,
         }
     }
 
     /// A new step begins: no rule decides it yet.
     pub fn begin_step(&mut self) {
         self.decision = None;
+        self.firm = false;
     }
 
     /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
     /// a difference in this step breaks it.
     pub fn decided(&mut self, rule: &Rule) {
+        if !self.firm {
+            self.decision = Some(rule.id);
+        }
+    }
+
+    /// `rule` decides the step whatever rule is applied after it: the step is the one case
+    /// where a consumer that breaks `rule` acts differently (it counts from memory, and its
+    /// count differs from the queue's).
+    pub fn decided_firmly(&mut self, rule: &Rule) {
         self.decision = Some(rule.id);
+        self.firm = true;
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.

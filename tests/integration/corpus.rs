@@ -145,7 +145,7 @@ fn every_correct_solution_of_the_precision_corpus_passes_every_bundled_spec() {
             .unwrap_or(0);
         assert!(
             ran.code == 0 && passed > 0 && closing.contains(" passed, 0 failed"),
-            "{} is correct (written from the lessons and CONTRACTS.md), yet:\n{}{}",
+            "{} is correct (written from the lessons and docs/contracts.md), yet:\n{}{}",
             implementation(path),
             ran.stdout,
             ran.stderr

@@ -152,7 +152,7 @@ fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() 
             &[
                 "implementation error (startup): the solution could not be loaded: SyntaxError",
                 "tests/impls/syntax_error.py:6\n",
-                "(in full above)",
+                "more specs not run: the same error, told once above\n",
             ],
         ),
         (

@@ -122,3 +122,171 @@ fn spec_errors_speak_of_the_spec_not_of_the_parser() {
         "unknown value `okay` (the nearest valid one is `ok`), expected one of ok, retry, dead, none, crash, any"
     );
 }
+
+/// The docs the commands are read from: the README and every page under docs/.
+fn documents() -> Vec<std::path::PathBuf> {
+    let mut docs: Vec<_> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    docs.insert(0, root().join("README.md"));
+    docs
+}
+
+/// What one doc asks a reader to run: its `dlqspec ...` command lines (in ```sh blocks, or
+/// after a `$ ` prompt), with their line, and the files it shows whole (a ```yaml block whose
+/// first line is `# NAME.yaml: ...`), which a reader saves before running them.
+struct Documented {
+    commands: Vec<(usize, String)>,
+    files: Vec<(String, String)>,
+}
+
+fn documented(text: &str) -> Documented {
+    let (mut commands, mut files) = (Vec::new(), Vec::new());
+    let mut fence: Option<(String, Vec<&str>)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            fence = match fence.take() {
+                Some((info, body)) => {
+                    let named = body.first().and_then(|l| l.strip_prefix("# "));
+                    let name = named.and_then(|l| l.split_once(".yaml: ")).map(|(n, _)| n);
+                    if let (true, Some(name)) = (info == "yaml", name) {
+                        files.push((format!("{name}.yaml"), body.join("\n") + "\n"));
+                    }
+                    None
+                }
+                None => Some((info.trim().to_owned(), Vec::new())),
+            };
+            continue;
+        }
+        let Some((info, body)) = &mut fence else {
+            continue;
+        };
+        body.push(line);
+        let command = match trimmed.strip_prefix("$ ") {
+            Some(prompted) => prompted,
+            None if matches!(info.as_str(), "sh" | "bash" | "shell") => trimmed,
+            None => continue,
+        };
+        // A command line ends at a comment or at `&&`: the first command is the one run.
+        let command = command.split(" #").next().unwrap_or(command);
+        let command = command.split(" && ").next().unwrap_or(command).trim();
+        if let Some(args) = command.strip_prefix("dlqspec ") {
+            commands.push((index + 1, args.to_owned()));
+        }
+    }
+    Documented { commands, files }
+}
+
+/// Words that stand for what the reader fills in: a command holding one is a pattern, not
+/// a command to run as written.
+fn is_placeholder(word: &str) -> bool {
+    word.contains("...")
+        || word.chars().any(|c| c.is_ascii_uppercase())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || "_:-=.<>[]|".contains(c))
+}
+
+/// Copies the folder `from` of the repository into `to`, recursively.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for entry in std::fs::read_dir(from).expect("a folder").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("a copy");
+        }
+    }
+}
+
+#[test]
+fn every_documented_command_runs_as_written() {
+    let mut broken = Vec::new();
+    let mut students_page = 0;
+    for doc in documents() {
+        let name = doc
+            .strip_prefix(root())
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(&doc).expect("a doc");
+        let documented = documented(&text);
+        // A clone of what the commands read, in a folder of their own: a command that writes
+        // (`new`, `--output`) writes there, in the order the doc gives.
+        let clone = tempfile::tempdir().expect("temp dir");
+        for folder in ["specs", "examples", "tests/solutions", "tests/impls"] {
+            copy_tree(&root().join(folder), &clone.path().join(folder));
+        }
+        for (file, content) in &documented.files {
+            std::fs::write(clone.path().join(file), content).expect("a doc's file");
+        }
+        for (line, args) in &documented.commands {
+            let at = format!("{name}:{line}");
+            if name == "docs/students.md" {
+                students_page += 1;
+            }
+            let Some(words) = shlex_words(args) else {
+                broken.push(format!("{at}: cannot split `{args}`"));
+                continue;
+            };
+            // `watch` runs until interrupted, `bless --interactive` asks a terminal, and
+            // `grade --merge` reads the shards other machines graded.
+            let first = words.first().map(String::as_str).unwrap_or_default();
+            if words.iter().any(|w| is_placeholder(w))
+                || matches!(first, "watch" | "completions" | "man")
+                || words.iter().any(|w| w == "--interactive" || w == "--merge")
+            {
+                continue;
+            }
+            let ran = ran(dlqspec()
+                .current_dir(clone.path())
+                .env("DLQSPEC_SHIMS", root().join("shims"))
+                .args(&words)
+                .output()
+                .expect("dlqspec runs"));
+            // 0 passes and 1 fails some spec: both are runs; 2 is a usage or spec error.
+            if ran.code != 0 && ran.code != 1 {
+                broken.push(format!(
+                    "{at}: `dlqspec {args}` exits {}:\n{}{}",
+                    ran.code, ran.stdout, ran.stderr
+                ));
+            }
+        }
+    }
+    assert!(students_page > 0, "docs/students.md shows no command");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// `text` split into words as a shell would for the simple quoting docs use.
+fn shlex_words(text: &str) -> Option<Vec<String>> {
+    let (mut words, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+    for c in text.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => (quote, any) = (Some(c), true),
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            (_, c) => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if any {
+        words.push(word);
+    }
+    Some(words)
+}

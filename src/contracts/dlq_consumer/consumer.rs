@@ -1,4 +1,4 @@
-//! The built-in reference `DLQConsumer`, exactly as CONTRACTS.md section 1 pins it.
+//! The built-in reference `DLQConsumer`, exactly as docs/contracts.md section 1 pins it.
 //!
 //! It can also run with one classic mistake of `mistakes.rs` switched on: each `self.is(...)`
 //! marks the one line that mistake changes, so the suite's teeth are shown on this very code.

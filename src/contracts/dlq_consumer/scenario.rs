@@ -791,6 +791,7 @@ impl Run<'_> {
             }
         };
         if budget_matters && own != count {
+            self.recorder.decided_firmly(&rules::COUNT_FROM_QUEUE);
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,
                 format_args!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
@@ -798,6 +799,7 @@ impl Run<'_> {
         }
         // Most runs replay nothing: an empty set is not worth hashing the id for.
         if !self.replayed.is_empty() && self.replayed.remove(id) {
+            self.recorder.decided_firmly(&rules::REPLAY_FRESH_DELIVERY);
             self.rule_line(
                 &rules::REPLAY_FRESH_DELIVERY,
                 format_args!("{id} was replayed: its receive_count starts again at {count}"),

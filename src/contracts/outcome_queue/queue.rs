@@ -1,4 +1,4 @@
-//! The built-in reference `RetryQueue`, exactly as CONTRACTS.md section 2 pins it.
+//! The built-in reference `RetryQueue`, exactly as docs/contracts.md section 2 pins it.
 
 use std::collections::VecDeque;
 
