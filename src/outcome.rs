@@ -47,8 +47,16 @@ pub struct Mismatch {
     pub note: Option<String>,
     /// The rule the difference breaks: the rule deciding the step where it was found (a
     /// misuse breaks `no-misuse`). `None` where no single decision is known (a final expect).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "rule_id")]
+    pub rule: Option<&'static crate::rule::Rule>,
+}
+
+/// A rule as reports write it: its id.
+fn rule_id<S: serde::Serializer>(
+    rule: &Option<&'static crate::rule::Rule>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_some(&rule.map(|r| r.id))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -22,7 +22,7 @@ pub struct Recorder {
     hushed: bool,
     /// The rule that decides what the step at hand must do, as the runner knows it: a
     /// difference found in this step is told as breaking it.
-    decision: Option<&'static str>,
+    decision: Option<&'static Rule>,
     /// Whether the decision is one the step's outcome hinges on (the queue's count where the
     /// consumer's own differs), which the rule then applied does not replace.
     firm: bool,
@@ -50,17 +50,17 @@ impl Recorder {
 
     /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
     /// a difference in this step breaks it.
-    pub fn decided(&mut self, rule: &Rule) {
+    pub fn decided(&mut self, rule: &'static Rule) {
         if !self.firm {
-            self.decision = Some(rule.id);
+            self.decision = Some(rule);
         }
     }
 
     /// `rule` decides the step whatever rule is applied after it: the step is the one case
     /// where a consumer that breaks `rule` acts differently (it counts from memory, and its
     /// count differs from the queue's).
-    pub fn decided_firmly(&mut self, rule: &Rule) {
-        self.decision = Some(rule.id);
+    pub fn decided_firmly(&mut self, rule: &'static Rule) {
+        self.decision = Some(rule);
         self.firm = true;
     }
 
@@ -138,7 +138,7 @@ impl Recorder {
     /// misuse breaks `no-misuse` whatever the step decided).
     pub fn compare_breaking(
         &mut self,
-        rule: Option<&'static str>,
+        rule: Option<&'static Rule>,
         step: impl std::fmt::Display,
         checkpoint: Checkpoint,
         note: Option<String>,

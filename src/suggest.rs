@@ -61,7 +61,7 @@ fn closeness(word: &str, candidate: &str) -> (bool, usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::nearest;
+    use super::{hint, nearest};
 
     #[test]
     fn a_typo_finds_its_word_and_a_stranger_finds_none() {

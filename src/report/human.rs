@@ -199,7 +199,7 @@ impl<W: Write> HumanReporter<W> {
             Outcome::Passed => String::new(),
             Outcome::Mismatch(m) => {
                 let mut text = render::mismatch(&report.path, m, &p);
-                if let Some(rule) = m.rule {
+                if let Some(rule) = m.rule.map(|r| r.id) {
                     text.insert_str(0, &format!("rule broken: {rule}\n"));
                 } else if !report.rules.is_empty() {
                     let rules = sanitize::line(&report.rules.join(", ")).into_owned();
@@ -302,7 +302,7 @@ impl<W: Write> HumanReporter<W> {
 fn cause(outcome: &Outcome, rules: &[String]) -> Option<(String, String, bool)> {
     Some(match outcome {
         Outcome::Mismatch(m) => {
-            let rule = m.rule.map_or_else(|| rules.join(", "), str::to_owned);
+            let rule = m.rule.map_or_else(|| rules.join(", "), |r| r.id.to_owned());
             // `step 4 (process)` fails the same way as `step 9 (process)`.
             let at = m
                 .step

@@ -480,7 +480,7 @@ impl Run<'_> {
     }
 
     /// A rule line for the rule that decides the step: a difference in it breaks `rule`.
-    fn decision_line(&mut self, rule: &Rule, why: impl std::fmt::Display) {
+    fn decision_line(&mut self, rule: &'static Rule, why: impl std::fmt::Display) {
         self.recorder.decided(rule);
         self.recorder.exercise(rule, why);
     }
@@ -953,7 +953,7 @@ impl Run<'_> {
                 actual: json!({ "misuse": misuse }),
                 written: Vec::new(),
             };
-            let broken = Some(rules::NO_MISUSE.id);
+            let broken = Some(&rules::NO_MISUSE);
             self.recorder
                 .compare_breaking(broken, label, checkpoint, Some(note))?;
         }
