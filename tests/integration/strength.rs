@@ -117,10 +117,13 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
     lint.extend(written.iter().map(|p| path_arg(p)));
     let linted = run(&lint);
     assert_eq!(linted.code, 0, "{}", linted.stdout);
-    // And together with the suite they catch every mistake.
+    // And together with the suite, and the bundled specs of the two explore cannot find,
+    // they catch every mistake.
     let stronger = run(&[
         "strength",
         "specs/outcome-queue/replay-twice-returns-false.yaml",
+        "specs/outcome-queue/replay-an-empty-payload.yaml",
+        "specs/outcome-queue/integer-like-ids-keep-quarantine-order.yaml",
         folder,
         "--explore-cases",
         "0",
