@@ -791,7 +791,10 @@ impl Run<'_> {
             }
         };
         if budget_matters && own != count {
-            self.recorder.decided_firmly(&rules::COUNT_FROM_QUEUE);
+            // Over the budget the poison rule decides; within it, the count that differs does.
+            if count <= self.scenario.budget() {
+                self.recorder.decided_firmly(&rules::COUNT_FROM_QUEUE);
+            }
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,
                 format_args!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
