@@ -284,7 +284,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             error.to_string(),
-            "t.yaml:3:31: unknown rule `dlq-consumer/nope`; `dlqspec rules` lists the rules of dlq-consumer"
+            "t.yaml:3:31: unknown rule `dlq-consumer/nope` (the nearest valid one is `dlq-consumer/poison`); `dlqspec rules` lists the rules of dlq-consumer"
         );
     }
 }

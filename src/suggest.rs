@@ -80,7 +80,7 @@ mod tests {
     fn every_invalid_word_gets_the_nearest_valid_one() {
         let outcomes = ["ok", "retry", "dead", "none", "crash", "any"];
         assert_eq!(hint("okay", &outcomes), " (the nearest valid one is `ok`)");
-        assert_eq!(hint("retyr", &outcomes), " (did you mean `retry`?)");
+        assert_eq!(hint("rety", &outcomes), " (did you mean `retry`?)");
         assert_eq!(hint("x", &[] as &[&str]), "");
     }
 }

@@ -712,6 +712,19 @@ mod tests {
             "all",
             replay(&mut consumer, &mut world, None),
             vec!["b".to_owned()],
+        )?;
+        // The empty string is a body like any other.
+        // The empty string is a body, and ids like integers keep put order.
+        let script = vec![("10", vec![permanent()]), ("2", vec![permanent()])];
+        let mut empty = self::world(&[("10", ""), ("2", "y")], script);
+        let mut consumer = make(3);
+        for _ in 0..2 {
+            process(&mut consumer, &mut empty).map_err(|e| e.describe())?;
+        }
+        check(
+            "an empty body, integer-like ids",
+            replay(&mut consumer, &mut empty, None),
+            vec!["10".to_owned(), "2".into()],
         )
     }
 

@@ -660,7 +660,23 @@ mod tests {
         q.submit("a", "pa");
         run(&mut q, "permanent").ok();
         check("nothing ready", run(&mut q, "success"), Ok(None))?;
-        check("done", q.state()["done"].clone(), json!([]))
+        check("done", q.state()["done"].clone(), json!([]))?;
+        // The empty string is a payload like any other: its job is replayed.
+        // Ids like integers keep quarantine order.
+        let mut q = queue(make, 1)?;
+        q.submit("10", "p10");
+        q.submit("2", "p2");
+        run(&mut q, "permanent").ok();
+        run(&mut q, "permanent").ok();
+        check(
+            "integer-like ids",
+            q.state()["quarantine"][0]["id"].clone(),
+            json!("10"),
+        )?;
+        let mut q = queue(make, 1)?;
+        q.submit("e", "");
+        run(&mut q, "permanent").ok();
+        check("an empty payload", q.replay("e"), true)
     }
 
     fn replay_resets_at_the_tail_keeping_the_rest_in_order(make: Make) -> Result<(), String> {
