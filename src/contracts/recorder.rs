@@ -21,6 +21,12 @@ pub struct Recorder {
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
+    /// The rule that decides what the step at hand must do, as the runner knows it: a
+    /// difference found in this step is told as breaking it.
+    decision: Option<&'static Rule>,
+    /// Whether the decision is one the step's outcome hinges on (the queue's count where the
+    /// consumer's own differs), which the rule then applied does not replace.
+    firm: bool,
 }
 
 impl Recorder {
@@ -32,7 +38,31 @@ impl Recorder {
             timeline: Vec::new(),
             exercised: Vec::new(),
             hushed: false,
+            decision: None,
+            firm: false,
         }
+    }
+
+    /// A new step begins: no rule decides it yet.
+    pub fn begin_step(&mut self) {
+        self.decision = None;
+        self.firm = false;
+    }
+
+    /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
+    /// a difference in this step breaks it.
+    pub fn decided(&mut self, rule: &'static Rule) {
+        if !self.firm {
+            self.decision = Some(rule);
+        }
+    }
+
+    /// `rule` decides the step whatever rule is applied after it: the step is the one case
+    /// where a consumer that breaks `rule` acts differently (it counts from memory, and its
+    /// count differs from the queue's).
+    pub fn decided_firmly(&mut self, rule: &'static Rule) {
+        self.decision = Some(rule);
+        self.firm = true;
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
@@ -101,6 +131,19 @@ impl Recorder {
         checkpoint: Checkpoint,
         note: Option<String>,
     ) -> Result<(), Outcome> {
+        let rule = self.decision;
+        self.compare_breaking(rule, step, checkpoint, note)
+    }
+
+    /// `compare`, naming the rule a difference breaks when it is not the step's decision (a
+    /// misuse breaks `no-misuse` whatever the step decided).
+    pub fn compare_breaking(
+        &mut self,
+        rule: Option<&'static Rule>,
+        step: impl std::fmt::Display,
+        checkpoint: Checkpoint,
+        note: Option<String>,
+    ) -> Result<(), Outcome> {
         if self.telling() {
             let told = checkpoint
                 .told()
@@ -117,6 +160,7 @@ impl Recorder {
                 expected,
                 actual,
                 note,
+                rule,
             });
         }
         if !matches || self.keeps_matches() {

@@ -110,9 +110,7 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     for (rule, position) in &scenario.header().rules {
         if !contract.rules().iter().any(|r| r.id == rule) {
             let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
-            let near = crate::text::suggest::nearest(rule, &ids)
-                .map(|near| format!(" (did you mean `{near}`?)"))
-                .unwrap_or_default();
+            let near = crate::text::suggest::hint(rule, &ids);
             return Err(SpecError::invalid(
                 &file,
                 *position,
@@ -164,6 +162,14 @@ fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Finds the contract the slow way, with a positioned error when there is none.
 fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError> {
+    if content_lines(&file.text).next().is_none() {
+        return Err(SpecError::at(
+            file,
+            Position::START,
+            SpecErrorKind::Syntax,
+            "the file is empty: a spec starts with a line `contract: dlq-consumer` or `contract: outcome-queue`; `dlqspec new PATH` writes one that passes as written",
+        ));
+    }
     let probe: ContractProbe = yaml::parse(file)?;
     let known = contracts::registry::names().join(", ");
     let Some(name) = probe.contract else {
@@ -278,7 +284,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             error.to_string(),
-            "t.yaml:3:31: unknown rule `dlq-consumer/nope`; `dlqspec rules` lists the rules of dlq-consumer"
+            "t.yaml:3:31: unknown rule `dlq-consumer/nope` (the nearest valid one is `dlq-consumer/poison`); `dlqspec rules` lists the rules of dlq-consumer"
         );
     }
 }

@@ -49,7 +49,7 @@ impl Raised {
         Self::new(RaisedKind::InvalidArgument, class, message)
     }
 
-    /// `Class: message`, the form CONTRACTS.md pins for DLQ entries.
+    /// `Class: message`, the form docs/contracts.md pins for DLQ entries.
     pub fn describe(&self) -> String {
         format!("{}: {}", self.class, self.message)
     }
@@ -146,7 +146,7 @@ impl Naming {
         }
     }
 
-    /// `key` (written in snake_case, as specs and CONTRACTS.md write it) in this spelling.
+    /// `key` (written in snake_case, as specs and docs/contracts.md write it) in this spelling.
     pub fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
         match self {
             Naming::Snake => std::borrow::Cow::Borrowed(key),

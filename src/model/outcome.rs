@@ -45,6 +45,18 @@ pub struct Mismatch {
     pub actual: String,
     /// A sentence for what a diff alone cannot say, e.g. an unscripted handler call.
     pub note: Option<String>,
+    /// The rule the difference breaks: the rule deciding the step where it was found (a
+    /// misuse breaks `no-misuse`). `None` where no single decision is known (a final expect).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "rule_id")]
+    pub rule: Option<&'static crate::model::rule::Rule>,
+}
+
+/// A rule as reports write it: its id.
+fn rule_id<S: serde::Serializer>(
+    rule: &Option<&'static crate::model::rule::Rule>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_some(&rule.map(|r| r.id))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -86,6 +86,7 @@ mod tests {
             expected: "ok\n".into(),
             actual: "retry\n".into(),
             note: None,
+            rule: None,
         }));
         assert_eq!(
             annotation(&report).unwrap(),

@@ -26,6 +26,20 @@ pub struct HumanReporter<W: Write> {
     pub durations: usize,
     /// Every spec that ran, with its time, for `durations`.
     times: Vec<(String, Duration)>,
+    /// The failures so far, grouped by cause, in the order each cause was first seen.
+    causes: Vec<Cause>,
+}
+
+/// Failures that share one cause: the same rule broken the same way, or the same error.
+#[derive(Debug)]
+struct Cause {
+    key: String,
+    /// What the cause is, in one line.
+    told: String,
+    count: usize,
+    first: String,
+    /// The implementation could not start: told once in full, the rest only counted.
+    startup: bool,
 }
 
 impl<W: Write> HumanReporter<W> {
@@ -40,7 +54,61 @@ impl<W: Write> HumanReporter<W> {
             slow: None,
             durations: 0,
             times: Vec::new(),
+            causes: Vec::new(),
         }
+    }
+
+    /// Counts `report`'s failure under its cause; `true` when it is an implementation that
+    /// cannot start, told in full before: one cause, one message, and a count at the end.
+    fn count_cause(&mut self, report: &SpecReport) -> bool {
+        let Some((key, told, startup)) = cause(&report.outcome, &report.rules) else {
+            return false;
+        };
+        if let Some(known) = self.causes.iter_mut().find(|c| c.key == key) {
+            known.count += 1;
+            return known.startup;
+        }
+        self.causes.push(Cause {
+            key,
+            told,
+            count: 1,
+            first: report.path.clone(),
+            startup,
+        });
+        false
+    }
+
+    /// After the run: how many specs an implementation that could not start kept from
+    /// running, and the failures grouped by cause, most common first, when some share one.
+    fn tell_causes(&mut self) -> std::io::Result<()> {
+        for cause in self.causes.iter().filter(|c| c.startup && c.count > 1) {
+            writeln!(
+                self.out,
+                "      ... and {} more specs not run: the same error, told once above",
+                cause.count - 1
+            )?;
+        }
+        let failures: usize = self.causes.iter().map(|c| c.count).sum();
+        let only_startup = self.causes.len() == 1 && self.causes[0].startup;
+        if only_startup || self.causes.len() == failures {
+            return Ok(());
+        }
+        let mut causes: Vec<&Cause> = self.causes.iter().collect();
+        // Most common first; a tie in the order the causes were first seen.
+        causes.sort_by_key(|c| std::cmp::Reverse(c.count));
+        writeln!(self.out)?;
+        writeln!(self.out, "failures by cause:")?;
+        let width = causes[0].count.to_string().len();
+        for cause in causes {
+            writeln!(
+                self.out,
+                "  {:>width$}  {}  (first: {})",
+                cause.count,
+                sanitize::line(&cause.told),
+                sanitize::line(&cause.first)
+            )?;
+        }
+        Ok(())
     }
 
     /// Skips come in runs (every spec of a contract the implementation lacks): one line for a
@@ -90,6 +158,9 @@ impl<W: Write> HumanReporter<W> {
             return Ok(());
         }
         self.flush_skips()?;
+        if report.outcome.is_failure() && self.count_cause(report) {
+            return Ok(());
+        }
         let p = self.palette;
         let (tag, style) = match &report.outcome {
             Outcome::Passed => ("PASS ", p.pass),
@@ -128,7 +199,9 @@ impl<W: Write> HumanReporter<W> {
             Outcome::Passed => String::new(),
             Outcome::Mismatch(m) => {
                 let mut text = render::mismatch(&report.path, m, &p);
-                if !report.rules.is_empty() {
+                if let Some(rule) = m.rule.map(|r| r.id) {
+                    text.insert_str(0, &format!("rule broken: {rule}\n"));
+                } else if !report.rules.is_empty() {
                     let rules = sanitize::line(&report.rules.join(", ")).into_owned();
                     text.insert_str(0, &format!("rules: {rules}\n"));
                 }
@@ -148,6 +221,7 @@ impl<W: Write> HumanReporter<W> {
 
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
         self.flush_skips()?;
+        self.tell_causes()?;
         let p = self.palette;
         if self.durations > 0 && !self.times.is_empty() {
             let mut times = std::mem::take(&mut self.times);
@@ -220,6 +294,64 @@ impl<W: Write> HumanReporter<W> {
         )?;
         self.out.flush()
     }
+}
+
+/// The cause of a failure: a key failures share when they fail the same way, the cause in
+/// one line, and whether it is an implementation that could not start. `None` for what is
+/// not a failure.
+fn cause(outcome: &Outcome, rules: &[String]) -> Option<(String, String, bool)> {
+    Some(match outcome {
+        Outcome::Mismatch(m) => {
+            let rule = m.rule.map_or_else(|| rules.join(", "), |r| r.id.to_owned());
+            // `step 4 (process)` fails the same way as `step 9 (process)`.
+            let at = m
+                .step
+                .rsplit_once('(')
+                .map_or(m.step.as_str(), |(_, kind)| kind.trim_end_matches(')'));
+            // A note's shape is its last clause: `message `p` reached the handler a 3rd
+            // time, ...: the implementation called the handler more often than the rules
+            // allow` is the same mistake whatever the message and the count.
+            let what = match &m.note {
+                Some(note) => {
+                    let first = note.lines().next().unwrap_or_default();
+                    first.rsplit(": ").next().unwrap_or(first).to_owned()
+                }
+                None => format!("a difference at {at}"),
+            };
+            let key = format!("mismatch\n{rule}\n{at}\n{what}");
+            (key, format!("{rule}: {what}"), false)
+        }
+        Outcome::Errored(e) => {
+            let first = e.message.lines().next().unwrap_or_default();
+            let first = first.strip_suffix(" (in full above)").unwrap_or(first);
+            // The brief form repeats the `-->` line on the first line; the full one below it.
+            let first = first.split(" --> ").next().unwrap_or(first).to_owned();
+            let kind = serde_json::to_value(e.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let startup = e.kind == crate::model::implementation::ImplErrorKind::Startup;
+            (
+                format!("errored\n{kind}\n{first}"),
+                format!("implementation error ({kind}): {first}"),
+                startup,
+            )
+        }
+        Outcome::SpecError(e) => {
+            let first = e.message.lines().next().unwrap_or_default();
+            (
+                format!("spec\n{first}"),
+                format!("spec error: {first}"),
+                false,
+            )
+        }
+        Outcome::Stale(message) => (
+            format!("stale\n{message}"),
+            "a known failure now passes".to_owned(),
+            false,
+        ),
+        _ => return None,
+    })
 }
 
 /// A duration as people read it: `0.42 ms`, `15 ms`, `1.52 s`.

@@ -313,6 +313,7 @@ mod tests {
             expected: "retry\n".into(),
             actual: "dead\n".into(),
             note: None,
+            rule: None,
         }));
         let got = &lines(&[Event::Finished(&mismatch)])[0];
         assert_eq!(got["outcome"], "mismatch");

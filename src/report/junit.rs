@@ -216,6 +216,7 @@ mod tests {
                     expected: "ok\n".into(),
                     actual: "retry\n".into(),
                     note: None,
+                    rule: None,
                 }),
             ),
             spec("specs/broken/b.yaml", None, Outcome::SpecError(broken)),

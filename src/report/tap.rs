@@ -216,6 +216,7 @@ mod tests {
                 expected: "  ok\n".into(),
                 actual: "retry\n".into(),
                 note: None,
+                rule: None,
             }),
         );
         let skipped = spec("c.yaml", Outcome::Skipped("not run: --fail-fast".into()));

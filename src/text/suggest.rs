@@ -28,9 +28,40 @@ where
     })
 }
 
+/// What to say after an invalid word: ` (did you mean `X`?)` for a typo, else ` (the nearest
+/// valid one is `X`)`, so that every invalid word gets the valid one closest to it. Empty
+/// when there is no candidate.
+pub fn hint<'c, I, S>(word: &str, candidates: I) -> String
+where
+    I: IntoIterator<Item = &'c S>,
+    S: AsRef<str> + ?Sized + 'c,
+{
+    let candidates: Vec<&str> = candidates.into_iter().map(AsRef::as_ref).collect();
+    if let Some(near) = nearest(word, &candidates) {
+        return format!(" (did you mean `{near}`?)");
+    }
+    // Ties go to the candidate listed first: the lists put the common words first.
+    let closest = candidates
+        .iter()
+        .filter(|candidate| **candidate != word)
+        .min_by_key(|candidate| closeness(word, candidate));
+    closest.map_or_else(String::new, |c| {
+        format!(" (the nearest valid one is `{c}`)")
+    })
+}
+
+/// How far `word` is from `candidate`: a candidate it starts with or that starts with it
+/// (`ok` for `okay`) before one a few edits away.
+fn closeness(word: &str, candidate: &str) -> (bool, usize) {
+    let prefix = !word.is_empty()
+        && !candidate.is_empty()
+        && (word.starts_with(candidate) || candidate.starts_with(word));
+    (!prefix, strsim::levenshtein(word, candidate))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::nearest;
+    use super::{hint, nearest};
 
     #[test]
     fn a_typo_finds_its_word_and_a_stranger_finds_none() {
@@ -43,5 +74,13 @@ mod tests {
             Some("expect")
         );
         assert_eq!(nearest("process", &words), None);
+    }
+
+    #[test]
+    fn every_invalid_word_gets_the_nearest_valid_one() {
+        let outcomes = ["ok", "retry", "dead", "none", "crash", "any"];
+        assert_eq!(hint("okay", &outcomes), " (the nearest valid one is `ok`)");
+        assert_eq!(hint("rety", &outcomes), " (did you mean `retry`?)");
+        assert_eq!(hint("x", &[] as &[&str]), "");
     }
 }

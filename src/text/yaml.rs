@@ -130,7 +130,69 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
             .unwrap_or(Position::START);
         let message = limit_message(&error)
             .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
+        let (position, message) =
+            plain_words(&file.text, position, &message).unwrap_or((position, message));
         SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
+    })
+}
+
+/// What the parser means, in a spec author's words, for the mistakes it words as parser
+/// internals: a `: ` inside a value that is not quoted, and a key not indented under the
+/// step or key it belongs to. `None` for anything else.
+fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let line = *lines.get(at.line.checked_sub(1)?)?;
+    if message.contains("mapping values are not allowed")
+        || message.contains("did not find expected ',' or '}'")
+        || message.contains("did not find expected ',' or ']'")
+    {
+        let (key, value) = colon_in_value(line)?;
+        let quoted = serde_json::to_string(value).ok()?;
+        return Some((
+            at,
+            format!(
+                "the value of `{key}` holds `: `, which YAML reads as a new key: quote the value, `{key}: {quoted}`"
+            ),
+        ));
+    }
+    if message.starts_with("expected a mapping") || message.starts_with("expected a list") {
+        // `- create:` with its keys on the next line at the key's own column, not under it.
+        let content = line.trim_end();
+        let key_start = content.len() - content.trim_start_matches([' ', '-']).len();
+        let key = content[key_start..].strip_suffix(':')?;
+        if key.is_empty() || key.contains([' ', ':', '{', '[']) {
+            return None;
+        }
+        let next = lines[at.line..]
+            .iter()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))?;
+        let next_start = next.len() - next.trim_start().len();
+        if next_start != key_start || next.trim_start().starts_with('-') {
+            return None;
+        }
+        let inner = next.trim().split(':').next().unwrap_or_default();
+        return Some((
+            at,
+            format!(
+                "`{inner}` is not indented under `{key}:`, so it is read as a sibling of `{key}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{key}`"
+            ),
+        ));
+    }
+    None
+}
+
+/// The key and the unquoted value of the first `key: value: more` on a line, block or flow.
+fn colon_in_value(line: &str) -> Option<(&str, &str)> {
+    let body = line.trim().trim_start_matches("- ").trim();
+    let items: Vec<&str> = match body.strip_prefix('{') {
+        Some(flow) => flow.trim_end_matches('}').split(", ").collect(),
+        None => vec![body],
+    };
+    items.into_iter().find_map(|item| {
+        let (key, value) = item.trim().split_once(": ")?;
+        let value = value.trim();
+        let quoted = value.starts_with(['"', '\'', '{', '[']);
+        (!quoted && value.contains(": ")).then_some((key.trim(), value))
     })
 }
 
@@ -248,10 +310,8 @@ fn did_you_mean(message: &str) -> String {
     };
     let unknown = head.split('`').nth(1).unwrap_or_default();
     let choices: Vec<&str> = list.split(", ").map(|c| c.trim_matches('`')).collect();
-    match crate::text::suggest::nearest(unknown, &choices) {
-        Some(near) => format!("{head} (did you mean `{near}`?), expected one of {list}"),
-        None => message.to_owned(),
-    }
+    let hint = crate::text::suggest::hint(unknown, &choices);
+    format!("{head}{hint}, expected one of {list}")
 }
 
 /// A parsed value with where it is written: serde-saphyr's `Spanned`, under our own name so that

@@ -21,6 +21,7 @@ mod robustness;
 mod run_cli;
 mod shims;
 mod strength;
+mod students;
 mod suite;
 mod teeth;
 mod watch;

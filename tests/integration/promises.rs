@@ -710,6 +710,7 @@ FAIL  {twice}  a permanent error reaches the handler once
     let misused = format!(
         "\
 FAIL  {acked}  a handled message is acked once
+      rule broken: dlq-consumer/no-misuse
       first difference at step 1 (process) ({acked}:8:5)
       the consumer misused the queue, the DLQ or the handler
       --- expected
@@ -992,12 +993,14 @@ fn an_implementation_answering_errored_to_new_errors_the_spec_and_stays_up() {
         .output()
         .expect("dlqspec runs"));
     assert_eq!(ran.code, 1, "{}", shown(&ran));
-    let reason = "      implementation error (errored): the implementation could not serve `new dlq-consumer`: the consumer is on strike\n";
+    let cause = "implementation error (errored): the implementation could not serve `new dlq-consumer`: the consumer is on strike";
+    let reason = format!("      {cause}\n");
     assert_eq!(
         ran.stdout,
         format!(
             "ERROR {first}  a handled message is acked once\n{reason}\
              ERROR {second}  a permanent error reaches the handler once\n{reason}\
+             \nfailures by cause:\n  2  {cause}  (first: {first})\n\
              \nfailed: 2 errored\n0 passed, 2 failed\n"
         )
     );

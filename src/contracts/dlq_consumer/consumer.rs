@@ -1,4 +1,4 @@
-//! The built-in reference `DLQConsumer`, exactly as CONTRACTS.md section 1 pins it.
+//! The built-in reference `DLQConsumer`, exactly as docs/contracts.md section 1 pins it.
 //!
 //! It can also run with one classic mistake of `mistakes.rs` switched on: each `self.is(...)`
 //! marks the one line that mistake changes, so the suite's teeth are shown on this very code.
@@ -285,7 +285,11 @@ impl DlqConsumer {
         given: &mut Given,
         ids: Option<Vec<String>>,
     ) -> Result<Vec<String>, Raised> {
-        let entries = given.entries()?;
+        let mut entries = given.entries()?;
+        if self.is(Slip::ReplayIntegerKeysFirst) {
+            // A JavaScript object keyed by id lists integer-like keys first, ascending.
+            entries.sort_by_key(|e| e.id.parse::<u32>().map_or(u64::MAX, u64::from));
+        }
         let all = || entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
         let asked = ids.clone().unwrap_or_else(all);
         let ids = match ids {
@@ -307,6 +311,9 @@ impl DlqConsumer {
             let Some(entry) = entries.iter().find(|e| e.id == id) else {
                 continue;
             };
+            if entry.body.is_empty() && self.is(Slip::ReplaySkipsEmptyBody) {
+                continue;
+            }
             match self.slip {
                 Some(Slip::ReplayRemovesBeforeSend) => {
                     given.remove(&entry.id)?;
@@ -707,6 +714,19 @@ mod tests {
             "all",
             replay(&mut consumer, &mut world, None),
             vec!["b".to_owned()],
+        )?;
+        // The empty string is a body like any other.
+        // The empty string is a body, and ids like integers keep put order.
+        let script = vec![("10", vec![permanent()]), ("2", vec![permanent()])];
+        let mut empty = self::world(&[("10", ""), ("2", "y")], script);
+        let mut consumer = make(3);
+        for _ in 0..2 {
+            process(&mut consumer, &mut empty).map_err(|e| e.describe())?;
+        }
+        check(
+            "an empty body, integer-like ids",
+            replay(&mut consumer, &mut empty, None),
+            vec!["10".to_owned(), "2".into()],
         )
     }
 

@@ -1,4 +1,4 @@
-//! The dlq-consumer contract (CONTRACTS.md section 1), registered as one `Contract`.
+//! The dlq-consumer contract (docs/contracts.md section 1), registered as one `Contract`.
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::world::{Answer, Call, Message, World};
 use crate::model::implementation::{Raised, WorldHost};
 
-/// A DLQ entry as CONTRACTS.md section 1 pins it.
+/// A DLQ entry as docs/contracts.md section 1 pins it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     pub id: String,

@@ -90,7 +90,7 @@ pub enum Happening {
 
 impl Happening {
     /// Whether this is an effect, which a trace lists, rather than a read, which it leaves out:
-    /// CONTRACTS.md pins every effect and leaves free how and how often an implementation reads
+    /// docs/contracts.md pins every effect and leaves free how and how often an implementation reads
     /// (`dlq.has`, `dlq.entries`, `queue.pending`, a receive that finds nothing, the removal of
     /// an id the DLQ does not hold). Crashes, unscripted handler calls and misuse are events a
     /// trace shows too. Reads of the clock are not journaled at all.

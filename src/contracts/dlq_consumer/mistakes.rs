@@ -84,4 +84,8 @@ crate::mistakes! {
         "returns the ids it was asked for, including the ones it skipped";
     ReplayRepeatsIds = "replay-repeats-ids", REPLAY_SELECTION,
         "sends an id as often as it is given: replay([a, a]) sends a twice";
+    ReplaySkipsEmptyBody = "replay-skips-empty-body", REPLAY_SELECTION,
+        "skips an entry whose body is the empty string (`if entry.body:`), as if it were missing";
+    ReplayIntegerKeysFirst = "replay-integer-keys-first", REPLAY_SELECTION,
+        "keeps entries in a plain JavaScript object keyed by id, which lists ids like \"10\" and \"2\" first and in numeric order, not in put order";
 }

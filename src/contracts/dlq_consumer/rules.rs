@@ -1,4 +1,4 @@
-//! The dlq-consumer rule catalogue (CONTRACTS.md section 1): every rule's id and statement, once.
+//! The dlq-consumer rule catalogue (docs/contracts.md section 1): every rule's id and statement, once.
 
 use crate::model::rule::Rule;
 

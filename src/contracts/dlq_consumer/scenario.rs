@@ -226,6 +226,7 @@ impl Run<'_> {
             };
             let before = self.world.version();
             let from = self.world.journal().len();
+            self.recorder.begin_step();
             let returned = self.step(&label, &heading, *position, step)?;
             if !self.keep_facts {
                 continue;
@@ -240,6 +241,7 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
+            self.recorder.begin_step();
             self.recorder
                 .tell(format!("final expect (line {})", position.line));
             self.expect(&"final expect", *position, &[], expect)?;
@@ -479,6 +481,12 @@ impl Run<'_> {
         self.recorder.exercise(rule, why);
     }
 
+    /// A rule line for the rule that decides the step: a difference in it breaks `rule`.
+    fn decision_line(&mut self, rule: &'static Rule, why: impl std::fmt::Display) {
+        self.recorder.decided(rule);
+        self.recorder.exercise(rule, why);
+    }
+
     /// Names the rules that decide what `replay` must do with what it was asked, and what it
     /// skipped; the same for every implementation, right or wrong.
     fn decide_replay(&mut self, from: usize, ids: Option<&[String]>) {
@@ -517,7 +525,7 @@ impl Run<'_> {
                 }
             }
         };
-        self.rule_line(&rules::REPLAY_SELECTION, &selection);
+        self.decision_line(&rules::REPLAY_SELECTION, &selection);
         if !sent.is_empty() {
             self.rule_line(
                 &rules::REPLAY_SEND_BEFORE_REMOVE,
@@ -528,7 +536,7 @@ impl Run<'_> {
         // carries it across the replay, which is what the queue's fresh count shows wrong.
         self.replayed.extend(sent);
         if let Some(call) = crashed {
-            self.rule_line(
+            self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of replay"),
             );
@@ -604,7 +612,7 @@ impl Run<'_> {
         let acked = effect(|h| matches!(h, Happening::Acked { .. }));
         let Some((id, count, already_dead)) = received else {
             if happened.contains(&Happening::NothingReady) {
-                self.rule_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
+                self.decision_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
             }
             return self.crash_line(crashed.as_deref());
         };
@@ -646,7 +654,7 @@ impl Run<'_> {
                 "the DLQ check comes right after the receive, before the poison check and the handler",
             );
             self.recorder.hush(prevented.is_some());
-            self.rule_line(
+            self.decision_line(
                 &rules::NO_DOUBLE_DEAD_LETTER,
                 format_args!("{id} is already in the DLQ: ack it and return dead, with no second put and no handler call{stopped}"),
             );
@@ -657,7 +665,7 @@ impl Run<'_> {
                 "the poison check comes after the DLQ check and before the handler",
             );
             self.recorder.hush(prevented.is_some());
-            self.rule_line(
+            self.decision_line(
                 &rules::POISON,
                 format_args!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
@@ -678,7 +686,7 @@ impl Run<'_> {
             }
         }
         match (prevented, crashed) {
-            (Some(what), Some(call)) => self.rule_line(
+            (Some(what), Some(call)) => self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of process_one: {what}, and {id} stays in flight"),
             ),
@@ -696,16 +704,16 @@ impl Run<'_> {
         stopped: &str,
     ) {
         match outcome {
-            ScriptedOutcome::Ok => self.rule_line(
+            ScriptedOutcome::Ok => self.decision_line(
                 &rules::SUCCESS,
                 format_args!("the handler succeeded: ack {id} and return ok{stopped}"),
             ),
-            ScriptedOutcome::Crash => self.rule_line(
+            ScriptedOutcome::Crash => self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash propagates out of process_one and {id} stays in flight"),
             ),
             ScriptedOutcome::Permanent(_) => {
-                self.rule_line(
+                self.decision_line(
                     &rules::PERMANENT,
                     format_args!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
                 );
@@ -726,7 +734,7 @@ impl Run<'_> {
                     self.rule_line(&rules::UNEXPECTED_ERROR, &why);
                 }
                 if count < max {
-                    self.rule_line(
+                    self.decision_line(
                         &rules::TRANSIENT_RETRY,
                         format_args!("receive_count {count} < max_attempts {max}: retry {id} to the ready tail{stopped}"),
                     );
@@ -737,7 +745,7 @@ impl Run<'_> {
                         );
                     }
                 } else {
-                    self.rule_line(
+                    self.decision_line(
                         &rules::EXHAUSTED,
                         format_args!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
                     );
@@ -760,7 +768,7 @@ impl Run<'_> {
 
     fn crash_line(&mut self, crashed: Option<&str>) {
         if let Some(call) = crashed {
-            self.rule_line(
+            self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of process_one"),
             );
@@ -785,6 +793,10 @@ impl Run<'_> {
             }
         };
         if budget_matters && own != count {
+            // Over the budget the poison rule decides; within it, the count that differs does.
+            if count <= self.scenario.budget() {
+                self.recorder.decided_firmly(&rules::COUNT_FROM_QUEUE);
+            }
             self.rule_line(
                 &rules::COUNT_FROM_QUEUE,
                 format_args!("this consumer has received {id} {own} time{} itself; the budget goes by the queue's receive_count {count}", if own == 1 { "" } else { "s" }),
@@ -792,6 +804,7 @@ impl Run<'_> {
         }
         // Most runs replay nothing: an empty set is not worth hashing the id for.
         if !self.replayed.is_empty() && self.replayed.remove(id) {
+            self.recorder.decided_firmly(&rules::REPLAY_FRESH_DELIVERY);
             self.rule_line(
                 &rules::REPLAY_FRESH_DELIVERY,
                 format_args!("{id} was replayed: its receive_count starts again at {count}"),
@@ -862,6 +875,7 @@ impl Run<'_> {
                     crate::text::cut::MAX_SIDE_BYTES,
                 ),
                 note: Some("the constructor raised".into()),
+                rule: None,
             })),
         }
     }
@@ -947,7 +961,9 @@ impl Run<'_> {
                 actual: json!({ "misuse": misuse }),
                 written: Vec::new(),
             };
-            self.recorder.compare(label, checkpoint, Some(note))?;
+            let broken = Some(&rules::NO_MISUSE);
+            self.recorder
+                .compare_breaking(broken, label, checkpoint, Some(note))?;
         }
         Ok(())
     }

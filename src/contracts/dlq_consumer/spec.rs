@@ -207,7 +207,7 @@ fn check_fault_call(call: &str) -> Result<(), String> {
         "dlq.has" | "dlq.entries" | "queue.pending" | "clock.now"
     ) {
         return Err(format!(
-            "`{call}` is a read, and CONTRACTS.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
+            "`{call}` is a read, and docs/contracts.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
         ));
     }
     let near = crate::text::suggest::nearest(call, EFFECT_CALLS)

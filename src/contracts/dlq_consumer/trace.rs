@@ -1,6 +1,6 @@
 //! What a dlq-consumer `trace` expectation pins: the effects, in the orders the rules fix.
 //!
-//! CONTRACTS.md section 3 pins every effect (receive, ack, retry, send, put, remove, each
+//! docs/contracts.md section 3 pins every effect (receive, ack, retry, send, put, remove, each
 //! handler call) and a few orders between them, and leaves reads free. So a trace lists effects
 //! only, and two traces are the same when one can be turned into the other by swapping adjacent
 //! effects whose order no rule fixes. The only such pairs are inside `replay`: the contract pins
@@ -52,7 +52,7 @@ pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
     let name = line.split('(').next().unwrap_or(line).trim();
     if READS.contains(&name) {
         return Err(format!(
-            "`{line}` is a read, and a trace lists effects only: CONTRACTS.md leaves free how and how often an implementation reads (`dlq.has` or scanning `dlq.entries()`, once or twice, `queue.pending()` for a log line); remove this line"
+            "`{line}` is a read, and a trace lists effects only: docs/contracts.md leaves free how and how often an implementation reads (`dlq.has` or scanning `dlq.entries()`, once or twice, `queue.pending()` for a log line); remove this line"
         ));
     }
     if let Some(delivered) = line.strip_prefix("queue.receive() -> ") {

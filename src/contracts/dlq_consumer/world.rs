@@ -2,7 +2,7 @@
 //!
 //! Every implementation, built-in or external, reaches the world only through
 //! `WorldHost::world_call`, so every call is recorded in one ordered trace and any call can be
-//! made to crash. The semantics are pinned by CONTRACTS.md section 1.
+//! made to crash. The semantics are pinned by docs/contracts.md section 1.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The outcome-queue contract (CONTRACTS.md section 2), registered as one `Contract`.
+//! The outcome-queue contract (docs/contracts.md section 2), registered as one `Contract`.
 
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;

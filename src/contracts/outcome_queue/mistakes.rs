@@ -68,4 +68,8 @@ crate::mistakes! {
         "copies the lists in state() but shares the job entries with the queue";
     SharedDone = "shared-done", STATE_DEEP_COPY,
         "returns its own done list from state(), not a copy";
+    ReplaySkipsEmptyPayload = "replay-skips-empty-payload", REPLAY_RESETS,
+        "finds the quarantined job with a falsy check (`if not entry.payload:`), so a job whose payload is the empty string cannot be replayed";
+    QuarantineIntegerKeysFirst = "quarantine-integer-keys-first", EXHAUSTED_QUARANTINE,
+        "keeps the quarantine in a plain JavaScript object keyed by id, which lists ids like \"10\" and \"2\" first and in numeric order, not in quarantine order";
 }

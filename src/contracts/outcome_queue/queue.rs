@@ -1,4 +1,4 @@
-//! The built-in reference `RetryQueue`, exactly as CONTRACTS.md section 2 pins it.
+//! The built-in reference `RetryQueue`, exactly as docs/contracts.md section 2 pins it.
 
 use std::collections::VecDeque;
 
@@ -296,6 +296,9 @@ impl RetryQueue {
         let Some(index) = self.quarantine.iter().position(|e| e.id == job_id) else {
             return self.is(Slip::ReplayAlwaysTrue);
         };
+        if self.is(Slip::ReplaySkipsEmptyPayload) && self.quarantine[index].payload.is_empty() {
+            return false;
+        }
         let entry = if self.is(Slip::ReplaySwapRemove) {
             self.quarantine.swap_remove_back(index)
         } else {
@@ -332,6 +335,17 @@ impl RetryQueue {
             "done": self.done,
             "quarantine": self.quarantine,
         });
+        if self.is(Slip::QuarantineIntegerKeysFirst) {
+            // A JavaScript object keyed by id lists integer-like keys first, ascending.
+            if let Some(entries) = view["quarantine"].as_array_mut() {
+                entries.sort_by_key(|e| {
+                    e["id"]
+                        .as_str()
+                        .and_then(|id| id.parse::<u32>().ok())
+                        .map_or(u64::MAX, u64::from)
+                });
+            }
+        }
         for (job, kept) in view["ready"]
             .as_array_mut()
             .into_iter()
@@ -646,7 +660,23 @@ mod tests {
         q.submit("a", "pa");
         run(&mut q, "permanent").ok();
         check("nothing ready", run(&mut q, "success"), Ok(None))?;
-        check("done", q.state()["done"].clone(), json!([]))
+        check("done", q.state()["done"].clone(), json!([]))?;
+        // The empty string is a payload like any other: its job is replayed.
+        // Ids like integers keep quarantine order.
+        let mut q = queue(make, 1)?;
+        q.submit("10", "p10");
+        q.submit("2", "p2");
+        run(&mut q, "permanent").ok();
+        run(&mut q, "permanent").ok();
+        check(
+            "integer-like ids",
+            q.state()["quarantine"][0]["id"].clone(),
+            json!("10"),
+        )?;
+        let mut q = queue(make, 1)?;
+        q.submit("e", "");
+        run(&mut q, "permanent").ok();
+        check("an empty payload", q.replay("e"), true)
     }
 
     fn replay_resets_at_the_tail_keeping_the_rest_in_order(make: Make) -> Result<(), String> {

@@ -1,4 +1,4 @@
-//! The outcome-queue rule catalogue (CONTRACTS.md section 2): every rule's id and statement, once.
+//! The outcome-queue rule catalogue (docs/contracts.md section 2): every rule's id and statement, once.
 
 use crate::model::rule::Rule;
 

@@ -137,6 +137,10 @@ impl Run<'_> {
                 _ => None,
             };
             self.heading = format!("step {} (line {})", index + 1, position.line);
+            self.recorder.begin_step();
+            if let Some(rule) = decision(step) {
+                self.recorder.decided(rule);
+            }
             self.step(&label, *position, step)?;
             if !matches!(step, Step::Expect(_)) {
                 self.tell_state();
@@ -159,6 +163,7 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
+            self.recorder.begin_step();
             self.recorder
                 .tell(format!("final expect (line {}): state()", position.line));
             self.expect("final expect", *position, &[], expect)?;
@@ -783,4 +788,32 @@ fn shown_reply(reply: &Reply) -> String {
         Reply::Raised(raised) => format!("raised {}", raised.describe()),
         Reply::Skipped(reason) => format!("skipped: {reason}"),
     }
+}
+
+/// The rule that decides what `step` must do, read from what the spec expects of it (which
+/// the reference passes): a difference in the step breaks it. `None` for an `expect`, where
+/// no single decision is known.
+fn decision(step: &Step) -> Option<&'static Rule> {
+    use super::spec::ProcessReturn;
+    Some(match step {
+        Step::Create(_) => &rules::MAX_ATTEMPTS_VALIDATED,
+        Step::Submit(_) => &rules::SUBMIT_TAIL,
+        Step::Process(process) => match (&process.raises, &process.returns) {
+            (Some(_), _) => &rules::OUTCOME_VALIDATED_FIRST,
+            (None, Some(returns)) => match returns.value {
+                ProcessReturn::Done => &rules::SUCCESS_DONE,
+                ProcessReturn::Retry => &rules::TRANSIENT_RETRY_TAIL,
+                ProcessReturn::None => &rules::EMPTY_RETURNS_NONE,
+                ProcessReturn::Dead if process.outcome.value == json!("permanent") => {
+                    &rules::PERMANENT_QUARANTINE
+                }
+                ProcessReturn::Dead => &rules::EXHAUSTED_QUARANTINE,
+            },
+            (None, None) => return None,
+        },
+        Step::Replay(replay) if replay.returns.value => &rules::REPLAY_RESETS,
+        Step::Replay(_) => &rules::REPLAY_MISSING_FALSE,
+        Step::MutateState(_) => &rules::STATE_DEEP_COPY,
+        Step::Expect(_) => return None,
+    })
 }

@@ -622,7 +622,7 @@ mod tests {
             error(&with_steps(&format!(
                 "{create}  - process: {{outcome: success, returns: ok}}\n"
             ))),
-            "t.yaml:5:42: unknown value `ok`, expected one of done, retry, dead, none"
+            "t.yaml:5:42: unknown value `ok` (the nearest valid one is `done`), expected one of done, retry, dead, none"
         );
     }
 
