@@ -159,12 +159,16 @@ mod platform {
         own: Option<File>,
         /// What arrived on that stdout: the implementation's own output, bounded.
         output: Output,
-        /// The first stdout line that was not a protocol message, seen while the channel was
-        /// still open: garbage if stdout turns out to carry the protocol (output if not).
-        held: Option<Vec<u8>>,
+        /// The stdout lines that were not protocol messages, seen while the channel was still
+        /// open (the first `MAX_HELD_LINES`): garbage if stdout turns out to carry the protocol,
+        /// told in order (a runtime's fatal report is several lines), output if not.
+        held: std::collections::VecDeque<Vec<u8>>,
         /// The event that chose stdout, handed out next.
         pending: Option<StdoutEvent>,
     }
+
+    /// The most stdout lines held while the channel is undecided (the rest are output only).
+    const MAX_HELD_LINES: usize = 20;
 
     impl Lines {
         pub fn new(stdout: ChildStdout, channel: Option<File>) -> std::io::Result<Lines> {
@@ -175,7 +179,7 @@ mod platform {
                 offered: channel,
                 own: None,
                 output: Output::default(),
-                held: None,
+                held: std::collections::VecDeque::new(),
                 pending: None,
             })
         }
@@ -186,7 +190,7 @@ mod platform {
             if self.offered.is_some() {
                 self.choose(until)?;
             }
-            if let Some(junk) = self.held.take() {
+            if let Some(junk) = self.held.pop_front() {
                 return Some(StdoutEvent::Line(junk));
             }
             if let Some(event) = self.pending.take() {
@@ -261,7 +265,9 @@ mod platform {
                         Some(StdoutEvent::Line(line)) if !is_protocol_attempt(&line) => {
                             self.output.push(&line);
                             self.output.push(b"\n");
-                            self.held.get_or_insert(line);
+                            if self.held.len() < MAX_HELD_LINES {
+                                self.held.push_back(line);
+                            }
                         }
                         Some(event) => chosen = Some(event),
                         None => break,
@@ -300,7 +306,7 @@ mod platform {
                 return;
             }
             // Kept as output already.
-            self.held = None;
+            self.held.clear();
             match self.pending.take() {
                 Some(StdoutEvent::Line(line)) => {
                     self.output.push(&line);
@@ -322,7 +328,7 @@ mod platform {
         /// The stdout line held while the channel was open, once waiting for the first message
         /// is over: what to judge it as instead of a timeout.
         pub fn take_held(&mut self) -> Option<Vec<u8>> {
-            self.held.take()
+            self.held.pop_front()
         }
 
         /// The implementation's own output (stdout, when the protocol is on the channel) read
