@@ -1026,6 +1026,7 @@ fn shown_areas() -> [(usize, usize); 2] {
 /// which are set up in the child before the box and would replace a box descriptor of the
 /// same number.
 const FIRST_BOX_DESCRIPTOR: libc::c_int = 10;
+const _: () = assert!(FIRST_BOX_DESCRIPTOR > super::pipes::CHANNEL_FD);
 
 /// `fd`, moved above the descriptors handed to the implementation (close-on-exec kept).
 fn above_handed_descriptors(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
@@ -1219,7 +1220,6 @@ mod tests {
         let low = std::os::fd::OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
         let moved = above_handed_descriptors(low).unwrap();
         assert!(moved.as_raw_fd() >= FIRST_BOX_DESCRIPTOR);
-        assert!(FIRST_BOX_DESCRIPTOR > crate::external::pipes::CHANNEL_FD);
     }
 
     #[test]
