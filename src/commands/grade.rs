@@ -34,7 +34,7 @@ const REPORT_FD: i32 = 3;
 /// gone: a hang-guard only, nothing is left to hold it.
 const REPORT_END: Duration = Duration::from_secs(10);
 
-pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
+pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
         return merge(&args, &palette);
     }
@@ -52,6 +52,13 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         Ok(suite) => suite,
         Err(why) => return usage_error(why),
     };
+    // A class folder is its members: every shard opens it the same way, before naming; the
+    // output folder, when it is inside the class folder, is none of them.
+    let output = std::fs::canonicalize(&args.output).ok();
+    args.submissions = grading::class_members(&args.submissions)
+        .into_iter()
+        .filter(|member| output.is_none() || std::fs::canonicalize(member).ok() != output)
+        .collect();
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }

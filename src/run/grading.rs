@@ -131,6 +131,47 @@ pub fn entry_file(submission: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// The submissions of a command line, a class folder opened: a folder that holds no solution
+/// file but holds folders (a GitHub Classroom clone, a Gradescope export) stands for one
+/// submission per folder in it, sorted by name; anything else stands for itself. Hidden
+/// folders (`.git`) and links are no submissions: a link could lead out of the class.
+pub fn class_members(submissions: &[PathBuf]) -> Vec<PathBuf> {
+    let mut members = Vec::new();
+    for submission in submissions {
+        match subfolders(submission) {
+            Some(folders) => members.extend(folders),
+            None => members.push(submission.clone()),
+        }
+    }
+    members
+}
+
+/// The folders in `submission`, when it is a class folder (a folder with folders in it and no
+/// solution file of its own); `None` otherwise.
+fn subfolders(submission: &Path) -> Option<Vec<PathBuf>> {
+    let meta = std::fs::symlink_metadata(submission).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(submission).ok()?.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_file() && extension(&path).is_some() {
+            // It has a solution of its own: it is one submission.
+            return None;
+        }
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if kind.is_dir() && !hidden {
+            folders.push(path);
+        }
+    }
+    folders.sort();
+    (!folders.is_empty()).then_some(folders)
+}
+
 fn extension(path: &Path) -> Option<&str> {
     let ext = path.extension()?.to_str()?;
     EXTENSIONS.contains(&ext).then_some(ext)
@@ -528,6 +569,31 @@ mod tests {
             Some("node")
         );
         assert!(entry_file(&one.join("README.md")).is_err());
+    }
+
+    #[test]
+    fn a_class_folder_stands_for_its_folders_and_a_submission_for_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        for member in ["bob", "alice", ".git"] {
+            std::fs::create_dir_all(class.join(member)).unwrap();
+        }
+        std::fs::write(class.join("README.md"), "").unwrap();
+        std::fs::write(class.join("alice/solution.py"), "").unwrap();
+        std::os::unix::fs::symlink(dir.path(), class.join("elsewhere")).unwrap();
+        let lone = dir.path().join("carol.py");
+        std::fs::write(&lone, "").unwrap();
+        // A folder with a solution of its own (and a folder beside it) is one submission.
+        let own = dir.path().join("dave");
+        std::fs::create_dir_all(own.join("tests")).unwrap();
+        std::fs::write(own.join("consumer.py"), "").unwrap();
+        let empty = dir.path().join("erin");
+        std::fs::create_dir(&empty).unwrap();
+        let given = [class.clone(), lone.clone(), own.clone(), empty.clone()];
+        assert_eq!(
+            class_members(&given),
+            [class.join("alice"), class.join("bob"), lone, own, empty]
+        );
     }
 
     #[test]

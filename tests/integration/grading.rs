@@ -1175,3 +1175,54 @@ fn python_thread_errors_that_are_hard_to_tell_still_error_the_spec_plainly() {
     assert!(!ran.stdout.contains("protocol"), "{}", ran.stdout);
     assert!(ran.stdout.len() < 50_000, "{} bytes", ran.stdout.len());
 }
+
+#[test]
+fn a_class_folder_is_graded_as_one_submission_per_folder_in_it() {
+    let root = crate::common::root();
+    let class = tempfile::tempdir().expect("temp dir");
+    // A GitHub Classroom clone: a repository per student, each with its .git; a Gradescope
+    // export's metadata file beside them.
+    let submissions = class.path().join("submissions");
+    for (folder, source, file) in [
+        (
+            "assignment-alice",
+            "examples/python/solution.py",
+            "solution.py",
+        ),
+        (
+            "assignment-bob",
+            "tests/students/debug_keyerror.py",
+            "consumer.py",
+        ),
+        ("assignment-carol", "", ""),
+    ] {
+        let dir = submissions.join(folder);
+        std::fs::create_dir_all(dir.join(".git")).expect("mkdir");
+        if !source.is_empty() {
+            std::fs::copy(root.join(source), dir.join(file)).expect("copy");
+        }
+    }
+    std::fs::write(submissions.join("submission_metadata.yml"), "{}\n").expect("write");
+    // The output inside the class folder is no submission, graded again or not.
+    let out = submissions.join("grades");
+    let class_folder = vec![submissions.to_string_lossy().into_owned()];
+    for _ in 0..2 {
+        let ran = grade_into(&out, &class_folder, &[]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout
+                .contains("3 submissions graded: 1 pass, 1 fail, 1 broken"),
+            "{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+        let rows = csv_submissions(&out);
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        for (row, who) in rows.iter().zip(["alice", "bob", "carol"]) {
+            assert!(row.ends_with(&format!("assignment-{who}")), "{rows:?}");
+        }
+    }
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    assert!(csv.contains("holds no solution file"), "{csv}");
+    assert!(out.join("assignment-bob.txt").is_file());
+}
