@@ -140,10 +140,11 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     let rows: Vec<Graded> = graded
         .into_iter()
         .map(|(_, (mut row, reports))| {
-            if let Some(reports) = reports
-                && let Err(why) = write_reports(&args.output, &row.name, reports)
-            {
-                row.note = why;
+            if let Some(reports) = reports {
+                match write_reports(&args.output, &row.name, reports) {
+                    Ok(written) => row.reports = written,
+                    Err(why) => row.note = why,
+                }
             }
             row
         })
@@ -241,13 +242,8 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
     for row in &rows {
-        for ext in ["txt", "jsonl"] {
-            let file = format!("{}.{ext}", row.name);
+        for (_, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
-            // A submission graded without a run (no entry file) has no reports.
-            if std::fs::symlink_metadata(&from).is_err() {
-                continue;
-            }
             let to = args.output.join(&file);
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
@@ -336,11 +332,25 @@ struct Reports {
     json_lines: Option<File>,
 }
 
+/// Removes a file or link at `path`, if there is one.
+fn remove_stale(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)
+            .or_else(|error| match error.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(error),
+            })
+            .map_err(|error| format!("cannot remove {}: {error}", path.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Writes a submission's `NAME.txt` and `NAME.jsonl`, each replacing what is there (a link or
-/// file planted there is replaced, never written through).
-fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<(), String> {
+/// file planted there is replaced, never written through); which were written.
+fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading::Written, String> {
     let text = output.join(format!("{name}.txt"));
     let jsonl = output.join(format!("{name}.jsonl"));
+    let reports_json = reports.json_lines.is_some();
     let human = read_held(reports.human, MAX_TEXT_REPORT_BYTES)
         .map_err(|e| format!("cannot read its report back: {e}"))?;
     crate::files::atomic_file::replace_own(&text, &human)
@@ -350,16 +360,15 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<(), Stri
             let bytes = read_held(file, grading::MAX_REPORT_BYTES)
                 .map_err(|e| format!("cannot read its report back: {e}"))?;
             crate::files::atomic_file::replace_own(&jsonl, &bytes)
-                .map_err(|error| format!("cannot write {}: {error}", jsonl.display()))
+                .map_err(|error| format!("cannot write {}: {error}", jsonl.display()))?;
         }
         // A report of an earlier grading must not pass for this one's.
-        None => match std::fs::remove_file(&jsonl) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                Err(format!("cannot remove {}: {error}", jsonl.display()))
-            }
-            _ => Ok(()),
-        },
+        None => remove_stale(&jsonl)?,
     }
+    Ok(grading::Written {
+        text: true,
+        json_lines: reports_json,
+    })
 }
 
 /// The first `limit` bytes of a file grade holds, from its start.
@@ -392,6 +401,7 @@ fn grade_one(
         rules: Default::default(),
         took: Duration::ZERO,
         note: String::new(),
+        reports: grading::Written::default(),
     };
     let entry = match grading::entry_file(submission) {
         Ok(entry) => entry,

@@ -79,8 +79,8 @@ pub fn csv(rows: &[Graded]) -> String {
             row.failed.to_string(),
             format!("{:.2}", row.took.as_secs_f64()),
             field(&row.note),
-            field(&format!("{}.txt", row.name)),
-            field(&format!("{}.jsonl", row.name)),
+            report(row, "txt").map_or_else(String::new, |file| field(&file)),
+            report(row, "jsonl").map_or_else(String::new, |file| field(&file)),
         ];
         out.push_str(&cells.join(","));
         for rule in &rules {
@@ -90,6 +90,15 @@ pub fn csv(rows: &[Graded]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The file name of a submission's report of `kind` (`txt`, `jsonl`), when it was written.
+fn report(row: &Graded, kind: &str) -> Option<String> {
+    row.reports
+        .files(&row.name)
+        .into_iter()
+        .find(|(ext, _)| *ext == kind)
+        .map(|(_, file)| file)
 }
 
 /// Text for HTML, escaped; control characters shown as escapes.
@@ -130,6 +139,8 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
                 "failed": row.failed,
                 "seconds": row.took.as_secs_f64(),
                 "note": row.note,
+                "report": report(row, "txt"),
+                "json_report": report(row, "jsonl"),
                 "rules": rules,
             })
         })
@@ -176,8 +187,8 @@ pub fn html(rows: &[Graded]) -> String {
             number(row.score),
             number(row.max_score),
             row.took.as_secs_f64(),
-            link(&format!("{}.txt", row.name), "text"),
-            link(&format!("{}.jsonl", row.name), "json"),
+            report(row, "txt").map_or_else(String::new, |file| link(&file, "text")),
+            report(row, "jsonl").map_or_else(String::new, |file| link(&file, "json")),
             escape(&row.note),
         );
         for rule in &rules {
@@ -195,6 +206,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::run::grading::Written;
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
@@ -208,6 +220,10 @@ mod tests {
             rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
             took: Duration::from_millis(1500),
             note: String::new(),
+            reports: Written {
+                text: true,
+                json_lines: true,
+            },
         }
     }
 
@@ -234,6 +250,30 @@ mod tests {
     }
 
     #[test]
+    fn only_reports_that_were_written_are_linked() {
+        let mut none = row("carol", Status::Broken);
+        none.reports = Written::default();
+        let mut text_only = row("dave", Status::Timeout);
+        text_only.name = "dave".into();
+        text_only.reports.json_lines = false;
+        let rows = [none, text_only];
+        let html = html(&rows);
+        assert!(
+            !html.contains("n.txt") && !html.contains(".jsonl"),
+            "{html}"
+        );
+        assert!(html.contains("<a href=\"dave.txt\">text</a>"), "{html}");
+        let csv = csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[1].contains(",,,fail"), "{csv}");
+        assert!(lines[2].contains(",dave.txt,,fail"), "{csv}");
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        assert_eq!(json["rows"][0]["report"], serde_json::Value::Null);
+        assert_eq!(json["rows"][1]["report"], "dave.txt");
+        assert_eq!(json["rows"][1]["json_report"], serde_json::Value::Null);
+    }
+
+    #[test]
     fn summary_json_reads_back_into_the_same_rows() {
         let mut rows = vec![
             row("a/alice\u{1b}.py", Status::Fail),
@@ -241,6 +281,7 @@ mod tests {
         ];
         rows[1].name = "b".into();
         rows[1].note = "a \"note\"".into();
+        rows[1].reports = Written::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
         let text = json(&rows, Some("1/2"));

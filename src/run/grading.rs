@@ -87,6 +87,28 @@ pub struct Graded {
     pub took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub note: String,
+    /// Which of its reports are in the output folder: the summaries link only to those.
+    pub reports: Written,
+}
+
+/// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
+/// (its JSON-lines report). A submission with no entry file has neither; a run that sent
+/// nothing through its pipe has no `NAME.jsonl`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    pub text: bool,
+    pub json_lines: bool,
+}
+
+impl Written {
+    /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`).
+    pub fn files(self, name: &str) -> Vec<(&'static str, String)> {
+        [("txt", self.text), ("jsonl", self.json_lines)]
+            .into_iter()
+            .filter(|(_, written)| *written)
+            .map(|(ext, _)| (ext, format!("{name}.{ext}")))
+            .collect()
+    }
 }
 
 /// The file a submission's grading runs: the file itself, or the entry file of a folder.
@@ -444,12 +466,22 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
             .ok_or_else(|| format!("`{key}` must be a whole number of at least 0"))
     };
     let name = text("name")?;
+    // A report is either the one its name gives or `null` (none was written).
+    let report = |key: &str, ext: &str| match &row[key] {
+        Value::Null => Ok(false),
+        Value::String(file) if *file == format!("{}.{ext}", name) => Ok(true),
+        _ => Err(format!("`{key}` must be `NAME.{ext}` or null")),
+    };
     if !is_report_name(&name) {
         return Err(format!(
             "`name` {:?} is not a report name dlqspec gives (letters, digits, `-`, `_`, `.`)",
             name
         ));
     }
+    let reports = Written {
+        text: report("report", "txt")?,
+        json_lines: report("json_report", "jsonl")?,
+    };
     let status = match text("status")?.as_str() {
         "pass" => Status::Pass,
         "fail" => Status::Fail,
@@ -482,6 +514,7 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         took: Duration::try_from_secs_f64(amount("seconds")?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
         note: text("note")?,
+        reports,
     })
 }
 
@@ -648,6 +681,7 @@ mod tests {
             rules: BTreeMap::new(),
             took: Duration::ZERO,
             note: String::new(),
+            reports: Written::default(),
         };
         let merged = merge(vec![
             (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),

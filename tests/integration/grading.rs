@@ -1226,3 +1226,77 @@ fn a_class_folder_is_graded_as_one_submission_per_folder_in_it() {
     assert!(csv.contains("holds no solution file"), "{csv}");
     assert!(out.join("assignment-bob.txt").is_file());
 }
+
+#[test]
+fn every_row_is_out_of_the_whole_suite_and_links_only_reports_written() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mut submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("dave.py", "tests/students/hangs.py"),
+        ],
+    );
+    // An empty file runs and loads nothing; an empty folder has no entry file, so no run.
+    let erin = class.path().join("erin.py");
+    std::fs::write(&erin, "").expect("write");
+    let frank = class.path().join("frank");
+    std::fs::create_dir(&frank).expect("mkdir");
+    submissions.extend([erin, frank].map(|p| p.to_string_lossy().into_owned()));
+    let out = class.path().join("grades");
+    // A spec may take longer than the whole budget: the hang is always stopped by the budget.
+    let ran = grade_into(&out, &submissions, &["--budget", "10", "--timeout", "60"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let rows = summary["rows"].as_array().expect("rows");
+    let by_name = |name: &str| {
+        rows.iter()
+            .find(|row| row["name"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {summary}"))
+    };
+    let statuses: Vec<(&str, &str)> = ["alice.py", "dave.py", "erin.py", "frank"]
+        .iter()
+        .map(|name| (*name, by_name(name)["status"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("alice.py", "pass"),
+            ("dave.py", "timeout"),
+            ("erin.py", "broken"),
+            ("frank", "broken")
+        ]
+    );
+    // The two specs' points, whatever became of the submission.
+    for row in rows {
+        assert_eq!(row["max_score"], 2.0, "{row}");
+    }
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    for row in rows {
+        for key in ["report", "json_report"] {
+            let written = match &row[key] {
+                Value::String(file) => {
+                    assert!(out.join(file).is_file(), "{file} linked, not written");
+                    assert!(html.contains(&format!("href=\"{file}\"")), "{html}");
+                    assert!(csv.contains(&format!(",{file}")), "{csv}");
+                    true
+                }
+                _ => false,
+            };
+            let name = row["name"].as_str().unwrap_or("");
+            let ext = if key == "report" { "txt" } else { "jsonl" };
+            let file = format!("{name}.{ext}");
+            if !written {
+                assert!(!out.join(&file).exists(), "{file} written, not linked");
+                assert!(!html.contains(&format!("href=\"{file}\"")), "{html}");
+            }
+        }
+    }
+    // A folder with no entry file never ran: nothing to link.
+    assert_eq!(by_name("frank")["report"], Value::Null);
+    assert_eq!(by_name("alice.py")["json_report"], "alice.py.jsonl");
+}
