@@ -462,8 +462,9 @@ pub struct LintArgs {
 /// Which implementation to check and how long it may take to answer (run, smoke).
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
-    /// or builtin (the default). The shims are built in (written to the cache folder;
+    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (a file
+    /// or folder whose language and entry file are picked as `grade` picks them),
+    /// cmd:'COMMAND LINE', or builtin (the default). The shims are built in (written to the cache folder;
     /// $DLQSPEC_SHIMS overrides them); $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: Option<crate::external::launch::Target>,
@@ -477,7 +478,8 @@ pub struct TargetArgs {
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
-    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts) or cmd:'COMMAND LINE'.
+    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (entry file
+    /// picked as `grade` picks it) or cmd:'COMMAND LINE'.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: crate::external::launch::Target,
 

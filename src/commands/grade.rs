@@ -403,7 +403,7 @@ fn grade_one(
         note: String::new(),
         reports: grading::Written::default(),
     };
-    let entry = match grading::entry_file(submission) {
+    let entry = match crate::external::entry::entry_file(submission) {
         Ok(entry) => entry,
         Err(why) => {
             row.note = why;
@@ -583,7 +583,7 @@ fn run_to_end(
     command
         .arg("run")
         .args(&args.specs)
-        .args(["--impl", &grading::implementation(entry)])
+        .args(["--impl", &crate::external::entry::implementation(entry)])
         .args(["--format", "json", "--output"])
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
         .args(["--color", "never", "--timeout", &args.timeout])

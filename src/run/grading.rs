@@ -1,4 +1,4 @@
-//! Grading a class: finding each submission's entry file, naming its reports, taking a
+//! Grading a class: opening class folders into submissions, naming their reports, taking a
 //! deterministic share of a class, reading a submission's JSON-lines report back into a row of
 //! the summary, and reading shards' `summary.json` back to merge them.
 
@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::external::entry::extension;
 use crate::run::select::Partition;
 
 /// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
@@ -22,18 +23,6 @@ pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
 /// The most of one submission's report (`NAME.txt` or `NAME.jsonl`) kept or copied.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;
-
-/// The entry files a submission folder is searched for, in this order.
-pub const ENTRY_FILES: [&str; 5] = [
-    "solution.py",
-    "solution.ts",
-    "solution.mjs",
-    "solution.js",
-    "solution.cjs",
-];
-
-/// The extensions of solution files.
-const EXTENSIONS: [&str; 5] = ["py", "ts", "mjs", "js", "cjs"];
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,48 +100,6 @@ impl Written {
     }
 }
 
-/// The file a submission's grading runs: the file itself, or the entry file of a folder.
-pub fn entry_file(submission: &Path) -> Result<PathBuf, String> {
-    if submission.is_file() {
-        return match extension(submission) {
-            Some(_) => Ok(submission.to_path_buf()),
-            None => Err(format!(
-                "{} is not a solution file (.py, .ts, .mjs, .js or .cjs)",
-                submission.display()
-            )),
-        };
-    }
-    if !submission.is_dir() {
-        return Err(format!("{} does not exist", submission.display()));
-    }
-    for name in ENTRY_FILES {
-        let candidate = submission.join(name);
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-    }
-    let mut found: Vec<PathBuf> = std::fs::read_dir(submission)
-        .map_err(|e| format!("cannot read {}: {e}", submission.display()))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.is_file() && extension(path).is_some())
-        .filter(|path| !path.to_string_lossy().ends_with(".d.ts"))
-        .collect();
-    found.sort();
-    match found.as_slice() {
-        [only] => Ok(only.clone()),
-        [] => Err(format!(
-            "{} holds no solution file (.py, .ts, .mjs, .js or .cjs)",
-            submission.display()
-        )),
-        _ => Err(format!(
-            "{} holds {} solution files and none is named solution.*: which one is the entry is unclear",
-            submission.display(),
-            found.len()
-        )),
-    }
-}
-
 /// The submissions of a command line, a class folder opened: a folder that holds no solution
 /// file but holds folders (a GitHub Classroom clone, a Gradescope export) stands for one
 /// submission per folder in it, sorted by name; anything else stands for itself. Hidden
@@ -192,21 +139,6 @@ fn subfolders(submission: &Path) -> Option<Vec<PathBuf>> {
     }
     folders.sort();
     (!folders.is_empty()).then_some(folders)
-}
-
-fn extension(path: &Path) -> Option<&str> {
-    let ext = path.extension()?.to_str()?;
-    EXTENSIONS.contains(&ext).then_some(ext)
-}
-
-/// The `--impl` value that runs an entry file.
-pub fn implementation(entry: &Path) -> String {
-    let kind = if extension(entry) == Some("py") {
-        "python"
-    } else {
-        "node"
-    };
-    format!("{kind}:{}", entry.display())
 }
 
 /// What orders a class for `--partition`: a submission's own name (its last component, which
@@ -571,37 +503,6 @@ mod tests {
             let why = read_bounded(path, 10).unwrap_err();
             assert!(why.contains("not a regular file"), "{why}");
         }
-    }
-
-    #[test]
-    fn a_folder_names_its_entry_file_by_the_documented_rule() {
-        let dir = tempfile::tempdir().unwrap();
-        let empty = dir.path().join("empty");
-        std::fs::create_dir(&empty).unwrap();
-        assert!(
-            entry_file(&empty)
-                .unwrap_err()
-                .contains("holds no solution file")
-        );
-        let one = dir.path().join("one");
-        std::fs::create_dir(&one).unwrap();
-        std::fs::write(one.join("given.d.ts"), "").unwrap();
-        std::fs::write(one.join("consumer.ts"), "").unwrap();
-        assert_eq!(entry_file(&one).unwrap(), one.join("consumer.ts"));
-        std::fs::write(one.join("helper.py"), "").unwrap();
-        assert!(entry_file(&one).unwrap_err().contains("2 solution files"));
-        std::fs::write(one.join("solution.js"), "").unwrap();
-        std::fs::write(one.join("solution.py"), "").unwrap();
-        assert_eq!(entry_file(&one).unwrap(), one.join("solution.py"));
-        assert_eq!(
-            implementation(&one.join("solution.py")).split(':').next(),
-            Some("python")
-        );
-        assert_eq!(
-            implementation(&one.join("x.ts")).split(':').next(),
-            Some("node")
-        );
-        assert!(entry_file(&one.join("README.md")).is_err());
     }
 
     #[test]

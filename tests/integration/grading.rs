@@ -690,13 +690,13 @@ fn the_documented_runner_scripts_try_every_entry_file_in_order() {
         .expect("docs/autograders.md");
     let wanted = format!(
         "for entry in {}; do",
-        dlqspec::run::grading::ENTRY_FILES.join(" ")
+        dlqspec::external::entry::ENTRY_FILES.join(" ")
     );
     let loops: Vec<&str> = docs
         .lines()
         .filter(|line| line.trim_start().starts_with("for entry in"))
         .collect();
-    assert!(loops.len() >= 2, "{docs}");
+    assert!(!loops.is_empty(), "{docs}");
     for line in loops {
         assert_eq!(line.trim(), wanted);
     }
@@ -1299,4 +1299,74 @@ fn every_row_is_out_of_the_whole_suite_and_links_only_reports_written() {
     // A folder with no entry file never ran: nothing to link.
     assert_eq!(by_name("frank")["report"], Value::Null);
     assert_eq!(by_name("alice.py")["json_report"], "alice.py.jsonl");
+}
+
+#[test]
+fn the_documented_gradescope_autograder_writes_results_in_every_case() {
+    let root = crate::common::root();
+    let docs = std::fs::read_to_string(root.join("docs/autograders.md")).expect("docs");
+    let start = docs
+        .find("# run_autograder")
+        .expect("the run_autograder script");
+    let script = &docs[start..];
+    let script = format!(
+        "#!/usr/bin/env bash\n{}",
+        &script[..script.find("```").expect("its end")]
+    );
+    let place = tempfile::tempdir().expect("temp dir");
+    let source = place.path().join("source");
+    std::fs::create_dir(&source).expect("mkdir");
+    std::os::unix::fs::symlink(crate::common::binary(), source.join("dlqspec")).expect("ln");
+    std::os::unix::fs::symlink(root.join("shims"), source.join("shims")).expect("ln");
+    std::fs::create_dir(source.join("specs")).expect("mkdir");
+    std::fs::copy(root.join(PASSING_SPEC), source.join("specs/passing.yaml")).expect("copy");
+    let script = script.replace("/autograder/", &format!("{}/", place.path().display()));
+    let runner = place.path().join("run_autograder");
+    std::fs::write(&runner, script).expect("write");
+    let submission = place.path().join("submission");
+    let results_dir = place.path().join("results");
+    std::fs::create_dir(&results_dir).expect("mkdir");
+    let results = results_dir.join("results.json");
+    let validator = platform_schema("gradescope-results.schema.json");
+    // An empty submission, two files none of which is the entry, and a correct one.
+    let cases: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("a.py", "examples/python/solution.py"),
+            ("b.py", "examples/python/solution.py"),
+        ],
+        &[("consumer.py", "examples/python/solution.py")],
+    ];
+    for (i, files) in cases.iter().enumerate() {
+        let _ = std::fs::remove_dir_all(&submission);
+        std::fs::create_dir(&submission).expect("mkdir");
+        for (name, from) in files.iter() {
+            std::fs::copy(root.join(from), submission.join(name)).expect("copy");
+        }
+        let ran = std::process::Command::new("bash")
+            .arg(&runner)
+            .output()
+            .expect("bash runs");
+        assert!(ran.status.success(), "case {i}: {ran:?}");
+        let text = std::fs::read_to_string(&results).expect("results.json in every case");
+        let value: Value = serde_json::from_str(&text).expect("json");
+        assert_valid(&validator, &value, &format!("case {i}"));
+        match i {
+            0 => assert!(
+                value["output"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("holds no solution file"),
+                "{value}"
+            ),
+            1 => assert!(
+                value["output"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("2 solution files"),
+                "{value}"
+            ),
+            _ => assert!(value["tests"].is_array(), "{value}"),
+        }
+    }
 }
