@@ -164,6 +164,12 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
+    // The class view: each rule's share of the class passing, as summary.html draws it.
+    let _ = write!(
+        crate::report::sanitize::stdout(),
+        "{}",
+        grade_summary::rule_table(&rows)
+    );
     verdict(&rows)
 }
 

@@ -25,6 +25,41 @@ fn verdict(row: &Graded, rule: &str) -> &'static str {
     }
 }
 
+/// Each rule with how many of the class's submissions passed it, and the class's size: a
+/// submission that never ran (or did not reach a rule) passed none.
+pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
+    rules(rows)
+        .into_iter()
+        .map(|rule| {
+            let passed = rows
+                .iter()
+                .filter(|row| row.rules.get(&rule) == Some(&RuleVerdict::Pass))
+                .count();
+            (rule, passed, rows.len())
+        })
+        .collect()
+}
+
+/// The class view for a terminal: a line per rule, its share of the class passing.
+pub fn rule_table(rows: &[Graded]) -> String {
+    let shares = rule_shares(rows);
+    let width = shares
+        .iter()
+        .map(|(rule, ..)| rule.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (rule, passed, submissions) in shares {
+        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {passed:>4}/{submissions:<4} {percent:>3}% passing",
+            sanitize::line(&rule)
+        );
+    }
+    out
+}
+
 /// `2 pass, 1 fail, 1 broken, 1 timeout`.
 pub fn counts(rows: &[Graded]) -> String {
     let mut parts = Vec::new();
@@ -121,6 +156,7 @@ fn link(href: &str, label: &str) -> String {
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
 /// escapes what it must, and `sanitize::json` what a terminal would act on).
 pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
+    let all = rows;
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|row| {
@@ -145,10 +181,17 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
             })
         })
         .collect();
+    let shares: serde_json::Map<String, serde_json::Value> = rule_shares(all)
+        .into_iter()
+        .map(|(rule, passed, submissions)| {
+            (rule, json!({"passed": passed, "submissions": submissions}))
+        })
+        .collect();
     let summary = json!({
         "format": SUMMARY_FORMAT,
         "version": SUMMARY_VERSION,
         "partition": partition,
+        "rules": shares,
         "rows": rows,
     });
     // Pretty, for a person reading it too; a string never spans lines, so each line can be
@@ -162,10 +205,14 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
     out
 }
 
+/// Sorts the submissions' table by the column whose heading is clicked (again: the other way),
+/// numbers as numbers; the page stays self-contained.
+const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows tr:first-child th').forEach(function (th, col) {\n  th.style.cursor = 'pointer';\n  th.addEventListener('click', function () {\n    var table = document.getElementById('rows');\n    var rows = Array.prototype.slice.call(table.rows, 1);\n    var down = th.dataset.down !== '1';\n    th.dataset.down = down ? '1' : '0';\n    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };\n    rows.sort(function (a, b) { var x = key(a), y = key(b); var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1); return down ? c : -c; });\n    rows.forEach(function (row) { table.tBodies[0].appendChild(row); });\n  });\n});\n</script>\n";
+
 pub fn html(rows: &[Graded]) -> String {
     let rules = rules(rows);
     let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n</style>\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n</style>\n</head>\n<body>\n",
     );
     let _ = writeln!(
         out,
@@ -173,7 +220,17 @@ pub fn html(rows: &[Graded]) -> String {
         rows.len(),
         escape(&counts(rows))
     );
-    out.push_str("<table>\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
+    out.push_str("<h2>rules</h2>\n<table class=\"rules\">\n<tr><th>rule</th><th>passing</th><th>share of the class</th></tr>\n");
+    for (rule, passed, submissions) in rule_shares(rows) {
+        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%</td></tr>",
+            escape(&rule)
+        );
+    }
+    out.push_str("</table>\n<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
+    out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
     for rule in &rules {
         let _ = write!(out, "<th class=\"rule\">{}</th>", escape(rule));
     }
@@ -197,7 +254,9 @@ pub fn html(rows: &[Graded]) -> String {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n</body>\n</html>\n");
+    out.push_str("</table>\n");
+    out.push_str(SORT_SCRIPT);
+    out.push_str("</body>\n</html>\n");
     out
 }
 
@@ -242,7 +301,9 @@ mod tests {
     fn html_escapes_what_submissions_are_called() {
         let html = html(&[row("<script>\u{1b}", Status::Timeout)]);
         assert!(html.contains("&lt;script&gt;\\x1b"), "{html}");
-        assert!(!html.contains("<script>") && !html.contains('\u{1b}'));
+        // The page's one script is its own sorting, never the submission's name.
+        assert!(html.matches("<script>").count() == 1 && !html.contains('\u{1b}'));
+        assert!(html.contains("<script>\ndocument.querySelectorAll"));
         assert!(html.contains("<td class=\"timeout\">timeout</td>"));
         assert!(html.contains("1 submissions: 1 timeout"));
         // The report name is the link, as it is.
@@ -271,6 +332,27 @@ mod tests {
         assert_eq!(json["rows"][0]["report"], serde_json::Value::Null);
         assert_eq!(json["rows"][1]["report"], "dave.txt");
         assert_eq!(json["rows"][1]["json_report"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn the_class_view_gives_each_rules_share_of_the_class() {
+        let mut alice = row("alice", Status::Pass);
+        alice.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
+        let bob = row("bob", Status::Fail);
+        let mut carol = row("carol", Status::Broken);
+        carol.rules.clear();
+        let rows = [alice, bob, carol];
+        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
+        assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        assert_eq!(json["rules"]["r/a"]["passed"], 1);
+        assert_eq!(json["rules"]["r/a"]["submissions"], 3);
+        let html = html(&rows);
+        assert!(
+            html.contains("<td>1 / 3</td><td><div class=\"bar\"><div style=\"width:33%\">"),
+            "{html}"
+        );
+        assert!(html.contains("<table id=\"rows\">") && html.contains("addEventListener('click'"));
     }
 
     #[test]

@@ -1225,6 +1225,32 @@ fn a_class_folder_is_graded_as_one_submission_per_folder_in_it() {
     let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
     assert!(csv.contains("holds no solution file"), "{csv}");
     assert!(out.join("assignment-bob.txt").is_file());
+    // The class view: each rule's share of the class, in summary.json and the terminal.
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let rules = summary["rules"].as_object().expect("rules");
+    assert!(!rules.is_empty(), "{summary}");
+    let ran = grade_into(&out, &class_folder, &[]);
+    for (rule, share) in rules {
+        assert_eq!(share["submissions"], 3, "{summary}");
+        // Alice passes every rule, Carol none.
+        let passed = share["passed"].as_u64().expect("passed");
+        assert!((1..=2).contains(&passed), "{summary}");
+        let line = ran
+            .stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(rule.as_str()))
+            .unwrap_or_else(|| panic!("no line for {rule}: {}", ran.stdout));
+        assert!(line.contains(&format!("{passed}/3")), "{line}");
+    }
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert_eq!(
+        html.matches("<div class=\"bar\">").count(),
+        rules.len(),
+        "{html}"
+    );
 }
 
 #[test]
