@@ -105,7 +105,7 @@ pub enum Command {
     /// Grade many submissions against the specs, each in its own process: a report per
     /// submission and a summary (CSV and HTML) with a row each.
     #[command(
-        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge).\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
+        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade submissions/ --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. A folder with no solution file but folders in it (a class: a GitHub Classroom\nclone, a Gradescope export) is one submission per folder. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge).\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
     )]
     Grade(GradeArgs),
 
@@ -462,8 +462,9 @@ pub struct LintArgs {
 /// Which implementation to check and how long it may take to answer (run, smoke).
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), cmd:'COMMAND LINE',
-    /// or builtin (the default). The shims are built in (written to the cache folder;
+    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (a file
+    /// or folder whose language and entry file are picked as `grade` picks them),
+    /// cmd:'COMMAND LINE', or builtin (the default). The shims are built in (written to the cache folder;
     /// $DLQSPEC_SHIMS overrides them); $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: Option<crate::external::launch::Target>,
@@ -477,7 +478,8 @@ pub struct TargetArgs {
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
-    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts) or cmd:'COMMAND LINE'.
+    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (entry file
+    /// picked as `grade` picks it) or cmd:'COMMAND LINE'.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: crate::external::launch::Target,
 

@@ -34,7 +34,7 @@ const REPORT_FD: i32 = 3;
 /// gone: a hang-guard only, nothing is left to hold it.
 const REPORT_END: Duration = Duration::from_secs(10);
 
-pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
+pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
         return merge(&args, &palette);
     }
@@ -52,6 +52,13 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         Ok(suite) => suite,
         Err(why) => return usage_error(why),
     };
+    // A class folder is its members: every shard opens it the same way, before naming; the
+    // output folder, when it is inside the class folder, is none of them.
+    let output = std::fs::canonicalize(&args.output).ok();
+    args.submissions = grading::class_members(&args.submissions)
+        .into_iter()
+        .filter(|member| output.is_none() || std::fs::canonicalize(member).ok() != output)
+        .collect();
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
@@ -133,10 +140,11 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
     let rows: Vec<Graded> = graded
         .into_iter()
         .map(|(_, (mut row, reports))| {
-            if let Some(reports) = reports
-                && let Err(why) = write_reports(&args.output, &row.name, reports)
-            {
-                row.note = why;
+            if let Some(reports) = reports {
+                match write_reports(&args.output, &row.name, reports) {
+                    Ok(written) => row.reports = written,
+                    Err(why) => row.note = why,
+                }
             }
             row
         })
@@ -155,6 +163,12 @@ pub fn grade(args: GradeArgs, palette: Palette) -> i32 {
         rows.len(),
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
+    );
+    // The class view: each rule's share of the class passing, as summary.html draws it.
+    let _ = write!(
+        crate::report::sanitize::stdout(),
+        "{}",
+        grade_summary::rule_table(&rows)
     );
     verdict(&rows)
 }
@@ -234,13 +248,8 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
     for row in &rows {
-        for ext in ["txt", "jsonl"] {
-            let file = format!("{}.{ext}", row.name);
+        for (_, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
-            // A submission graded without a run (no entry file) has no reports.
-            if std::fs::symlink_metadata(&from).is_err() {
-                continue;
-            }
             let to = args.output.join(&file);
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
@@ -329,11 +338,25 @@ struct Reports {
     json_lines: Option<File>,
 }
 
+/// Removes a file or link at `path`, if there is one.
+fn remove_stale(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)
+            .or_else(|error| match error.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(error),
+            })
+            .map_err(|error| format!("cannot remove {}: {error}", path.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Writes a submission's `NAME.txt` and `NAME.jsonl`, each replacing what is there (a link or
-/// file planted there is replaced, never written through).
-fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<(), String> {
+/// file planted there is replaced, never written through); which were written.
+fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading::Written, String> {
     let text = output.join(format!("{name}.txt"));
     let jsonl = output.join(format!("{name}.jsonl"));
+    let reports_json = reports.json_lines.is_some();
     let human = read_held(reports.human, MAX_TEXT_REPORT_BYTES)
         .map_err(|e| format!("cannot read its report back: {e}"))?;
     crate::files::atomic_file::replace_own(&text, &human)
@@ -343,16 +366,15 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<(), Stri
             let bytes = read_held(file, grading::MAX_REPORT_BYTES)
                 .map_err(|e| format!("cannot read its report back: {e}"))?;
             crate::files::atomic_file::replace_own(&jsonl, &bytes)
-                .map_err(|error| format!("cannot write {}: {error}", jsonl.display()))
+                .map_err(|error| format!("cannot write {}: {error}", jsonl.display()))?;
         }
         // A report of an earlier grading must not pass for this one's.
-        None => match std::fs::remove_file(&jsonl) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                Err(format!("cannot remove {}: {error}", jsonl.display()))
-            }
-            _ => Ok(()),
-        },
+        None => remove_stale(&jsonl)?,
     }
+    Ok(grading::Written {
+        text: true,
+        json_lines: reports_json,
+    })
 }
 
 /// The first `limit` bytes of a file grade holds, from its start.
@@ -385,8 +407,9 @@ fn grade_one(
         rules: Default::default(),
         took: Duration::ZERO,
         note: String::new(),
+        reports: grading::Written::default(),
     };
-    let entry = match grading::entry_file(submission) {
+    let entry = match crate::external::entry::entry_file(submission) {
         Ok(entry) => entry,
         Err(why) => {
             row.note = why;
@@ -566,7 +589,7 @@ fn run_to_end(
     command
         .arg("run")
         .args(&args.specs)
-        .args(["--impl", &grading::implementation(entry)])
+        .args(["--impl", &crate::external::entry::implementation(entry)])
         .args(["--format", "json", "--output"])
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
         .args(["--color", "never", "--timeout", &args.timeout])

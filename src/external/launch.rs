@@ -1,6 +1,7 @@
 //! `--impl` values: which implementation to check, and how to start it.
 //!
-//! `python:FILE` and `node:FILE` run a solution under the language shims;
+//! `python:FILE` and `node:FILE` run a solution under the language shims; `auto:PATH` one
+//! whose language and entry file are picked as `grade` picks them (`entry`);
 //! `cmd:'COMMAND LINE'` runs any program that speaks the protocol itself; `builtin` is the
 //! reference. Where the shims are: `$DLQSPEC_SHIMS` (for working on the shims), else the copy
 //! built into the program, written to the cache folder (`shims_cache`). Interpreters:
@@ -52,7 +53,7 @@ impl Target {
     }
 }
 
-const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin";
+const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin";
 
 /// Parses an `--impl` value, reading the environment for shims and interpreters.
 pub fn parse(value: &str) -> Result<Target, String> {
@@ -63,6 +64,12 @@ pub fn parse(value: &str) -> Result<Target, String> {
 pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Target, String> {
     if value == "builtin" {
         return Ok(Target::Builtin);
+    }
+    if let Some(path) = value.strip_prefix("auto:") {
+        // The language and entry file picked as `grade` picks them.
+        let entry =
+            super::entry::entry_file(Path::new(path)).map_err(|why| format!("`{value}`: {why}"))?;
+        return parse_with(&super::entry::implementation(&entry), env);
     }
     let (kind, rest) = match value.split_once(':') {
         Some((kind @ ("python" | "node" | "cmd"), rest)) => (kind, rest),
@@ -263,7 +270,7 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             parse_with("ruby:x.rb", &none).unwrap_err(),
-            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         );
         assert_eq!(
             parse_with("cmd:  ", &none).unwrap_err(),
@@ -291,6 +298,26 @@ mod tests {
             "{error}"
         );
         assert_eq!(parse_with("builtin", &none), Ok(Target::Builtin));
+    }
+
+    #[test]
+    fn auto_picks_the_language_and_entry_file_as_grade_does() {
+        let dir = shims_fixture();
+        let shims = dir.path().to_string_lossy().into_owned();
+        let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
+        // The folder holds solution.py and solution.ts: solution.py comes first.
+        let launch = external(parse_with(&format!("auto:{shims}"), &env).unwrap());
+        assert_eq!(launch.language, "python");
+        assert_eq!(launch.label, format!("python:{shims}/solution.py"));
+        let ts = dir.path().join("solution.ts");
+        let launch = external(parse_with(&format!("auto:{}", ts.display()), &env).unwrap());
+        assert_eq!(launch.language, "javascript");
+        let empty = tempfile::tempdir().unwrap();
+        let error = parse_with(&format!("auto:{}", empty.path().display()), &env).unwrap_err();
+        assert!(
+            error.starts_with("`auto:") && error.contains("holds no solution file"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! External implementations: programs checked through the JSON-lines protocol (docs/protocol.md).
 
 pub mod children;
+pub mod entry;
 pub mod launch;
 pub mod limits;
 pub mod lines;

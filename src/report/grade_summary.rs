@@ -25,6 +25,41 @@ fn verdict(row: &Graded, rule: &str) -> &'static str {
     }
 }
 
+/// Each rule with how many of the class's submissions passed it, and the class's size: a
+/// submission that never ran (or did not reach a rule) passed none.
+pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
+    rules(rows)
+        .into_iter()
+        .map(|rule| {
+            let passed = rows
+                .iter()
+                .filter(|row| row.rules.get(&rule) == Some(&RuleVerdict::Pass))
+                .count();
+            (rule, passed, rows.len())
+        })
+        .collect()
+}
+
+/// The class view for a terminal: a line per rule, its share of the class passing.
+pub fn rule_table(rows: &[Graded]) -> String {
+    let shares = rule_shares(rows);
+    let width = shares
+        .iter()
+        .map(|(rule, ..)| rule.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (rule, passed, submissions) in shares {
+        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {passed:>4}/{submissions:<4} {percent:>3}% passing",
+            sanitize::line(&rule)
+        );
+    }
+    out
+}
+
 /// `2 pass, 1 fail, 1 broken, 1 timeout`.
 pub fn counts(rows: &[Graded]) -> String {
     let mut parts = Vec::new();
@@ -79,8 +114,8 @@ pub fn csv(rows: &[Graded]) -> String {
             row.failed.to_string(),
             format!("{:.2}", row.took.as_secs_f64()),
             field(&row.note),
-            field(&format!("{}.txt", row.name)),
-            field(&format!("{}.jsonl", row.name)),
+            report(row, "txt").map_or_else(String::new, |file| field(&file)),
+            report(row, "jsonl").map_or_else(String::new, |file| field(&file)),
         ];
         out.push_str(&cells.join(","));
         for rule in &rules {
@@ -90,6 +125,15 @@ pub fn csv(rows: &[Graded]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The file name of a submission's report of `kind` (`txt`, `jsonl`), when it was written.
+fn report(row: &Graded, kind: &str) -> Option<String> {
+    row.reports
+        .files(&row.name)
+        .into_iter()
+        .find(|(ext, _)| *ext == kind)
+        .map(|(_, file)| file)
 }
 
 /// Text for HTML, escaped; control characters shown as escapes.
@@ -112,6 +156,7 @@ fn link(href: &str, label: &str) -> String {
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
 /// escapes what it must, and `sanitize::json` what a terminal would act on).
 pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
+    let all = rows;
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|row| {
@@ -130,14 +175,23 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
                 "failed": row.failed,
                 "seconds": row.took.as_secs_f64(),
                 "note": row.note,
+                "report": report(row, "txt"),
+                "json_report": report(row, "jsonl"),
                 "rules": rules,
             })
+        })
+        .collect();
+    let shares: serde_json::Map<String, serde_json::Value> = rule_shares(all)
+        .into_iter()
+        .map(|(rule, passed, submissions)| {
+            (rule, json!({"passed": passed, "submissions": submissions}))
         })
         .collect();
     let summary = json!({
         "format": SUMMARY_FORMAT,
         "version": SUMMARY_VERSION,
         "partition": partition,
+        "rules": shares,
         "rows": rows,
     });
     // Pretty, for a person reading it too; a string never spans lines, so each line can be
@@ -151,10 +205,14 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
     out
 }
 
+/// Sorts the submissions' table by the column whose heading is clicked (again: the other way),
+/// numbers as numbers; the page stays self-contained.
+const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows tr:first-child th').forEach(function (th, col) {\n  th.style.cursor = 'pointer';\n  th.addEventListener('click', function () {\n    var table = document.getElementById('rows');\n    var rows = Array.prototype.slice.call(table.rows, 1);\n    var down = th.dataset.down !== '1';\n    th.dataset.down = down ? '1' : '0';\n    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };\n    rows.sort(function (a, b) { var x = key(a), y = key(b); var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1); return down ? c : -c; });\n    rows.forEach(function (row) { table.tBodies[0].appendChild(row); });\n  });\n});\n</script>\n";
+
 pub fn html(rows: &[Graded]) -> String {
     let rules = rules(rows);
     let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n</style>\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n</style>\n</head>\n<body>\n",
     );
     let _ = writeln!(
         out,
@@ -162,7 +220,17 @@ pub fn html(rows: &[Graded]) -> String {
         rows.len(),
         escape(&counts(rows))
     );
-    out.push_str("<table>\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
+    out.push_str("<h2>rules</h2>\n<table class=\"rules\">\n<tr><th>rule</th><th>passing</th><th>share of the class</th></tr>\n");
+    for (rule, passed, submissions) in rule_shares(rows) {
+        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%</td></tr>",
+            escape(&rule)
+        );
+    }
+    out.push_str("</table>\n<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
+    out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
     for rule in &rules {
         let _ = write!(out, "<th class=\"rule\">{}</th>", escape(rule));
     }
@@ -176,8 +244,8 @@ pub fn html(rows: &[Graded]) -> String {
             number(row.score),
             number(row.max_score),
             row.took.as_secs_f64(),
-            link(&format!("{}.txt", row.name), "text"),
-            link(&format!("{}.jsonl", row.name), "json"),
+            report(row, "txt").map_or_else(String::new, |file| link(&file, "text")),
+            report(row, "jsonl").map_or_else(String::new, |file| link(&file, "json")),
             escape(&row.note),
         );
         for rule in &rules {
@@ -186,7 +254,9 @@ pub fn html(rows: &[Graded]) -> String {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n</body>\n</html>\n");
+    out.push_str("</table>\n");
+    out.push_str(SORT_SCRIPT);
+    out.push_str("</body>\n</html>\n");
     out
 }
 
@@ -195,6 +265,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::run::grading::Written;
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
@@ -208,6 +279,10 @@ mod tests {
             rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
             took: Duration::from_millis(1500),
             note: String::new(),
+            reports: Written {
+                text: true,
+                json_lines: true,
+            },
         }
     }
 
@@ -226,11 +301,58 @@ mod tests {
     fn html_escapes_what_submissions_are_called() {
         let html = html(&[row("<script>\u{1b}", Status::Timeout)]);
         assert!(html.contains("&lt;script&gt;\\x1b"), "{html}");
-        assert!(!html.contains("<script>") && !html.contains('\u{1b}'));
+        // The page's one script is its own sorting, never the submission's name.
+        assert!(html.matches("<script>").count() == 1 && !html.contains('\u{1b}'));
+        assert!(html.contains("<script>\ndocument.querySelectorAll"));
         assert!(html.contains("<td class=\"timeout\">timeout</td>"));
         assert!(html.contains("1 submissions: 1 timeout"));
         // The report name is the link, as it is.
         assert!(html.contains("<a href=\"n.txt\">text</a>"), "{html}");
+    }
+
+    #[test]
+    fn only_reports_that_were_written_are_linked() {
+        let mut none = row("carol", Status::Broken);
+        none.reports = Written::default();
+        let mut text_only = row("dave", Status::Timeout);
+        text_only.name = "dave".into();
+        text_only.reports.json_lines = false;
+        let rows = [none, text_only];
+        let html = html(&rows);
+        assert!(
+            !html.contains("n.txt") && !html.contains(".jsonl"),
+            "{html}"
+        );
+        assert!(html.contains("<a href=\"dave.txt\">text</a>"), "{html}");
+        let csv = csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[1].contains(",,,fail"), "{csv}");
+        assert!(lines[2].contains(",dave.txt,,fail"), "{csv}");
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        assert_eq!(json["rows"][0]["report"], serde_json::Value::Null);
+        assert_eq!(json["rows"][1]["report"], "dave.txt");
+        assert_eq!(json["rows"][1]["json_report"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn the_class_view_gives_each_rules_share_of_the_class() {
+        let mut alice = row("alice", Status::Pass);
+        alice.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
+        let bob = row("bob", Status::Fail);
+        let mut carol = row("carol", Status::Broken);
+        carol.rules.clear();
+        let rows = [alice, bob, carol];
+        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
+        assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        assert_eq!(json["rules"]["r/a"]["passed"], 1);
+        assert_eq!(json["rules"]["r/a"]["submissions"], 3);
+        let html = html(&rows);
+        assert!(
+            html.contains("<td>1 / 3</td><td><div class=\"bar\"><div style=\"width:33%\">"),
+            "{html}"
+        );
+        assert!(html.contains("<table id=\"rows\">") && html.contains("addEventListener('click'"));
     }
 
     #[test]
@@ -241,6 +363,7 @@ mod tests {
         ];
         rows[1].name = "b".into();
         rows[1].note = "a \"note\"".into();
+        rows[1].reports = Written::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
         let text = json(&rows, Some("1/2"));

@@ -1,4 +1,4 @@
-//! Grading a class: finding each submission's entry file, naming its reports, taking a
+//! Grading a class: opening class folders into submissions, naming their reports, taking a
 //! deterministic share of a class, reading a submission's JSON-lines report back into a row of
 //! the summary, and reading shards' `summary.json` back to merge them.
 
@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::external::entry::extension;
 use crate::run::select::Partition;
 
 /// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
@@ -22,18 +23,6 @@ pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
 /// The most of one submission's report (`NAME.txt` or `NAME.jsonl`) kept or copied.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;
-
-/// The entry files a submission folder is searched for, in this order.
-pub const ENTRY_FILES: [&str; 5] = [
-    "solution.py",
-    "solution.ts",
-    "solution.mjs",
-    "solution.js",
-    "solution.cjs",
-];
-
-/// The extensions of solution files.
-const EXTENSIONS: [&str; 5] = ["py", "ts", "mjs", "js", "cjs"];
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,63 +76,69 @@ pub struct Graded {
     pub took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub note: String,
+    /// Which of its reports are in the output folder: the summaries link only to those.
+    pub reports: Written,
 }
 
-/// The file a submission's grading runs: the file itself, or the entry file of a folder.
-pub fn entry_file(submission: &Path) -> Result<PathBuf, String> {
-    if submission.is_file() {
-        return match extension(submission) {
-            Some(_) => Ok(submission.to_path_buf()),
-            None => Err(format!(
-                "{} is not a solution file (.py, .ts, .mjs, .js or .cjs)",
-                submission.display()
-            )),
-        };
+/// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
+/// (its JSON-lines report). A submission with no entry file has neither; a run that sent
+/// nothing through its pipe has no `NAME.jsonl`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    pub text: bool,
+    pub json_lines: bool,
+}
+
+impl Written {
+    /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`).
+    pub fn files(self, name: &str) -> Vec<(&'static str, String)> {
+        [("txt", self.text), ("jsonl", self.json_lines)]
+            .into_iter()
+            .filter(|(_, written)| *written)
+            .map(|(ext, _)| (ext, format!("{name}.{ext}")))
+            .collect()
     }
-    if !submission.is_dir() {
-        return Err(format!("{} does not exist", submission.display()));
-    }
-    for name in ENTRY_FILES {
-        let candidate = submission.join(name);
-        if candidate.is_file() {
-            return Ok(candidate);
+}
+
+/// The submissions of a command line, a class folder opened: a folder that holds no solution
+/// file but holds folders (a GitHub Classroom clone, a Gradescope export) stands for one
+/// submission per folder in it, sorted by name; anything else stands for itself. Hidden
+/// folders (`.git`) and links are no submissions: a link could lead out of the class.
+pub fn class_members(submissions: &[PathBuf]) -> Vec<PathBuf> {
+    let mut members = Vec::new();
+    for submission in submissions {
+        match subfolders(submission) {
+            Some(folders) => members.extend(folders),
+            None => members.push(submission.clone()),
         }
     }
-    let mut found: Vec<PathBuf> = std::fs::read_dir(submission)
-        .map_err(|e| format!("cannot read {}: {e}", submission.display()))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.is_file() && extension(path).is_some())
-        .filter(|path| !path.to_string_lossy().ends_with(".d.ts"))
-        .collect();
-    found.sort();
-    match found.as_slice() {
-        [only] => Ok(only.clone()),
-        [] => Err(format!(
-            "{} holds no solution file (.py, .ts, .mjs, .js or .cjs)",
-            submission.display()
-        )),
-        _ => Err(format!(
-            "{} holds {} solution files and none is named solution.*: which one is the entry is unclear",
-            submission.display(),
-            found.len()
-        )),
+    members
+}
+
+/// The folders in `submission`, when it is a class folder (a folder with folders in it and no
+/// solution file of its own); `None` otherwise.
+fn subfolders(submission: &Path) -> Option<Vec<PathBuf>> {
+    let meta = std::fs::symlink_metadata(submission).ok()?;
+    if !meta.is_dir() {
+        return None;
     }
-}
-
-fn extension(path: &Path) -> Option<&str> {
-    let ext = path.extension()?.to_str()?;
-    EXTENSIONS.contains(&ext).then_some(ext)
-}
-
-/// The `--impl` value that runs an entry file.
-pub fn implementation(entry: &Path) -> String {
-    let kind = if extension(entry) == Some("py") {
-        "python"
-    } else {
-        "node"
-    };
-    format!("{kind}:{}", entry.display())
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(submission).ok()?.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_file() && extension(&path).is_some() {
+            // It has a solution of its own: it is one submission.
+            return None;
+        }
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if kind.is_dir() && !hidden {
+            folders.push(path);
+        }
+    }
+    folders.sort();
+    (!folders.is_empty()).then_some(folders)
 }
 
 /// What orders a class for `--partition`: a submission's own name (its last component, which
@@ -403,12 +398,22 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
             .ok_or_else(|| format!("`{key}` must be a whole number of at least 0"))
     };
     let name = text("name")?;
+    // A report is either the one its name gives or `null` (none was written).
+    let report = |key: &str, ext: &str| match &row[key] {
+        Value::Null => Ok(false),
+        Value::String(file) if *file == format!("{}.{ext}", name) => Ok(true),
+        _ => Err(format!("`{key}` must be `NAME.{ext}` or null")),
+    };
     if !is_report_name(&name) {
         return Err(format!(
             "`name` {:?} is not a report name dlqspec gives (letters, digits, `-`, `_`, `.`)",
             name
         ));
     }
+    let reports = Written {
+        text: report("report", "txt")?,
+        json_lines: report("json_report", "jsonl")?,
+    };
     let status = match text("status")?.as_str() {
         "pass" => Status::Pass,
         "fail" => Status::Fail,
@@ -441,6 +446,7 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         took: Duration::try_from_secs_f64(amount("seconds")?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
         note: text("note")?,
+        reports,
     })
 }
 
@@ -500,34 +506,28 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_names_its_entry_file_by_the_documented_rule() {
+    fn a_class_folder_stands_for_its_folders_and_a_submission_for_itself() {
         let dir = tempfile::tempdir().unwrap();
-        let empty = dir.path().join("empty");
+        let class = dir.path().join("class");
+        for member in ["bob", "alice", ".git"] {
+            std::fs::create_dir_all(class.join(member)).unwrap();
+        }
+        std::fs::write(class.join("README.md"), "").unwrap();
+        std::fs::write(class.join("alice/solution.py"), "").unwrap();
+        std::os::unix::fs::symlink(dir.path(), class.join("elsewhere")).unwrap();
+        let lone = dir.path().join("carol.py");
+        std::fs::write(&lone, "").unwrap();
+        // A folder with a solution of its own (and a folder beside it) is one submission.
+        let own = dir.path().join("dave");
+        std::fs::create_dir_all(own.join("tests")).unwrap();
+        std::fs::write(own.join("consumer.py"), "").unwrap();
+        let empty = dir.path().join("erin");
         std::fs::create_dir(&empty).unwrap();
-        assert!(
-            entry_file(&empty)
-                .unwrap_err()
-                .contains("holds no solution file")
-        );
-        let one = dir.path().join("one");
-        std::fs::create_dir(&one).unwrap();
-        std::fs::write(one.join("given.d.ts"), "").unwrap();
-        std::fs::write(one.join("consumer.ts"), "").unwrap();
-        assert_eq!(entry_file(&one).unwrap(), one.join("consumer.ts"));
-        std::fs::write(one.join("helper.py"), "").unwrap();
-        assert!(entry_file(&one).unwrap_err().contains("2 solution files"));
-        std::fs::write(one.join("solution.js"), "").unwrap();
-        std::fs::write(one.join("solution.py"), "").unwrap();
-        assert_eq!(entry_file(&one).unwrap(), one.join("solution.py"));
+        let given = [class.clone(), lone.clone(), own.clone(), empty.clone()];
         assert_eq!(
-            implementation(&one.join("solution.py")).split(':').next(),
-            Some("python")
+            class_members(&given),
+            [class.join("alice"), class.join("bob"), lone, own, empty]
         );
-        assert_eq!(
-            implementation(&one.join("x.ts")).split(':').next(),
-            Some("node")
-        );
-        assert!(entry_file(&one.join("README.md")).is_err());
     }
 
     #[test]
@@ -582,6 +582,7 @@ mod tests {
             rules: BTreeMap::new(),
             took: Duration::ZERO,
             note: String::new(),
+            reports: Written::default(),
         };
         let merged = merge(vec![
             (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),

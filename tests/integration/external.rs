@@ -506,7 +506,7 @@ fn bad_impl_values_are_usage_errors() {
     assert_eq!(ran.code, 2);
     assert!(
         ran.stderr.contains(
-            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         ),
         "{}",
         ran.stderr

@@ -693,13 +693,13 @@ fn the_documented_runner_scripts_try_every_entry_file_in_order() {
         .expect("docs/autograders.md");
     let wanted = format!(
         "for entry in {}; do",
-        dlqspec::run::grading::ENTRY_FILES.join(" ")
+        dlqspec::external::entry::ENTRY_FILES.join(" ")
     );
     let loops: Vec<&str> = docs
         .lines()
         .filter(|line| line.trim_start().starts_with("for entry in"))
         .collect();
-    assert!(loops.len() >= 2, "{docs}");
+    assert!(!loops.is_empty(), "{docs}");
     for line in loops {
         assert_eq!(line.trim(), wanted);
     }
@@ -1177,4 +1177,225 @@ fn python_thread_errors_that_are_hard_to_tell_still_error_the_spec_plainly() {
     // The 100,000-character message is cut, so the reply stays a reply, not a broken line.
     assert!(!ran.stdout.contains("protocol"), "{}", ran.stdout);
     assert!(ran.stdout.len() < 50_000, "{} bytes", ran.stdout.len());
+}
+
+#[test]
+fn a_class_folder_is_graded_as_one_submission_per_folder_in_it() {
+    let root = crate::common::root();
+    let class = tempfile::tempdir().expect("temp dir");
+    // A GitHub Classroom clone: a repository per student, each with its .git; a Gradescope
+    // export's metadata file beside them.
+    let submissions = class.path().join("submissions");
+    for (folder, source, file) in [
+        (
+            "assignment-alice",
+            "examples/python/solution.py",
+            "solution.py",
+        ),
+        (
+            "assignment-bob",
+            "tests/students/debug_keyerror.py",
+            "consumer.py",
+        ),
+        ("assignment-carol", "", ""),
+    ] {
+        let dir = submissions.join(folder);
+        std::fs::create_dir_all(dir.join(".git")).expect("mkdir");
+        if !source.is_empty() {
+            std::fs::copy(root.join(source), dir.join(file)).expect("copy");
+        }
+    }
+    std::fs::write(submissions.join("submission_metadata.yml"), "{}\n").expect("write");
+    // The output inside the class folder is no submission, graded again or not.
+    let out = submissions.join("grades");
+    let class_folder = vec![submissions.to_string_lossy().into_owned()];
+    for _ in 0..2 {
+        let ran = grade_into(&out, &class_folder, &[]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout
+                .contains("3 submissions graded: 1 pass, 1 fail, 1 broken"),
+            "{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+        let rows = csv_submissions(&out);
+        assert_eq!(rows.len(), 3, "{rows:?}");
+        for (row, who) in rows.iter().zip(["alice", "bob", "carol"]) {
+            assert!(row.ends_with(&format!("assignment-{who}")), "{rows:?}");
+        }
+    }
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    assert!(csv.contains("holds no solution file"), "{csv}");
+    assert!(out.join("assignment-bob.txt").is_file());
+    // The class view: each rule's share of the class, in summary.json and the terminal.
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let rules = summary["rules"].as_object().expect("rules");
+    assert!(!rules.is_empty(), "{summary}");
+    let ran = grade_into(&out, &class_folder, &[]);
+    for (rule, share) in rules {
+        assert_eq!(share["submissions"], 3, "{summary}");
+        // Alice passes every rule, Carol none.
+        let passed = share["passed"].as_u64().expect("passed");
+        assert!((1..=2).contains(&passed), "{summary}");
+        let line = ran
+            .stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(rule.as_str()))
+            .unwrap_or_else(|| panic!("no line for {rule}: {}", ran.stdout));
+        assert!(line.contains(&format!("{passed}/3")), "{line}");
+    }
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert_eq!(
+        html.matches("<div class=\"bar\">").count(),
+        rules.len(),
+        "{html}"
+    );
+}
+
+#[test]
+fn every_row_is_out_of_the_whole_suite_and_links_only_reports_written() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mut submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("dave.py", "tests/students/hangs.py"),
+        ],
+    );
+    // An empty file runs and loads nothing; an empty folder has no entry file, so no run.
+    let erin = class.path().join("erin.py");
+    std::fs::write(&erin, "").expect("write");
+    let frank = class.path().join("frank");
+    std::fs::create_dir(&frank).expect("mkdir");
+    submissions.extend([erin, frank].map(|p| p.to_string_lossy().into_owned()));
+    let out = class.path().join("grades");
+    // A spec may take longer than the whole budget: the hang is always stopped by the budget.
+    let ran = grade_into(&out, &submissions, &["--budget", "10", "--timeout", "60"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let rows = summary["rows"].as_array().expect("rows");
+    let by_name = |name: &str| {
+        rows.iter()
+            .find(|row| row["name"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {summary}"))
+    };
+    let statuses: Vec<(&str, &str)> = ["alice.py", "dave.py", "erin.py", "frank"]
+        .iter()
+        .map(|name| (*name, by_name(name)["status"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("alice.py", "pass"),
+            ("dave.py", "timeout"),
+            ("erin.py", "broken"),
+            ("frank", "broken")
+        ]
+    );
+    // The two specs' points, whatever became of the submission.
+    for row in rows {
+        assert_eq!(row["max_score"], 2.0, "{row}");
+    }
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    for row in rows {
+        for key in ["report", "json_report"] {
+            let written = match &row[key] {
+                Value::String(file) => {
+                    assert!(out.join(file).is_file(), "{file} linked, not written");
+                    assert!(html.contains(&format!("href=\"{file}\"")), "{html}");
+                    assert!(csv.contains(&format!(",{file}")), "{csv}");
+                    true
+                }
+                _ => false,
+            };
+            let name = row["name"].as_str().unwrap_or("");
+            let ext = if key == "report" { "txt" } else { "jsonl" };
+            let file = format!("{name}.{ext}");
+            if !written {
+                assert!(!out.join(&file).exists(), "{file} written, not linked");
+                assert!(!html.contains(&format!("href=\"{file}\"")), "{html}");
+            }
+        }
+    }
+    // A folder with no entry file never ran: nothing to link.
+    assert_eq!(by_name("frank")["report"], Value::Null);
+    assert_eq!(by_name("alice.py")["json_report"], "alice.py.jsonl");
+}
+
+#[test]
+fn the_documented_gradescope_autograder_writes_results_in_every_case() {
+    let root = crate::common::root();
+    let docs = std::fs::read_to_string(root.join("docs/autograders.md")).expect("docs");
+    let start = docs
+        .find("# run_autograder")
+        .expect("the run_autograder script");
+    let script = &docs[start..];
+    let script = format!(
+        "#!/usr/bin/env bash\n{}",
+        &script[..script.find("```").expect("its end")]
+    );
+    let place = tempfile::tempdir().expect("temp dir");
+    let source = place.path().join("source");
+    std::fs::create_dir(&source).expect("mkdir");
+    std::os::unix::fs::symlink(crate::common::binary(), source.join("dlqspec")).expect("ln");
+    std::os::unix::fs::symlink(root.join("shims"), source.join("shims")).expect("ln");
+    std::fs::create_dir(source.join("specs")).expect("mkdir");
+    std::fs::copy(root.join(PASSING_SPEC), source.join("specs/passing.yaml")).expect("copy");
+    let script = script.replace("/autograder/", &format!("{}/", place.path().display()));
+    let runner = place.path().join("run_autograder");
+    std::fs::write(&runner, script).expect("write");
+    let submission = place.path().join("submission");
+    let results_dir = place.path().join("results");
+    std::fs::create_dir(&results_dir).expect("mkdir");
+    let results = results_dir.join("results.json");
+    let validator = platform_schema("gradescope-results.schema.json");
+    // An empty submission, two files none of which is the entry, and a correct one.
+    let cases: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("a.py", "examples/python/solution.py"),
+            ("b.py", "examples/python/solution.py"),
+        ],
+        &[("consumer.py", "examples/python/solution.py")],
+    ];
+    for (i, files) in cases.iter().enumerate() {
+        let _ = std::fs::remove_dir_all(&submission);
+        std::fs::create_dir(&submission).expect("mkdir");
+        for (name, from) in files.iter() {
+            std::fs::copy(root.join(from), submission.join(name)).expect("copy");
+        }
+        let ran = std::process::Command::new("bash")
+            .arg(&runner)
+            .output()
+            .expect("bash runs");
+        assert!(ran.status.success(), "case {i}: {ran:?}");
+        let text = std::fs::read_to_string(&results).expect("results.json in every case");
+        let value: Value = serde_json::from_str(&text).expect("json");
+        assert_valid(&validator, &value, &format!("case {i}"));
+        match i {
+            0 => assert!(
+                value["output"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("holds no solution file"),
+                "{value}"
+            ),
+            1 => assert!(
+                value["output"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("2 solution files"),
+                "{value}"
+            ),
+            _ => assert!(value["tests"].is_array(), "{value}"),
+        }
+    }
 }
