@@ -371,6 +371,12 @@ fn random_chars() -> String {
 /// leads to it: whether the target now holds the file written. An unnamed file is linked
 /// first; a name found leading elsewhere is left to whoever put that file there.
 fn place(temp: &Temp, folder: &Path, prefix: &str, target: &Path) -> io::Result<bool> {
+    let Some(_placing) = interrupts::placing() else {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "dlqspec was interrupted: the old file is kept",
+        ));
+    };
     let file = temp.file();
     let (path, _guard) = match temp {
         Temp::Named { path, .. } => (path.clone(), None),

@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::MutexGuard;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Temporary files to remove on an interrupt, by registration number.
 static TEMP_FILES: Mutex<BTreeMap<u64, PathBuf>> = Mutex::new(BTreeMap::new());
@@ -38,9 +39,32 @@ impl Drop for TempFileGuard {
     }
 }
 
-/// Everything to undo, in order: processes first (they may be writing), then files.
+/// Set when an interrupt starts being undone: from then on no file is put in place.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Held while a file is put in place (linked, renamed), and by the undoing from when it
+/// starts removing files: a report is renamed whole before an interrupt, or not at all.
+static PLACING: Mutex<()> = Mutex::new(());
+
+/// Leave to put a file in place, held until it is; `None` once dlqspec is being
+/// interrupted. Killing the implementation wakes the run, which would otherwise go on to
+/// write a report of a run that was stopped (its specs errored by the kill) over the old one.
+pub fn placing() -> Option<MutexGuard<'static, ()>> {
+    let guard = PLACING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    (!INTERRUPTED.load(Ordering::SeqCst)).then_some(guard)
+}
+
+/// Everything to undo, in order: no more files put in place, processes (they may be
+/// writing), then files.
 fn undo() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
     crate::external::children::kill_everything();
+    // A file being put in place when the interrupt came is put in place whole; none after.
+    let _placing = PLACING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     crate::external::sandbox::remove_on_interrupt();
     if let Ok(files) = TEMP_FILES.lock() {
         for path in files.values() {
