@@ -657,11 +657,17 @@ fn remove_stale(folders: &[&Path]) {
                     continue;
                 }
                 let path = entry.path();
+                // Only a folder of dlqspec's own user: in a shared temporary folder, anyone can
+                // make one under the box's name, and it is not ours to remove.
+                use std::os::unix::fs::MetadataExt;
+                // SAFETY: geteuid has no preconditions.
+                let ours = std::fs::symlink_metadata(&path)
+                    .is_ok_and(|meta| meta.is_dir() && meta.uid() == unsafe { libc::geteuid() });
+                if !ours {
+                    continue;
+                }
                 // A cgroup folder cannot be emptied by hand; rmdir takes an empty one.
-                if std::fs::remove_dir(&path).is_err()
-                    && std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_dir())
-                    && path.starts_with(std::env::temp_dir())
-                {
+                if std::fs::remove_dir(&path).is_err() && path.starts_with(std::env::temp_dir()) {
                     let _ = std::fs::remove_dir_all(&path);
                 }
             }
