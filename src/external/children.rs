@@ -120,7 +120,8 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
                     }
                     // dlqspec died before the line above: nothing will kill us later.
                     if libc::getppid() != parent {
-                        return Err(io::Error::other("dlqspec has ended"));
+                        // A raw error: building a message would allocate after fork.
+                        return Err(io::Error::from_raw_os_error(libc::ESRCH));
                     }
                 }
                 #[cfg(not(target_os = "linux"))]

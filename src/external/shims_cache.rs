@@ -362,10 +362,28 @@ fn remove_read_only_tree(path: &Path) -> io::Result<()> {
         Err(error) => return Err(error),
     };
     if meta.is_dir() {
-        set_mode(path, 0o700)?;
-        for entry in std::fs::read_dir(path)? {
-            remove_read_only_tree(&entry?.path())?;
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+        // The folder is opened without following a link and checked to be the one looked at:
+        // a folder swapped for a link meanwhile is refused, never made writable or emptied.
+        let dir = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+            .open(path)?;
+        let opened = dir.metadata()?;
+        if (opened.dev(), opened.ino()) != (meta.dev(), meta.ino()) {
+            return Err(io::Error::other(format!(
+                "{} changed while it was removed",
+                path.display()
+            )));
         }
+        dir.set_permissions(std::fs::Permissions::from_mode(0o700))?;
+        // Listed and emptied through the open folder, not its name.
+        let anchor = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+        for entry in std::fs::read_dir(&anchor)? {
+            remove_read_only_tree(&anchor.join(entry?.file_name()))?;
+        }
+        drop(dir);
         std::fs::remove_dir(path)
     } else {
         std::fs::remove_file(path)
