@@ -478,7 +478,9 @@ fn grade_one(
     }
     let reports = Reports {
         human: ran.human,
-        json_lines: ran.json_lines,
+        // The report of a run that did not end as dlqspec ends is no verdict: not scored, and
+        // not published beside the scores either.
+        json_lines: ran.json_lines.filter(|_| trusted),
     };
     (row, Some(reports))
 }
