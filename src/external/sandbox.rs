@@ -575,6 +575,9 @@ pub struct Prepared {
     /// Its number among the live boxes (`LIVE`).
     number: u64,
     _private: tempfile::TempDir,
+    /// The lock that tells other dlqspecs the private folder is in use; declared last, so it
+    /// is let go only once the folder is removed.
+    _claim: std::fs::File,
 }
 
 impl Prepared {
@@ -635,44 +638,99 @@ fn own_prefix() -> String {
 }
 
 /// Removes, once per dlqspec process, the cgroups and private folders of boxes whose dlqspec
-/// died without removing them (killed outright): theirs by name, and their process is gone.
+/// died without removing them (killed outright).
 fn remove_stale(folders: &[&Path]) {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        for folder in folders {
-            let Ok(entries) = std::fs::read_dir(folder) else {
+    ONCE.call_once(|| remove_stale_in(folders));
+}
+
+/// Removes the boxes' leftovers in `folders`: theirs by name, their process gone, of
+/// dlqspec's own user, and not claimed. The claim decides: a dlqspec in another PID namespace
+/// sharing this temporary folder has a pid that looks gone from here, but it holds the lock
+/// on its box's folder while the box lives.
+fn remove_stale_in(folders: &[&Path]) {
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|name| name.strip_prefix("dlqspec-box-"))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+            else {
                 continue;
             };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let Some(pid) = name
-                    .to_str()
-                    .and_then(|name| name.strip_prefix("dlqspec-box-"))
-                    .and_then(|rest| rest.split('-').next())
-                    .and_then(|pid| pid.parse::<u32>().ok())
-                else {
-                    continue;
-                };
-                if Path::new(&format!("/proc/{pid}")).exists() {
-                    continue;
-                }
-                let path = entry.path();
-                // Only a folder of dlqspec's own user: in a shared temporary folder, anyone can
-                // make one under the box's name, and it is not ours to remove.
-                use std::os::unix::fs::MetadataExt;
-                // SAFETY: geteuid has no preconditions.
-                let ours = std::fs::symlink_metadata(&path)
-                    .is_ok_and(|meta| meta.is_dir() && meta.uid() == unsafe { libc::geteuid() });
-                if !ours {
-                    continue;
-                }
-                // A cgroup folder cannot be emptied by hand; rmdir takes an empty one.
-                if std::fs::remove_dir(&path).is_err() && path.starts_with(std::env::temp_dir()) {
-                    let _ = std::fs::remove_dir_all(&path);
-                }
+            if Path::new(&format!("/proc/{pid}")).exists() {
+                continue;
+            }
+            let path = entry.path();
+            // Only a folder of dlqspec's own user: in a shared temporary folder, anyone can
+            // make one under the box's name, and it is not ours to remove.
+            use std::os::unix::fs::MetadataExt;
+            // SAFETY: geteuid has no preconditions.
+            let ours = std::fs::symlink_metadata(&path)
+                .is_ok_and(|meta| meta.is_dir() && meta.uid() == unsafe { libc::geteuid() });
+            if !ours {
+                continue;
+            }
+            // Held until the folder is gone, so no dlqspec claims it meanwhile.
+            let Some(_claim) = try_claim(&path) else {
+                continue;
+            };
+            // A cgroup folder cannot be emptied by hand; rmdir takes an empty one.
+            if std::fs::remove_dir(&path).is_err() && path.starts_with(std::env::temp_dir()) {
+                let _ = std::fs::remove_dir_all(&path);
             }
         }
-    });
+    }
+}
+
+/// Takes the lock (`flock`) that says a box's folder is in use, without waiting and without
+/// following a link: `None` when another process holds it (or the folder cannot be opened).
+fn try_claim(folder: &Path) -> Option<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(folder)
+        .ok()?;
+    // SAFETY: flock on a descriptor this function owns.
+    let locked = unsafe { libc::flock(opened.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    locked.then_some(opened)
+}
+
+/// Claims a box's new private folder for as long as the box lives (see `remove_stale_in`),
+/// checking after the lock that the name still leads to the folder locked: another dlqspec's
+/// clean-up may have removed it between its making and the lock.
+fn claim_private(private: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::MetadataExt;
+    let claim = try_claim(private)
+        .ok_or_else(|| io::Error::other("the box's private folder was taken as it was made"))?;
+    let (held, named) = (claim.metadata()?, std::fs::symlink_metadata(private)?);
+    if (held.dev(), held.ino()) != (named.dev(), named.ino()) {
+        return Err(io::Error::other(
+            "the box's private folder was removed as it was made",
+        ));
+    }
+    Ok(claim)
+}
+
+/// A new private folder for a box, and its claim; made again (a few times at most) when
+/// another dlqspec's clean-up removed it between its making and the lock.
+fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
+    let mut attempts = 0;
+    loop {
+        let private = tempfile::Builder::new().prefix(&own_prefix()).tempdir()?;
+        match claim_private(private.path()) {
+            Ok(claim) => return Ok((private, claim)),
+            Err(error) if attempts >= 3 => return Err(error),
+            Err(_) => attempts += 1,
+        }
+    }
 }
 
 /// Prepares the box for an implementation's program and arguments: the command to start
@@ -691,7 +749,7 @@ pub fn prepare(
     let mut stale: Vec<&Path> = vec![&temp];
     stale.extend(cgroups.as_deref());
     remove_stale(&stale);
-    let private = tempfile::Builder::new().prefix(&own_prefix()).tempdir()?;
+    let (private, claim) = claimed_private()?;
     let env_path = std::env::var_os("PATH");
     let located = locate(program, env_path.as_deref(), &cwd);
     // Paths are made absolute: the implementation's working folder is its private folder.
@@ -733,13 +791,14 @@ pub fn prepare(
         .envs(variables)
         .current_dir(private.path());
     let readable = readable_paths(located.as_deref().unwrap_or(Path::new(program)), &named);
-    let prepared = platform_prepare(private, readable, located, named, processes)?;
+    let prepared = platform_prepare(private, claim, readable, located, named, processes)?;
     Ok((rebuilt, prepared))
 }
 
 #[cfg(not(target_os = "linux"))]
 fn platform_prepare(
     private: tempfile::TempDir,
+    claim: std::fs::File,
     _readable: Vec<PathBuf>,
     _located: Option<PathBuf>,
     _named: Vec<PathBuf>,
@@ -749,12 +808,14 @@ fn platform_prepare(
         cgroup: None,
         number: 0,
         _private: private,
+        _claim: claim,
     })
 }
 
 #[cfg(target_os = "linux")]
 fn platform_prepare(
     private: tempfile::TempDir,
+    claim: std::fs::File,
     readable: Vec<PathBuf>,
     located: Option<PathBuf>,
     named: Vec<PathBuf>,
@@ -833,6 +894,7 @@ fn platform_prepare(
         cgroup,
         number,
         _private: private,
+        _claim: claim,
     })
 }
 
@@ -1226,6 +1288,37 @@ mod tests {
         let low = std::os::fd::OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
         let moved = above_handed_descriptors(low).unwrap();
         assert!(moved.as_raw_fd() >= FIRST_BOX_DESCRIPTOR);
+    }
+
+    #[test]
+    fn a_claimed_box_folder_is_kept_though_its_pid_looks_gone_and_an_unclaimed_one_goes() {
+        // A pid no process has here: as a live dlqspec in another PID namespace looks.
+        let folder = tempfile::tempdir().unwrap();
+        let live = folder.path().join("dlqspec-box-4294967290-live");
+        let dead = folder.path().join("dlqspec-box-4294967290-dead");
+        std::fs::create_dir(&live).unwrap();
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(live.join("work"), "in use").unwrap();
+        std::fs::write(dead.join("left"), "left over").unwrap();
+        let claim = claim_private(&live).unwrap();
+        remove_stale_in(&[folder.path()]);
+        assert!(
+            live.join("work").exists(),
+            "a claimed box folder was removed"
+        );
+        assert!(!dead.exists(), "an unclaimed leftover stayed");
+        drop(claim);
+        remove_stale_in(&[folder.path()]);
+        assert!(!live.exists(), "the folder, no longer claimed, stayed");
+    }
+
+    #[test]
+    fn a_folder_claimed_elsewhere_cannot_be_claimed_again() {
+        let folder = tempfile::tempdir().unwrap();
+        let held = claim_private(folder.path()).unwrap();
+        assert!(try_claim(folder.path()).is_none());
+        drop(held);
+        assert!(try_claim(folder.path()).is_some());
     }
 
     #[test]
