@@ -37,12 +37,11 @@ fn page(dir: &Path, name: &str, body: &str) -> PathBuf {
 }
 
 #[test]
-fn the_browser_check_sees_a_script_error_a_console_error_and_a_network_resource() {
+fn the_browser_check_passes_a_clean_page_and_fails_one_with_a_script_error() {
     let Some(browser) = headless::browser() else {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-
     let clean = page(dir.path(), "clean.html", "<p id=\"here\">a &amp; b</p>");
     let clean = headless::render(&browser, &clean, false);
     clean.assert_clean("a page with nothing wrong");
@@ -62,7 +61,14 @@ fn the_browser_check_sees_a_script_error_a_console_error_and_a_network_resource(
         "{:?}",
         broken.console
     );
+}
 
+#[test]
+fn the_browser_check_fails_a_page_that_writes_to_the_console() {
+    let Some(browser) = headless::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
     let logging = page(
         dir.path(),
         "logging.html",
@@ -77,7 +83,14 @@ fn the_browser_check_sees_a_script_error_a_console_error_and_a_network_resource(
         "{:?}",
         logging.console
     );
+}
 
+#[test]
+fn the_browser_check_fails_a_page_that_loads_a_network_resource() {
+    let Some(browser) = headless::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
     let remote = page(
         dir.path(),
         "remote.html",
@@ -89,6 +102,7 @@ fn the_browser_check_sees_a_script_error_a_console_error_and_a_network_resource(
     let remote = headless::render(&browser, &remote, false);
     let named = remote.dom.remote_resources();
     assert_eq!(named.len(), 3, "{named:?}");
+    // What the browser asked the network for, seen apart from the DOM.
     assert!(
         [
             "http://example.invalid/back.png",

@@ -20,7 +20,7 @@ pub const BLESS_VARIABLE: &str = "DLQSPEC_BLESS_SCREENSHOTS";
 
 /// The window every page is drawn in: a fixed size, so the committed screenshots stay small and
 /// the same from one blessing to the next.
-pub const WINDOW: (u32, u32) = (1000, 700);
+pub const WINDOW: (u32, u32) = (1000, 1000);
 
 /// A hang-guard only: a page renders in about a second, on a busy machine in several.
 const HANG_GUARD: Duration = Duration::from_secs(180);
