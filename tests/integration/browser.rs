@@ -498,3 +498,14 @@ fn the_dom_scan_reads_what_a_browser_serialises() {
     );
     assert!(dom.remote_resources().is_empty());
 }
+
+#[test]
+fn the_console_lines_are_the_pages_own() {
+    let log = "[1:1:1201/110500.205705:INFO:CONSOLE:42] \"Uncaught TypeError: x\", source: file:///tmp/page.html (42)\n\
+               [1:1:1201/110500.205705:ERROR:dbus/bus.cc:405] Failed to connect to the bus\n\
+               [1:1:1201/110500.2:INFO:CONSOLE(3)] \"said\", source:  (3)\n\
+               [1:1:1201/110500.3:INFO:CONSOLE:7] \"the browser's own\", source: chrome://new-tab-page/ (7)\n";
+    let lines = headless::console_lines(log);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].contains("Uncaught TypeError: x") && lines[1].contains("\"said\""));
+}

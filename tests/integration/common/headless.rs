@@ -288,10 +288,21 @@ fn read_bounded(file: &Path, limit: u64) -> String {
 }
 
 /// The console lines of Chromium's log: `[...:INFO:CONSOLE:12] "message", source: URL (12)`
-/// (older versions write `CONSOLE(12)`).
+/// (older versions write `CONSOLE(12)`); but those of the browser's own pages (`chrome://`,
+/// `devtools://`, an extension's), which are not the page's doing.
 pub fn console_lines(log: &str) -> Vec<String> {
+    const BROWSERS_OWN: &[&str] = &[
+        "chrome://",
+        "chrome-untrusted://",
+        "devtools://",
+        "chrome-extension://",
+    ];
     log.lines()
         .filter(|line| line.contains(":CONSOLE"))
+        .filter(|line| {
+            let source = line.rsplit_once(", source: ").map_or("", |(_, s)| s);
+            !BROWSERS_OWN.iter().any(|own| source.starts_with(own))
+        })
         .map(str::to_owned)
         .collect()
 }
