@@ -409,7 +409,7 @@ pub fn html(matrix: &Matrix) -> String {
         spec_count(matrix.specs().len()),
         matrix.columns.len()
     );
-    out.push_str("<table>\n<tr><th>rule</th>");
+    out.push_str("<table id=\"matrix\">\n<tr><th>rule</th>");
     for column in &matrix.columns {
         let _ = write!(
             out,

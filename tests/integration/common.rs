@@ -11,6 +11,9 @@ use dlqspec::load::loader;
 use dlqspec::model::outcome::OutcomeKind;
 use dlqspec::text::source::SourceFile;
 
+#[cfg(target_os = "linux")]
+pub mod headless;
+
 /// The repository root, where `specs/` and `tests/fixtures/` live.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

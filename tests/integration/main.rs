@@ -2,6 +2,8 @@
 
 mod adversarial;
 mod authoring;
+#[cfg(target_os = "linux")]
+mod browser;
 mod common;
 mod compact;
 mod corpus;
