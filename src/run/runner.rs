@@ -404,8 +404,11 @@ pub fn run(
     std::thread::scope(|scope| {
         // Against anything but the reference, the reference's verdicts are worked out while
         // the implementation starts (`nothing_provided` waits for its `hello`) and runs.
+        // Without a thread for it (the system refused one), each worker works out its own.
         if !info.is_reference {
-            scope.spawn(|| verdicts.work_ahead());
+            let _ = std::thread::Builder::new()
+                .name("dlqspec-reference".into())
+                .spawn_scoped(scope, || verdicts.work_ahead());
         }
         let judged = |implementation: &mut Box<dyn Implementation + Send>, i: usize| {
             let verdict = |_: &LoadedSpec, _: &dyn Implementation| {
