@@ -1,4 +1,5 @@
-//! Benchmark: world calls per second through dlqspec, as a share of what the shim itself does.
+//! Benchmark: world calls per second through dlqspec, as a share of what the shim itself does;
+//! and a whole `dlqspec run` of the bundled suite against one bare start of its interpreter.
 //!
 //! The floor is the shim's own speed: this program plays dlqspec's part as leanly as it can
 //! (blocking reads on the child's stdout, a canned answer to each world call) while the
@@ -11,6 +12,12 @@
 //! wake-ups between them, and on a busy machine the wait for a core. The CPU time each side
 //! spends per call (Linux: from /proc's schedstat) is printed beside the wall time: it tells
 //! what dlqspec costs per call apart from what the load of the machine costs.
+//!
+//! The `run` part times what a student waits for: `dlqspec run specs` on the Python and the
+//! Node example, against one bare start of the same interpreter (`python3 -c pass` with the
+//! interpreter itself, not pyenv's script in front of it; `node -e 0`) plus the built-in run
+//! of the same suite, which is the least a run through a shim could take. The parts are
+//! `box`, `calls` and `run`; `cargo bench --bench external -- run` runs one of them.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -227,9 +234,111 @@ fn box_cost(root: &std::path::Path) {
     }
 }
 
+/// The interpreter `python3` starts: pyenv's `python3` is a bash script that looks it up, a
+/// start of its own that a run avoids with `DLQSPEC_PYTHON` naming the interpreter. As
+/// `DLQSPEC_PYTHON` says it when set.
+fn real_python() -> Vec<String> {
+    if let Some(words) = std::env::var("DLQSPEC_PYTHON")
+        .ok()
+        .and_then(|line| shell_words::split(&line).ok())
+        .filter(|words| !words.is_empty())
+    {
+        return words;
+    }
+    let asked = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    vec![String::from_utf8_lossy(&asked.stdout).trim().to_owned()]
+}
+
+/// The wall time of one run of `command` to its end, in ms; it must succeed.
+fn timed(command: &mut Command) -> f64 {
+    let started = Instant::now();
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("it runs");
+    let took = started.elapsed().as_secs_f64() * 1e3;
+    assert!(status.success(), "{command:?} failed: {status}");
+    took
+}
+
+/// The load average over the last minute, as the system tells it.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Whole `dlqspec run specs` of the Python and Node examples against one bare start of the
+/// interpreter plus the built-in run (issue #25's goal for Python: at most 1.3 times the bare
+/// start, plus the built-in run).
+fn run_against_bare_start(root: &std::path::Path) {
+    let rounds = 9;
+    let python = real_python();
+    let dlqspec = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_dlqspec"));
+        command
+            .current_dir(root)
+            .env("DLQSPEC_PYTHON", shell_words::join(&python))
+            .env_remove("DLQSPEC_PROTOCOL_LOG");
+        command
+    };
+    println!(
+        "whole dlqspec run of the bundled suite against a bare start of its interpreter, best of {rounds} (load average {})",
+        load_average()
+    );
+    for (solution, bare) in [
+        (
+            "python:examples/python/solution.py",
+            python
+                .iter()
+                .map(String::as_str)
+                .chain(["-c", "pass"])
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "node:examples/javascript/solution.mjs",
+            vec!["node", "-e", "0"],
+        ),
+    ] {
+        // Alternated, so that a change in the machine's load touches all three alike.
+        let (mut run, mut start, mut builtin) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+        for _ in 0..rounds {
+            run = run.min(timed(
+                dlqspec().args(["run", "--quiet", "specs", "--impl", solution]),
+            ));
+            start = start.min(timed(Command::new(bare[0]).args(&bare[1..])));
+            builtin = builtin.min(timed(dlqspec().args(["run", "--quiet", "specs"])));
+        }
+        let goal = 1.3 * start + builtin;
+        println!(
+            "  {solution:<38} run {run:>6.1} ms   bare start {start:>5.1} ms + built-in run {builtin:>4.1} ms: {:.2}x; the shim's part over the built-in run {:.2}x the bare start (goal 1.3x: {goal:.0} ms, {})",
+            run / (start + builtin),
+            (run - builtin) / start,
+            if run <= goal { "met" } else { "missed" }
+        );
+    }
+    println!("  (load average {} after)", load_average());
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    box_cost(&root);
+    // `cargo bench --bench external -- run`: only the part named.
+    let only = std::env::args().skip(1).find(|arg| !arg.starts_with("--"));
+    let wanted = |part: &str| only.as_deref().is_none_or(|only| only == part);
+    if wanted("run") {
+        run_against_bare_start(&root);
+    }
+    if wanted("box") {
+        box_cost(&root);
+    }
+    if !wanted("calls") {
+        return;
+    }
     let fixtures = root.join("shims/tests/fixtures");
     let rounds = 5;
     println!(

@@ -4,7 +4,8 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::contracts::builtin::Builtin;
@@ -274,10 +275,21 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
 /// Runs one prepared spec. Against any implementation but the reference, the spec is first run
 /// on the reference: a spec the reference does not pass judges nobody, and is a spec error.
 pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
+    run_judged(prepared, implementation, &|spec, implementation| {
+        reference_verdict(spec, implementation)
+    })
+}
+
+/// `run_one`, with the reference's verdict on the spec from `verdict`.
+fn run_judged(
+    prepared: &Prepared,
+    implementation: &mut dyn Implementation,
+    verdict: &dyn Fn(&LoadedSpec, &dyn Implementation) -> Option<Outcome>,
+) -> SpecReport {
     let started = Instant::now();
     let outcome = match &prepared.1 {
         Err(error) => Outcome::SpecError(error.clone()),
-        Ok(spec) => match reference_verdict(spec, implementation) {
+        Ok(spec) => match verdict(spec, implementation) {
             Some(broken) => broken,
             None => match implementation.begin_spec() {
                 Err(error) => Outcome::Errored(error),
@@ -299,6 +311,12 @@ fn reference_verdict(spec: &LoadedSpec, implementation: &dyn Implementation) -> 
     if implementation.info().is_reference {
         return None;
     }
+    reference_judgement(spec)
+}
+
+/// The spec error to report instead of running `spec` on any implementation but the
+/// reference, when the built-in reference does not pass it.
+fn reference_judgement(spec: &LoadedSpec) -> Option<Outcome> {
     match spec.run(&mut Builtin::new(), RunMode::Check).outcome {
         Outcome::Passed => None,
         Outcome::Mismatch(mismatch) => Some(Outcome::SpecError(SpecError::at(
@@ -312,6 +330,50 @@ fn reference_verdict(spec: &LoadedSpec, implementation: &dyn Implementation) -> 
             ),
         ))),
         other => Some(other),
+    }
+}
+
+/// The reference's verdicts on the selected specs (`reference_verdict`), each worked out once:
+/// ahead of the workers, on a thread of its own, from the moment the run knows its
+/// implementation is not the reference, or by the worker that needs one first. An external
+/// implementation takes its interpreter's start to answer `hello`, and every spec used to run
+/// on the reference just before it ran on the implementation, each time on the path between
+/// two requests; worked out meanwhile, none of that is waited for any more.
+struct ReferenceVerdicts<'j> {
+    slots: Vec<OnceLock<Option<Outcome>>>,
+    judge: &'j (dyn Fn(usize) -> Option<Outcome> + Sync),
+    /// Set when the run is over (or stopped early): working ahead stops at the next spec.
+    over: AtomicBool,
+}
+
+impl<'j> ReferenceVerdicts<'j> {
+    fn new(count: usize, judge: &'j (dyn Fn(usize) -> Option<Outcome> + Sync)) -> Self {
+        ReferenceVerdicts {
+            slots: (0..count).map(|_| OnceLock::new()).collect(),
+            judge,
+            over: AtomicBool::new(false),
+        }
+    }
+
+    /// The verdict on spec `i`: the one worked out ahead, else worked out now (waiting for it
+    /// if working ahead is at it).
+    fn verdict(&self, i: usize) -> Option<Outcome> {
+        self.slots[i].get_or_init(|| (self.judge)(i)).clone()
+    }
+
+    /// Works out every verdict not yet asked for, in order, until the run is over.
+    fn work_ahead(&self) {
+        for (i, slot) in self.slots.iter().enumerate() {
+            if self.over.load(Ordering::Relaxed) {
+                return;
+            }
+            slot.get_or_init(|| (self.judge)(i));
+        }
+    }
+
+    /// The run is over: working ahead stops at the next spec.
+    fn finish(&self) {
+        self.over.store(true, Ordering::Relaxed);
     }
 }
 
@@ -332,24 +394,75 @@ pub fn run(
         return Err(RunError::NothingSelected(nothing_selected(config, found)));
     }
     let workers = config.jobs().min(prepared.len()).max(1);
-    let mut first = factory.create();
-    if let Some(refusal) = nothing_provided(&prepared, first.as_mut()) {
+    let first = factory.create();
+    let info = first.info();
+    let judge = |i: usize| match &prepared[i].1 {
+        Ok(spec) => reference_judgement(spec),
+        Err(_) => None,
+    };
+    let verdicts = ReferenceVerdicts::new(prepared.len(), &judge);
+    std::thread::scope(|scope| {
+        // Against anything but the reference, the reference's verdicts are worked out while
+        // the implementation starts (`nothing_provided` waits for its `hello`) and runs.
+        // Without a thread for it (the system refused one), each worker works out its own.
+        if !info.is_reference {
+            let _ = std::thread::Builder::new()
+                .name("dlqspec-reference".into())
+                .spawn_scoped(scope, || verdicts.work_ahead());
+        }
+        let judged = |implementation: &mut Box<dyn Implementation + Send>, i: usize| {
+            let verdict = |_: &LoadedSpec, _: &dyn Implementation| {
+                (!info.is_reference).then(|| verdicts.verdict(i)).flatten()
+            };
+            run_judged(&prepared[i], implementation.as_mut(), &verdict)
+        };
+        let summary = run_all(
+            config,
+            &prepared,
+            (found, &skipped, note),
+            first,
+            &info,
+            workers,
+            factory,
+            &judged,
+            reporter,
+            started,
+        );
+        verdicts.finish();
+        summary
+    })
+}
+
+/// `run` once its specs are selected and its first implementation made.
+#[allow(clippy::too_many_arguments)]
+fn run_all(
+    config: &RunConfig,
+    prepared: &[Prepared],
+    (found, skipped, note): (usize, &[Skipped], Option<String>),
+    mut first: Box<dyn Implementation + Send>,
+    info: &ImplInfo,
+    workers: usize,
+    factory: &dyn ImplementationFactory,
+    judged: &(dyn Fn(&mut Box<dyn Implementation + Send>, usize) -> SpecReport + Sync),
+    reporter: &mut dyn Reporter,
+    started: Instant,
+) -> Result<Summary, RunError> {
+    if let Some(refusal) = nothing_provided(prepared, first.as_mut()) {
         return Err(RunError::NothingProvided(refusal));
     }
-    let info = first.info();
     let mut implementations = vec![first];
     implementations.extend((1..workers).map(|_| factory.create()));
     reporter.event(&Event::Started {
         total: prepared.len(),
         filtered_out: found - prepared.len(),
-        implementation: &info,
-        skipped: &skipped,
+        implementation: info,
+        skipped,
     });
     let mut summary = Summary {
         notes: note.into_iter().collect(),
         ..Summary::default()
     };
-    let mut expected = config.known_failures.as_ref().map(|k| k.expect(&prepared));
+    let mut expected = config.known_failures.as_ref().map(|k| k.expect(prepared));
     // A listed failure is expected: it does not stop a --fail-fast run.
     let listed = |report: &SpecReport| {
         config
@@ -360,7 +473,7 @@ pub fn run(
     parallel::run_in_order(
         prepared.len(),
         implementations,
-        &|implementation, i| run_one(&prepared[i], implementation.as_mut()),
+        judged,
         &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
         &mut |i, report| {
             let mut report = report.unwrap_or_else(|| {
@@ -440,7 +553,7 @@ fn nothing_provided(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
 
     const PASSING: &str = "contract: dlq-consumer\nname: passes\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: ok}]\n";
     const FAILING: &str = "contract: dlq-consumer\nname: fails\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: dead}]\n";
@@ -556,6 +669,104 @@ mod tests {
         let summary = collect.done.unwrap();
         assert_eq!(summary.exit_code(), exit::FAILED);
         assert_eq!(summary.skipped, 1);
+    }
+
+    #[test]
+    fn each_reference_verdict_is_worked_out_once_ahead_or_when_asked() {
+        let judged: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+        let judge = |i: usize| {
+            judged[i].fetch_add(1, Ordering::SeqCst);
+            (i == 2).then(|| Outcome::Skipped(format!("spec {i}")))
+        };
+        let verdicts = ReferenceVerdicts::new(4, &judge);
+        // Asked for before working ahead reaches it: worked out on the spot.
+        assert!(verdicts.verdict(1).is_none());
+        verdicts.work_ahead();
+        let counts: Vec<usize> = judged.iter().map(|n| n.load(Ordering::SeqCst)).collect();
+        assert_eq!(counts, [1, 1, 1, 1]);
+        // Worked out ahead: handed over, never worked out again.
+        assert!(matches!(verdicts.verdict(2), Some(Outcome::Skipped(why)) if why == "spec 2"));
+        assert!(verdicts.verdict(3).is_none());
+        let counts: Vec<usize> = judged.iter().map(|n| n.load(Ordering::SeqCst)).collect();
+        assert_eq!(counts, [1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn working_ahead_stops_when_the_run_is_over() {
+        let judged = AtomicUsize::new(0);
+        let judge = |_: usize| {
+            judged.fetch_add(1, Ordering::SeqCst);
+            None
+        };
+        let verdicts = ReferenceVerdicts::new(3, &judge);
+        verdicts.finish();
+        verdicts.work_ahead();
+        assert_eq!(judged.load(Ordering::SeqCst), 0);
+    }
+
+    /// Not the reference, so every spec is judged by the reference first; otherwise the
+    /// built-in itself.
+    struct NotTheReference(Builtin);
+
+    impl Implementation for NotTheReference {
+        fn info(&self) -> ImplInfo {
+            ImplInfo {
+                label: "not-the-reference".into(),
+                language: "rust".into(),
+                is_reference: false,
+            }
+        }
+
+        fn create(
+            &mut self,
+            contract: &str,
+            args: &serde_json::Value,
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            self.0.create(contract, args, world)
+        }
+
+        fn call(
+            &mut self,
+            method: &str,
+            args: &[serde_json::Value],
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            self.0.call(method, args, world)
+        }
+    }
+
+    #[test]
+    fn a_spec_the_reference_fails_judges_no_other_implementation_for_any_jobs() {
+        let dir = suite(&[
+            ("a.yaml", PASSING),
+            ("b.yaml", FAILING),
+            ("c.yaml", PASSING),
+            ("d.yaml", FAILING),
+        ]);
+        for jobs in [1, 2] {
+            let config = RunConfig {
+                paths: vec![dir.path().to_path_buf()],
+                jobs: NonZeroUsize::new(jobs),
+                ..RunConfig::default()
+            };
+            let factory =
+                || -> Box<dyn Implementation + Send> { Box::new(NotTheReference(Builtin::new())) };
+            let mut collect = Collect::default();
+            run(&config, &factory, &mut collect).unwrap();
+            assert_eq!(
+                collect.finished,
+                [
+                    ("a.yaml".to_owned(), OutcomeKind::Passed),
+                    ("b.yaml".to_owned(), OutcomeKind::SpecError),
+                    ("c.yaml".to_owned(), OutcomeKind::Passed),
+                    ("d.yaml".to_owned(), OutcomeKind::SpecError),
+                ],
+                "{jobs} jobs"
+            );
+        }
     }
 
     #[test]

@@ -966,3 +966,115 @@ fn a_start_that_fails_says_why_and_names_the_memory_limit() {
         free.stderr
     );
 }
+
+/// What is wrong with a protocol log (`PID > line` / `PID < line`) in which a fault must land
+/// on the exact world call scheduled: every `raise` of kind `crash` answers the world call
+/// just before it, a call named `call`, and the implementation's next message for that
+/// request is its `raised` reply of kind `crash`, with no world call between (nothing of the
+/// solution ran past the faulted call). The number of crashes raised, when nothing is wrong.
+fn crashes_land_on(log: &str, call: &str) -> Result<usize, String> {
+    let messages: Vec<(String, Value)> = log
+        .lines()
+        .map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            let (_pid, direction, message) = (parts.next(), parts.next(), parts.next());
+            let message = serde_json::from_str(message.unwrap_or_default())
+                .map_err(|e| format!("not JSON ({e}): {line}"))?;
+            Ok((direction.unwrap_or_default().to_owned(), message))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut crashes = 0;
+    for (at, (direction, message)) in messages.iter().enumerate() {
+        if direction != ">" || message["type"] != "raise" || message["error"]["kind"] != "crash" {
+            continue;
+        }
+        crashes += 1;
+        let asked =
+            at.checked_sub(1)
+                .map(|before| &messages[before])
+                .filter(|(direction, asked)| {
+                    direction == "<"
+                        && asked["type"] == "world"
+                        && asked["call"] == call
+                        && asked["seq"] == message["seq"]
+                        && asked["n"] == message["n"]
+                });
+        if asked.is_none() {
+            return Err(format!(
+                "the crash {message} does not answer the `{call}` world call just before it"
+            ));
+        }
+        let next = messages[at + 1..]
+            .iter()
+            .find(|(direction, reply)| direction == "<" && reply["type"] != "output");
+        match next {
+            Some((_, reply)) if reply["type"] == "raised" && reply["error"]["kind"] == "crash" => {
+                if reply["seq"] != message["seq"] {
+                    return Err(format!("the crash {message} is told as {reply}"));
+                }
+            }
+            other => {
+                return Err(format!(
+                    "after the crash {message} the implementation went on: {other:?}"
+                ));
+            }
+        }
+    }
+    Ok(crashes)
+}
+
+#[test]
+fn an_injected_crash_lands_on_the_exact_world_call_through_each_shim() {
+    // The checker has teeth: a world call after the crash, or a crash answering another call,
+    // is caught.
+    let ran_on = concat!(
+        "1 < {\"seq\":3,\"type\":\"world\",\"n\":4,\"call\":\"dlq.put\",\"args\":[{}]}\n",
+        "1 > {\"seq\":3,\"type\":\"raise\",\"n\":4,\"error\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"x\"}}\n",
+        "1 < {\"seq\":3,\"type\":\"world\",\"n\":5,\"call\":\"queue.ack\",\"args\":[\"a\"]}\n",
+    );
+    assert!(crashes_land_on(ran_on, "dlq.put").is_err());
+    let told = concat!(
+        "1 < {\"seq\":3,\"type\":\"world\",\"n\":4,\"call\":\"dlq.put\",\"args\":[{}]}\n",
+        "1 > {\"seq\":3,\"type\":\"raise\",\"n\":4,\"error\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"x\"}}\n",
+        "1 < {\"seq\":3,\"type\":\"raised\",\"error\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"x\"}}\n",
+    );
+    assert_eq!(crashes_land_on(told, "dlq.put"), Ok(1));
+    assert!(crashes_land_on(told, "queue.ack").is_err());
+
+    let mut solutions = vec!["python:examples/python/solution.py"];
+    if node_tests() {
+        solutions.push("node:examples/javascript/solution.mjs");
+    }
+    for solution in solutions {
+        for (spec, call) in [
+            (
+                "specs/dlq-consumer/crash-after-put-before-ack.yaml",
+                "dlq.put",
+            ),
+            (
+                "specs/dlq-consumer/crash-before-put-loses-nothing.yaml",
+                "dlq.put",
+            ),
+        ] {
+            let dir = tempfile::tempdir().expect("a temporary folder");
+            let log = dir.path().join("protocol.log");
+            let output = external()
+                .args(["run", spec, "--impl", solution])
+                .env("DLQSPEC_PROTOCOL_LOG", &log)
+                .output()
+                .expect("dlqspec runs");
+            let ran = ran(output);
+            assert_eq!(
+                ran.code, 0,
+                "{solution} {spec}\n{}{}",
+                ran.stdout, ran.stderr
+            );
+            let traffic = std::fs::read_to_string(&log).expect("traffic was logged");
+            assert_eq!(
+                crashes_land_on(&traffic, call),
+                Ok(1),
+                "{solution} {spec}\n{traffic}"
+            );
+        }
+    }
+}
