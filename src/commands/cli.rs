@@ -60,7 +60,7 @@ pub enum Command {
 
     /// Tell what happens in a scenario, step by step: deliveries, handler outcomes, decisions and the rules behind them, DLQ changes, crashes, checks.
     #[command(
-        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
+        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py --format html --output poison-cycle.html\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\n--format html draws it as a sequence diagram in a self-contained page (docs/reports.md).\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
     )]
     Explain(ExplainArgs),
 
@@ -424,8 +424,23 @@ pub struct ExplainArgs {
     /// The spec file to explain.
     pub spec: PathBuf,
 
+    /// How to tell it: text, or html (the run as an SVG sequence diagram in a self-contained page).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ExplainFormat,
+
+    /// Write the explanation to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// How `explain` tells a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    Text,
+    Html,
 }
 
 #[derive(Debug, Args)]

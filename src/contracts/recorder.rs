@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun};
+use crate::contracts::timeline::{Event, Told};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
 use crate::text::cut;
@@ -17,7 +18,9 @@ pub struct Recorder {
     mode: RunMode,
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
-    timeline: Vec<String>,
+    timeline: Vec<Told>,
+    /// The lanes the timeline's calls run between, in the order a picture draws them.
+    lanes: &'static [&'static str],
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
@@ -36,6 +39,7 @@ impl Recorder {
             checkpoints: Vec::new(),
             first_mismatch: None,
             timeline: Vec::new(),
+            lanes: &[],
             exercised: Vec::new(),
             hushed: false,
             decision: None,
@@ -70,7 +74,10 @@ impl Recorder {
     /// pay for a sentence per decision.
     pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
-            self.tell(format!("    rule {}: {why}", rule.id));
+            self.tell_event(
+                format!("    rule {}: {why}", rule.id),
+                Event::Rule { id: rule.id },
+            );
         }
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
@@ -97,18 +104,30 @@ impl Recorder {
         self.mode == RunMode::Explain
     }
 
-    /// Adds one line to the timeline.
+    /// Adds one line to the timeline, a note.
     pub fn tell(&mut self, line: String) {
         if self.telling() {
-            self.timeline.push(line);
+            self.timeline.push(Told::note(line));
         }
     }
 
-    /// Adds lines to the timeline.
-    pub fn tell_all(&mut self, lines: impl IntoIterator<Item = String>) {
+    /// Adds one event to the timeline, told as `line`.
+    pub fn tell_event(&mut self, line: String, event: Event) {
         if self.telling() {
-            self.timeline.extend(lines);
+            self.timeline.push(Told { line, event });
         }
+    }
+
+    /// Adds events to the timeline.
+    pub fn tell_all(&mut self, told: impl IntoIterator<Item = Told>) {
+        if self.telling() {
+            self.timeline.extend(told);
+        }
+    }
+
+    /// Names the lanes the timeline's calls run between, as a picture draws them.
+    pub fn lanes(&mut self, lanes: &'static [&'static str]) {
+        self.lanes = lanes;
     }
 
     /// Whether a checkpoint that matches is kept. A checking run keeps only the one that
@@ -145,10 +164,10 @@ impl Recorder {
         note: Option<String>,
     ) -> Result<(), Outcome> {
         if self.telling() {
-            let told = checkpoint
-                .told()
-                .into_iter()
-                .map(|line| format!("    {line}"));
+            let told = checkpoint.told().into_iter().map(|mut told| {
+                told.line.insert_str(0, "    ");
+                told
+            });
             self.timeline.extend(told);
         }
         let matches = checkpoint.matches();
@@ -201,6 +220,7 @@ impl Recorder {
             outcome,
             checkpoints: self.checkpoints,
             timeline: self.timeline,
+            lanes: self.lanes,
             exercised: self.exercised,
             later_spec_error,
         }
@@ -331,7 +351,8 @@ mod tests {
         }
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
-        assert_eq!(run.timeline[0], "    rule c/b: why");
+        assert_eq!(run.timeline[0].line, "    rule c/b: why");
+        assert_eq!(run.timeline[0].event, Event::Rule { id: "c/b" });
     }
 
     #[test]
@@ -360,6 +381,6 @@ mod tests {
         assert!(matches!(recorder.stop(), Outcome::Passed));
         let run = recorder.finish(None);
         assert!(matches!(run.outcome, Outcome::Passed));
-        assert_eq!(run.timeline, vec!["start"]);
+        assert_eq!(run.timeline, vec![Told::note("start".to_owned())]);
     }
 }
