@@ -14,6 +14,7 @@ mod hardening;
 mod install;
 mod java;
 mod mutations;
+mod pictures;
 mod promises;
 mod properties;
 mod reports;

@@ -244,6 +244,15 @@ impl Happening {
             Happening::Checked { id, has } => {
                 call("consumer", "DLQ", format!("has({id}) -> {has}"), Tone::Read)
             }
+            // A crash of the process is a mark where it happens, as an injected one is.
+            Happening::Handled {
+                id,
+                outcome: ScriptedOutcome::Crash,
+            } => Event::Mark {
+                lane: "handler",
+                label: format!("CRASH: handler({id}) crashes the process"),
+                tone: Tone::Crash,
+            },
             Happening::Handled { id, outcome } => {
                 let tone = match outcome {
                     ScriptedOutcome::Ok => Tone::Success,
