@@ -255,6 +255,12 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         for (_, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
             let to = args.output.join(&file);
+            // A picture is in its submission's folder, made here as the shard made it.
+            if let Some(folder) = to.parent()
+                && let Err(error) = std::fs::create_dir_all(folder)
+            {
+                return usage_error(format!("cannot create {}: {error}", folder.display()));
+            }
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
                     crate::files::atomic_file::replace_own(&to, &bytes)
