@@ -41,7 +41,12 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
     let header = spec.scenario.header();
     let info = implementation.info();
     let (timeline, lanes, outcome, differences) = match implementation.begin_spec() {
-        Err(error) => (Vec::new(), &[][..], Outcome::Errored(error), 0),
+        Err(error) => (
+            Vec::new(),
+            spec.contract.lanes(),
+            Outcome::Errored(error),
+            0,
+        ),
         Ok(()) => {
             let run = spec.run(implementation, RunMode::Explain);
             let differences = run
@@ -50,7 +55,12 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
                 .filter(|c| !c.matches())
                 .map(|c| c.written.iter().filter(|w| !w.matches()).count().max(1))
                 .sum();
-            (run.timeline, run.lanes, run.outcome, differences)
+            (
+                run.timeline,
+                spec.contract.lanes(),
+                run.outcome,
+                differences,
+            )
         }
     };
     let output = implementation.take_output();

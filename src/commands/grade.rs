@@ -711,16 +711,17 @@ fn run_to_end(
         // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
         unsafe {
             command.pre_exec(move || {
-            if report_fd == REPORT_FD {
-                let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
-                if flags < 0 || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                {
+                if report_fd == REPORT_FD {
+                    let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
+                    if flags < 0
+                        || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                } else if libc::dup2(report_fd, REPORT_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-            } else if libc::dup2(report_fd, REPORT_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
+                Ok(())
             });
         }
     }

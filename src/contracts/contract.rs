@@ -29,6 +29,10 @@ pub trait Contract: Sync {
     /// The rule catalogue, in the order reports list it.
     fn rules(&self) -> &'static [Rule];
 
+    /// The lanes the calls of an explained run go between (`timeline::Event::Call`), left
+    /// to right, as `explain --format html` draws them.
+    fn lanes(&self) -> &'static [&'static str];
+
     /// Parses and checks a spec file that names this contract.
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 
@@ -375,8 +379,6 @@ pub struct ScenarioRun {
     /// A person-readable account of what happened, one line per event (`RunMode::Explain`
     /// only), each with what it is, for a picture.
     pub timeline: Vec<Told>,
-    /// The lanes the timeline's calls run between, as a picture draws them.
-    pub lanes: &'static [&'static str],
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,

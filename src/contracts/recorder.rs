@@ -19,8 +19,6 @@ pub struct Recorder {
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
     timeline: Vec<Told>,
-    /// The lanes the timeline's calls run between, in the order a picture draws them.
-    lanes: &'static [&'static str],
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
@@ -39,7 +37,6 @@ impl Recorder {
             checkpoints: Vec::new(),
             first_mismatch: None,
             timeline: Vec::new(),
-            lanes: &[],
             exercised: Vec::new(),
             hushed: false,
             decision: None,
@@ -123,11 +120,6 @@ impl Recorder {
         if self.telling() {
             self.timeline.extend(told);
         }
-    }
-
-    /// Names the lanes the timeline's calls run between, as a picture draws them.
-    pub fn lanes(&mut self, lanes: &'static [&'static str]) {
-        self.lanes = lanes;
     }
 
     /// Whether a checkpoint that matches is kept. A checking run keeps only the one that
@@ -220,7 +212,6 @@ impl Recorder {
             outcome,
             checkpoints: self.checkpoints,
             timeline: self.timeline,
-            lanes: self.lanes,
             exercised: self.exercised,
             later_spec_error,
         }

@@ -75,7 +75,6 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
             outcome: Outcome::Errored(error),
             checkpoints: Vec::new(),
             timeline: Vec::new(),
-            lanes: &[],
             exercised: Vec::new(),
             later_spec_error: None,
         };

@@ -87,9 +87,8 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n";
 
 /// The page: header, the picture, the verdict and its details, and the timeline as text.
 pub fn html(page: &Page) -> String {
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-    );
+    let mut out =
+        String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let _ = writeln!(
         out,
         "<title>dlqspec explain: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>",
@@ -198,11 +197,7 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
             Event::Mark { lane, label, tone } => {
                 let x = lane_x(lanes, lane).unwrap_or(FIRST_LANE);
                 let symbol = match tone.word() {
-                    "crash" => format!(
-                        "<path d=\"M{} {} l12 12 m0 -12 l-12 12\"/>",
-                        x - 6,
-                        y + 4
-                    ),
+                    "crash" => format!("<path d=\"M{} {} l12 12 m0 -12 l-12 12\"/>", x - 6, y + 4),
                     _ => format!("<circle cx=\"{x}\" cy=\"{}\" r=\"5\"/>", y + 10),
                 };
                 let _ = writeln!(
@@ -504,7 +499,10 @@ mod tests {
         };
         let timeline = [check("2"), check("3")];
         let html = html(&page(&timeline, &["queue"]));
-        assert_eq!(html.matches("class=\"check differs difference\"").count(), 1);
+        assert_eq!(
+            html.matches("class=\"check differs difference\"").count(),
+            1
+        );
         assert_eq!(html.matches("id=\"first-difference\"").count(), 1);
         assert!(html.contains("expected: 1</text>") && html.contains("actual:   2</text>"));
         assert!(html.contains("<g class=\"check differs\">"), "{html}");

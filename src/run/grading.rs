@@ -96,11 +96,12 @@ impl Written {
     /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`, `html`
     /// for a picture), relative to the output folder.
     pub fn files(&self, name: &str) -> Vec<(&'static str, String)> {
-        let mut files: Vec<(&'static str, String)> = [("txt", self.text), ("jsonl", self.json_lines)]
-            .into_iter()
-            .filter(|(_, written)| *written)
-            .map(|(ext, _)| (ext, format!("{name}.{ext}")))
-            .collect();
+        let mut files: Vec<(&'static str, String)> =
+            [("txt", self.text), ("jsonl", self.json_lines)]
+                .into_iter()
+                .filter(|(_, written)| *written)
+                .map(|(ext, _)| (ext, format!("{name}.{ext}")))
+                .collect();
         files.extend(
             self.pictures
                 .iter()

@@ -13,7 +13,11 @@ fn drawn(args: &[&str]) -> (i32, String) {
     all.extend(args);
     all.extend(["--format", "html", "--output", path_arg(&file)]);
     let ran = run(&all);
-    assert!(ran.stdout.is_empty(), "a page went to stdout:\n{}", ran.stdout);
+    assert!(
+        ran.stdout.is_empty(),
+        "a page went to stdout:\n{}",
+        ran.stdout
+    );
     let page = std::fs::read_to_string(&file)
         .unwrap_or_else(|e| panic!("no page written ({e}):\n{}{}", ran.stdout, ran.stderr));
     (ran.code, page)
@@ -21,7 +25,9 @@ fn drawn(args: &[&str]) -> (i32, String) {
 
 /// The page's SVG, from `<svg id="explain"` to its end.
 fn svg(page: &str) -> &str {
-    let start = page.find("<svg id=\"explain\"").expect("an svg with id explain");
+    let start = page
+        .find("<svg id=\"explain\"")
+        .expect("an svg with id explain");
     let end = page[start..].find("</svg>").expect("the svg ends") + start;
     &page[start..end]
 }
@@ -64,7 +70,9 @@ fn explain_draws_a_dlq_consumer_scenario_on_its_four_lanes() {
         assert!(svg.contains(needle), "missing {needle:?} in:\n{svg}");
     }
     assert!(!svg.contains("difference"), "{svg}");
-    assert!(page.contains("<span id=\"verdict\" class=\"verdict pass\">PASS: every expectation holds</span>"));
+    assert!(page.contains(
+        "<span id=\"verdict\" class=\"verdict pass\">PASS: every expectation holds</span>"
+    ));
     // The same run draws the same page.
     let (_, again) = drawn(&["specs/dlq-consumer/poison-cycle.yaml"]);
     assert_eq!(page, again);
@@ -80,7 +88,11 @@ fn explain_marks_where_a_broken_dlq_consumer_parts_ways_with_the_spec() {
     assert_eq!(code, 1, "{page}");
     assert_self_contained(&page);
     let svg = svg(&page);
-    assert_eq!(svg.matches("class=\"decision wrong difference\"").count(), 1, "{svg}");
+    assert_eq!(
+        svg.matches("class=\"decision wrong difference\"").count(),
+        1,
+        "{svg}"
+    );
     assert_eq!(page.matches("id=\"first-difference\"").count(), 1, "{svg}");
     for needle in [
         ">\u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a), then queue.ack(a)</text>",
@@ -107,7 +119,10 @@ fn explain_draws_an_outcome_queue_scenario_with_its_lists_after_each_step() {
     assert_self_contained(&page);
     let svg = svg(&page);
     for lane in ["test", "queue"] {
-        assert!(svg.contains(&format!("<g class=\"lane\" id=\"lane-{lane}\"")), "{svg}");
+        assert!(
+            svg.contains(&format!("<g class=\"lane\" id=\"lane-{lane}\"")),
+            "{svg}"
+        );
     }
     for list in ["ready", "done", "quarantine"] {
         assert!(
@@ -137,7 +152,10 @@ fn explain_marks_where_a_broken_outcome_queue_parts_ways_with_the_spec() {
     assert_eq!(code, 1, "{page}");
     let svg = svg(&page);
     assert_eq!(svg.matches("id=\"first-difference\"").count(), 1, "{svg}");
-    assert!(svg.contains("<g class=\"check differs difference\" id=\"first-difference\">"), "{svg}");
+    assert!(
+        svg.contains("<g class=\"check differs difference\" id=\"first-difference\">"),
+        "{svg}"
+    );
     assert!(svg.contains(">expected: dead</text>"), "{svg}");
     assert!(svg.contains(">actual:   retry</text>"), "{svg}");
 }
@@ -151,12 +169,21 @@ fn a_hostile_id_is_drawn_escaped_and_cut() {
     let (_dir, path) = temp_spec("hostile.yaml", &text);
     let (code, page) = drawn(&[path_arg(&path)]);
     assert_eq!(code, 0, "{page}");
-    assert!(!page.contains('\u{1b}') && !page.contains('\u{7}'), "{page}");
+    assert!(
+        !page.contains('\u{1b}') && !page.contains('\u{7}'),
+        "{page}"
+    );
     assert!(!page.contains("<img") && !page.contains("<b>"), "{page}");
-    assert!(page.contains("<h1 id=\"spec-name\">&lt;b&gt;\\x1b[2J&lt;/b&gt;</h1>"), "{page}");
+    assert!(
+        page.contains("<h1 id=\"spec-name\">&lt;b&gt;\\x1b[2J&lt;/b&gt;</h1>"),
+        "{page}"
+    );
     let svg = svg(&page);
     // An arrow's label is cut to the room between its lanes.
-    assert!(svg.contains(">&lt;img src=y&gt;\\x1b]0;t\\x07\u{2026}</text>"), "{svg}");
+    assert!(
+        svg.contains(">&lt;img src=y&gt;\\x1b]0;t\\x07\u{2026}</text>"),
+        "{svg}"
+    );
     // A long id is cut where its row ends, an ellipsis saying so.
     assert!(!svg.contains(&"x".repeat(200)), "{svg}");
     assert!(svg.contains("xx\u{2026}</text>"), "{svg}");
@@ -176,7 +203,12 @@ fn explain_output_goes_through_the_atomic_writer_and_never_into_a_folder() {
     assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stderr.contains("cannot write"), "{}", ran.stderr);
     // Without --output the page is the standard output.
-    let ran = run(&["explain", "specs/dlq-consumer/poison-cycle.yaml", "--format", "html"]);
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/poison-cycle.yaml",
+        "--format",
+        "html",
+    ]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert!(ran.stdout.starts_with("<!DOCTYPE html>\n") && ran.stdout.ends_with("</html>\n"));
 }
@@ -197,11 +229,22 @@ fn explain_impl_marks_each_decision_and_states_nothing_that_did_not_happen() {
         "    rule dlq-consumer/poison: receive_count 4 > max_attempts 3: a is past its budget (this implementation retried it at receive_count 3), so it is dead-lettered as poison without calling the handler\n",
         "    \u{2713} decision dlq-consumer/poison: the implementation did dlq.put(a), queue.ack(a)\n",
     ] {
-        assert!(ran.stdout.contains(line), "missing {line:?} in:\n{}", ran.stdout);
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
     }
-    assert!(!ran.stdout.contains("every earlier delivery"), "{}", ran.stdout);
+    assert!(
+        !ran.stdout.contains("every earlier delivery"),
+        "{}",
+        ran.stdout
+    );
     // The built-in implementation is the rules: its decisions are not marked.
-    let builtin = run(&["explain", "specs/dlq-consumer/exhausted-at-max-attempts.yaml"]);
+    let builtin = run(&[
+        "explain",
+        "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
+    ]);
     assert_eq!(builtin.code, 0, "{}", builtin.stdout);
     assert!(!builtin.stdout.contains("decision "), "{}", builtin.stdout);
 }
@@ -266,7 +309,10 @@ fn grade_draws_a_failing_submissions_failing_specs_and_links_only_those_written(
     );
     let page = std::fs::read_to_string(out.join(&pictures[0])).expect("the picture");
     assert!(page.contains("id=\"first-difference\""), "{page}");
-    assert!(page.contains("<span id=\"implementation\">python:"), "{page}");
+    assert!(
+        page.contains("<span id=\"implementation\">python:"),
+        "{page}"
+    );
     // The summary links each picture written, and nothing else under a submission's folder.
     let summary = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
     let links: Vec<&str> = summary

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::text::listing::list;
 
 use super::world::{CrashTiming, ScriptedOutcome};
-use crate::contracts::timeline::{Event, Tone, Told};
+use crate::contracts::timeline::{Event, Told, Tone};
 use crate::text::yaml;
 
 /// The lanes of a dlq-consumer picture: the calls of the world run between them.
@@ -235,12 +235,9 @@ impl Happening {
                 format!("{id} (receive_count {receive_count})"),
                 Tone::Delivery,
             ),
-            Happening::NothingReady => call(
-                "queue",
-                "consumer",
-                "nothing ready".to_owned(),
-                Tone::Read,
-            ),
+            Happening::NothingReady => {
+                call("queue", "consumer", "nothing ready".to_owned(), Tone::Read)
+            }
             Happening::Checked { id, has } => {
                 call("consumer", "DLQ", format!("has({id}) -> {has}"), Tone::Read)
             }
@@ -273,11 +270,15 @@ impl Happening {
                 format!("{id} -> unscripted"),
                 Tone::Misuse,
             ),
-            Happening::Acked { id } => call("consumer", "queue", format!("ack({id})"), Tone::Success),
+            Happening::Acked { id } => {
+                call("consumer", "queue", format!("ack({id})"), Tone::Success)
+            }
             Happening::Retried { id } => {
                 call("consumer", "queue", format!("retry({id})"), Tone::Retry)
             }
-            Happening::Sent { id } => call("consumer", "queue", format!("send({id})"), Tone::Replay),
+            Happening::Sent { id } => {
+                call("consumer", "queue", format!("send({id})"), Tone::Replay)
+            }
             Happening::Put { id, entry, .. } => {
                 let reason = entry.get("reason").map(yaml::flow).unwrap_or_default();
                 call("consumer", "DLQ", format!("put({id}) {reason}"), Tone::Dead)
@@ -288,12 +289,9 @@ impl Happening {
                 format!("remove({id}) -> {removed}"),
                 if *removed { Tone::Replay } else { Tone::Read },
             ),
-            Happening::Recovered { .. } => call(
-                "consumer",
-                "queue",
-                "recover()".to_owned(),
-                Tone::Plain,
-            ),
+            Happening::Recovered { .. } => {
+                call("consumer", "queue", "recover()".to_owned(), Tone::Plain)
+            }
             Happening::Advanced { by, now } => Event::Mark {
                 lane: "consumer",
                 label: format!("clock +{by} = {now}"),

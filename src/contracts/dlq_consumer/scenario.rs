@@ -137,7 +137,6 @@ impl DlqScenario {
             keep_facts,
             facts: Vec::new(),
         };
-        run.recorder.lanes(super::journal::LANES);
         let stopped = run.all_steps().err();
         let record = Record {
             world: run.world,
@@ -705,9 +704,9 @@ impl Run<'_> {
                 Some((n, Ending::Crashed)) => {
                     format!(" (its delivery at receive_count {n} died mid-handler)")
                 }
-                Some((n, Ending::Retried)) => format!(
-                    " (this implementation retried it at receive_count {n})"
-                ),
+                Some((n, Ending::Retried)) => {
+                    format!(" (this implementation retried it at receive_count {n})")
+                }
                 Some((n, Ending::LeftInFlight)) => {
                     format!(" (this implementation left it in flight at receive_count {n})")
                 }
@@ -1344,7 +1343,9 @@ impl Ending {
             Ending::Acked => format!("queue.ack({id})"),
             Ending::Retried => format!("queue.retry({id})"),
             Ending::DeadLettered => format!("dlq.put({id}), then queue.ack({id})"),
-            Ending::Crashed => format!("nothing more: the crash propagates and {id} stays in flight"),
+            Ending::Crashed => {
+                format!("nothing more: the crash propagates and {id} stays in flight")
+            }
             Ending::LeftInFlight | Ending::Other => format!("nothing: {id} stays in flight"),
         }
     }
@@ -1409,7 +1410,9 @@ impl Did {
     /// Its effects, or what leaving the message alone means.
     fn told(&self) -> String {
         match self.ending {
-            Ending::Crashed => "nothing more: the process crashed, the message stays in flight".to_owned(),
+            Ending::Crashed => {
+                "nothing more: the process crashed, the message stays in flight".to_owned()
+            }
             Ending::LeftInFlight => "nothing with it: it stays in flight".to_owned(),
             _ => self.effects.join(", "),
         }

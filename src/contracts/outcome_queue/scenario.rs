@@ -92,7 +92,6 @@ impl QueueScenario {
             max_attempts: None,
             constructed: false,
         };
-        run.recorder.lanes(&["test", "queue"]);
         let stopped = run.all_steps().err();
         (run.recorder.finish(stopped), run.facts)
     }
