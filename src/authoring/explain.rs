@@ -1,12 +1,14 @@
 //! Explaining a scenario: its timeline as a person reads it, and how it ended.
 //!
 //! The scenario runs recording (so the whole story is told, past a first difference); its
-//! contract writes the timeline (deliveries, decisions and the rules behind them, checks).
-//! This module adds the header and the outcome, and renders.
+//! contract writes the timeline as events (deliveries, decisions and the rules behind them,
+//! checks), each with its line. This module adds the header and the outcome, and renders it
+//! as text or as a picture (`report::explain_picture`), both from the same events.
 
 use std::fmt::Write as _;
 
 use crate::contracts::contract::RunMode;
+use crate::contracts::timeline::Told;
 use crate::load::loader::LoadedSpec;
 use crate::model::captured::Captured;
 use crate::model::implementation::{ImplInfo, Implementation};
@@ -25,7 +27,9 @@ pub struct Explanation {
     pub contract: &'static str,
     pub rules: Vec<String>,
     pub implementation: ImplInfo,
-    pub timeline: Vec<String>,
+    pub timeline: Vec<Told>,
+    /// The lanes the timeline's calls run between, as the picture draws them.
+    pub lanes: &'static [&'static str],
     pub outcome: Outcome,
     /// How many checked values differed (a recording run goes on past the first).
     pub differences: usize,
@@ -36,8 +40,13 @@ pub struct Explanation {
 pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Explanation {
     let header = spec.scenario.header();
     let info = implementation.info();
-    let (timeline, outcome, differences) = match implementation.begin_spec() {
-        Err(error) => (Vec::new(), Outcome::Errored(error), 0),
+    let (timeline, lanes, outcome, differences) = match implementation.begin_spec() {
+        Err(error) => (
+            Vec::new(),
+            spec.contract.lanes(),
+            Outcome::Errored(error),
+            0,
+        ),
         Ok(()) => {
             let run = spec.run(implementation, RunMode::Explain);
             let differences = run
@@ -46,7 +55,12 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
                 .filter(|c| !c.matches())
                 .map(|c| c.written.iter().filter(|w| !w.matches()).count().max(1))
                 .sum();
-            (run.timeline, run.outcome, differences)
+            (
+                run.timeline,
+                spec.contract.lanes(),
+                run.outcome,
+                differences,
+            )
         }
     };
     let output = implementation.take_output();
@@ -58,6 +72,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
         rules: header.rule_ids().map(str::to_owned).collect(),
         implementation: info,
         timeline,
+        lanes,
         outcome,
         differences,
         output,
@@ -92,9 +107,9 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         }
     }
     let _ = writeln!(out);
-    for text in &explanation.timeline {
+    for told in &explanation.timeline {
         // A timeline entry is one line, whatever the ids, bodies and messages in it say.
-        let _ = writeln!(out, "{}", paint_line(&line(text), p));
+        let _ = writeln!(out, "{}", paint_line(&line(&told.line), p));
     }
     // What the implementation printed and raised, as `run` shows it under a spec (sanitized there).
     if let Some(captured) = &explanation.output {
@@ -102,6 +117,40 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         out.push_str(&render::captured(captured, p));
     }
     let _ = writeln!(out);
+    let (verdict, style) = verdict(explanation, p);
+    let _ = writeln!(out, "outcome: {}", paint(style, &verdict));
+    let details = details(explanation, p);
+    for line in details.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    out
+}
+
+/// The explanation as a self-contained HTML page: the timeline drawn as a sequence diagram.
+pub fn html(explanation: &Explanation) -> String {
+    let plain = Palette::plain();
+    let (verdict, _) = verdict(explanation, &plain);
+    let details = details(explanation, &plain);
+    crate::report::explain_picture::html(&crate::report::explain_picture::Page {
+        name: &explanation.name,
+        path: &explanation.path,
+        contract: explanation.contract,
+        implementation: &explanation.implementation.label,
+        rules: &explanation.rules,
+        description: &explanation.description,
+        lanes: explanation.lanes,
+        timeline: &explanation.timeline,
+        verdict: &verdict,
+        passed: matches!(
+            explanation.outcome,
+            Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_)
+        ),
+        details: &details,
+    })
+}
+
+/// The verdict, e.g. `FAIL: 2 checked values differ`, and its style.
+fn verdict(explanation: &Explanation, p: &Palette) -> (String, anstyle::Style) {
     let (verdict, style) = match &explanation.outcome {
         Outcome::Passed => ("PASS: every expectation holds", p.pass),
         Outcome::Mismatch(_) => ("FAIL", p.fail),
@@ -119,8 +168,12 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         ),
         _ => verdict.to_owned(),
     };
-    let _ = writeln!(out, "outcome: {}", paint(style, &verdict));
-    let details = match &explanation.outcome {
+    (verdict, style)
+}
+
+/// What the outcome says besides its verdict: the first difference and its diff, the error.
+fn details(explanation: &Explanation, p: &Palette) -> String {
+    match &explanation.outcome {
         Outcome::Passed => String::new(),
         Outcome::Mismatch(m) => render::mismatch(&explanation.path, m, p),
         Outcome::Errored(e) => render::impl_error(e),
@@ -129,11 +182,7 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
             render::details(&explanation.path, &explanation.outcome)
         }
-    };
-    for line in details.lines() {
-        let _ = writeln!(out, "  {line}");
     }
-    out
 }
 
 /// Step headings bold, checks green or red, rule lines dim: the timeline's own conventions.

@@ -60,7 +60,7 @@ pub enum Command {
 
     /// Tell what happens in a scenario, step by step: deliveries, handler outcomes, decisions and the rules behind them, DLQ changes, crashes, checks.
     #[command(
-        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
+        after_help = "Examples:\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py\n  dlqspec explain specs/dlq-consumer/poison-cycle.yaml --impl python:solution.py --format html --output poison-cycle.html\n\nRuns the built-in implementation (or --impl) and tells the whole run, past the first difference.\n--format html draws it as a sequence diagram in a self-contained page (docs/reports.md).\nExit codes: 0 the scenario passes; 1 it fails; 2 the spec is broken."
     )]
     Explain(ExplainArgs),
 
@@ -105,7 +105,7 @@ pub enum Command {
     /// Grade many submissions against the specs, each in its own process: a report per
     /// submission and a summary (CSV and HTML) with a row each.
     #[command(
-        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade submissions/ --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. A folder with no solution file but folders in it (a class: a GitHub Classroom\nclone, a Gradescope export) is one submission per folder. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge).\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
+        after_help = "Examples:\n  dlqspec grade submissions/* --output grades\n  dlqspec grade submissions/ --output grades\n  dlqspec grade alice.py bob/ carol.ts --specs specs/dlq-consumer --budget 60 --jobs 2\n  dlqspec grade submissions/* --partition 2/4 --output shard-2\n  dlqspec grade --merge shard-1 shard-2 shard-3 shard-4 --output grades\n\nA submission is a solution file (.py, .mjs, .js, .cjs, .ts) or a folder whose entry file is the\nfirst of solution.py, solution.ts, solution.mjs, solution.js, solution.cjs found in it, else its\nonly solution file. A folder with no solution file but folders in it (a class: a GitHub Classroom\nclone, a Gradescope export) is one submission per folder. Each is graded by `dlqspec run` in a process of its own, within --budget\nseconds of wall time. Writes DIR/NAME.txt (the human report), DIR/NAME.jsonl (JSON lines),\nDIR/summary.csv, DIR/summary.html and DIR/summary.json (the rows, for --merge); for a failing\nsubmission, DIR/NAME/explain/SPEC.html, the picture of each of its first 5 failing specs.\nExit codes: 0 every submission passed; 1 some did not; 2 the command line is wrong."
     )]
     Grade(GradeArgs),
 
@@ -424,8 +424,23 @@ pub struct ExplainArgs {
     /// The spec file to explain.
     pub spec: PathBuf,
 
+    /// How to tell it: text, or html (the run as an SVG sequence diagram in a self-contained page).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ExplainFormat,
+
+    /// Write the explanation to FILE instead of stdout (`-` is stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// How `explain` tells a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    Text,
+    Html,
 }
 
 #[derive(Debug, Args)]

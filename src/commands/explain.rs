@@ -1,9 +1,10 @@
-//! `dlqspec explain`: tell a scenario step by step, on the built-in implementation or `--impl`.
+//! `dlqspec explain`: tell a scenario step by step, on the built-in implementation or `--impl`,
+//! as text or as a picture (`--format html`), to stdout or `--output FILE`.
 
 use std::io::Write;
 
 use crate::authoring::explain;
-use crate::commands::cli::ExplainArgs;
+use crate::commands::cli::{ExplainArgs, ExplainFormat};
 use crate::external::launch::Target;
 use crate::load::discover;
 use crate::load::loader;
@@ -33,6 +34,21 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
             return exit::SPEC_OR_USAGE_ERROR;
         }
     };
+    // The file is made ready before the run (an unwritable --output fails before any work),
+    // and put in place whole, by the atomic writer every --output goes through.
+    let file = match &args.output {
+        Some(path) => match crate::files::atomic_file::AtomicFile::create(path) {
+            Ok(file) => Some((path, file)),
+            Err(error) => {
+                let message = format!(
+                    "cannot write {}: {error}",
+                    crate::text::source::display_path(path)
+                );
+                return super::dispatch::usage_error(&message, &palette);
+            }
+        },
+        None => None,
+    };
     let target = args
         .target
         .implementation
@@ -41,7 +57,26 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     super::box_note::tell(&target);
     let mut implementation = target.instantiate(args.target.timeout.per_request);
     let explanation = explain::explain(&spec, implementation.as_mut());
-    let _ = out.write_all(explain::render(&explanation, &palette).as_bytes());
+    let told = match args.format {
+        ExplainFormat::Html => explain::html(&explanation),
+        // A file is read later, elsewhere: no colour codes in it.
+        ExplainFormat::Text if file.is_some() => explain::render(&explanation, &Palette::plain()),
+        ExplainFormat::Text => explain::render(&explanation, &palette),
+    };
+    match file {
+        Some((path, file)) => {
+            if let Err(error) = file.commit(told.as_bytes()) {
+                let message = format!(
+                    "cannot write {}: {error}",
+                    crate::text::source::display_path(path)
+                );
+                return super::dispatch::usage_error(&message, &palette);
+            }
+        }
+        None => {
+            let _ = out.write_all(told.as_bytes());
+        }
+    }
     match explanation.outcome {
         Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => exit::PASSED,
         Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => exit::FAILED,

@@ -23,6 +23,10 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 /// How often a running submission is checked on.
 const POLL: Duration = Duration::from_millis(20);
 
+/// The most of a picture (`dlqspec explain --format html`) kept: one is a few hundred KiB at
+/// most, since its rows are capped; a larger one is not dlqspec's.
+const MAX_PICTURE_BYTES: u64 = 8 << 20;
+
 /// The most of a run's human report kept in `NAME.txt`.
 const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
 
@@ -251,6 +255,12 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         for (_, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
             let to = args.output.join(&file);
+            // A picture is in its submission's folder, made here as the shard made it.
+            if let Some(folder) = to.parent()
+                && let Err(error) = std::fs::create_dir_all(folder)
+            {
+                return usage_error(format!("cannot create {}: {error}", folder.display()));
+            }
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
                     crate::files::atomic_file::replace_own(&to, &bytes)
@@ -336,6 +346,9 @@ struct Reports {
     human: File,
     /// Its JSON-lines report, as it came through its pipe; `None` when it sent none.
     json_lines: Option<File>,
+    /// The pictures of the specs it failed: each spec's path and its page, as a
+    /// `dlqspec explain` of its own made it.
+    pictures: Vec<(String, File)>,
 }
 
 /// Removes a file or link at `path`, if there is one.
@@ -371,9 +384,31 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
         // A report of an earlier grading must not pass for this one's.
         None => remove_stale(&jsonl)?,
     }
+    let mut pictures = Vec::new();
+    for (spec, page) in reports.pictures {
+        let file = grading::picture_file(name, &spec);
+        let path = output.join(&file);
+        // Two specs whose paths make the same file name: the first one's picture stays.
+        if pictures
+            .iter()
+            .any(|drawn: &String| grading::picture_file(name, drawn) == file)
+        {
+            continue;
+        }
+        let bytes = read_held(page, MAX_PICTURE_BYTES)
+            .map_err(|e| format!("cannot read a picture back: {e}"))?;
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder)
+                .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
+        }
+        crate::files::atomic_file::replace_own(&path, &bytes)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        pictures.push(spec);
+    }
     Ok(grading::Written {
         text: true,
         json_lines: reports_json,
+        pictures,
     })
 }
 
@@ -476,11 +511,27 @@ fn grade_one(
             }
         },
     }
+    // A failing submission's first failing specs are drawn, each by a run of its own, all
+    // within one more budget: the report carries a spec's first difference, not the whole
+    // timeline a picture draws.
+    let pictures = if row.status == Status::Fail {
+        let deadline = Instant::now() + args.budget;
+        grading::mismatched(&report, suite)
+            .into_iter()
+            .take(grading::MAX_PICTURES)
+            .filter_map(|spec| {
+                draw_within(program, args, &entry, index, &spec, deadline).map(|page| (spec, page))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let reports = Reports {
         human: ran.human,
         // The report of a run that did not end as dlqspec ends is no verdict: not scored, and
         // not published beside the scores either.
         json_lines: ran.json_lines.filter(|_| trusted),
+        pictures,
     };
     (row, Some(reports))
 }
@@ -516,14 +567,20 @@ fn run_within_budget(
             let _ = done.send(drain_report(File::from(pipe_out)));
         })
         .map_err(|e| format!("no thread to read its report: {e}"))?;
+    let mut command = dlqspec_child(program, index);
+    command
+        .arg("run")
+        .args(&args.specs)
+        .args(["--impl", &crate::external::entry::implementation(entry)])
+        .args(["--format", "json", "--output"])
+        .arg(format!("/proc/self/fd/{REPORT_FD}"));
+    boxing(&mut command, args);
     let ended = run_to_end(
-        program,
-        args,
-        entry,
-        index,
-        pipe_in,
+        command,
+        Some(pipe_in),
         human.try_clone().map_err(|e| e.to_string())?,
         human.try_clone().map_err(|e| e.to_string())?,
+        Instant::now() + args.budget,
     )?;
     let (json_lines, report_problem) = match received.recv_timeout(REPORT_END) {
         Ok(Ok(json_lines)) => (json_lines, None),
@@ -575,29 +632,10 @@ fn drain_report(mut pipe: File) -> Result<Option<File>, String> {
     Ok((copied > 0).then_some(kept))
 }
 
-/// Starts the run, in a process tree of its own, and waits for it within the budget.
-fn run_to_end(
-    program: &Path,
-    args: &GradeArgs,
-    entry: &Path,
-    index: usize,
-    report: std::os::fd::OwnedFd,
-    out: File,
-    err: File,
-) -> Result<Option<ExitStatus>, String> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::process::CommandExt;
+/// A `dlqspec` child for the `index`-th submission: its box's uid, no stdin, no CI context.
+fn dlqspec_child(program: &Path, index: usize) -> Command {
     let mut command = Command::new(program);
     command
-        .arg("run")
-        .args(&args.specs)
-        .args(["--impl", &crate::external::entry::implementation(entry)])
-        .args(["--format", "json", "--output"])
-        .arg(format!("/proc/self/fd/{REPORT_FD}"))
-        .args(["--color", "never", "--timeout", &args.timeout])
-        .args(["--memory", &args.memory, "--cpu", &args.cpu])
-        .args(["--processes", &args.processes])
-        .args(["--sandbox", sandbox_word(args.sandbox)])
         // As root, each submission's box runs it as a uid of its own: one submission cannot
         // touch another's processes or files even through what the box lets both reach.
         .env(
@@ -605,24 +643,87 @@ fn run_to_end(
             (crate::external::sandbox::GRADE_FIRST_UID as usize + index % 1_000_000).to_string(),
         )
         .env_remove("GITHUB_ACTIONS")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err);
-    let report_fd = report.as_raw_fd();
-    // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
-    unsafe {
-        command.pre_exec(move || {
-            if report_fd == REPORT_FD {
-                let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
-                if flags < 0 || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                {
+        .stdin(Stdio::null());
+    command
+}
+
+/// The options every child hands on to its implementation's box: the same limits for the
+/// run and for each picture.
+fn boxing(command: &mut Command, args: &GradeArgs) {
+    command
+        .args(["--color", "never", "--timeout", &args.timeout])
+        .args(["--memory", &args.memory, "--cpu", &args.cpu])
+        .args(["--processes", &args.processes])
+        .args(["--sandbox", sandbox_word(args.sandbox)]);
+}
+
+/// The picture of `spec` for one submission, by `dlqspec explain --format html` on its entry
+/// file: its implementation started as the run's was (in the box, with the same limits), the
+/// page read from the child's stdout. `None` when the child did not end as dlqspec ends
+/// (killed, stopped at `deadline`) or drew nothing: then nothing is linked.
+fn draw_within(
+    program: &Path,
+    args: &GradeArgs,
+    entry: &Path,
+    index: usize,
+    spec: &str,
+    deadline: Instant,
+) -> Option<File> {
+    if Instant::now() >= deadline {
+        return None;
+    }
+    let page = tempfile::tempfile().ok()?;
+    let mut command = dlqspec_child(program, index);
+    command
+        .arg("explain")
+        .arg(spec)
+        .args(["--impl", &crate::external::entry::implementation(entry)])
+        .args(["--format", "html"]);
+    boxing(&mut command, args);
+    let ended = run_to_end(
+        command,
+        None,
+        page.try_clone().ok()?,
+        tempfile::tempfile().ok()?,
+        deadline,
+    )
+    .ok()??;
+    // 1 is a failing scenario, which is why it is drawn; anything else is no picture.
+    let drawn = matches!(ended.code(), Some(0 | 1));
+    let written = page.metadata().is_ok_and(|meta| meta.len() > 0);
+    (drawn && written).then_some(page)
+}
+
+/// Starts a child, in a process tree of its own, and waits for it until `deadline`; a run's
+/// report pipe is given to it as `REPORT_FD`.
+fn run_to_end(
+    mut command: Command,
+    report: Option<std::os::fd::OwnedFd>,
+    out: File,
+    err: File,
+    deadline: Instant,
+) -> Result<Option<ExitStatus>, String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    command.stdout(out).stderr(err);
+    if let Some(report) = &report {
+        let report_fd = report.as_raw_fd();
+        // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                if report_fd == REPORT_FD {
+                    let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
+                    if flags < 0
+                        || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                } else if libc::dup2(report_fd, REPORT_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-            } else if libc::dup2(report_fd, REPORT_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+                Ok(())
+            });
+        }
     }
     // Started as implementations are (`children`): its own group and tree, dying with grade,
     // so that nothing a submission started outlives its grading. Its own limits are the run's.
@@ -632,9 +733,12 @@ fn run_to_end(
     );
     // Grade's end of the pipe for writing goes now: the pipe ends when the run's does.
     drop(report);
-    let (mut child, guard) =
-        spawned.map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-    let deadline = Instant::now() + args.budget;
+    let (mut child, guard) = spawned.map_err(|e| {
+        format!(
+            "cannot start {}: {e}",
+            Path::new(command.get_program()).display()
+        )
+    })?;
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {

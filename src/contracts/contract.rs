@@ -7,6 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
 use crate::contracts::builtin::Builtin;
+use crate::contracts::timeline::{Event, Told};
 use crate::model::implementation::{ImplError, Implementation, Reply, WorldHost};
 use crate::model::mistake::Mistake;
 use crate::model::outcome::Outcome;
@@ -27,6 +28,10 @@ pub trait Contract: Sync {
 
     /// The rule catalogue, in the order reports list it.
     fn rules(&self) -> &'static [Rule];
+
+    /// The lanes the calls of an explained run go between (`timeline::Event::Call`), left
+    /// to right, as `explain --format html` draws them.
+    fn lanes(&self) -> &'static [&'static str];
 
     /// Parses and checks a spec file that names this contract.
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
@@ -281,9 +286,9 @@ impl Checkpoint {
         self.expected == self.actual
     }
 
-    /// The check in a timeline, one line per written value (or one for the whole):
+    /// The check in a timeline, one event per written value (or one for the whole), told
     /// `✓ key: value`, or `✗ key: expected ..., got ...`.
-    pub fn told(&self) -> Vec<String> {
+    pub fn told(&self) -> Vec<Told> {
         let parts: Vec<(&str, &Value, &Value)> = if self.written.is_empty() {
             vec![(self.label.as_str(), &self.expected, &self.actual)]
         } else {
@@ -298,14 +303,26 @@ impl Checkpoint {
         parts
             .into_iter()
             .map(|(key, expected, actual)| {
-                if expected == actual {
-                    format!("\u{2713} {key}: {}", told_value(expected))
+                let (shown_expected, shown_actual) = (told_value(expected), told_value(actual));
+                let line = if expected == actual {
+                    format!("\u{2713} {key}: {shown_expected}")
                 } else {
-                    format!(
-                        "\u{2717} {key}: expected {}, got {}",
-                        told_value(expected),
-                        told_value(actual)
-                    )
+                    format!("\u{2717} {key}: expected {shown_expected}, got {shown_actual}")
+                };
+                // Equal values are shown alike; different ones may still be shown alike (a
+                // long list's middle), and the picture must not take them for a match.
+                let actual = if expected != actual && shown_expected == shown_actual {
+                    format!("{shown_actual} (differs in what is not shown)")
+                } else {
+                    shown_actual
+                };
+                Told {
+                    line,
+                    event: Event::Check {
+                        key: key.to_owned(),
+                        expected: shown_expected,
+                        actual,
+                    },
                 }
             })
             .collect()
@@ -359,8 +376,9 @@ pub struct ScenarioRun {
     /// Every checkpoint compared, in order; a `RunMode::Check` run keeps only the one that
     /// differs, if any.
     pub checkpoints: Vec<Checkpoint>,
-    /// A person-readable account of what happened, one line per event.
-    pub timeline: Vec<String>,
+    /// A person-readable account of what happened, one line per event (`RunMode::Explain`
+    /// only), each with what it is, for a picture.
+    pub timeline: Vec<Told>,
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,

@@ -7,5 +7,6 @@ pub mod outcome_queue;
 pub mod recorder;
 pub mod registry;
 pub mod smell;
+pub mod timeline;
 
 pub use registry::{CONTRACTS, find};

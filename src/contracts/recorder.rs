@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun};
+use crate::contracts::timeline::{Event, Told};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
 use crate::text::cut;
@@ -17,7 +18,7 @@ pub struct Recorder {
     mode: RunMode,
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
-    timeline: Vec<String>,
+    timeline: Vec<Told>,
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
@@ -70,7 +71,10 @@ impl Recorder {
     /// pay for a sentence per decision.
     pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
-            self.tell(format!("    rule {}: {why}", rule.id));
+            self.tell_event(
+                format!("    rule {}: {why}", rule.id),
+                Event::Rule { id: rule.id },
+            );
         }
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
@@ -97,17 +101,24 @@ impl Recorder {
         self.mode == RunMode::Explain
     }
 
-    /// Adds one line to the timeline.
+    /// Adds one line to the timeline, a note.
     pub fn tell(&mut self, line: String) {
         if self.telling() {
-            self.timeline.push(line);
+            self.timeline.push(Told::note(line));
         }
     }
 
-    /// Adds lines to the timeline.
-    pub fn tell_all(&mut self, lines: impl IntoIterator<Item = String>) {
+    /// Adds one event to the timeline, told as `line`.
+    pub fn tell_event(&mut self, line: String, event: Event) {
         if self.telling() {
-            self.timeline.extend(lines);
+            self.timeline.push(Told { line, event });
+        }
+    }
+
+    /// Adds events to the timeline.
+    pub fn tell_all(&mut self, told: impl IntoIterator<Item = Told>) {
+        if self.telling() {
+            self.timeline.extend(told);
         }
     }
 
@@ -145,10 +156,10 @@ impl Recorder {
         note: Option<String>,
     ) -> Result<(), Outcome> {
         if self.telling() {
-            let told = checkpoint
-                .told()
-                .into_iter()
-                .map(|line| format!("    {line}"));
+            let told = checkpoint.told().into_iter().map(|mut told| {
+                told.line.insert_str(0, "    ");
+                told
+            });
             self.timeline.extend(told);
         }
         let matches = checkpoint.matches();
@@ -331,7 +342,8 @@ mod tests {
         }
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
-        assert_eq!(run.timeline[0], "    rule c/b: why");
+        assert_eq!(run.timeline[0].line, "    rule c/b: why");
+        assert_eq!(run.timeline[0].event, Event::Rule { id: "c/b" });
     }
 
     #[test]
@@ -360,6 +372,6 @@ mod tests {
         assert!(matches!(recorder.stop(), Outcome::Passed));
         let run = recorder.finish(None);
         assert!(matches!(run.outcome, Outcome::Passed));
-        assert_eq!(run.timeline, vec!["start"]);
+        assert_eq!(run.timeline, vec![Told::note("start".to_owned())]);
     }
 }

@@ -136,6 +136,21 @@ fn report(row: &Graded, kind: &str) -> Option<String> {
         .map(|(_, file)| file)
 }
 
+/// Links to the pictures of the specs a submission failed (only those written), each named
+/// by its spec, in a list of class `pictures`.
+fn pictures(row: &Graded) -> String {
+    if row.reports.pictures.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<ul class=\"pictures\">");
+    for spec in &row.reports.pictures {
+        let file = crate::run::grading::picture_file(&row.name, spec);
+        let _ = write!(out, "<li>{}</li>", link(&file, spec));
+    }
+    out.push_str("</ul>");
+    out
+}
+
 /// Text for HTML, escaped; control characters shown as escapes.
 fn escape(text: &str) -> String {
     sanitize::line(text)
@@ -177,6 +192,7 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
                 "note": row.note,
                 "report": report(row, "txt"),
                 "json_report": report(row, "jsonl"),
+                "pictures": row.reports.pictures,
                 "rules": rules,
             })
         })
@@ -239,13 +255,14 @@ pub fn html(rows: &[Graded]) -> String {
         let status = row.status.as_str();
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"{status}\">{status}</td><td>{} / {}</td><td>{:.2}</td><td>{} {}</td><td>{}</td>",
+            "<tr><td>{}</td><td class=\"{status}\">{status}</td><td>{} / {}</td><td>{:.2}</td><td>{} {}{}</td><td>{}</td>",
             escape(&row.submission),
             number(row.score),
             number(row.max_score),
             row.took.as_secs_f64(),
             report(row, "txt").map_or_else(String::new, |file| link(&file, "text")),
             report(row, "jsonl").map_or_else(String::new, |file| link(&file, "json")),
+            pictures(row),
             escape(&row.note),
         );
         for rule in &rules {
@@ -282,8 +299,24 @@ mod tests {
             reports: Written {
                 text: true,
                 json_lines: true,
+                pictures: Vec::new(),
             },
         }
+    }
+
+    #[test]
+    fn each_picture_written_is_linked_by_its_spec() {
+        let mut drawn = row("erin", Status::Fail);
+        drawn.name = "erin".into();
+        drawn.reports.pictures = vec!["specs/dlq-consumer/a.yaml".into()];
+        let html = html(&[drawn.clone(), row("n", Status::Fail)]);
+        assert!(
+            html.contains("<ul class=\"pictures\"><li><a href=\"erin/explain/specs.dlq-consumer.a.html\">specs/dlq-consumer/a.yaml</a></li></ul>"),
+            "{html}"
+        );
+        assert_eq!(html.matches("/explain/").count(), 1, "{html}");
+        let json: serde_json::Value = serde_json::from_str(&json(&[drawn], None)).unwrap();
+        assert_eq!(json["rows"][0]["pictures"][0], "specs/dlq-consumer/a.yaml");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Reporters: they render runner events and outcomes, and decide nothing.
 
 pub mod exercism;
+pub mod explain_picture;
 pub mod github;
 pub mod grade_summary;
 pub mod gradescope;

@@ -81,23 +81,79 @@ pub struct Graded {
 }
 
 /// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
-/// (its JSON-lines report). A submission with no entry file has neither; a run that sent
-/// nothing through its pipe has no `NAME.jsonl`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// (its JSON-lines report), and the pictures of the specs it failed
+/// (`NAME/explain/SPEC.html`, see [`picture_file`]). A submission with no entry file has
+/// none; a run that sent nothing through its pipe has no `NAME.jsonl`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
     pub text: bool,
     pub json_lines: bool,
+    /// The paths of the specs whose picture was written, as the run reports them.
+    pub pictures: Vec<String>,
 }
 
 impl Written {
-    /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`).
-    pub fn files(self, name: &str) -> Vec<(&'static str, String)> {
-        [("txt", self.text), ("jsonl", self.json_lines)]
-            .into_iter()
-            .filter(|(_, written)| *written)
-            .map(|(ext, _)| (ext, format!("{name}.{ext}")))
-            .collect()
+    /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`, `html`
+    /// for a picture), relative to the output folder.
+    pub fn files(&self, name: &str) -> Vec<(&'static str, String)> {
+        let mut files: Vec<(&'static str, String)> =
+            [("txt", self.text), ("jsonl", self.json_lines)]
+                .into_iter()
+                .filter(|(_, written)| *written)
+                .map(|(ext, _)| (ext, format!("{name}.{ext}")))
+                .collect();
+        files.extend(
+            self.pictures
+                .iter()
+                .map(|spec| ("html", picture_file(name, spec))),
+        );
+        files
     }
+}
+
+/// The most pictures `grade` draws of one submission: one per failing spec, the first ones
+/// of the suite's order. Each needs a run of its own (`dlqspec explain`).
+pub const MAX_PICTURES: usize = 5;
+
+/// Where the picture of `spec` (a path as the run reports it) for submission `name` goes,
+/// relative to the output folder: `NAME/explain/STEM.html`, the stem made of letters, digits,
+/// `-` and `_`, with `.` for each `/` (so `specs/dlq-consumer/a.yaml` is
+/// `specs.dlq-consumer.a.html`).
+pub fn picture_file(name: &str, spec: &str) -> String {
+    let stem = spec
+        .strip_suffix(".yaml")
+        .or_else(|| spec.strip_suffix(".yml"))
+        .unwrap_or(spec);
+    let stem: String = stem
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii_alphanumeric() || c == '-' || c == '_' => c,
+            '/' | '\\' => '.',
+            _ => '_',
+        })
+        .collect();
+    format!("{name}/explain/{}.html", stem.trim_start_matches('.'))
+}
+
+/// The specs of `suite` whose outcome in a submission's JSON-lines report is `mismatch`, in
+/// the suite's order: those whose picture shows where the submission and the spec part ways.
+pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
+    let mut outcomes: BTreeMap<String, String> = BTreeMap::new();
+    for line in json_lines.lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if event["event"] == "spec_finished"
+            && let (Some(path), Some(outcome)) = (event["path"].as_str(), event["outcome"].as_str())
+        {
+            outcomes.insert(path.to_owned(), outcome.to_owned());
+        }
+    }
+    suite
+        .iter()
+        .filter(|spec| outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
+        .map(|spec| spec.path.clone())
+        .collect()
 }
 
 /// The submissions of a command line, a class folder opened: a folder that holds no solution
@@ -410,9 +466,24 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
             name
         ));
     }
+    // The pictures: the specs' paths, each a string, at most as many as grade draws.
+    let pictures = match &row["pictures"] {
+        Value::Null => Vec::new(),
+        Value::Array(specs) if specs.len() <= MAX_PICTURES => specs
+            .iter()
+            .map(|spec| spec.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| "`pictures` must be a list of spec paths".to_owned())?,
+        _ => {
+            return Err(format!(
+                "`pictures` must be a list of at most {MAX_PICTURES} spec paths"
+            ));
+        }
+    };
     let reports = Written {
         text: report("report", "txt")?,
         json_lines: report("json_report", "jsonl")?,
+        pictures,
     };
     let status = match text("status")?.as_str() {
         "pass" => Status::Pass,

@@ -485,7 +485,7 @@ fn explain_tells_the_poison_cycle_with_the_rule_behind_each_decision() {
         ": restart: a fresh consumer instance takes over, remembering nothing\n",
         ": advance: the clock moves by 10, from 0 to 10\n",
         "    receive p: receive_count 3, first received at 0\n",
-        "    rule dlq-consumer/poison: receive_count 3 > max_attempts 2: every earlier delivery of p died mid-handler, so it is dead-lettered as poison without calling the handler\n",
+        "    rule dlq-consumer/poison: receive_count 3 > max_attempts 2: p is past its budget (its delivery at receive_count 2 died mid-handler), so it is dead-lettered as poison without calling the handler\n",
         "    dlq.put(p): reason poison, error null, attempts 2, first_attempt_at 0, failed_at 15; the DLQ holds p\n",
     ] {
         assert!(

@@ -849,6 +849,18 @@ fn grade_shards_a_class_deterministically_and_merges_the_shards() {
     }
     let bob = std::fs::read_to_string(merged.join("bob.py.txt")).expect("bob's report");
     assert!(bob.contains("KeyError: 'first_received'"), "{bob}");
+    // The pictures of a failing submission's specs are copied too, each where its link says.
+    let pictures: Vec<&str> = html
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|href| href.contains("/explain/"))
+        .collect();
+    assert!(!pictures.is_empty(), "{html}");
+    for picture in pictures {
+        let page = std::fs::read_to_string(merged.join(picture)).expect("a picture linked");
+        assert!(page.contains("<svg id=\"explain\""), "{picture}");
+    }
     // Merged once more, into itself: the same summary.
     let before = std::fs::read_to_string(merged.join("summary.csv")).expect("csv");
     let ran = run(&[

@@ -16,6 +16,7 @@ mod hardening;
 mod install;
 mod java;
 mod mutations;
+mod pictures;
 mod promises;
 mod properties;
 mod reports;

@@ -38,6 +38,10 @@ impl Contract for DlqConsumerContract {
         RULES
     }
 
+    fn lanes(&self) -> &'static [&'static str] {
+        super::journal::LANES
+    }
+
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
         Ok(Box::new(spec::load(file)?))
     }

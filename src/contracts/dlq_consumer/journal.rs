@@ -11,7 +11,11 @@ use serde_json::Value;
 use crate::text::listing::list;
 
 use super::world::{CrashTiming, ScriptedOutcome};
+use crate::contracts::timeline::{Event, Told, Tone};
 use crate::text::yaml;
+
+/// The lanes of a dlq-consumer picture: the calls of the world run between them.
+pub const LANES: &[&str] = &["queue", "consumer", "handler", "DLQ"];
 
 /// One thing that happened in the world while an implementation called it.
 #[derive(Debug, Clone, PartialEq)]
@@ -208,6 +212,111 @@ impl Happening {
             Happening::EntriesRead { dlq } => {
                 format!("dlq.entries(): the DLQ holds {}", list(dlq))
             }
+        }
+    }
+}
+
+impl Happening {
+    /// The happening as a timeline event: its line for a person (`describe`), and the call
+    /// between two of `LANES` (or the mark on one) a picture draws for it.
+    pub fn told(&self) -> Told {
+        let call = |from, to, label: String, tone| Event::Call {
+            from,
+            to,
+            label,
+            tone,
+        };
+        let event = match self {
+            Happening::Received {
+                id, receive_count, ..
+            } => call(
+                "queue",
+                "consumer",
+                format!("{id} (receive_count {receive_count})"),
+                Tone::Delivery,
+            ),
+            Happening::NothingReady => {
+                call("queue", "consumer", "nothing ready".to_owned(), Tone::Read)
+            }
+            Happening::Checked { id, has } => {
+                call("consumer", "DLQ", format!("has({id}) -> {has}"), Tone::Read)
+            }
+            // A crash of the process is a mark where it happens, as an injected one is.
+            Happening::Handled {
+                id,
+                outcome: ScriptedOutcome::Crash,
+            } => Event::Mark {
+                lane: "handler",
+                label: format!("CRASH: handler({id}) crashes the process"),
+                tone: Tone::Crash,
+            },
+            Happening::Handled { id, outcome } => {
+                let tone = match outcome {
+                    ScriptedOutcome::Ok => Tone::Success,
+                    ScriptedOutcome::Crash => Tone::Crash,
+                    ScriptedOutcome::Permanent(_) => Tone::Dead,
+                    ScriptedOutcome::Transient(_) | ScriptedOutcome::Error { .. } => Tone::Retry,
+                };
+                call(
+                    "consumer",
+                    "handler",
+                    format!("{id} -> {}", outcome.label()),
+                    tone,
+                )
+            }
+            Happening::Unscripted { id, .. } => call(
+                "consumer",
+                "handler",
+                format!("{id} -> unscripted"),
+                Tone::Misuse,
+            ),
+            Happening::Acked { id } => {
+                call("consumer", "queue", format!("ack({id})"), Tone::Success)
+            }
+            Happening::Retried { id } => {
+                call("consumer", "queue", format!("retry({id})"), Tone::Retry)
+            }
+            Happening::Sent { id } => {
+                call("consumer", "queue", format!("send({id})"), Tone::Replay)
+            }
+            Happening::Put { id, entry, .. } => {
+                let reason = entry.get("reason").map(yaml::flow).unwrap_or_default();
+                call("consumer", "DLQ", format!("put({id}) {reason}"), Tone::Dead)
+            }
+            Happening::Removed { id, removed, .. } => call(
+                "consumer",
+                "DLQ",
+                format!("remove({id}) -> {removed}"),
+                if *removed { Tone::Replay } else { Tone::Read },
+            ),
+            Happening::Recovered { .. } => {
+                call("consumer", "queue", "recover()".to_owned(), Tone::Plain)
+            }
+            Happening::Advanced { by, now } => Event::Mark {
+                lane: "consumer",
+                label: format!("clock +{by} = {now}"),
+                tone: Tone::Clock,
+            },
+            Happening::Crashed { call, timing } => Event::Mark {
+                lane: "consumer",
+                label: format!("CRASH {} {call}", timing.word()),
+                tone: Tone::Crash,
+            },
+            Happening::Misused { what } => Event::Mark {
+                lane: "consumer",
+                label: format!("MISUSE: {what}"),
+                tone: Tone::Misuse,
+            },
+            Happening::PendingRead { .. } => {
+                call("consumer", "queue", "pending()".to_owned(), Tone::Read)
+            }
+            Happening::EntriesRead { .. } => {
+                call("consumer", "DLQ", "entries()".to_owned(), Tone::Read)
+            }
+        };
+        Told {
+            line: format!("    {}", self.describe()),
+            event,
         }
     }
 }

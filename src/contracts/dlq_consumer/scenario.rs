@@ -17,6 +17,7 @@ use crate::contracts::contract::{
     Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
 };
 use crate::contracts::recorder::Recorder;
+use crate::contracts::timeline::Event;
 use crate::model::implementation::{Implementation, Naming, RaisedKind, Reply};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
@@ -128,6 +129,7 @@ impl DlqScenario {
             alive: false,
             generation: 0,
             received_by: HashMap::new(),
+            endings: HashMap::new(),
             replayed: HashSet::new(),
             first_call: false,
             misuse_reported: 0,
@@ -177,6 +179,9 @@ struct Run<'a> {
     /// For each message, the consumer instance that received it last and how many times that
     /// instance has received it: what a consumer counting from memory would believe.
     received_by: HashMap<String, (u32, u64)>,
+    /// Explaining only: how the last delivery of each message ended, and its receive_count
+    /// then, so that a later decision says what really happened before it.
+    endings: HashMap<String, (u64, Ending)>,
     /// Messages a replay sent that have not been delivered since.
     replayed: HashSet<String>,
     /// Whether the current consumer instance has not delivered anything yet.
@@ -202,16 +207,19 @@ impl Run<'_> {
                 .iter()
                 .map(|m| m.id.clone())
                 .collect();
-            self.recorder.tell(format!(
-                "start: the queue holds {}; the clock reads 0; max_attempts {}",
-                listing::list(&ids),
-                match self.scenario.max_attempts {
-                    Some(n) => n.to_string(),
-                    None => format!(
-                        "{DEFAULT_MAX_ATTEMPTS} (the default: the consumer is made without it)"
-                    ),
-                }
-            ));
+            self.recorder.tell_event(
+                format!(
+                    "start: the queue holds {}; the clock reads 0; max_attempts {}",
+                    listing::list(&ids),
+                    match self.scenario.max_attempts {
+                        Some(n) => n.to_string(),
+                        None => format!(
+                            "{DEFAULT_MAX_ATTEMPTS} (the default: the consumer is made without it)"
+                        ),
+                    }
+                ),
+                Event::Start,
+            );
         }
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = StepLabel {
@@ -242,8 +250,10 @@ impl Run<'_> {
         }
         if let Some((position, expect)) = &self.scenario.expect {
             self.recorder.begin_step();
-            self.recorder
-                .tell(format!("final expect (line {})", position.line));
+            self.recorder.tell_event(
+                format!("final expect (line {})", position.line),
+                Event::Step { kind: "expect" },
+            );
             self.expect(&"final expect", *position, &[], expect)?;
         }
         self.unfired_faults()
@@ -300,10 +310,10 @@ impl Run<'_> {
                 let reply = self.call(heading, "process_one", &[], from)?;
                 let actual = self.returned(reply)?;
                 if self.recorder.telling() {
-                    self.recorder.tell(format!(
-                        "{heading}: process_one() returned {}",
-                        yaml::flow(&actual)
-                    ));
+                    self.recorder.tell_event(
+                        format!("{heading}: process_one() returned {}", yaml::flow(&actual)),
+                        Event::Step { kind: "process" },
+                    );
                 }
                 self.narrate(from);
                 self.decide(from);
@@ -337,32 +347,43 @@ impl Run<'_> {
                 // Told only: a run without a timeline does not copy what is in flight.
                 if self.recorder.telling() {
                     let moved = self.world.in_flight();
-                    self.recorder.tell(format!(
-                        "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
-                        listing::list(&moved)
-                    ));
+                    self.recorder.tell_event(
+                        format!(
+                            "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
+                            listing::list(&moved)
+                        ),
+                        Event::Step { kind: "recover" },
+                    );
                 }
                 self.world.recover();
             }
             Step::Restart => {
-                self.recorder.tell(format!(
-                    "{heading}: restart: a fresh consumer instance takes over, remembering nothing"
-                ));
+                self.recorder.tell_event(
+                    format!(
+                        "{heading}: restart: a fresh consumer instance takes over, remembering nothing"
+                    ),
+                    Event::Step { kind: "restart" },
+                );
                 self.alive = false;
             }
             Step::Advance(by) => {
                 let was = self.world.now();
                 self.world.advance(*by);
-                self.recorder.tell(format!(
-                    "{heading}: advance: the clock moves by {by}, from {was} to {}",
-                    self.world.now()
-                ));
+                if self.recorder.telling() {
+                    self.recorder.tell_event(
+                        format!(
+                            "{heading}: advance: the clock moves by {by}, from {was} to {}",
+                            self.world.now()
+                        ),
+                        Event::Step { kind: "advance" },
+                    );
+                }
             }
             Step::Send(message) => {
-                self.recorder.tell(format!(
-                    "{heading}: send: {} joins the ready tail",
-                    message.id
-                ));
+                self.recorder.tell_event(
+                    format!("{heading}: send: {} joins the ready tail", message.id),
+                    Event::Step { kind: "send" },
+                );
                 self.world.send(&message.id, &message.body);
             }
             Step::Fault(fault) => {
@@ -373,10 +394,13 @@ impl Run<'_> {
                 } else {
                     format!("the {} call from now", ordinal(u64::from(nth)))
                 };
-                self.recorder.tell(format!(
-                    "{heading}: fault: a crash is armed {when} {which} of {}",
-                    fault.call.value.as_str()
-                ));
+                self.recorder.tell_event(
+                    format!(
+                        "{heading}: fault: a crash is armed {when} {which} of {}",
+                        fault.call.value.as_str()
+                    ),
+                    Event::Step { kind: "fault" },
+                );
                 self.world.arm(Fault {
                     timing: fault.crash,
                     call: fault.call.value.as_str().to_owned(),
@@ -385,7 +409,8 @@ impl Run<'_> {
                 });
             }
             Step::Expect(expect) => {
-                self.recorder.tell(format!("{heading}: expect"));
+                self.recorder
+                    .tell_event(format!("{heading}: expect"), Event::Step { kind: "expect" });
                 self.expect(label, position, &["expect"], expect)?;
             }
             // `compact::flatten` writes every `repeat` out on loading, and a scenario is only
@@ -414,10 +439,10 @@ impl Run<'_> {
         let from = self.world.journal().len();
         let reply = self.call(heading, "replay", &args, from)?;
         let actual = self.returned(reply)?;
-        self.recorder.tell(format!(
-            "{heading}: {call} returned {}",
-            yaml::flow(&actual)
-        ));
+        self.recorder.tell_event(
+            format!("{heading}: {call} returned {}", yaml::flow(&actual)),
+            Event::Step { kind: "replay" },
+        );
         self.narrate(from);
         self.decide_replay(from, replay.ids.as_deref());
         self.after_call(label, position)?;
@@ -456,8 +481,10 @@ impl Run<'_> {
     ) -> Result<Reply, Stop> {
         let reply = self.implementation.call(method, args, &mut self.world);
         if let Err(error) = &reply {
-            self.recorder
-                .tell(format!("{heading}: {method} broke: {error}"));
+            self.recorder.tell_event(
+                format!("{heading}: {method} broke: {error}"),
+                Event::Step { kind: "broke" },
+            );
             self.narrate(from);
         }
         reply.map_err(Outcome::Errored)
@@ -468,11 +495,11 @@ impl Run<'_> {
         if !self.recorder.telling() {
             return;
         }
-        let lines: Vec<String> = self.world.journal()[from..]
+        let told: Vec<_> = self.world.journal()[from..]
             .iter()
-            .map(|happening| format!("    {}", happening.describe()))
+            .map(Happening::told)
             .collect();
-        self.recorder.tell_all(lines);
+        self.recorder.tell_all(told);
     }
 
     /// `why` is only written out when the run keeps a timeline: a plain run reaches a rule at
@@ -610,6 +637,12 @@ impl Run<'_> {
         let put_or_retried = effect(|h| matches!(h, Happening::Put { .. }))
             || effect(|h| matches!(h, Happening::Retried { .. }));
         let acked = effect(|h| matches!(h, Happening::Acked { .. }));
+        // Explaining only: what the implementation did with the message it received, to be
+        // set against what the deciding rule expects.
+        let did = match &received {
+            Some((id, ..)) if self.recorder.telling() => Some(Did::of(happened, id, &handled)),
+            _ => None,
+        };
         let Some((id, count, already_dead)) = received else {
             if happened.contains(&Happening::NothingReady) {
                 self.decision_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
@@ -664,10 +697,26 @@ impl Run<'_> {
                 &rules::CHECK_ORDER,
                 "the poison check comes after the DLQ check and before the handler",
             );
+            // What brought it back past its budget, as this run shows it: a correct consumer
+            // gets here only when the delivery at max_attempts died mid-handler.
+            let before = match self.endings.get(&id) {
+                _ if !self.recorder.telling() => String::new(),
+                Some((n, Ending::Crashed)) => {
+                    format!(" (its delivery at receive_count {n} died mid-handler)")
+                }
+                Some((n, Ending::Retried)) => {
+                    format!(" (this implementation retried it at receive_count {n})")
+                }
+                Some((n, Ending::LeftInFlight)) => {
+                    format!(" (this implementation left it in flight at receive_count {n})")
+                }
+                Some((n, _)) => format!(" (it came back after its delivery at receive_count {n})"),
+                None => String::new(),
+            };
             self.recorder.hush(prevented.is_some());
             self.decision_line(
                 &rules::POISON,
-                format_args!("receive_count {count} > max_attempts {max}: every earlier delivery of {id} died mid-handler, so it is dead-lettered as poison without calling the handler{stopped}"),
+                format_args!("receive_count {count} > max_attempts {max}: {id} is past its budget{before}, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
             self.dead_letter_lines(&id);
             self.recorder.hush(false);
@@ -679,18 +728,68 @@ impl Run<'_> {
                     format_args!("receive_count {count} = max_attempts {max}: not poison yet, the handler decides"),
                 );
             }
-            if let Some(outcome) = handled {
+            if let Some(outcome) = &handled {
                 self.recorder.hush(prevented.is_some());
-                self.handled_lines(&id, count, max, &outcome, &stopped);
+                self.handled_lines(&id, count, max, outcome, &stopped);
                 self.recorder.hush(false);
             }
         }
+        let injected = crashed.is_some();
         match (prevented, crashed) {
             (Some(what), Some(call)) => self.decision_line(
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash injected at {call} propagates out of process_one: {what}, and {id} stays in flight"),
             ),
             (_, crashed) => self.crash_line(crashed.as_deref()),
+        }
+        if let Some(did) = did {
+            // A crash injected mid-decision cuts it short wherever it fires: what is left of
+            // the decision is the crash line's to tell, not a mark's.
+            if !self.reference && !injected {
+                let expected = if already_dead {
+                    Some((Ending::Acked, &rules::NO_DOUBLE_DEAD_LETTER))
+                } else if count > max {
+                    Some((Ending::DeadLettered, &rules::POISON))
+                } else {
+                    expected_ending(&handled, count, max)
+                };
+                if let Some((ending, rule)) = expected {
+                    self.mark_decision(&id, rule, &did, ending);
+                }
+            }
+            self.endings.insert(id, (count, did.ending));
+        }
+    }
+
+    /// Tells what the implementation did at a decision: `✓` when it is what `rule` expects
+    /// (`wanted`), `✗` with what was expected when it is not.
+    fn mark_decision(&mut self, id: &str, rule: &'static Rule, did: &Did, wanted: Ending) {
+        let done = did.told();
+        if did.ending == wanted {
+            self.recorder.tell_event(
+                format!(
+                    "    \u{2713} decision {}: the implementation did {done}",
+                    rule.id
+                ),
+                Event::Decision {
+                    rule: rule.id,
+                    did: done,
+                    expected: None,
+                },
+            );
+        } else {
+            let expected = wanted.expected(id);
+            self.recorder.tell_event(
+                format!(
+                    "    \u{2717} decision {}: the implementation did {done}; expected: {expected}",
+                    rule.id
+                ),
+                Event::Decision {
+                    rule: rule.id,
+                    did: done,
+                    expected: Some(expected),
+                },
+            );
         }
     }
 
@@ -1220,6 +1319,103 @@ fn same_entry(written: &Value, put: &Value, naming: Naming) -> bool {
             written.len() == put.len() && (in_step() || looked_up())
         }
         _ => entry_in(written, naming) == normalize_entry(put, naming),
+    }
+}
+
+/// How a delivery of a message ended, as the implementation left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Acked,
+    Retried,
+    DeadLettered,
+    /// The handler crashed the process, or an injected crash did.
+    Crashed,
+    /// Nothing was done with it: it stays in flight.
+    LeftInFlight,
+    /// Some other mix of effects (a put without an ack, a retry and an ack).
+    Other,
+}
+
+impl Ending {
+    /// What a rule expecting this ending wants done with `id`, as a trace writes it.
+    fn expected(self, id: &str) -> String {
+        match self {
+            Ending::Acked => format!("queue.ack({id})"),
+            Ending::Retried => format!("queue.retry({id})"),
+            Ending::DeadLettered => format!("dlq.put({id}), then queue.ack({id})"),
+            Ending::Crashed => {
+                format!("nothing more: the crash propagates and {id} stays in flight")
+            }
+            Ending::LeftInFlight | Ending::Other => format!("nothing: {id} stays in flight"),
+        }
+    }
+}
+
+/// The ending the deciding rule expects of a delivery the handler ran for, and that rule.
+fn expected_ending(
+    handled: &Option<ScriptedOutcome>,
+    count: u64,
+    max: u64,
+) -> Option<(Ending, &'static Rule)> {
+    Some(match handled.as_ref()? {
+        ScriptedOutcome::Ok => (Ending::Acked, &rules::SUCCESS),
+        ScriptedOutcome::Crash => (Ending::Crashed, &rules::CRASH_PROPAGATES),
+        ScriptedOutcome::Permanent(_) => (Ending::DeadLettered, &rules::PERMANENT),
+        _ if count < max => (Ending::Retried, &rules::TRANSIENT_RETRY),
+        _ => (Ending::DeadLettered, &rules::EXHAUSTED),
+    })
+}
+
+/// What the implementation did with a message it received, from the world's journal.
+struct Did {
+    ending: Ending,
+    /// Its effects on the message, as a trace writes them.
+    effects: Vec<String>,
+}
+
+impl Did {
+    fn of(happened: &[Happening], id: &str, handled: &Option<ScriptedOutcome>) -> Did {
+        let mine: Vec<&Happening> = happened
+            .iter()
+            .filter(|h| match h {
+                Happening::Acked { id: of }
+                | Happening::Retried { id: of }
+                | Happening::Put { id: of, .. } => of == id,
+                Happening::Misused { .. } => true,
+                _ => false,
+            })
+            .collect();
+        let effects: Vec<String> = mine.iter().map(|h| h.trace_line()).collect();
+        let has = |wanted: fn(&Happening) -> bool| mine.iter().filter(|h| wanted(h)).count();
+        let (acks, retries, puts) = (
+            has(|h| matches!(h, Happening::Acked { .. })),
+            has(|h| matches!(h, Happening::Retried { .. })),
+            has(|h| matches!(h, Happening::Put { .. })),
+        );
+        let crashed = matches!(handled, Some(ScriptedOutcome::Crash))
+            || happened
+                .iter()
+                .any(|h| matches!(h, Happening::Crashed { .. }));
+        let ending = match (effects.len(), acks, retries, puts) {
+            _ if crashed && effects.is_empty() => Ending::Crashed,
+            (0, ..) => Ending::LeftInFlight,
+            (1, 1, 0, 0) => Ending::Acked,
+            (1, 0, 1, 0) => Ending::Retried,
+            (2, 1, 0, 1) => Ending::DeadLettered,
+            _ => Ending::Other,
+        };
+        Did { ending, effects }
+    }
+
+    /// Its effects, or what leaving the message alone means.
+    fn told(&self) -> String {
+        match self.ending {
+            Ending::Crashed => {
+                "nothing more: the process crashed, the message stays in flight".to_owned()
+            }
+            Ending::LeftInFlight => "nothing with it: it stays in flight".to_owned(),
+            _ => self.effects.join(", "),
+        }
     }
 }
 

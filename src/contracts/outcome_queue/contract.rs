@@ -36,6 +36,10 @@ impl Contract for OutcomeQueueContract {
         RULES
     }
 
+    fn lanes(&self) -> &'static [&'static str] {
+        &["test", "queue"]
+    }
+
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
         Ok(Box::new(spec::load(file)?))
     }

@@ -14,6 +14,7 @@ use crate::contracts::contract::{
     Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
 };
 use crate::contracts::recorder::Recorder;
+use crate::contracts::timeline::{Event, Tone};
 use crate::model::implementation::{Implementation, NoWorld, Raised, Reply};
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
@@ -164,8 +165,10 @@ impl Run<'_> {
         }
         if let Some((position, expect)) = &self.scenario.expect {
             self.recorder.begin_step();
-            self.recorder
-                .tell(format!("final expect (line {}): state()", position.line));
+            self.recorder.tell_event(
+                format!("final expect (line {}): state()", position.line),
+                Event::Step { kind: "expect" },
+            );
             self.expect("final expect", *position, &[], expect)?;
         }
         Ok(())
@@ -206,7 +209,9 @@ impl Run<'_> {
             }
             Step::MutateState(ops) => self.mutate(label, position, ops),
             Step::Expect(expect) => {
-                self.recorder.tell(format!("{}: state()", self.heading));
+                let heading = format!("{}: state()", self.heading);
+                self.recorder
+                    .tell_event(heading, Event::Step { kind: "expect" });
                 self.expect(label, position, &["expect"], expect)
             }
         }
@@ -220,12 +225,19 @@ impl Run<'_> {
             .map_err(Outcome::Errored)?;
         if method != "state" {
             let shown: Vec<String> = args.iter().map(Value::to_string).collect();
-            self.recorder.tell(format!(
-                "{}: {method}({}) -> {}",
-                self.heading,
-                shown.join(", "),
-                shown_reply(&reply)
-            ));
+            if self.recorder.telling() {
+                let call = format!("{method}({}) -> {}", shown.join(", "), shown_reply(&reply));
+                let tone = call_tone(method, &reply);
+                self.recorder.tell_event(
+                    format!("{}: {call}", self.heading),
+                    Event::Call {
+                        from: "test",
+                        to: "queue",
+                        label: call,
+                        tone,
+                    },
+                );
+            }
             let before = self.seen.take();
             for rule in self.exercised(method, args, &reply) {
                 let why = match &before {
@@ -258,14 +270,24 @@ impl Run<'_> {
                 &mut NoWorld,
             )
             .map_err(Outcome::Errored)?;
-        self.recorder.tell(format!(
-            "{}: RetryQueue({raw}) -> {}",
-            self.heading,
-            match &reply {
-                Reply::Returned(_) => "a new queue".to_owned(),
-                other => shown_reply(other),
-            }
-        ));
+        if self.recorder.telling() {
+            let call = format!(
+                "RetryQueue({raw}) -> {}",
+                match &reply {
+                    Reply::Returned(_) => "a new queue".to_owned(),
+                    other => shown_reply(other),
+                }
+            );
+            self.recorder.tell_event(
+                format!("{}: {call}", self.heading),
+                Event::Call {
+                    from: "test",
+                    to: "queue",
+                    label: call,
+                    tone: Tone::Plain,
+                },
+            );
+        }
         let (expected, position) = match &create.raises {
             Some(raises) => (raises.value.to_value(), yaml::at(raises)),
             None => (
@@ -500,8 +522,14 @@ impl Run<'_> {
             return;
         };
         let state = normalize_state(&view);
-        self.recorder
-            .tell(format!("    state: {}", describe_state(&state)));
+        let lists = ["ready", "done", "quarantine"]
+            .into_iter()
+            .map(|list| (list, listed(&state, list)))
+            .collect();
+        self.recorder.tell_event(
+            format!("    state: {}", describe_state(&state)),
+            Event::Lists(lists),
+        );
         self.seen = Some(state);
     }
 
@@ -676,6 +704,41 @@ fn describe_state(state: &Value) -> String {
         .join(", ")
     };
     format!("ready {ready}; done {done}; quarantine {quarantine}")
+}
+
+/// The items of list `key` of a state view as the picture shows them: `a (1)` for a ready job
+/// and its attempts, `c (exhausted)` for a quarantined one and its reason; the ends of a long
+/// list, and how many between.
+fn listed(state: &Value, key: &str) -> Vec<String> {
+    if key == "done" {
+        let done: Vec<Value> = state
+            .get("done")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        return crate::text::listing::shown(&done, yaml::flow);
+    }
+    let jobs = jobs(state, key);
+    crate::text::listing::shown(&jobs, |job| match key {
+        "quarantine" => format!("{} ({})", job.id, job.reason),
+        _ => format!("{} ({})", job.id, job.attempts),
+    })
+}
+
+/// The colour of a call's arrow: what its answer says happened.
+fn call_tone(method: &str, reply: &Reply) -> Tone {
+    match (method, reply) {
+        (_, Reply::Raised(_)) => Tone::Misuse,
+        ("submit", _) => Tone::Delivery,
+        ("replay", _) => Tone::Replay,
+        ("process", Reply::Returned(Value::String(answer))) => match answer.as_str() {
+            "done" => Tone::Success,
+            "retry" => Tone::Retry,
+            _ => Tone::Dead,
+        },
+        ("process", _) => Tone::Read,
+        _ => Tone::Plain,
+    }
 }
 
 /// The value of a `{returns: value}` answer.

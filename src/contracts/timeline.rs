@@ -1,0 +1,120 @@
+//! A scenario's timeline as data: each event with the line `explain` prints for it and what
+//! it is, so that the text and the picture (`report::explain_picture`) tell the same events.
+
+/// One event of a timeline: the line told for it, and what the picture draws of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Told {
+    /// The event as one line of text, indented as the timeline indents it.
+    pub line: String,
+    pub event: Event,
+}
+
+impl Told {
+    /// A line that is only text: the picture shows it as a note.
+    pub fn note(line: String) -> Self {
+        Told {
+            line,
+            event: Event::Note,
+        }
+    }
+}
+
+/// What an event of a timeline is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// What the world holds before the first step.
+    Start,
+    /// A step begins (or the final expect, `expect`): the line is its heading; `kind` names
+    /// the step (`process`, `advance`, `recover`, `replay`, ...).
+    Step { kind: &'static str },
+    /// A call from one lane to another (a delivery, a handler call, an ack, a put, ...):
+    /// `label` is what its arrow says.
+    Call {
+        from: &'static str,
+        to: &'static str,
+        label: String,
+        tone: Tone,
+    },
+    /// Something that happens on one lane: an injected crash, a misuse, a clock move.
+    Mark {
+        lane: &'static str,
+        label: String,
+        tone: Tone,
+    },
+    /// The rule behind a decision, and why it applies there (the line says why).
+    Rule { id: &'static str },
+    /// What the implementation did at a decision, against what its rule expects: `expected`
+    /// is what the rule wanted, when the implementation did something else.
+    Decision {
+        rule: &'static str,
+        did: String,
+        expected: Option<String>,
+    },
+    /// One checked value: as expected, or not.
+    Check {
+        key: String,
+        expected: String,
+        actual: String,
+    },
+    /// Named lists and what each holds after a step (outcome-queue's ready, done and
+    /// quarantine), each item as shown.
+    Lists(Vec<(&'static str, Vec<String>)>),
+    /// Anything else told.
+    Note,
+}
+
+impl Event {
+    /// Whether this is a check whose value differs, or a decision the implementation got wrong.
+    pub fn differs(&self) -> bool {
+        match self {
+            Event::Check {
+                expected, actual, ..
+            } => expected != actual,
+            Event::Decision { expected, .. } => expected.is_some(),
+            _ => false,
+        }
+    }
+}
+
+/// What kind of effect a call or mark is, for its colour in the picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// A call that only reads.
+    Read,
+    /// A message handed out.
+    Delivery,
+    /// A success, and the ack after it.
+    Success,
+    /// A transient failure, and the retry after it.
+    Retry,
+    /// A dead-lettering, a permanent failure, a quarantine.
+    Dead,
+    /// A replay's sends and removals.
+    Replay,
+    /// An injected crash, a handler that crashes the process.
+    Crash,
+    /// A move of the clock.
+    Clock,
+    /// A misuse of the world, an unscripted handler call.
+    Misuse,
+    /// Anything else.
+    Plain,
+}
+
+impl Tone {
+    /// The word the picture's classes use for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Tone::Read => "read",
+            Tone::Delivery => "delivery",
+            Tone::Success => "success",
+            Tone::Retry => "retry",
+            Tone::Dead => "dead",
+            Tone::Replay => "replay",
+            Tone::Crash => "crash",
+            Tone::Clock => "clock",
+            Tone::Misuse => "misuse",
+            Tone::Plain => "plain",
+        }
+    }
+}
