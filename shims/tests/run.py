@@ -639,6 +639,16 @@ def shim_errors_are_errored(s, py):
 
 
 @with_probe
+def no_value_is_told_apart_from_null(s, py):
+    # JavaScript's undefined is not null (the contracts pin null); Python has only None.
+    reply = s.call("nothing")
+    said = {"value": None} if py else {"undefined": True}
+    assert reply == dict(seq=s.seq, type="return", **said), reply
+    reply = s.call("returns_null")
+    assert reply == {"seq": s.seq, "type": "return", "value": None}, reply
+
+
+@with_probe
 def max_attempts_default(s, py):
     if not py:
         s.new("dlq-consumer")  # no max_attempts: JS default parameter applies

@@ -17,7 +17,9 @@ use crate::contracts::contract::{
     Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
 };
 use crate::contracts::recorder::Recorder;
-use crate::model::implementation::{Implementation, Naming, RaisedKind, Reply};
+use crate::model::implementation::{
+    Implementation, Naming, RaisedKind, Reply, UNDEFINED_IS_NOT_NULL,
+};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
 use crate::text::listing;
@@ -227,7 +229,11 @@ impl Run<'_> {
             let before = self.world.version();
             let from = self.world.journal().len();
             self.recorder.begin_step();
-            let returned = self.step(&label, &heading, *position, step)?;
+            let mut ran = self.step(&label, &heading, *position, step);
+            let world = &self.world;
+            self.recorder
+                .describe_step(&mut ran, || written(step, &world.journal()[from..]));
+            let returned = ran?;
             if !self.keep_facts {
                 continue;
             }
@@ -320,6 +326,8 @@ impl Run<'_> {
                         json!(expected),
                         actual.clone(),
                     )];
+                    let note = (expected == "none" && actual == json!("undefined"))
+                        .then(|| UNDEFINED_IS_NOT_NULL.to_owned());
                     let expected = json!(expected);
                     let checkpoint = Checkpoint {
                         position,
@@ -328,7 +336,7 @@ impl Run<'_> {
                         actual: actual.clone(),
                         written,
                     };
-                    self.recorder.compare(label, checkpoint, None)?;
+                    self.recorder.compare(label, checkpoint, note)?;
                 }
                 return Ok(Some(actual));
             }
@@ -859,7 +867,8 @@ impl Run<'_> {
             .create(super::contract::NAME, &args, &mut self.world)
             .map_err(Outcome::Errored)?;
         match reply {
-            Reply::Returned(_) => {
+            // The constructor's value is no answer: `undefined` is as good as `null`.
+            Reply::Returned(_) | Reply::Undefined => {
                 self.alive = true;
                 self.generation += 1;
                 self.first_call = true;
@@ -875,6 +884,7 @@ impl Run<'_> {
                     crate::text::cut::MAX_SIDE_BYTES,
                 ),
                 note: Some("the constructor raised".into()),
+                step_as_written: None,
                 rule: None,
             })),
         }
@@ -887,11 +897,16 @@ impl Run<'_> {
             // The words a spec uses for what is not a string must not be matched by a string
             // of that spelling: returning "none" is not returning None.
             Reply::Returned(Value::String(text))
-                if text == "none" || text == "crash" || text.starts_with("raised ") =>
+                if text == "none"
+                    || text == "crash"
+                    || text == "undefined"
+                    || text.starts_with("raised ") =>
             {
                 json!(format!("the string {text:?}"))
             }
             Reply::Returned(value) => value,
+            // JavaScript's `undefined` is not `null`, which the contract pins: shown as itself.
+            Reply::Undefined => json!("undefined"),
             Reply::Raised(raised) => {
                 // Whatever escapes the consumer ends it, as it would end the process.
                 self.alive = false;
@@ -1199,6 +1214,48 @@ impl Run<'_> {
 /// Whether `entry_in(written, naming)` equals `normalize_entry(put, naming)`, without building
 /// either: one only renames keys and the other only reorders them, and maps compare whatever
 /// their order. `written` holds the contract's seven keys, which no spelling makes collide.
+/// A call step as a spec writes it, on one line, with the deliveries its call received
+/// (`process: dead (it received p, delivery 3)`): which message a step met is decided by the
+/// run, not written in the spec, and is what a student needs to follow a difference. `None`
+/// for the steps that call nothing, where no difference is found but in an `expect`, whose
+/// diff is the whole step.
+fn written(step: &Step, happened: &[Happening]) -> Option<String> {
+    let mut text = match step {
+        Step::Process(expected) => format!("process: {}", expected.expected().unwrap_or("any")),
+        Step::Replay(replay) => {
+            let mut fields = Map::new();
+            if let Some(ids) = &replay.ids {
+                fields.insert("ids".into(), json!(ids));
+            }
+            if let Some(returns) = &replay.returns {
+                fields.insert("returns".into(), json!(returns.value));
+            }
+            if replay.crash {
+                fields.insert("crash".into(), json!(true));
+            }
+            format!("replay: {}", yaml::flow(&Value::Object(fields)))
+        }
+        _ => return None,
+    };
+    let received: Vec<String> = happened
+        .iter()
+        .filter_map(|happening| match happening {
+            Happening::Received {
+                id, receive_count, ..
+            } => Some(format!(
+                "{}, delivery {receive_count}",
+                yaml::flow(&json!(id))
+            )),
+            Happening::NothingReady => Some("nothing: no message was ready".to_owned()),
+            _ => None,
+        })
+        .collect();
+    if !received.is_empty() {
+        text.push_str(&format!(" (it received {})", received.join("; then ")));
+    }
+    Some(text)
+}
+
 fn same_entry(written: &Value, put: &Value, naming: Naming) -> bool {
     match (written, put) {
         (Value::Object(written), Value::Object(put)) => {
