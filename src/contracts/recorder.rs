@@ -70,10 +70,10 @@ impl Recorder {
             return;
         };
         if let Err(Outcome::Mismatch(stopped)) = ran {
-            stopped.step_as_written = Some(text.clone());
+            stopped.step_as_written = Some(text.clone().into());
         }
         if let Some(first) = &mut self.first_mismatch {
-            first.step_as_written = Some(text);
+            first.step_as_written = Some(text.into());
         }
     }
 
@@ -186,8 +186,8 @@ impl Recorder {
             self.first_mismatch = Some(Mismatch {
                 step: step.to_string(),
                 position: checkpoint.position,
-                expected,
-                actual,
+                expected: expected.into(),
+                actual: actual.into(),
                 note,
                 step_as_written: None,
                 rule,
@@ -335,8 +335,8 @@ mod tests {
             panic!("not a mismatch: {stopped:?}");
         };
         assert_eq!(mismatch.step, "step 2 (process)");
-        assert_eq!(mismatch.expected, "n: 1\n");
-        assert_eq!(mismatch.actual, "n: 2\n");
+        assert_eq!(&*mismatch.expected, "n: 1\n");
+        assert_eq!(&*mismatch.actual, "n: 2\n");
         let run = recorder.finish(Some(stopped));
         // Only the checkpoint that differs is kept: nothing reads the others.
         assert_eq!(run.checkpoints.len(), 1);
@@ -356,7 +356,7 @@ mod tests {
             panic!("no mismatch kept");
         };
         assert_eq!(
-            (mismatch.step.as_str(), mismatch.expected.as_str()),
+            (mismatch.step.as_str(), &*mismatch.expected),
             ("first", "a: 1\n")
         );
         assert_eq!(mismatch.note.as_deref(), Some("why"));

@@ -882,7 +882,8 @@ impl Run<'_> {
                 actual: crate::text::cut::text(
                     format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
                     crate::text::cut::MAX_SIDE_BYTES,
-                ),
+                )
+                .into(),
                 note: Some("the constructor raised".into()),
                 step_as_written: None,
                 rule: None,
