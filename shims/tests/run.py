@@ -202,7 +202,7 @@ class Session:
     def ret(self, method, *args):
         reply = self.call(method, *args)
         assert reply["type"] == "return", "%s%r: expected a return, got %r" % (method, args, reply)
-        return reply["value"]
+        return UNDEFINED if reply.get("undefined") is True else reply["value"]
 
     def stderr(self):
         self.err.seek(0)
@@ -218,6 +218,10 @@ class Session:
                 self.proc.wait()
         self.proc.stdout.close()
         self.err.close()
+
+
+# What `ret` gives for a JavaScript undefined (`"undefined": true`): not None, as the contracts tell them apart.
+UNDEFINED = object()
 
 
 # --- contract scenarios: what the references must pass and each bug must fail ---------

@@ -314,7 +314,7 @@ fn a_bare_return_is_shown_as_undefined_and_differs_from_the_null_the_contract_pi
             "specs/dlq-consumer/empty-queue-returns-none.yaml",
             [
                 "rule broken: dlq-consumer/empty-queue",
-                "first difference at step 1 (process) (specs/dlq-consumer/empty-queue-returns-none.yaml:10:14)",
+                "first difference at step 1 (process) (specs/dlq-consumer/empty-queue-returns-none.yaml:11:14)",
                 "the step: process: none (it received nothing: no message was ready)",
                 "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`",
                 "--- expected",
@@ -329,7 +329,7 @@ fn a_bare_return_is_shown_as_undefined_and_differs_from_the_null_the_contract_pi
             "specs/outcome-queue/empty-queue-returns-none.yaml",
             [
                 "rule broken: outcome-queue/empty-returns-none",
-                "first difference at step 2 (process) (specs/outcome-queue/empty-queue-returns-none.yaml:10:42)",
+                "first difference at step 2 (process) (specs/outcome-queue/empty-queue-returns-none.yaml:11:42)",
                 "the step: process: {outcome: success, returns: none}",
                 "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`",
                 "--- expected",
