@@ -1212,9 +1212,6 @@ impl Run<'_> {
     }
 }
 
-/// Whether `entry_in(written, naming)` equals `normalize_entry(put, naming)`, without building
-/// either: one only renames keys and the other only reorders them, and maps compare whatever
-/// their order. `written` holds the contract's seven keys, which no spelling makes collide.
 /// A call step as a spec writes it, on one line, with the deliveries its call received
 /// (`process: dead (it received p, delivery 3)`): which message a step met is decided by the
 /// run, not written in the spec, and is what a student needs to follow a difference. `None`
@@ -1257,6 +1254,9 @@ fn written(step: &Step, happened: &[Happening]) -> Option<String> {
     Some(text)
 }
 
+/// Whether `entry_in(written, naming)` equals `normalize_entry(put, naming)`, without building
+/// either: one only renames keys and the other only reorders them, and maps compare whatever
+/// their order. `written` holds the contract's seven keys, which no spelling makes collide.
 fn same_entry(written: &Value, put: &Value, naming: Naming) -> bool {
     match (written, put) {
         (Value::Object(written), Value::Object(put)) => {
