@@ -519,7 +519,8 @@ async function main(solution, loadError, file) {
       } else {
         if (!instance) throw new ShimError('no instance: send a successful `new` first');
         const value = callMethod(instance, req.method, Array.isArray(req.args) ? req.args : []);
-        msg = { type: 'return', value: value === undefined ? null : value };
+        // JSON has no undefined, and the contracts tell it from null: it is said in a key of its own.
+        msg = value === undefined ? { type: 'return', undefined: true } : { type: 'return', value };
       }
     } catch (e) {
       if (e instanceof ShimError) {

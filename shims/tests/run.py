@@ -202,7 +202,7 @@ class Session:
     def ret(self, method, *args):
         reply = self.call(method, *args)
         assert reply["type"] == "return", "%s%r: expected a return, got %r" % (method, args, reply)
-        return reply["value"]
+        return UNDEFINED if reply.get("undefined") is True else reply["value"]
 
     def stderr(self):
         self.err.seek(0)
@@ -218,6 +218,10 @@ class Session:
                 self.proc.wait()
         self.proc.stdout.close()
         self.err.close()
+
+
+# What `ret` gives for a JavaScript undefined (`"undefined": true`): not None, as the contracts tell them apart.
+UNDEFINED = object()
 
 
 # --- contract scenarios: what the references must pass and each bug must fail ---------
@@ -636,6 +640,16 @@ def shim_errors_are_errored(s, py):
     assert s.ret("process_one") is None, "the shim must keep serving after errored replies"
     assert s.new("no-such-contract")["type"] == "errored"
     assert "no instance" in s.call("process_one")["message"], "a failed new drops the old instance"
+
+
+@with_probe
+def no_value_is_told_apart_from_null(s, py):
+    # JavaScript's undefined is not null (the contracts pin null); Python has only None.
+    reply = s.call("nothing")
+    said = {"value": None} if py else {"undefined": True}
+    assert reply == dict(seq=s.seq, type="return", **said), reply
+    reply = s.call("returns_null")
+    assert reply == {"seq": s.seq, "type": "return", "value": None}, reply
 
 
 @with_probe

@@ -28,6 +28,9 @@ pub struct Recorder {
     /// Whether the decision is one the step's outcome hinges on (the queue's count where the
     /// consumer's own differs), which the rule then applied does not replace.
     firm: bool,
+    /// Whether the first difference was found in the step at hand: the step is then told
+    /// with it (`describe_step`).
+    differs_here: bool,
 }
 
 impl Recorder {
@@ -41,6 +44,7 @@ impl Recorder {
             hushed: false,
             decision: None,
             firm: false,
+            differs_here: false,
         }
     }
 
@@ -48,6 +52,30 @@ impl Recorder {
     pub fn begin_step(&mut self) {
         self.decision = None;
         self.firm = false;
+        self.differs_here = false;
+    }
+
+    /// Adds the step at hand, as its spec writes it, to the first difference when that was
+    /// found in this step. `written` is called only then, so a run pays nothing per step;
+    /// `ran` is what the step gave its runner, which a checking run stopped with a copy of the
+    /// difference.
+    pub fn describe_step<T>(
+        &mut self,
+        ran: &mut Result<T, Outcome>,
+        written: impl FnOnce() -> Option<String>,
+    ) {
+        if !std::mem::take(&mut self.differs_here) {
+            return;
+        }
+        let Some(text) = written().map(|text| cut::line(&text, MAX_STEP_BYTES)) else {
+            return;
+        };
+        if let Err(Outcome::Mismatch(stopped)) = ran {
+            stopped.step_as_written = Some(text.clone().into());
+        }
+        if let Some(first) = &mut self.first_mismatch {
+            first.step_as_written = Some(text.into());
+        }
     }
 
     /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
@@ -165,12 +193,14 @@ impl Recorder {
         let matches = checkpoint.matches();
         if !matches && self.first_mismatch.is_none() {
             let (expected, actual) = shown(&checkpoint);
+            self.differs_here = true;
             self.first_mismatch = Some(Mismatch {
                 step: step.to_string(),
                 position: checkpoint.position,
-                expected,
-                actual,
+                expected: expected.into(),
+                actual: actual.into(),
                 note,
+                step_as_written: None,
                 rule,
             });
         }
@@ -218,6 +248,9 @@ impl Recorder {
     }
 }
 
+/// The most of a step `describe_step` keeps: one line a reader takes in at a glance.
+const MAX_STEP_BYTES: usize = 300;
+
 /// Expected and actual as a diff shows them: a mapping as it is, any other value under the
 /// checkpoint's label, so a lone `3` still says what it is.
 /// Expected and actual as a report shows them: cut before they are rendered (an implementation
@@ -253,6 +286,44 @@ mod tests {
     }
 
     #[test]
+    fn a_step_is_described_only_with_the_first_difference_found_in_it() {
+        // Recording: the difference of step 2 gets step 2's text; later steps are not asked.
+        let mut recorder = Recorder::new(RunMode::Record);
+        let mut asked = Vec::new();
+        for (step, actual) in [(1, 1), (2, 2), (3, 3)] {
+            recorder.begin_step();
+            let mut ran = recorder.compare(
+                format!("step {step}"),
+                checkpoint("n", json!(step.min(1)), json!(actual)),
+                None,
+            );
+            recorder.describe_step(&mut ran, || {
+                asked.push(step);
+                Some(format!("process: {step}"))
+            });
+        }
+        assert_eq!(asked, [2]);
+        let Outcome::Mismatch(first) = recorder.stop() else {
+            panic!("no mismatch");
+        };
+        assert_eq!(first.step_as_written.as_deref(), Some("process: 2"));
+        // Checking: the run stops with a copy of the difference, which gets the text too, cut.
+        let mut recorder = Recorder::new(RunMode::Check);
+        recorder.begin_step();
+        let mut ran = recorder.compare("step 1", checkpoint("n", json!(1), json!(2)), None);
+        recorder.describe_step(&mut ran, || Some("x".repeat(MAX_STEP_BYTES + 1)));
+        let Err(Outcome::Mismatch(stopped)) = ran else {
+            panic!("not stopped");
+        };
+        let cut = format!("{}…", "x".repeat(MAX_STEP_BYTES));
+        assert_eq!(stopped.step_as_written.as_deref(), Some(cut.as_str()));
+        let Outcome::Mismatch(kept) = recorder.stop() else {
+            panic!("no mismatch");
+        };
+        assert_eq!(kept, stopped);
+    }
+
+    #[test]
     fn checking_stops_at_the_first_difference() {
         let mut recorder = Recorder::new(RunMode::Check);
         assert!(
@@ -275,8 +346,8 @@ mod tests {
             panic!("not a mismatch: {stopped:?}");
         };
         assert_eq!(mismatch.step, "step 2 (process)");
-        assert_eq!(mismatch.expected, "n: 1\n");
-        assert_eq!(mismatch.actual, "n: 2\n");
+        assert_eq!(&*mismatch.expected, "n: 1\n");
+        assert_eq!(&*mismatch.actual, "n: 2\n");
         let run = recorder.finish(Some(stopped));
         // Only the checkpoint that differs is kept: nothing reads the others.
         assert_eq!(run.checkpoints.len(), 1);
@@ -296,7 +367,7 @@ mod tests {
             panic!("no mismatch kept");
         };
         assert_eq!(
-            (mismatch.step.as_str(), mismatch.expected.as_str()),
+            (mismatch.step.as_str(), &*mismatch.expected),
             ("first", "a: 1\n")
         );
         assert_eq!(mismatch.note.as_deref(), Some("why"));

@@ -22,7 +22,7 @@ use super::lines::{self, Lines, StdoutEvent};
 use super::pipes::{self as channel, Unwritten};
 use super::protocol::{
     self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
-    Request,
+    Request, Returned,
 };
 use super::sandbox::{self, Prepared, Sandbox};
 use crate::model::captured::{Captured, StreamName, Traceback};
@@ -185,7 +185,8 @@ impl ExternalImplementation {
                 captured: &mut self.captured,
             },
         ) {
-            Ok(Message::Return { value }) => Ok(Reply::Returned(value)),
+            Ok(Message::Return(Returned::Value(value))) => Ok(Reply::Returned(value)),
+            Ok(Message::Return(Returned::Undefined)) => Ok(Reply::Undefined),
             // Python's MemoryError is the memory limit's doing, not an answer to judge.
             Ok(Message::Raised { error, .. }) if error.class == "MemoryError" => {
                 Err(ImplError::new(

@@ -91,9 +91,8 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         traceback: Option<Vec<Frame>>,
     },
-    Return {
-        value: Value,
-    },
+    /// A method or constructor finished normally, with its value.
+    Return(Returned),
     Raised {
         error: Raised,
         /// Optional: for an error raised from the solution's own code, its frames in the
@@ -129,12 +128,78 @@ impl Reply {
         match self {
             Reply::Hello { .. } => "hello",
             Reply::Errored { .. } => "errored",
-            Reply::Return { .. } => "return",
+            Reply::Return(_) => "return",
             Reply::Raised { .. } => "raised",
             Reply::Skipped { .. } => "skipped",
             Reply::World { .. } => "world",
             Reply::Output { .. } => "output",
             Reply::Bye => "bye",
+        }
+    }
+}
+
+/// What a `return` carries: a JSON value, or the language's "no value" that is not its null
+/// (JavaScript's `undefined`), which JSON cannot write: `"undefined": true` in place of `value`.
+/// Exactly one of the two: a `return` without either is a shim that lost the value, one with
+/// both says two things.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ReturnFields", into = "ReturnFields")]
+pub enum Returned {
+    Value(Value),
+    Undefined,
+}
+
+/// A `return` as written on the wire, before [`Returned`] decides what it says.
+#[derive(Serialize, Deserialize)]
+struct ReturnFields {
+    /// Present when written, even as `null`: `null` is a value, absence is not.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    undefined: Option<bool>,
+}
+
+/// A field that was written, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+impl TryFrom<ReturnFields> for Returned {
+    type Error = String;
+
+    fn try_from(fields: ReturnFields) -> Result<Self, String> {
+        match (fields.value, fields.undefined) {
+            (Some(value), None) => Ok(Returned::Value(value)),
+            (None, Some(true)) => Ok(Returned::Undefined),
+            (None, None) => Err(
+                "a `return` message has no `value`: a method that returns nothing sends \"value\":null, and JavaScript's undefined \"undefined\":true".to_owned(),
+            ),
+            (Some(_), Some(_)) => Err(
+                "a `return` message carries `value` or \"undefined\":true, not both".to_owned(),
+            ),
+            (None, Some(false)) => Err(
+                "`undefined` in a `return` message is true or left out: a value is sent as `value`"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
+impl From<Returned> for ReturnFields {
+    fn from(returned: Returned) -> Self {
+        match returned {
+            Returned::Value(value) => ReturnFields {
+                value: Some(value),
+                undefined: None,
+            },
+            Returned::Undefined => ReturnFields {
+                value: None,
+                undefined: Some(true),
+            },
         }
     }
 }
@@ -255,7 +320,7 @@ pub const REPLY_KEYS: &[(&str, &[&str])] = &[
             "naming",
         ],
     ),
-    ("return", &["seq", "type", "value"]),
+    ("return", &["seq", "type", "value", "undefined"]),
     ("raised", &["seq", "type", "error", "traceback"]),
     ("skipped", &["seq", "type", "reason"]),
     (
@@ -462,6 +527,53 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_return_carries_a_value_or_undefined_and_never_both_nor_neither() {
+        let body = |line: &str| decode(line.as_bytes()).map(|m| m.body);
+        assert_eq!(
+            body(r#"{"seq":3,"type":"return","value":null}"#),
+            Ok(Reply::Return(Returned::Value(Value::Null)))
+        );
+        assert_eq!(
+            body(r#"{"seq":3,"type":"return","undefined":true}"#),
+            Ok(Reply::Return(Returned::Undefined))
+        );
+        let refused = [
+            (
+                r#"{"seq":3,"type":"return"}"#,
+                "a `return` message has no `value`: a method that returns nothing sends \"value\":null, and JavaScript's undefined \"undefined\":true",
+            ),
+            (
+                r#"{"seq":3,"type":"return","value":null,"undefined":true}"#,
+                "a `return` message carries `value` or \"undefined\":true, not both",
+            ),
+            (
+                r#"{"seq":3,"type":"return","undefined":false}"#,
+                "`undefined` in a `return` message is true or left out: a value is sent as `value`",
+            ),
+        ];
+        for (line, said) in refused {
+            assert_eq!(
+                body(line),
+                Err(DecodeError::NotAMessage(said.to_owned())),
+                "{line}"
+            );
+        }
+        assert!(matches!(
+            body(r#"{"seq":3,"type":"return","undefined":1}"#),
+            Err(DecodeError::NotAMessage(_))
+        ));
+        // dlqspec writes what it reads: the two shapes, each as the protocol spells it.
+        for returned in [Returned::Value(json!("ok")), Returned::Undefined] {
+            let message = Incoming {
+                seq: 3,
+                body: Reply::Return(returned),
+            };
+            let line = serde_json::to_string(&message).unwrap();
+            assert_eq!(decode(line.as_bytes()), Ok(message), "{line}");
+        }
+    }
+
     /// `decode` without its shortcut for world calls: the general path alone.
     fn decode_generally(line: &str) -> Result<Incoming, String> {
         let value: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
@@ -551,7 +663,7 @@ mod tests {
             (
                 r#"{"seq":2,"type":"return","value":1}"#,
                 r#""debug":1"#,
-                "a `return` message has no key \"debug\"; its keys are seq, type, value",
+                "a `return` message has no key \"debug\"; its keys are seq, type, value, undefined",
             ),
             (
                 r#"{"seq":2,"type":"raised","error":{"kind":"error","class":"E","message":"m"}}"#,

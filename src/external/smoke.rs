@@ -138,7 +138,8 @@ impl SmokeReport {
 struct Expected {
     method: &'static str,
     args: Vec<Value>,
-    /// `None` for `new`: any plain return will do.
+    /// `None` where the contract pins no value (`new`, `submit`): any plain return will do,
+    /// JavaScript's `undefined` included.
     returns: Option<Value>,
     why: &'static str,
 }
@@ -201,8 +202,8 @@ fn outcome_queue_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
         Expected {
             method: "submit",
             args: vec![json!("j1"), json!("payload")],
-            returns: Some(Value::Null),
-            why: "submit returns nothing",
+            returns: None,
+            why: "a new job is accepted",
         },
         Expected {
             method: "process",
@@ -335,10 +336,13 @@ fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
     let shown = |value: &Value| crate::text::yaml::flow(value);
     let wrong = |actual: String| Verdict::Wrong {
         actual,
-        expected: expected
-            .returns
-            .as_ref()
-            .map_or_else(|| "an instance".to_owned(), shown),
+        expected: expected.returns.as_ref().map_or_else(
+            || match expected.method {
+                "new" => "an instance".to_owned(),
+                _ => "a return".to_owned(),
+            },
+            shown,
+        ),
         why: expected.why,
     };
     match reply {
@@ -349,9 +353,16 @@ fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
             _ => format!("raised {}", raised.describe()),
         }),
         Ok(Reply::Returned(value)) => match &expected.returns {
-            None => Verdict::Ok("made".to_owned()),
+            None if expected.method == "new" => Verdict::Ok("made".to_owned()),
+            None => Verdict::Ok(shown(&value)),
             Some(want) if *want == value => Verdict::Ok(shown(&value)),
             Some(_) => wrong(shown(&value)),
+        },
+        // JavaScript's `undefined`: right where any value will do, wrong where one is pinned.
+        Ok(Reply::Undefined) => match &expected.returns {
+            None if expected.method == "new" => Verdict::Ok("made".to_owned()),
+            None => Verdict::Ok("undefined".to_owned()),
+            Some(_) => wrong("undefined".to_owned()),
         },
     }
 }

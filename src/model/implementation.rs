@@ -55,10 +55,18 @@ impl Raised {
     }
 }
 
+/// The note under a difference where `null` was expected and `undefined` returned: the diff
+/// shows the two words, this says which one the contract wants and how to write it.
+pub const UNDEFINED_IS_NOT_NULL: &str = "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`";
+
 /// What an implementation answered to `create` or `call`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     Returned(Value),
+    /// Returned the language's "no value" that is not its null: JavaScript's `undefined`
+    /// (a bare `return;`, or none at all). Where a contract pins `null` this is a wrong
+    /// answer; where it pins nothing (a constructor, `submit`) it is as good as any.
+    Undefined,
     Raised(Raised),
     /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
     Skipped(String),

@@ -40,11 +40,18 @@ pub struct Mismatch {
     pub step: String,
     /// Where the expectation that failed is written.
     pub position: Position,
-    /// Expected and actual, rendered as YAML.
-    pub expected: String,
-    pub actual: String,
+    /// Expected and actual, rendered as YAML. Boxed, as `step_as_written` is: every `Result` of
+    /// a run carries an `Outcome` by value, and these keep it as small as it was.
+    pub expected: Box<str>,
+    pub actual: Box<str>,
     /// A sentence for what a diff alone cannot say, e.g. an unscripted handler call.
     pub note: Option<String>,
+    /// The step that differed as its spec writes it, on one line, with what its call met:
+    /// `process: {outcome: success, returns: done}`, `process: dead (it received p, delivery
+    /// 3)`. So a student sees the arguments without opening the spec. `None` for an `expect`
+    /// and the final one, whose diff is the whole step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_as_written: Option<Box<str>>,
     /// The rule the difference breaks: the rule deciding the step where it was found (a
     /// misuse breaks `no-misuse`). `None` where no single decision is known (a final expect).
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "rule_id")]

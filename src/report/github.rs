@@ -86,6 +86,7 @@ mod tests {
             expected: "ok\n".into(),
             actual: "retry\n".into(),
             note: None,
+            step_as_written: None,
             rule: None,
         }));
         assert_eq!(

@@ -313,6 +313,7 @@ mod tests {
             expected: "retry\n".into(),
             actual: "dead\n".into(),
             note: None,
+            step_as_written: None,
             rule: None,
         }));
         let got = &lines(&[Event::Finished(&mismatch)])[0];

@@ -216,6 +216,7 @@ mod tests {
                     expected: "ok\n".into(),
                     actual: "retry\n".into(),
                     note: None,
+                    step_as_written: None,
                     rule: None,
                 }),
             ),

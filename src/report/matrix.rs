@@ -538,6 +538,7 @@ mod tests {
             expected: "process: dead\n".into(),
             actual: "process: retry\n".into(),
             note: None,
+            step_as_written: None,
             rule: None,
         });
         Matrix::build(

@@ -151,6 +151,9 @@ pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> S
 pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     let mut out = first_difference(path, mismatch, palette);
     out.push('\n');
+    if let Some(step) = &mismatch.step_as_written {
+        let _ = writeln!(out, "the step: {}", sanitize::line(step));
+    }
     if let Some(note) = &mismatch.note {
         let _ = writeln!(out, "{}", sanitize::text(note));
     }

@@ -82,6 +82,16 @@ pub fn text(mut text: String, max: usize) -> String {
     text
 }
 
+/// `text` in at most `max` bytes: whole when it fits, else its start and `…`. For a line a
+/// report shows beside other lines (escaped there), where a count of what was cut would be
+/// longer than the cut.
+pub fn line(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    format!("{}…", floor(text, max))
+}
+
 /// `… 5,242,880 more bytes not shown`.
 pub fn more(count: usize, what: &str) -> String {
     format!("… {} more {what} not shown", thousands(count))
@@ -121,6 +131,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_line_is_whole_when_it_fits_and_cut_at_a_character_when_not() {
+        assert_eq!(line("process: dead", 13), "process: dead");
+        assert_eq!(line("process: dead", 12), "process: dea…");
+        // Never inside a character: `é` is two bytes.
+        assert_eq!(line("aé", 2), "a…");
+    }
 
     #[test]
     fn counts_read_with_thousands_separated() {

@@ -135,6 +135,13 @@ fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() 
                 "implementation error (protocol): the reply to `new dlq-consumer` has seq 3, expected seq 2: every message answering or serving a request repeats its seq",
             ],
         ),
+        // A return with no value is not taken for null, nor for undefined: the shim lost it.
+        (
+            "cmd:python3 tests/impls/return_without_value.py",
+            &[
+                "implementation error (protocol): line 3 of stdout is JSON but not a protocol message (a `return` message has no `value`: a method that returns nothing sends \"value\":null, and JavaScript's undefined \"undefined\":true): \"{\\\"seq\\\": 3, \\\"type\\\": \\\"return\\\"}\"",
+            ],
+        ),
         (
             "cmd:python3 tests/impls/wrong_version.py",
             &[

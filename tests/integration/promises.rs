@@ -466,7 +466,8 @@ fn github_actions_annotations_go_to_stdout_or_to_stderr_beside_a_report() {
     let spec = path_arg(&spec);
     let annotation = format!(
         "::error file={spec},line=9,col=14,title=mismatch%3A {EXPECTS_A_RETRY_NAME}::\
-         first difference at step 1 (process) ({spec}:9:14)%0A--- expected%0A+++ actual%0A\
+         first difference at step 1 (process) ({spec}:9:14)%0A\
+         the step: process: retry (it received a, delivery 1)%0A--- expected%0A+++ actual%0A\
          @@ -1,1 +1,1 @@%0A-process: retry%0A+process: dead"
     );
     let in_actions = |args: &[&str]| {
@@ -698,6 +699,7 @@ fn an_external_consumer_calling_the_handler_too_often_or_misusing_the_queue_gets
         "\
 FAIL  {twice}  a permanent error reaches the handler once
       first difference at step 2 (process) ({twice}:9:5)
+      the step: process: any (it received a, delivery 2)
       message `a` reached the handler a 2nd time, but the spec scripts 1 outcome: the implementation called the handler more often than the rules allow
       --- expected
       +++ actual
@@ -712,6 +714,7 @@ FAIL  {twice}  a permanent error reaches the handler once
 FAIL  {acked}  a handled message is acked once
       rule broken: dlq-consumer/no-misuse
       first difference at step 1 (process) ({acked}:8:5)
+      the step: process: ok (it received a, delivery 1)
       the consumer misused the queue, the DLQ or the handler
       --- expected
       +++ actual
@@ -780,6 +783,7 @@ fn any_other_exception_escaping_process_one_is_shown_as_raised_class_message() {
             "\
 FAIL  {spec}  a handled message is acked once
       first difference at step 1 (process) ({spec}:8:14)
+      the step: process: ok (it received a, delivery 1)
       --- expected
       +++ actual
       @@ -1,1 +1,1 @@

@@ -395,7 +395,8 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
         [
             format!(
                 "::error file={folder}/a-wrong.yaml,line=10,col=14,title=mismatch%3A wrong on purpose::\
-                 first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A--- expected%0A\
+                 first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A\
+                 the step: process: dead (it received a, delivery 2)%0A--- expected%0A\
                  +++ actual%0A@@ -1,1 +1,1 @@%0A-process: dead%0A+process: ok"
             ),
             format!(

@@ -290,3 +290,114 @@ fn shlex_words(text: &str) -> Option<Vec<String>> {
     }
     Some(words)
 }
+
+/// The FAIL block of `spec` in a human report: its heading and the indented lines under it.
+fn fail_block<'a>(stdout: &'a str, spec: &str) -> Vec<&'a str> {
+    let heading = format!("FAIL  {spec}  ");
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with(&heading))
+        .skip(1)
+        .take_while(|l| l.starts_with("      "))
+        .map(str::trim_start)
+        .collect()
+}
+
+#[test]
+fn a_bare_return_is_shown_as_undefined_and_differs_from_the_null_the_contract_pins() {
+    if !node_tests() {
+        return;
+    }
+    let cases = [
+        (
+            "node:tests/solutions/dlq_empty_returns_undefined.mjs",
+            "specs/dlq-consumer/empty-queue-returns-none.yaml",
+            [
+                "rule broken: dlq-consumer/empty-queue",
+                "first difference at step 1 (process) (specs/dlq-consumer/empty-queue-returns-none.yaml:11:14)",
+                "the step: process: none (it received nothing: no message was ready)",
+                "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`",
+                "--- expected",
+                "+++ actual",
+                "@@ -1,1 +1,1 @@",
+                "-process: none",
+                "+process: undefined",
+            ],
+        ),
+        (
+            "node:tests/solutions/oq_empty_returns_undefined.mjs",
+            "specs/outcome-queue/empty-queue-returns-none.yaml",
+            [
+                "rule broken: outcome-queue/empty-returns-none",
+                "first difference at step 2 (process) (specs/outcome-queue/empty-queue-returns-none.yaml:11:42)",
+                "the step: process: {outcome: success, returns: none}",
+                "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`",
+                "--- expected",
+                "+++ actual",
+                "@@ -1,1 +1,1 @@",
+                "-returns: null",
+                "+returns: undefined",
+            ],
+        ),
+    ];
+    for (solution, spec, block) in cases {
+        let ran = run(&["run", spec, "--impl", solution]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(fail_block(&ran.stdout, spec), block, "{}", ran.stdout);
+    }
+    // Where the contract pins no value, `undefined` is as good as `null`: the reference
+    // solution's submit and constructor return it, and pass.
+    let ran = run(&[
+        "run",
+        "specs/outcome-queue/submit-appends-to-the-ready-tail.yaml",
+        "--impl",
+        "node:examples/javascript/solution.mjs",
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let ran = run(&["smoke", "--impl", "node:examples/javascript/solution.mjs"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("  ok    submit(\"j1\", \"payload\") -> undefined  ("),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_difference_at_a_step_shows_the_step_as_its_spec_writes_it() {
+    let cases = [
+        // The outcome passed, which the student would otherwise open the spec to learn.
+        (
+            "python:tests/solutions/oq_permanent_retried.py",
+            "specs/outcome-queue/invalid-outcome-counts-no-attempt.yaml",
+            [
+                "rule broken: outcome-queue/permanent-quarantine",
+                "first difference at step 6 (process) (specs/outcome-queue/invalid-outcome-counts-no-attempt.yaml:14:44)",
+                "the step: process: {outcome: permanent, returns: dead}",
+                "--- expected",
+            ],
+        ),
+        // The message and delivery the call received, which the spec does not write.
+        (
+            "python:tests/solutions/dlq_no_poison.py",
+            "specs/dlq-consumer/poison-cycle.yaml",
+            [
+                "rule broken: dlq-consumer/poison",
+                "first difference at step 9 (process) (specs/dlq-consumer/poison-cycle.yaml:24:5)",
+                "the step: process: dead (it received p, delivery 3)",
+                "message `p` reached the handler a 3rd time, but the spec scripts 2 outcomes: the implementation called the handler more often than the rules allow",
+            ],
+        ),
+    ];
+    for (solution, spec, block) in cases {
+        let ran = run(&["run", spec, "--impl", solution]);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            fail_block(&ran.stdout, spec)[..block.len()],
+            block,
+            "{}",
+            ran.stdout
+        );
+    }
+}

@@ -69,6 +69,7 @@ steps:
     assert!(
         ran.stdout.contains(&format!(
             "      first difference at step 1 (process) ({shown}:8:14)
+      the step: process: dead (it received a, delivery 1)
       --- expected
       +++ actual
       @@ -1,1 +1,1 @@

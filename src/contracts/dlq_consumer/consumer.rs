@@ -385,6 +385,9 @@ impl Subject for DlqConsumer {
                     // The message was acked or retried: nothing is left over.
                     self.globals().leftover = None;
                 }
+                if matches!(result, Ok(None)) && self.is(Slip::EmptyReturnsUndefined) {
+                    return Ok(Reply::Undefined);
+                }
                 Ok(reply(result))
             }
             "replay" => Ok(reply(self.replay(&mut given, replay_ids(args)?))),
@@ -464,6 +467,14 @@ mod tests {
         let mut world = world(&[], vec![]);
         check("process_one", process(&mut make(3), &mut world), Ok(None))?;
         check("effects", world.trace(), Vec::<String>::new())
+    }
+
+    /// What the protocol is answered, not only what `process_one` decides: `null`, which the
+    /// contract pins, is not JavaScript's `undefined`.
+    fn empty_queue_answers_null(make: Make) -> Result<(), String> {
+        let mut world = world(&[], vec![]);
+        let answer = make(3).call("process_one", &[], &mut world);
+        check("process_one", answer, Ok(Reply::Returned(Value::Null)))
     }
 
     fn success(make: Make) -> Result<(), String> {
@@ -769,6 +780,7 @@ mod tests {
 
     const SCENARIOS: &[(&str, Scenario)] = &[
         ("empty-queue", empty_queue),
+        ("empty-queue, as answered", empty_queue_answers_null),
         ("success", success),
         ("permanent", permanent_with_budget_left),
         (

@@ -68,6 +68,8 @@ crate::mistakes! {
         "returns ok after the handler succeeds without acking";
     IdleRecovers = "idle-recovers", EMPTY_QUEUE,
         "calls queue.recover when nothing is ready, to unstick in-flight messages";
+    EmptyReturnsUndefined = "empty-returns-undefined", EMPTY_QUEUE,
+        "ends processOne with a bare `return;` when nothing is ready: JavaScript's undefined, not null";
     AcksLeftover = "acks-leftover", NO_MISUSE,
         "keeps the message being handled in a process-wide global and acks it on the next call, even after a crash and a restart";
     HandlerGetsId = "handler-gets-id", NO_MISUSE,

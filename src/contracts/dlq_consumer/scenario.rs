@@ -18,7 +18,9 @@ use crate::contracts::contract::{
 };
 use crate::contracts::recorder::Recorder;
 use crate::contracts::timeline::Event;
-use crate::model::implementation::{Implementation, Naming, RaisedKind, Reply};
+use crate::model::implementation::{
+    Implementation, Naming, RaisedKind, Reply, UNDEFINED_IS_NOT_NULL,
+};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
 use crate::text::listing;
@@ -235,7 +237,11 @@ impl Run<'_> {
             let before = self.world.version();
             let from = self.world.journal().len();
             self.recorder.begin_step();
-            let returned = self.step(&label, &heading, *position, step)?;
+            let mut ran = self.step(&label, &heading, *position, step);
+            let world = &self.world;
+            self.recorder
+                .describe_step(&mut ran, || written(step, &world.journal()[from..]));
+            let returned = ran?;
             if !self.keep_facts {
                 continue;
             }
@@ -330,6 +336,8 @@ impl Run<'_> {
                         json!(expected),
                         actual.clone(),
                     )];
+                    let note = (expected == "none" && actual == json!("undefined"))
+                        .then(|| UNDEFINED_IS_NOT_NULL.to_owned());
                     let expected = json!(expected);
                     let checkpoint = Checkpoint {
                         position,
@@ -338,7 +346,7 @@ impl Run<'_> {
                         actual: actual.clone(),
                         written,
                     };
-                    self.recorder.compare(label, checkpoint, None)?;
+                    self.recorder.compare(label, checkpoint, note)?;
                 }
                 return Ok(Some(actual));
             }
@@ -958,7 +966,8 @@ impl Run<'_> {
             .create(super::contract::NAME, &args, &mut self.world)
             .map_err(Outcome::Errored)?;
         match reply {
-            Reply::Returned(_) => {
+            // The constructor's value is no answer: `undefined` is as good as `null`.
+            Reply::Returned(_) | Reply::Undefined => {
                 self.alive = true;
                 self.generation += 1;
                 self.first_call = true;
@@ -972,8 +981,10 @@ impl Run<'_> {
                 actual: crate::text::cut::text(
                     format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
                     crate::text::cut::MAX_SIDE_BYTES,
-                ),
+                )
+                .into(),
                 note: Some("the constructor raised".into()),
+                step_as_written: None,
                 rule: None,
             })),
         }
@@ -986,11 +997,16 @@ impl Run<'_> {
             // The words a spec uses for what is not a string must not be matched by a string
             // of that spelling: returning "none" is not returning None.
             Reply::Returned(Value::String(text))
-                if text == "none" || text == "crash" || text.starts_with("raised ") =>
+                if text == "none"
+                    || text == "crash"
+                    || text == "undefined"
+                    || text.starts_with("raised ") =>
             {
                 json!(format!("the string {text:?}"))
             }
             Reply::Returned(value) => value,
+            // JavaScript's `undefined` is not `null`, which the contract pins: shown as itself.
+            Reply::Undefined => json!("undefined"),
             Reply::Raised(raised) => {
                 // Whatever escapes the consumer ends it, as it would end the process.
                 self.alive = false;
@@ -1293,6 +1309,48 @@ impl Run<'_> {
         };
         self.recorder.compare(label, checkpoint, None)
     }
+}
+
+/// A call step as a spec writes it, on one line, with the deliveries its call received
+/// (`process: dead (it received p, delivery 3)`): which message a step met is decided by the
+/// run, not written in the spec, and is what a student needs to follow a difference. `None`
+/// for the steps that call nothing, where no difference is found but in an `expect`, whose
+/// diff is the whole step.
+fn written(step: &Step, happened: &[Happening]) -> Option<String> {
+    let mut text = match step {
+        Step::Process(expected) => format!("process: {}", expected.expected().unwrap_or("any")),
+        Step::Replay(replay) => {
+            let mut fields = Map::new();
+            if let Some(ids) = &replay.ids {
+                fields.insert("ids".into(), json!(ids));
+            }
+            if let Some(returns) = &replay.returns {
+                fields.insert("returns".into(), json!(returns.value));
+            }
+            if replay.crash {
+                fields.insert("crash".into(), json!(true));
+            }
+            format!("replay: {}", yaml::flow(&Value::Object(fields)))
+        }
+        _ => return None,
+    };
+    let received: Vec<String> = happened
+        .iter()
+        .filter_map(|happening| match happening {
+            Happening::Received {
+                id, receive_count, ..
+            } => Some(format!(
+                "{}, delivery {receive_count}",
+                yaml::flow(&json!(id))
+            )),
+            Happening::NothingReady => Some("nothing: no message was ready".to_owned()),
+            _ => None,
+        })
+        .collect();
+    if !received.is_empty() {
+        text.push_str(&format!(" (it received {})", received.join("; then ")));
+    }
+    Some(text)
 }
 
 /// Whether `entry_in(written, naming)` equals `normalize_entry(put, naming)`, without building

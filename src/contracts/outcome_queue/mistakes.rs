@@ -32,6 +32,8 @@ crate::mistakes! {
         "strips whitespace from the outcome before validating it";
     EmptyReturnsFalse = "empty-returns-false", EMPTY_RETURNS_NONE,
         "returns False instead of None when nothing is ready";
+    EmptyReturnsUndefined = "empty-returns-undefined", EMPTY_RETURNS_NONE,
+        "ends process with a bare `return;` when nothing is ready: JavaScript's undefined, not null";
     CountsAfterDeciding = "counts-after-deciding", ATTEMPT_COUNTED_FIRST,
         "compares attempts with the budget before counting this attempt, so a job gets one attempt too many";
     SuccessForgotten = "success-forgotten", SUCCESS_DONE,

@@ -487,6 +487,13 @@ impl Subject for RetryQueue {
                     None => json!(false),
                 })))
             }
+            "process" if self.is(Slip::EmptyReturnsUndefined) => {
+                arity(method, args, 1)?;
+                Ok(match self.process(&args[0]) {
+                    Ok(None) => Reply::Undefined,
+                    verdict => reply(verdict.map(|v| json!(v.map(Verdict::as_str)))),
+                })
+            }
             "process" => {
                 arity(method, args, 1)?;
                 let verdict = self.process(&args[0]);

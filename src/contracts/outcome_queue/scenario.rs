@@ -15,7 +15,7 @@ use crate::contracts::contract::{
 };
 use crate::contracts::recorder::Recorder;
 use crate::contracts::timeline::{Event, Tone};
-use crate::model::implementation::{Implementation, NoWorld, Raised, Reply};
+use crate::model::implementation::{Implementation, NoWorld, Raised, Reply, UNDEFINED_IS_NOT_NULL};
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::text::source::{Position, SourceFile};
@@ -142,7 +142,9 @@ impl Run<'_> {
             if let Some(rule) = decision(step) {
                 self.recorder.decided(rule);
             }
-            self.step(&label, *position, step)?;
+            let mut ran = self.step(&label, *position, step);
+            self.recorder.describe_step(&mut ran, || step.written());
+            ran?;
             if !matches!(step, Step::Expect(_)) {
                 self.tell_state();
             }
@@ -274,7 +276,7 @@ impl Run<'_> {
             let call = format!(
                 "RetryQueue({raw}) -> {}",
                 match &reply {
-                    Reply::Returned(_) => "a new queue".to_owned(),
+                    Reply::Returned(_) | Reply::Undefined => "a new queue".to_owned(),
                     other => shown_reply(other),
                 }
             );
@@ -310,14 +312,15 @@ impl Run<'_> {
             };
             self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
         }
-        if matches!(reply, Reply::Returned(_)) {
+        // The constructor's value is no answer: `undefined` is as good as `null`.
+        let constructed = matches!(reply, Reply::Returned(_) | Reply::Undefined);
+        if constructed {
             self.constructed = true;
             self.max_attempts = raw.as_u64();
         }
         (self.ready, self.quarantined) = (0, 0);
-        let constructed = matches!(reply, Reply::Returned(_));
         let actual = match reply {
-            Reply::Returned(_) => json!({ "constructed": true }),
+            Reply::Returned(_) | Reply::Undefined => json!({ "constructed": true }),
             Reply::Raised(raised) => raised_value(&raised, create.raises.is_none()),
             Reply::Skipped(reason) => return Err(Outcome::Skipped(reason)),
         };
@@ -345,6 +348,8 @@ impl Run<'_> {
             // Loading guarantees one of the two.
             (None, None) => (json!({ "returns": null }), position),
         };
+        let note = (matches!(reply, Reply::Undefined) && expected == json!({ "returns": null }))
+            .then(|| UNDEFINED_IS_NOT_NULL.to_owned());
         let actual = answer(reply, &expected)?;
         // Only a return can be blessed in place: `returns: none` stands for null.
         let written = match (&step.returns, &step.raises, returned(&actual)) {
@@ -363,7 +368,7 @@ impl Run<'_> {
             actual,
             written,
         };
-        self.recorder.compare(label, checkpoint, None)?;
+        self.recorder.compare(label, checkpoint, note)?;
         if let Some(before) = before {
             self.unchanged(label, position, before, UNCHANGED_AFTER_ERROR)?;
         }
@@ -463,6 +468,7 @@ impl Run<'_> {
     fn state(&mut self) -> Result<Value, Stop> {
         match self.call("state", &[])? {
             Reply::Returned(view) => Ok(normalize_state(&view)),
+            Reply::Undefined => Ok(json!(UNDEFINED)),
             // Not a state: it differs from every expected one, and the diff shows why.
             Reply::Raised(raised) => Ok(raised_value(&raised, true)),
             Reply::Skipped(reason) => Err(Outcome::Skipped(reason)),
@@ -741,6 +747,9 @@ fn call_tone(method: &str, reply: &Reply) -> Tone {
     }
 }
 
+/// How a diff and the timeline show JavaScript's `undefined`, which is not `null`.
+const UNDEFINED: &str = "undefined";
+
 /// The value of a `{returns: value}` answer.
 fn returned(answer: &Value) -> Option<Value> {
     match answer {
@@ -765,7 +774,8 @@ impl Run<'_> {
         let (ready, quarantined) = (self.ready, self.quarantined);
         let mut exercised = Vec::new();
         match (method, reply) {
-            ("submit", Reply::Returned(_)) => {
+            // submit's value is left free: `undefined` is as good as `null`.
+            ("submit", Reply::Returned(_) | Reply::Undefined) => {
                 // Appending shows only behind another job.
                 if ready > 0 {
                     exercised.push(&rules::SUBMIT_TAIL);
@@ -823,7 +833,12 @@ impl Run<'_> {
 /// diff says what was raised.
 fn answer(reply: Reply, expected: &Value) -> Result<Value, Stop> {
     match reply {
+        // A string of that spelling must not read as `undefined` in a diff.
+        Reply::Returned(Value::String(text)) if text == UNDEFINED => {
+            Ok(json!({ "returns": format!("the string {text:?}") }))
+        }
         Reply::Returned(value) => Ok(json!({ "returns": value })),
+        Reply::Undefined => Ok(json!({ "returns": UNDEFINED })),
         Reply::Raised(raised) => {
             let short = raised_value(&raised, false);
             Ok(if &short == expected {
@@ -848,6 +863,7 @@ fn raised_value(raised: &Raised, with_error: bool) -> Value {
 fn shown_reply(reply: &Reply) -> String {
     match reply {
         Reply::Returned(value) => yaml::flow(value),
+        Reply::Undefined => UNDEFINED.to_owned(),
         Reply::Raised(raised) => format!("raised {}", raised.describe()),
         Reply::Skipped(reason) => format!("skipped: {reason}"),
     }

@@ -82,6 +82,63 @@ impl Step {
             Step::Expect(_) => "expect",
         }
     }
+
+    /// The step as a spec writes it, on one line (`process: {outcome: success, returns:
+    /// done}`), for a difference found in it: the arguments a student would otherwise open
+    /// the spec for. `None` for an `expect`, whose diff is the whole step.
+    pub fn written(&self) -> Option<String> {
+        let mut fields = Map::new();
+        let expects = |fields: &mut Map<String, Value>, raises: Option<ExpectedError>| {
+            if let Some(raises) = raises {
+                fields.extend(raises.to_value().as_object().cloned().unwrap_or_default());
+            }
+        };
+        match self {
+            Step::Create(create) => {
+                fields.insert("max_attempts".into(), create.max_attempts.value.clone());
+                expects(&mut fields, create.raises.as_ref().map(|r| r.value));
+            }
+            Step::Submit(submit) => {
+                fields.insert("id".into(), json!(submit.id.value));
+                fields.insert("payload".into(), json!(submit.payload));
+            }
+            Step::Process(process) => {
+                fields.insert("outcome".into(), process.outcome.value.clone());
+                if let Some(returns) = &process.returns {
+                    let written = match returns.value {
+                        ProcessReturn::None => json!("none"),
+                        other => other.to_value(),
+                    };
+                    fields.insert("returns".into(), written);
+                }
+                expects(&mut fields, process.raises.as_ref().map(|r| r.value));
+            }
+            Step::Replay(replay) => {
+                fields.insert("id".into(), json!(replay.id));
+                fields.insert("returns".into(), json!(replay.returns.value));
+            }
+            Step::MutateState(ops) => {
+                let ops: Vec<Value> = ops
+                    .iter()
+                    .map(|op| {
+                        let mut wire = op.value.0.to_wire();
+                        let name = wire
+                            .as_object_mut()
+                            .and_then(|o| o.remove("op"))
+                            .unwrap_or(Value::Null);
+                        json!({ name.as_str().unwrap_or_default(): wire })
+                    })
+                    .collect();
+                return Some(format!("mutate_state: {}", yaml::flow(&Value::Array(ops))));
+            }
+            Step::Expect(_) => return None,
+        }
+        Some(format!(
+            "{}: {}",
+            self.name(),
+            yaml::flow(&Value::Object(fields))
+        ))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
