@@ -691,13 +691,21 @@ fn remove_stale_in(folders: &[&Path]) {
 /// Takes the lock (`flock`) that says a box's folder is in use, without waiting and without
 /// following a link: `None` when another process holds it (or the folder cannot be opened).
 fn try_claim(folder: &Path) -> Option<std::fs::File> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
-        .open(folder)
-        .ok()?;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    let name = CString::new(folder.as_os_str().as_bytes()).ok()?;
+    // SAFETY: open(2) on a NUL-terminated path, read only; the descriptor is owned below.
+    let fd = unsafe {
+        libc::open(
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` was just opened here and nothing else owns it.
+    let opened = unsafe { std::fs::File::from_raw_fd(fd) };
     // SAFETY: flock on a descriptor this function owns.
     let locked = unsafe { libc::flock(opened.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
     locked.then_some(opened)
