@@ -28,7 +28,7 @@ seen = [sorted(os.environ), [os.path.basename(a) for a in sys.argv], os.getuid()
         os.path.basename(sys.modules["__main__"].__file__), sys.path[0] == os.path.dirname(__file__),
         [resource.getrlimit(r) for r in (resource.RLIMIT_DATA, resource.RLIMIT_CPU,
                                          resource.RLIMIT_NPROC, resource.RLIMIT_CORE)],
-        sys.stdout.encoding, sys.stdout.line_buffering, sys.stdin.closed,
+        sys.__stdout__.encoding, sys.__stdout__.line_buffering, sys.__stdin__.closed,
         [l.split(":")[0] for l in open("/proc/self/status") if l.startswith(("Cap", "NoNew"))],
         [l for l in open("/proc/self/status") if l.startswith(("CapEff", "CapBnd", "NoNewPrivs"))],
         sorted(p for p in os.listdir("/proc") if p.isdigit()), os.getppid()]
