@@ -647,7 +647,8 @@ fn kill_members(cgroup: &Path) {
         let Ok(text) = std::fs::read_to_string(&procs) else {
             return;
         };
-        let members: Vec<libc::pid_t> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        let members: Vec<libc::pid_t> =
+            text.lines().filter_map(|l| l.trim().parse().ok()).collect();
         if members.is_empty() {
             return;
         }

@@ -345,11 +345,7 @@ pub unsafe fn enter_warm(request: &Request) -> io::Error {
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
         (*header).cmsg_len = libc::CMSG_LEN(bytes as u32) as usize;
-        std::ptr::copy_nonoverlapping(
-            fds.as_ptr().cast::<u8>(),
-            libc::CMSG_DATA(header),
-            bytes,
-        );
+        std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(header), bytes);
         let sent = libc::sendmsg(request.control, &message, libc::MSG_NOSIGNAL);
         libc::close(procs);
         libc::close(pair[1]);
@@ -366,8 +362,7 @@ pub unsafe fn enter_warm(request: &Request) -> io::Error {
             let read = libc::read(pair[0], status[got..].as_mut_ptr().cast(), 4 - got);
             if read > 0 {
                 got += read as usize;
-            } else if read < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-            {
+            } else if read < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
                 continue;
             } else {
                 break;

@@ -148,7 +148,10 @@ fn a_suite_gives_identical_reports_through_a_cold_and_a_warm_start() {
         return;
     }
     assert_eq!(cold.code, warm.code, "{}{}", warm.stdout, warm.stderr);
-    assert_eq!(cold.stdout, warm.stdout.replace(text(&warm_dir), text(&cold_dir)));
+    assert_eq!(
+        cold.stdout,
+        warm.stdout.replace(text(&warm_dir), text(&cold_dir))
+    );
     let read = |folder: &Path, file: &str| std::fs::read_to_string(folder.join(file)).unwrap();
     assert_eq!(
         untimed_json(&read(&cold_dir, "summary.json")),
@@ -222,7 +225,9 @@ fn hostile_submissions_served_warm_fail_their_attacks() {
     command
         .current_dir(&teacher)
         .env("DLQSPEC_TEST_SECRET", &mark)
-        .args(["grade", "--warm", "--jobs", "2", "--budget", "120", "--specs"])
+        .args([
+            "grade", "--warm", "--jobs", "2", "--budget", "120", "--specs",
+        ])
         .arg(&spec)
         .arg("--output")
         .arg(&output)
@@ -242,7 +247,11 @@ fn hostile_submissions_served_warm_fail_their_attacks() {
         }
     }
     assert_eq!(graded.code, 1, "{}{}", graded.stdout, graded.stderr);
-    assert_eq!(std::fs::read(&spec).unwrap(), spec_before, "the spec changed");
+    assert_eq!(
+        std::fs::read(&spec).unwrap(),
+        spec_before,
+        "the spec changed"
+    );
     for folder in [&teacher, &output, &bob] {
         assert!(
             !folder.join("planted.txt").exists(),
@@ -316,7 +325,10 @@ fn the_zygote_is_gone_when_grade_ends_and_when_it_is_interrupted() {
         return;
     }
     assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
-    assert!(processes_marked(&mark).is_empty(), "the zygote outlived grade");
+    assert!(
+        processes_marked(&mark).is_empty(),
+        "the zygote outlived grade"
+    );
     // Interrupted while a submission is being graded warm.
     let sleeper = submission(
         &dir.path().join("sleeper"),
@@ -324,7 +336,9 @@ fn the_zygote_is_gone_when_grade_ends_and_when_it_is_interrupted() {
     );
     let mut child = dlqspec()
         .env("DLQSPEC_SHIMS", &shims)
-        .args(["grade", "--warm", "--budget", "300", "--specs", SPEC, "--output"])
+        .args([
+            "grade", "--warm", "--budget", "300", "--specs", SPEC, "--output",
+        ])
         .arg(dir.path().join("interrupted"))
         .arg(&sleeper)
         .stdout(Stdio::null())
