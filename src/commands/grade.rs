@@ -565,16 +565,7 @@ fn run_within_budget(
             let _ = done.send(drain_report(File::from(pipe_out)));
         })
         .map_err(|e| format!("no thread to read its report: {e}"))?;
-    let ended = run_to_end(
-        program,
-        args,
-        entry,
-        index,
-        zygote,
-        pipe_in,
-        human.try_clone().map_err(|e| e.to_string())?,
-        human.try_clone().map_err(|e| e.to_string())?,
-    )?;
+    let ended = run_to_end(program, args, entry, index, zygote, pipe_in, &human)?;
     let (json_lines, report_problem) = match received.recv_timeout(REPORT_END) {
         Ok(Ok(json_lines)) => (json_lines, None),
         Ok(Err(why)) => (None, Some(why)),
@@ -633,9 +624,10 @@ fn run_to_end(
     index: usize,
     zygote: Option<&(i32, String)>,
     report: std::os::fd::OwnedFd,
-    out: File,
-    err: File,
+    human: &File,
 ) -> Result<Option<ExitStatus>, String> {
+    let out = human.try_clone().map_err(|e| e.to_string())?;
+    let err = human.try_clone().map_err(|e| e.to_string())?;
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     let mut command = Command::new(program);

@@ -282,7 +282,7 @@ pub fn request_for(
     })
     .to_string()
     .into_bytes();
-    (payload.len() <= MAX_REQUEST).then(|| Request {
+    (payload.len() <= MAX_REQUEST).then_some(Request {
         payload,
         control: *control,
         ruleset: parts.ruleset,

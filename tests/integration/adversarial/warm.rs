@@ -107,7 +107,12 @@ fn untimed_json(text: &str) -> serde_json::Value {
 fn python_submissions_are_served_by_the_zygote_only_under_warm() {
     let dir = tempfile::tempdir().unwrap();
     let probe = submission(&dir.path().join("probe"), WARM_PROBE);
-    let cold = grade(false, SPEC, &dir.path().join("cold"), &[probe.clone()]);
+    let cold = grade(
+        false,
+        SPEC,
+        &dir.path().join("cold"),
+        std::slice::from_ref(&probe),
+    );
     assert_eq!(cold.code, 1, "{}{}", cold.stdout, cold.stderr);
     let warm = grade(true, SPEC, &dir.path().join("warm"), &[probe]);
     if !warm_here(&warm) {
