@@ -175,8 +175,7 @@ def _boxed_child(request, fds, shim_code):
         _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
         os.close(ruleset)
         os.chdir(request["cwd"])
-        env = dict(request["env"])
-        env.update(_wrapper_additions(request["cwd"]))
+        env = _wrapped(request["env"], request["cwd"])
         os.environ.clear()
         os.environ.update(env)
         os.set_inheritable(0, True)
@@ -208,15 +207,22 @@ def _boxed_child(request, fds, shim_code):
     os._exit(0)
 
 
-# What the interpreter's wrapper (pyenv's shim) added to the environment grade gave the
-# zygote, and the folder it was started in: a cold start gets these too, in its own folder.
-_GIVEN = os.environ.get("DLQSPEC_ZYGOTE_GIVEN", "").split(",")
+# What the interpreter's wrapper (pyenv's shim) added to or changed in the environment grade
+# gave the zygote (PATH gets the version's bin folder first, PYENV_DIR is the folder it was
+# started in): a cold start's wrapper does the same to its environment, in its own folder.
+_GIVEN = json.loads(os.environ.pop("DLQSPEC_ZYGOTE_GIVEN", "{}"))
 _STARTED_IN = os.getcwd()
-_ADDED = {k: v for k, v in os.environ.items() if k not in _GIVEN and k != "DLQSPEC_ZYGOTE_GIVEN"}
+_WRAPPED = {k: v for k, v in os.environ.items() if k != "DLQSPEC_TREE" and _GIVEN.get(k) != v}
 
 
-def _wrapper_additions(cwd):
-    return {k: (cwd if v == _STARTED_IN else v) for k, v in _ADDED.items()}
+def _wrapped(env, cwd):
+    """`env` (a run's) as the wrapper would have made it: each variable it added or changed,
+    unless the run gives that variable another value than grade gave the zygote."""
+    env = dict(env)
+    for name, value in _WRAPPED.items():
+        if name not in env or env[name] == _GIVEN.get(name):
+            env[name] = cwd if value == _STARTED_IN else value
+    return env
 
 
 def _precompiled_shim():

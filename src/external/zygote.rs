@@ -85,18 +85,25 @@ impl Zygote {
             command.arg0(program);
         }
         let variables = sandbox::environment(std::env::vars_os(), private.path());
-        // The names given, so that the zygote can tell what its interpreter's wrapper (pyenv's
-        // shim) added, which a cold start's wrapper adds too.
-        let given: Vec<String> = variables
+        // What is given, so that the zygote can tell what its interpreter's wrapper (pyenv's
+        // shim) added or changed, which a cold start's wrapper does too.
+        let given: serde_json::Map<String, serde_json::Value> = variables
             .iter()
-            .map(|(name, _)| name.to_string_lossy().into_owned())
-            .chain([children::TREE_VARIABLE.to_owned()])
+            .map(|(name, value)| {
+                (
+                    name.to_string_lossy().into_owned(),
+                    value.to_string_lossy().into_owned().into(),
+                )
+            })
             .collect();
         command
             .arg(&script)
             .env_clear()
             .envs(variables)
-            .env("DLQSPEC_ZYGOTE_GIVEN", given.join(","))
+            .env(
+                "DLQSPEC_ZYGOTE_GIVEN",
+                serde_json::Value::Object(given).to_string(),
+            )
             .current_dir(private.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -23,7 +23,10 @@ from honest import DLQConsumer, RetryQueue  # noqa: E402,F401
 /// environment's names, argv, uid, flags, descriptors, folders, limits and modules' origin.
 const INTROSPECT: &str = r#"
 import os, resource, sys
-seen = [sorted(os.environ), [os.path.basename(a) for a in sys.argv], os.getuid(), os.getgid(),
+here = os.getcwd()
+seen = [sorted(os.environ),
+        sorted((k, v) for k, v in os.environ.items() if k != "DLQSPEC_TREE" and here not in v),
+        [os.path.basename(a) for a in sys.argv], os.getuid(), os.getgid(),
         sys.flags, sorted(os.listdir("/proc/self/fd")), os.getcwd() == os.environ.get("HOME"),
         os.path.basename(sys.modules["__main__"].__file__), sys.path[0] == os.path.dirname(__file__),
         [resource.getrlimit(r) for r in (resource.RLIMIT_DATA, resource.RLIMIT_CPU,
