@@ -312,16 +312,8 @@ def main():
             os._exit(0)
         if got < 0:
             continue
-        try:
-            request = json.loads(bytes(buffer[:got]))
-            request["zygote"] = me
-        except ValueError:
-            request = None
-        buffer[:got] = bytes(got)  # no later child finds this request in its memory
-        if request is None:
-            for fd in fds:
-                os.close(fd)
-            continue
+        # The request is read by the child only: nothing of it is ever in the zygote's heap,
+        # where a later child would find it, and its bytes are zeroed once the child has them.
         w = os.fork()
         if w == 0:
             # Nothing of the zygote's loop reaches the child: no signal wakeup, no other run's
@@ -331,8 +323,14 @@ def main():
             watched = ready = sock = reply = None
             live.clear()
             control.detach()
+            try:
+                request = json.loads(bytes(buffer[:got]))
+                request["zygote"] = me
+            except ValueError as error:
+                _die(error)
             _boxed_child(request, fds, shim_code)
             os._exit(121)
+        buffer[:got] = bytes(got)
         reply = socket.socket(fileno=fds[4])
         for i, fd in enumerate(fds):
             if i != 4:
