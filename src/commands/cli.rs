@@ -183,6 +183,12 @@ pub struct GradeArgs {
     /// of its own). `off` is for debugging only and unsafe for grading.
     #[arg(long, value_name = "ON|OFF", default_value = "on")]
     pub sandbox: crate::external::sandbox::Sandbox,
+
+    /// Start Python submissions warm: one zygote has started the interpreter, and forks a
+    /// child per submission that enters the same box a cold start does (as root, with
+    /// namespaces, Landlock and a pids cgroup; else cold). Experimental.
+    #[arg(long)]
+    pub warm: bool,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.

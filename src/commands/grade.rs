@@ -95,6 +95,8 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         progress
     });
     let bar = progress.as_ref().map(DelayedBar::bar);
+    let zygote = warm_python(&args, &chosen);
+    let handed = zygote.as_ref().map(crate::external::zygote::Zygote::handed);
     let next = AtomicUsize::new(0);
     let mut graded: Vec<(usize, (Graded, Option<Reports>))> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -106,8 +108,15 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
                             return mine;
                         };
                         let submission = &args.submissions[i];
-                        let (row, reports) =
-                            grade_one(&program, &args, submission, &names[i], &suite, i);
+                        let (row, reports) = grade_one(
+                            &program,
+                            &args,
+                            submission,
+                            &names[i],
+                            &suite,
+                            i,
+                            handed.as_ref(),
+                        );
                         // Through the guarded stderr: a submission's name is no workflow command.
                         suspended(bar, || {
                             let _ = writeln!(
@@ -135,6 +144,8 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
             })
             .collect()
     });
+    // Every run is over: the zygote and whatever it still has go before any file is written.
+    drop(zygote);
     if let Some(progress) = &mut progress {
         progress.finish();
     }
@@ -175,6 +186,42 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         grade_summary::rule_table(&rows)
     );
     verdict(&rows)
+}
+
+/// The zygote that starts this class's Python submissions warm (`--warm`), when one is
+/// wanted and can start; else every submission starts cold, and a note says why.
+fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zygote::Zygote> {
+    if !args.warm || args.sandbox != crate::external::sandbox::Sandbox::On {
+        return None;
+    }
+    let launch = chosen.iter().find_map(|&i| {
+        let entry = crate::external::entry::entry_file(&args.submissions[i]).ok()?;
+        let value = crate::external::entry::implementation(&entry);
+        match crate::external::launch::parse(&value) {
+            Ok(crate::external::launch::Target::External(launch))
+                if launch.language == "python" =>
+            {
+                Some(launch)
+            }
+            _ => None,
+        }
+    })?;
+    // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
+    let started = match launch.args.as_slice() {
+        [shim, _] => crate::external::zygote::Zygote::start(&launch.program, Path::new(shim)),
+        _ => Err("DLQSPEC_PYTHON has words after the interpreter".to_owned()),
+    };
+    match started {
+        Ok(zygote) => Some(zygote),
+        Err(why) => {
+            let _ = writeln!(
+                crate::report::sanitize::stderr(),
+                "note: --warm: {}; every submission starts cold",
+                sanitize::line(&why)
+            );
+            None
+        }
+    }
 }
 
 /// 0 when every submission passed, 1 otherwise.
@@ -429,6 +476,7 @@ fn grade_one(
     name: &str,
     suite: &[SuiteSpec],
     index: usize,
+    zygote: Option<&(i32, String)>,
 ) -> (Graded, Option<Reports>) {
     let started = Instant::now();
     let mut row = Graded {
@@ -451,7 +499,7 @@ fn grade_one(
             return (row, None);
         }
     };
-    let ran = match run_within_budget(program, args, &entry, index) {
+    let ran = match run_within_budget(program, args, &entry, index, zygote) {
         Ok(ran) => ran,
         Err(why) => {
             row.status = Status::Crashed;
@@ -557,6 +605,7 @@ fn run_within_budget(
     args: &GradeArgs,
     entry: &Path,
     index: usize,
+    zygote: Option<&(i32, String)>,
 ) -> Result<Ran, String> {
     let human = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
     let (pipe_out, pipe_in) = report_pipe().map_err(|e| format!("no pipe for its report: {e}"))?;
@@ -578,6 +627,7 @@ fn run_within_budget(
     let ended = run_to_end(
         command,
         Some(pipe_in),
+        zygote,
         human.try_clone().map_err(|e| e.to_string())?,
         human.try_clone().map_err(|e| e.to_string())?,
         Instant::now() + args.budget,
@@ -683,6 +733,7 @@ fn draw_within(
     let ended = run_to_end(
         command,
         None,
+        None,
         page.try_clone().ok()?,
         tempfile::tempfile().ok()?,
         deadline,
@@ -699,6 +750,7 @@ fn draw_within(
 fn run_to_end(
     mut command: Command,
     report: Option<std::os::fd::OwnedFd>,
+    zygote: Option<&(i32, String)>,
     out: File,
     err: File,
     deadline: Instant,
@@ -706,11 +758,30 @@ fn run_to_end(
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     command.stdout(out).stderr(err);
+    let zygote_fd = zygote.map(|(fd, _)| *fd);
+    if let Some((_, value)) = zygote {
+        command.env(crate::external::zygote::ZYGOTE_VARIABLE, value);
+    }
     if let Some(report) = &report {
         let report_fd = report.as_raw_fd();
-        // SAFETY: between fork and exec only dup2 and fcntl run, which are async-signal-safe.
+        // SAFETY: between fork and exec only dup2, fcntl and close run, which are
+        // async-signal-safe.
         unsafe {
             command.pre_exec(move || {
+                // The zygote's socket first, as `zygote::RUN_FD`, from above both targets: the
+                // report's pipe may lie on that number.
+                let mut report_fd = report_fd;
+                if let Some(zygote_fd) = zygote_fd {
+                    let target = crate::external::zygote::RUN_FD;
+                    let high = libc::fcntl(zygote_fd, libc::F_DUPFD_CLOEXEC, 10);
+                    if report_fd == target {
+                        report_fd = libc::fcntl(report_fd, libc::F_DUPFD_CLOEXEC, 10);
+                    }
+                    if high < 0 || report_fd < 0 || libc::dup2(high, target) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(high);
+                }
                 if report_fd == REPORT_FD {
                     let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
                     if flags < 0

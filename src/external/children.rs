@@ -84,6 +84,31 @@ pub fn spawn_boxed(
     };
     command.env(TREE_VARIABLE, &tree);
     configure(command, limits, entry);
+    spawn_registered(command, tree)
+}
+
+/// `spawn`, for `grade`'s zygote (`zygote`): then it enters namespaces of its own.
+pub fn spawn_zygote(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
+    let tree = format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT_TREE.fetch_add(1, Ordering::SeqCst)
+    );
+    command.env(TREE_VARIABLE, &tree);
+    configure(command, limits, None);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: raw system calls only (see `sandbox::enter_zygote`), after `configure`'s.
+        unsafe {
+            command.pre_exec(|| super::sandbox::enter_zygote());
+        }
+    }
+    spawn_registered(command, tree)
+}
+
+/// Spawns `command` and registers it before anyone can sweep it.
+fn spawn_registered(command: &mut Command, tree: String) -> io::Result<(Child, Guard)> {
     let mut running = RUNNING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -99,6 +124,17 @@ pub fn spawn_boxed(
 fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>) {
     #[cfg(target_os = "linux")]
     let entry = prepared.map(Prepared::entry);
+    #[cfg(unix)]
+    let rlimits = rlimits(limits, prepared.is_some());
+    // A warm start (`zygote`): the same box, entered by a child of grade's zygote.
+    #[cfg(target_os = "linux")]
+    let warm = prepared.and_then(|prepared| {
+        let wanted: Vec<(i64, libc::rlimit)> = rlimits
+            .iter()
+            .map(|(resource, limit)| (*resource as i64, *limit))
+            .collect();
+        super::zygote::request_for(command, prepared, &wanted)
+    });
     #[cfg(not(target_os = "linux"))]
     let _ = prepared;
     #[cfg(unix)]
@@ -106,7 +142,6 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
         use std::os::unix::process::CommandExt;
         command.process_group(0);
         become_subreaper();
-        let rlimits = rlimits(limits, prepared.is_some());
         let parent = std::process::id() as libc::pid_t;
         // SAFETY: the closure runs in the child between fork and exec, and only makes
         // async-signal-safe system calls (prctl, getppid, setrlimit, and the box's: see
@@ -130,6 +165,11 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
                     if libc::setrlimit(*resource, limit) != 0 {
                         return Err(io::Error::last_os_error());
                     }
+                }
+                // Returns only when the zygote could not be asked: then the start is cold.
+                #[cfg(target_os = "linux")]
+                if let Some(warm) = &warm {
+                    let _ = super::zygote::enter_warm(warm);
                 }
                 #[cfg(target_os = "linux")]
                 if let Some(entry) = &entry {

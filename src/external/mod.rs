@@ -12,3 +12,4 @@ pub mod sandbox;
 pub mod seal;
 pub mod shims_cache;
 pub mod smoke;
+pub mod zygote;

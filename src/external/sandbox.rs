@@ -585,6 +585,35 @@ impl Prepared {
     pub fn entry(&self) -> Entry {
         self.entry.clone()
     }
+
+    /// What a warm child needs of this box to enter it as a cold start does, when the box has
+    /// every part: namespaces, a Landlock ruleset, a pids cgroup, and a root dlqspec (which
+    /// gives the zygote the rights to make them). `None` otherwise: that start is cold.
+    #[cfg(target_os = "linux")]
+    pub(super) fn warm_parts(&self) -> Option<WarmParts> {
+        let entry = &self.entry;
+        if !features().root {
+            return None;
+        }
+        Some(WarmParts {
+            namespaces: entry.namespaces?,
+            ruleset: entry.ruleset?,
+            cgroup_procs: entry.cgroup_procs.clone()?,
+            uid: entry.uid,
+            proc_access: entry.proc_access,
+        })
+    }
+}
+
+/// The parts of a box a warm child enters (`zygote`): the same namespaces, ruleset (with the
+/// same rights on its fresh `/proc`), cgroup and uid as a cold start's.
+#[cfg(target_os = "linux")]
+pub(super) struct WarmParts {
+    pub namespaces: libc::c_int,
+    pub ruleset: libc::c_int,
+    pub cgroup_procs: CString,
+    pub uid: Option<u32>,
+    pub proc_access: u64,
 }
 
 impl Drop for Prepared {
@@ -599,7 +628,10 @@ impl Drop for Prepared {
 }
 
 /// Removes a cgroup, which empties once its last process is reaped: that may take a moment.
+/// Whatever is still in it is killed first (a warm child's processes are no descendants of
+/// dlqspec's: the cgroup is how every one of them is found).
 fn remove_cgroup(cgroup: &Path) {
+    kill_members(cgroup);
     for _ in 0..200 {
         match std::fs::remove_dir(cgroup) {
             Err(error) if error.raw_os_error() == Some(libc::EBUSY) => {
@@ -607,6 +639,29 @@ fn remove_cgroup(cgroup: &Path) {
             }
             _ => break,
         }
+    }
+}
+
+/// Kills every process of a cgroup until none is left (bounded: a process that cannot be
+/// killed is left to the removal's own wait).
+fn kill_members(cgroup: &Path) {
+    let procs = cgroup.join("cgroup.procs");
+    for _ in 0..200 {
+        let Ok(text) = std::fs::read_to_string(&procs) else {
+            return;
+        };
+        let members: Vec<libc::pid_t> =
+            text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if members.is_empty() {
+            return;
+        }
+        for pid in members {
+            // SAFETY: kill(2) has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 
@@ -1068,6 +1123,39 @@ pub unsafe fn enter(entry: &Entry) -> io::Result<()> {
     }
 }
 
+/// Enters the zygote's own namespaces (`zygote`), in the child between fork and exec: A
+/// unshares the PID, network and IPC namespaces, forks the zygote as process 1 of the new
+/// PID namespace (so that every process it ever forks ends when it ends), closes every
+/// descriptor and mirrors its status; the zygote sets no_new_privs and returns, to exec. It
+/// keeps root's capabilities, which it needs to make each child's box; it never runs student
+/// code.
+///
+/// # Safety
+/// Raw, async-signal-safe system calls only.
+#[cfg(target_os = "linux")]
+pub unsafe fn enter_zygote() -> io::Result<()> {
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let zygote = libc::fork();
+        if zygote < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if zygote > 0 {
+            close_all_but(-1);
+            let mut status = 0;
+            let _ = wait_for(zygote, &mut status);
+            mirror(status);
+        }
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
 /// The address ranges of this process's argv and environment strings (fields 48 to 51 of
 /// `/proc/self/stat`), or empty ranges when they cannot be read.
 #[cfg(target_os = "linux")]
@@ -1162,7 +1250,7 @@ unsafe fn allow_fresh_proc(ruleset: libc::c_int, entry: &Entry) -> io::Result<()
 /// # Safety
 /// Raw system calls only.
 #[cfg(target_os = "linux")]
-unsafe fn close_all_but(keep: libc::c_int) {
+pub(super) unsafe fn close_all_but(keep: libc::c_int) {
     unsafe {
         if keep > 0 {
             libc::syscall(libc::SYS_close_range, 0u32, (keep - 1) as u32, 0u32);
@@ -1212,7 +1300,7 @@ pub fn mirrored(status: libc::c_int) -> Mirrored {
 /// # Safety
 /// Raw system calls only.
 #[cfg(target_os = "linux")]
-unsafe fn mirror(status: libc::c_int) -> ! {
+pub(super) unsafe fn mirror(status: libc::c_int) -> ! {
     unsafe {
         match mirrored(status) {
             Mirrored::Exit(code) => libc::_exit(code),

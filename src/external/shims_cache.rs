@@ -39,6 +39,7 @@ macro_rules! shim_file {
 /// `shims/` that ship (all but the READMEs, the npm manifests, node_modules and the tests).
 pub const SHIM_FILES: &[ShimFile] = &[
     shim_file!("python/dlqspec_shim.py"),
+    shim_file!("python/dlqspec_zygote.py"),
     shim_file!("node/dlqspec-shim.mjs"),
     shim_file!("node/given-hooks.mjs"),
     shim_file!("node/given.cjs"),

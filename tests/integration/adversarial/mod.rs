@@ -5,3 +5,4 @@
 mod bounds;
 mod sandbox;
 mod verdict;
+mod warm;

@@ -11,19 +11,19 @@ use std::time::{Duration, Instant};
 use crate::common::{Ran, dlqspec, ran, root};
 
 /// A small bundled spec every attack runs against.
-const SPEC: &str = "specs/dlq-consumer/already-dead-lettered-id-sent-again.yaml";
+pub(super) const SPEC: &str = "specs/dlq-consumer/already-dead-lettered-id-sent-again.yaml";
 
 /// Whether the box is on in these tests; `off` shows each attack succeed.
 const SANDBOX: &str = "on";
 
 /// A marker no other test uses, for the files and processes of one attack.
-fn mark(what: &str) -> String {
+pub(super) fn mark(what: &str) -> String {
     format!("dlqspec-hostile-{what}-{}", std::process::id())
 }
 
 /// A submission folder in `dir` holding the hostile solution `name` (placeholders replaced) as
 /// `solution.py`, beside the honest example as `honest.py`; the solution's path.
-fn hostile(dir: &Path, name: &str, with: &[(&str, &str)]) -> PathBuf {
+pub(super) fn hostile(dir: &Path, name: &str, with: &[(&str, &str)]) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let mut text = std::fs::read_to_string(root().join("tests/hostile").join(name)).unwrap();
     for (placeholder, value) in with {
@@ -38,7 +38,7 @@ fn hostile(dir: &Path, name: &str, with: &[(&str, &str)]) -> PathBuf {
     dir.join("solution.py")
 }
 
-fn text(path: &Path) -> &str {
+pub(super) fn text(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
@@ -58,7 +58,7 @@ fn run_hostile(solution: &Path, spec: &Path, configure: impl FnOnce(&mut Command
 }
 
 /// The host's pids of processes whose command line holds `mark`.
-fn processes_marked(mark: &str) -> Vec<String> {
+pub(super) fn processes_marked(mark: &str) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
