@@ -189,6 +189,11 @@ pub struct GradeArgs {
     /// namespaces, Landlock and a pids cgroup; else cold). Experimental.
     #[arg(long)]
     pub warm: bool,
+
+    /// The Python interpreter every run is given (`DLQSPEC_PYTHON`), found once when
+    /// `python3` is pyenv's shim; not an option.
+    #[arg(skip)]
+    pub python: Option<PathBuf>,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.

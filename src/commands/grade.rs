@@ -95,6 +95,14 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         progress
     });
     let bar = progress.as_ref().map(DelayedBar::bar);
+    // pyenv's shim is a shell script that costs more than the interpreter it starts: it is
+    // asked once which interpreter that is, and every run starts that one.
+    if chosen
+        .iter()
+        .any(|&i| python_submission(&args.submissions[i]))
+    {
+        args.python = crate::external::launch::pyenv_interpreter();
+    }
     let zygote = warm_python(&args, &chosen);
     let handed = zygote.as_ref().map(crate::external::zygote::Zygote::handed);
     let next = AtomicUsize::new(0);
@@ -188,6 +196,12 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     verdict(&rows)
 }
 
+/// Whether a submission's entry file is Python's.
+fn python_submission(submission: &Path) -> bool {
+    crate::external::entry::entry_file(submission)
+        .is_ok_and(|entry| entry.extension().is_some_and(|ext| ext == "py"))
+}
+
 /// The zygote that starts this class's Python submissions warm (`--warm`), when one is
 /// wanted and can start; else every submission starts cold, and a note says why.
 fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zygote::Zygote> {
@@ -197,7 +211,12 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
     let launch = chosen.iter().find_map(|&i| {
         let entry = crate::external::entry::entry_file(&args.submissions[i]).ok()?;
         let value = crate::external::entry::implementation(&entry);
-        match crate::external::launch::parse(&value) {
+        let python = args.python.as_ref().map(|path| path.display().to_string());
+        let env = |name: &str| match (name, &python) {
+            ("DLQSPEC_PYTHON", Some(python)) => Some(python.clone()),
+            _ => std::env::var(name).ok(),
+        };
+        match crate::external::launch::parse_with(&value, &env) {
             Ok(crate::external::launch::Target::External(launch))
                 if launch.language == "python" =>
             {
@@ -616,7 +635,7 @@ fn run_within_budget(
             let _ = done.send(drain_report(File::from(pipe_out)));
         })
         .map_err(|e| format!("no thread to read its report: {e}"))?;
-    let mut command = dlqspec_child(program, index);
+    let mut command = dlqspec_child(program, args, index);
     command
         .arg("run")
         .args(&args.specs)
@@ -682,9 +701,13 @@ fn drain_report(mut pipe: File) -> Result<Option<File>, String> {
     Ok((copied > 0).then_some(kept))
 }
 
-/// A `dlqspec` child for the `index`-th submission: its box's uid, no stdin, no CI context.
-fn dlqspec_child(program: &Path, index: usize) -> Command {
+/// A `dlqspec` child for the `index`-th submission: its box's uid, its interpreter, no stdin,
+/// no CI context.
+fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
     let mut command = Command::new(program);
+    if let Some(python) = &args.python {
+        command.env("DLQSPEC_PYTHON", python);
+    }
     command
         // As root, each submission's box runs it as a uid of its own: one submission cannot
         // touch another's processes or files even through what the box lets both reach.
@@ -723,7 +746,7 @@ fn draw_within(
         return None;
     }
     let page = tempfile::tempfile().ok()?;
-    let mut command = dlqspec_child(program, index);
+    let mut command = dlqspec_child(program, args, index);
     command
         .arg("explain")
         .arg(spec)

@@ -180,6 +180,42 @@ fn shims_folder(env: &dyn Fn(&str) -> Option<String>) -> Result<(PathBuf, &'stat
     Ok((super::shims_cache::materialise(&root)?, "the cache"))
 }
 
+/// The interpreter pyenv's `python3` shim would start in a box, when `python3` on `PATH` is
+/// that shim and `DLQSPEC_PYTHON` names none: found once (the shim is a shell script that
+/// costs more than the interpreter's own start), so that `grade` starts it directly for each
+/// submission. Asked from a fresh folder, as the box's working folder is, so no
+/// `.python-version` of dlqspec's folder picks another version than the box would get.
+pub fn pyenv_interpreter() -> Option<PathBuf> {
+    if std::env::var_os("DLQSPEC_PYTHON").is_some_and(|value| !value.is_empty()) {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let shim = super::sandbox::locate("python3", std::env::var_os("PATH").as_deref(), &cwd)?;
+    if !shim
+        .parent()
+        .is_some_and(|folder| folder.ends_with(".pyenv/shims"))
+    {
+        return None;
+    }
+    let neutral = tempfile::tempdir().ok()?;
+    let asked = std::process::Command::new(&shim)
+        .args(["-I", "-c", "import sys; sys.stdout.write(sys.executable)"])
+        .current_dir(neutral.path())
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let found = PathBuf::from(String::from_utf8(asked.stdout).ok()?);
+    // Only a real interpreter elsewhere than the shims: never the shim again, never a guess.
+    (asked.status.success()
+        && found.is_absolute()
+        && found.is_file()
+        && !found
+            .parent()
+            .is_some_and(|folder| folder.ends_with(".pyenv/shims")))
+    .then_some(found)
+}
+
 /// Parses `--timeout SECS`: a positive number of seconds, fractions allowed.
 pub fn parse_timeout(value: &str) -> Result<Duration, String> {
     let secs: f64 = value

@@ -1411,3 +1411,58 @@ fn the_documented_gradescope_autograder_writes_results_in_every_case() {
         }
     }
 }
+
+#[test]
+fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_submission() {
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let real = String::from_utf8(real.stdout).expect("utf-8");
+    let place = tempfile::tempdir().expect("temp dir");
+    let shims = place.path().join(".pyenv/shims");
+    std::fs::create_dir_all(&shims).expect("shims folder");
+    let log = place.path().join("started");
+    // A stand-in for pyenv's shim: it notes each start (which fails quietly in a box, where
+    // nothing outside the private folder is writable) and starts the real interpreter.
+    let shim = shims.join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho started >> '{}' 2>/dev/null\nexec '{real}' \"$@\"\n",
+            log.display()
+        ),
+    )
+    .expect("write the shim");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "examples/python/solution.py"),
+            ("carol.py", "examples/python/solution.py"),
+        ],
+    );
+    let out = class.path().join("grades");
+    let mut path = shims.into_os_string();
+    path.push(":");
+    path.push(crate::common::path_with_tsx());
+    let mut command = crate::common::dlqspec();
+    command
+        .env("PATH", path)
+        .env_remove("DLQSPEC_PYTHON")
+        .args(["grade", "--specs", PASSING_SPEC, "--output"])
+        .arg(&out)
+        .args(&submissions);
+    let graded = crate::common::ran(command.output().expect("dlqspec runs"));
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+    let starts = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(
+        starts.lines().count(),
+        1,
+        "pyenv's shim is asked once, by grade, not once per submission: {starts:?}"
+    );
+}
