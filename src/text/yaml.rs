@@ -19,6 +19,7 @@ use crate::text::spec_error::{SpecError, SpecErrorKind};
 pub(crate) mod agreement;
 mod from_tree;
 pub(crate) mod locate;
+mod recover;
 mod tree;
 
 /// The most YAML values (mappings, lists and scalars) a spec may hold: about three times what
@@ -121,9 +122,23 @@ pub fn first_difference(
     Some(locate::first_difference(node, expected, actual).at())
 }
 
-/// Loads with serde-saphyr: every spec the fast path declines, and every broken one.
+/// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
+/// every error of a broken one whose YAML reads (`recover`), not only the first.
 fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
-    serde_saphyr::from_str_with_options(&file.text, options()).map_err(|error| {
+    let decode = |text: &str| decode_slow::<T>(file, text);
+    let first = match decode(&file.text) {
+        Ok(parsed) => return Ok(parsed),
+        Err(first) => first,
+    };
+    let later = recover::later_errors(file, &first, decode);
+    let all = std::iter::once(first.clone()).chain(later);
+    Err(SpecError::combine(all).unwrap_or(first))
+}
+
+/// `text` (the file's, or the file's with parts blanked) decoded by serde-saphyr, its error
+/// positioned in `file`.
+fn decode_slow<T: DeserializeOwned>(file: &SourceFile, text: &str) -> Result<T, SpecError> {
+    serde_saphyr::from_str_with_options(text, options()).map_err(|error| {
         let position = error
             .location()
             .map(|l| position(&l))
@@ -131,7 +146,7 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
         let message = limit_message(&error)
             .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
         let (position, message) =
-            plain_words(&file.text, position, &message).unwrap_or((position, message));
+            plain_words(text, position, &message).unwrap_or((position, message));
         SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
     })
 }
