@@ -185,7 +185,7 @@ mod tests {
         assert!(
             known("banana")
                 .unwrap_err()
-                .starts_with("`banana` is not a smell id; ")
+                .starts_with("`banana` is not a smell id (the nearest valid one is `no-rule`); ")
         );
     }
 }

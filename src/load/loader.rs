@@ -253,7 +253,7 @@ mod tests {
         assert!(
             error
                 .to_string()
-                .starts_with("t.yaml:1:11: unknown contract `nope`; expected one of dlq-consumer"),
+                .starts_with("t.yaml:1:11: unknown contract `nope` (the nearest valid one is `dlq-consumer`); expected one of dlq-consumer"),
             "{error}"
         );
     }

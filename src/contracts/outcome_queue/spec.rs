@@ -688,7 +688,7 @@ mod tests {
             error(&with_steps(&format!(
                 "{create}  - process: {{outcome: explode, returns: none}}\n"
             ))),
-            "t.yaml:5:24: process(\"explode\") raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`"
+            "t.yaml:5:24: process(\"explode\") raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"; the nearest to \"explode\" is \"success\"): write `raises: invalid_argument` instead of `returns`"
         );
         assert_eq!(
             error(&with_steps(&format!(
