@@ -33,7 +33,8 @@ pub struct SpecError {
     pub message: String,
     /// The offending line of the spec (around the column, when it is long), shown with a
     /// caret under `position.column`.
-    pub source_line: Option<Excerpt>,
+    /// Boxed: a spec error travels in every `Result` of loading, so it is kept small.
+    pub source_line: Option<Box<Excerpt>>,
     /// The file's other errors, after this one in source order; each has an empty `more`.
     pub more: Vec<SpecError>,
 }
@@ -58,7 +59,7 @@ impl SpecError {
             path: file.display_path(),
             position,
             message: message.into(),
-            source_line: file.excerpt(position),
+            source_line: file.excerpt(position).map(Box::new),
             more: Vec::new(),
         }
     }
