@@ -8,12 +8,18 @@
 //! any list, a whole top-level key; a key unknown where it stands is blanked alone. A part left
 //! empty by that is blanked with its parent, and a `missing field` that only the blanking made
 //! (a cascade) is never told: the removal widens to the list item around it instead.
+//! Not done for a file with anchors, tags or aliases (blanking an anchor breaks its aliases),
+//! for a limit of the parser reached, or for a file past `MAX_BYTES`: there the first error is
+//! all that is told.
 
 use serde::de::DeserializeOwned;
 
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{MAX_ERRORS, SpecError};
 use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
+
+/// The largest spec read again for its later errors: each later error costs a whole decode.
+pub(super) const MAX_BYTES: usize = 1 << 20;
 
 /// The errors after `first`, the first error serde found in `file`, in the order found.
 /// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
@@ -32,6 +38,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         let Ok(document) = Document::parse(&text) else {
             break;
         };
+        if marked(document.root()) {
+            // Blanking an anchor would break its aliases: an error that is none of the author's.
+            break;
+        }
         let Some(part) = part_to_blank(&document, &text, &error, Scope::Least) else {
             break;
         };
@@ -83,6 +93,16 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         }
     }
     found
+}
+
+/// Whether a node or one under it has an anchor or a tag, or is an alias.
+fn marked(node: &Node) -> bool {
+    node.marked
+        || match &node.kind {
+            Kind::Sequence { items, .. } => items.iter().any(marked),
+            Kind::Mapping { entries, .. } => entries.iter().any(|(k, v)| marked(k) || marked(v)),
+            _ => false,
+        }
 }
 
 /// The key a `missing field `KEY`` error names.
