@@ -304,7 +304,7 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
             {
                 return error
                     .all()
-                    .map(|one| format!("  {}", sanitize::line(&one.to_string())))
+                    .map(|one| format!("  {}", sanitize::line(&one.alone().to_string())))
                     .collect();
             }
             let details = crate::report::render::details(&report.path, &report.outcome);

@@ -291,3 +291,39 @@ fn every_invalid_word_gets_the_nearest_valid_one() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
+    let (_dir, path) = temp_spec("broken.yaml", THREE_MISTAKES);
+    let out = tempfile::tempdir().expect("temp dir");
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let told: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter_map(|line| line.trim().split_once("broken.yaml:").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "4:13: unknown field `bdy` (did you mean `body`?), expected one of id, body",
+            "6:7: unknown value `okay` (the nearest valid one is `ok`), expected one of ok, transient, permanent, error, crash",
+            "8:5: unknown value `procss` (did you mean `process`?), expected one of process, recover, restart, advance, send, replay, fault, expect, repeat",
+        ],
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("1 of the 1 specs of --specs is broken"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!out.path().join("summary.csv").exists(), "no student graded");
+}
