@@ -325,5 +325,8 @@ fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
         "{}",
         ran.stderr
     );
-    assert!(!out.path().join("summary.csv").exists(), "no student graded");
+    assert!(
+        !out.path().join("summary.csv").exists(),
+        "no student graded"
+    );
 }
