@@ -33,31 +33,35 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     // The keys blanked and the bytes of the mappings they were in.
     let mut removed: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let mut error = first.clone();
-    // One more than are told, so that a file with more errors than that does not loop long.
+    // The error found last, told once the text it was found in proves to read as YAML: a
+    // blanking that broke the YAML would make an error that is none of the author's.
+    let mut pending: Option<SpecError> = None;
     for _ in 0..MAX_ERRORS * 2 {
-        let Ok(document) = Document::parse(&text) else {
+        let current = std::mem::take(&mut text);
+        let Ok(document) = Document::parse(&current) else {
             break;
         };
+        if let Some(error) = pending.take() {
+            found.push(error);
+            if found.len() + 1 >= MAX_ERRORS {
+                break;
+            }
+        }
         if marked(document.root()) {
             // Blanking an anchor would break its aliases: an error that is none of the author's.
             break;
         }
-        let Some(part) = part_to_blank(&document, &text, &error, Scope::Least) else {
+        let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
             break;
         };
         if let Some(key) = part.key {
             removed.push(key);
         }
-        let before = text.clone();
-        text = blank(&text, part.range);
+        text = blank(&current, part.range);
         let next = match decode(&text) {
             Ok(_) => break,
             Err(next) => next,
         };
-        if Document::parse(&text).is_err() {
-            // The blanking itself broke the YAML: nothing after it can be trusted.
-            break;
-        }
         let cascade = missing_field(&next.message).filter(|missing| {
             let at = byte_offset(&text, next.position).unwrap_or(usize::MAX);
             removed
@@ -66,13 +70,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         });
         if let Some(missing) = cascade {
             // A cascade of the removal: blank the whole item the removed key was in instead.
-            let Ok(document) = Document::parse(&before) else {
+            let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
                 break;
             };
-            let Some(wider) = part_to_blank(&document, &before, &error, Scope::Item) else {
-                break;
-            };
-            text = blank(&before, wider.range);
+            text = blank(&current, wider.range);
             match decode(&text) {
                 Ok(_) => break,
                 Err(again) if missing_field(&again.message) == Some(missing) => break,
@@ -87,10 +88,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         if seen {
             break;
         }
-        found.push(error.clone());
-        if found.len() + 1 >= MAX_ERRORS {
-            break;
-        }
+        pending = Some(error.clone());
     }
     found
 }
