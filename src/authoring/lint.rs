@@ -374,7 +374,8 @@ pub fn render(report: &LintReport, palette: &Palette) -> String {
         }
     }
     let specs = plural(report.specs, "spec");
-    let mut closing = match (report.findings.len(), report.spec_errors.len()) {
+    let errors = report.spec_errors.iter().map(SpecError::count).sum();
+    let mut closing = match (report.findings.len(), errors) {
         (0, 0) => format!("no smells in {specs}"),
         (n, 0) => format!("{} in {specs}", plural(n, "smell")),
         (n, e) => format!(

@@ -373,24 +373,38 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
         .0
         .iter()
         .filter(|report| !matches!(report.outcome, Outcome::Passed))
-        .map(|report| {
+        .flat_map(|report| -> Vec<String> {
+            // A broken spec: each of its errors, at its place.
+            if let Outcome::SpecError(error) = &report.outcome
+                && !error.more.is_empty()
+            {
+                return error
+                    .all()
+                    .map(|one| format!("  {}", sanitize::line(&one.alone().to_string())))
+                    .collect();
+            }
             let details = crate::report::render::details(&report.path, &report.outcome);
             let first = details.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let first = first.trim();
-            format!(
+            vec![format!(
                 "  {}: {}",
                 report.path,
                 first.strip_prefix("error: ").unwrap_or(first)
-            )
+            )]
         })
         .collect();
-    if !broken.is_empty() {
-        let them = if broken.len() == 1 { "it" } else { "them" };
+    let broken_specs = kept
+        .0
+        .iter()
+        .filter(|report| !matches!(report.outcome, Outcome::Passed))
+        .count();
+    if broken_specs > 0 {
+        let them = if broken_specs == 1 { "it" } else { "them" };
         return Err(format!(
             "{} of the {} specs of --specs {} broken (the built-in reference does not pass {them}), so no submission is graded against {them}: fix {them} (`dlqspec lint`, `dlqspec explain SPEC`) or leave {them} out of --specs:\n{}",
-            broken.len(),
+            broken_specs,
             kept.0.len(),
-            if broken.len() == 1 { "is" } else { "are" },
+            if broken_specs == 1 { "is" } else { "are" },
             broken.join("\n")
         ));
     }

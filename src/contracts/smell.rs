@@ -43,9 +43,7 @@ pub fn known(word: &str) -> Result<&'static str, String> {
     if let Some(id) = SMELLS.iter().find(|id| **id == word) {
         return Ok(id);
     }
-    let near = crate::text::suggest::nearest(word, SMELLS)
-        .map(|near| format!(" (did you mean `{near}`?)"))
-        .unwrap_or_default();
+    let near = crate::text::suggest::hint(word, SMELLS);
     Err(format!(
         "`{word}` is not a smell id{near}; the smells are {}",
         SMELLS.join(", ")
@@ -103,60 +101,73 @@ pub struct Allow {
 }
 
 /// The allows of a spec, checked: each names a smell of the catalogue that one spec can have,
-/// once, with a reason that is not blank.
+/// once, with a reason that is not blank. Every broken allow is told.
 pub fn allows(file: &SourceFile, written: &[Spanned<AllowSpec>]) -> Result<Vec<Allow>, SpecError> {
     let mut out: Vec<Allow> = Vec::with_capacity(written.len());
+    let mut errors = crate::text::spec_error::Gathered::default();
     for item in written {
-        let at = yaml::at(&item.value.smell);
-        let word = item.value.smell.value.as_str();
-        let smell = known(word).map_err(|why| SpecError::invalid(file, at, why))?;
-        if smell == UNCOVERED_RULE || smell == STALE_ALLOW {
-            let why = if smell == STALE_ALLOW {
-                "an allow that suppresses nothing is to be removed, not allowed"
-            } else {
-                "a rule no spec covers is about a whole suite, not one spec: allow it with `dlqspec lint --allow uncovered-rule`"
-            };
-            return Err(SpecError::invalid(
-                file,
-                at,
-                format!("`{smell}` cannot be allowed in a spec: {why}"),
-            ));
+        if let Some(allow) = errors.keep(allow_of(file, item, &out)) {
+            out.push(allow);
         }
-        if out.iter().any(|allow| allow.smell == smell) {
-            return Err(SpecError::invalid(
-                file,
-                at,
-                format!("`{smell}` is allowed twice: keep one allow, with one reason"),
-            ));
-        }
-        let reason = match &item.value.reason {
-            Some(reason) if !reason.value.trim().is_empty() => reason.value.trim().to_owned(),
-            Some(reason) => {
-                return Err(SpecError::invalid(
-                    file,
-                    yaml::at(reason),
-                    format!(
-                        "the allow of `{smell}` has an empty `reason`: say why the smell is fine in this spec"
-                    ),
-                ));
-            }
-            None => {
-                return Err(SpecError::invalid(
-                    file,
-                    yaml::at(item),
-                    format!(
-                        "the allow of `{smell}` has no `reason`: write `{{smell: {smell}, reason: \"why it is fine here\"}}`"
-                    ),
-                ));
-            }
-        };
-        out.push(Allow {
-            smell,
-            reason,
-            position: at,
-        });
     }
+    errors.check()?;
     Ok(out)
+}
+
+/// One allow, checked against the allows before it.
+fn allow_of(
+    file: &SourceFile,
+    item: &Spanned<AllowSpec>,
+    out: &[Allow],
+) -> Result<Allow, SpecError> {
+    let at = yaml::at(&item.value.smell);
+    let word = item.value.smell.value.as_str();
+    let smell = known(word).map_err(|why| SpecError::invalid(file, at, why))?;
+    if smell == UNCOVERED_RULE || smell == STALE_ALLOW {
+        let why = if smell == STALE_ALLOW {
+            "an allow that suppresses nothing is to be removed, not allowed"
+        } else {
+            "a rule no spec covers is about a whole suite, not one spec: allow it with `dlqspec lint --allow uncovered-rule`"
+        };
+        return Err(SpecError::invalid(
+            file,
+            at,
+            format!("`{smell}` cannot be allowed in a spec: {why}"),
+        ));
+    }
+    if out.iter().any(|allow| allow.smell == smell) {
+        return Err(SpecError::invalid(
+            file,
+            at,
+            format!("`{smell}` is allowed twice: keep one allow, with one reason"),
+        ));
+    }
+    let reason = match &item.value.reason {
+        Some(reason) if !reason.value.trim().is_empty() => reason.value.trim().to_owned(),
+        Some(reason) => {
+            return Err(SpecError::invalid(
+                file,
+                yaml::at(reason),
+                format!(
+                    "the allow of `{smell}` has an empty `reason`: say why the smell is fine in this spec"
+                ),
+            ));
+        }
+        None => {
+            return Err(SpecError::invalid(
+                file,
+                yaml::at(item),
+                format!(
+                    "the allow of `{smell}` has no `reason`: write `{{smell: {smell}, reason: \"why it is fine here\"}}`"
+                ),
+            ));
+        }
+    };
+    Ok(Allow {
+        smell,
+        reason,
+        position: at,
+    })
 }
 
 #[cfg(test)]
@@ -174,7 +185,7 @@ mod tests {
         assert!(
             known("banana")
                 .unwrap_err()
-                .starts_with("`banana` is not a smell id; ")
+                .starts_with("`banana` is not a smell id (the nearest valid one is `no-rule`); ")
         );
     }
 }

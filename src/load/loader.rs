@@ -98,6 +98,7 @@ pub fn unreadable(path: &Path, why: &str) -> SpecError {
         position: Position::START,
         message: format!("cannot read the spec: {why}"),
         source_line: None,
+        more: Vec::new(),
     }
 }
 
@@ -106,26 +107,63 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
         Some(contract) => contract,
         None => probe_contract(&file)?,
     };
-    let scenario = contract.load(&file)?;
-    for (rule, position) in &scenario.header().rules {
-        if !contract.rules().iter().any(|r| r.id == rule) {
-            let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
-            let near = crate::text::suggest::hint(rule, &ids);
-            return Err(SpecError::invalid(
-                &file,
-                *position,
-                format!(
-                    "unknown rule `{rule}`{near}; `dlqspec rules` lists the rules of {}",
-                    contract.name()
-                ),
-            ));
+    let scenario = match contract.load(&file) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            // The rule ids are checked even so, so that one run tells every mistake: read on
+            // their own, as they are not in what the contract could not load.
+            let rules = yaml::parse::<RulesProbe>(&file).map_or_else(|_| Vec::new(), |p| p.rules);
+            let written: Vec<(String, Position)> = rules
+                .iter()
+                .map(|rule| (rule.value.clone(), yaml::at(rule)))
+                .collect();
+            let unknown = unknown_rules(&file, contract, &written);
+            return Err(
+                SpecError::combine(std::iter::once(error.clone()).chain(unknown)).unwrap_or(error),
+            );
         }
+    };
+    if let Some(error) =
+        SpecError::combine(unknown_rules(&file, contract, &scenario.header().rules))
+    {
+        return Err(error);
     }
     Ok(LoadedSpec {
         file,
         contract,
         scenario,
     })
+}
+
+/// Only the `rules` key, to check the rule ids of a spec its contract could not load.
+#[derive(Deserialize)]
+struct RulesProbe {
+    #[serde(default)]
+    rules: Vec<Spanned<String>>,
+}
+
+/// An error for each rule id `contract` does not have, with the nearest one it has.
+fn unknown_rules(
+    file: &SourceFile,
+    contract: &dyn Contract,
+    written: &[(String, Position)],
+) -> Vec<SpecError> {
+    let ids: Vec<&str> = contract.rules().iter().map(|r| r.id).collect();
+    written
+        .iter()
+        .filter(|(rule, _)| !ids.contains(&rule.as_str()))
+        .map(|(rule, position)| {
+            let near = crate::text::suggest::hint(rule, &ids);
+            SpecError::invalid(
+                file,
+                *position,
+                format!(
+                    "unknown rule `{rule}`{near}; `dlqspec rules` lists the rules of {}",
+                    contract.name()
+                ),
+            )
+        })
+        .collect()
 }
 
 /// The value of a plain `contract: name` line that opens the file, if it has one.
@@ -186,9 +224,7 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
             format!(
                 "unknown contract `{}`{}; expected one of {known}",
                 name.value,
-                crate::text::suggest::nearest(&name.value, &contracts::registry::names())
-                    .map(|near| format!(" (did you mean `{near}`?)"))
-                    .unwrap_or_default()
+                crate::text::suggest::hint(&name.value, &contracts::registry::names())
             ),
         )
     })
@@ -217,7 +253,7 @@ mod tests {
         assert!(
             error
                 .to_string()
-                .starts_with("t.yaml:1:11: unknown contract `nope`; expected one of dlq-consumer"),
+                .starts_with("t.yaml:1:11: unknown contract `nope` (the nearest valid one is `dlq-consumer`); expected one of dlq-consumer"),
             "{error}"
         );
     }

@@ -29,21 +29,31 @@ pub fn annotation(report: &SpecReport) -> Option<String> {
         Outcome::Errored(_) => "implementation error",
     };
     let title = format!("{kind}: {}", sanitize::line(name));
-    let mut properties = format!("file={}", github_property(&sanitize::line(&report.path)));
-    if let Some(position) = render::failing_position(&report.outcome) {
-        properties.push_str(&format!(",line={},col={}", position.line, position.column));
-    }
-    properties.push_str(&format!(",title={}", github_property(&title)));
-    // The annotation already shows the spot; a spec error needs only its message there.
-    let message = match &report.outcome {
-        Outcome::SpecError(e) => e.message.clone(),
-        outcome => render::details(&report.path, outcome),
+    let command = |position: Option<crate::text::source::Position>, message: &str| {
+        let mut properties = format!("file={}", github_property(&sanitize::line(&report.path)));
+        if let Some(position) = position {
+            properties.push_str(&format!(",line={},col={}", position.line, position.column));
+        }
+        properties.push_str(&format!(",title={}", github_property(&title)));
+        // Newlines survive as newlines in the annotation; other control characters show escaped.
+        format!(
+            "::error {properties}::{}",
+            github_data(&sanitize::text(message.trim_end_matches('\n')))
+        )
     };
-    // Newlines survive as newlines in the annotation; other control characters show escaped.
-    Some(format!(
-        "::error {properties}::{}",
-        github_data(&sanitize::text(message.trim_end_matches('\n')))
-    ))
+    // The annotation already shows the spot; a spec error needs only its message there, and
+    // each error of the file is an annotation at its own line.
+    Some(match &report.outcome {
+        Outcome::SpecError(e) => e
+            .all()
+            .map(|one| command(Some(one.position), &one.message))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        outcome => command(
+            render::failing_position(outcome),
+            &render::details(&report.path, outcome),
+        ),
+    })
 }
 
 impl<W: Write> Reporter for GithubAnnotations<W> {

@@ -13,7 +13,7 @@ use crate::model::captured::Captured;
 use crate::model::implementation::ImplInfo;
 use crate::model::outcome::{Outcome, OutcomeKind};
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
-use crate::text::spec_error::SpecErrorKind;
+use crate::text::spec_error::{SpecError, SpecErrorKind};
 
 /// The version of the event format, in every `run_started` event.
 pub const FORMAT_VERSION: u32 = 1;
@@ -112,6 +112,23 @@ struct SpecErrorFields<'a> {
     column: usize,
     message: &'a str,
     source_line: Option<&'a str>,
+    /// The file's other errors, in source order, each with these fields: only when it has more.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    more: Vec<SpecErrorFields<'a>>,
+}
+
+impl<'a> SpecErrorFields<'a> {
+    fn of(e: &'a SpecError) -> Self {
+        SpecErrorFields {
+            kind: e.kind,
+            path: &e.path,
+            line: e.position.line,
+            column: e.position.column,
+            message: &e.message,
+            source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
+            more: e.more.iter().map(SpecErrorFields::of).collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -149,14 +166,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
             _ => None,
         },
         spec_error: match outcome {
-            Outcome::SpecError(e) => Some(SpecErrorFields {
-                kind: e.kind,
-                path: &e.path,
-                line: e.position.line,
-                column: e.position.column,
-                message: &e.message,
-                source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
-            }),
+            Outcome::SpecError(e) => Some(SpecErrorFields::of(e)),
             _ => None,
         },
         impl_error: match outcome {

@@ -52,8 +52,35 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
     cut::text(out, cut::MAX_SHOWN_BYTES)
 }
 
-/// The error, its `path:line:col`, the offending line and a caret under the column.
+/// Each error of a spec file, in source order: its message, `path:line:col`, the offending
+/// line and a caret under the column; under a count when the file has more than one.
 pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
+    let mut out = String::new();
+    if !error.more.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(
+                palette.bold,
+                &format!(
+                    "{} errors in {}",
+                    error.count(),
+                    sanitize::line(&error.path)
+                )
+            )
+        );
+    }
+    for (index, one) in error.all().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        out.push_str(&one_spec_error(one, palette));
+    }
+    out
+}
+
+/// One error: its message, `path:line:col`, the offending line and a caret under the column.
+fn one_spec_error(error: &SpecError, palette: &Palette) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -475,6 +502,20 @@ mod tests {
         assert_eq!(
             spec_error(&error, &Palette::plain()),
             "error: expected a list\n --> s.yaml:2:8\n  |\n2 | steps: 5\n  |        ^\n"
+        );
+    }
+
+    #[test]
+    fn every_error_of_a_file_is_shown_under_a_count() {
+        let file = SourceFile::from_text("s.yaml", "name: x\nsteps: 5\n");
+        let error = SpecError::combine([
+            SpecError::invalid(&file, Position::new(2, 8), "expected a list"),
+            SpecError::invalid(&file, Position::new(1, 7), "bad name"),
+        ])
+        .unwrap();
+        assert_eq!(
+            spec_error(&error, &Palette::plain()),
+            "2 errors in s.yaml\nerror: bad name\n --> s.yaml:1:7\n  |\n1 | name: x\n  |       ^\n\nerror: expected a list\n --> s.yaml:2:8\n  |\n2 | steps: 5\n  |        ^\n"
         );
     }
 }

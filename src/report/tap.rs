@@ -106,6 +106,11 @@ fn diagnostics(report: &SpecReport) -> String {
                 )),
             ));
             fields.push(("message", block(&e.message)));
+            if !e.more.is_empty() {
+                // The file's other errors, one `PATH:LINE:COL: message` line each.
+                let more: Vec<String> = e.more.iter().map(ToString::to_string).collect();
+                fields.push(("more", block(&more.join("\n"))));
+            }
         }
         Outcome::Errored(e) => fields.push(("message", block(&e.message))),
         Outcome::ExpectedFailure(known) => fields.push(("listed_at", quoted(&known.listed_at))),

@@ -58,6 +58,7 @@ impl KnownFailures {
             position: Position::START,
             message: format!("cannot read the known-failures file: {error}"),
             source_line: None,
+            more: Vec::new(),
         })?;
         Self::parse(&file)
     }

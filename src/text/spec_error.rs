@@ -20,8 +20,12 @@ pub enum SpecErrorKind {
 }
 
 /// A broken spec. Never blamed on an implementation.
+///
+/// One file may hold several independent mistakes: the first (in source order) is this error,
+/// the others are in `more`, so that an author fixes them all from one run. Shown as text,
+/// each is a `path:line:col: message` line of its own.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}:{}:{}: {message}", position.line, position.column)]
+#[error("{path}:{}:{}: {message}{}", position.line, position.column, more_lines(more))]
 pub struct SpecError {
     pub kind: SpecErrorKind,
     pub path: String,
@@ -29,7 +33,18 @@ pub struct SpecError {
     pub message: String,
     /// The offending line of the spec (around the column, when it is long), shown with a
     /// caret under `position.column`.
-    pub source_line: Option<Excerpt>,
+    /// Boxed: a spec error travels in every `Result` of loading, so it is kept small.
+    pub source_line: Option<Box<Excerpt>>,
+    /// The file's other errors, after this one in source order; each has an empty `more`.
+    pub more: Vec<SpecError>,
+}
+
+/// The most errors told of one file: past them, the file is better fixed from the top.
+pub const MAX_ERRORS: usize = 20;
+
+/// The other errors as lines after the first.
+fn more_lines(more: &[SpecError]) -> String {
+    more.iter().map(|error| format!("\n{error}")).collect()
 }
 
 impl SpecError {
@@ -44,12 +59,84 @@ impl SpecError {
             path: file.display_path(),
             position,
             message: message.into(),
-            source_line: file.excerpt(position),
+            source_line: file.excerpt(position).map(Box::new),
+            more: Vec::new(),
         }
     }
 
     pub fn invalid(file: &SourceFile, position: Position, message: impl Into<String>) -> Self {
         Self::at(file, position, SpecErrorKind::Invalid, message)
+    }
+
+    /// How many errors this is: itself and the ones in `more`.
+    pub fn count(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// This error and the others of its file, in source order.
+    pub fn all(&self) -> impl Iterator<Item = &SpecError> {
+        std::iter::once(self).chain(&self.more)
+    }
+
+    /// `self` alone, without the others of its file.
+    pub fn alone(&self) -> SpecError {
+        SpecError {
+            more: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// Several errors of one file as one: the first in source order, the others in `more`
+    /// (at most [`MAX_ERRORS`] in all). `None` when there are none.
+    pub fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
+        let mut all: Vec<SpecError> = errors
+            .into_iter()
+            .flat_map(|mut error| {
+                let more = std::mem::take(&mut error.more);
+                std::iter::once(error).chain(more)
+            })
+            .collect();
+        // Stable: errors at one place keep the order they were found in.
+        all.sort_by_key(|error| (error.position.line, error.position.column));
+        all.dedup_by(|a, b| a.position == b.position && a.message == b.message);
+        all.truncate(MAX_ERRORS);
+        let mut all = all.into_iter();
+        let mut first = all.next()?;
+        first.more = all.collect();
+        Some(first)
+    }
+}
+
+/// The errors of one file gathered as they are found, so that one run tells them all.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    errors: Vec<SpecError>,
+}
+
+impl Gathered {
+    pub fn push(&mut self, error: SpecError) {
+        self.errors.push(error);
+    }
+
+    /// The value of `result`, or `None` with its error kept.
+    pub fn keep<T>(&mut self, result: Result<T, SpecError>) -> Option<T> {
+        result.map_err(|error| self.push(error)).ok()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The errors so far as one, for a check that cannot go on past them.
+    pub fn stop(self, error: SpecError) -> SpecError {
+        let mut errors = self.errors;
+        errors.push(error.clone());
+        SpecError::combine(errors).unwrap_or(error)
+    }
+
+    /// Nothing when no error was found, else every error found, as one.
+    pub fn check(self) -> Result<(), SpecError> {
+        SpecError::combine(self.errors).map_or(Ok(()), Err)
     }
 }
 
@@ -63,5 +150,23 @@ mod tests {
         let error = SpecError::invalid(&file, Position::new(2, 4), "bad value");
         assert_eq!(error.to_string(), "specs/x.yaml:2:4: bad value");
         assert_eq!(error.source_line.map(|l| l.text).as_deref(), Some("b: 2"));
+    }
+
+    #[test]
+    fn errors_of_one_file_combine_in_source_order_one_line_each() {
+        let file = SourceFile::from_text("specs/x.yaml", "a: 1\nb: 2\nc: 3\n");
+        let combined = SpecError::combine([
+            SpecError::invalid(&file, Position::new(3, 4), "third"),
+            SpecError::invalid(&file, Position::new(1, 4), "first"),
+            SpecError::invalid(&file, Position::new(2, 4), "second"),
+        ])
+        .unwrap();
+        assert_eq!(combined.count(), 3);
+        assert_eq!(
+            combined.to_string(),
+            "specs/x.yaml:1:4: first\nspecs/x.yaml:2:4: second\nspecs/x.yaml:3:4: third"
+        );
+        assert_eq!(combined.alone().to_string(), "specs/x.yaml:1:4: first");
+        assert!(SpecError::combine([]).is_none());
     }
 }

@@ -40,13 +40,28 @@ where
     if let Some(near) = nearest(word, &candidates) {
         return format!(" (did you mean `{near}`?)");
     }
-    // Ties go to the candidate listed first: the lists put the common words first.
-    let closest = candidates
-        .iter()
-        .filter(|candidate| **candidate != word)
-        .min_by_key(|candidate| closeness(word, candidate));
-    closest.map_or_else(String::new, |c| {
+    closest(word, &candidates).map_or_else(String::new, |c| {
         format!(" (the nearest valid one is `{c}`)")
+    })
+}
+
+/// The candidate closest to `word`, however far: a typo's word first, then one it starts with
+/// or that starts with it, then the fewest edits. Ties go to the candidate listed first: the
+/// lists put the common words first. `None` only when there is no other candidate.
+pub fn closest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
+where
+    I: IntoIterator<Item = &'c S>,
+    S: AsRef<str> + ?Sized + 'c,
+{
+    let candidates: Vec<&str> = candidates.into_iter().map(AsRef::as_ref).collect();
+    let typo = nearest(word, &candidates).map(str::to_owned);
+    let typo = typo.and_then(|typo| candidates.iter().copied().find(|c| *c == typo));
+    typo.or_else(|| {
+        candidates
+            .iter()
+            .filter(|candidate| **candidate != word)
+            .min_by_key(|candidate| closeness(word, candidate))
+            .copied()
     })
 }
 

@@ -19,6 +19,7 @@ use crate::text::spec_error::{SpecError, SpecErrorKind};
 pub(crate) mod agreement;
 mod from_tree;
 pub(crate) mod locate;
+mod recover;
 mod tree;
 
 /// The most YAML values (mappings, lists and scalars) a spec may hold: about three times what
@@ -121,19 +122,42 @@ pub fn first_difference(
     Some(locate::first_difference(node, expected, actual).at())
 }
 
-/// Loads with serde-saphyr: every spec the fast path declines, and every broken one.
+/// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
+/// every error of a broken one whose YAML reads (`recover`), not only the first.
 fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
-    serde_saphyr::from_str_with_options(&file.text, options()).map_err(|error| {
-        let position = error
-            .location()
-            .map(|l| position(&l))
-            .unwrap_or(Position::START);
-        let message = limit_message(&error)
-            .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
-        let (position, message) =
-            plain_words(&file.text, position, &message).unwrap_or((position, message));
-        SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
-    })
+    let error = match serde_saphyr::from_str_with_options::<T>(&file.text, options()) {
+        Ok(parsed) => return Ok(parsed),
+        Err(error) => error,
+    };
+    let first = spec_error(file, &file.text, &error);
+    // A limit is about the whole file, and past a size the file is better fixed from its
+    // first error than read again and again.
+    if limit_message(&error).is_some() || file.text.len() > recover::MAX_BYTES {
+        return Err(first);
+    }
+    let decode = |text: &str| decode_slow::<T>(file, text);
+    let later = recover::later_errors(file, &first, decode);
+    let all = std::iter::once(first.clone()).chain(later);
+    Err(SpecError::combine(all).unwrap_or(first))
+}
+
+/// `text` (the file's, or the file's with parts blanked) decoded by serde-saphyr, its error
+/// positioned in `file`.
+fn decode_slow<T: DeserializeOwned>(file: &SourceFile, text: &str) -> Result<T, SpecError> {
+    serde_saphyr::from_str_with_options(text, options())
+        .map_err(|error| spec_error(file, text, &error))
+}
+
+/// serde-saphyr's error in `text`, in a spec author's words, positioned in `file`.
+fn spec_error(file: &SourceFile, text: &str, error: &serde_saphyr::Error) -> SpecError {
+    let position = error
+        .location()
+        .map(|l| position(&l))
+        .unwrap_or(Position::START);
+    let message = limit_message(error)
+        .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
+    let (position, message) = plain_words(text, position, &message).unwrap_or((position, message));
+    SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
 }
 
 /// What the parser means, in a spec author's words, for the mistakes it words as parser
@@ -550,6 +574,20 @@ mod tests {
             "`process` needs a value: write `process: ...`"
         );
         assert_eq!(error.position, Position::new(2, 5));
+    }
+
+    #[test]
+    fn every_shape_error_is_told_unless_an_anchor_could_break() {
+        let error =
+            parse_text::<Steps>("steps:\n  - proces: ok\n  - recover\n  - restat\n").unwrap_err();
+        let places: Vec<Position> = error.all().map(|e| e.position).collect();
+        assert_eq!(
+            places,
+            [Position::new(2, 5), Position::new(4, 5)],
+            "{error}"
+        );
+        let anchored = "steps:\n  - &x {proces: ok}\n  - restat\n  - *x\n";
+        assert_eq!(parse_text::<Steps>(anchored).unwrap_err().count(), 1);
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod reports;
 mod robustness;
 mod run_cli;
 mod shims;
+mod spec_errors;
 mod strength;
 mod students;
 mod suite;

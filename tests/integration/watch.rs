@@ -243,3 +243,36 @@ fn watch_picks_up_a_new_spec_in_a_watched_folder_and_can_stop_after_k_reruns() {
         watching.seen.join("\n")
     );
 }
+
+#[test]
+fn watch_shows_every_error_of_a_broken_spec_in_one_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "contract: dlq-consumer\nname: two mistakes\nmessages:\n  - {id: a, bdy: x}\nsteps:\n  - procss: ok\n",
+    )
+    .expect("write spec");
+    let mut watching = Watching::start(&[path_arg(&path), "--max-reruns", "1"]);
+    watching.until("the count of the errors", |line| {
+        line.trim() == format!("2 errors in {}", path.display())
+    });
+    watching.until("the first error", |line| {
+        line.trim() == "error: unknown field `bdy` (did you mean `body`?), expected one of id, body"
+    });
+    watching.until("the second error", |line| {
+        line.trim()
+            .starts_with("error: unknown value `procss` (did you mean `process`?)")
+    });
+    watching.report_ends("0 passed, 1 failed");
+    let status = {
+        std::fs::write(
+            &path,
+            "contract: dlq-consumer\nname: fixed\nmessages:\n  - {id: a, body: x}\nhandler:\n  a: [ok]\nsteps:\n  - process: ok\n",
+        )
+        .expect("write spec");
+        watching.report_ends("1 passed, 0 failed");
+        watching.child.wait().expect("dlqspec ends")
+    };
+    assert_eq!(status.code(), Some(0), "{}", watching.seen.join("\n"));
+}

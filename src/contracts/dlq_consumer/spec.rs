@@ -14,7 +14,7 @@ use super::world::{CrashTiming, MAX_CLOCK, ScriptedOutcome};
 use crate::contracts::contract::{Grading, SpecHeader, Visibility};
 use crate::model::implementation::Naming;
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::SpecError;
+use crate::text::spec_error::{Gathered, SpecError};
 use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
@@ -210,9 +210,7 @@ fn check_fault_call(call: &str) -> Result<(), String> {
             "`{call}` is a read, and docs/contracts.md leaves reads free: a correct consumer may check the DLQ with `dlq.has`, by scanning `dlq.entries()`, twice or not at all, so a crash there would not fire the same for every correct solution. Arm it on an effect: `{{crash: after, call: queue.receive}}` crashes right after the delivery, before any check"
         ));
     }
-    let near = crate::text::suggest::nearest(call, EFFECT_CALLS)
-        .map(|near| format!(" (did you mean `{near}`?)"))
-        .unwrap_or_default();
+    let near = crate::text::suggest::hint(call, EFFECT_CALLS);
     Err(format!(
         "unknown call `{call}`{near}; a fault waits on one of {}",
         EFFECT_CALLS.join(", ")
@@ -376,26 +374,37 @@ pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
     Value::Object(ordered)
 }
 
-/// Parses a dlq-consumer spec and checks what the YAML shape cannot.
+/// Parses a dlq-consumer spec and checks what the YAML shape cannot, telling every
+/// independent mistake at once (a check that later ones depend on, such as the compact
+/// form's expansion, stops there).
 pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     let spec: SpecFile = yaml::parse(file)?;
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+    let mut errors = Gathered::default();
 
-    let header = SpecHeader::new(
+    let grading = errors
+        .keep(Grading::from_keys(
+            file,
+            spec.points.as_ref(),
+            spec.visibility,
+        ))
+        .unwrap_or_default();
+    let header = errors.keep(SpecHeader::new(
         file,
         super::contract::NAME,
         spec.name,
         spec.description,
         &spec.rules,
-        Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
-    )?
-    .allowing(file, &spec.allow)?;
+        grading,
+    ));
+    let allow = errors.keep(crate::contracts::smell::allows(file, &spec.allow));
     let max_attempts = match &spec.max_attempts {
         Some(m) if m.value == 0 => {
-            return Err(invalid(
+            errors.push(invalid(
                 yaml::at(m),
                 "`max_attempts` must be at least 1".into(),
             ));
+            None
         }
         Some(m) => Some(m.value),
         None => None,
@@ -404,23 +413,29 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     let mut known_ids: HashSet<String> = HashSet::new();
     for message in &spec.messages {
         if !known_ids.insert(message.value.id.clone()) {
-            return Err(invalid(
+            errors.push(invalid(
                 yaml::at(message),
                 format!("duplicate message id `{}`", message.value.id),
             ));
         }
     }
     let mut expansion = compact::Expansion::default();
-    let generated = compact::generate(file, &spec.generate, &mut expansion)?;
+    let generated = match compact::generate(file, &spec.generate, &mut expansion) {
+        Ok(generated) => generated,
+        Err(error) => return Err(errors.stop(error)),
+    };
     for message in &generated {
         if !known_ids.insert(message.id.clone()) {
-            return Err(invalid(
+            errors.push(invalid(
                 message.at,
                 format!("duplicate message id `{}`", message.id),
             ));
         }
     }
-    let flat = compact::flatten(file, spec.steps, &mut expansion)?;
+    let flat = match compact::flatten(file, spec.steps, &mut expansion) {
+        Ok(flat) => flat,
+        Err(error) => return Err(errors.stop(error)),
+    };
     for (_, step) in &flat {
         if let Step::Send(message) = step {
             known_ids.insert(message.id.clone());
@@ -434,7 +449,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         if !known_ids.contains(&id.value) {
             let mut known: Vec<_> = known_ids.iter().map(String::as_str).collect();
             known.sort_unstable();
-            return Err(invalid(
+            errors.push(invalid(
                 yaml::at(id),
                 format!(
                     "handler outcomes for unknown message `{}`; the messages are: {}",
@@ -446,6 +461,7 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
                     }
                 ),
             ));
+            continue;
         }
         script.insert(
             id.value.clone(),
@@ -459,13 +475,14 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             continue;
         };
         if script.contains_key(&message.id) {
-            return Err(invalid(
+            errors.push(invalid(
                 group.at,
                 format!(
                     "message `{}` has outcomes both here and under `handler`: keep one",
                     message.id
                 ),
             ));
+            continue;
         }
         script.insert(message.id.clone(), Arc::clone(&group.outcomes));
         script_positions.insert(message.id.clone(), group.at);
@@ -478,37 +495,44 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
         match &step {
             Step::Advance(by) => match clock.checked_add(*by).filter(|at| *at <= MAX_CLOCK) {
                 Some(at) => clock = at,
-                None => {
-                    return Err(invalid(
-                        position,
-                        format!(
-                            "`advance: {by}` would move the clock from {clock} past {MAX_CLOCK}, the most it counts to (2^53 - 1, the largest whole number every implementation's JSON keeps exact)"
-                        ),
-                    ));
-                }
+                None => errors.push(invalid(
+                    position,
+                    format!(
+                        "`advance: {by}` would move the clock from {clock} past {MAX_CLOCK}, the most it counts to (2^53 - 1, the largest whole number every implementation's JSON keeps exact)"
+                    ),
+                )),
             },
             Step::Replay(replay) if replay.crash && replay.returns.is_some() => {
-                return Err(invalid(
+                errors.push(invalid(
                     position,
                     "a replay step cannot both `crash` and expect `returns`".into(),
                 ));
             }
             Step::Fault(FaultSpec { nth: Some(nth), .. }) if nth.value == 0 => {
-                return Err(invalid(yaml::at(nth), "`nth` counts from 1".into()));
+                errors.push(invalid(yaml::at(nth), "`nth` counts from 1".into()));
             }
             Step::Fault(FaultSpec { call, .. }) => {
-                check_fault_call(&call.value).map_err(|why| invalid(yaml::at(call), why))?
+                if let Err(why) = check_fault_call(&call.value) {
+                    errors.push(invalid(yaml::at(call), why));
+                }
             }
-            Step::Expect(expect) => check_trace(file, expect, &known_ids)?,
+            Step::Expect(expect) => check_trace(file, expect, &known_ids, &mut errors),
             _ => {}
         }
         steps.push((position, step));
     }
     let mut expect = spec.expect.map(|e| (yaml::at(&e), e.value));
     if let Some((_, expect)) = &mut expect {
-        compact::expand_entries(file, expect, &mut expansion)?;
-        check_trace(file, expect, &known_ids)?;
+        if let Err(error) = compact::expand_entries(file, expect, &mut expansion) {
+            return Err(errors.stop(error));
+        }
+        check_trace(file, expect, &known_ids, &mut errors);
     }
+    errors.check()?;
+    let (Some(mut header), Some(allow)) = (header, allow) else {
+        unreachable!("a header that is not made is an error gathered above");
+    };
+    header.allow = allow;
 
     Ok(DlqScenario {
         file: file.clone(),
@@ -537,17 +561,18 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     })
 }
 
-/// Refuses a trace line that is not an effect, pointing at it.
+/// Gathers an error for each trace line that is not an effect, pointing at it.
 fn check_trace(
     file: &SourceFile,
     expect: &Expectation,
     ids: &HashSet<String>,
-) -> Result<(), SpecError> {
+    errors: &mut Gathered,
+) {
     for line in expect.trace.iter().flatten() {
-        super::trace::check_line(&line.value, ids)
-            .map_err(|message| SpecError::invalid(file, yaml::at(line), message))?;
+        if let Err(message) = super::trace::check_line(&line.value, ids) {
+            errors.push(SpecError::invalid(file, yaml::at(line), message));
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]

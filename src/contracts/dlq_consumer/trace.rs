@@ -43,7 +43,8 @@ pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
                 Ok(())
             } else {
                 Err(format!(
-                    "`{call}` is not a call a fault can crash; expected one of {}",
+                    "`{call}` is not a call a fault can crash{}; expected one of {}",
+                    crate::text::suggest::hint(call, EFFECT_CALLS),
                     EFFECT_CALLS.join(", ")
                 ))
             };
@@ -104,14 +105,12 @@ pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
             None => Err(format!("`{line}`: write `{name}(ID)`")),
         };
     }
-    let suggestion = crate::text::suggest::nearest(
-        name,
-        ON_AN_ID
-            .iter()
-            .chain(&["queue.receive", "queue.recover", "clock.advance", "handler"]),
-    )
-    .map(|near| format!(" (did you mean `{near}`?)"))
-    .unwrap_or_default();
+    let calls: Vec<&str> = ON_AN_ID
+        .iter()
+        .chain(&["queue.receive", "queue.recover", "clock.advance", "handler"])
+        .copied()
+        .collect();
+    let suggestion = crate::text::suggest::hint(name, &calls);
     Err(format!(
         "`{line}` is not a trace line{suggestion}; a line is one of {FORMS}"
     ))

@@ -190,7 +190,7 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            Step::Process(process) => self.process(label, position, process),
+            Step::Process(process) => self.process(label, position, &process.0),
             Step::Replay(replay) => {
                 let reply = self.call("replay", &[json!(replay.id)])?;
                 let expected = json!({ "returns": replay.returns.value });

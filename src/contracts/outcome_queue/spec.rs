@@ -16,7 +16,7 @@ use super::scenario::QueueScenario;
 use super::state_ops::StateOp;
 use crate::contracts::contract::{Grading, SpecHeader, Visibility};
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::SpecError;
+use crate::text::spec_error::{Gathered, SpecError};
 use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// An outcome-queue spec: steps on a `RetryQueue`, and the state they must leave.
@@ -62,7 +62,7 @@ pub enum Step {
     /// `submit(job_id, payload)`.
     Submit(SubmitStep),
     /// `process(outcome)` and what it must return or raise.
-    Process(ProcessStep),
+    Process(ProcessMapping),
     /// `replay(job_id)` and the boolean it must return.
     Replay(ReplayStep),
     /// Changes a `state()` view; the queue's own state must not change.
@@ -166,6 +166,66 @@ pub struct ProcessStep {
     pub returns: Option<Spanned<ProcessReturn>>,
     #[serde(default)]
     pub raises: Option<Spanned<ExpectedError>>,
+}
+
+/// A `process` step: its mapping, or, for an outcome written where the mapping goes
+/// (`process: okay`), an error that shows the mapping and the nearest outcome.
+#[derive(Debug, Clone)]
+pub struct ProcessMapping(pub ProcessStep);
+
+impl std::ops::Deref for ProcessMapping {
+    type Target = ProcessStep;
+
+    fn deref(&self) -> &ProcessStep {
+        &self.0
+    }
+}
+
+/// Written exactly as a `ProcessStep`.
+impl JsonSchema for ProcessMapping {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ProcessStep::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        ProcessStep::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ProcessStep::json_schema(generator)
+    }
+}
+
+impl<'de> Deserialize<'de> for ProcessMapping {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MappingVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for MappingVisitor {
+            type Value = ProcessMapping;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping `{outcome: success, returns: done}`")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, word: &str) -> Result<Self::Value, E> {
+                let near = crate::text::suggest::hint(word, &OUTCOMES);
+                Err(E::custom(format!(
+                    "`process` takes a mapping, not a word: `{word}` is not an outcome{near}, expected one of {}; write `process: {{outcome: success, returns: done}}`",
+                    OUTCOMES.join(", ")
+                )))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
+                ProcessStep::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ProcessMapping)
+            }
+        }
+
+        deserializer.deserialize_any(MappingVisitor)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -318,6 +378,9 @@ fn unportable_number(raw: &Value) -> Option<String> {
     })
 }
 
+/// The outcomes `process` takes, the common one first.
+const OUTCOMES: [&str; 3] = ["success", "transient", "permanent"];
+
 /// Whether a queue exists at a point of the spec, as far as loading can tell.
 enum QueueAt {
     /// No `create` yet.
@@ -328,106 +391,124 @@ enum QueueAt {
     Live(HashMap<String, Position>),
 }
 
-/// Parses an outcome-queue spec and checks what the YAML shape cannot.
+/// Parses an outcome-queue spec and checks what the YAML shape cannot, telling every
+/// independent mistake at once: after a step that leaves no queue is told, the steps after
+/// it are checked as if it had made one, so one missing `create` is one error.
 pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
     let spec: SpecFile = yaml::parse(file)?;
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
+    let mut errors = Gathered::default();
 
-    let header = SpecHeader::new(
+    let grading = errors
+        .keep(Grading::from_keys(
+            file,
+            spec.points.as_ref(),
+            spec.visibility,
+        ))
+        .unwrap_or_default();
+    let header = errors.keep(SpecHeader::new(
         file,
         super::contract::NAME,
         spec.name,
         spec.description,
         &spec.rules,
-        Grading::from_keys(file, spec.points.as_ref(), spec.visibility)?,
-    )?
-    .allowing(file, &spec.allow)?;
+        grading,
+    ));
+    let allow = errors.keep(crate::contracts::smell::allows(file, &spec.allow));
     if spec.steps.value.is_empty() {
-        return Err(invalid(
+        errors.push(invalid(
             yaml::at(&spec.steps),
             "`steps` is empty: the first step is `create: {max_attempts: ...}`".into(),
         ));
     }
 
     let mut queue = QueueAt::Missing;
-    let needs_queue = |queue: &QueueAt, what: &str, position: Position| match queue {
-        QueueAt::Live(_) => Ok(()),
-        QueueAt::Missing => Err(invalid(
-            position,
-            format!("`{what}` needs a queue: the first step is `create: {{max_attempts: ...}}`"),
-        )),
-        QueueAt::Raised(line) => Err(invalid(
-            position,
-            format!(
-                "`{what}` needs a queue, but the `create` at line {line} raises and leaves none"
-            ),
-        )),
-    };
+    // Whether a queue is there for `what`; when not, an error, and one assumed from then on.
+    let needs_queue =
+        |queue: &mut QueueAt, what: &str, position: Position, errors: &mut Gathered| {
+            let why = match queue {
+                QueueAt::Live(_) => return,
+                QueueAt::Missing => format!(
+                    "`{what}` needs a queue: the first step is `create: {{max_attempts: ...}}`"
+                ),
+                QueueAt::Raised(line) => format!(
+                    "`{what}` needs a queue, but the `create` at line {line} raises and leaves none"
+                ),
+            };
+            errors.push(invalid(position, why));
+            *queue = QueueAt::Live(HashMap::new());
+        };
 
     let mut steps = Vec::with_capacity(spec.steps.value.len());
     for step in spec.steps.value {
         let position = yaml::at(&step);
         let step = step.value.0;
         if !matches!(step, Step::Create(_)) {
-            needs_queue(&queue, step.name(), position)?;
+            needs_queue(&mut queue, step.name(), position, &mut errors);
         }
         match &step {
             Step::Create(create) => {
                 let raw = &create.max_attempts.value;
                 if let Some(why) = unportable_number(raw) {
-                    return Err(invalid(yaml::at(&create.max_attempts), why));
-                }
-                match (valid_max_attempts(raw), &create.raises) {
-                    (Some(_), Some(raises)) => {
-                        return Err(invalid(
-                            yaml::at(raises),
-                            format!(
-                                "RetryQueue({}) raises nothing: it is a valid max_attempts; remove `raises`",
-                                shown(raw)
-                            ),
-                        ));
+                    errors.push(invalid(yaml::at(&create.max_attempts), why));
+                    queue = QueueAt::Live(HashMap::new());
+                } else {
+                    match (valid_max_attempts(raw), &create.raises) {
+                        (Some(_), Some(raises)) => {
+                            errors.push(invalid(
+                                yaml::at(raises),
+                                format!(
+                                    "RetryQueue({}) raises nothing: it is a valid max_attempts; remove `raises`",
+                                    shown(raw)
+                                ),
+                            ));
+                            queue = QueueAt::Live(HashMap::new());
+                        }
+                        (None, None) => {
+                            errors.push(invalid(
+                                yaml::at(&create.max_attempts),
+                                format!(
+                                    "RetryQueue({}) raises ValueError (max_attempts must be an integer >= 1): add `raises: invalid_argument`",
+                                    shown(raw)
+                                ),
+                            ));
+                            queue = QueueAt::Live(HashMap::new());
+                        }
+                        (Some(_), None) => queue = QueueAt::Live(HashMap::new()),
+                        (None, Some(_)) => queue = QueueAt::Raised(position.line),
                     }
-                    (None, None) => {
-                        return Err(invalid(
-                            yaml::at(&create.max_attempts),
-                            format!(
-                                "RetryQueue({}) raises ValueError (max_attempts must be an integer >= 1): add `raises: invalid_argument`",
-                                shown(raw)
-                            ),
-                        ));
-                    }
-                    (Some(_), None) => queue = QueueAt::Live(HashMap::new()),
-                    (None, Some(_)) => queue = QueueAt::Raised(position.line),
                 }
             }
             Step::Submit(submit) => {
                 if let QueueAt::Live(submitted) = &mut queue {
                     let id = &submit.id;
                     if let Some(first) = submitted.get(&id.value) {
-                        return Err(invalid(
+                        errors.push(invalid(
                             yaml::at(id),
                             format!(
                                 "job `{}` is already submitted at line {}: job ids are unique",
                                 id.value, first.line
                             ),
                         ));
+                    } else {
+                        submitted.insert(id.value.clone(), yaml::at(id));
                     }
-                    submitted.insert(id.value.clone(), yaml::at(id));
                 }
             }
-            Step::Process(process) => check_process(file, position, process)?,
+            Step::Process(process) => {
+                errors.keep(check_process(file, position, &process.0));
+            }
             Step::MutateState(ops) => {
                 if ops.is_empty() {
-                    return Err(invalid(
+                    errors.push(invalid(
                         position,
                         "`mutate_state` needs at least one op".into(),
                     ));
                 }
                 for op in ops {
-                    op.value
-                        .0
-                        .check_path()
-                        .map_err(|m| invalid(yaml::at(op), m))?;
+                    if let Err(why) = op.value.0.check_path() {
+                        errors.push(invalid(yaml::at(op), why));
+                    }
                 }
             }
             Step::Replay(_) | Step::Expect(_) => {}
@@ -437,11 +518,16 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
     let expect = match spec.expect {
         Some(expect) => {
             let position = yaml::at(&expect);
-            needs_queue(&queue, "expect", position)?;
+            needs_queue(&mut queue, "expect", position, &mut errors);
             Some((position, expect.value))
         }
         None => None,
     };
+    errors.check()?;
+    let (Some(mut header), Some(allow)) = (header, allow) else {
+        unreachable!("a header that is not made is an error gathered above");
+    };
+    header.allow = allow;
 
     Ok(QueueScenario {
         file: file.clone(),
@@ -472,9 +558,9 @@ fn check_process(
         (Some(_), None) if !valid => {
             // A near miss of a valid outcome is a typo first, and only then a test of
             // validation: say so before advising to assert the error.
-            let typo = raw.as_str().and_then(|text| {
-                crate::text::suggest::nearest(text, &["success", "transient", "permanent"])
-            });
+            let typo = raw
+                .as_str()
+                .and_then(|text| crate::text::suggest::nearest(text, &OUTCOMES));
             let message = match typo {
                 Some(near) => format!(
                     "`{}` is not an outcome: did you mean `{near}`? (To check that process({}) raises ValueError, write `raises: invalid_argument` instead of `returns`.)",
@@ -482,8 +568,12 @@ fn check_process(
                     shown(raw)
                 ),
                 None => format!(
-                    "process({}) raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`",
-                    shown(raw)
+                    "process({}) raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"{}): write `raises: invalid_argument` instead of `returns`",
+                    shown(raw),
+                    raw.as_str()
+                        .and_then(|text| crate::text::suggest::closest(text, &OUTCOMES)
+                            .map(|c| format!("; the nearest to {} is \"{c}\"", shown(raw))))
+                        .unwrap_or_default()
                 ),
             };
             Err(invalid(yaml::at(&step.outcome), message))
@@ -655,7 +745,7 @@ mod tests {
             error(&with_steps(&format!(
                 "{create}  - process: {{outcome: explode, returns: none}}\n"
             ))),
-            "t.yaml:5:24: process(\"explode\") raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"): write `raises: invalid_argument` instead of `returns`"
+            "t.yaml:5:24: process(\"explode\") raises ValueError (the outcome must be \"success\", \"transient\" or \"permanent\"; the nearest to \"explode\" is \"success\"): write `raises: invalid_argument` instead of `returns`"
         );
         assert_eq!(
             error(&with_steps(&format!(

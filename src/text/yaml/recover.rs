@@ -1,0 +1,292 @@
+//! Every shape error of a spec in one run: after serde stops at the first, the part of the
+//! file it is in is blanked out and the file decoded again, until nothing more is wrong.
+//!
+//! Why blanking: serde's derived decoding stops at its first error, and its messages (polished
+//! in `yaml.rs`) are the ones authors know. Overwriting the broken part with spaces keeps every
+//! other line and column where it was, so each later error is serde's own, at its own place.
+//! What is blanked is a whole list item (a step, a message, an outcome, an entry) or, outside
+//! any list, a whole top-level key; a key unknown where it stands is blanked alone. A part left
+//! empty by that is blanked with its parent, and a `missing field` that only the blanking made
+//! (a cascade) is never told: the removal widens to the list item around it instead.
+//! Not done for a file with anchors, tags or aliases (blanking an anchor breaks its aliases),
+//! for a limit of the parser reached, or for a file past `MAX_BYTES`: there the first error is
+//! all that is told.
+
+use serde::de::DeserializeOwned;
+
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{MAX_ERRORS, SpecError};
+use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
+
+/// The largest spec read again for its later errors: each later error costs a whole decode.
+pub(super) const MAX_BYTES: usize = 1 << 20;
+
+/// The errors after `first`, the first error serde found in `file`, in the order found.
+/// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
+pub(super) fn later_errors<T: DeserializeOwned>(
+    file: &SourceFile,
+    first: &SpecError,
+    decode: impl Fn(&str) -> Result<T, SpecError>,
+) -> Vec<SpecError> {
+    let mut text = file.text.clone();
+    let mut found: Vec<SpecError> = Vec::new();
+    // The keys blanked and the bytes of the mappings they were in.
+    let mut removed: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    let mut error = first.clone();
+    // The error found last, told once the text it was found in proves to read as YAML: a
+    // blanking that broke the YAML would make an error that is none of the author's.
+    let mut pending: Option<SpecError> = None;
+    for _ in 0..MAX_ERRORS * 2 {
+        let current = std::mem::take(&mut text);
+        let Ok(document) = Document::parse(&current) else {
+            break;
+        };
+        if let Some(error) = pending.take() {
+            found.push(error);
+            if found.len() + 1 >= MAX_ERRORS {
+                break;
+            }
+        }
+        if marked(document.root()) {
+            // Blanking an anchor would break its aliases: an error that is none of the author's.
+            break;
+        }
+        let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
+            break;
+        };
+        if let Some(key) = part.key {
+            removed.push(key);
+        }
+        text = blank(&current, part.range);
+        let next = match decode(&text) {
+            Ok(_) => break,
+            Err(next) => next,
+        };
+        let cascade = missing_field(&next.message).filter(|missing| {
+            let at = byte_offset(&text, next.position).unwrap_or(usize::MAX);
+            removed
+                .iter()
+                .any(|(key, mapping)| key == missing || mapping.contains(&at))
+        });
+        if let Some(missing) = cascade {
+            // A cascade of the removal: blank the whole item the removed key was in instead.
+            let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
+                break;
+            };
+            text = blank(&current, wider.range);
+            match decode(&text) {
+                Ok(_) => break,
+                Err(again) if missing_field(&again.message) == Some(missing) => break,
+                Err(again) => error = again,
+            }
+        } else {
+            error = next;
+        }
+        let seen = std::iter::once(first)
+            .chain(&found)
+            .any(|e| e.position == error.position && e.message == error.message);
+        if seen {
+            break;
+        }
+        pending = Some(error.clone());
+    }
+    found
+}
+
+/// Whether a node or one under it has an anchor or a tag, or is an alias.
+fn marked(node: &Node) -> bool {
+    node.marked
+        || match &node.kind {
+            Kind::Sequence { items, .. } => items.iter().any(marked),
+            Kind::Mapping { entries, .. } => entries.iter().any(|(k, v)| marked(k) || marked(v)),
+            _ => false,
+        }
+}
+
+/// The key a `missing field `KEY`` error names.
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.split('`').next()
+}
+
+/// How much of the file around an error to blank.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// An unknown key alone; any other error, its list item.
+    Least,
+    /// Always the list item (or top-level key) around the error.
+    Item,
+}
+
+struct Part {
+    range: std::ops::Range<usize>,
+    /// The mapping key blanked, if a key and its value are what is blanked, and the bytes of
+    /// the mapping it is in.
+    key: Option<(String, std::ops::Range<usize>)>,
+}
+
+/// A step down from a collection to one of its parts, with what is needed to blank it.
+struct Step<'d> {
+    /// The collection.
+    parent: &'d Node,
+    /// Which of its items or entries.
+    index: usize,
+}
+
+/// What to blank for `error`: see the module's comment.
+fn part_to_blank(document: &Document, text: &str, error: &SpecError, scope: Scope) -> Option<Part> {
+    let offset = byte_offset(text, error.position)?;
+    let mut path = Vec::new();
+    descend(document.root(), offset, &mut path);
+    let unknown_key = scope == Scope::Least && error.message.starts_with("unknown field `");
+    let mut depth = if unknown_key {
+        // The entry whose key is at the error.
+        path.iter().rposition(|step| {
+            matches!(&step.parent.kind, Kind::Mapping { entries, .. }
+                if entries[step.index].0.position == error.position)
+        })?
+    } else {
+        path.iter()
+            .rposition(|step| matches!(step.parent.kind, Kind::Sequence { .. }))
+            .unwrap_or(0)
+    };
+    // A part that is all its collection holds takes the collection with it: an empty mapping
+    // or list left behind would be an error of its own.
+    while depth > 0 && parts(path[depth].parent) == 1 {
+        depth -= 1;
+    }
+    let step = path.get(depth)?;
+    if parts(step.parent) == 1 {
+        return None;
+    }
+    Some(Part {
+        range: range_of(step.parent, step.index, text),
+        key: match &step.parent.kind {
+            Kind::Mapping { entries, .. } => {
+                crate::text::yaml::locate::Located::key_name(&entries[step.index].0)
+                    .map(|key| (key.to_owned(), item_start(step.parent)..reach(step.parent)))
+            }
+            _ => None,
+        },
+    })
+}
+
+/// How many items or entries a collection holds.
+fn parts(node: &Node) -> usize {
+    match &node.kind {
+        Kind::Sequence { items, .. } => items.len(),
+        Kind::Mapping { entries, .. } => entries.len(),
+        _ => 0,
+    }
+}
+
+/// The steps from `node` down to the deepest part whose bytes hold `offset`.
+fn descend<'d>(node: &'d Node, offset: usize, path: &mut Vec<Step<'d>>) {
+    let (index, child) = match &node.kind {
+        Kind::Sequence { items, .. } => match items
+            .iter()
+            .position(|item| item_start(item) <= offset && offset < reach(item))
+        {
+            Some(index) => (index, &items[index]),
+            None => return,
+        },
+        Kind::Mapping { entries, .. } => match entries
+            .iter()
+            .position(|(key, value)| key.start <= offset && offset < reach(value).max(key.end))
+        {
+            Some(index) => (index, &entries[index].1),
+            None => return,
+        },
+        _ => return,
+    };
+    path.push(Step {
+        parent: node,
+        index,
+    });
+    descend(child, offset, path);
+}
+
+/// Where a list item starts: at its dash, in a block list.
+fn item_start(item: &Node) -> usize {
+    match item.lead {
+        Some(lead) if lead.kind == LeadKind::Dash => lead.at,
+        _ => item.start,
+    }
+}
+
+/// One past a node's last byte, or past its key's `:` for an empty value.
+fn reach(node: &Node) -> usize {
+    node.end.max(node.lead.map_or(0, |lead| lead.after))
+}
+
+/// The bytes of part `index` of `parent`; in a flow collection with the comma that parts it
+/// from a neighbour, so that what is left still reads as YAML.
+fn range_of(parent: &Node, index: usize, text: &str) -> std::ops::Range<usize> {
+    let bounds = |i: usize| -> (usize, usize) {
+        match &parent.kind {
+            Kind::Sequence { items, .. } => (item_start(&items[i]), reach(&items[i])),
+            Kind::Mapping { entries, .. } => {
+                let (key, value) = &entries[i];
+                (key.start, reach(value).max(key.end))
+            }
+            _ => (0, 0),
+        }
+    };
+    let (start, end) = bounds(index);
+    let flow = matches!(
+        parent.kind,
+        Kind::Sequence { flow: true, .. } | Kind::Mapping { flow: true, .. }
+    ) || parent.in_flow;
+    if !flow {
+        return start..end;
+    }
+    if index + 1 < parts(parent) {
+        start..bounds(index + 1).0
+    } else if index > 0 {
+        bounds(index - 1).1..end
+    } else {
+        start..end.min(text.len())
+    }
+}
+
+/// The byte where a 1-based line and character column is.
+fn byte_offset(text: &str, at: Position) -> Option<usize> {
+    let line_start = if at.line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(at.line - 2)?.0 + 1
+    };
+    let line = &text[line_start..];
+    let column = line
+        .char_indices()
+        .nth(at.column.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    Some(line_start + column)
+}
+
+/// `text` with the bytes of `range` overwritten by spaces (one a character, line breaks kept),
+/// so that every line and column after them stays where it was.
+fn blank(text: &str, range: std::ops::Range<usize>) -> String {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..range.start]);
+    out.extend(text[range.clone()].chars().map(|c| match c {
+        '\n' | '\r' => c,
+        _ => ' ',
+    }));
+    out.push_str(&text[range.end..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanking_keeps_every_line_and_column() {
+        let text = "a: [x, é, y]\nb: 1\n";
+        let start = text.find('é').unwrap();
+        let blanked = blank(text, start..start + 'é'.len_utf8());
+        assert_eq!(blanked, "a: [x,  , y]\nb: 1\n");
+        assert_eq!(byte_offset(text, Position::new(2, 1)), Some(14));
+        assert_eq!(byte_offset(text, Position::new(1, 9)), Some(9));
+    }
+}

@@ -1,0 +1,332 @@
+//! Spec errors told to an author: every mistake of a file in one run, in source order, each at
+//! its place, and every invalid word with the nearest valid one, word for word.
+
+use crate::common::{path_arg, run, temp_spec};
+
+/// What `dlqspec run` says of a broken spec: its `error:` messages and `-->` places, in order.
+fn errors_of(text: &str) -> (Vec<String>, Vec<String>, String) {
+    let (_dir, path) = temp_spec("broken.yaml", text);
+    let ran = run(&["run", path_arg(&path)]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let messages = ran
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("error: "))
+        .map(str::to_owned)
+        .collect();
+    let places = ran
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .map(|place| place.rsplit('/').next().unwrap_or(place).to_owned())
+        .collect();
+    (messages, places, ran.stdout)
+}
+
+const THREE_MISTAKES: &str = "contract: dlq-consumer
+name: three mistakes
+messages:
+  - {id: a, bdy: x}
+handler:
+  a: [okay]
+steps:
+  - procss: ok
+  - process: ok
+";
+
+#[test]
+fn a_file_with_three_mistakes_shows_them_all_in_one_run_in_order() {
+    let (messages, places, stdout) = errors_of(THREE_MISTAKES);
+    assert_eq!(
+        messages,
+        [
+            "unknown field `bdy` (did you mean `body`?), expected one of id, body",
+            "unknown value `okay` (the nearest valid one is `ok`), expected one of ok, transient, permanent, error, crash",
+            "unknown value `procss` (did you mean `process`?), expected one of process, recover, restart, advance, send, replay, fault, expect, repeat",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        places,
+        ["broken.yaml:4:13", "broken.yaml:6:7", "broken.yaml:8:5"],
+        "{stdout}"
+    );
+    assert!(stdout.contains("3 errors in "), "{stdout}");
+    // Each with its own line and caret.
+    assert!(stdout.contains("8 |   - procss: ok\n"), "{stdout}");
+    assert_eq!(stdout.matches('^').count(), 3, "{stdout}");
+}
+
+#[test]
+fn lint_json_and_junit_tell_every_error_of_the_file() {
+    let (_dir, path) = temp_spec("broken.yaml", THREE_MISTAKES);
+    let lint = run(&["lint", path_arg(&path)]);
+    assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
+    assert_eq!(lint.stdout.matches("error: ").count(), 3, "{}", lint.stdout);
+    assert!(
+        lint.stdout
+            .ends_with("0 smells and 3 spec errors in 1 spec\n"),
+        "{}",
+        lint.stdout
+    );
+
+    let json = run(&["run", path_arg(&path), "--format", "json"]);
+    let finished: serde_json::Value = json
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["event"] == "spec_finished")
+        .expect("a spec_finished event");
+    let error = &finished["spec_error"];
+    assert_eq!(finished["outcome"], "spec_error");
+    assert_eq!((&error["line"], &error["column"]), (&4.into(), &13.into()));
+    let more: Vec<(u64, u64)> = error["more"]
+        .as_array()
+        .expect("more")
+        .iter()
+        .map(|e| (e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(more, [(6, 7), (8, 5)], "{}", json.stdout);
+
+    let junit = run(&["run", path_arg(&path), "--format", "junit"]);
+    let errors = junit.stdout.matches("<error ").count();
+    assert_eq!(
+        errors, 1,
+        "one spec-error outcome per file: {}",
+        junit.stdout
+    );
+    for place in [
+        "broken.yaml:4:13: ",
+        "broken.yaml:6:7: ",
+        "broken.yaml:8:5: ",
+    ] {
+        assert!(junit.stdout.contains(place), "{place}: {}", junit.stdout);
+    }
+}
+
+#[test]
+fn the_contracts_checks_are_all_told_at_once() {
+    let text = "contract: dlq-consumer
+name: checks
+rules: [dlq-consumer/poisn]
+max_attempts: 0
+messages:
+  - {id: a, body: x}
+  - {id: a, body: y}
+steps:
+  - fault: {crash: after, call: dlq.pt}
+  - process: ok
+  - expect: {trace: [queue.receve() -> a]}
+";
+    let (messages, places, stdout) = errors_of(text);
+    assert_eq!(
+        messages,
+        [
+            "unknown rule `dlq-consumer/poisn` (did you mean `dlq-consumer/poison`?); `dlqspec rules` lists the rules of dlq-consumer",
+            "`max_attempts` must be at least 1",
+            "duplicate message id `a`",
+            "unknown call `dlq.pt` (did you mean `dlq.put`?); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler",
+            "`queue.receve() -> a` is not a trace line (did you mean `queue.receive`?); a line is one of `queue.receive() -> ID`, `handler(ID) -> OUTCOME`, `queue.ack(ID)`, `queue.retry(ID)`, `queue.send(ID)`, `dlq.put(ID)`, `dlq.remove(ID)`, `queue.recover()`, `clock.advance(N)`, `CALL -> crash (injected before the call)` or `... after the call`, or a misuse ending in ` !misuse`",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:3:9",
+            "broken.yaml:4:15",
+            "broken.yaml:7:5",
+            "broken.yaml:9:33",
+            "broken.yaml:11:22"
+        ],
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_mistake_is_told_once_not_with_what_follows_from_it() {
+    // The misspelt `body` is not also a missing `body`; one missing `create` is one error, not
+    // one for every step after it.
+    let (messages, _, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages:\n  - id: a\n    bdy: x\n  - {id: b, body: y}\nexpect:\n  dlq:\n    - {id: a, body: x, reason: poison, eror: null, attempts: 1, first_attempt_at: 0, failed_at: 0}\n",
+    );
+    assert_eq!(
+        messages,
+        [
+            "unknown field `bdy` (did you mean `body`?), expected one of id, body",
+            "unknown field `eror` (did you mean `error`?), expected one of id, body, reason, error, attempts, first_attempt_at, failed_at, count, from",
+        ],
+        "{stdout}"
+    );
+    let (messages, places, stdout) = errors_of(
+        "contract: outcome-queue\nname: x\nsteps:\n  - submit: {id: a, payload: p}\n  - process: {outcome: success, returns: done}\n  - replay: {id: a, returns: false}\n",
+    );
+    assert_eq!(
+        messages,
+        ["`submit` needs a queue: the first step is `create: {max_attempts: ...}`"],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:4:5"], "{stdout}");
+}
+
+#[test]
+fn a_yaml_syntax_error_is_still_one_error() {
+    let (messages, _, stdout) =
+        errors_of("contract: dlq-consumer\nname: x\nsteps: [process: ok\nexpect:\n  pendng: []\n");
+    assert_eq!(messages.len(), 1, "{stdout}");
+    assert!(!stdout.contains("errors in "), "{stdout}");
+}
+
+/// The one error of a spec with `text`.
+fn error_of(text: &str) -> String {
+    let (messages, _, stdout) = errors_of(text);
+    assert_eq!(messages.len(), 1, "{stdout}");
+    messages.into_iter().next().unwrap_or_default()
+}
+
+#[test]
+fn every_invalid_word_gets_the_nearest_valid_one() {
+    let dlq = "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\n";
+    let queue = "contract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n";
+    let cases = [
+        (
+            "a top-level key",
+            format!("{dlq}mesages: []\n"),
+            "unknown field `mesages` (did you mean `messages`?), expected one of contract, name, description, rules, points, visibility, allow, max_attempts, messages, generate, handler, steps, expect",
+        ),
+        (
+            "a key of a step",
+            format!("{dlq}steps:\n  - replay: {{ids: [a], retrns: []}}\n"),
+            "unknown field `retrns` (did you mean `returns`?), expected one of ids, returns, crash",
+        ),
+        (
+            "a key of an expectation",
+            format!("{dlq}expect:\n  in_fligt: []\n"),
+            "unknown field `in_fligt` (did you mean `in_flight`?), expected one of dlq, pending, in_flight, handler_calls, trace, clock, counts, dlq_reasons",
+        ),
+        (
+            "a step kind",
+            format!("{dlq}steps:\n  - restat\n"),
+            "unknown value `restat` (did you mean `restart`?), expected one of process, recover, restart, advance, send, replay, fault, expect, repeat",
+        ),
+        (
+            "a handler outcome",
+            format!("{dlq}handler:\n  a: [transiet: t]\n"),
+            "unknown value `transiet` (did you mean `transient`?), expected one of ok, transient, permanent, error, crash",
+        ),
+        (
+            "what process_one returns",
+            format!("{dlq}steps:\n  - process: okay\n"),
+            "unknown value `okay` (the nearest valid one is `ok`), expected one of ok, retry, dead, none, crash, any",
+        ),
+        (
+            "a fault's call, far from any",
+            format!("{dlq}steps:\n  - fault: {{crash: after, call: dlq.delete}}\n"),
+            "unknown call `dlq.delete` (the nearest valid one is `dlq.remove`); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler",
+        ),
+        (
+            "a fault's timing",
+            format!("{dlq}steps:\n  - fault: {{crash: aftr, call: dlq.put}}\n"),
+            "unknown value `aftr` (did you mean `after`?), expected one of before, after",
+        ),
+        (
+            "a call in a trace",
+            format!("{dlq}expect:\n  trace: [queue.akc(a)]\n"),
+            "`queue.akc(a)` is not a trace line (did you mean `queue.ack`?); a line is one of `queue.receive() -> ID`, `handler(ID) -> OUTCOME`, `queue.ack(ID)`, `queue.retry(ID)`, `queue.send(ID)`, `dlq.put(ID)`, `dlq.remove(ID)`, `queue.recover()`, `clock.advance(N)`, `CALL -> crash (injected before the call)` or `... after the call`, or a misuse ending in ` !misuse`",
+        ),
+        (
+            "a DLQ reason",
+            format!(
+                "{dlq}expect:\n  dlq:\n    - {{id: a, body: x, reason: exausted, error: null, attempts: 1, first_attempt_at: 0, failed_at: 0}}\n"
+            ),
+            "unknown value `exausted` (did you mean `exhausted`?), expected one of permanent, exhausted, poison",
+        ),
+        (
+            "a rule id",
+            format!("{dlq}rules: [dlq-consumer/posion]\n"),
+            "unknown rule `dlq-consumer/posion` (did you mean `dlq-consumer/poison`?); `dlqspec rules` lists the rules of dlq-consumer",
+        ),
+        (
+            "a smell id",
+            format!("{dlq}allow: [{{smell: never-deliverd, reason: why}}]\n"),
+            "`never-deliverd` is not a smell id (did you mean `never-delivered`?); the smells are no-rule, unexercised-rule, checks-nothing, duplicate-name, uncovered-rule, never-delivered, unused-outcomes, never-processed, idle-trailing-step, stale-allow",
+        ),
+        (
+            "a contract",
+            "contract: outcome-que\nname: x\n".to_owned(),
+            "unknown contract `outcome-que` (did you mean `outcome-queue`?); expected one of dlq-consumer, outcome-queue",
+        ),
+        (
+            "an outcome written where process's mapping goes",
+            format!("{queue}  - process: okay\n"),
+            "`process` takes a mapping, not a word: `okay` is not an outcome (the nearest valid one is `success`), expected one of success, transient, permanent; write `process: {outcome: success, returns: done}`",
+        ),
+        (
+            "an outcome-queue outcome",
+            format!("{queue}  - process: {{outcome: sucess, returns: done}}\n"),
+            "`sucess` is not an outcome: did you mean `success`? (To check that process(\"sucess\") raises ValueError, write `raises: invalid_argument` instead of `returns`.)",
+        ),
+        (
+            "what process returns",
+            format!("{queue}  - process: {{outcome: success, returns: don}}\n"),
+            "unknown value `don` (did you mean `done`?), expected one of done, retry, dead, none",
+        ),
+        (
+            "a state op",
+            format!("{queue}  - mutate_state: [clr: [quarantine]]\n"),
+            "unknown value `clr` (the nearest valid one is `clear`), expected one of set, delete, append, clear",
+        ),
+        (
+            "a visibility",
+            format!("{dlq}visibility: hiden\n"),
+            "unknown value `hiden` (did you mean `hidden`?), expected one of visible, hidden, after_due_date, after_published",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, text, expected) in &cases {
+        let told = error_of(text);
+        if told != *expected {
+            wrong.push(format!("{what}:\n  told     {told}\n  expected {expected}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
+    let (_dir, path) = temp_spec("broken.yaml", THREE_MISTAKES);
+    let out = tempfile::tempdir().expect("temp dir");
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let told: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter_map(|line| line.trim().split_once("broken.yaml:").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "4:13: unknown field `bdy` (did you mean `body`?), expected one of id, body",
+            "6:7: unknown value `okay` (the nearest valid one is `ok`), expected one of ok, transient, permanent, error, crash",
+            "8:5: unknown value `procss` (did you mean `process`?), expected one of process, recover, restart, advance, send, replay, fault, expect, repeat",
+        ],
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("1 of the 1 specs of --specs is broken"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        !out.path().join("summary.csv").exists(),
+        "no student graded"
+    );
+}
