@@ -221,6 +221,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub fail_fast: bool,
 
+    /// Wall-clock seconds the whole run may take: then no spec starts, the implementation is
+    /// ended, every spec not finished is skipped (`not run: budget`) and the report written.
+    #[arg(long, value_name = "SECS", value_parser = crate::external::launch::parse_timeout)]
+    pub budget: Option<std::time::Duration>,
+
     /// The report format written to stdout, or to --output.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,

@@ -20,6 +20,18 @@ use crate::run::grading::{self, Graded, Status, SuiteSpec};
 /// How long a stopped run may take to end its implementation's processes before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The most of a submission's budget kept back from its run's own (`run --budget`): the run
+/// stops itself that much before grade would stop it, with the time to end its implementation
+/// and write its report. A quarter of the budget when that is less.
+const RUN_MARGIN: Duration = Duration::from_secs(10);
+
+/// The budget a submission's run is given: `budget` less the margin. The run stops itself at
+/// it and reports the specs it finished; grade's own stop at `budget` is the backstop, and a
+/// run it stops is trusted in nothing.
+fn run_budget(budget: Duration) -> Duration {
+    budget - (budget / 4).min(RUN_MARGIN)
+}
+
 /// How often a running submission is checked on.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -452,11 +464,21 @@ fn grade_one(
         None => {
             row.status = Status::Timeout;
             row.note = format!(
-                "stopped after its budget of {}s (--budget)",
+                "stopped after its budget of {}s (--budget); its run did not stop itself, so nothing of it counts",
                 args.budget.as_secs_f64()
             );
         }
         Some(status) => match status.code() {
+            // The run stopped itself at its budget: the specs it finished keep their verdicts.
+            Some(0..=2) if tally.finished && tally.not_run_budget > 0 => {
+                row.status = Status::Timeout;
+                row.note = format!(
+                    "stopped at its budget after {} of {} specs (--budget {}s)",
+                    suite.len() - tally.not_run_budget,
+                    suite.len(),
+                    args.budget.as_secs_f64()
+                );
+            }
             Some(0) if tally.finished && tally.failed == 0 => row.status = Status::Pass,
             Some(0..=2) if tally.finished && !tally.nothing_ran => row.status = Status::Fail,
             Some(0..=2) => {
@@ -595,6 +617,10 @@ fn run_to_end(
         .args(["--format", "json", "--output"])
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
         .args(["--color", "never", "--timeout", &args.timeout])
+        .args([
+            "--budget",
+            &run_budget(args.budget).as_secs_f64().to_string(),
+        ])
         .args(["--memory", &args.memory, "--cpu", &args.cpu])
         .args(["--processes", &args.processes])
         .args(["--sandbox", sandbox_word(args.sandbox)])

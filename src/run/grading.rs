@@ -240,6 +240,9 @@ pub struct ReportTally {
     pub nothing_ran: bool,
     /// The first implementation error, for a broken submission's note.
     pub first_error: Option<String>,
+    /// How many specs of the suite the run's budget kept from finishing
+    /// ([`NOT_RUN_BUDGET`](crate::run::runner::NOT_RUN_BUDGET)).
+    pub not_run_budget: usize,
 }
 
 /// A spec of the suite a class is graded on, as `grade` found it running the suite on the
@@ -289,6 +292,11 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             tally.passed += 1;
         } else if failed {
             tally.failed += 1;
+        }
+        if outcome == "skipped"
+            && event.is_some_and(|e| e["skip_reason"] == crate::run::runner::NOT_RUN_BUDGET)
+        {
+            tally.not_run_budget += 1;
         }
         if let Some(event) = event.filter(|_| outcome != "skipped") {
             reported += 1;

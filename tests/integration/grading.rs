@@ -1399,3 +1399,114 @@ fn the_documented_gradescope_autograder_writes_results_in_every_case() {
         }
     }
 }
+
+/// Three quick specs in the order a run takes them: `late_hang.py` passes the first, fails
+/// the second and hangs on the third.
+const LATE_HANG_SUITE: [&str; 3] = [
+    "specs/dlq-consumer/empty-queue-returns-none.yaml",
+    DEAD_LETTER_SPEC,
+    PASSING_SPEC,
+];
+
+/// tests/hostile/late_hang.py as `dir/NAME`, its forged report naming the suite's specs.
+fn late_hang(dir: &std::path::Path, name: &str) -> String {
+    let source = std::fs::read_to_string(crate::common::root().join("tests/hostile/late_hang.py"))
+        .expect("late_hang.py");
+    let path = dir.join(name);
+    std::fs::write(&path, source.replace("@SPECS@", &LATE_HANG_SUITE.join(","))).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mallory = late_hang(class.path(), "mallory.py");
+    let out = class.path().join("grades");
+    let mut args = vec!["grade"];
+    for spec in LATE_HANG_SUITE {
+        args.extend(["--specs", spec]);
+    }
+    // The hang outlasts any request timeout: only the budget ends it. The run is given 12 of
+    // the 16 seconds, and stops itself then.
+    args.extend(["--budget", "16", "--timeout", "600", "--output"]);
+    args.extend([out.to_str().expect("utf-8"), mallory.as_str()]);
+    let ran = run(&args);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("1 submissions graded: 1 timeout"),
+        "{}",
+        ran.stdout
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let row = &summary["rows"][0];
+    assert_eq!(row["status"], "timeout", "{row}");
+    // The forged report of passes counts for nothing: the run alone wrote the verdicts.
+    assert_eq!(
+        (row["score"].as_f64(), row["max_score"].as_f64()),
+        (Some(1.0), Some(3.0))
+    );
+    assert_eq!(
+        (row["passed"].as_u64(), row["failed"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(
+        row["note"], "stopped at its budget after 2 of 3 specs (--budget 16s)",
+        "{row}"
+    );
+    assert_eq!(row["rules"]["dlq-consumer/empty-queue"], "pass", "{row}");
+    assert_eq!(row["rules"]["dlq-consumer/permanent"], "fail", "{row}");
+    assert_eq!(row["rules"]["dlq-consumer/success"], "fail", "{row}");
+    // Its report is the run's, published beside the scores: the specs it finished, then the
+    // one the budget stopped, not run.
+    let report = std::fs::read_to_string(out.join("mallory.py.jsonl")).expect("its report");
+    let outcomes: Vec<(String, String, String)> = finished(&report)
+        .iter()
+        .map(|e| {
+            let text = |key: &str| e[key].as_str().unwrap_or_default().to_owned();
+            (text("path"), text("outcome"), text("skip_reason"))
+        })
+        .collect();
+    let expected: Vec<(String, String, String)> = [
+        (LATE_HANG_SUITE[0], "passed", ""),
+        (LATE_HANG_SUITE[1], "mismatch", ""),
+        (LATE_HANG_SUITE[2], "skipped", "not run: budget"),
+    ]
+    .iter()
+    .map(|(p, o, r)| ((*p).to_owned(), (*o).to_owned(), (*r).to_owned()))
+    .collect();
+    assert_eq!(outcomes, expected, "{report}");
+    let text = std::fs::read_to_string(out.join("mallory.py.txt")).expect("its human report");
+    assert!(
+        text.contains("note: the run's budget ran out after 2 of its 3 specs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_stopped_at_its_budget_still_writes_valid_gradescope_results() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mallory = late_hang(dir.path(), "mallory.py");
+    let implementation = format!("python:{mallory}");
+    let mut extra = vec!["--budget", "6", "--timeout", "600"];
+    extra.extend(LATE_HANG_SUITE);
+    let (code, results) = graded("gradescope", &implementation, &extra);
+    assert_eq!(code, 1, "{results:#}");
+    assert_valid(
+        &platform_schema("gradescope-results.schema.json"),
+        &results,
+        "stopped at its budget",
+    );
+    assert_eq!(results["score"], 1.0, "{results:#}");
+    let tests = results["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 3, "{results:#}");
+    assert_eq!(tests[2]["score"], 0.0, "{results:#}");
+    assert!(
+        tests[2]["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("not run: budget")),
+        "{results:#}"
+    );
+}
