@@ -176,11 +176,13 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
-    // The class view: each rule's share of the class passing, as summary.html draws it.
+    // The class view: each rule's share of the class passing, and the most common failure
+    // causes, as summary.html shows them.
     let _ = write!(
         crate::report::sanitize::stdout(),
-        "{}",
-        grade_summary::rule_table(&rows)
+        "{}{}",
+        grade_summary::rule_table(&rows),
+        grade_summary::cause_table(&rows)
     );
     verdict(&rows)
 }
@@ -417,6 +419,8 @@ fn grade_one(
         passed: 0,
         failed: suite.len(),
         rules: Default::default(),
+        // Until a run reports them, no spec of the suite ran.
+        specs: grading::tally("", suite).specs,
         took: Duration::ZERO,
         note: String::new(),
         reports: grading::Written::default(),
@@ -460,6 +464,7 @@ fn grade_one(
     row.passed = tally.passed;
     row.failed = tally.failed;
     row.rules = tally.rules;
+    row.specs = tally.specs;
     match ran.ended {
         None => {
             row.status = Status::Timeout;

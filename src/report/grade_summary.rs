@@ -40,6 +40,88 @@ pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
         .collect()
 }
 
+/// How many of the class's most common failure causes the summaries list.
+pub const TOP_CAUSES: usize = 10;
+
+/// A failure cause across the class: the run's one-line cause of a failing spec (as its
+/// "failures by cause" groups them), and whom and what it hit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassCause {
+    pub cause: String,
+    /// How many submissions failed some spec of it.
+    pub submissions: usize,
+    /// How many specs of the suite it failed, in any submission.
+    pub specs: usize,
+    /// How many failures it is: each submission's each spec.
+    pub failures: usize,
+    /// Its first failure, in the class's order: the row, and the spec's path.
+    pub example: (usize, String),
+}
+
+/// The class's most common failure causes, most submissions first (then most failures, then
+/// the order the class first met them), at most [`TOP_CAUSES`].
+pub fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
+    let mut causes: Vec<(ClassCause, BTreeSet<usize>, BTreeSet<&str>)> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        for (path, verdict) in &row.specs {
+            let Some(cause) = &verdict.cause else {
+                continue;
+            };
+            let at = match causes.iter().position(|(c, ..)| c.cause == *cause) {
+                Some(at) => at,
+                None => {
+                    let first = ClassCause {
+                        cause: cause.clone(),
+                        submissions: 0,
+                        specs: 0,
+                        failures: 0,
+                        example: (i, path.clone()),
+                    };
+                    causes.push((first, BTreeSet::new(), BTreeSet::new()));
+                    causes.len() - 1
+                }
+            };
+            let (cause, submissions, specs) = &mut causes[at];
+            submissions.insert(i);
+            specs.insert(path);
+            cause.failures += 1;
+            cause.submissions = submissions.len();
+            cause.specs = specs.len();
+        }
+    }
+    let mut causes: Vec<ClassCause> = causes.into_iter().map(|(cause, ..)| cause).collect();
+    causes.sort_by_key(|c| {
+        (
+            std::cmp::Reverse(c.submissions),
+            std::cmp::Reverse(c.failures),
+        )
+    });
+    causes.truncate(TOP_CAUSES);
+    causes
+}
+
+/// The class's most common failure causes for a terminal: a line each, with an example.
+pub fn cause_table(rows: &[Graded]) -> String {
+    let causes = class_causes(rows);
+    if causes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("most common failure causes:\n");
+    for cause in causes {
+        let (row, spec) = &cause.example;
+        let _ = writeln!(
+            out,
+            "  {:>4} submissions {:>4} specs  {}  (e.g. {}: {})",
+            cause.submissions,
+            cause.specs,
+            sanitize::line(&cause.cause),
+            sanitize::line(&rows[*row].name),
+            sanitize::line(spec)
+        );
+    }
+    out
+}
+
 /// The class view for a terminal: a line per rule, its share of the class passing.
 pub fn rule_table(rows: &[Graded]) -> String {
     let shares = rule_shares(rows);
@@ -178,6 +260,20 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
                 "report": report(row, "txt"),
                 "json_report": report(row, "jsonl"),
                 "rules": rules,
+                "specs": specs_json(row),
+            })
+        })
+        .collect();
+    let causes: Vec<serde_json::Value> = class_causes(all)
+        .into_iter()
+        .map(|cause| {
+            let (row, spec) = &cause.example;
+            json!({
+                "cause": cause.cause,
+                "submissions": cause.submissions,
+                "specs": cause.specs,
+                "failures": cause.failures,
+                "example": {"submission": all[*row].submission, "name": all[*row].name, "spec": spec},
             })
         })
         .collect();
@@ -192,6 +288,7 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
         "version": SUMMARY_VERSION,
         "partition": partition,
         "rules": shares,
+        "causes": causes,
         "rows": rows,
     });
     // Pretty, for a person reading it too; a string never spans lines, so each line can be
@@ -205,9 +302,51 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
     out
 }
 
+/// A row's `specs`: each spec's outcome, and its cause when it failed.
+fn specs_json(row: &Graded) -> serde_json::Value {
+    let specs: serde_json::Map<String, serde_json::Value> = row
+        .specs
+        .iter()
+        .map(|(path, verdict)| {
+            let mut value = json!({"outcome": verdict.outcome});
+            if let Some(cause) = &verdict.cause {
+                value["cause"] = cause.clone().into();
+            }
+            (path.clone(), value)
+        })
+        .collect();
+    specs.into()
+}
+
 /// Sorts the submissions' table by the column whose heading is clicked (again: the other way),
 /// numbers as numbers; the page stays self-contained.
 const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows tr:first-child th').forEach(function (th, col) {\n  th.style.cursor = 'pointer';\n  th.addEventListener('click', function () {\n    var table = document.getElementById('rows');\n    var rows = Array.prototype.slice.call(table.rows, 1);\n    var down = th.dataset.down !== '1';\n    th.dataset.down = down ? '1' : '0';\n    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };\n    rows.sort(function (a, b) { var x = key(a), y = key(b); var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1); return down ? c : -c; });\n    rows.forEach(function (row) { table.tBodies[0].appendChild(row); });\n  });\n});\n</script>\n";
+
+/// The class's most common failure causes, as a table with an example of each (its report
+/// linked when it was written).
+fn causes_html(out: &mut String, rows: &[Graded]) {
+    let causes = class_causes(rows);
+    if causes.is_empty() {
+        return;
+    }
+    out.push_str("<h2>most common failure causes</h2>\n<table class=\"causes\">\n<tr><th>cause</th><th>submissions</th><th>specs</th><th>failures</th><th>for example</th></tr>\n");
+    for cause in causes {
+        let (row, spec) = &cause.example;
+        let row = &rows[*row];
+        let who =
+            report(row, "txt").map_or_else(|| escape(&row.name), |file| link(&file, &row.name));
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{who}: {}</td></tr>",
+            escape(&cause.cause),
+            cause.submissions,
+            cause.specs,
+            cause.failures,
+            escape(spec)
+        );
+    }
+    out.push_str("</table>\n");
+}
 
 pub fn html(rows: &[Graded]) -> String {
     let rules = rules(rows);
@@ -229,7 +368,9 @@ pub fn html(rows: &[Graded]) -> String {
             escape(&rule)
         );
     }
-    out.push_str("</table>\n<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
+    out.push_str("</table>\n");
+    causes_html(&mut out, rows);
+    out.push_str("<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
     out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
     for rule in &rules {
         let _ = write!(out, "<th class=\"rule\">{}</th>", escape(rule));
@@ -265,7 +406,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::run::grading::Written;
+    use crate::run::grading::{SpecVerdict, Written};
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
@@ -277,6 +418,14 @@ mod tests {
             passed: 1,
             failed: 1,
             rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
+            specs: [(
+                "s/a.yaml".to_owned(),
+                SpecVerdict {
+                    outcome: "mismatch".into(),
+                    cause: Some("r/a: a difference at process".into()),
+                },
+            )]
+            .into(),
             took: Duration::from_millis(1500),
             note: String::new(),
             reports: Written {
@@ -353,6 +502,85 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<table id=\"rows\">") && html.contains("addEventListener('click'"));
+    }
+
+    #[test]
+    fn the_class_view_counts_the_most_common_failure_causes() {
+        let verdict = |outcome: &str, cause: Option<&str>| SpecVerdict {
+            outcome: outcome.into(),
+            cause: cause.map(str::to_owned),
+        };
+        let mut alice = row("alice", Status::Pass);
+        alice.specs = [("s/a.yaml".to_owned(), verdict("passed", None))].into();
+        let mut bob = row("bob", Status::Fail);
+        bob.name = "bob".into();
+        bob.specs = [
+            (
+                "s/a.yaml".to_owned(),
+                verdict("mismatch", Some("r/a: late")),
+            ),
+            (
+                "s/b.yaml".to_owned(),
+                verdict("errored", Some("boom \u{1b}")),
+            ),
+            ("s/c.yaml".to_owned(), verdict("not_run", None)),
+        ]
+        .into();
+        let mut carol = row("carol", Status::Fail);
+        carol.name = "carol".into();
+        carol.specs = [
+            (
+                "s/a.yaml".to_owned(),
+                verdict("mismatch", Some("r/a: late")),
+            ),
+            (
+                "s/b.yaml".to_owned(),
+                verdict("mismatch", Some("r/a: late")),
+            ),
+        ]
+        .into();
+        let rows = [alice, bob, carol];
+        let causes = class_causes(&rows);
+        let counted: Vec<(&str, usize, usize, usize)> = causes
+            .iter()
+            .map(|c| (c.cause.as_str(), c.submissions, c.specs, c.failures))
+            .collect();
+        assert_eq!(counted, [("r/a: late", 2, 2, 3), ("boom \u{1b}", 1, 1, 1)]);
+        assert_eq!(causes[0].example, (1, "s/a.yaml".to_owned()));
+        let table = cause_table(&rows);
+        assert_eq!(
+            table,
+            "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n     1 submissions    1 specs  boom \\x1b  (e.g. bob: s/b.yaml)\n"
+        );
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        assert_eq!(json["causes"][0]["cause"], "r/a: late");
+        assert_eq!(json["causes"][0]["failures"], 3);
+        assert_eq!(json["causes"][0]["example"]["name"], "bob");
+        assert_eq!(json["causes"][0]["example"]["spec"], "s/a.yaml");
+        assert_eq!(
+            json["rows"][1]["specs"]["s/c.yaml"],
+            serde_json::json!({"outcome": "not_run"})
+        );
+        let html = html(&rows);
+        assert!(
+            html.contains("<tr><td>r/a: late</td><td>2</td><td>2</td><td>3</td><td><a href=\"bob.txt\">bob</a>: s/a.yaml</td></tr>"),
+            "{html}"
+        );
+        assert!(html.contains("<td>boom \\x1b</td>"), "{html}");
+        // At most the top ten.
+        let many: Vec<Graded> = (0..12)
+            .map(|i| {
+                let mut row = row("x", Status::Fail);
+                row.specs = [(
+                    "s/a.yaml".to_owned(),
+                    verdict("mismatch", Some(&format!("cause {i}"))),
+                )]
+                .into();
+                row
+            })
+            .collect();
+        assert_eq!(class_causes(&many).len(), TOP_CAUSES);
+        assert_eq!(cause_table(&rows[..1]), "");
     }
 
     #[test]

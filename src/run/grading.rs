@@ -16,7 +16,8 @@ pub const SUMMARY_JSON: &str = "summary.json";
 
 /// What `summary.json` says it is, and the version of its layout this build writes and reads.
 pub const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
-pub const SUMMARY_VERSION: u64 = 1;
+/// Version 2 added each row's `specs`, and the class's `causes` and `against`.
+pub const SUMMARY_VERSION: u64 = 2;
 
 /// The most of a `summary.json` read back.
 pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
@@ -60,6 +61,47 @@ pub enum RuleVerdict {
     Fail,
 }
 
+/// What became of one spec of the suite for one submission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecVerdict {
+    /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or [`NOT_RUN`].
+    pub outcome: String,
+    /// Why it failed, in one line (the run's `cause`), when it failed.
+    pub cause: Option<String>,
+}
+
+/// The outcome of a spec the run did not finish: its budget ran out first, or its report
+/// does not mention it (a run that never reported, a run not trusted).
+pub const NOT_RUN: &str = "not_run";
+
+/// The outcomes a run reports (docs/reports.md), and [`NOT_RUN`]: a verdict is one of them.
+pub const OUTCOMES: [&str; 8] = [
+    "passed",
+    "mismatch",
+    "errored",
+    "spec_error",
+    "skipped",
+    "expected_failure",
+    "stale",
+    NOT_RUN,
+];
+
+/// The most of a cause's text kept: one line, whatever the message it came from.
+pub const MAX_CAUSE_BYTES: usize = 300;
+
+/// `text`'s first line, at most [`MAX_CAUSE_BYTES`] of it, `…` where it was cut.
+fn cause_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.len() <= MAX_CAUSE_BYTES {
+        return line.to_owned();
+    }
+    let mut end = MAX_CAUSE_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
 /// One row of the summary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graded {
@@ -73,6 +115,9 @@ pub struct Graded {
     pub passed: usize,
     pub failed: usize,
     pub rules: BTreeMap<String, RuleVerdict>,
+    /// Each spec of the suite's verdict, by path: what a regrade (`--against`) compares and
+    /// the class's causes are counted from.
+    pub specs: BTreeMap<String, SpecVerdict>,
     pub took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub note: String,
@@ -233,6 +278,8 @@ pub struct ReportTally {
     pub passed: usize,
     pub failed: usize,
     pub rules: BTreeMap<String, RuleVerdict>,
+    /// Each spec of the suite's verdict, by path.
+    pub specs: BTreeMap<String, SpecVerdict>,
     /// Whether the run finished (its `run_finished` line is there).
     pub finished: bool,
     /// Whether no spec could run at all: every spec reported errored while the solution was
@@ -293,11 +340,27 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         } else if failed {
             tally.failed += 1;
         }
-        if outcome == "skipped"
-            && event.is_some_and(|e| e["skip_reason"] == crate::run::runner::NOT_RUN_BUDGET)
-        {
+        let budget = outcome == "skipped"
+            && event.is_some_and(|e| e["skip_reason"] == crate::run::runner::NOT_RUN_BUDGET);
+        if budget {
             tally.not_run_budget += 1;
         }
+        let verdict = match outcome {
+            _ if budget => NOT_RUN,
+            known if OUTCOMES.contains(&known) => known,
+            _ => NOT_RUN,
+        };
+        let cause = event
+            .filter(|_| failed && verdict != NOT_RUN)
+            .and_then(|e| e["cause"].as_str())
+            .map(cause_line);
+        tally.specs.insert(
+            spec.path.clone(),
+            SpecVerdict {
+                outcome: verdict.to_owned(),
+                cause,
+            },
+        );
         if let Some(event) = event.filter(|_| outcome != "skipped") {
             reported += 1;
             let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
@@ -442,6 +505,33 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         };
         rules.insert(rule.clone(), verdict);
     }
+    let Some(listed) = row["specs"].as_object() else {
+        return Err("`specs` must be a map of spec path to its verdict".to_owned());
+    };
+    let mut specs = BTreeMap::new();
+    for (path, verdict) in listed {
+        let outcome = verdict["outcome"]
+            .as_str()
+            .filter(|outcome| OUTCOMES.contains(outcome))
+            .ok_or_else(|| {
+                format!(
+                    "spec {path:?}: `outcome` must be one of {}",
+                    OUTCOMES.join(", ")
+                )
+            })?;
+        let cause = match &verdict["cause"] {
+            Value::Null => None,
+            Value::String(cause) => Some(cause_line(cause)),
+            _ => return Err(format!("spec {path:?}: `cause` must be a string or absent")),
+        };
+        specs.insert(
+            path.clone(),
+            SpecVerdict {
+                outcome: outcome.to_owned(),
+                cause,
+            },
+        );
+    }
     Ok(Graded {
         submission: text("submission")?,
         name,
@@ -451,6 +541,7 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         passed: count("passed")?,
         failed: count("failed")?,
         rules,
+        specs,
         took: Duration::try_from_secs_f64(amount("seconds")?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
         note: text("note")?,
@@ -588,6 +679,7 @@ mod tests {
             passed: 1,
             failed: 0,
             rules: BTreeMap::new(),
+            specs: BTreeMap::new(),
             took: Duration::ZERO,
             note: String::new(),
             reports: Written::default(),
@@ -652,11 +744,16 @@ mod tests {
         let lines = [
             r#"{"event":"run_started"}"#,
             r#"{"event":"spec_finished","path":"a.yaml","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
-            r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch","cause":"r/b: late\nmore"}"#,
             r#"{"event":"run_finished"}"#,
         ]
         .join("\n");
         let tally = tally(&lines, &suite);
+        // Each spec's verdict, and a failure's cause in one line.
+        assert_eq!(tally.specs["a.yaml"].outcome, "passed");
+        assert_eq!(tally.specs["a.yaml"].cause, None);
+        assert_eq!(tally.specs["b.yaml"].outcome, "mismatch");
+        assert_eq!(tally.specs["b.yaml"].cause.as_deref(), Some("r/b: late"));
         assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
         assert_eq!((tally.passed, tally.failed), (1, 1));
         assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
@@ -696,6 +793,20 @@ mod tests {
         assert_eq!(tally.rules["r/c"], RuleVerdict::Fail);
         assert_eq!(tally.rules["r/d"], RuleVerdict::Pass);
         assert!(!tally.rules.contains_key("forged"));
+        let outcomes: Vec<&str> = tally.specs.values().map(|v| v.outcome.as_str()).collect();
+        assert_eq!(outcomes, ["passed", "skipped", NOT_RUN, "expected_failure"]);
+        // A spec the budget kept from finishing is not run, and counted.
+        let stopped = r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped","skip_reason":"not run: budget"}"#;
+        let tally = super::tally(stopped, &suite);
+        assert_eq!(
+            (tally.specs["b.yaml"].outcome.as_str(), tally.not_run_budget),
+            (NOT_RUN, 1)
+        );
+        // A long cause is cut, on a character.
+        assert_eq!(
+            cause_line(&"é".repeat(200)).len(),
+            MAX_CAUSE_BYTES + "…".len()
+        );
         // An empty report is no score either, out of the whole suite.
         let tally = super::tally("", &suite);
         assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 4));

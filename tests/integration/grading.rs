@@ -1510,3 +1510,84 @@ fn a_run_stopped_at_its_budget_still_writes_valid_gradescope_results() {
         "{results:#}"
     );
 }
+
+/// `summary.json` of a grade's output folder.
+fn summary_of(out: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+#[test]
+fn the_class_view_lists_the_most_common_failure_causes() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "tests/students/debug_keyerror.py"),
+            ("carol.py", "tests/solutions/dlq_no_poison.py"),
+            ("erin.py", "tests/students/debug_keyerror.py"),
+        ],
+    );
+    let out = class.path().join("grades");
+    let ran = grade_into(&out, &submissions, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    // The cause is the run's own, as its "failures by cause" groups failures.
+    let bobs = std::fs::read_to_string(out.join("bob.py.jsonl")).expect("bob's report");
+    let failing = finished(&bobs)
+        .into_iter()
+        .find(|event| event["path"] == DEAD_LETTER_SPEC)
+        .expect("the dead-letter spec");
+    let cause = failing["cause"].as_str().expect("a failure's cause");
+    assert!(cause.starts_with("dlq-consumer/permanent: "), "{failing}");
+    let summary = summary_of(&out);
+    assert_eq!(summary["version"], 2, "{summary}");
+    let causes = summary["causes"].as_array().expect("causes");
+    assert_eq!(causes.len(), 1, "{summary}");
+    assert_eq!(
+        causes[0],
+        serde_json::json!({
+            "cause": cause, "submissions": 2, "specs": 1, "failures": 2,
+            "example": {"submission": submissions[1], "name": "bob.py", "spec": DEAD_LETTER_SPEC},
+        })
+    );
+    let bob = &summary["rows"][1];
+    assert_eq!(
+        bob["specs"][DEAD_LETTER_SPEC]["outcome"], "mismatch",
+        "{bob}"
+    );
+    assert_eq!(
+        bob["specs"][PASSING_SPEC],
+        serde_json::json!({"outcome": "passed"})
+    );
+    // The terminal and the page say the same.
+    let line = format!("2 submissions    1 specs  {cause}  (e.g. bob.py: {DEAD_LETTER_SPEC})");
+    assert!(
+        ran.stdout.contains("most common failure causes:\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains(&line), "{}", ran.stdout);
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert!(
+        html.contains("<h2>most common failure causes</h2>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            "<td>2</td><td>1</td><td>2</td><td><a href=\"bob.py.txt\">bob.py</a>: {DEAD_LETTER_SPEC}</td>"
+        )),
+        "{html}"
+    );
+    // Merged, the class's causes are counted again from its rows.
+    let merged = class.path().join("merged");
+    let ran = run(&[
+        "grade",
+        "--merge",
+        out.to_str().expect("utf-8"),
+        "--output",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(summary_of(&merged)["causes"], summary["causes"]);
+}
