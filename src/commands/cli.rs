@@ -150,6 +150,12 @@ pub struct GradeArgs {
     #[arg(long, value_name = "PATH", default_value = "specs")]
     pub specs: Vec<PathBuf>,
 
+    /// Compare with an earlier grading: DIR is the --output folder it wrote (only its
+    /// summary.json is read, nothing is written there). Says, per submission, the score
+    /// before and after and which specs changed verdict, and which submissions are new or gone.
+    #[arg(long, value_name = "DIR", conflicts_with = "partition")]
+    pub against: Option<PathBuf>,
+
     /// How many submissions are graded at once [default: the number of CPU cores].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<NonZeroUsize>,

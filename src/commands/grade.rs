@@ -59,6 +59,10 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     super::box_note::tell_for(args.sandbox);
     // The runs' reports come back through descriptors of grade's: no submission may open them.
     crate::external::seal::seal();
+    let earlier = match earlier_grading(&args) {
+        Ok(earlier) => earlier,
+        Err(why) => return usage_error(why),
+    };
     // The suite is judged before any student is: a broken spec would be scored against them.
     let suite = match reference_suite(&args.specs) {
         Ok(suite) => suite,
@@ -162,7 +166,15 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         })
         .collect();
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
-    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref()) {
+    let diff = earlier
+        .as_deref()
+        .map(|earlier| grading::regrade(earlier, &rows));
+    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
+    let against = dir
+        .as_deref()
+        .zip(diff.as_ref())
+        .map(|(dir, diff)| grade_summary::Against { dir, diff });
+    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref(), against.as_ref()) {
         return usage_error(why);
     }
     let share = match &partition {
@@ -184,6 +196,13 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         grade_summary::rule_table(&rows),
         grade_summary::cause_table(&rows)
     );
+    if let Some(against) = &against {
+        let _ = write!(
+            crate::report::sanitize::stdout(),
+            "{}",
+            grade_summary::against_text(&rows, against)
+        );
+    }
     verdict(&rows)
 }
 
@@ -198,17 +217,42 @@ fn verdict(rows: &[Graded]) -> i32 {
 
 /// Writes `summary.csv`, `summary.html` and `summary.json` into `output`, each replacing what
 /// is there (a link planted at one is replaced, never written through).
-fn write_summaries(output: &Path, rows: &[Graded], partition: Option<&str>) -> Result<(), String> {
+fn write_summaries(
+    output: &Path,
+    rows: &[Graded],
+    partition: Option<&str>,
+    against: Option<&grade_summary::Against>,
+) -> Result<(), String> {
     for (file, text) in [
         ("summary.csv", grade_summary::csv(rows)),
-        ("summary.html", grade_summary::html(rows)),
-        (grading::SUMMARY_JSON, grade_summary::json(rows, partition)),
+        ("summary.html", grade_summary::html(rows, against)),
+        (
+            grading::SUMMARY_JSON,
+            grade_summary::json(rows, partition, against),
+        ),
     ] {
         let path = output.join(file);
         crate::files::atomic_file::replace_own(&path, text.as_bytes())
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     }
     Ok(())
+}
+
+/// The earlier grading `--against` names, read before any submission is graded (a wrong
+/// folder is said at once, not after the class); `None` without `--against`. Refused when the
+/// output folder is that folder or inside it: a regrade writes nothing into what it compares.
+fn earlier_grading(args: &GradeArgs) -> Result<Option<Vec<Graded>>, String> {
+    let Some(dir) = &args.against else {
+        return Ok(None);
+    };
+    if grading::is_within(&args.output, dir) {
+        return Err(format!(
+            "--output {} is within --against {}: a regrade writes nothing into the grading it compares with; give another --output folder",
+            args.output.display(),
+            dir.display()
+        ));
+    }
+    grading::read_earlier(dir).map(Some)
 }
 
 /// `grade --merge DIR...`: the shards' rows as one class, their reports copied beside the
@@ -254,10 +298,22 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         shards.push((file, rows));
     }
     let shard_count = shards.len();
+    let earlier = match earlier_grading(args) {
+        Ok(earlier) => earlier,
+        Err(why) => return usage_error(why),
+    };
     let rows = match grading::merge(shards) {
         Ok(rows) => rows,
         Err(why) => return usage_error(why),
     };
+    let diff = earlier
+        .as_deref()
+        .map(|earlier| grading::regrade(earlier, &rows));
+    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
+    let against = dir
+        .as_deref()
+        .zip(diff.as_ref())
+        .map(|(dir, diff)| grade_summary::Against { dir, diff });
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
@@ -275,7 +331,7 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
             }
         }
     }
-    if let Err(why) = write_summaries(&args.output, &rows, None) {
+    if let Err(why) = write_summaries(&args.output, &rows, None, against.as_ref()) {
         return usage_error(why);
     }
     let _ = writeln!(
@@ -285,6 +341,13 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
+    if let Some(against) = &against {
+        let _ = write!(
+            crate::report::sanitize::stdout(),
+            "{}",
+            grade_summary::against_text(&rows, against)
+        );
+    }
     verdict(&rows)
 }
 

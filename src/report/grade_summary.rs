@@ -9,7 +9,215 @@ use serde_json::json;
 
 use super::render::number;
 use super::sanitize;
-use crate::run::grading::{Graded, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Status};
+use crate::run::grading::{
+    Graded, Regrade, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Standing, Status,
+};
+
+/// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
+pub struct Against<'a> {
+    pub dir: &'a str,
+    pub diff: &'a Regrade,
+}
+
+/// How many changed specs the terminal lists under a submission; summary.json and
+/// summary.html list them all.
+const SPECS_SHOWN: usize = 5;
+
+/// `35 -> 86`, and the status when it changed too: `35 -> 86 (fail -> pass)`.
+fn change(before: &Standing, after: &Standing) -> String {
+    let mut text = format!("{} -> {}", number(before.score), number(after.score));
+    if before.status != after.status {
+        let _ = write!(
+            text,
+            " ({} -> {})",
+            before.status.as_str(),
+            after.status.as_str()
+        );
+    }
+    text
+}
+
+/// A spec's outcome in one grading, or `none` when it was not in that grading's suite.
+fn outcome(outcome: &Option<String>) -> &str {
+    outcome.as_deref().unwrap_or("none")
+}
+
+fn standing(row: &Graded) -> Standing {
+    Standing {
+        status: row.status,
+        score: row.score,
+        max_score: row.max_score,
+    }
+}
+
+/// The regrade for a terminal, short: a line per submission that changed (`bob 35 -> 86`)
+/// with its first changed specs under it, then the new and the gone; or `no change`.
+pub fn against_text(rows: &[Graded], against: &Against) -> String {
+    let diff = against.diff;
+    let dir = sanitize::line(against.dir);
+    if diff.no_change() {
+        return format!(
+            "against {dir}: no change ({} submissions)\n",
+            diff.unchanged
+        );
+    }
+    let mut out = format!(
+        "against {dir}: {} changed, {} new, {} gone, {} unchanged\n",
+        diff.changed.len(),
+        diff.new.len(),
+        diff.gone.len(),
+        diff.unchanged
+    );
+    for changed in &diff.changed {
+        let row = &rows[changed.row];
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            sanitize::line(&row.name),
+            change(&changed.before, &standing(row))
+        );
+        for (path, was, is) in changed.specs.iter().take(SPECS_SHOWN) {
+            let _ = writeln!(
+                out,
+                "    {}: {} -> {}",
+                sanitize::line(path),
+                outcome(was),
+                outcome(is)
+            );
+        }
+        if changed.specs.len() > SPECS_SHOWN {
+            let _ = writeln!(
+                out,
+                "    ... and {} more specs changed (summary.json, summary.html)",
+                changed.specs.len() - SPECS_SHOWN
+            );
+        }
+    }
+    for &i in &diff.new {
+        let row = &rows[i];
+        let _ = writeln!(
+            out,
+            "  new: {} {}",
+            sanitize::line(&row.name),
+            number(row.score)
+        );
+    }
+    for (name, _, before) in &diff.gone {
+        let _ = writeln!(
+            out,
+            "  gone: {} (was {})",
+            sanitize::line(name),
+            number(before.score)
+        );
+    }
+    out
+}
+
+/// `summary.json`'s `against`: the whole regrade as data.
+fn against_json(rows: &[Graded], against: &Against) -> serde_json::Value {
+    let brief = |standing: &Standing| json!({"status": standing.status.as_str(), "score": standing.score, "max_score": standing.max_score});
+    let diff = against.diff;
+    let changed: Vec<serde_json::Value> = diff
+        .changed
+        .iter()
+        .map(|changed| {
+            let row = &rows[changed.row];
+            let specs: Vec<serde_json::Value> = changed
+                .specs
+                .iter()
+                .map(|(path, was, is)| json!({"spec": path, "before": was, "after": is}))
+                .collect();
+            json!({
+                "name": row.name,
+                "submission": row.submission,
+                "before": brief(&changed.before),
+                "after": brief(&standing(row)),
+                "specs": specs,
+            })
+        })
+        .collect();
+    let new: Vec<serde_json::Value> = diff
+        .new
+        .iter()
+        .map(|&i| {
+            let row = &rows[i];
+            json!({"name": row.name, "submission": row.submission, "after": brief(&standing(row))})
+        })
+        .collect();
+    let gone: Vec<serde_json::Value> = diff
+        .gone
+        .iter()
+        .map(|(name, submission, before)| {
+            json!({"name": name, "submission": submission, "before": brief(before)})
+        })
+        .collect();
+    json!({
+        "dir": against.dir,
+        "no_change": diff.no_change(),
+        "unchanged": diff.unchanged,
+        "changed": changed,
+        "new": new,
+        "gone": gone,
+    })
+}
+
+/// summary.html's regrade section: a row per submission that changed, is new or is gone.
+fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
+    let diff = against.diff;
+    let _ = writeln!(out, "<h2>against {}</h2>", escape(against.dir));
+    if diff.no_change() {
+        let _ = writeln!(out, "<p>no change ({} submissions)</p>", diff.unchanged);
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<p>{} changed, {} new, {} gone, {} unchanged</p>\n<table class=\"against\">\n<tr><th>submission</th><th>score</th><th>specs whose verdict changed</th></tr>",
+        diff.changed.len(),
+        diff.new.len(),
+        diff.gone.len(),
+        diff.unchanged
+    );
+    for changed in &diff.changed {
+        let row = &rows[changed.row];
+        let specs: Vec<String> = changed
+            .specs
+            .iter()
+            .map(|(path, was, is)| {
+                format!(
+                    "{}: {} -&gt; {}",
+                    escape(path),
+                    escape(outcome(was)),
+                    escape(outcome(is))
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&row.name),
+            escape(&change(&changed.before, &standing(row))),
+            specs.join("<br>")
+        );
+    }
+    for &i in &diff.new {
+        let row = &rows[i];
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>new: {}</td><td></td></tr>",
+            escape(&row.name),
+            number(row.score)
+        );
+    }
+    for (name, _, before) in &diff.gone {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>gone (was {})</td><td></td></tr>",
+            escape(name),
+            number(before.score)
+        );
+    }
+    out.push_str("</table>\n");
+}
 
 /// Every rule any submission's specs cover, sorted.
 fn rules(rows: &[Graded]) -> Vec<String> {
@@ -237,7 +445,7 @@ fn link(href: &str, label: &str) -> String {
 
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
 /// escapes what it must, and `sanitize::json` what a terminal would act on).
-pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
+pub fn json(rows: &[Graded], partition: Option<&str>, against: Option<&Against>) -> String {
     let all = rows;
     let rows: Vec<serde_json::Value> = rows
         .iter()
@@ -289,6 +497,7 @@ pub fn json(rows: &[Graded], partition: Option<&str>) -> String {
         "partition": partition,
         "rules": shares,
         "causes": causes,
+        "against": against.map(|against| against_json(all, against)),
         "rows": rows,
     });
     // Pretty, for a person reading it too; a string never spans lines, so each line can be
@@ -348,7 +557,7 @@ fn causes_html(out: &mut String, rows: &[Graded]) {
     out.push_str("</table>\n");
 }
 
-pub fn html(rows: &[Graded]) -> String {
+pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
     let rules = rules(rows);
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n</style>\n</head>\n<body>\n",
@@ -370,6 +579,9 @@ pub fn html(rows: &[Graded]) -> String {
     }
     out.push_str("</table>\n");
     causes_html(&mut out, rows);
+    if let Some(against) = against {
+        against_html(&mut out, rows, against);
+    }
     out.push_str("<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
     out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
     for rule in &rules {
@@ -448,7 +660,7 @@ mod tests {
 
     #[test]
     fn html_escapes_what_submissions_are_called() {
-        let html = html(&[row("<script>\u{1b}", Status::Timeout)]);
+        let html = html(&[row("<script>\u{1b}", Status::Timeout)], None);
         assert!(html.contains("&lt;script&gt;\\x1b"), "{html}");
         // The page's one script is its own sorting, never the submission's name.
         assert!(html.matches("<script>").count() == 1 && !html.contains('\u{1b}'));
@@ -467,7 +679,7 @@ mod tests {
         text_only.name = "dave".into();
         text_only.reports.json_lines = false;
         let rows = [none, text_only];
-        let html = html(&rows);
+        let html = html(&rows, None);
         assert!(
             !html.contains("n.txt") && !html.contains(".jsonl"),
             "{html}"
@@ -477,7 +689,7 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert!(lines[1].contains(",,,fail"), "{csv}");
         assert!(lines[2].contains(",dave.txt,,fail"), "{csv}");
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
         assert_eq!(json["rows"][0]["report"], serde_json::Value::Null);
         assert_eq!(json["rows"][1]["report"], "dave.txt");
         assert_eq!(json["rows"][1]["json_report"], serde_json::Value::Null);
@@ -493,10 +705,10 @@ mod tests {
         let rows = [alice, bob, carol];
         assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
         assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
         assert_eq!(json["rules"]["r/a"]["passed"], 1);
         assert_eq!(json["rules"]["r/a"]["submissions"], 3);
-        let html = html(&rows);
+        let html = html(&rows, None);
         assert!(
             html.contains("<td>1 / 3</td><td><div class=\"bar\"><div style=\"width:33%\">"),
             "{html}"
@@ -552,7 +764,7 @@ mod tests {
             table,
             "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n     1 submissions    1 specs  boom \\x1b  (e.g. bob: s/b.yaml)\n"
         );
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
         assert_eq!(json["causes"][0]["cause"], "r/a: late");
         assert_eq!(json["causes"][0]["failures"], 3);
         assert_eq!(json["causes"][0]["example"]["name"], "bob");
@@ -561,7 +773,7 @@ mod tests {
             json["rows"][1]["specs"]["s/c.yaml"],
             serde_json::json!({"outcome": "not_run"})
         );
-        let html = html(&rows);
+        let html = html(&rows, None);
         assert!(
             html.contains("<tr><td>r/a: late</td><td>2</td><td>2</td><td>3</td><td><a href=\"bob.txt\">bob</a>: s/a.yaml</td></tr>"),
             "{html}"
@@ -594,7 +806,7 @@ mod tests {
         rows[1].reports = Written::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
-        let text = json(&rows, Some("1/2"));
+        let text = json(&rows, Some("1/2"), None);
         assert!(
             !text.contains('\u{1b}') && text.lines().count() > 10,
             "{text}"

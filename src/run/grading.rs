@@ -422,7 +422,7 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
             .strip_suffix(&format!(" at line {line} column {column}"))
             .unwrap_or(&why);
         format!(
-            "{shown}:{line}:{column}: not a summary: {why}; grade the shard again with `dlqspec grade --output`"
+            "{shown}:{line}:{column}: not a summary: {why}; grade again with `dlqspec grade --output`"
         )
     })?;
     if value["format"] != SUMMARY_FORMAT {
@@ -434,7 +434,7 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
         Some(SUMMARY_VERSION) => {}
         other => {
             return Err(format!(
-                "{shown}: summary version {} is not the {SUMMARY_VERSION} this dlqspec reads; grade the shards and merge them with the same dlqspec",
+                "{shown}: summary version {} is not the {SUMMARY_VERSION} this dlqspec reads; grade, and merge or compare, with the same dlqspec",
                 other.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             ));
         }
@@ -547,6 +547,149 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         note: text("note")?,
         reports,
     })
+}
+
+/// Reads the rows of an earlier grading for `grade --against DIR`: DIR must be a folder
+/// holding the `summary.json` a grade wrote (read as `--merge` reads a shard's: bounded, a
+/// regular file only, its format and version checked). Every error is one sentence saying
+/// what to give instead.
+pub fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "--against {shown} is not a folder: give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+        Err(error) => {
+            return Err(format!(
+                "--against {shown} cannot be read ({error}): give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+    }
+    let file = dir.join(SUMMARY_JSON);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(format!(
+            "--against {shown} holds no {SUMMARY_JSON}: give the folder an earlier `dlqspec grade --output DIR` wrote (whose grading finished)"
+        ));
+    }
+    read_summary(&file).map_err(|why| format!("--against: {why}"))
+}
+
+/// Whether `output` is `dir` or a folder inside it (where neither need exist yet): a regrade
+/// writes nothing into the grading it compares with.
+pub fn is_within(output: &Path, dir: &Path) -> bool {
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    let Ok(mut probe) = std::path::absolute(output) else {
+        return false;
+    };
+    // The nearest folder of `output` that exists, with the rest of the path after it.
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = std::fs::canonicalize(&probe) {
+            let whole = rest
+                .iter()
+                .rev()
+                .fold(found, |path: PathBuf, part| path.join(part));
+            return whole.starts_with(&dir);
+        }
+        match (probe.file_name().map(ToOwned::to_owned), probe.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                probe = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A submission's grading before and after, in brief.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    pub status: Status,
+    pub score: f64,
+    pub max_score: f64,
+}
+
+impl Standing {
+    fn of(row: &Graded) -> Standing {
+        Standing {
+            status: row.status,
+            score: row.score,
+            max_score: row.max_score,
+        }
+    }
+}
+
+/// One submission graded both times whose grading changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    /// Its row in the new grading.
+    pub row: usize,
+    pub before: Standing,
+    /// Each spec whose verdict changed: its path, its outcome before and after (`None`: the
+    /// spec was not in that grading's suite).
+    pub specs: Vec<(String, Option<String>, Option<String>)>,
+}
+
+/// What changed from an earlier grading to this one, submissions matched by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Regrade {
+    pub changed: Vec<Changed>,
+    /// The rows (of the new grading) of submissions the earlier one did not have.
+    pub new: Vec<usize>,
+    /// The earlier rows of submissions this grading does not have, with their standing.
+    pub gone: Vec<(String, String, Standing)>,
+    /// How many submissions were graded both times the same.
+    pub unchanged: usize,
+}
+
+impl Regrade {
+    pub fn no_change(&self) -> bool {
+        self.changed.is_empty() && self.new.is_empty() && self.gone.is_empty()
+    }
+}
+
+/// Compares `after` with `before`, matching submissions by their report name; the changed
+/// and new in `after`'s order, the gone in `before`'s.
+pub fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
+    let earlier: BTreeMap<&str, &Graded> = before.iter().map(|r| (r.name.as_str(), r)).collect();
+    let now: BTreeSet<&str> = after.iter().map(|r| r.name.as_str()).collect();
+    let mut diff = Regrade::default();
+    for (i, row) in after.iter().enumerate() {
+        let Some(old) = earlier.get(row.name.as_str()) else {
+            diff.new.push(i);
+            continue;
+        };
+        let paths: BTreeSet<&String> = old.specs.keys().chain(row.specs.keys()).collect();
+        let specs: Vec<(String, Option<String>, Option<String>)> = paths
+            .into_iter()
+            .filter_map(|path| {
+                let was = old.specs.get(path).map(|v| v.outcome.clone());
+                let is = row.specs.get(path).map(|v| v.outcome.clone());
+                (was != is).then(|| (path.clone(), was, is))
+            })
+            .collect();
+        let before = Standing::of(old);
+        if specs.is_empty() && before == Standing::of(row) {
+            diff.unchanged += 1;
+        } else {
+            diff.changed.push(Changed {
+                row: i,
+                before,
+                specs,
+            });
+        }
+    }
+    diff.gone = before
+        .iter()
+        .filter(|row| !now.contains(row.name.as_str()))
+        .map(|row| (row.name.clone(), row.submission.clone(), Standing::of(row)))
+        .collect();
+    diff
 }
 
 /// The rows of several shards as one class, sorted by [`sort_key`]; refused when a
@@ -715,6 +858,87 @@ mod tests {
             "{error}"
         );
         assert!(!is_report_name("../x") && !is_report_name(".x") && is_report_name("a.py-2"));
+    }
+
+    #[test]
+    fn a_regrade_matches_submissions_by_name_and_lists_each_changed_spec() {
+        let row = |name: &str, score: f64, outcomes: &[(&str, &str)]| Graded {
+            submission: format!("class/{name}"),
+            name: name.into(),
+            status: if score == 2.0 {
+                Status::Pass
+            } else {
+                Status::Fail
+            },
+            score,
+            max_score: 2.0,
+            passed: 0,
+            failed: 0,
+            rules: BTreeMap::new(),
+            specs: outcomes
+                .iter()
+                .map(|(path, outcome)| {
+                    let verdict = SpecVerdict {
+                        outcome: (*outcome).into(),
+                        cause: None,
+                    };
+                    ((*path).to_owned(), verdict)
+                })
+                .collect(),
+            took: Duration::ZERO,
+            note: String::new(),
+            reports: Written::default(),
+        };
+        let before = [
+            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
+            row("bob", 1.0, &[("a", "passed"), ("b", "mismatch")]),
+            row("dave", 0.0, &[("a", "errored")]),
+        ];
+        let after = [
+            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
+            row(
+                "bob",
+                2.0,
+                &[("a", "passed"), ("b", "passed"), ("c", "not_run")],
+            ),
+            row("carol", 1.0, &[("a", "passed")]),
+        ];
+        let diff = regrade(&before, &after);
+        assert_eq!(diff.unchanged, 1);
+        assert_eq!(diff.new, [2]);
+        assert_eq!(diff.gone.len(), 1);
+        assert_eq!(diff.gone[0].0, "dave");
+        assert_eq!(diff.changed.len(), 1);
+        let bob = &diff.changed[0];
+        assert_eq!((bob.row, bob.before.score), (1, 1.0));
+        assert_eq!(
+            bob.specs,
+            [
+                (
+                    "b".to_owned(),
+                    Some("mismatch".into()),
+                    Some("passed".into())
+                ),
+                ("c".to_owned(), None, Some("not_run".into())),
+            ]
+        );
+        assert!(!diff.no_change());
+        assert!(regrade(&after, &after).no_change());
+        // A verdict changed at the same score is a change all the same.
+        let swapped = [row("alice", 2.0, &[("a", "passed"), ("b", "errored")])];
+        assert_eq!(regrade(&before[..1], &swapped).changed.len(), 1);
+    }
+
+    #[test]
+    fn a_regrade_never_writes_within_the_folder_it_compares_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = dir.path().join("grades");
+        std::fs::create_dir(&earlier).unwrap();
+        assert!(is_within(&earlier, &earlier));
+        assert!(is_within(&earlier.join("new/deeper"), &earlier));
+        assert!(is_within(&earlier.join("../grades/x"), &earlier));
+        assert!(!is_within(&dir.path().join("grades-2"), &earlier));
+        assert!(!is_within(dir.path(), &earlier));
     }
 
     #[test]

@@ -1591,3 +1591,144 @@ fn the_class_view_lists_the_most_common_failure_causes() {
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(summary_of(&merged)["causes"], summary["causes"]);
 }
+
+#[test]
+fn a_regrade_against_an_earlier_grading_says_what_changed_or_no_change() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mut submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "tests/students/debug_keyerror.py"),
+            ("dave.py", "tests/students/debug_keyerror.py"),
+        ],
+    );
+    let first = class.path().join("first");
+    let ran = grade_into(&first, &submissions, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let earlier = std::fs::read(first.join("summary.json")).expect("summary.json");
+    let first_arg = first.to_str().expect("utf-8");
+    // The same class again: no change.
+    let again = class.path().join("again");
+    let ran = grade_into(&again, &submissions, &["--against", first_arg]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .ends_with(&format!("against {first_arg}: no change (3 submissions)\n")),
+        "{}",
+        ran.stdout
+    );
+    let summary = summary_of(&again);
+    assert_eq!(summary["against"]["no_change"], true, "{summary}");
+    assert_eq!(summary["against"]["unchanged"], 3, "{summary}");
+    let html = std::fs::read_to_string(again.join("summary.html")).expect("summary.html");
+    assert!(html.contains("<p>no change (3 submissions)</p>"), "{html}");
+    // Bob mends his solution, Dave leaves, Carol comes.
+    std::fs::copy(
+        crate::common::root().join("examples/python/solution.py"),
+        &submissions[1],
+    )
+    .expect("copy");
+    submissions.pop();
+    submissions.extend(class_of(
+        class.path(),
+        &[("carol.py", "tests/students/debug_keyerror.py")],
+    ));
+    let second = class.path().join("second");
+    let ran = grade_into(&second, &submissions, &["--against", first_arg]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let expected = format!(
+        "against {first_arg}: 1 changed, 1 new, 1 gone, 1 unchanged\n  bob.py 1 -> 2 (fail -> pass)\n    {DEAD_LETTER_SPEC}: mismatch -> passed\n  new: carol.py 1\n  gone: dave.py (was 1)\n"
+    );
+    assert!(ran.stdout.ends_with(&expected), "{}", ran.stdout);
+    let against = &summary_of(&second)["against"];
+    assert_eq!(
+        against["changed"],
+        serde_json::json!([{
+            "name": "bob.py",
+            "submission": submissions[1],
+            "before": {"status": "fail", "score": 1.0, "max_score": 2.0},
+            "after": {"status": "pass", "score": 2.0, "max_score": 2.0},
+            "specs": [{"spec": DEAD_LETTER_SPEC, "before": "mismatch", "after": "passed"}],
+        }]),
+        "{against}"
+    );
+    assert_eq!(against["new"][0]["name"], "carol.py", "{against}");
+    assert_eq!(against["gone"][0]["name"], "dave.py", "{against}");
+    assert_eq!(against["no_change"], false, "{against}");
+    let html = std::fs::read_to_string(second.join("summary.html")).expect("summary.html");
+    assert!(
+        html.contains(&format!(
+            "<tr><td>bob.py</td><td>1 -&gt; 2 (fail -&gt; pass)</td><td>{DEAD_LETTER_SPEC}: mismatch -&gt; passed</td></tr>"
+        )),
+        "{html}"
+    );
+    assert!(html.contains("<td>gone (was 1)</td>"), "{html}");
+    // The earlier grading was only read.
+    assert_eq!(
+        std::fs::read(first.join("summary.json")).expect("summary.json"),
+        earlier
+    );
+}
+
+#[test]
+fn a_regrade_against_a_missing_broken_or_own_folder_is_one_clear_error() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let first = class.path().join("first");
+    assert_eq!(grade_into(&first, &submissions, &[]).code, 0);
+    let empty = class.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    let broken = class.path().join("broken");
+    std::fs::create_dir(&broken).expect("mkdir");
+    std::fs::write(broken.join("summary.json"), "{\"format\": ").expect("write");
+    let linked = class.path().join("linked");
+    std::fs::create_dir(&linked).expect("mkdir");
+    std::os::unix::fs::symlink(first.join("summary.json"), linked.join("summary.json"))
+        .expect("link");
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let out = class.path().join("out");
+    for (against, output, says) in [
+        (
+            path(&class.path().join("nowhere")),
+            path(&out),
+            "cannot be read",
+        ),
+        (submissions[0].clone(), path(&out), "is not a folder"),
+        (path(&empty), path(&out), "holds no summary.json"),
+        (
+            path(&broken),
+            path(&out),
+            "summary.json:1:11: not a summary",
+        ),
+        (path(&linked), path(&out), "not a regular file"),
+        (path(&first), path(&first), "is within --against"),
+        (
+            path(&first),
+            path(&first.join("inner")),
+            "is within --against",
+        ),
+    ] {
+        let mut args = vec![
+            "grade",
+            "--specs",
+            PASSING_SPEC,
+            "--output",
+            output.as_str(),
+            "--against",
+            against.as_str(),
+        ];
+        args.push(submissions[0].as_str());
+        let ran = run(&args);
+        assert_eq!(ran.code, 2, "{against}: {}{}", ran.stdout, ran.stderr);
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{against}: {}", ran.stderr);
+        assert!(
+            lines[0].starts_with("error: ") && lines[0].contains(says),
+            "{against}: {}",
+            ran.stderr
+        );
+        // Nothing graded, nothing written.
+        assert!(!out.exists() && !first.join("inner").exists(), "{against}");
+    }
+}
