@@ -927,10 +927,10 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
         ),
         (
             r#"{"format": "dlqspec-grade-summary", "version": 7, "rows": []}"#,
-            "summary version 7 is not the 1 this dlqspec reads",
+            "summary version 7 is not the 2 this dlqspec reads",
         ),
         (
-            r#"{"format": "dlqspec-grade-summary", "version": 1, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
+            r#"{"format": "dlqspec-grade-summary", "version": 2, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
             "rows[0]: `name` \"../../x\" is not a report name",
         ),
         ("[]", "not a dlqspec grade summary"),
