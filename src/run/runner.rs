@@ -342,6 +342,9 @@ pub fn run(
         return Err(RunError::NothingSelected(nothing_selected(config, found)));
     }
     let workers = config.jobs().min(prepared.len()).max(1);
+    // Watched from before the implementation starts: one that hangs while it loads is ended
+    // at the budget too.
+    let budget = config.deadline.map(BudgetWatch::start);
     let mut first = factory.create();
     if let Some(refusal) = nothing_provided(&prepared, first.as_mut()) {
         return Err(RunError::NothingProvided(refusal));
@@ -367,7 +370,6 @@ pub fn run(
             .as_ref()
             .is_some_and(|k| k.lists(report))
     };
-    let budget = config.deadline.map(BudgetWatch::start);
     let out_of_budget = || budget.as_ref().is_some_and(BudgetWatch::ran_out);
     let not_run = |i: usize| {
         let skipped = Outcome::Skipped(NOT_RUN_BUDGET.to_owned());

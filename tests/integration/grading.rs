@@ -1732,3 +1732,34 @@ fn a_regrade_against_a_missing_broken_or_own_folder_is_one_clear_error() {
         assert!(!out.exists() && !first.join("inner").exists(), "{against}");
     }
 }
+
+#[test]
+fn a_solution_that_hangs_while_it_loads_is_ended_at_its_runs_budget() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let slow = class.path().join("slow.py");
+    std::fs::write(&slow, "import time\ntime.sleep(600)\n").expect("write");
+    let out = class.path().join("grades");
+    // Its handshake could wait 600 s: the run, given 9 of the 12 s, ends it at its budget and
+    // reports, before grade would have to stop it (and trust nothing of it).
+    let ran = run(&[
+        "grade",
+        "--specs",
+        PASSING_SPEC,
+        "--budget",
+        "12",
+        "--timeout",
+        "600",
+        "--output",
+        out.to_str().expect("utf-8"),
+        slow.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let row = &summary_of(&out)["rows"][0];
+    assert_eq!(row["status"], "timeout", "{row}");
+    assert_eq!(
+        row["note"], "stopped at its budget after 0 of 1 specs (--budget 12s)",
+        "{row}"
+    );
+    assert_eq!(row["specs"][PASSING_SPEC]["outcome"], "not_run", "{row}");
+    assert_eq!(row["json_report"], "slow.py.jsonl", "{row}");
+}
