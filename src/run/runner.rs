@@ -435,6 +435,7 @@ pub fn run(
 /// process, the one serving a spec included; and goes on ending any started in the moment
 /// between a worker's look at the mark and its start, until the run is over.
 struct BudgetWatch {
+    deadline: Instant,
     spent: Arc<std::sync::atomic::AtomicBool>,
     over: Option<std::sync::mpsc::Sender<()>>,
     watching: Option<std::thread::JoinHandle<()>>,
@@ -468,6 +469,7 @@ impl BudgetWatch {
             });
         match watching {
             Ok(watching) => BudgetWatch {
+                deadline,
                 spent,
                 over: Some(over),
                 watching: Some(watching),
@@ -477,6 +479,7 @@ impl BudgetWatch {
             Err(_) => {
                 spent.store(true, Ordering::SeqCst);
                 BudgetWatch {
+                    deadline,
                     spent,
                     over: None,
                     watching: None,
@@ -485,8 +488,10 @@ impl BudgetWatch {
         }
     }
 
+    /// Whether the budget is spent: by the clock itself, so a worker never waits on the
+    /// watching thread to be scheduled to know it.
     fn ran_out(&self) -> bool {
-        self.spent.load(std::sync::atomic::Ordering::SeqCst)
+        self.spent.load(std::sync::atomic::Ordering::SeqCst) || Instant::now() >= self.deadline
     }
 }
 
