@@ -150,6 +150,12 @@ pub struct GradeArgs {
     #[arg(long, value_name = "PATH", default_value = "specs")]
     pub specs: Vec<PathBuf>,
 
+    /// Compare with an earlier grading: DIR is the --output folder it wrote (only its
+    /// summary.json is read, nothing is written there). Says, per submission, the score
+    /// before and after and which specs changed verdict, and which submissions are new or gone.
+    #[arg(long, value_name = "DIR", conflicts_with = "partition")]
+    pub against: Option<PathBuf>,
+
     /// How many submissions are graded at once [default: the number of CPU cores].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<NonZeroUsize>,
@@ -231,6 +237,11 @@ pub struct RunArgs {
     /// Start no more specs after the first failure; the rest are reported as skipped.
     #[arg(long)]
     pub fail_fast: bool,
+
+    /// Wall-clock seconds the whole run may take: then no spec starts, the implementation is
+    /// ended, every spec not finished is skipped (`not run: budget`) and the report written.
+    #[arg(long, value_name = "SECS", value_parser = crate::external::launch::parse_timeout)]
+    pub budget: Option<std::time::Duration>,
 
     /// The report format written to stdout, or to --output.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]

@@ -20,6 +20,18 @@ use crate::run::grading::{self, Graded, Status, SuiteSpec};
 /// How long a stopped run may take to end its implementation's processes before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The most of a submission's budget kept back from its run's own (`run --budget`): the run
+/// stops itself that much before grade would stop it, with the time to end its implementation
+/// and write its report. A quarter of the budget when that is less.
+const RUN_MARGIN: Duration = Duration::from_secs(10);
+
+/// The budget a submission's run is given: `budget` less the margin. The run stops itself at
+/// it and reports the specs it finished; grade's own stop at `budget` is the backstop, and a
+/// run it stops is trusted in nothing.
+fn run_budget(budget: Duration) -> Duration {
+    budget - (budget / 4).min(RUN_MARGIN)
+}
+
 /// How often a running submission is checked on.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -51,6 +63,10 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     super::box_note::tell_for(args.sandbox);
     // The runs' reports come back through descriptors of grade's: no submission may open them.
     crate::external::seal::seal();
+    let earlier = match earlier_grading(&args) {
+        Ok(earlier) => earlier,
+        Err(why) => return usage_error(why),
+    };
     // The suite is judged before any student is: a broken spec would be scored against them.
     let suite = match reference_suite(&args.specs) {
         Ok(suite) => suite,
@@ -173,7 +189,15 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         })
         .collect();
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
-    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref()) {
+    let diff = earlier
+        .as_deref()
+        .map(|earlier| grading::regrade(earlier, &rows));
+    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
+    let against = dir
+        .as_deref()
+        .zip(diff.as_ref())
+        .map(|(dir, diff)| grade_summary::Against { dir, diff });
+    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref(), against.as_ref()) {
         return usage_error(why);
     }
     let share = match &partition {
@@ -187,12 +211,21 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
-    // The class view: each rule's share of the class passing, as summary.html draws it.
+    // The class view: each rule's share of the class passing, and the most common failure
+    // causes, as summary.html shows them.
     let _ = write!(
         crate::report::sanitize::stdout(),
-        "{}",
-        grade_summary::rule_table(&rows)
+        "{}{}",
+        grade_summary::rule_table(&rows),
+        grade_summary::cause_table(&rows)
     );
+    if let Some(against) = &against {
+        let _ = write!(
+            crate::report::sanitize::stdout(),
+            "{}",
+            grade_summary::against_text(&rows, against)
+        );
+    }
     verdict(&rows)
 }
 
@@ -254,17 +287,42 @@ fn verdict(rows: &[Graded]) -> i32 {
 
 /// Writes `summary.csv`, `summary.html` and `summary.json` into `output`, each replacing what
 /// is there (a link planted at one is replaced, never written through).
-fn write_summaries(output: &Path, rows: &[Graded], partition: Option<&str>) -> Result<(), String> {
+fn write_summaries(
+    output: &Path,
+    rows: &[Graded],
+    partition: Option<&str>,
+    against: Option<&grade_summary::Against>,
+) -> Result<(), String> {
     for (file, text) in [
         ("summary.csv", grade_summary::csv(rows)),
-        ("summary.html", grade_summary::html(rows)),
-        (grading::SUMMARY_JSON, grade_summary::json(rows, partition)),
+        ("summary.html", grade_summary::html(rows, against)),
+        (
+            grading::SUMMARY_JSON,
+            grade_summary::json(rows, partition, against),
+        ),
     ] {
         let path = output.join(file);
         crate::files::atomic_file::replace_own(&path, text.as_bytes())
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     }
     Ok(())
+}
+
+/// The earlier grading `--against` names, read before any submission is graded (a wrong
+/// folder is said at once, not after the class); `None` without `--against`. Refused when the
+/// output folder is that folder or inside it: a regrade writes nothing into what it compares.
+fn earlier_grading(args: &GradeArgs) -> Result<Option<Vec<Graded>>, String> {
+    let Some(dir) = &args.against else {
+        return Ok(None);
+    };
+    if grading::is_within(&args.output, dir) {
+        return Err(format!(
+            "--output {} is within --against {}: a regrade writes nothing into the grading it compares with; give another --output folder",
+            args.output.display(),
+            dir.display()
+        ));
+    }
+    grading::read_earlier(dir).map(Some)
 }
 
 /// `grade --merge DIR...`: the shards' rows as one class, their reports copied beside the
@@ -310,10 +368,22 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         shards.push((file, rows));
     }
     let shard_count = shards.len();
+    let earlier = match earlier_grading(args) {
+        Ok(earlier) => earlier,
+        Err(why) => return usage_error(why),
+    };
     let rows = match grading::merge(shards) {
         Ok(rows) => rows,
         Err(why) => return usage_error(why),
     };
+    let diff = earlier
+        .as_deref()
+        .map(|earlier| grading::regrade(earlier, &rows));
+    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
+    let against = dir
+        .as_deref()
+        .zip(diff.as_ref())
+        .map(|(dir, diff)| grade_summary::Against { dir, diff });
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
@@ -337,7 +407,7 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
             }
         }
     }
-    if let Err(why) = write_summaries(&args.output, &rows, None) {
+    if let Err(why) = write_summaries(&args.output, &rows, None, against.as_ref()) {
         return usage_error(why);
     }
     let _ = writeln!(
@@ -347,6 +417,13 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
+    if let Some(against) = &against {
+        let _ = write!(
+            crate::report::sanitize::stdout(),
+            "{}",
+            grade_summary::against_text(&rows, against)
+        );
+    }
     verdict(&rows)
 }
 
@@ -521,6 +598,8 @@ fn grade_one(
         passed: 0,
         failed: suite.len(),
         rules: Default::default(),
+        // Until a run reports them, no spec of the suite ran.
+        specs: grading::tally("", suite).specs,
         took: Duration::ZERO,
         note: String::new(),
         reports: grading::Written::default(),
@@ -564,15 +643,26 @@ fn grade_one(
     row.passed = tally.passed;
     row.failed = tally.failed;
     row.rules = tally.rules;
+    row.specs = tally.specs;
     match ran.ended {
         None => {
             row.status = Status::Timeout;
             row.note = format!(
-                "stopped after its budget of {}s (--budget)",
+                "stopped after its budget of {}s (--budget); its run did not stop itself, so nothing of it counts",
                 args.budget.as_secs_f64()
             );
         }
         Some(status) => match status.code() {
+            // The run stopped itself at its budget: the specs it finished keep their verdicts.
+            Some(0..=2) if tally.finished && tally.not_run_budget > 0 => {
+                row.status = Status::Timeout;
+                row.note = format!(
+                    "stopped at its budget after {} of {} specs (--budget {}s)",
+                    suite.len() - tally.not_run_budget,
+                    suite.len(),
+                    args.budget.as_secs_f64()
+                );
+            }
             Some(0) if tally.finished && tally.failed == 0 => row.status = Status::Pass,
             Some(0..=2) if tally.finished && !tally.nothing_ran => row.status = Status::Fail,
             Some(0..=2) => {
@@ -655,7 +745,11 @@ fn run_within_budget(
         .args(&args.specs)
         .args(["--impl", &crate::external::entry::implementation(entry)])
         .args(["--format", "json", "--output"])
-        .arg(format!("/proc/self/fd/{REPORT_FD}"));
+        .arg(format!("/proc/self/fd/{REPORT_FD}"))
+        .args([
+            "--budget",
+            &run_budget(args.budget).as_secs_f64().to_string(),
+        ]);
     boxing(&mut command, args);
     let ended = run_to_end(
         command,

@@ -9,6 +9,8 @@ use crate::run::rerun::{self, Rerun, RerunPlan, RunResult};
 use crate::run::runner::{self, Event, Reporter, RunConfig};
 
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
+    // The budget counts from here: loading the specs spends it too.
+    let deadline = args.budget.map(|budget| std::time::Instant::now() + budget);
     // Before any implementation starts: what this run writes its verdict through (its
     // --output, the pipe `grade` handed it) is no implementation's to find or inherit.
     crate::external::seal::seal();
@@ -56,6 +58,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             mode,
             failed: failed_before.clone(),
         },
+        deadline,
     };
     if authoring.list {
         return super::list::list(&config, args.format, &palette);

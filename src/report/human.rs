@@ -299,7 +299,7 @@ impl<W: Write> HumanReporter<W> {
 /// The cause of a failure: a key failures share when they fail the same way, the cause in
 /// one line, and whether it is an implementation that could not start. `None` for what is
 /// not a failure.
-fn cause(outcome: &Outcome, rules: &[String]) -> Option<(String, String, bool)> {
+pub(super) fn cause(outcome: &Outcome, rules: &[String]) -> Option<(String, String, bool)> {
     Some(match outcome {
         Outcome::Mismatch(m) => {
             let rule = m.rule.map_or_else(|| rules.join(", "), |r| r.id.to_owned());

@@ -88,6 +88,10 @@ struct SpecLine<'a> {
     /// The plain-text explanation a person reads, for every outcome but `passed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<String>,
+    /// A failure's cause in one line, as the human report's "failures by cause" groups it:
+    /// `grade` counts the class's failures by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<String>,
     /// What the implementation printed and raised while the spec ran, when it says.
     #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<&'a Captured>,
@@ -184,6 +188,7 @@ fn spec_line(report: &SpecReport) -> SpecLine<'_> {
             Outcome::Passed => None,
             _ => Some(render::details(&report.path, outcome)),
         },
+        cause: super::human::cause(outcome, &report.rules).map(|(_, told, _)| told),
         output: report.output.as_ref(),
     }
 }
@@ -339,6 +344,11 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .starts_with("first difference at step 2 (process) (specs/a.yaml:7:14)\n")
+        );
+        // Its cause as the human report groups failures: the rule and the shape of the miss.
+        assert_eq!(
+            got["cause"], "dlq-consumer/poison: a difference at process",
+            "{got}"
         );
     }
 

@@ -16,7 +16,8 @@ pub const SUMMARY_JSON: &str = "summary.json";
 
 /// What `summary.json` says it is, and the version of its layout this build writes and reads.
 pub const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
-pub const SUMMARY_VERSION: u64 = 1;
+/// Version 2 added each row's `specs`, and the class's `causes` and `against`.
+pub const SUMMARY_VERSION: u64 = 2;
 
 /// The most of a `summary.json` read back.
 pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
@@ -60,6 +61,47 @@ pub enum RuleVerdict {
     Fail,
 }
 
+/// What became of one spec of the suite for one submission.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecVerdict {
+    /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or [`NOT_RUN`].
+    pub outcome: String,
+    /// Why it failed, in one line (the run's `cause`), when it failed.
+    pub cause: Option<String>,
+}
+
+/// The outcome of a spec the run did not finish: its budget ran out first, or its report
+/// does not mention it (a run that never reported, a run not trusted).
+pub const NOT_RUN: &str = "not_run";
+
+/// The outcomes a run reports (docs/reports.md), and [`NOT_RUN`]: a verdict is one of them.
+pub const OUTCOMES: [&str; 8] = [
+    "passed",
+    "mismatch",
+    "errored",
+    "spec_error",
+    "skipped",
+    "expected_failure",
+    "stale",
+    NOT_RUN,
+];
+
+/// The most of a cause's text kept: one line, whatever the message it came from.
+pub const MAX_CAUSE_BYTES: usize = 300;
+
+/// `text`'s first line, at most [`MAX_CAUSE_BYTES`] of it, `…` where it was cut.
+fn cause_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.len() <= MAX_CAUSE_BYTES {
+        return line.to_owned();
+    }
+    let mut end = MAX_CAUSE_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
 /// One row of the summary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graded {
@@ -73,6 +115,9 @@ pub struct Graded {
     pub passed: usize,
     pub failed: usize,
     pub rules: BTreeMap<String, RuleVerdict>,
+    /// Each spec of the suite's verdict, by path: what a regrade (`--against`) compares and
+    /// the class's causes are counted from.
+    pub specs: BTreeMap<String, SpecVerdict>,
     pub took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub note: String,
@@ -289,6 +334,8 @@ pub struct ReportTally {
     pub passed: usize,
     pub failed: usize,
     pub rules: BTreeMap<String, RuleVerdict>,
+    /// Each spec of the suite's verdict, by path.
+    pub specs: BTreeMap<String, SpecVerdict>,
     /// Whether the run finished (its `run_finished` line is there).
     pub finished: bool,
     /// Whether no spec could run at all: every spec reported errored while the solution was
@@ -296,6 +343,9 @@ pub struct ReportTally {
     pub nothing_ran: bool,
     /// The first implementation error, for a broken submission's note.
     pub first_error: Option<String>,
+    /// How many specs of the suite the run's budget kept from finishing
+    /// ([`NOT_RUN_BUDGET`](crate::run::runner::NOT_RUN_BUDGET)).
+    pub not_run_budget: usize,
 }
 
 /// A spec of the suite a class is graded on, as `grade` found it running the suite on the
@@ -346,6 +396,27 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         } else if failed {
             tally.failed += 1;
         }
+        let budget = outcome == "skipped"
+            && event.is_some_and(|e| e["skip_reason"] == crate::run::runner::NOT_RUN_BUDGET);
+        if budget {
+            tally.not_run_budget += 1;
+        }
+        let verdict = match outcome {
+            _ if budget => NOT_RUN,
+            known if OUTCOMES.contains(&known) => known,
+            _ => NOT_RUN,
+        };
+        let cause = event
+            .filter(|_| failed && verdict != NOT_RUN)
+            .and_then(|e| e["cause"].as_str())
+            .map(cause_line);
+        tally.specs.insert(
+            spec.path.clone(),
+            SpecVerdict {
+                outcome: verdict.to_owned(),
+                cause,
+            },
+        );
         if let Some(event) = event.filter(|_| outcome != "skipped") {
             reported += 1;
             let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
@@ -407,7 +478,7 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
             .strip_suffix(&format!(" at line {line} column {column}"))
             .unwrap_or(&why);
         format!(
-            "{shown}:{line}:{column}: not a summary: {why}; grade the shard again with `dlqspec grade --output`"
+            "{shown}:{line}:{column}: not a summary: {why}; grade again with `dlqspec grade --output`"
         )
     })?;
     if value["format"] != SUMMARY_FORMAT {
@@ -419,7 +490,7 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
         Some(SUMMARY_VERSION) => {}
         other => {
             return Err(format!(
-                "{shown}: summary version {} is not the {SUMMARY_VERSION} this dlqspec reads; grade the shards and merge them with the same dlqspec",
+                "{shown}: summary version {} is not the {SUMMARY_VERSION} this dlqspec reads; grade, and merge or compare, with the same dlqspec",
                 other.map_or_else(|| "(none)".to_owned(), |v| v.to_string())
             ));
         }
@@ -505,6 +576,33 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         };
         rules.insert(rule.clone(), verdict);
     }
+    let Some(listed) = row["specs"].as_object() else {
+        return Err("`specs` must be a map of spec path to its verdict".to_owned());
+    };
+    let mut specs = BTreeMap::new();
+    for (path, verdict) in listed {
+        let outcome = verdict["outcome"]
+            .as_str()
+            .filter(|outcome| OUTCOMES.contains(outcome))
+            .ok_or_else(|| {
+                format!(
+                    "spec {path:?}: `outcome` must be one of {}",
+                    OUTCOMES.join(", ")
+                )
+            })?;
+        let cause = match &verdict["cause"] {
+            Value::Null => None,
+            Value::String(cause) => Some(cause_line(cause)),
+            _ => return Err(format!("spec {path:?}: `cause` must be a string or absent")),
+        };
+        specs.insert(
+            path.clone(),
+            SpecVerdict {
+                outcome: outcome.to_owned(),
+                cause,
+            },
+        );
+    }
     Ok(Graded {
         submission: text("submission")?,
         name,
@@ -514,11 +612,155 @@ fn summary_row(row: &Value) -> Result<Graded, String> {
         passed: count("passed")?,
         failed: count("failed")?,
         rules,
+        specs,
         took: Duration::try_from_secs_f64(amount("seconds")?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
         note: text("note")?,
         reports,
     })
+}
+
+/// Reads the rows of an earlier grading for `grade --against DIR`: DIR must be a folder
+/// holding the `summary.json` a grade wrote (read as `--merge` reads a shard's: bounded, a
+/// regular file only, its format and version checked). Every error is one sentence saying
+/// what to give instead.
+pub fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "--against {shown} is not a folder: give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+        Err(error) => {
+            return Err(format!(
+                "--against {shown} cannot be read ({error}): give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+    }
+    let file = dir.join(SUMMARY_JSON);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(format!(
+            "--against {shown} holds no {SUMMARY_JSON}: give the folder an earlier `dlqspec grade --output DIR` wrote (whose grading finished)"
+        ));
+    }
+    read_summary(&file).map_err(|why| format!("--against: {why}"))
+}
+
+/// Whether `output` is `dir` or a folder inside it (where neither need exist yet): a regrade
+/// writes nothing into the grading it compares with.
+pub fn is_within(output: &Path, dir: &Path) -> bool {
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    let Ok(mut probe) = std::path::absolute(output) else {
+        return false;
+    };
+    // The nearest folder of `output` that exists, with the rest of the path after it.
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = std::fs::canonicalize(&probe) {
+            let whole = rest
+                .iter()
+                .rev()
+                .fold(found, |path: PathBuf, part| path.join(part));
+            return whole.starts_with(&dir);
+        }
+        match (probe.file_name().map(ToOwned::to_owned), probe.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                probe = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A submission's grading before and after, in brief.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    pub status: Status,
+    pub score: f64,
+    pub max_score: f64,
+}
+
+impl Standing {
+    fn of(row: &Graded) -> Standing {
+        Standing {
+            status: row.status,
+            score: row.score,
+            max_score: row.max_score,
+        }
+    }
+}
+
+/// One submission graded both times whose grading changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    /// Its row in the new grading.
+    pub row: usize,
+    pub before: Standing,
+    /// Each spec whose verdict changed: its path, its outcome before and after (`None`: the
+    /// spec was not in that grading's suite).
+    pub specs: Vec<(String, Option<String>, Option<String>)>,
+}
+
+/// What changed from an earlier grading to this one, submissions matched by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Regrade {
+    pub changed: Vec<Changed>,
+    /// The rows (of the new grading) of submissions the earlier one did not have.
+    pub new: Vec<usize>,
+    /// The earlier rows of submissions this grading does not have, with their standing.
+    pub gone: Vec<(String, String, Standing)>,
+    /// How many submissions were graded both times the same.
+    pub unchanged: usize,
+}
+
+impl Regrade {
+    pub fn no_change(&self) -> bool {
+        self.changed.is_empty() && self.new.is_empty() && self.gone.is_empty()
+    }
+}
+
+/// Compares `after` with `before`, matching submissions by their report name; the changed
+/// and new in `after`'s order, the gone in `before`'s.
+pub fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
+    let earlier: BTreeMap<&str, &Graded> = before.iter().map(|r| (r.name.as_str(), r)).collect();
+    let now: BTreeSet<&str> = after.iter().map(|r| r.name.as_str()).collect();
+    let mut diff = Regrade::default();
+    for (i, row) in after.iter().enumerate() {
+        let Some(old) = earlier.get(row.name.as_str()) else {
+            diff.new.push(i);
+            continue;
+        };
+        let paths: BTreeSet<&String> = old.specs.keys().chain(row.specs.keys()).collect();
+        let specs: Vec<(String, Option<String>, Option<String>)> = paths
+            .into_iter()
+            .filter_map(|path| {
+                let was = old.specs.get(path).map(|v| v.outcome.clone());
+                let is = row.specs.get(path).map(|v| v.outcome.clone());
+                (was != is).then(|| (path.clone(), was, is))
+            })
+            .collect();
+        let before = Standing::of(old);
+        if specs.is_empty() && before == Standing::of(row) {
+            diff.unchanged += 1;
+        } else {
+            diff.changed.push(Changed {
+                row: i,
+                before,
+                specs,
+            });
+        }
+    }
+    diff.gone = before
+        .iter()
+        .filter(|row| !now.contains(row.name.as_str()))
+        .map(|row| (row.name.clone(), row.submission.clone(), Standing::of(row)))
+        .collect();
+    diff
 }
 
 /// The rows of several shards as one class, sorted by [`sort_key`]; refused when a
@@ -651,6 +893,7 @@ mod tests {
             passed: 1,
             failed: 0,
             rules: BTreeMap::new(),
+            specs: BTreeMap::new(),
             took: Duration::ZERO,
             note: String::new(),
             reports: Written::default(),
@@ -689,6 +932,87 @@ mod tests {
     }
 
     #[test]
+    fn a_regrade_matches_submissions_by_name_and_lists_each_changed_spec() {
+        let row = |name: &str, score: f64, outcomes: &[(&str, &str)]| Graded {
+            submission: format!("class/{name}"),
+            name: name.into(),
+            status: if score == 2.0 {
+                Status::Pass
+            } else {
+                Status::Fail
+            },
+            score,
+            max_score: 2.0,
+            passed: 0,
+            failed: 0,
+            rules: BTreeMap::new(),
+            specs: outcomes
+                .iter()
+                .map(|(path, outcome)| {
+                    let verdict = SpecVerdict {
+                        outcome: (*outcome).into(),
+                        cause: None,
+                    };
+                    ((*path).to_owned(), verdict)
+                })
+                .collect(),
+            took: Duration::ZERO,
+            note: String::new(),
+            reports: Written::default(),
+        };
+        let before = [
+            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
+            row("bob", 1.0, &[("a", "passed"), ("b", "mismatch")]),
+            row("dave", 0.0, &[("a", "errored")]),
+        ];
+        let after = [
+            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
+            row(
+                "bob",
+                2.0,
+                &[("a", "passed"), ("b", "passed"), ("c", "not_run")],
+            ),
+            row("carol", 1.0, &[("a", "passed")]),
+        ];
+        let diff = regrade(&before, &after);
+        assert_eq!(diff.unchanged, 1);
+        assert_eq!(diff.new, [2]);
+        assert_eq!(diff.gone.len(), 1);
+        assert_eq!(diff.gone[0].0, "dave");
+        assert_eq!(diff.changed.len(), 1);
+        let bob = &diff.changed[0];
+        assert_eq!((bob.row, bob.before.score), (1, 1.0));
+        assert_eq!(
+            bob.specs,
+            [
+                (
+                    "b".to_owned(),
+                    Some("mismatch".into()),
+                    Some("passed".into())
+                ),
+                ("c".to_owned(), None, Some("not_run".into())),
+            ]
+        );
+        assert!(!diff.no_change());
+        assert!(regrade(&after, &after).no_change());
+        // A verdict changed at the same score is a change all the same.
+        let swapped = [row("alice", 2.0, &[("a", "passed"), ("b", "errored")])];
+        assert_eq!(regrade(&before[..1], &swapped).changed.len(), 1);
+    }
+
+    #[test]
+    fn a_regrade_never_writes_within_the_folder_it_compares_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = dir.path().join("grades");
+        std::fs::create_dir(&earlier).unwrap();
+        assert!(is_within(&earlier, &earlier));
+        assert!(is_within(&earlier.join("new/deeper"), &earlier));
+        assert!(is_within(&earlier.join("../grades/x"), &earlier));
+        assert!(!is_within(&dir.path().join("grades-2"), &earlier));
+        assert!(!is_within(dir.path(), &earlier));
+    }
+
+    #[test]
     fn report_names_are_safe_and_unique() {
         let names = report_names(&[
             PathBuf::from("a/alice.py"),
@@ -715,11 +1039,16 @@ mod tests {
         let lines = [
             r#"{"event":"run_started"}"#,
             r#"{"event":"spec_finished","path":"a.yaml","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
-            r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch","cause":"r/b: late\nmore"}"#,
             r#"{"event":"run_finished"}"#,
         ]
         .join("\n");
         let tally = tally(&lines, &suite);
+        // Each spec's verdict, and a failure's cause in one line.
+        assert_eq!(tally.specs["a.yaml"].outcome, "passed");
+        assert_eq!(tally.specs["a.yaml"].cause, None);
+        assert_eq!(tally.specs["b.yaml"].outcome, "mismatch");
+        assert_eq!(tally.specs["b.yaml"].cause.as_deref(), Some("r/b: late"));
         assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
         assert_eq!((tally.passed, tally.failed), (1, 1));
         assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
@@ -759,6 +1088,20 @@ mod tests {
         assert_eq!(tally.rules["r/c"], RuleVerdict::Fail);
         assert_eq!(tally.rules["r/d"], RuleVerdict::Pass);
         assert!(!tally.rules.contains_key("forged"));
+        let outcomes: Vec<&str> = tally.specs.values().map(|v| v.outcome.as_str()).collect();
+        assert_eq!(outcomes, ["passed", "skipped", NOT_RUN, "expected_failure"]);
+        // A spec the budget kept from finishing is not run, and counted.
+        let stopped = r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped","skip_reason":"not run: budget"}"#;
+        let tally = super::tally(stopped, &suite);
+        assert_eq!(
+            (tally.specs["b.yaml"].outcome.as_str(), tally.not_run_budget),
+            (NOT_RUN, 1)
+        );
+        // A long cause is cut, on a character.
+        assert_eq!(
+            cause_line(&"é".repeat(200)).len(),
+            MAX_CAUSE_BYTES + "…".len()
+        );
         // An empty report is no score either, out of the whole suite.
         let tally = super::tally("", &suite);
         assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 4));

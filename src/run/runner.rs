@@ -47,6 +47,9 @@ pub struct RunConfig {
     pub known_failures: Option<KnownFailures>,
     /// Which of the selected specs run first, or at all, from the failures last recorded.
     pub rerun: RerunPlan,
+    /// When the run's budget (`--budget`) runs out: from then on no spec starts, the
+    /// implementation is ended, and every spec not finished is skipped as [`NOT_RUN_BUDGET`].
+    pub deadline: Option<Instant>,
 }
 
 impl RunConfig {
@@ -61,6 +64,10 @@ impl RunConfig {
 
 /// Why specs that `--fail-fast` kept from running are skipped.
 pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
+
+/// Why specs not finished when the run's budget ran out are skipped: those never started,
+/// and the one running then (its implementation was ended under it, so its end says nothing).
+pub const NOT_RUN_BUDGET: &str = "not run: budget";
 
 /// The result of one spec.
 #[derive(Debug, Clone)]
@@ -95,6 +102,8 @@ pub struct Summary {
     /// What the run has to say about how it chose its specs (e.g. `--last-failed` found
     /// none recorded), for the command to tell.
     pub notes: Vec<String>,
+    /// How many of the skipped specs the budget kept from finishing ([`NOT_RUN_BUDGET`]).
+    pub not_run_budget: usize,
 }
 
 impl Summary {
@@ -121,7 +130,8 @@ impl Summary {
     pub fn exit_code(&self) -> i32 {
         if self.spec_errors > 0 {
             exit::SPEC_OR_USAGE_ERROR
-        } else if self.failed() > 0 {
+        } else if self.failed() > 0 || self.not_run_budget > 0 {
+            // A run its budget stopped checked less than it was asked to: no pass.
             exit::FAILED
         } else {
             exit::PASSED
@@ -394,6 +404,9 @@ pub fn run(
         return Err(RunError::NothingSelected(nothing_selected(config, found)));
     }
     let workers = config.jobs().min(prepared.len()).max(1);
+    // Watched from before the implementation starts: one that hangs while it loads is ended
+    // at the budget too.
+    let budget = config.deadline.map(BudgetWatch::start);
     let first = factory.create();
     let info = first.info();
     let judge = |i: usize| match &prepared[i].1 {
@@ -425,6 +438,7 @@ pub fn run(
             workers,
             factory,
             &judged,
+            budget,
             reporter,
             started,
         );
@@ -444,6 +458,7 @@ fn run_all(
     workers: usize,
     factory: &dyn ImplementationFactory,
     judged: &(dyn Fn(&mut Box<dyn Implementation + Send>, usize) -> SpecReport + Sync),
+    budget: Option<BudgetWatch>,
     reporter: &mut dyn Reporter,
     started: Instant,
 ) -> Result<Summary, RunError> {
@@ -470,26 +485,138 @@ fn run_all(
             .as_ref()
             .is_some_and(|k| k.lists(report))
     };
+    let out_of_budget = || budget.as_ref().is_some_and(BudgetWatch::ran_out);
+    let not_run = |i: usize| {
+        let skipped = Outcome::Skipped(NOT_RUN_BUDGET.to_owned());
+        spec_report(&prepared[i], skipped, Duration::ZERO)
+    };
+    // Why the specs never started were not: the first reason to stop, fail-fast or budget.
+    let stopped_by = std::sync::OnceLock::new();
     parallel::run_in_order(
         prepared.len(),
         implementations,
-        judged,
-        &|report: &SpecReport| config.fail_fast && report.outcome.is_failure() && !listed(report),
+        &|implementation, i| {
+            if out_of_budget() {
+                return not_run(i);
+            }
+            let report = judged(implementation, i);
+            // Finished after the budget ran out: its implementation may have been ended under
+            // it, so what it says is no verdict.
+            if out_of_budget() { not_run(i) } else { report }
+        },
+        &|report: &SpecReport| {
+            if config.fail_fast && report.outcome.is_failure() && !listed(report) {
+                stopped_by.get_or_init(|| NOT_RUN_FAIL_FAST);
+                true
+            } else if out_of_budget() {
+                stopped_by.get_or_init(|| NOT_RUN_BUDGET);
+                true
+            } else {
+                false
+            }
+        },
         &mut |i, report| {
             let mut report = report.unwrap_or_else(|| {
-                let skipped = Outcome::Skipped(NOT_RUN_FAIL_FAST.to_owned());
+                let reason = stopped_by.get().copied().unwrap_or(NOT_RUN_FAIL_FAST);
+                let skipped = Outcome::Skipped(reason.to_owned());
                 spec_report(&prepared[i], skipped, Duration::ZERO)
             });
             if let Some(expected) = &mut expected {
                 expected.apply(i, &mut report);
             }
+            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_BUDGET) {
+                summary.not_run_budget += 1;
+            }
             summary.add(&report.outcome);
             reporter.event(&Event::Finished(&report));
         },
     );
+    drop(budget);
+    if summary.not_run_budget > 0 {
+        let total = prepared.len();
+        summary.notes.push(format!(
+            "the run's budget ran out after {} of its {total} specs; {} not run",
+            total - summary.not_run_budget,
+            summary.not_run_budget
+        ));
+    }
     summary.duration = started.elapsed();
     reporter.event(&Event::Done(&summary));
     Ok(summary)
+}
+
+/// Watches a run's deadline from a thread of its own: when it comes, marks the budget spent
+/// (so no spec starts, and none finishing from then on counts), then ends every implementation
+/// process, the one serving a spec included; and goes on ending any started in the moment
+/// between a worker's look at the mark and its start, until the run is over.
+struct BudgetWatch {
+    deadline: Instant,
+    spent: Arc<std::sync::atomic::AtomicBool>,
+    over: Option<std::sync::mpsc::Sender<()>>,
+    watching: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How often, once the budget is spent, implementation processes are looked for and ended.
+const BUDGET_SWEEP: Duration = Duration::from_millis(50);
+
+impl BudgetWatch {
+    fn start(deadline: Instant) -> BudgetWatch {
+        use std::sync::atomic::Ordering;
+        let spent = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (over, run_over) = std::sync::mpsc::channel::<()>();
+        let flag = Arc::clone(&spent);
+        let watching = std::thread::Builder::new()
+            .name("dlqspec-budget".into())
+            .spawn(move || {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if run_over.recv_timeout(left) != Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    return;
+                }
+                flag.store(true, Ordering::SeqCst);
+                loop {
+                    crate::external::children::kill_everything();
+                    if run_over.recv_timeout(BUDGET_SWEEP)
+                        != Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                    {
+                        return;
+                    }
+                }
+            });
+        match watching {
+            Ok(watching) => BudgetWatch {
+                deadline,
+                spent,
+                over: Some(over),
+                watching: Some(watching),
+            },
+            // No thread to watch the clock: the budget is spent now, so the run ends at once
+            // rather than past its budget.
+            Err(_) => {
+                spent.store(true, Ordering::SeqCst);
+                BudgetWatch {
+                    deadline,
+                    spent,
+                    over: None,
+                    watching: None,
+                }
+            }
+        }
+    }
+
+    /// Whether the budget is spent: by the clock itself, so a worker never waits on the
+    /// watching thread to be scheduled to know it.
+    fn ran_out(&self) -> bool {
+        self.spent.load(std::sync::atomic::Ordering::SeqCst) || Instant::now() >= self.deadline
+    }
+}
+
+impl Drop for BudgetWatch {
+    fn drop(&mut self) {
+        drop(self.over.take());
+        if let Some(watching) = self.watching.take() {
+            let _ = watching.join();
+        }
+    }
 }
 
 /// Why nothing was selected, in one line.
@@ -767,6 +894,41 @@ mod tests {
                 "{jobs} jobs"
             );
         }
+    }
+
+    #[test]
+    fn a_spent_budget_runs_nothing_and_says_every_spec_not_run() {
+        let dir = suite(&[("a.yaml", PASSING), ("b.yaml", PASSING)]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            jobs: NonZeroUsize::new(1),
+            deadline: Some(Instant::now()),
+            ..RunConfig::default()
+        };
+        let (collect, _) = run_counting(&config);
+        assert_eq!(
+            collect.finished,
+            [
+                ("a.yaml".to_owned(), OutcomeKind::Skipped),
+                ("b.yaml".to_owned(), OutcomeKind::Skipped),
+            ]
+        );
+        let summary = collect.done.unwrap();
+        assert_eq!((summary.not_run_budget, summary.skipped), (2, 2));
+        // A run its budget stopped is no pass, though nothing failed.
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        assert_eq!(
+            summary.notes,
+            ["the run's budget ran out after 0 of its 2 specs; 2 not run"]
+        );
+        // A budget not spent changes nothing.
+        let config = RunConfig {
+            deadline: Some(Instant::now() + Duration::from_secs(3600)),
+            ..config
+        };
+        let summary = run_counting(&config).0.done.unwrap();
+        assert_eq!((summary.passed, summary.not_run_budget), (2, 0));
+        assert_eq!(summary.exit_code(), exit::PASSED);
     }
 
     #[test]

@@ -939,10 +939,10 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
         ),
         (
             r#"{"format": "dlqspec-grade-summary", "version": 7, "rows": []}"#,
-            "summary version 7 is not the 1 this dlqspec reads",
+            "summary version 7 is not the 2 this dlqspec reads",
         ),
         (
-            r#"{"format": "dlqspec-grade-summary", "version": 1, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
+            r#"{"format": "dlqspec-grade-summary", "version": 2, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
             "rows[0]: `name` \"../../x\" is not a report name",
         ),
         ("[]", "not a dlqspec grade summary"),
@@ -1410,6 +1410,370 @@ fn the_documented_gradescope_autograder_writes_results_in_every_case() {
             _ => assert!(value["tests"].is_array(), "{value}"),
         }
     }
+}
+
+/// Three quick specs in the order a run takes them: `late_hang.py` passes the first, fails
+/// the second and hangs on the third.
+const LATE_HANG_SUITE: [&str; 3] = [
+    "specs/dlq-consumer/empty-queue-returns-none.yaml",
+    DEAD_LETTER_SPEC,
+    PASSING_SPEC,
+];
+
+/// tests/hostile/late_hang.py as `dir/NAME`, its forged report naming the suite's specs.
+fn late_hang(dir: &std::path::Path, name: &str) -> String {
+    let source = std::fs::read_to_string(crate::common::root().join("tests/hostile/late_hang.py"))
+        .expect("late_hang.py");
+    let path = dir.join(name);
+    std::fs::write(&path, source.replace("@SPECS@", &LATE_HANG_SUITE.join(","))).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mallory = late_hang(class.path(), "mallory.py");
+    let out = class.path().join("grades");
+    let mut args = vec!["grade"];
+    for spec in LATE_HANG_SUITE {
+        args.extend(["--specs", spec]);
+    }
+    // The hang outlasts any request timeout: only the budget ends it. The run is given 12 of
+    // the 16 seconds, and stops itself then.
+    args.extend(["--budget", "16", "--timeout", "600", "--output"]);
+    args.extend([out.to_str().expect("utf-8"), mallory.as_str()]);
+    let ran = run(&args);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("1 submissions graded: 1 timeout"),
+        "{}",
+        ran.stdout
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let row = &summary["rows"][0];
+    assert_eq!(row["status"], "timeout", "{row}");
+    // The forged report of passes counts for nothing: the run alone wrote the verdicts.
+    assert_eq!(
+        (row["score"].as_f64(), row["max_score"].as_f64()),
+        (Some(1.0), Some(3.0))
+    );
+    assert_eq!(
+        (row["passed"].as_u64(), row["failed"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(
+        row["note"], "stopped at its budget after 2 of 3 specs (--budget 16s)",
+        "{row}"
+    );
+    assert_eq!(row["rules"]["dlq-consumer/empty-queue"], "pass", "{row}");
+    assert_eq!(row["rules"]["dlq-consumer/permanent"], "fail", "{row}");
+    assert_eq!(row["rules"]["dlq-consumer/success"], "fail", "{row}");
+    // Its report is the run's, published beside the scores: the specs it finished, then the
+    // one the budget stopped, not run.
+    let report = std::fs::read_to_string(out.join("mallory.py.jsonl")).expect("its report");
+    let outcomes: Vec<(String, String, String)> = finished(&report)
+        .iter()
+        .map(|e| {
+            let text = |key: &str| e[key].as_str().unwrap_or_default().to_owned();
+            (text("path"), text("outcome"), text("skip_reason"))
+        })
+        .collect();
+    let expected: Vec<(String, String, String)> = [
+        (LATE_HANG_SUITE[0], "passed", ""),
+        (LATE_HANG_SUITE[1], "mismatch", ""),
+        (LATE_HANG_SUITE[2], "skipped", "not run: budget"),
+    ]
+    .iter()
+    .map(|(p, o, r)| ((*p).to_owned(), (*o).to_owned(), (*r).to_owned()))
+    .collect();
+    assert_eq!(outcomes, expected, "{report}");
+    let text = std::fs::read_to_string(out.join("mallory.py.txt")).expect("its human report");
+    assert!(
+        text.contains("note: the run's budget ran out after 2 of its 3 specs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_stopped_at_its_budget_still_writes_valid_gradescope_results() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mallory = late_hang(dir.path(), "mallory.py");
+    let implementation = format!("python:{mallory}");
+    let mut extra = vec!["--budget", "6", "--timeout", "600"];
+    extra.extend(LATE_HANG_SUITE);
+    let (code, results) = graded("gradescope", &implementation, &extra);
+    assert_eq!(code, 1, "{results:#}");
+    assert_valid(
+        &platform_schema("gradescope-results.schema.json"),
+        &results,
+        "stopped at its budget",
+    );
+    assert_eq!(results["score"], 1.0, "{results:#}");
+    let tests = results["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 3, "{results:#}");
+    assert_eq!(tests[2]["score"], 0.0, "{results:#}");
+    assert!(
+        tests[2]["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("not run: budget")),
+        "{results:#}"
+    );
+}
+
+/// `summary.json` of a grade's output folder.
+fn summary_of(out: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+#[test]
+fn the_class_view_lists_the_most_common_failure_causes() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "tests/students/debug_keyerror.py"),
+            ("carol.py", "tests/solutions/dlq_no_poison.py"),
+            ("erin.py", "tests/students/debug_keyerror.py"),
+        ],
+    );
+    let out = class.path().join("grades");
+    let ran = grade_into(&out, &submissions, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    // The cause is the run's own, as its "failures by cause" groups failures.
+    let bobs = std::fs::read_to_string(out.join("bob.py.jsonl")).expect("bob's report");
+    let failing = finished(&bobs)
+        .into_iter()
+        .find(|event| event["path"] == DEAD_LETTER_SPEC)
+        .expect("the dead-letter spec");
+    let cause = failing["cause"].as_str().expect("a failure's cause");
+    assert!(cause.starts_with("dlq-consumer/permanent: "), "{failing}");
+    let summary = summary_of(&out);
+    assert_eq!(summary["version"], 2, "{summary}");
+    let causes = summary["causes"].as_array().expect("causes");
+    assert_eq!(causes.len(), 1, "{summary}");
+    assert_eq!(
+        causes[0],
+        serde_json::json!({
+            "cause": cause, "submissions": 2, "specs": 1, "failures": 2,
+            "example": {"submission": submissions[1], "name": "bob.py", "spec": DEAD_LETTER_SPEC},
+        })
+    );
+    let bob = &summary["rows"][1];
+    assert_eq!(
+        bob["specs"][DEAD_LETTER_SPEC]["outcome"], "mismatch",
+        "{bob}"
+    );
+    assert_eq!(
+        bob["specs"][PASSING_SPEC],
+        serde_json::json!({"outcome": "passed"})
+    );
+    // The terminal and the page say the same.
+    let line = format!("2 submissions    1 specs  {cause}  (e.g. bob.py: {DEAD_LETTER_SPEC})");
+    assert!(
+        ran.stdout.contains("most common failure causes:\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains(&line), "{}", ran.stdout);
+    let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert!(
+        html.contains("<h2>most common failure causes</h2>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            "<td>2</td><td>1</td><td>2</td><td><a href=\"bob.py.txt\">bob.py</a>: {DEAD_LETTER_SPEC}</td>"
+        )),
+        "{html}"
+    );
+    // Merged, the class's causes are counted again from its rows.
+    let merged = class.path().join("merged");
+    let ran = run(&[
+        "grade",
+        "--merge",
+        out.to_str().expect("utf-8"),
+        "--output",
+        merged.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(summary_of(&merged)["causes"], summary["causes"]);
+}
+
+#[test]
+fn a_regrade_against_an_earlier_grading_says_what_changed_or_no_change() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let mut submissions = class_of(
+        class.path(),
+        &[
+            ("alice.py", "examples/python/solution.py"),
+            ("bob.py", "tests/students/debug_keyerror.py"),
+            ("dave.py", "tests/students/debug_keyerror.py"),
+        ],
+    );
+    let first = class.path().join("first");
+    let ran = grade_into(&first, &submissions, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let earlier = std::fs::read(first.join("summary.json")).expect("summary.json");
+    let first_arg = first.to_str().expect("utf-8");
+    // The same class again: no change.
+    let again = class.path().join("again");
+    let ran = grade_into(&again, &submissions, &["--against", first_arg]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .ends_with(&format!("against {first_arg}: no change (3 submissions)\n")),
+        "{}",
+        ran.stdout
+    );
+    let summary = summary_of(&again);
+    assert_eq!(summary["against"]["no_change"], true, "{summary}");
+    assert_eq!(summary["against"]["unchanged"], 3, "{summary}");
+    let html = std::fs::read_to_string(again.join("summary.html")).expect("summary.html");
+    assert!(html.contains("<p>no change (3 submissions)</p>"), "{html}");
+    // Bob mends his solution, Dave leaves, Carol comes.
+    std::fs::copy(
+        crate::common::root().join("examples/python/solution.py"),
+        &submissions[1],
+    )
+    .expect("copy");
+    submissions.pop();
+    submissions.extend(class_of(
+        class.path(),
+        &[("carol.py", "tests/students/debug_keyerror.py")],
+    ));
+    let second = class.path().join("second");
+    let ran = grade_into(&second, &submissions, &["--against", first_arg]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let expected = format!(
+        "against {first_arg}: 1 changed, 1 new, 1 gone, 1 unchanged\n  bob.py 1 -> 2 (fail -> pass)\n    {DEAD_LETTER_SPEC}: mismatch -> passed\n  new: carol.py 1\n  gone: dave.py (was 1)\n"
+    );
+    assert!(ran.stdout.ends_with(&expected), "{}", ran.stdout);
+    let against = &summary_of(&second)["against"];
+    assert_eq!(
+        against["changed"],
+        serde_json::json!([{
+            "name": "bob.py",
+            "submission": submissions[1],
+            "before": {"status": "fail", "score": 1.0, "max_score": 2.0},
+            "after": {"status": "pass", "score": 2.0, "max_score": 2.0},
+            "specs": [{"spec": DEAD_LETTER_SPEC, "before": "mismatch", "after": "passed"}],
+        }]),
+        "{against}"
+    );
+    assert_eq!(against["new"][0]["name"], "carol.py", "{against}");
+    assert_eq!(against["gone"][0]["name"], "dave.py", "{against}");
+    assert_eq!(against["no_change"], false, "{against}");
+    let html = std::fs::read_to_string(second.join("summary.html")).expect("summary.html");
+    assert!(
+        html.contains(&format!(
+            "<tr><td>bob.py</td><td>1 -&gt; 2 (fail -&gt; pass)</td><td>{DEAD_LETTER_SPEC}: mismatch -&gt; passed</td></tr>"
+        )),
+        "{html}"
+    );
+    assert!(html.contains("<td>gone (was 1)</td>"), "{html}");
+    // The earlier grading was only read.
+    assert_eq!(
+        std::fs::read(first.join("summary.json")).expect("summary.json"),
+        earlier
+    );
+}
+
+#[test]
+fn a_regrade_against_a_missing_broken_or_own_folder_is_one_clear_error() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let first = class.path().join("first");
+    assert_eq!(grade_into(&first, &submissions, &[]).code, 0);
+    let empty = class.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    let broken = class.path().join("broken");
+    std::fs::create_dir(&broken).expect("mkdir");
+    std::fs::write(broken.join("summary.json"), "{\"format\": ").expect("write");
+    let linked = class.path().join("linked");
+    std::fs::create_dir(&linked).expect("mkdir");
+    std::os::unix::fs::symlink(first.join("summary.json"), linked.join("summary.json"))
+        .expect("link");
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let out = class.path().join("out");
+    for (against, output, says) in [
+        (
+            path(&class.path().join("nowhere")),
+            path(&out),
+            "cannot be read",
+        ),
+        (submissions[0].clone(), path(&out), "is not a folder"),
+        (path(&empty), path(&out), "holds no summary.json"),
+        (
+            path(&broken),
+            path(&out),
+            "summary.json:1:11: not a summary",
+        ),
+        (path(&linked), path(&out), "not a regular file"),
+        (path(&first), path(&first), "is within --against"),
+        (
+            path(&first),
+            path(&first.join("inner")),
+            "is within --against",
+        ),
+    ] {
+        let mut args = vec![
+            "grade",
+            "--specs",
+            PASSING_SPEC,
+            "--output",
+            output.as_str(),
+            "--against",
+            against.as_str(),
+        ];
+        args.push(submissions[0].as_str());
+        let ran = run(&args);
+        assert_eq!(ran.code, 2, "{against}: {}{}", ran.stdout, ran.stderr);
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{against}: {}", ran.stderr);
+        assert!(
+            lines[0].starts_with("error: ") && lines[0].contains(says),
+            "{against}: {}",
+            ran.stderr
+        );
+        // Nothing graded, nothing written.
+        assert!(!out.exists() && !first.join("inner").exists(), "{against}");
+    }
+}
+
+#[test]
+fn a_solution_that_hangs_while_it_loads_is_ended_at_its_runs_budget() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let slow = class.path().join("slow.py");
+    std::fs::write(&slow, "import time\ntime.sleep(600)\n").expect("write");
+    let out = class.path().join("grades");
+    // Its handshake could wait 600 s: the run, given 9 of the 12 s, ends it at its budget and
+    // reports, before grade would have to stop it (and trust nothing of it).
+    let ran = run(&[
+        "grade",
+        "--specs",
+        PASSING_SPEC,
+        "--budget",
+        "12",
+        "--timeout",
+        "600",
+        "--output",
+        out.to_str().expect("utf-8"),
+        slow.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let row = &summary_of(&out)["rows"][0];
+    assert_eq!(row["status"], "timeout", "{row}");
+    assert_eq!(
+        row["note"], "stopped at its budget after 0 of 1 specs (--budget 12s)",
+        "{row}"
+    );
+    assert_eq!(row["specs"][PASSING_SPEC]["outcome"], "not_run", "{row}");
+    assert_eq!(row["json_report"], "slow.py.jsonl", "{row}");
 }
 
 #[test]
