@@ -326,3 +326,33 @@ fn grade_draws_a_failing_submissions_failing_specs_and_links_only_those_written(
     let json = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     assert!(json.contains("\"pictures\": [\n        \"specs/dlq-consumer/exhausted-at-max-attempts.yaml\"\n      ]"), "{json}");
 }
+
+#[test]
+fn explain_impl_states_the_outcome_queue_rule_the_spec_pins_not_what_the_queue_did() {
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/permanent-after-a-transient.yaml",
+        "--impl",
+        "python:tests/solutions/oq_permanent_retried.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let step = ran
+        .stdout
+        .split("step 4 (line 12): ")
+        .nth(1)
+        .and_then(|rest| rest.split("\nstep ").next().or(Some(rest)))
+        .expect("step 4 is told");
+    // The queue retried a permanent failure: the rule told is the one for `permanent`, and
+    // the check under it says what the queue did instead.
+    assert!(
+        step.contains(
+            "    rule outcome-queue/permanent-quarantine: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead\n"
+        ),
+        "{step}"
+    );
+    assert!(
+        step.contains("    \u{2717} process: expected dead, got retry\n"),
+        "{step}"
+    );
+    assert!(!step.contains("transient-retry-tail"), "{step}");
+}
