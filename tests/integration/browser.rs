@@ -207,8 +207,11 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
     let specs = class.path().join("specs/dlq-consumer");
     std::fs::create_dir_all(&specs).expect("mkdir");
     for spec in CLASS_SPECS {
-        std::fs::copy(root().join("specs/dlq-consumer").join(spec), specs.join(spec))
-            .expect("copy a spec");
+        std::fs::copy(
+            root().join("specs/dlq-consumer").join(spec),
+            specs.join(spec),
+        )
+        .expect("copy a spec");
         command
             .arg("--specs")
             .arg(format!("specs/dlq-consumer/{spec}"));
