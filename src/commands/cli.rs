@@ -196,6 +196,13 @@ pub struct GradeArgs {
     #[arg(long)]
     pub warm: bool,
 
+    /// Draw the pictures (`explain --format html`) of the first N failing specs of each
+    /// failing submission (at most 5), each by a boxed run of its own that costs an
+    /// interpreter start: 0 draws none.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(0..=5))]
+    pub pictures: u8,
+
     /// The Python interpreter every run is given (`DLQSPEC_PYTHON`), found once when
     /// `python3` is pyenv's shim; not an option.
     #[arg(skip)]

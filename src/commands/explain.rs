@@ -13,6 +13,9 @@ use crate::report::{Palette, render};
 use crate::run::runner::exit;
 
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
+    // Before any implementation starts: the page goes out through stdout or --output, which
+    // `grade` keeps as a submission's picture; no implementation may find or write them.
+    crate::external::seal::seal();
     let mut out = crate::report::sanitize::stdout();
     if args.spec.is_dir() {
         let message = format!(

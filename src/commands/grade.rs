@@ -310,7 +310,8 @@ fn write_summaries(
 
 /// The earlier grading `--against` names, read before any submission is graded (a wrong
 /// folder is said at once, not after the class); `None` without `--against`. Refused when the
-/// output folder is that folder or inside it: a regrade writes nothing into what it compares.
+/// output folder is that folder, inside it or around it: a regrade writes nothing into what it
+/// compares with.
 fn earlier_grading(args: &GradeArgs) -> Result<Option<Vec<Graded>>, String> {
     let Some(dir) = &args.against else {
         return Ok(None);
@@ -320,6 +321,14 @@ fn earlier_grading(args: &GradeArgs) -> Result<Option<Vec<Graded>>, String> {
             "--output {} is within --against {}: a regrade writes nothing into the grading it compares with; give another --output folder",
             args.output.display(),
             dir.display()
+        ));
+    }
+    // Inside the output folder, a submission's reports could land in it under its name.
+    if grading::is_within(dir, &args.output) {
+        return Err(format!(
+            "--against {} is within --output {}: a submission's reports could be written into it; move the earlier grading out of the output folder",
+            dir.display(),
+            args.output.display()
         ));
     }
     grading::read_earlier(dir).map(Some)
@@ -685,11 +694,11 @@ fn grade_one(
     // A failing submission's first failing specs are drawn, each by a run of its own, all
     // within one more budget: the report carries a spec's first difference, not the whole
     // timeline a picture draws.
-    let pictures = if row.status == Status::Fail {
+    let pictures = if row.status == Status::Fail && args.pictures > 0 {
         let deadline = Instant::now() + args.budget;
         grading::mismatched(&report, suite)
             .into_iter()
-            .take(grading::MAX_PICTURES)
+            .take(usize::from(args.pictures).min(grading::MAX_PICTURES))
             .filter_map(|spec| {
                 draw_within(program, args, &entry, index, &spec, deadline).map(|page| (spec, page))
             })
@@ -870,8 +879,9 @@ fn draw_within(
         deadline,
     )
     .ok()??;
-    // 1 is a failing scenario, which is why it is drawn; anything else is no picture.
-    let drawn = matches!(ended.code(), Some(0 | 1));
+    // 1 is a failing scenario, which is why it is drawn; anything else is no picture (a pass
+    // this time would be the picture of another run than the one graded).
+    let drawn = ended.code() == Some(1);
     let written = page.metadata().is_ok_and(|meta| meta.len() > 0);
     (drawn && written).then_some(page)
 }

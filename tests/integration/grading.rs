@@ -1720,6 +1720,11 @@ fn a_regrade_against_a_missing_broken_or_own_folder_is_one_clear_error() {
             path(&first.join("inner")),
             "is within --against",
         ),
+        (
+            path(&first),
+            path(first.parent().expect("a parent")),
+            "is within --output",
+        ),
     ] {
         let mut args = vec![
             "grade",
