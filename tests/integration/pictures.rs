@@ -346,7 +346,7 @@ fn explain_impl_states_the_outcome_queue_rule_the_spec_pins_not_what_the_queue_d
     // the check under it says what the queue did instead.
     assert!(
         step.contains(
-            "    rule outcome-queue/permanent-quarantine: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead\n"
+            "    rule outcome-queue/permanent-quarantine: expected, not what this queue did: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead\n"
         ),
         "{step}"
     );

@@ -256,6 +256,11 @@ impl Run<'_> {
                     Some(before) => self.why(rule, args, before),
                     None => rule.statement.to_owned(),
                 };
+                // What the rule wanted, where the queue answered otherwise: never told as fact.
+                let why = match pinned {
+                    Some(_) => format!("expected, not what this queue did: {why}"),
+                    None => why,
+                };
                 self.recorder.exercise(rule, &why);
             }
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
@@ -562,7 +567,10 @@ impl Run<'_> {
             .max_attempts
             .map_or_else(|| "?".to_owned(), |n| n.to_string());
         let attempts = |job: Option<&Job>| job.map_or(0, |job| job.attempts);
-        let id = head.map_or_else(|| "?".to_owned(), |job| job.id.clone());
+        let id = head.map_or_else(
+            || "the head job (this queue has none ready)".to_owned(),
+            |job| job.id.clone(),
+        );
         let now = attempts(head) + 1;
         let argument = args.first().map(yaml::flow).unwrap_or_default();
         match rule.id {
