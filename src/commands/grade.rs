@@ -189,14 +189,7 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         })
         .collect();
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
-    let diff = earlier
-        .as_deref()
-        .map(|earlier| grading::regrade(earlier, &rows));
-    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
-    let against = dir
-        .as_deref()
-        .zip(diff.as_ref())
-        .map(|(dir, diff)| grade_summary::Against { dir, diff });
+    let against = regraded(&args, earlier.as_deref(), &rows);
     if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref(), against.as_ref()) {
         return usage_error(why);
     }
@@ -308,6 +301,19 @@ fn write_summaries(
     Ok(())
 }
 
+/// The regrade diff of `rows` against the earlier grading `--against` named, if any.
+fn regraded(
+    args: &GradeArgs,
+    earlier: Option<&[Graded]>,
+    rows: &[Graded],
+) -> Option<grade_summary::Against> {
+    let (dir, earlier) = args.against.as_ref().zip(earlier)?;
+    Some(grade_summary::Against {
+        dir: dir.display().to_string(),
+        diff: grading::regrade(earlier, rows),
+    })
+}
+
 /// The earlier grading `--against` names, read before any submission is graded (a wrong
 /// folder is said at once, not after the class); `None` without `--against`. Refused when the
 /// output folder is that folder, inside it or around it: a regrade writes nothing into what it
@@ -385,14 +391,7 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         Ok(rows) => rows,
         Err(why) => return usage_error(why),
     };
-    let diff = earlier
-        .as_deref()
-        .map(|earlier| grading::regrade(earlier, &rows));
-    let dir = args.against.as_ref().map(|dir| dir.display().to_string());
-    let against = dir
-        .as_deref()
-        .zip(diff.as_ref())
-        .map(|(dir, diff)| grade_summary::Against { dir, diff });
+    let against = regraded(args, earlier.as_deref(), &rows);
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }

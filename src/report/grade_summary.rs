@@ -14,9 +14,9 @@ use crate::run::grading::{
 };
 
 /// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
-pub struct Against<'a> {
-    pub dir: &'a str,
-    pub diff: &'a Regrade,
+pub struct Against {
+    pub dir: String,
+    pub diff: Regrade,
 }
 
 /// How many changed specs the terminal lists under a submission; summary.json and
@@ -53,8 +53,8 @@ fn standing(row: &Graded) -> Standing {
 /// The regrade for a terminal, short: a line per submission that changed (`bob 35 -> 86`)
 /// with its first changed specs under it, then the new and the gone; or `no change`.
 pub fn against_text(rows: &[Graded], against: &Against) -> String {
-    let diff = against.diff;
-    let dir = sanitize::line(against.dir);
+    let diff = &against.diff;
+    let dir = sanitize::line(&against.dir);
     if diff.no_change() {
         return format!(
             "against {dir}: no change ({} submissions)\n",
@@ -116,7 +116,7 @@ pub fn against_text(rows: &[Graded], against: &Against) -> String {
 /// `summary.json`'s `against`: the whole regrade as data.
 fn against_json(rows: &[Graded], against: &Against) -> serde_json::Value {
     let brief = |standing: &Standing| json!({"status": standing.status.as_str(), "score": standing.score, "max_score": standing.max_score});
-    let diff = against.diff;
+    let diff = &against.diff;
     let changed: Vec<serde_json::Value> = diff
         .changed
         .iter()
@@ -163,8 +163,8 @@ fn against_json(rows: &[Graded], against: &Against) -> serde_json::Value {
 
 /// summary.html's regrade section: a row per submission that changed, is new or is gone.
 fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
-    let diff = against.diff;
-    let _ = writeln!(out, "<h2>against {}</h2>", escape(against.dir));
+    let diff = &against.diff;
+    let _ = writeln!(out, "<h2>against {}</h2>", escape(&against.dir));
     if diff.no_change() {
         let _ = writeln!(out, "<p>no change ({} submissions)</p>", diff.unchanged);
         return;
