@@ -304,8 +304,8 @@ impl Implementation for ExternalImplementation {
             Reply::Skipped(reason) => Err(ImplError::new(
                 ImplErrorKind::Errored,
                 format!(
-                    "the implementation announced `{contract}` in its hello, then answered `new {contract}` with skipped ({}): a class that is there when looked up must stay there",
-                    brief(&reason).chars().take(200).collect::<String>()
+                    "the implementation announced `{contract}` in its hello, then answered `new {contract}` with skipped {}: a class that is there when looked up must stay there",
+                    quote(brief(&reason).as_bytes())
                 ),
             )),
             reply => Ok(reply),

@@ -1030,7 +1030,7 @@ fn hello_gets_a_startup_grace_beyond_the_timeout() {
     assert_eq!(ran.code, 1, "{}", shown(&ran));
     assert!(
         ran.stdout.starts_with(&format!(
-            "ERROR {spec}  a handled message is acked once\n      implementation error (errored): the implementation announced `dlq-consumer` in its hello, then answered `new dlq-consumer` with skipped (said hello late)"
+            "ERROR {spec}  a handled message is acked once\n      implementation error (errored): the implementation announced `dlq-consumer` in its hello, then answered `new dlq-consumer` with skipped \"said hello late\""
         )),
         "{}",
         shown(&ran)
