@@ -429,6 +429,12 @@ fn typescript_packages(arg: &Path) -> Option<PathBuf> {
 /// The folder that holds the tsx package behind a `tsx` command on `PATH`: its
 /// `node_modules` when it lies in one, else the package itself.
 fn tsx_on_path() -> Option<PathBuf> {
+    // Looked up once: every spec's box of a TypeScript solution asks again.
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+    FOUND.get_or_init(find_tsx_on_path).clone()
+}
+
+fn find_tsx_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).find_map(|dir| {
         let real = std::fs::canonicalize(dir.join("tsx")).ok()?;

@@ -30,8 +30,8 @@ pub const ZYGOTE_VARIABLE: &str = "DLQSPEC_PYTHON_ZYGOTE";
 /// Where a run gets its end of the zygote's socket.
 pub const RUN_FD: RawFd = 4;
 
-/// The zygote's program, beside the Python shim.
-pub const ZYGOTE_SCRIPT: &str = "python/dlqspec_zygote.py";
+/// The zygote's program, beside the Python shim in the shims folder.
+const ZYGOTE_SCRIPT: &str = "dlqspec_zygote.py";
 
 /// The zygote's end of the socket, in the zygote.
 const ZYGOTE_FD: RawFd = 3;
@@ -68,7 +68,7 @@ impl Zygote {
         }
         let script = shim
             .parent()
-            .map(|folder| folder.join("dlqspec_zygote.py"))
+            .map(|folder| folder.join(ZYGOTE_SCRIPT))
             .filter(|script| script.is_file())
             .ok_or("the zygote script is not beside the Python shim")?;
         let cwd = std::env::current_dir().map_err(|e| e.to_string())?;

@@ -231,8 +231,9 @@ impl Run<'_> {
             .call(method, args, &mut NoWorld)
             .map_err(Outcome::Errored)?;
         if method != "state" {
-            let shown: Vec<String> = args.iter().map(Value::to_string).collect();
-            if self.recorder.telling() {
+            let telling = self.recorder.telling();
+            if telling {
+                let shown: Vec<String> = args.iter().map(Value::to_string).collect();
                 let call = format!("{method}({}) -> {}", shown.join(", "), shown_reply(&reply));
                 let tone = call_tone(method, &reply);
                 self.recorder.tell_event(
@@ -252,6 +253,11 @@ impl Run<'_> {
                 (None, _) => None,
             };
             for rule in self.exercised(method, args, pinned.as_ref().unwrap_or(&reply)) {
+                // Counted always; worded only when the timeline is told (explain).
+                if !telling {
+                    self.recorder.exercise(rule, "");
+                    continue;
+                }
                 let why = match &before {
                     Some(before) => self.why(rule, args, before),
                     None => rule.statement.to_owned(),
