@@ -1438,9 +1438,9 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
     for spec in LATE_HANG_SUITE {
         args.extend(["--specs", spec]);
     }
-    // The hang outlasts any request timeout: only the budget ends it. The run is given 12 of
-    // the 16 seconds, and stops itself then.
-    args.extend(["--budget", "16", "--timeout", "600", "--output"]);
+    // The hang outlasts any request timeout: only the budget ends it. The run is given 18 of
+    // the 24 seconds, and stops itself then.
+    args.extend(["--budget", "24", "--timeout", "600", "--output"]);
     args.extend([out.to_str().expect("utf-8"), mallory.as_str()]);
     let ran = run(&args);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
@@ -1465,7 +1465,7 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
         (Some(1), Some(2))
     );
     assert_eq!(
-        row["note"], "stopped at its budget after 2 of 3 specs (--budget 16s)",
+        row["note"], "stopped at its budget after 2 of 3 specs (--budget 24s)",
         "{row}"
     );
     assert_eq!(row["rules"]["dlq-consumer/empty-queue"], "pass", "{row}");
@@ -1756,14 +1756,14 @@ fn a_solution_that_hangs_while_it_loads_is_ended_at_its_runs_budget() {
     let slow = class.path().join("slow.py");
     std::fs::write(&slow, "import time\ntime.sleep(600)\n").expect("write");
     let out = class.path().join("grades");
-    // Its handshake could wait 600 s: the run, given 9 of the 12 s, ends it at its budget and
+    // Its handshake could wait 600 s: the run, given 15 of the 20 s, ends it at its budget and
     // reports, before grade would have to stop it (and trust nothing of it).
     let ran = run(&[
         "grade",
         "--specs",
         PASSING_SPEC,
         "--budget",
-        "12",
+        "20",
         "--timeout",
         "600",
         "--output",
@@ -1774,7 +1774,7 @@ fn a_solution_that_hangs_while_it_loads_is_ended_at_its_runs_budget() {
     let row = &summary_of(&out)["rows"][0];
     assert_eq!(row["status"], "timeout", "{row}");
     assert_eq!(
-        row["note"], "stopped at its budget after 0 of 1 specs (--budget 12s)",
+        row["note"], "stopped at its budget after 0 of 1 specs (--budget 20s)",
         "{row}"
     );
     assert_eq!(row["specs"][PASSING_SPEC]["outcome"], "not_run", "{row}");
