@@ -19,7 +19,8 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `dlqspec` binary users run, built once per test run by `cargo build --release`.
+/// The `dlqspec` binary users run, built once per test run by `cargo build --release`, run
+/// through a link of its own ([`under_test`]).
 ///
 /// Not `CARGO_BIN_EXE_dlqspec`: `cargo test` builds that one with the features the
 /// dev-dependencies switch on in shared crates (serde_json's `float_roundtrip`, regex's Unicode
@@ -48,8 +49,27 @@ pub fn binary() -> &'static Path {
         assert!(status.success(), "cargo build --release failed");
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map_or_else(|| root().join("target"), PathBuf::from);
-        target.join("release").join("dlqspec")
+        under_test(&target.join("release").join("dlqspec"), &target.join("tmp"))
     })
+}
+
+/// A link of its own to the release build, which the tests run instead of `target/release/dlqspec`.
+///
+/// The install tests run maturin on the same target folder, and maturin moves the release
+/// binary away and back while it packs the wheel (for about 0.3 s): a test spawning
+/// `target/release/dlqspec` then would find no file. A hard link to the same inode is untouched
+/// by that move and by any rebuild (cargo replaces the name, not the file), costs no copy, and
+/// has no writer open that could make its exec fail as busy. It is made under one name, through
+/// a rename, so test processes running at once each see a whole link.
+fn under_test(built: &Path, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("target/tmp");
+    let stable = dir.join("dlqspec-under-test");
+    let staged = dir.join(format!("dlqspec-under-test.{}", std::process::id()));
+    let _ = std::fs::remove_file(&staged);
+    std::fs::hard_link(built, &staged)
+        .unwrap_or_else(|error| panic!("link {}: {error}", built.display()));
+    std::fs::rename(&staged, &stable).expect("rename the link into place");
+    stable
 }
 
 /// A `dlqspec` command run from the repository root, without colors or CI-specific output.
