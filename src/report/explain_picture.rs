@@ -426,27 +426,7 @@ fn glyph(kind: &str) -> &'static str {
 /// Untrusted text for HTML: control characters shown as escapes, cut to `max` characters
 /// (an ellipsis says so), then escaped.
 fn escape(text: &str, max: usize) -> String {
-    let shown = sanitize::line(text);
-    let max = max.max(8);
-    let mut out = String::with_capacity(shown.len().min(max * 2));
-    let mut chars = shown.chars().peekable();
-    let mut kept = 0;
-    while let Some(c) = chars.next() {
-        kept += 1;
-        if kept >= max && chars.peek().is_some() {
-            out.push('\u{2026}');
-            break;
-        }
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    sanitize::html(&sanitize::cut(&sanitize::line(text), max))
 }
 
 #[cfg(test)]
