@@ -896,46 +896,23 @@ fn run_to_end(
     deadline: Instant,
 ) -> Result<Option<ExitStatus>, String> {
     use std::os::fd::AsRawFd;
-    use std::os::unix::process::CommandExt;
     command.stdout(out).stderr(err);
     let zygote_fd = zygote.map(|(fd, _)| *fd);
     if let Some((_, value)) = zygote {
         command.env(crate::external::zygote::ZYGOTE_VARIABLE, value);
     }
-    if let Some(report) = &report {
-        let report_fd = report.as_raw_fd();
-        // SAFETY: between fork and exec only dup2, fcntl and close run, which are
-        // async-signal-safe.
-        unsafe {
-            command.pre_exec(move || {
-                // The zygote's socket first, as `zygote::RUN_FD`, from above both targets: the
-                // report's pipe may lie on that number.
-                let mut report_fd = report_fd;
-                if let Some(zygote_fd) = zygote_fd {
-                    let target = crate::external::zygote::RUN_FD;
-                    let high = libc::fcntl(zygote_fd, libc::F_DUPFD_CLOEXEC, 10);
-                    if report_fd == target {
-                        report_fd = libc::fcntl(report_fd, libc::F_DUPFD_CLOEXEC, 10);
-                    }
-                    if high < 0 || report_fd < 0 || libc::dup2(high, target) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    libc::close(high);
-                }
-                if report_fd == REPORT_FD {
-                    let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
-                    if flags < 0
-                        || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                    {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                } else if libc::dup2(report_fd, REPORT_FD) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+    // The zygote's socket goes with a run's report pipe (a picture's `explain` gets neither).
+    let handed = match &report {
+        Some(report) => {
+            let mut handed = vec![(report.as_raw_fd(), REPORT_FD)];
+            handed.extend(zygote_fd.map(|fd| (fd, crate::external::zygote::RUN_FD)));
+            Some(
+                crate::external::descriptors::hand(&mut command, &handed)
+                    .map_err(|e| format!("cannot hand its report pipe over: {e}"))?,
+            )
         }
-    }
+        None => None,
+    };
     // Started as implementations are (`children`): its own group and tree, dying with grade,
     // so that nothing a submission started outlives its grading. Its own limits are the run's.
     let spawned = crate::external::children::spawn(
@@ -943,7 +920,7 @@ fn run_to_end(
         &crate::external::limits::Limits::unlimited(),
     );
     // Grade's end of the pipe for writing goes now: the pipe ends when the run's does.
-    drop(report);
+    drop((handed, report));
     let (mut child, guard) = spawned.map_err(|e| {
         format!(
             "cannot start {}: {e}",
