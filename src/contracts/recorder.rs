@@ -101,7 +101,7 @@ impl Recorder {
         if !self.hushed && self.telling() {
             self.tell_event(
                 format!("    rule {}: {why}", rule.id),
-                Event::Rule { id: rule.id },
+                Event::Rule,
             );
         }
         if !self.exercised.contains(&rule.id) {
@@ -414,7 +414,7 @@ mod tests {
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
         assert_eq!(run.timeline[0].line, "    rule c/b: why");
-        assert_eq!(run.timeline[0].event, Event::Rule { id: "c/b" });
+        assert_eq!(run.timeline[0].event, Event::Rule);
     }
 
     #[test]

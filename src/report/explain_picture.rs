@@ -210,10 +210,10 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                 );
                 y += 24;
             }
-            Event::Rule { .. } => {
+            Event::Rule => {
                 y = note_row(&mut rows, "rule", y, indent, text, right);
             }
-            Event::Decision { did, expected, .. } => {
+            Event::Decision { did, expected } => {
                 let first = expected.is_some() && !std::mem::replace(&mut marked, true);
                 match expected {
                     Some(expected) if first => {
@@ -472,7 +472,6 @@ mod tests {
         let check = |actual: &str| Told {
             line: format!("    \u{2717} k: expected 1, got {actual}"),
             event: Event::Check {
-                key: "k".into(),
                 expected: "1".into(),
                 actual: actual.into(),
             },
