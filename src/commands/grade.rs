@@ -179,10 +179,16 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     let rows: Vec<Graded> = graded
         .into_iter()
         .map(|(_, (mut row, reports))| {
-            if let Some(reports) = reports {
-                match write_reports(&args.output, &row.name, reports) {
+            match reports {
+                Some(reports) => match write_reports(&args.output, &row.name, reports) {
                     Ok(written) => row.reports = written,
                     Err(why) => row.note = why,
+                },
+                // Not run: no picture of an earlier grading may pass for this one's.
+                None => {
+                    if let Err(why) = remove_stale_pictures(&args.output, &row.name, &[]) {
+                        row.note = format!("{}; {why}", row.note);
+                    }
                 }
             }
             row
@@ -396,23 +402,26 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
     for row in &rows {
-        for (_, file) in row.reports.files(&row.name) {
+        let mut pictures = Vec::new();
+        for (kind, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
             let to = args.output.join(&file);
-            // A picture is in its submission's folder, made here as the shard made it.
-            if let Some(folder) = to.parent()
-                && let Err(error) = std::fs::create_dir_all(folder)
-            {
-                return usage_error(format!("cannot create {}: {error}", folder.display()));
-            }
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
+                    // A picture is in its submission's folder, made here as the shard made it.
+                    if kind == "html" {
+                        pictures.push(file.clone());
+                        return write_picture(&args.output, &row.name, &file, &bytes);
+                    }
                     crate::files::atomic_file::replace_own(&to, &bytes)
                         .map_err(|error| format!("cannot write {}: {error}", to.display()))
                 });
             if let Err(why) = copied {
                 return usage_error(why);
             }
+        }
+        if let Err(why) = remove_stale_pictures(&args.output, &row.name, &pictures) {
+            return usage_error(why);
         }
     }
     if let Err(why) = write_summaries(&args.output, &rows, None, against.as_ref()) {
@@ -552,7 +561,6 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
     let mut pictures = Vec::new();
     for (spec, page) in reports.pictures {
         let file = grading::picture_file(name, &spec);
-        let path = output.join(&file);
         // Two specs whose paths make the same file name: the first one's picture stays.
         if pictures
             .iter()
@@ -562,19 +570,58 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
         }
         let bytes = read_held(page, MAX_PICTURE_BYTES)
             .map_err(|e| format!("cannot read a picture back: {e}"))?;
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder)
-                .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
-        }
-        crate::files::atomic_file::replace_own(&path, &bytes)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        write_picture(output, name, &file, &bytes)?;
         pictures.push(spec);
     }
+    let made: Vec<String> = pictures
+        .iter()
+        .map(|spec| grading::picture_file(name, spec))
+        .collect();
+    remove_stale_pictures(output, name, &made)?;
     Ok(grading::Written {
         text: true,
         json_lines: reports_json,
         pictures,
     })
+}
+
+/// Writes a picture at `file` (from `grading::picture_file`) under `output`, in folders of
+/// grade's own: a link planted for the submission's folder or its `explain` folder is refused,
+/// never followed out of `output`; a link at the file itself is replaced.
+fn write_picture(output: &Path, name: &str, file: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = output.join(file);
+    crate::files::folders::own_folder(output, Path::new(&grading::picture_folder(name)))
+        .and_then(|_| crate::files::atomic_file::replace_own(&path, bytes))
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// The most entries of a submission's `explain` folder looked at for stale pictures.
+const MAX_PICTURE_FOLDER_ENTRIES: usize = 4096;
+
+/// Removes the pictures an earlier grading left for submission `name` that this one did not
+/// make (`made`, as `grading::picture_file` names them), so that none passes for this
+/// grading's. Only regular files named as grade names pictures are removed, and only in a
+/// folder reached through no link: anything else there is left alone.
+fn remove_stale_pictures(output: &Path, name: &str, made: &[String]) -> Result<(), String> {
+    let folder = grading::picture_folder(name);
+    let Some(path) = crate::files::folders::existing_own_folder(output, Path::new(&folder)) else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(&path) else {
+        return Ok(());
+    };
+    for entry in entries.take(MAX_PICTURE_FOLDER_ENTRIES).flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let ours = grading::is_picture_name(file_name)
+            && entry.file_type().is_ok_and(|kind| kind.is_file());
+        if ours && !made.contains(&format!("{folder}/{file_name}")) {
+            remove_stale(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// The first `limit` bytes of a file grade holds, from its start.

@@ -177,7 +177,23 @@ pub fn picture_file(name: &str, spec: &str) -> String {
             _ => '_',
         })
         .collect();
-    format!("{name}/explain/{}.html", stem.trim_start_matches('.'))
+    format!("{}/{}.html", picture_folder(name), stem.trim_start_matches('.'))
+}
+
+/// The folder of submission `name`'s pictures, relative to the output folder.
+pub fn picture_folder(name: &str) -> String {
+    format!("{name}/explain")
+}
+
+/// Whether `file` (a name in a [`picture_folder`]) is one [`picture_file`] could give: the
+/// pictures of an earlier grading are known by it, and nothing else there is touched.
+pub fn is_picture_name(file: &str) -> bool {
+    file.strip_suffix(".html").is_some_and(|stem| {
+        !stem.starts_with('.')
+            && stem
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    })
 }
 
 /// The specs of `suite` whose outcome in a submission's JSON-lines report is `mismatch`, in
@@ -1010,6 +1026,19 @@ mod tests {
         assert!(is_within(&earlier.join("../grades/x"), &earlier));
         assert!(!is_within(&dir.path().join("grades-2"), &earlier));
         assert!(!is_within(dir.path(), &earlier));
+    }
+
+    #[test]
+    fn picture_names_are_known_again_and_nothing_else_is() {
+        for spec in ["specs/dlq-consumer/a.yaml", "x y/.b.yml", "c"] {
+            let file = picture_file("alice", spec);
+            let (folder, name) = file.rsplit_once('/').unwrap();
+            assert_eq!(folder, picture_folder("alice"));
+            assert!(is_picture_name(name), "{name}");
+        }
+        for not_ours in ["notes.txt", ".hidden.html", "a b.html", "page.htm", "x.html.bak"] {
+            assert!(!is_picture_name(not_ours), "{not_ours}");
+        }
     }
 
     #[test]
