@@ -1835,3 +1835,64 @@ fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_sub
         "pyenv's shim is asked once, by grade, not once per submission: {starts:?}"
     );
 }
+
+#[test]
+fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_interpreter() {
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let real = String::from_utf8(real.stdout).expect("utf-8");
+    let place = tempfile::tempdir().expect("temp dir");
+    let shims = place.path().join(".pyenv/shims");
+    std::fs::create_dir_all(&shims).expect("shims folder");
+    // An interpreter that fails every submission, chosen by the planted version file.
+    let planted = place.path().join("planted-python");
+    // A stand-in for pyenv's shim that picks the version as pyenv does: the first
+    // `.python-version` in the working folder or above it.
+    let shim = shims.join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\ndir=\"$PWD\"\nwhile :; do\n  if [ -f \"$dir/.python-version\" ]; then\n    [ \"$(cat \"$dir/.python-version\" 2>/dev/null)\" = planted ] && exec '{}' \"$@\"\n    break\n  fi\n  [ \"$dir\" = / ] && break\n  dir=$(dirname \"$dir\")\ndone\nexec '{real}' \"$@\"\n",
+            planted.display()
+        ),
+    )
+    .expect("write the shim");
+    // The planted interpreter answers grade's question about itself as a real one would.
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = -I ] && {{ printf %s '{}'; exit 0; }}\nexit 3\n",
+            planted.display()
+        ),
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    for script in [&shim, &planted] {
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let class = tempfile::tempdir().expect("temp dir");
+    let temporary = class.path().join("tmp");
+    std::fs::create_dir(&temporary).expect("mkdir");
+    std::fs::write(temporary.join(".python-version"), "planted\n").expect("plant");
+    let submissions = class_of(
+        class.path(),
+        &[("alice.py", "examples/python/solution.py")],
+    );
+    let out = class.path().join("grades");
+    let mut path = shims.into_os_string();
+    path.push(":");
+    path.push(crate::common::path_with_tsx());
+    let mut command = crate::common::dlqspec();
+    command
+        .env("PATH", path)
+        .env("TMPDIR", &temporary)
+        .env_remove("DLQSPEC_PYTHON")
+        .env_remove("PYENV_VERSION")
+        .args(["grade", "--specs", PASSING_SPEC, "--output"])
+        .arg(&out)
+        .args(&submissions);
+    let graded = crate::common::ran(command.output().expect("dlqspec runs"));
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+}
