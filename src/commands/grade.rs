@@ -509,6 +509,7 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
             path: report.path,
             points: report.grading.points,
             rules: report.rules,
+            hidden: !report.grading.visibility.shows_details(),
         })
         .collect())
 }
@@ -801,6 +802,8 @@ fn run_within_budget(
         .args(["--impl", &crate::external::entry::implementation(entry)])
         .args(["--format", "json", "--output"])
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
+        // Its human report is the submission's NAME.txt, which its student may read.
+        .arg("--conceal-hidden")
         .args([
             "--budget",
             &run_budget(args.budget).as_secs_f64().to_string(),

@@ -198,6 +198,7 @@ pub fn is_picture_name(file: &str) -> bool {
 
 /// The specs of `suite` whose outcome in a submission's JSON-lines report is `mismatch`, in
 /// the suite's order: those whose picture shows where the submission and the spec part ways.
+/// A hidden spec is none of them: its picture would show its student its expectations.
 pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
     let mut outcomes: BTreeMap<String, String> = BTreeMap::new();
     for line in json_lines.lines() {
@@ -212,7 +213,7 @@ pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
     }
     suite
         .iter()
-        .filter(|spec| outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
+        .filter(|spec| !spec.hidden && outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
         .map(|spec| spec.path.clone())
         .collect()
 }
@@ -373,6 +374,8 @@ pub struct SuiteSpec {
     pub path: String,
     pub points: f64,
     pub rules: Vec<String>,
+    /// Not `visible`: its student may not see its expectations, so it is never drawn.
+    pub hidden: bool,
 }
 
 /// Reads a submission's JSON-lines report (docs/reports.md) against the whole suite: every
@@ -1056,7 +1059,24 @@ mod tests {
             path: path.to_owned(),
             points,
             rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+            hidden: false,
         }
+    }
+
+    #[test]
+    fn a_hidden_spec_is_never_among_those_drawn() {
+        let mut suite = vec![
+            suite_spec("a.yaml", 1.0, &[]),
+            suite_spec("b.yaml", 1.0, &[]),
+            suite_spec("c.yaml", 1.0, &[]),
+        ];
+        suite[1].hidden = true;
+        let lines = ["a.yaml", "b.yaml", "c.yaml"]
+            .map(|path| {
+                format!(r#"{{"event":"spec_finished","path":"{path}","outcome":"mismatch"}}"#)
+            })
+            .join("\n");
+        assert_eq!(mismatched(&lines, &suite), ["a.yaml", "c.yaml"]);
     }
 
     #[test]

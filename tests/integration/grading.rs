@@ -1896,3 +1896,41 @@ fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_
     let graded = crate::common::ran(command.output().expect("dlqspec runs"));
     assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
 }
+
+#[test]
+fn a_submissions_report_tells_a_hidden_spec_by_its_verdict_and_rule_only() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    let visible = "specs/dlq-consumer/exhausted-at-max-attempts.yaml";
+    let text = std::fs::read_to_string(root.join(visible)).expect("the spec");
+    let secret = class.path().join("secret-poison-count.yaml");
+    std::fs::write(
+        &secret,
+        text.replacen("contract: dlq-consumer\n", "contract: dlq-consumer\nvisibility: hidden\n", 1),
+    )
+    .expect("write the hidden spec");
+    let submissions = class_of(class.path(), &[("bob.py", "tests/solutions/dlq_off_by_one.py")]);
+    let out = class.path().join("grades");
+    let mut command = crate::common::dlqspec();
+    command
+        .args(["grade", "--specs", visible, "--specs"])
+        .arg(&secret)
+        .args(["--pictures", "2", "--output"])
+        .arg(&out)
+        .args(&submissions);
+    let graded = crate::common::ran(command.output().expect("dlqspec runs"));
+    assert_eq!(graded.code, 1, "{}{}", graded.stdout, graded.stderr);
+    let report = std::fs::read_to_string(out.join("bob.py.txt")).expect("bob.py.txt");
+    // The visible spec shows its difference; the hidden one, the same scenario, only that it
+    // failed and the rule it broke.
+    assert!(report.contains(visible), "{report}");
+    assert!(report.contains("hidden spec 1\n      hidden spec failed: dlq-consumer/"), "{report}");
+    assert!(!report.contains("secret-poison-count"), "{report}");
+    assert_eq!(report.matches("--- expected").count(), 1, "{report}");
+    // Nor is it drawn: only the visible spec's picture is made.
+    let drawn: Vec<String> = std::fs::read_dir(out.join("bob.py/explain"))
+        .expect("bob's pictures")
+        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(drawn, ["specs.dlq-consumer.exhausted-at-max-attempts.html"], "{report}");
+}
