@@ -99,10 +99,7 @@ impl Recorder {
     /// pay for a sentence per decision.
     pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
-            self.tell_event(
-                format!("    rule {}: {why}", rule.id),
-                Event::Rule,
-            );
+            self.tell_event(format!("    rule {}: {why}", rule.id), Event::Rule);
         }
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);

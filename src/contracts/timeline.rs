@@ -52,10 +52,7 @@ pub enum Event {
         expected: Option<String>,
     },
     /// One checked value (the line names it): as expected, or not.
-    Check {
-        expected: String,
-        actual: String,
-    },
+    Check { expected: String, actual: String },
     /// Named lists and what each holds after a step (outcome-queue's ready, done and
     /// quarantine), each item as shown.
     Lists(Vec<(&'static str, Vec<String>)>),

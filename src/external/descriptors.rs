@@ -28,7 +28,12 @@ pub fn hand(command: &mut Command, descriptors: &[(RawFd, RawFd)]) -> io::Result
             format!("descriptor {number} is the child's stdin, stdout or stderr"),
         ));
     }
-    let above = descriptors.iter().map(|(_, number)| *number).max().unwrap_or(2) + 1;
+    let above = descriptors
+        .iter()
+        .map(|(_, number)| *number)
+        .max()
+        .unwrap_or(2)
+        + 1;
     let mut copies = Vec::with_capacity(descriptors.len());
     let mut moves = Vec::with_capacity(descriptors.len());
     for &(descriptor, number) in descriptors {

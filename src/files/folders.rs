@@ -88,14 +88,23 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("alice")).unwrap();
         let error = own_folder(dir.path(), Path::new("alice/explain")).unwrap_err();
-        assert!(error.to_string().contains("alice is a symbolic link"), "{error}");
+        assert!(
+            error.to_string().contains("alice is a symbolic link"),
+            "{error}"
+        );
         assert_eq!(existing_own_folder(dir.path(), Path::new("alice")), None);
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
         std::fs::create_dir(dir.path().join("bob")).unwrap();
         std::fs::write(dir.path().join("bob/explain"), "a file").unwrap();
         let error = own_folder(dir.path(), Path::new("bob/explain")).unwrap_err();
-        assert!(error.to_string().contains("explain is not a folder"), "{error}");
-        assert_eq!(existing_own_folder(dir.path(), Path::new("bob/explain")), None);
+        assert!(
+            error.to_string().contains("explain is not a folder"),
+            "{error}"
+        );
+        assert_eq!(
+            existing_own_folder(dir.path(), Path::new("bob/explain")),
+            None
+        );
     }
 
     #[test]

@@ -445,7 +445,11 @@ fn pictures(row: &Graded) -> String {
 /// `.` only (`grading::report_names` gives them, `grading::read_summary` checks them), so the
 /// name is its own URL; it is escaped as any attribute is all the same.
 fn link(href: &str, label: &str) -> String {
-    format!("<a href=\"{}\">{}</a>", sanitize::html(href), sanitize::html(label))
+    format!(
+        "<a href=\"{}\">{}</a>",
+        sanitize::html(href),
+        sanitize::html(label)
+    )
 }
 
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
@@ -548,8 +552,8 @@ fn causes_html(out: &mut String, rows: &[Graded]) {
     for cause in causes {
         let (row, spec) = &cause.example;
         let row = &rows[*row];
-        let who =
-            report(row, "txt").map_or_else(|| sanitize::html(&row.name), |file| link(&file, &row.name));
+        let who = report(row, "txt")
+            .map_or_else(|| sanitize::html(&row.name), |file| link(&file, &row.name));
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{who}: {}</td></tr>",

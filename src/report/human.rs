@@ -453,9 +453,15 @@ mod tests {
                 let mut human = HumanReporter::new(&mut out, Palette::plain());
                 human.conceal_hidden = conceal;
                 for (path, visibility) in [
-                    ("secret.yaml", crate::contracts::contract::Visibility::Hidden),
+                    (
+                        "secret.yaml",
+                        crate::contracts::contract::Visibility::Hidden,
+                    ),
                     ("open.yaml", crate::contracts::contract::Visibility::Visible),
-                    ("later.yaml", crate::contracts::contract::Visibility::AfterDueDate),
+                    (
+                        "later.yaml",
+                        crate::contracts::contract::Visibility::AfterDueDate,
+                    ),
                 ] {
                     let mut failed = report(path, Outcome::Stale(format!("{path} expected 7")), 1);
                     failed.rules = vec!["dlq-consumer/r".to_owned()];

@@ -360,7 +360,11 @@ fn html_details(details: &str) -> String {
         };
         match class {
             Some(class) => {
-                let _ = writeln!(out, "<span class=\"{class}\">{}</span>", sanitize::html(line));
+                let _ = writeln!(
+                    out,
+                    "<span class=\"{class}\">{}</span>",
+                    sanitize::html(line)
+                );
             }
             None => {
                 let _ = writeln!(out, "{}", sanitize::html(line));

@@ -124,7 +124,10 @@ pub fn cut(text: &str, max: usize) -> Cow<'_, str> {
     match text.char_indices().nth(max) {
         None => Cow::Borrowed(text),
         Some(_) => {
-            let kept = text.char_indices().nth(max - 1).map_or(text.len(), |(at, _)| at);
+            let kept = text
+                .char_indices()
+                .nth(max - 1)
+                .map_or(text.len(), |(at, _)| at);
             Cow::Owned(format!("{}\u{2026}", &text[..kept]))
         }
     }

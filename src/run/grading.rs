@@ -177,7 +177,11 @@ pub fn picture_file(name: &str, spec: &str) -> String {
             _ => '_',
         })
         .collect();
-    format!("{}/{}.html", picture_folder(name), stem.trim_start_matches('.'))
+    format!(
+        "{}/{}.html",
+        picture_folder(name),
+        stem.trim_start_matches('.')
+    )
 }
 
 /// The folder of submission `name`'s pictures, relative to the output folder.
@@ -1039,7 +1043,13 @@ mod tests {
             assert_eq!(folder, picture_folder("alice"));
             assert!(is_picture_name(name), "{name}");
         }
-        for not_ours in ["notes.txt", ".hidden.html", "a b.html", "page.htm", "x.html.bak"] {
+        for not_ours in [
+            "notes.txt",
+            ".hidden.html",
+            "a b.html",
+            "page.htm",
+            "x.html.bak",
+        ] {
             assert!(!is_picture_name(not_ours), "{not_ours}");
         }
     }

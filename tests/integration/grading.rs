@@ -1876,10 +1876,7 @@ fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_
     let temporary = class.path().join("tmp");
     std::fs::create_dir(&temporary).expect("mkdir");
     std::fs::write(temporary.join(".python-version"), "planted\n").expect("plant");
-    let submissions = class_of(
-        class.path(),
-        &[("alice.py", "examples/python/solution.py")],
-    );
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
     let out = class.path().join("grades");
     let mut path = shims.into_os_string();
     path.push(":");
@@ -1906,10 +1903,17 @@ fn a_submissions_report_tells_a_hidden_spec_by_its_verdict_and_rule_only() {
     let secret = class.path().join("secret-poison-count.yaml");
     std::fs::write(
         &secret,
-        text.replacen("contract: dlq-consumer\n", "contract: dlq-consumer\nvisibility: hidden\n", 1),
+        text.replacen(
+            "contract: dlq-consumer\n",
+            "contract: dlq-consumer\nvisibility: hidden\n",
+            1,
+        ),
     )
     .expect("write the hidden spec");
-    let submissions = class_of(class.path(), &[("bob.py", "tests/solutions/dlq_off_by_one.py")]);
+    let submissions = class_of(
+        class.path(),
+        &[("bob.py", "tests/solutions/dlq_off_by_one.py")],
+    );
     let out = class.path().join("grades");
     let mut command = crate::common::dlqspec();
     command
@@ -1924,13 +1928,26 @@ fn a_submissions_report_tells_a_hidden_spec_by_its_verdict_and_rule_only() {
     // The visible spec shows its difference; the hidden one, the same scenario, only that it
     // failed and the rule it broke.
     assert!(report.contains(visible), "{report}");
-    assert!(report.contains("hidden spec 1\n      hidden spec failed: dlq-consumer/"), "{report}");
+    assert!(
+        report.contains("hidden spec 1\n      hidden spec failed: dlq-consumer/"),
+        "{report}"
+    );
     assert!(!report.contains("secret-poison-count"), "{report}");
     assert_eq!(report.matches("--- expected").count(), 1, "{report}");
     // Nor is it drawn: only the visible spec's picture is made.
     let drawn: Vec<String> = std::fs::read_dir(out.join("bob.py/explain"))
         .expect("bob's pictures")
-        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
-    assert_eq!(drawn, ["specs.dlq-consumer.exhausted-at-max-attempts.html"], "{report}");
+    assert_eq!(
+        drawn,
+        ["specs.dlq-consumer.exhausted-at-max-attempts.html"],
+        "{report}"
+    );
 }

@@ -403,7 +403,11 @@ fn grade_writes_pictures_through_no_link_and_removes_only_its_own_stale_ones() {
         "written through the link: {:?}\n{told}",
         files_under(&elsewhere)
     );
-    assert!(std::fs::symlink_metadata(out.join("bob")).expect("the link").is_symlink());
+    assert!(
+        std::fs::symlink_metadata(out.join("bob"))
+            .expect("the link")
+            .is_symlink()
+    );
     // bob's row says why it has no picture.
     let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
     let bob_row = csv.lines().find(|l| l.contains("/bob")).expect("bob's row");
