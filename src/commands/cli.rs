@@ -269,6 +269,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub known_failures: Option<PathBuf>,
 
+    /// Tell each spec that is not `visible` as `hidden spec N` in the human report, with its
+    /// verdict and rules only: no path, diff or output. For `grade`'s per-submission report,
+    /// which students read.
+    #[arg(long, hide = true)]
+    pub conceal_hidden: bool,
+
     #[command(flatten)]
     pub authoring: RunAuthoringArgs,
 }

@@ -179,10 +179,16 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     let rows: Vec<Graded> = graded
         .into_iter()
         .map(|(_, (mut row, reports))| {
-            if let Some(reports) = reports {
-                match write_reports(&args.output, &row.name, reports) {
+            match reports {
+                Some(reports) => match write_reports(&args.output, &row.name, reports) {
                     Ok(written) => row.reports = written,
                     Err(why) => row.note = why,
+                },
+                // Not run: no picture of an earlier grading may pass for this one's.
+                None => {
+                    if let Err(why) = remove_stale_pictures(&args.output, &row.name, &[]) {
+                        row.note = format!("{}; {why}", row.note);
+                    }
                 }
             }
             row
@@ -396,23 +402,26 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
     for row in &rows {
-        for (_, file) in row.reports.files(&row.name) {
+        let mut pictures = Vec::new();
+        for (kind, file) in row.reports.files(&row.name) {
             let from = sources[&row.name].join(&file);
             let to = args.output.join(&file);
-            // A picture is in its submission's folder, made here as the shard made it.
-            if let Some(folder) = to.parent()
-                && let Err(error) = std::fs::create_dir_all(folder)
-            {
-                return usage_error(format!("cannot create {}: {error}", folder.display()));
-            }
             let copied =
                 grading::read_bounded(&from, grading::MAX_REPORT_BYTES).and_then(|bytes| {
+                    // A picture is in its submission's folder, made here as the shard made it.
+                    if kind == "html" {
+                        pictures.push(file.clone());
+                        return write_picture(&args.output, &row.name, &file, &bytes);
+                    }
                     crate::files::atomic_file::replace_own(&to, &bytes)
                         .map_err(|error| format!("cannot write {}: {error}", to.display()))
                 });
             if let Err(why) = copied {
                 return usage_error(why);
             }
+        }
+        if let Err(why) = remove_stale_pictures(&args.output, &row.name, &pictures) {
+            return usage_error(why);
         }
     }
     if let Err(why) = write_summaries(&args.output, &rows, None, against.as_ref()) {
@@ -500,6 +509,7 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
             path: report.path,
             points: report.grading.points,
             rules: report.rules,
+            hidden: !report.grading.visibility.shows_details(),
         })
         .collect())
 }
@@ -552,7 +562,6 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
     let mut pictures = Vec::new();
     for (spec, page) in reports.pictures {
         let file = grading::picture_file(name, &spec);
-        let path = output.join(&file);
         // Two specs whose paths make the same file name: the first one's picture stays.
         if pictures
             .iter()
@@ -562,19 +571,58 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
         }
         let bytes = read_held(page, MAX_PICTURE_BYTES)
             .map_err(|e| format!("cannot read a picture back: {e}"))?;
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder)
-                .map_err(|error| format!("cannot create {}: {error}", folder.display()))?;
-        }
-        crate::files::atomic_file::replace_own(&path, &bytes)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        write_picture(output, name, &file, &bytes)?;
         pictures.push(spec);
     }
+    let made: Vec<String> = pictures
+        .iter()
+        .map(|spec| grading::picture_file(name, spec))
+        .collect();
+    remove_stale_pictures(output, name, &made)?;
     Ok(grading::Written {
         text: true,
         json_lines: reports_json,
         pictures,
     })
+}
+
+/// Writes a picture at `file` (from `grading::picture_file`) under `output`, in folders of
+/// grade's own: a link planted for the submission's folder or its `explain` folder is refused,
+/// never followed out of `output`; a link at the file itself is replaced.
+fn write_picture(output: &Path, name: &str, file: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = output.join(file);
+    crate::files::folders::own_folder(output, Path::new(&grading::picture_folder(name)))
+        .and_then(|_| crate::files::atomic_file::replace_own(&path, bytes))
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// The most entries of a submission's `explain` folder looked at for stale pictures.
+const MAX_PICTURE_FOLDER_ENTRIES: usize = 4096;
+
+/// Removes the pictures an earlier grading left for submission `name` that this one did not
+/// make (`made`, as `grading::picture_file` names them), so that none passes for this
+/// grading's. Only regular files named as grade names pictures are removed, and only in a
+/// folder reached through no link: anything else there is left alone.
+fn remove_stale_pictures(output: &Path, name: &str, made: &[String]) -> Result<(), String> {
+    let folder = grading::picture_folder(name);
+    let Some(path) = crate::files::folders::existing_own_folder(output, Path::new(&folder)) else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(&path) else {
+        return Ok(());
+    };
+    for entry in entries.take(MAX_PICTURE_FOLDER_ENTRIES).flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let ours = grading::is_picture_name(file_name)
+            && entry.file_type().is_ok_and(|kind| kind.is_file());
+        if ours && !made.contains(&format!("{folder}/{file_name}")) {
+            remove_stale(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// The first `limit` bytes of a file grade holds, from its start.
@@ -754,6 +802,8 @@ fn run_within_budget(
         .args(["--impl", &crate::external::entry::implementation(entry)])
         .args(["--format", "json", "--output"])
         .arg(format!("/proc/self/fd/{REPORT_FD}"))
+        // Its human report is the submission's NAME.txt, which its student may read.
+        .arg("--conceal-hidden")
         .args([
             "--budget",
             &run_budget(args.budget).as_secs_f64().to_string(),
@@ -896,46 +946,23 @@ fn run_to_end(
     deadline: Instant,
 ) -> Result<Option<ExitStatus>, String> {
     use std::os::fd::AsRawFd;
-    use std::os::unix::process::CommandExt;
     command.stdout(out).stderr(err);
     let zygote_fd = zygote.map(|(fd, _)| *fd);
     if let Some((_, value)) = zygote {
         command.env(crate::external::zygote::ZYGOTE_VARIABLE, value);
     }
-    if let Some(report) = &report {
-        let report_fd = report.as_raw_fd();
-        // SAFETY: between fork and exec only dup2, fcntl and close run, which are
-        // async-signal-safe.
-        unsafe {
-            command.pre_exec(move || {
-                // The zygote's socket first, as `zygote::RUN_FD`, from above both targets: the
-                // report's pipe may lie on that number.
-                let mut report_fd = report_fd;
-                if let Some(zygote_fd) = zygote_fd {
-                    let target = crate::external::zygote::RUN_FD;
-                    let high = libc::fcntl(zygote_fd, libc::F_DUPFD_CLOEXEC, 10);
-                    if report_fd == target {
-                        report_fd = libc::fcntl(report_fd, libc::F_DUPFD_CLOEXEC, 10);
-                    }
-                    if high < 0 || report_fd < 0 || libc::dup2(high, target) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    libc::close(high);
-                }
-                if report_fd == REPORT_FD {
-                    let flags = libc::fcntl(REPORT_FD, libc::F_GETFD);
-                    if flags < 0
-                        || libc::fcntl(REPORT_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                    {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                } else if libc::dup2(report_fd, REPORT_FD) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+    // The zygote's socket goes with a run's report pipe (a picture's `explain` gets neither).
+    let handed = match &report {
+        Some(report) => {
+            let mut handed = vec![(report.as_raw_fd(), REPORT_FD)];
+            handed.extend(zygote_fd.map(|fd| (fd, crate::external::zygote::RUN_FD)));
+            Some(
+                crate::external::descriptors::hand(&mut command, &handed)
+                    .map_err(|e| format!("cannot hand its report pipe over: {e}"))?,
+            )
         }
-    }
+        None => None,
+    };
     // Started as implementations are (`children`): its own group and tree, dying with grade,
     // so that nothing a submission started outlives its grading. Its own limits are the run's.
     let spawned = crate::external::children::spawn(
@@ -943,7 +970,7 @@ fn run_to_end(
         &crate::external::limits::Limits::unlimited(),
     );
     // Grade's end of the pipe for writing goes now: the pipe ends when the run's does.
-    drop(report);
+    drop((handed, report));
     let (mut child, guard) = spawned.map_err(|e| {
         format!(
             "cannot start {}: {e}",

@@ -69,6 +69,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         palette,
         show_passes: !args.shown.quiet,
         show_output: args.shown.show_output,
+        conceal_hidden: args.conceal_hidden,
         github_annotations: ReportOptions::in_github_actions(),
         progress: ReportOptions::progress_wanted(),
         slow: authoring.slow,

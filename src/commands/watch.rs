@@ -92,6 +92,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
             palette,
             show_passes: !args.shown.quiet,
             show_output: args.shown.show_output,
+            conceal_hidden: false,
             github_annotations: false,
             progress: ReportOptions::progress_wanted(),
             slow: None,

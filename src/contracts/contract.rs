@@ -319,7 +319,6 @@ impl Checkpoint {
                 Told {
                     line,
                     event: Event::Check {
-                        key: key.to_owned(),
                         expected: shown_expected,
                         actual,
                     },

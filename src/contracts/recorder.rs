@@ -99,10 +99,7 @@ impl Recorder {
     /// pay for a sentence per decision.
     pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
-            self.tell_event(
-                format!("    rule {}: {why}", rule.id),
-                Event::Rule { id: rule.id },
-            );
+            self.tell_event(format!("    rule {}: {why}", rule.id), Event::Rule);
         }
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
@@ -414,7 +411,7 @@ mod tests {
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
         assert_eq!(run.timeline[0].line, "    rule c/b: why");
-        assert_eq!(run.timeline[0].event, Event::Rule { id: "c/b" });
+        assert_eq!(run.timeline[0].event, Event::Rule);
     }
 
     #[test]

@@ -41,21 +41,18 @@ pub enum Event {
         label: String,
         tone: Tone,
     },
-    /// The rule behind a decision, and why it applies there (the line says why).
-    Rule { id: &'static str },
-    /// What the implementation did at a decision, against what its rule expects: `expected`
-    /// is what the rule wanted, when the implementation did something else.
+    /// The rule behind a decision, and why it applies there (the line names the rule and
+    /// says why).
+    Rule,
+    /// What the implementation did at a decision, against what its rule expects (the line
+    /// names the rule): `expected` is what the rule wanted, when the implementation did
+    /// something else.
     Decision {
-        rule: &'static str,
         did: String,
         expected: Option<String>,
     },
-    /// One checked value: as expected, or not.
-    Check {
-        key: String,
-        expected: String,
-        actual: String,
-    },
+    /// One checked value (the line names it): as expected, or not.
+    Check { expected: String, actual: String },
     /// Named lists and what each holds after a step (outcome-queue's ready, done and
     /// quarantine), each item as shown.
     Lists(Vec<(&'static str, Vec<String>)>),

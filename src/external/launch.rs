@@ -183,8 +183,14 @@ fn shims_folder(env: &dyn Fn(&str) -> Option<String>) -> Result<(PathBuf, &'stat
 /// The interpreter pyenv's `python3` shim would start in a box, when `python3` on `PATH` is
 /// that shim and `DLQSPEC_PYTHON` names none: found once (the shim is a shell script that
 /// costs more than the interpreter's own start), so that `grade` starts it directly for each
-/// submission. Asked from a fresh folder, as the box's working folder is, so no
-/// `.python-version` of dlqspec's folder picks another version than the box would get.
+/// submission.
+///
+/// pyenv picks the version by the first `.python-version` in the working folder or above it
+/// (unless `PYENV_VERSION` says, which is left as the user set it). So it is asked from an
+/// empty folder of dlqspec's own, as the box's working folder is (no `.python-version` of the
+/// folder dlqspec runs in picks another version than the box would get), made in dlqspec's
+/// cache folder: under the user's home, not under the temporary folder, where anyone may
+/// plant a `/tmp/.python-version` that would choose the interpreter of every submission.
 pub fn pyenv_interpreter() -> Option<PathBuf> {
     if std::env::var_os("DLQSPEC_PYTHON").is_some_and(|value| !value.is_empty()) {
         return None;
@@ -197,7 +203,12 @@ pub fn pyenv_interpreter() -> Option<PathBuf> {
     {
         return None;
     }
-    let neutral = tempfile::tempdir().ok()?;
+    let cache = super::shims_cache::cache_root(&|name| std::env::var(name).ok()).ok()?;
+    std::fs::create_dir_all(&cache).ok()?;
+    let neutral = tempfile::Builder::new()
+        .prefix("pyenv-asked-")
+        .tempdir_in(&cache)
+        .ok()?;
     let asked = std::process::Command::new(&shim)
         .args(["-I", "-c", "import sys; sys.stdout.write(sys.executable)"])
         .current_dir(neutral.path())

@@ -1,6 +1,8 @@
 //! External implementations: programs checked through the JSON-lines protocol (docs/protocol.md).
 
 pub mod children;
+#[cfg(unix)]
+pub mod descriptors;
 pub mod entry;
 pub mod launch;
 pub mod limits;

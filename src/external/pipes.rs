@@ -29,7 +29,7 @@ pub enum Unwritten {
 #[cfg(unix)]
 pub struct Offered {
     read: std::os::fd::OwnedFd,
-    write: std::os::fd::OwnedFd,
+    write: super::descriptors::Handed,
 }
 
 #[cfg(not(unix))]
@@ -54,7 +54,6 @@ impl Offered {
 #[cfg(unix)]
 pub fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-    use std::os::unix::process::CommandExt;
 
     let mut fds = [0; 2];
     // SAFETY: `fds` has room for the two descriptors pipe2 writes.
@@ -63,31 +62,7 @@ pub fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
     }
     // SAFETY: pipe2 just opened both, and nothing else owns them.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    // The child's stdin, stdout and stderr take 0 to 2 before the closure below runs, and
-    // dup2 onto itself would keep close-on-exec: the end handed over must lie above 3.
-    let write = if write.as_raw_fd() <= CHANNEL_FD {
-        // SAFETY: duplicating a descriptor this function owns.
-        let above =
-            unsafe { libc::fcntl(write.as_raw_fd(), libc::F_DUPFD_CLOEXEC, CHANNEL_FD + 1) };
-        if above < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: fcntl just opened it.
-        unsafe { OwnedFd::from_raw_fd(above) }
-    } else {
-        write
-    };
-    let handed = write.as_raw_fd();
-    // SAFETY: the closure runs in the child between fork and exec and makes one
-    // async-signal-safe call (dup2), on a descriptor that stays open until spawn returns.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::dup2(handed, CHANNEL_FD) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let write = super::descriptors::hand(command, &[(write.as_raw_fd(), CHANNEL_FD)])?;
     command.env(CHANNEL_VARIABLE, CHANNEL_FD.to_string());
     Ok(Some(Offered { read, write }))
 }

@@ -108,27 +108,11 @@ impl Zygote {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
-        let handed = theirs.as_raw_fd();
-        // SAFETY: the closure runs between fork and exec and makes only raw system calls.
-        unsafe {
-            use std::os::unix::process::CommandExt;
-            command.pre_exec(move || {
-                if handed == ZYGOTE_FD {
-                    let flags = libc::fcntl(ZYGOTE_FD, libc::F_GETFD);
-                    if flags < 0
-                        || libc::fcntl(ZYGOTE_FD, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0
-                    {
-                        return Err(io::Error::last_os_error());
-                    }
-                } else if libc::dup2(handed, ZYGOTE_FD) < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        let handed = super::descriptors::hand(&mut command, &[(theirs.as_raw_fd(), ZYGOTE_FD)])
+            .map_err(|e| format!("cannot hand the zygote its socket: {e}"))?;
         let (child, guard) = children::spawn_zygote(&mut command, &Limits::unlimited())
             .map_err(|e| format!("cannot start `{}`: {e}", located.display()))?;
-        drop(theirs);
+        drop((handed, theirs));
         let mut zygote = Zygote {
             child,
             guard,

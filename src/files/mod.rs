@@ -2,5 +2,6 @@
 //! is not its own), and what it undoes when it is interrupted.
 
 pub mod atomic_file;
+pub mod folders;
 pub mod interrupts;
 pub mod new_file;

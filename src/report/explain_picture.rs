@@ -210,10 +210,10 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                 );
                 y += 24;
             }
-            Event::Rule { .. } => {
+            Event::Rule => {
                 y = note_row(&mut rows, "rule", y, indent, text, right);
             }
-            Event::Decision { did, expected, .. } => {
+            Event::Decision { did, expected } => {
                 let first = expected.is_some() && !std::mem::replace(&mut marked, true);
                 match expected {
                     Some(expected) if first => {
@@ -426,27 +426,7 @@ fn glyph(kind: &str) -> &'static str {
 /// Untrusted text for HTML: control characters shown as escapes, cut to `max` characters
 /// (an ellipsis says so), then escaped.
 fn escape(text: &str, max: usize) -> String {
-    let shown = sanitize::line(text);
-    let max = max.max(8);
-    let mut out = String::with_capacity(shown.len().min(max * 2));
-    let mut chars = shown.chars().peekable();
-    let mut kept = 0;
-    while let Some(c) = chars.next() {
-        kept += 1;
-        if kept >= max && chars.peek().is_some() {
-            out.push('\u{2026}');
-            break;
-        }
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    sanitize::html(&sanitize::cut(&sanitize::line(text), max))
 }
 
 #[cfg(test)]
@@ -492,7 +472,6 @@ mod tests {
         let check = |actual: &str| Told {
             line: format!("    \u{2717} k: expected 1, got {actual}"),
             event: Event::Check {
-                key: "k".into(),
                 expected: "1".into(),
                 actual: actual.into(),
             },

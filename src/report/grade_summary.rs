@@ -164,7 +164,7 @@ fn against_json(rows: &[Graded], against: &Against) -> serde_json::Value {
 /// summary.html's regrade section: a row per submission that changed, is new or is gone.
 fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
     let diff = &against.diff;
-    let _ = writeln!(out, "<h2>against {}</h2>", escape(&against.dir));
+    let _ = writeln!(out, "<h2>against {}</h2>", sanitize::html(&against.dir));
     if diff.no_change() {
         let _ = writeln!(out, "<p>no change ({} submissions)</p>", diff.unchanged);
         return;
@@ -185,17 +185,17 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
             .map(|(path, was, is)| {
                 format!(
                     "{}: {} -&gt; {}",
-                    escape(path),
-                    escape(outcome(was)),
-                    escape(outcome(is))
+                    sanitize::html(path),
+                    sanitize::html(outcome(was)),
+                    sanitize::html(outcome(is))
                 )
             })
             .collect();
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&row.name),
-            escape(&change(&changed.before, &standing(row))),
+            sanitize::html(&row.name),
+            sanitize::html(&change(&changed.before, &standing(row))),
             specs.join("<br>")
         );
     }
@@ -204,7 +204,7 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>new: {}</td><td></td></tr>",
-            escape(&row.name),
+            sanitize::html(&row.name),
             number(row.score)
         );
     }
@@ -212,7 +212,7 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>gone (was {})</td><td></td></tr>",
-            escape(name),
+            sanitize::html(name),
             number(before.score)
         );
     }
@@ -441,21 +441,15 @@ fn pictures(row: &Graded) -> String {
     out
 }
 
-/// Text for HTML, escaped; control characters shown as escapes.
-fn escape(text: &str) -> String {
-    sanitize::line(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
 /// A link to a report beside the page. Report names are made of letters, digits, `-`, `_` and
 /// `.` only (`grading::report_names` gives them, `grading::read_summary` checks them), so the
 /// name is its own URL; it is escaped as any attribute is all the same.
 fn link(href: &str, label: &str) -> String {
-    format!("<a href=\"{}\">{}</a>", escape(href), escape(label))
+    format!(
+        "<a href=\"{}\">{}</a>",
+        sanitize::html(href),
+        sanitize::html(label)
+    )
 }
 
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
@@ -558,16 +552,16 @@ fn causes_html(out: &mut String, rows: &[Graded]) {
     for cause in causes {
         let (row, spec) = &cause.example;
         let row = &rows[*row];
-        let who =
-            report(row, "txt").map_or_else(|| escape(&row.name), |file| link(&file, &row.name));
+        let who = report(row, "txt")
+            .map_or_else(|| sanitize::html(&row.name), |file| link(&file, &row.name));
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{who}: {}</td></tr>",
-            escape(&cause.cause),
+            sanitize::html(&cause.cause),
             cause.submissions,
             cause.specs,
             cause.failures,
-            escape(spec)
+            sanitize::html(spec)
         );
     }
     out.push_str("</table>\n");
@@ -582,7 +576,7 @@ pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
         out,
         "<h1>dlqspec grades</h1>\n<p>{} submissions: {}</p>",
         rows.len(),
-        escape(&counts(rows))
+        sanitize::html(&counts(rows))
     );
     out.push_str("<h2>rules</h2>\n<table class=\"rules\">\n<tr><th>rule</th><th>passing</th><th>share of the class</th></tr>\n");
     for (rule, passed, submissions) in rule_shares(rows) {
@@ -590,7 +584,7 @@ pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%</td></tr>",
-            escape(&rule)
+            sanitize::html(&rule)
         );
     }
     out.push_str("</table>\n");
@@ -601,7 +595,7 @@ pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
     out.push_str("<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
     out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
     for rule in &rules {
-        let _ = write!(out, "<th class=\"rule\">{}</th>", escape(rule));
+        let _ = write!(out, "<th class=\"rule\">{}</th>", sanitize::html(rule));
     }
     out.push_str("</tr>\n");
     for row in rows {
@@ -609,14 +603,14 @@ pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
         let _ = write!(
             out,
             "<tr><td>{}</td><td class=\"{status}\">{status}</td><td>{} / {}</td><td>{:.2}</td><td>{} {}{}</td><td>{}</td>",
-            escape(&row.submission),
+            sanitize::html(&row.submission),
             number(row.score),
             number(row.max_score),
             row.took.as_secs_f64(),
             report(row, "txt").map_or_else(String::new, |file| link(&file, "text")),
             report(row, "jsonl").map_or_else(String::new, |file| link(&file, "json")),
             pictures(row),
-            escape(&row.note),
+            sanitize::html(&row.note),
         );
         for rule in &rules {
             let verdict = verdict(row, rule);

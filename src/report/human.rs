@@ -26,6 +26,11 @@ pub struct HumanReporter<W: Write> {
     pub durations: usize,
     /// Every spec that ran, with its time, for `durations`.
     times: Vec<(String, Duration)>,
+    /// A spec that is not `visible` is told as `hidden spec N`, its verdict and rules only:
+    /// the report is read by students, who may not see its expectations.
+    pub conceal_hidden: bool,
+    /// How many specs have been told as hidden.
+    hidden_told: usize,
     /// The failures so far, grouped by cause, in the order each cause was first seen.
     causes: Vec<Cause>,
 }
@@ -54,6 +59,8 @@ impl<W: Write> HumanReporter<W> {
             slow: None,
             durations: 0,
             times: Vec::new(),
+            conceal_hidden: false,
+            hidden_told: 0,
             causes: Vec::new(),
         }
     }
@@ -142,6 +149,9 @@ impl<W: Write> HumanReporter<W> {
     }
 
     fn finished(&mut self, report: &SpecReport) -> std::io::Result<()> {
+        if self.conceal_hidden && !report.grading.visibility.shows_details() {
+            return self.finished_hidden(report);
+        }
         if self.durations > 0 && !matches!(report.outcome, Outcome::Skipped(_)) {
             self.times.push((report.path.clone(), report.duration));
         }
@@ -162,15 +172,7 @@ impl<W: Write> HumanReporter<W> {
             return Ok(());
         }
         let p = self.palette;
-        let (tag, style) = match &report.outcome {
-            Outcome::Passed => ("PASS ", p.pass),
-            Outcome::Mismatch(_) => ("FAIL ", p.fail),
-            Outcome::Errored(_) => ("ERROR", p.fail),
-            Outcome::SpecError(_) => ("SPEC ", p.spec),
-            Outcome::Skipped(_) => ("SKIP ", p.skip),
-            Outcome::ExpectedFailure(_) => ("XFAIL", p.skip),
-            Outcome::Stale(_) => ("STALE", p.fail),
-        };
+        let (tag, style) = tag(&report.outcome, &p);
         let attention = report.outcome.is_failure();
         if !attention && !self.show_passes {
             return Ok(());
@@ -215,6 +217,40 @@ impl<W: Write> HumanReporter<W> {
         };
         for line in details.lines().chain(captured.lines()) {
             writeln!(self.out, "      {line}")?;
+        }
+        Ok(())
+    }
+
+    /// A spec the reader may not see: `hidden spec N` and its verdict, and under a failure
+    /// the rule it broke (or its rules); nothing of its path, name, expectations or output.
+    fn finished_hidden(&mut self, report: &SpecReport) -> std::io::Result<()> {
+        self.flush_skips()?;
+        self.hidden_told += 1;
+        let p = self.palette;
+        let (tag, style) = tag(&report.outcome, &p);
+        let attention = report.outcome.is_failure();
+        if !attention && !self.show_passes {
+            return Ok(());
+        }
+        writeln!(
+            self.out,
+            "{} hidden spec {}",
+            paint(style, tag),
+            self.hidden_told
+        )?;
+        if attention {
+            let rules = match &report.outcome {
+                Outcome::Mismatch(m) => m
+                    .rule
+                    .map_or_else(|| report.rules.join(", "), |rule| rule.id.to_owned()),
+                _ => report.rules.join(", "),
+            };
+            let told = if rules.is_empty() {
+                "hidden spec failed".to_owned()
+            } else {
+                format!("hidden spec failed: {}", sanitize::line(&rules))
+            };
+            writeln!(self.out, "      {told}")?;
         }
         Ok(())
     }
@@ -293,6 +329,19 @@ impl<W: Write> HumanReporter<W> {
             seconds(summary.duration)
         )?;
         self.out.flush()
+    }
+}
+
+/// The tag a spec's line starts with, and its style.
+fn tag(outcome: &Outcome, p: &Palette) -> (&'static str, anstyle::Style) {
+    match outcome {
+        Outcome::Passed => ("PASS ", p.pass),
+        Outcome::Mismatch(_) => ("FAIL ", p.fail),
+        Outcome::Errored(_) => ("ERROR", p.fail),
+        Outcome::SpecError(_) => ("SPEC ", p.spec),
+        Outcome::Skipped(_) => ("SKIP ", p.skip),
+        Outcome::ExpectedFailure(_) => ("XFAIL", p.skip),
+        Outcome::Stale(_) => ("STALE", p.fail),
     }
 }
 
@@ -394,6 +443,47 @@ mod tests {
             grading: Default::default(),
             source: None,
         }
+    }
+
+    #[test]
+    fn a_hidden_spec_is_told_by_its_verdict_and_rules_only_when_concealed() {
+        let told = |conceal: bool| {
+            let mut out = Vec::new();
+            {
+                let mut human = HumanReporter::new(&mut out, Palette::plain());
+                human.conceal_hidden = conceal;
+                for (path, visibility) in [
+                    (
+                        "secret.yaml",
+                        crate::contracts::contract::Visibility::Hidden,
+                    ),
+                    ("open.yaml", crate::contracts::contract::Visibility::Visible),
+                    (
+                        "later.yaml",
+                        crate::contracts::contract::Visibility::AfterDueDate,
+                    ),
+                ] {
+                    let mut failed = report(path, Outcome::Stale(format!("{path} expected 7")), 1);
+                    failed.rules = vec!["dlq-consumer/r".to_owned()];
+                    failed.grading.visibility = visibility;
+                    human.event(&Event::Finished(&failed));
+                }
+                let mut passed = report("quiet.yaml", Outcome::Passed, 1);
+                passed.grading.visibility = crate::contracts::contract::Visibility::Hidden;
+                human.event(&Event::Finished(&passed));
+            }
+            String::from_utf8(out).unwrap()
+        };
+        let concealed = told(true);
+        assert_eq!(
+            concealed,
+            "STALE hidden spec 1\n      hidden spec failed: dlq-consumer/r\n\
+             STALE open.yaml  open.yaml name\n      open.yaml expected 7\n\
+             STALE hidden spec 2\n      hidden spec failed: dlq-consumer/r\n\
+             PASS  hidden spec 3\n"
+        );
+        // Told to whoever runs the suite, a hidden spec is told in full.
+        assert!(told(false).contains("secret.yaml expected 7"));
     }
 
     /// What the reporter prints for specs of these times, with a threshold and a list length.

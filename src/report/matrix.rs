@@ -334,24 +334,6 @@ pub fn markdown(matrix: &Matrix) -> String {
     out
 }
 
-/// Text for the HTML page: control characters shown escaped, HTML's special characters as
-/// entities.
-fn html_escape(text: &str) -> String {
-    let text = sanitize::text(text);
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 fn html_class(status: CellStatus) -> &'static str {
     match status {
         CellStatus::Passed => "pass",
@@ -378,10 +360,14 @@ fn html_details(details: &str) -> String {
         };
         match class {
             Some(class) => {
-                let _ = writeln!(out, "<span class=\"{class}\">{}</span>", html_escape(line));
+                let _ = writeln!(
+                    out,
+                    "<span class=\"{class}\">{}</span>",
+                    sanitize::html(line)
+                );
             }
             None => {
-                let _ = writeln!(out, "{}", html_escape(line));
+                let _ = writeln!(out, "{}", sanitize::html(line));
             }
         }
     }
@@ -414,7 +400,7 @@ pub fn html(matrix: &Matrix) -> String {
         let _ = write!(
             out,
             "<th><code>{}</code></th>",
-            html_escape(&column.implementation.label)
+            sanitize::html(&column.implementation.label)
         );
     }
     out.push_str("</tr>\n");
@@ -422,12 +408,12 @@ pub fn html(matrix: &Matrix) -> String {
         let _ = write!(
             out,
             "<tr><td><code>{}</code><div class=\"statement\">{}</div></td>",
-            html_escape(row.rule.id),
-            html_escape(row.rule.statement)
+            sanitize::html(row.rule.id),
+            sanitize::html(row.rule.statement)
         );
         for (index, cell) in row.cells.iter().enumerate() {
             let status = cell.status();
-            let text = html_escape(&cell.text());
+            let text = sanitize::html(&cell.text());
             let body = match (
                 status,
                 cell.first_failure.and_then(|i| matrix.specs().get(i)),
@@ -462,17 +448,17 @@ pub fn html(matrix: &Matrix) -> String {
                 out,
                 "<section id=\"{}\">\n<h3><code>{}</code>: <code>{}</code></h3>",
                 anchor(index, &report.path),
-                html_escape(&column.implementation.label),
-                html_escape(&report.path)
+                sanitize::html(&column.implementation.label),
+                sanitize::html(&report.path)
             );
             if let Some(name) = &report.name {
-                let _ = writeln!(out, "<p>{}</p>", html_escape(name));
+                let _ = writeln!(out, "<p>{}</p>", sanitize::html(name));
             }
             if !report.rules.is_empty() {
                 let _ = writeln!(
                     out,
                     "<p>rules: <code>{}</code></p>",
-                    html_escape(&report.rules.join(", "))
+                    sanitize::html(&report.rules.join(", "))
                 );
             }
             let details = render::details(&report.path, &report.outcome);
@@ -486,8 +472,8 @@ pub fn html(matrix: &Matrix) -> String {
             let _ = writeln!(
                 out,
                 "<li><code>{}</code>: {}</li>",
-                html_escape(&report.path),
-                html_escape(&headline(report))
+                sanitize::html(&report.path),
+                sanitize::html(&headline(report))
             );
         }
         out.push_str("</ul>\n");

@@ -48,6 +48,9 @@ pub struct ReportOptions {
     pub show_passes: bool,
     /// Human reports show captured output under passing specs too.
     pub show_output: bool,
+    /// Human reports tell a spec that is not `visible` as `hidden spec N`, verdict and rules
+    /// only (a report students read).
+    pub conceal_hidden: bool,
     /// Print `::error` workflow commands for failures.
     pub github_annotations: bool,
     /// Show a progress bar on stderr.
@@ -177,6 +180,7 @@ fn format_reporter<W: Write + 'static>(
             let mut human = HumanReporter::new(out, palette);
             human.show_passes = options.show_passes;
             human.show_output = options.show_output;
+            human.conceal_hidden = options.conceal_hidden;
             human.slow = options.slow;
             human.durations = options.durations;
             Box::new(human)

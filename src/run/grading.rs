@@ -177,11 +177,32 @@ pub fn picture_file(name: &str, spec: &str) -> String {
             _ => '_',
         })
         .collect();
-    format!("{name}/explain/{}.html", stem.trim_start_matches('.'))
+    format!(
+        "{}/{}.html",
+        picture_folder(name),
+        stem.trim_start_matches('.')
+    )
+}
+
+/// The folder of submission `name`'s pictures, relative to the output folder.
+pub fn picture_folder(name: &str) -> String {
+    format!("{name}/explain")
+}
+
+/// Whether `file` (a name in a [`picture_folder`]) is one [`picture_file`] could give: the
+/// pictures of an earlier grading are known by it, and nothing else there is touched.
+pub fn is_picture_name(file: &str) -> bool {
+    file.strip_suffix(".html").is_some_and(|stem| {
+        !stem.starts_with('.')
+            && stem
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    })
 }
 
 /// The specs of `suite` whose outcome in a submission's JSON-lines report is `mismatch`, in
 /// the suite's order: those whose picture shows where the submission and the spec part ways.
+/// A hidden spec is none of them: its picture would show its student its expectations.
 pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
     let mut outcomes: BTreeMap<String, String> = BTreeMap::new();
     for line in json_lines.lines() {
@@ -196,7 +217,7 @@ pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
     }
     suite
         .iter()
-        .filter(|spec| outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
+        .filter(|spec| !spec.hidden && outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
         .map(|spec| spec.path.clone())
         .collect()
 }
@@ -357,6 +378,8 @@ pub struct SuiteSpec {
     pub path: String,
     pub points: f64,
     pub rules: Vec<String>,
+    /// Not `visible`: its student may not see its expectations, so it is never drawn.
+    pub hidden: bool,
 }
 
 /// Reads a submission's JSON-lines report (docs/reports.md) against the whole suite: every
@@ -1013,6 +1036,25 @@ mod tests {
     }
 
     #[test]
+    fn picture_names_are_known_again_and_nothing_else_is() {
+        for spec in ["specs/dlq-consumer/a.yaml", "x y/.b.yml", "c"] {
+            let file = picture_file("alice", spec);
+            let (folder, name) = file.rsplit_once('/').unwrap();
+            assert_eq!(folder, picture_folder("alice"));
+            assert!(is_picture_name(name), "{name}");
+        }
+        for not_ours in [
+            "notes.txt",
+            ".hidden.html",
+            "a b.html",
+            "page.htm",
+            "x.html.bak",
+        ] {
+            assert!(!is_picture_name(not_ours), "{not_ours}");
+        }
+    }
+
+    #[test]
     fn report_names_are_safe_and_unique() {
         let names = report_names(&[
             PathBuf::from("a/alice.py"),
@@ -1027,7 +1069,24 @@ mod tests {
             path: path.to_owned(),
             points,
             rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+            hidden: false,
         }
+    }
+
+    #[test]
+    fn a_hidden_spec_is_never_among_those_drawn() {
+        let mut suite = vec![
+            suite_spec("a.yaml", 1.0, &[]),
+            suite_spec("b.yaml", 1.0, &[]),
+            suite_spec("c.yaml", 1.0, &[]),
+        ];
+        suite[1].hidden = true;
+        let lines = ["a.yaml", "b.yaml", "c.yaml"]
+            .map(|path| {
+                format!(r#"{{"event":"spec_finished","path":"{path}","outcome":"mismatch"}}"#)
+            })
+            .join("\n");
+        assert_eq!(mismatched(&lines, &suite), ["a.yaml", "c.yaml"]);
     }
 
     #[test]

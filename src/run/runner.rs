@@ -545,13 +545,13 @@ fn run_all(
     Ok(summary)
 }
 
-/// Watches a run's deadline from a thread of its own: when it comes, marks the budget spent
-/// (so no spec starts, and none finishing from then on counts), then ends every implementation
+/// Watches a run's deadline from a thread of its own: when it comes, ends every implementation
 /// process, the one serving a spec included; and goes on ending any started in the moment
-/// between a worker's look at the mark and its start, until the run is over.
+/// between a worker's look at the clock and its start, until the run is over. Whether the
+/// budget is spent is the clock's to say (`ran_out`), not the thread's: so no spec starts, and
+/// none finishing from then on counts, without a worker waiting on the thread to be scheduled.
 struct BudgetWatch {
     deadline: Instant,
-    spent: Arc<std::sync::atomic::AtomicBool>,
     over: Option<std::sync::mpsc::Sender<()>>,
     watching: Option<std::thread::JoinHandle<()>>,
 }
@@ -561,10 +561,7 @@ const BUDGET_SWEEP: Duration = Duration::from_millis(50);
 
 impl BudgetWatch {
     fn start(deadline: Instant) -> BudgetWatch {
-        use std::sync::atomic::Ordering;
-        let spent = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (over, run_over) = std::sync::mpsc::channel::<()>();
-        let flag = Arc::clone(&spent);
         let watching = std::thread::Builder::new()
             .name("dlqspec-budget".into())
             .spawn(move || {
@@ -572,7 +569,6 @@ impl BudgetWatch {
                 if run_over.recv_timeout(left) != Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
                     return;
                 }
-                flag.store(true, Ordering::SeqCst);
                 loop {
                     crate::external::children::kill_everything();
                     if run_over.recv_timeout(BUDGET_SWEEP)
@@ -585,28 +581,22 @@ impl BudgetWatch {
         match watching {
             Ok(watching) => BudgetWatch {
                 deadline,
-                spent,
                 over: Some(over),
                 watching: Some(watching),
             },
-            // No thread to watch the clock: the budget is spent now, so the run ends at once
-            // rather than past its budget.
-            Err(_) => {
-                spent.store(true, Ordering::SeqCst);
-                BudgetWatch {
-                    deadline,
-                    spent,
-                    over: None,
-                    watching: None,
-                }
-            }
+            // No thread to watch the clock, so nothing would end a process past the deadline:
+            // the budget is spent now, so the run ends at once rather than past its budget.
+            Err(_) => BudgetWatch {
+                deadline: Instant::now(),
+                over: None,
+                watching: None,
+            },
         }
     }
 
-    /// Whether the budget is spent: by the clock itself, so a worker never waits on the
-    /// watching thread to be scheduled to know it.
+    /// Whether the budget is spent, by the clock itself.
     fn ran_out(&self) -> bool {
-        self.spent.load(std::sync::atomic::Ordering::SeqCst) || Instant::now() >= self.deadline
+        Instant::now() >= self.deadline
     }
 }
 

@@ -1835,3 +1835,119 @@ fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_sub
         "pyenv's shim is asked once, by grade, not once per submission: {starts:?}"
     );
 }
+
+#[test]
+fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_interpreter() {
+    let real = std::process::Command::new("python3")
+        .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let real = String::from_utf8(real.stdout).expect("utf-8");
+    let place = tempfile::tempdir().expect("temp dir");
+    let shims = place.path().join(".pyenv/shims");
+    std::fs::create_dir_all(&shims).expect("shims folder");
+    // An interpreter that fails every submission, chosen by the planted version file.
+    let planted = place.path().join("planted-python");
+    // A stand-in for pyenv's shim that picks the version as pyenv does: the first
+    // `.python-version` in the working folder or above it.
+    let shim = shims.join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\ndir=\"$PWD\"\nwhile :; do\n  if [ -f \"$dir/.python-version\" ]; then\n    [ \"$(cat \"$dir/.python-version\" 2>/dev/null)\" = planted ] && exec '{}' \"$@\"\n    break\n  fi\n  [ \"$dir\" = / ] && break\n  dir=$(dirname \"$dir\")\ndone\nexec '{real}' \"$@\"\n",
+            planted.display()
+        ),
+    )
+    .expect("write the shim");
+    // The planted interpreter answers grade's question about itself as a real one would.
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = -I ] && {{ printf %s '{}'; exit 0; }}\nexit 3\n",
+            planted.display()
+        ),
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    for script in [&shim, &planted] {
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let class = tempfile::tempdir().expect("temp dir");
+    let temporary = class.path().join("tmp");
+    std::fs::create_dir(&temporary).expect("mkdir");
+    std::fs::write(temporary.join(".python-version"), "planted\n").expect("plant");
+    let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
+    let out = class.path().join("grades");
+    let mut path = shims.into_os_string();
+    path.push(":");
+    path.push(crate::common::path_with_tsx());
+    let mut command = crate::common::dlqspec();
+    command
+        .env("PATH", path)
+        .env("TMPDIR", &temporary)
+        .env_remove("DLQSPEC_PYTHON")
+        .env_remove("PYENV_VERSION")
+        .args(["grade", "--specs", PASSING_SPEC, "--output"])
+        .arg(&out)
+        .args(&submissions);
+    let graded = crate::common::ran(command.output().expect("dlqspec runs"));
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+}
+
+#[test]
+fn a_submissions_report_tells_a_hidden_spec_by_its_verdict_and_rule_only() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    let visible = "specs/dlq-consumer/exhausted-at-max-attempts.yaml";
+    let text = std::fs::read_to_string(root.join(visible)).expect("the spec");
+    let secret = class.path().join("secret-poison-count.yaml");
+    std::fs::write(
+        &secret,
+        text.replacen(
+            "contract: dlq-consumer\n",
+            "contract: dlq-consumer\nvisibility: hidden\n",
+            1,
+        ),
+    )
+    .expect("write the hidden spec");
+    let submissions = class_of(
+        class.path(),
+        &[("bob.py", "tests/solutions/dlq_off_by_one.py")],
+    );
+    let out = class.path().join("grades");
+    let mut command = crate::common::dlqspec();
+    command
+        .args(["grade", "--specs", visible, "--specs"])
+        .arg(&secret)
+        .args(["--pictures", "2", "--output"])
+        .arg(&out)
+        .args(&submissions);
+    let graded = crate::common::ran(command.output().expect("dlqspec runs"));
+    assert_eq!(graded.code, 1, "{}{}", graded.stdout, graded.stderr);
+    let report = std::fs::read_to_string(out.join("bob.py.txt")).expect("bob.py.txt");
+    // The visible spec shows its difference; the hidden one, the same scenario, only that it
+    // failed and the rule it broke.
+    assert!(report.contains(visible), "{report}");
+    assert!(
+        report.contains("hidden spec 1\n      hidden spec failed: dlq-consumer/"),
+        "{report}"
+    );
+    assert!(!report.contains("secret-poison-count"), "{report}");
+    assert_eq!(report.matches("--- expected").count(), 1, "{report}");
+    // Nor is it drawn: only the visible spec's picture is made.
+    let drawn: Vec<String> = std::fs::read_dir(out.join("bob.py/explain"))
+        .expect("bob's pictures")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        drawn,
+        ["specs.dlq-consumer.exhausted-at-max-attempts.html"],
+        "{report}"
+    );
+}

@@ -356,3 +356,70 @@ fn explain_impl_states_the_outcome_queue_rule_the_spec_pins_not_what_the_queue_d
     );
     assert!(!step.contains("transient-retry-tail"), "{step}");
 }
+
+#[test]
+fn grade_writes_pictures_through_no_link_and_removes_only_its_own_stale_ones() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    for folder in ["bob", "carol"] {
+        let dir = class.path().join(folder);
+        std::fs::create_dir(&dir).expect("mkdir");
+        std::fs::copy(
+            root.join("tests/solutions/dlq_off_by_one.py"),
+            dir.join("solution.py"),
+        )
+        .expect("copy");
+    }
+    let out = class.path().join("grades");
+    // bob's folder in the output is a link planted to a folder outside it; carol's holds the
+    // picture of a spec an earlier grading drew, and files that are not grade's.
+    let elsewhere = class.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::create_dir_all(out.join("carol/explain")).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, out.join("bob")).expect("symlink");
+    let stale = out.join("carol/explain/specs.dlq-consumer.gone.html");
+    std::fs::write(&stale, "an earlier grading's").expect("write");
+    let notes = out.join("carol/explain/notes.txt");
+    std::fs::write(&notes, "the teacher's").expect("write");
+    let hidden = out.join("carol/explain/.draft.html");
+    std::fs::write(&hidden, "the teacher's").expect("write");
+    let spec = "specs/dlq-consumer/exhausted-at-max-attempts.yaml";
+    let (bob, carol) = (class.path().join("bob"), class.path().join("carol"));
+    let ran = run(&[
+        "grade",
+        "--specs",
+        spec,
+        "--output",
+        path_arg(&out),
+        "--budget",
+        "60",
+        path_arg(&bob),
+        path_arg(&carol),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let told = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        files_under(&elsewhere).is_empty(),
+        "written through the link: {:?}\n{told}",
+        files_under(&elsewhere)
+    );
+    assert!(
+        std::fs::symlink_metadata(out.join("bob"))
+            .expect("the link")
+            .is_symlink()
+    );
+    // bob's row says why it has no picture.
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let bob_row = csv.lines().find(|l| l.contains("/bob")).expect("bob's row");
+    assert!(bob_row.contains("is a symbolic link"), "{csv}");
+    assert_eq!(
+        files_under(&out.join("carol")),
+        [
+            "explain/.draft.html",
+            "explain/notes.txt",
+            "explain/specs.dlq-consumer.exhausted-at-max-attempts.html",
+        ],
+        "{told}"
+    );
+    assert!(!stale.exists());
+}

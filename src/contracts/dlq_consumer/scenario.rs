@@ -780,7 +780,6 @@ impl Run<'_> {
                     rule.id
                 ),
                 Event::Decision {
-                    rule: rule.id,
                     did: done,
                     expected: None,
                 },
@@ -793,7 +792,6 @@ impl Run<'_> {
                     rule.id
                 ),
                 Event::Decision {
-                    rule: rule.id,
                     did: done,
                     expected: Some(expected),
                 },
