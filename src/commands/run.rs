@@ -59,6 +59,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
             failed: failed_before.clone(),
         },
         deadline,
+        last_in_process: true,
     };
     if authoring.list {
         return super::list::list(&config, args.format, &palette);

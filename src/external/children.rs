@@ -304,6 +304,10 @@ fn reap_killed(pids: &[i32]) {
 pub fn sweep(tree: Option<&str>) {
     #[cfg(target_os = "linux")]
     {
+        // No child, no zombie: nothing was reparented here, nothing to reap.
+        if any_child() == Some(false) {
+            return;
+        }
         let me = std::process::id() as i32;
         let mut killed = BTreeSet::new();
         // Reparenting takes a moment: what a dying process had started comes next round.
@@ -383,6 +387,10 @@ pub fn kill_everything() {
 pub fn end_all() {
     #[cfg(target_os = "linux")]
     {
+        // The common case, told without reading every process's `/proc` entry.
+        if any_child() == Some(false) {
+            return;
+        }
         let me = std::process::id() as i32;
         let everyone = descendants_of(&[me]);
         if everyone.is_empty() {
@@ -391,6 +399,30 @@ pub fn end_all() {
         kill_everything();
         sweep(None);
     }
+}
+
+/// Whether dlqspec has a child process (a zombie counts), from its threads' `children`
+/// lists: none means no descendant either, since a descendant whose parent exits is
+/// reparented to dlqspec (its subreaper) before that parent becomes a zombie. `None` when the
+/// kernel does not say (built without `CONFIG_PROC_CHILDREN`): then the process table is read.
+#[cfg(target_os = "linux")]
+fn any_child() -> Option<bool> {
+    any_child_of(std::path::Path::new("/proc/self/task"))
+}
+
+/// `any_child` for the process whose thread folders are in `tasks` (`/proc/PID/task`).
+#[cfg(target_os = "linux")]
+fn any_child_of(tasks: &std::path::Path) -> Option<bool> {
+    use std::io::Read;
+    for task in std::fs::read_dir(tasks).ok()? {
+        let mut children = std::fs::File::open(task.ok()?.path().join("children")).ok()?;
+        // One pid is enough to know: the list is not read further.
+        let mut start = [0u8; 16];
+        if children.read(&mut start).ok()? > 0 {
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// One line of the process table.
@@ -411,7 +443,7 @@ fn process_table() -> Vec<Entry> {
         .flatten()
         .filter_map(|entry| {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let stat = read_stat(pid)?;
             // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
             let (_, rest) = stat.rsplit_once(')')?;
             let mut fields = rest.split_whitespace();
@@ -424,6 +456,18 @@ fn process_table() -> Vec<Entry> {
             })
         })
         .collect()
+}
+
+/// The start of `/proc/PID/stat`, in one read: the pid, name, state and parent come first,
+/// and a whole-file read costs a size query and a read per doubling of its buffer, for each
+/// of the hundreds of processes a sweep reads.
+#[cfg(target_os = "linux")]
+fn read_stat(pid: i32) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+    let mut start = [0u8; 512];
+    let read = file.read(&mut start).ok()?;
+    Some(String::from_utf8_lossy(&start[..read]).into_owned())
 }
 
 /// Every process below `roots` (not the roots themselves).
@@ -499,6 +543,70 @@ mod tests {
             Ok(stat) => stat
                 .rsplit_once(')')
                 .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    /// The pids in the `children` lists of `pid`'s threads.
+    fn children_of(pid: u32) -> Vec<i32> {
+        let tasks = format!("/proc/{pid}/task/{pid}/children");
+        std::fs::read_to_string(tasks)
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|pid| pid.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn a_process_with_a_child_or_a_zombie_has_one_and_one_without_none() {
+        let tasks = |child: &Child| std::path::PathBuf::from(format!("/proc/{}/task", child.id()));
+        // Each shell starts its child and becomes a `sleep` that never reaps it: the second's
+        // child exits at once and stays a zombie.
+        let mut running = Command::new("sh")
+            .args(["-c", "sleep 600 & exec sleep 600"])
+            .spawn()
+            .unwrap();
+        let mut zombie = Command::new("sh")
+            .args(["-c", "true & exec sleep 600"])
+            .spawn()
+            .unwrap();
+        let mut lone = Command::new("sleep").arg("600").spawn().unwrap();
+        let is_zombie = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| Some(stat.rsplit_once(')')?.1.trim_start().starts_with('Z')))
+                .unwrap_or(false)
+        };
+        // Until each shell has started its child and exec'd (a hang-guard bounds the wait).
+        for _ in 0..2_000 {
+            let ready = |child: &Child| {
+                std::fs::read_to_string(format!("/proc/{}/comm", child.id()))
+                    .is_ok_and(|comm| comm.trim() == "sleep")
+            };
+            let dead = children_of(zombie.id())
+                .first()
+                .copied()
+                .is_some_and(is_zombie);
+            if ready(&running) && ready(&zombie) && dead && !children_of(running.id()).is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(any_child_of(&tasks(&running)), Some(true));
+        assert_eq!(any_child_of(&tasks(&zombie)), Some(true));
+        assert_eq!(any_child_of(&tasks(&lone)), Some(false));
+        assert_eq!(
+            any_child_of(std::path::Path::new("/proc/no-such-process/task")),
+            None
+        );
+        for pid in children_of(running.id()) {
+            // SAFETY: kill(2) has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        for child in [&mut running, &mut zombie, &mut lone] {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 

@@ -104,6 +104,9 @@ pub struct ExternalImplementation {
     launch: Launch,
     timeout: Duration,
     process: Option<Process>,
+    /// A process started ahead of its first use (`begin_start`), not yet greeted, and when
+    /// it was started.
+    starting: Option<(Process, Instant)>,
     handshake: Option<Handshake>,
     /// A failure starting it; starting again would fail the same way, so every later spec
     /// gets it again, in brief, once it has been told in full.
@@ -121,6 +124,7 @@ impl ExternalImplementation {
             launch,
             timeout,
             process: None,
+            starting: None,
             handshake: None,
             fatal: None,
             fatal_told: false,
@@ -141,7 +145,11 @@ impl ExternalImplementation {
             ));
         }
         if self.process.is_none() {
-            match Process::start(&self.launch, self.timeout) {
+            let started = match self.starting.take() {
+                Some((process, since)) => Process::greet(process, since, self.timeout),
+                None => Process::start(&self.launch, self.timeout),
+            };
+            match started {
                 Ok((process, handshake)) => {
                     self.process = Some(process);
                     self.handshake = Some(handshake);
@@ -158,8 +166,10 @@ impl ExternalImplementation {
             .ok_or_else(|| ImplError::new(ImplErrorKind::Startup, "no handshake"))
     }
 
-    /// Says `bye` and waits for the process to leave (killing it if it lingers).
+    /// Says `bye` and waits for the process to leave (killing it if it lingers). One started
+    /// ahead and never greeted is killed at once: nothing of a run reached it.
     pub fn shutdown(&mut self) -> Option<Departure> {
+        drop(self.starting.take());
         self.process.take().map(Process::leave)
     }
 
@@ -256,6 +266,21 @@ impl Implementation for ExternalImplementation {
         self.handshake
             .as_ref()
             .map_or_else(|| Naming::of_language(&self.launch.language), |h| h.naming)
+    }
+
+    fn begin_start(&mut self) {
+        if self.process.is_some() || self.starting.is_some() || self.fatal.is_some() {
+            return;
+        }
+        let since = Instant::now();
+        match Process::spawn(&self.launch) {
+            Ok(process) => self.starting = Some((process, since)),
+            // Told in full by the first call that needs the process, as a failed start is.
+            Err(error) => {
+                self.fatal = Some(error);
+                self.fatal_told = false;
+            }
+        }
     }
 
     fn offer(&mut self) -> Result<Option<Offer>, ImplError> {
@@ -466,9 +491,18 @@ struct Process {
 
 impl Process {
     fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
-        let timeout = timeout.max(STARTUP_TIMEOUT);
         let started = Instant::now();
-        let mut process = Process::spawn(launch)?;
+        let process = Process::spawn(launch)?;
+        Process::greet(process, started, timeout)
+    }
+
+    /// Greets a process spawned at `started`: its `hello`, within the startup time.
+    fn greet(
+        mut process: Process,
+        started: Instant,
+        timeout: Duration,
+    ) -> Result<(Process, Handshake), ImplError> {
+        let timeout = timeout.max(STARTUP_TIMEOUT);
         let what = "`hello` (the handshake)";
         let reply = process.exchange(
             Request::Hello {

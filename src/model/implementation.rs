@@ -206,6 +206,11 @@ pub trait Implementation {
         Naming::Snake
     }
 
+    /// Starts what takes long to start (an external implementation's process) without
+    /// waiting for it to be ready, so that what the run does meanwhile (loading its specs)
+    /// overlaps the interpreter's start; the first call that needs it waits for it.
+    fn begin_start(&mut self) {}
+
     /// What the implementation says it provides, before any spec runs; `None` when it provides
     /// whatever it is asked for (an in-process implementation). Starts an external one.
     fn offer(&mut self) -> Result<Option<Offer>, ImplError> {

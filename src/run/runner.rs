@@ -50,6 +50,11 @@ pub struct RunConfig {
     /// When the run's budget (`--budget`) runs out: from then on no spec starts, the
     /// implementation is ended, and every spec not finished is skipped as [`NOT_RUN_BUDGET`].
     pub deadline: Option<Instant>,
+    /// The process ends when this run does (`dlqspec run`): what the run loaded is left for
+    /// the system to take back at exit, at once, instead of being freed piece by piece (a
+    /// tenth of the run of a spec of 10^5 messages: docs/performance.md). Never set by a
+    /// command that runs again in the same process (`watch`, `grade`): their memory is returned.
+    pub last_in_process: bool,
 }
 
 impl RunConfig {
@@ -207,7 +212,11 @@ pub fn gather(config: &RunConfig) -> Result<Gathered, DiscoverError> {
 /// Loads every spec under the configured paths, on as many threads as the run may use. A path
 /// that cannot be read is a broken spec at that path; the others load all the same.
 fn load_all(config: &RunConfig) -> Result<(Vec<Prepared>, Vec<Skipped>), DiscoverError> {
-    let discovery = discover::discover(&config.paths)?;
+    Ok(load_found(config, discover::discover(&config.paths)?))
+}
+
+/// Loads the specs `discovery` found, as `load_all` does.
+fn load_found(config: &RunConfig, discovery: discover::Discovery) -> (Vec<Prepared>, Vec<Skipped>) {
     let entries = &discovery.entries;
     let workers = config.jobs().min(entries.len()).max(1);
     let mut loaded = Vec::with_capacity(entries.len());
@@ -221,7 +230,7 @@ fn load_all(config: &RunConfig) -> Result<(Vec<Prepared>, Vec<Skipped>), Discove
         &|_| false,
         &mut |_, spec| loaded.extend(spec),
     );
-    Ok((loaded, discovery.skipped))
+    (loaded, discovery.skipped)
 }
 
 /// The loaded specs the filters, then the partition, select, in the order the rerun plan gives.
@@ -395,7 +404,18 @@ pub fn run(
     reporter: &mut dyn Reporter,
 ) -> Result<Summary, RunError> {
     let started = Instant::now();
-    let (loaded, skipped) = load_all(config)?;
+    let discovery = discover::discover(&config.paths)?;
+    // Watched from before the implementation starts: one that hangs while it loads is ended
+    // at the budget too.
+    let budget = config.deadline.map(BudgetWatch::start);
+    let mut first = factory.create();
+    // Started before the specs load, which then takes none of the time an interpreter takes
+    // to start (measured: docs/performance.md). Paths that hold no spec start nothing; filters
+    // that select none end it unused.
+    if !discovery.entries.is_empty() {
+        first.begin_start();
+    }
+    let (loaded, skipped) = load_found(config, discovery);
     let found = loaded.len();
     let (prepared, filtered, note) = select_counting(config, loaded);
     // An empty share of `--partition` is fine (a CI matrix may have more shards than specs);
@@ -404,17 +424,13 @@ pub fn run(
         return Err(RunError::NothingSelected(nothing_selected(config, found)));
     }
     let workers = config.jobs().min(prepared.len()).max(1);
-    // Watched from before the implementation starts: one that hangs while it loads is ended
-    // at the budget too.
-    let budget = config.deadline.map(BudgetWatch::start);
-    let first = factory.create();
     let info = first.info();
     let judge = |i: usize| match &prepared[i].1 {
         Ok(spec) => reference_judgement(spec),
         Err(_) => None,
     };
     let verdicts = ReferenceVerdicts::new(prepared.len(), &judge);
-    std::thread::scope(|scope| {
+    let summary = std::thread::scope(|scope| {
         // Against anything but the reference, the reference's verdicts are worked out while
         // the implementation starts (`nothing_provided` waits for its `hello`) and runs.
         // Without a thread for it (the system refused one), each worker works out its own.
@@ -444,7 +460,12 @@ pub fn run(
         );
         verdicts.finish();
         summary
-    })
+    });
+    if config.last_in_process {
+        drop(verdicts);
+        std::mem::forget(prepared);
+    }
+    summary
 }
 
 /// `run` once its specs are selected and its first implementation made.
@@ -936,5 +957,124 @@ mod tests {
         assert_eq!(summary.exit_code(), exit::SPEC_OR_USAGE_ERROR);
         assert_eq!(summary.failed(), 2);
         assert_eq!(summary.total(), 6);
+    }
+
+    /// The built-in, with a start of its own: it rewrites the spec file `rewrites` as it
+    /// starts, which only a start before the specs are read can show in the report.
+    struct StartsAhead {
+        inner: Builtin,
+        rewrites: PathBuf,
+        started: Arc<AtomicUsize>,
+    }
+
+    impl Implementation for StartsAhead {
+        fn info(&self) -> ImplInfo {
+            self.inner.info()
+        }
+
+        fn begin_start(&mut self) {
+            self.started.fetch_add(1, Ordering::SeqCst);
+            std::fs::write(
+                &self.rewrites,
+                PASSING.replace("passes", "read after the start"),
+            )
+            .unwrap();
+        }
+
+        fn create(
+            &mut self,
+            contract: &str,
+            args: &serde_json::Value,
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            self.inner.create(contract, args, world)
+        }
+
+        fn call(
+            &mut self,
+            method: &str,
+            args: &[serde_json::Value],
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            self.inner.call(method, args, world)
+        }
+    }
+
+    /// Names what each spec was called in the report.
+    #[derive(Default)]
+    struct Names(Vec<Option<String>>);
+
+    impl Reporter for Names {
+        fn event(&mut self, event: &Event) {
+            if let Event::Finished(report) = event {
+                self.0.push(report.name.clone());
+            }
+        }
+    }
+
+    #[test]
+    fn the_implementation_starts_before_the_specs_are_read_and_once() {
+        let dir = suite(&[("a.yaml", PASSING)]);
+        let started = Arc::new(AtomicUsize::new(0));
+        let factory = || -> Box<dyn Implementation + Send> {
+            Box::new(StartsAhead {
+                inner: Builtin::new(),
+                rewrites: dir.path().join("a.yaml"),
+                started: Arc::clone(&started),
+            })
+        };
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            jobs: NonZeroUsize::new(1),
+            ..RunConfig::default()
+        };
+        let mut names = Names::default();
+        let summary = run(&config, &factory, &mut names).unwrap();
+        assert_eq!(names.0, [Some("read after the start".to_owned())]);
+        assert_eq!(summary.passed, 1);
+        assert_eq!(started.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn paths_that_hold_no_spec_start_no_implementation() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Arc::new(AtomicUsize::new(0));
+        let factory = || -> Box<dyn Implementation + Send> {
+            Box::new(StartsAhead {
+                inner: Builtin::new(),
+                rewrites: dir.path().join("never.yaml"),
+                started: Arc::clone(&started),
+            })
+        };
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            ..RunConfig::default()
+        };
+        let error = run(&config, &factory, &mut Names::default()).err();
+        assert!(
+            matches!(error, Some(RunError::NothingSelected(_))),
+            "{error:?}"
+        );
+        assert_eq!(started.load(Ordering::SeqCst), 0);
+        assert!(!dir.path().join("never.yaml").exists());
+    }
+
+    #[test]
+    fn a_run_that_leaves_its_specs_to_the_exit_reports_the_same() {
+        let dir = suite(&[("a.yaml", PASSING), ("b.yaml", FAILING)]);
+        let config = RunConfig {
+            paths: vec![dir.path().to_path_buf()],
+            ..RunConfig::default()
+        };
+        let (kept, _) = run_counting(&config);
+        let (left, _) = run_counting(&RunConfig {
+            last_in_process: true,
+            ..config
+        });
+        assert_eq!(kept.finished, left.finished);
+        let counts = |summary: Option<Summary>| summary.map(|s| (s.passed, s.failed()));
+        assert_eq!(counts(kept.done), counts(left.done));
     }
 }
