@@ -76,11 +76,18 @@ def _swap(target, until):
 _target = _run_output()
 if _target:
     threading.Thread(target=_swap, args=(_target, time.time() + 60), daemon=True).start()
+    # The import waits until the detached watcher has recorded its pid, so the test's "it ran"
+    # never depends on how soon the run could end it.
+    _recorded, _told = os.pipe()
     _middle = os.fork()
     if _middle == 0:
         os.setsid()
         if os.fork() == 0:
             _record(os.getpid())
+            os.write(_told, b"x")
             _swap(_target, time.time() + 60)
         os._exit(0)
+    os.close(_told)
+    os.read(_recorded, 1)
+    os.close(_recorded)
     os.waitpid(_middle, 0)
