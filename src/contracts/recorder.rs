@@ -104,6 +104,12 @@ impl Recorder {
                 Event::Rule { id: rule.id },
             );
         }
+        self.note(rule);
+    }
+
+    /// Notes that the run reached a decision `rule` governs, telling nothing: the caller tells
+    /// the line itself, marked with whether the implementation bore it out.
+    pub fn note(&mut self, rule: &Rule) {
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
         }
