@@ -377,6 +377,51 @@ fn explain_impl_marks_a_replay_that_keeps_the_reason_wrong() {
     );
 }
 
+#[test]
+fn explain_impl_tells_the_validation_the_spec_pins_not_the_queues_answer_as_the_rule() {
+    // Python's True is an int: this queue accepts it, which the rule line does not say it
+    // should.
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/max-attempts-boolean-is-rejected.yaml",
+        "--impl",
+        "python:tests/solutions/oq_bool_budget.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "    \u{2717} rule outcome-queue/max-attempts-validated: expected: true is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError; this queue: RetryQueue(true) -> a new queue\n",
+        "    \u{2713} rule outcome-queue/max-attempts-validated: false is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError\n",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    if !crate::common::node_tests() {
+        return;
+    }
+    // A 32-bit check refuses a valid budget: the refusal is not told as the rule.
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/max-attempts-beyond-32-bits.yaml",
+        "--impl",
+        "node:tests/solutions/oq_bitwise_int.mjs",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let line = "    \u{2717} rule outcome-queue/max-attempts-validated: expected: 3000000000 is beyond 32 bits, and a whole number >= 1: accepted; this queue: RetryQueue(3000000000) -> raised RangeError: maxAttempts must be an integer >= 1\n";
+    assert!(
+        ran.stdout.contains(line),
+        "missing {line:?} in:\n{}",
+        ran.stdout
+    );
+    assert!(
+        !ran.stdout.contains("3000000000 is not a whole number"),
+        "{}",
+        ran.stdout
+    );
+}
+
 /// The files under `dir`, relative to it, sorted.
 fn files_under(dir: &Path) -> Vec<String> {
     let mut files = Vec::new();

@@ -295,7 +295,15 @@ impl Run<'_> {
                     }
                     _ => None,
                 };
-                self.mark_rule(rule, &why, borne, method, &reply, after.as_ref());
+                let did = match (borne, &after) {
+                    (Some(false), Some(after)) => Some(format!(
+                        "{method} returned {}; {}",
+                        shown_reply(&reply),
+                        claims::shown_lists(after, claims::looked_at(rule))
+                    )),
+                    _ => None,
+                };
+                self.mark_rule(rule, &why, borne, did);
             }
             self.after = after;
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
@@ -304,19 +312,17 @@ impl Run<'_> {
     }
 
     /// Tells a rule line of a student's queue marked: `✓` when its answer and state bear the
-    /// line out, `✗` with what the queue did when they do not, and as only expected when
-    /// `state()` cannot show it (`borne` is `None`).
+    /// line out, `✗` with what the queue did (`did`) when they do not, and as only expected
+    /// when `state()` cannot show it (`borne` is `None`).
     fn mark_rule(
         &mut self,
         rule: &'static Rule,
         why: &str,
         borne: Option<bool>,
-        method: &str,
-        reply: &Reply,
-        after: Option<&Value>,
+        did: Option<String>,
     ) {
         self.recorder.note(rule);
-        match (borne, after) {
+        match (borne, did) {
             (Some(true), _) => self.recorder.tell_event(
                 format!("    \u{2713} rule {}: {why}", rule.id),
                 Event::Decision {
@@ -325,12 +331,7 @@ impl Run<'_> {
                     expected: None,
                 },
             ),
-            (Some(false), Some(after)) => {
-                let did = format!(
-                    "{method} returned {}; {}",
-                    shown_reply(reply),
-                    claims::shown_lists(after, claims::looked_at(rule))
-                );
+            (Some(false), Some(did)) => {
                 let why = why.trim_end_matches('.');
                 self.recorder.tell_event(
                     format!(
@@ -413,15 +414,34 @@ impl Run<'_> {
         let edge = raw
             .as_u64()
             .is_some_and(|n| n == 1 || n > u64::from(u32::MAX >> 1));
-        if matches!(reply, Reply::Raised(_)) || edge {
-            let why = match &reply {
-                Reply::Raised(_) => format!(
+        let raised = matches!(reply, Reply::Raised(_));
+        // A student's queue is told what the spec pins, marked by what it answered: its own
+        // answer is no rule. The built-in's is.
+        let judged = self.recorder.telling() && !self.reference;
+        let refused = if judged {
+            create.raises.is_some()
+        } else {
+            raised
+        };
+        if refused || edge {
+            let why = match refused {
+                true => format!(
                     "{raw} is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError"
                 ),
                 _ if raw.as_u64() == Some(1) => "1 is the least max_attempts accepted".to_owned(),
                 _ => format!("{raw} is beyond 32 bits, and a whole number >= 1: accepted"),
             };
-            self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
+            if judged {
+                let answer = match &reply {
+                    Reply::Returned(_) | Reply::Undefined => "a new queue".to_owned(),
+                    other => shown_reply(other),
+                };
+                let did = format!("RetryQueue({raw}) -> {answer}");
+                let borne = raised == refused;
+                self.mark_rule(&rules::MAX_ATTEMPTS_VALIDATED, &why, Some(borne), Some(did));
+            } else {
+                self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
+            }
         }
         // The constructor's value is no answer: `undefined` is as good as `null`.
         let constructed = matches!(reply, Reply::Returned(_) | Reply::Undefined);
