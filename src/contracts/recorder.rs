@@ -101,6 +101,12 @@ impl Recorder {
         if !self.hushed && self.telling() {
             self.tell_event(format!("    rule {}: {why}", rule.id), Event::Rule);
         }
+        self.note(rule);
+    }
+
+    /// Notes that the run reached a decision `rule` governs, telling nothing: the caller tells
+    /// the line itself, marked with whether the implementation bore it out.
+    pub fn note(&mut self, rule: &Rule) {
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
         }

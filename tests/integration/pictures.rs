@@ -95,9 +95,10 @@ fn explain_marks_where_a_broken_dlq_consumer_parts_ways_with_the_spec() {
     );
     assert_eq!(page.matches("id=\"first-difference\"").count(), 1, "{svg}");
     for needle in [
-        ">\u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a), then queue.ack(a)</text>",
+        // The line is cut to the row; the box below it says the whole of it.
+        ">\u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then queu\u{2026}</text>",
         "<text class=\"expected\" x=\"40\" y=\"",
-        ">expected: dlq.put(a), then queue.ack(a)</text>",
+        ">expected: dlq.put(a, reason=exhausted), then queue.ack(a)</text>",
         ">actual:   queue.retry(a)</text>",
         // Later differences are red, but not the first.
         "<g class=\"check differs\"><text",
@@ -152,12 +153,21 @@ fn explain_marks_where_a_broken_outcome_queue_parts_ways_with_the_spec() {
     assert_eq!(code, 1, "{page}");
     let svg = svg(&page);
     assert_eq!(svg.matches("id=\"first-difference\"").count(), 1, "{svg}");
+    // The first rule line the queue did not bear out is the first difference, as the text's
+    // first `✗` is; the answer's check under it is red too.
     assert!(
-        svg.contains("<g class=\"check differs difference\" id=\"first-difference\">"),
+        svg.contains("<g class=\"decision wrong difference\" id=\"first-difference\">"),
         "{svg}"
     );
-    assert!(svg.contains(">expected: dead</text>"), "{svg}");
-    assert!(svg.contains(">actual:   retry</text>"), "{svg}");
+    for needle in [
+        ">expected: permanent: a is quarantined with reason permanent after 1 of 5 attempts, and process returns dead</text>",
+        ">actual:   process returned retry; ready [{id: b, payload: ok-payload, attempts: 0}, {id: a, payload: &quot;{bad json&quot;, attempts: 1}]; quarantine []</text>",
+        "<g class=\"decision wrong\"><text x=\"40\" y=\"",
+        "<g class=\"check differs\"><text x=\"40\" y=\"",
+        ">\u{2717} process: expected dead, got retry</text>",
+    ] {
+        assert!(svg.contains(needle), "missing {needle:?} in:\n{svg}");
+    }
 }
 
 #[test]
@@ -225,7 +235,7 @@ fn explain_impl_marks_each_decision_and_states_nothing_that_did_not_happen() {
     for line in [
         "    rule dlq-consumer/transient-retry: receive_count 1 < max_attempts 3: retry a to the ready tail\n    \u{2713} decision dlq-consumer/transient-retry: the implementation did queue.retry(a)\n",
         "    queue.retry(a): a goes to the ready tail\n    rule dlq-consumer/poison: receive_count 3 = max_attempts 3: not poison yet, the handler decides\n",
-        "    \u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a), then queue.ack(a)\n    \u{2717} process: expected dead, got retry\n",
+        "    \u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then queue.ack(a)\n    \u{2717} process: expected dead, got retry\n",
         "    rule dlq-consumer/poison: receive_count 4 > max_attempts 3: a is past its budget (this implementation retried it at receive_count 3), so it is dead-lettered as poison without calling the handler\n",
         "    \u{2713} decision dlq-consumer/poison: the implementation did dlq.put(a), queue.ack(a)\n",
     ] {
@@ -247,6 +257,169 @@ fn explain_impl_marks_each_decision_and_states_nothing_that_did_not_happen() {
     ]);
     assert_eq!(builtin.code, 0, "{}", builtin.stdout);
     assert!(!builtin.stdout.contains("decision "), "{}", builtin.stdout);
+}
+
+#[test]
+fn explain_impl_marks_a_dead_lettering_with_a_wrong_entry_wrong() {
+    // The right calls, put then ack, with the wrong reason: the budget checked before the
+    // error's class makes a PermanentError on the last attempt `exhausted`.
+    let spec = "specs/dlq-consumer/permanent-on-the-last-attempt-stays-permanent.yaml";
+    let impl_ = "python:tests/solutions/dlq_permanent_last_is_exhausted.py";
+    let ran = run(&["explain", spec, "--impl", impl_]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let wrong = "    \u{2717} decision dlq-consumer/permanent: the implementation did dlq.put(a, reason=exhausted), queue.ack(a); expected: dlq.put(a, reason=permanent), then queue.ack(a)\n";
+    assert!(
+        ran.stdout.contains(wrong),
+        "missing {wrong:?} in:\n{}",
+        ran.stdout
+    );
+    assert!(
+        !ran.stdout
+            .contains("\u{2713} decision dlq-consumer/permanent"),
+        "{}",
+        ran.stdout
+    );
+    // Every field the contract pins is judged: here the error, the first one seen.
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
+        "--impl",
+        "python:tests/solutions/dlq_error_first_seen.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let wrong = "    \u{2717} decision dlq-consumer/exhausted: the implementation did dlq.put(a, error=\"TransientError: db timeout\"), queue.ack(a); expected: dlq.put(a, reason=exhausted, error=\"TransientError: connection reset\"), then queue.ack(a)\n";
+    assert!(
+        ran.stdout.contains(wrong),
+        "missing {wrong:?} in:\n{}",
+        ran.stdout
+    );
+    // The picture marks it where the text does.
+    let (code, page) = drawn(&[spec, "--impl", impl_]);
+    assert_eq!(code, 1, "{page}");
+    let svg = svg(&page);
+    for needle in [
+        "<g class=\"decision wrong difference\" id=\"first-difference\">",
+        ">expected: dlq.put(a, reason=permanent), then queue.ack(a)</text>",
+        ">actual:   dlq.put(a, reason=exhausted), queue.ack(a)</text>",
+    ] {
+        assert!(svg.contains(needle), "missing {needle:?} in:\n{svg}");
+    }
+}
+
+#[test]
+fn explain_impl_marks_an_ack_before_the_put_wrong_when_a_crash_cuts_it_short() {
+    let text = "contract: dlq-consumer\nname: a crash right after the dead-letter ack\nmessages:\n  - {id: a, body: bad-price}\nhandler:\n  a: [permanent: negative price]\nsteps:\n  - fault: {crash: after, call: queue.ack}\n  - process: crash\n";
+    let (_dir, path) = temp_spec("ack-crash.yaml", text);
+    let impl_ = "python:tests/solutions/dlq_ack_before_put.py";
+    let ran = run(&["explain", path_arg(&path), "--impl", impl_]);
+    // The spec checks no more than the crash, which this implementation gets right.
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "    \u{2717} decision dlq-consumer/dead-letter-sequence: the implementation called queue.ack(a), then the crash injected after queue.ack killed the process: a is acked and never put, so it is lost; expected: dlq.put(a, reason=permanent), then queue.ack(a)\n",
+        // Acked, the message is not in flight any more: the crash line does not say it is.
+        "    rule dlq-consumer/crash-propagates: the crash injected at queue.ack propagates out of process_one: the dead-lettering of a never happens, and a, acked already, is no longer in flight\n",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    assert!(!ran.stdout.contains("a stays in flight"), "{}", ran.stdout);
+    let (_, page) = drawn(&[path_arg(&path), "--impl", impl_]);
+    let svg = svg(&page);
+    for needle in [
+        "<g class=\"decision wrong difference\" id=\"first-difference\">",
+        ">expected: dlq.put(a, reason=permanent), then queue.ack(a)</text>",
+    ] {
+        assert!(svg.contains(needle), "missing {needle:?} in:\n{svg}");
+    }
+    // A crash before the ack stops the call, not the mistake of making it first.
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/crash-before-ack-keeps-the-entry.yaml",
+        "--impl",
+        impl_,
+    ]);
+    let line = "    \u{2717} decision dlq-consumer/dead-letter-sequence: the implementation called queue.ack(a), and the crash injected before queue.ack stopped that call: queue.ack(a) came before any dlq.put(a), which loses a if the process dies between the two; expected: dlq.put(a, reason=permanent), then queue.ack(a)\n";
+    assert!(
+        ran.stdout.contains(line),
+        "missing {line:?} in:\n{}",
+        ran.stdout
+    );
+    // The built-in implementation puts first: its cut-short decision is not marked.
+    let builtin = run(&["explain", path_arg(&path)]);
+    assert_eq!(builtin.code, 0, "{}", builtin.stdout);
+    assert!(!builtin.stdout.contains("decision "), "{}", builtin.stdout);
+}
+
+#[test]
+fn explain_impl_marks_a_replay_that_keeps_the_reason_wrong() {
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/replay-gives-a-fresh-budget.yaml",
+        "--impl",
+        "python:tests/solutions/oq_replay_keeps_reason.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    // The replay answered true, as pinned; the job it put back still has its reason.
+    let wrong = "    \u{2717} rule outcome-queue/replay-resets: expected: a leaves quarantine (reason exhausted, 2 attempts) for the ready tail, with attempts reset to 0 and no reason; this queue: replay returned true; ready [{id: a, payload: invoice-3, attempts: 0, reason: exhausted}]; quarantine []\n";
+    assert!(
+        ran.stdout.contains(wrong),
+        "missing {wrong:?} in:\n{}",
+        ran.stdout
+    );
+    assert!(
+        !ran.stdout
+            .contains("\u{2713} rule outcome-queue/replay-resets"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn explain_impl_tells_the_validation_the_spec_pins_not_the_queues_answer_as_the_rule() {
+    // Python's True is an int: this queue accepts it, which the rule line does not say it
+    // should.
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/max-attempts-boolean-is-rejected.yaml",
+        "--impl",
+        "python:tests/solutions/oq_bool_budget.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "    \u{2717} rule outcome-queue/max-attempts-validated: expected: true is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError; this queue: RetryQueue(true) -> a new queue\n",
+        "    \u{2713} rule outcome-queue/max-attempts-validated: false is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError\n",
+    ] {
+        assert!(
+            ran.stdout.contains(line),
+            "missing {line:?} in:\n{}",
+            ran.stdout
+        );
+    }
+    if !crate::common::node_tests() {
+        return;
+    }
+    // A 32-bit check refuses a valid budget: the refusal is not told as the rule.
+    let ran = run(&[
+        "explain",
+        "specs/outcome-queue/max-attempts-beyond-32-bits.yaml",
+        "--impl",
+        "node:tests/solutions/oq_bitwise_int.mjs",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let line = "    \u{2717} rule outcome-queue/max-attempts-validated: expected: 3000000000 is beyond 32 bits, and a whole number >= 1: accepted; this queue: RetryQueue(3000000000) -> raised RangeError: maxAttempts must be an integer >= 1\n";
+    assert!(
+        ran.stdout.contains(line),
+        "missing {line:?} in:\n{}",
+        ran.stdout
+    );
+    assert!(
+        !ran.stdout.contains("3000000000 is not a whole number"),
+        "{}",
+        ran.stdout
+    );
 }
 
 /// The files under `dir`, relative to it, sorted.
@@ -342,19 +515,47 @@ fn explain_impl_states_the_outcome_queue_rule_the_spec_pins_not_what_the_queue_d
         .nth(1)
         .and_then(|rest| rest.split("\nstep ").next().or(Some(rest)))
         .expect("step 4 is told");
-    // The queue retried a permanent failure: the rule told is the one for `permanent`, and
-    // the check under it says what the queue did instead.
-    assert!(
-        step.contains(
-            "    rule outcome-queue/permanent-quarantine: expected, not what this queue did: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead\n"
-        ),
-        "{step}"
-    );
-    assert!(
-        step.contains("    \u{2717} process: expected dead, got retry\n"),
-        "{step}"
-    );
+    // The queue retried a permanent failure: the rules told are the ones for `permanent`, each
+    // marked by what the queue's state after the step shows: it counted the attempt, and did
+    // not quarantine the job.
+    for line in [
+        "    \u{2713} rule outcome-queue/attempt-counted-first: a is taken from the ready head and its attempts go from 1 to 2 before the outcome is applied\n",
+        "    \u{2717} rule outcome-queue/permanent-quarantine: expected: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead; this queue: process returned retry; ready [{id: a, payload: acct-5, attempts: 2}]; quarantine []\n",
+        "    \u{2717} rule outcome-queue/entry-retains-diagnostics: expected: the entry keeps id a, payload acct-5, attempts 2 and reason permanent; this queue: process returned retry; quarantine []\n",
+        "    \u{2717} process: expected dead, got retry\n",
+    ] {
+        assert!(step.contains(line), "missing {line:?} in:\n{step}");
+    }
     assert!(!step.contains("transient-retry-tail"), "{step}");
+    // No rule line of the run is told unmarked as what the queue did: each is borne out,
+    // not borne out, or said to be only expected.
+    for line in ran.stdout.lines().filter(|line| line.contains(" rule ")) {
+        assert!(
+            line.starts_with("    \u{2713} rule ")
+                || line.starts_with("    \u{2717} rule ")
+                || line.contains(": expected, which state() does not show: "),
+            "{line}\n{}",
+            ran.stdout
+        );
+    }
+    // The built-in queue is the rules: its lines keep their words, unmarked.
+    let builtin = run(&[
+        "explain",
+        "specs/outcome-queue/permanent-after-a-transient.yaml",
+    ]);
+    assert_eq!(builtin.code, 0, "{}", builtin.stdout);
+    assert!(
+        builtin.stdout.contains(
+            "    rule outcome-queue/permanent-quarantine: permanent: a is quarantined with reason permanent after 2 of 3 attempts, and process returns dead\n"
+        ),
+        "{}",
+        builtin.stdout
+    );
+    assert!(
+        !builtin.stdout.contains("\u{2713} rule") && !builtin.stdout.contains("\u{2717} rule"),
+        "{}",
+        builtin.stdout
+    );
 }
 
 #[test]

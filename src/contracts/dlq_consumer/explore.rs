@@ -634,7 +634,7 @@ impl DlqCase {
             else {
                 continue;
             };
-            let Happening::Crashed { call, timing } = &effects[crash] else {
+            let Happening::Crashed { call, timing, .. } = &effects[crash] else {
                 continue;
             };
             let in_dlq = dead_lettered(&journal[..facts.journal.start]);

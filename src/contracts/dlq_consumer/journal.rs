@@ -74,10 +74,12 @@ pub enum Happening {
         by: u64,
         now: u64,
     },
-    /// A fault step's crash fired.
+    /// A fault step's crash fired. `about`: the message id the call named (an ack's, a put
+    /// entry's), so a crash before the call still tells which message it was for.
     Crashed {
         call: String,
         timing: CrashTiming,
+        about: Option<String>,
     },
     Misused {
         what: String,
@@ -125,7 +127,7 @@ impl Happening {
             Happening::Removed { id, .. } => format!("dlq.remove({id})"),
             Happening::Recovered { .. } => "queue.recover()".to_owned(),
             Happening::Advanced { by, .. } => format!("clock.advance({by})"),
-            Happening::Crashed { call, timing } => {
+            Happening::Crashed { call, timing, .. } => {
                 format!("{call} -> crash (injected {} the call)", timing.word())
             }
             Happening::Misused { what } => format!("{what} !misuse"),
@@ -204,7 +206,7 @@ impl Happening {
             Happening::Advanced { by, now } => {
                 format!("clock.advance({by}): the clock reads {now}")
             }
-            Happening::Crashed { call, timing } => {
+            Happening::Crashed { call, timing, .. } => {
                 format!("CRASH injected {} {call}: the process dies", timing.word())
             }
             Happening::Misused { what } => format!("MISUSE: {what}"),
@@ -297,7 +299,7 @@ impl Happening {
                 label: format!("clock +{by} = {now}"),
                 tone: Tone::Clock,
             },
-            Happening::Crashed { call, timing } => Event::Mark {
+            Happening::Crashed { call, timing, .. } => Event::Mark {
                 lane: "consumer",
                 label: format!("CRASH {} {call}", timing.word()),
                 tone: Tone::Crash,

@@ -12,7 +12,7 @@ use super::rules;
 use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
 };
-use super::world::{Fault, Script, ScriptedOutcome, World};
+use super::world::{CrashTiming, Fault, Script, ScriptedOutcome, World};
 use crate::contracts::contract::{
     Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
 };
@@ -648,7 +648,9 @@ impl Run<'_> {
         // Explaining only: what the implementation did with the message it received, to be
         // set against what the deciding rule expects.
         let did = match &received {
-            Some((id, ..)) if self.recorder.telling() => Some(Did::of(happened, id, &handled)),
+            Some((id, ..)) if self.recorder.telling() => {
+                Some(Did::of(happened, id, &handled, self.world.now()))
+            }
             _ => None,
         };
         let Some((id, count, already_dead)) = received else {
@@ -744,16 +746,22 @@ impl Run<'_> {
         }
         let injected = crashed.is_some();
         match (prevented, crashed) {
-            (Some(what), Some(call)) => self.decision_line(
-                &rules::CRASH_PROPAGATES,
-                format_args!("the crash injected at {call} propagates out of process_one: {what}, and {id} stays in flight"),
-            ),
+            (Some(what), Some(call)) => {
+                // An ack before the crash took the message out of flight: never say it stayed.
+                let left = if self.world.in_flight().contains(&id) {
+                    format!("{id} stays in flight")
+                } else {
+                    format!("{id}, acked already, is no longer in flight")
+                };
+                self.decision_line(
+                    &rules::CRASH_PROPAGATES,
+                    format_args!("the crash injected at {call} propagates out of process_one: {what}, and {left}"),
+                );
+            }
             (_, crashed) => self.crash_line(crashed.as_deref()),
         }
         if let Some(did) = did {
-            // A crash injected mid-decision cuts it short wherever it fires: what is left of
-            // the decision is the crash line's to tell, not a mark's.
-            if !self.reference && !injected {
+            if !self.reference {
                 let expected = if already_dead {
                     Some((Ending::Acked, &rules::NO_DOUBLE_DEAD_LETTER))
                 } else if count > max {
@@ -762,18 +770,137 @@ impl Run<'_> {
                     expected_ending(&handled, count, max)
                 };
                 if let Some((ending, rule)) = expected {
-                    self.mark_decision(&id, rule, &did, ending);
+                    let entry = (ending == Ending::DeadLettered)
+                        .then(|| self.expected_entry(&id, count, rule, &handled, &did));
+                    let wanted = Wanted { ending, entry };
+                    if injected {
+                        self.mark_cut_short(&id, rule, &did, &wanted);
+                    } else {
+                        self.mark_decision(&id, rule, &did, &wanted);
+                    }
                 }
             }
             self.endings.insert(id, (count, did.ending));
         }
     }
 
+    /// The DLQ entry the contract pins for dead-lettering `id` under `rule` (poison, permanent
+    /// or exhausted), its keys as the implementation's language spells them. The body is the
+    /// one the message was received with, `failed_at` the clock when the implementation put
+    /// its entry (or now, when it put none).
+    fn expected_entry(
+        &self,
+        id: &str,
+        count: u64,
+        rule: &Rule,
+        handled: &Option<ScriptedOutcome>,
+        did: &Did,
+    ) -> Map<String, Value> {
+        let (reason, error, attempts) = if rule.id == rules::POISON.id {
+            ("poison", Value::Null, count.saturating_sub(1))
+        } else {
+            let error = handled.as_ref().and_then(ScriptedOutcome::entry_error);
+            let reason = if rule.id == rules::PERMANENT.id {
+                "permanent"
+            } else {
+                "exhausted"
+            };
+            (reason, json!(error), count)
+        };
+        let mut entry = Map::new();
+        let mut field = |key: &str, value: Value| {
+            entry.insert(self.naming.key(key).into_owned(), value);
+        };
+        field("id", json!(id));
+        // Known in a detailed world, which is the only one explaining; an entry whose body is
+        // not known is not judged by it.
+        if let Some(body) = self.world.received_body(id) {
+            field("body", json!(body));
+        }
+        field("reason", json!(reason));
+        field("error", error);
+        field("attempts", json!(attempts));
+        field("first_attempt_at", json!(did.first_received_at));
+        field("failed_at", json!(did.clock_at_put));
+        entry
+    }
+
+    /// Marks a decision an injected crash cut short: nothing, when what the implementation
+    /// did (and the call the crash stopped) is the start of what `rule` expects; `✗` when it
+    /// is not, such as an ack before any put, which loses the message if the process dies
+    /// between the two (`dead-letter-sequence`).
+    fn mark_cut_short(&mut self, id: &str, rule: &'static Rule, did: &Did, wanted: &Wanted) {
+        let Some((call, timing, about)) = &did.crash else {
+            return;
+        };
+        let stopped = (*timing == CrashTiming::Before
+            && about.as_deref() == Some(id)
+            && EFFECT_CALLS.contains(&call.as_str()))
+        .then_some(call.as_str());
+        let mut attempted: Vec<&str> = did.calls.clone();
+        attempted.extend(stopped);
+        let expected_calls: &[&str] = match wanted.ending {
+            Ending::Acked => &["queue.ack"],
+            Ending::Retried => &["queue.retry"],
+            Ending::DeadLettered => &["dlq.put", "queue.ack"],
+            _ => &[],
+        };
+        let entry_wrong = !wanted.entry_differences(did).is_empty();
+        if expected_calls.starts_with(&attempted) && !entry_wrong {
+            return;
+        }
+        let ack_first =
+            wanted.ending == Ending::DeadLettered && attempted.first() == Some(&"queue.ack");
+        let rule = if ack_first {
+            &rules::DEAD_LETTER_SEQUENCE
+        } else {
+            rule
+        };
+        let mut done = did.shown(wanted);
+        if let Some(call) = stopped {
+            done.push(format!("{call}({id})"));
+        }
+        let mut text = done.join(", ");
+        match stopped {
+            Some(call) => text.push_str(&format!(
+                ", and the crash injected before {call} stopped that call"
+            )),
+            None => text.push_str(&format!(
+                ", then the crash injected {} {call} killed the process",
+                timing.word()
+            )),
+        }
+        if ack_first {
+            let put = did.calls.contains(&"dlq.put");
+            if did.calls.contains(&"queue.ack") && !put {
+                text.push_str(&format!(": {id} is acked and never put, so it is lost"));
+            } else {
+                let any = if put { "" } else { "any " };
+                text.push_str(&format!(
+                    ": queue.ack({id}) came before {any}dlq.put({id}), which loses {id} if the process dies between the two"
+                ));
+            }
+        }
+        let expected = wanted.expected(id, did);
+        self.recorder.tell_event(
+            format!(
+                "    \u{2717} decision {}: the implementation called {text}; expected: {expected}",
+                rule.id
+            ),
+            Event::Decision {
+                rule: rule.id,
+                did: format!("called {text}"),
+                expected: Some(expected),
+            },
+        );
+    }
+
     /// Tells what the implementation did at a decision: `✓` when it is what `rule` expects
-    /// (`wanted`), `✗` with what was expected when it is not.
-    fn mark_decision(&mut self, id: &str, rule: &'static Rule, did: &Did, wanted: Ending) {
-        let done = did.told();
-        if did.ending == wanted {
+    /// (`wanted`, the entry too when it dead-letters), `✗` with what was expected when it is
+    /// not.
+    fn mark_decision(&mut self, id: &str, rule: &'static Rule, did: &Did, wanted: &Wanted) {
+        let done = did.told(wanted);
+        if did.ending == wanted.ending && wanted.entry_differences(did).is_empty() {
             self.recorder.tell_event(
                 format!(
                     "    \u{2713} decision {}: the implementation did {done}",
@@ -785,7 +912,7 @@ impl Run<'_> {
                 },
             );
         } else {
-            let expected = wanted.expected(id);
+            let expected = wanted.expected(id, did);
             self.recorder.tell_event(
                 format!(
                     "    \u{2717} decision {}: the implementation did {done}; expected: {expected}",
@@ -1422,15 +1549,79 @@ fn expected_ending(
     })
 }
 
+/// The effects a decision is made of, by their protocol names: what a crash can stop.
+const EFFECT_CALLS: [&str; 3] = ["queue.ack", "queue.retry", "dlq.put"];
+
+/// What the deciding rule expects of a delivery: how it ends and, for a dead-lettering, the
+/// entry the contract pins.
+struct Wanted {
+    ending: Ending,
+    entry: Option<Map<String, Value>>,
+}
+
+impl Wanted {
+    /// The pinned fields the implementation's put got wrong: the key, the value pinned, and
+    /// the value put (`None`: missing).
+    fn entry_differences<'w>(
+        &'w self,
+        did: &'w Did,
+    ) -> Vec<(&'w str, &'w Value, Option<&'w Value>)> {
+        let (Some(entry), Some(put)) = (&self.entry, &did.put) else {
+            return Vec::new();
+        };
+        entry
+            .iter()
+            .filter_map(|(key, value)| {
+                let put = put.get(key);
+                (put != Some(value)).then_some((key.as_str(), value, put))
+            })
+            .collect()
+    }
+
+    /// What the rule wants done with `id`, as a trace writes it: a dead-lettering names its
+    /// reason, and every other pinned field the implementation's put got wrong.
+    fn expected(&self, id: &str, did: &Did) -> String {
+        let Some(entry) = self
+            .entry
+            .as_ref()
+            .filter(|_| self.ending == Ending::DeadLettered)
+        else {
+            return self.ending.expected(id);
+        };
+        let mut fields: Vec<String> = entry
+            .get("reason")
+            .map(|reason| format!("reason={}", yaml::flow(reason)))
+            .into_iter()
+            .collect();
+        for (key, value, _) in self.entry_differences(did) {
+            if key != "reason" {
+                fields.push(format!("{key}={}", yaml::flow(value)));
+            }
+        }
+        format!("dlq.put({id}, {}), then queue.ack({id})", fields.join(", "))
+    }
+}
+
 /// What the implementation did with a message it received, from the world's journal.
 struct Did {
     ending: Ending,
     /// Its effects on the message, as a trace writes them.
     effects: Vec<String>,
+    /// The same effects by their protocol names (`misuse` for a misuse).
+    calls: Vec<&'static str>,
+    /// Which of `effects` is the first put, and the entry it put.
+    put_at: Option<usize>,
+    put: Option<Arc<Value>>,
+    /// The delivery's `first_received_at`, and the clock when the entry was put (now, when
+    /// none was): what the pinned entry's times are.
+    first_received_at: Option<u64>,
+    clock_at_put: u64,
+    /// The injected crash that fired during the delivery: the call, when, and the id it named.
+    crash: Option<(String, CrashTiming, Option<String>)>,
 }
 
 impl Did {
-    fn of(happened: &[Happening], id: &str, handled: &Option<ScriptedOutcome>) -> Did {
+    fn of(happened: &[Happening], id: &str, handled: &Option<ScriptedOutcome>, now: u64) -> Did {
         let mine: Vec<&Happening> = happened
             .iter()
             .filter(|h| match h {
@@ -1442,6 +1633,15 @@ impl Did {
             })
             .collect();
         let effects: Vec<String> = mine.iter().map(|h| h.trace_line()).collect();
+        let calls = mine
+            .iter()
+            .map(|h| match h {
+                Happening::Acked { .. } => "queue.ack",
+                Happening::Retried { .. } => "queue.retry",
+                Happening::Put { .. } => "dlq.put",
+                _ => "misuse",
+            })
+            .collect();
         let has = |wanted: fn(&Happening) -> bool| mine.iter().filter(|h| wanted(h)).count();
         let (acks, retries, puts) = (
             has(|h| matches!(h, Happening::Acked { .. })),
@@ -1460,17 +1660,79 @@ impl Did {
             (2, 1, 0, 1) => Ending::DeadLettered,
             _ => Ending::Other,
         };
-        Did { ending, effects }
+        let put_at = mine.iter().position(|h| matches!(h, Happening::Put { .. }));
+        let put = put_at.and_then(|at| match mine[at] {
+            Happening::Put { entry, .. } => Some(Arc::clone(entry)),
+            _ => None,
+        });
+        // The clock moves during a delivery only by the implementation's own advances: those
+        // after the put had not happened when it was made.
+        let put_in_journal = happened
+            .iter()
+            .position(|h| matches!(h, Happening::Put { id: of, .. } if of == id));
+        let moved_since: u64 = put_in_journal.map_or(0, |at| {
+            happened[at..]
+                .iter()
+                .map(|h| match h {
+                    Happening::Advanced { by, .. } => *by,
+                    _ => 0,
+                })
+                .sum()
+        });
+        let first_received_at = happened.iter().find_map(|h| match h {
+            Happening::Received {
+                id: of,
+                first_received_at,
+                ..
+            } if of == id => *first_received_at,
+            _ => None,
+        });
+        let crash = happened.iter().find_map(|h| match h {
+            Happening::Crashed {
+                call,
+                timing,
+                about,
+            } => Some((call.clone(), *timing, about.clone())),
+            _ => None,
+        });
+        Did {
+            ending,
+            effects,
+            calls,
+            put_at,
+            put,
+            first_received_at,
+            clock_at_put: now.saturating_sub(moved_since),
+            crash,
+        }
+    }
+
+    /// Its effects as a trace writes them, the put with the pinned fields it got wrong.
+    fn shown(&self, wanted: &Wanted) -> Vec<String> {
+        let mut shown = self.effects.clone();
+        let wrong = wanted.entry_differences(self);
+        if let (Some(at), false) = (self.put_at, wrong.is_empty()) {
+            let fields: Vec<String> = wrong
+                .iter()
+                .map(|(key, _, put)| match put {
+                    Some(value) => format!("{key}={}", yaml::flow(value)),
+                    None => format!("no {key}"),
+                })
+                .collect();
+            let call = shown[at].strip_suffix(')').unwrap_or(&shown[at]).to_owned();
+            shown[at] = format!("{call}, {})", fields.join(", "));
+        }
+        shown
     }
 
     /// Its effects, or what leaving the message alone means.
-    fn told(&self) -> String {
+    fn told(&self, wanted: &Wanted) -> String {
         match self.ending {
             Ending::Crashed => {
                 "nothing more: the process crashed, the message stays in flight".to_owned()
             }
             Ending::LeftInFlight => "nothing with it: it stays in flight".to_owned(),
-            _ => self.effects.join(", "),
+            _ => self.shown(wanted).join(", "),
         }
     }
 }

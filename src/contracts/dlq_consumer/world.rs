@@ -72,6 +72,15 @@ impl ScriptedOutcome {
         }
     }
 
+    /// The error a DLQ entry names for this outcome, `Class: message`, if it raises one an
+    /// entry can hold (a crash is never dead-lettered).
+    pub fn entry_error(&self) -> Option<String> {
+        match self {
+            ScriptedOutcome::Crash => None,
+            other => other.raised().map(|raised| raised.describe()),
+        }
+    }
+
     pub fn label(&self) -> &str {
         match self {
             ScriptedOutcome::Ok => "ok",
@@ -175,6 +184,9 @@ pub struct World {
     faults: Vec<Fault>,
     unscripted: Option<Unscripted>,
     journal: Vec<Happening>,
+    /// Detailed worlds only: the body each id was last received with, which the DLQ entry of
+    /// that delivery must hold (`explain --impl` sets the entry put against it).
+    received_bodies: HashMap<String, String>,
 }
 
 impl World {
@@ -337,6 +349,11 @@ impl World {
         self.journal.push(happening);
     }
 
+    /// The body `id` was last received with, in a detailed world (`None` elsewhere).
+    pub fn received_body(&self, id: &str) -> Option<&str> {
+        self.received_bodies.get(id).map(String::as_str)
+    }
+
     /// The DLQ's ids for the journal, when it is detailed; a plain run keeps none. A long DLQ
     /// is kept by its ends (see `listing::shown`), so a big scenario's journal stays linear.
     fn dlq_view(&self) -> Vec<String> {
@@ -412,17 +429,21 @@ impl World {
         };
         match fault {
             Some(CrashTiming::Before) => {
+                let about = call.as_ref().ok().and_then(Call::about);
                 self.happened(Happening::Crashed {
                     call: name.to_owned(),
                     timing: CrashTiming::Before,
+                    about,
                 });
                 Err(Raised::crash(format!("injected crash before {name}")))
             }
             Some(CrashTiming::After) => {
+                let about = call.as_ref().ok().and_then(Call::about);
                 self.perform(call)?;
                 self.happened(Happening::Crashed {
                     call: name.to_owned(),
                     timing: CrashTiming::After,
+                    about,
                 });
                 Err(Raised::crash(format!("injected crash after {name}")))
             }
@@ -448,6 +469,10 @@ impl World {
                         message.first_received_at = Some(self.clock);
                     }
                     let already_dead = self.dlq_has(&message.id);
+                    if self.detailed {
+                        self.received_bodies
+                            .insert(message.id.clone(), message.body.clone());
+                    }
                     self.happened(Happening::Received {
                         id: message.id.clone(),
                         receive_count: message.receive_count,
@@ -634,6 +659,19 @@ impl<'a> Call<'a> {
             Call::Now => "clock.now",
             Call::Advance(_) => "clock.advance",
             Call::Handler(_) => "handler",
+        }
+    }
+
+    /// The message id the call names: an ack's, a retry's, a put entry's, ...
+    pub fn about(&self) -> Option<String> {
+        match self {
+            Call::Send { id, .. }
+            | Call::Ack(id)
+            | Call::Retry(id)
+            | Call::Has(id)
+            | Call::Remove(id) => Some((*id).to_owned()),
+            Call::Put(entry) => entry.get("id").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! The outcome-queue contract: reference `RetryQueue`, state-view ops, spec vocabulary and rules.
 
+mod claims;
 pub mod contract;
 pub mod explore;
 pub mod mistakes;

@@ -7,6 +7,7 @@
 
 use serde_json::{Value, json};
 
+use super::claims;
 use super::rules;
 use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
 use super::state_ops::{self, StateOp, show_path};
@@ -92,6 +93,7 @@ impl QueueScenario {
             max_attempts: None,
             constructed: false,
             pinned: None,
+            after: None,
         };
         let stopped = run.all_steps().err();
         (run.recorder.finish(stopped), run.facts)
@@ -131,7 +133,10 @@ struct Run<'a> {
     /// The answer the spec pins for the call about to be made (a `process` step's
     /// `returns`): its rules are the ones that answer follows from, whatever the
     /// implementation answers, so the timeline never states as a rule what it did instead.
-    pinned: Option<Value>,
+    pinned: Option<Reply>,
+    /// Explaining a student's queue: its state right after the step's call, taken to mark the
+    /// step's rule lines, which the state told after the step reuses.
+    after: Option<Value>,
 }
 
 impl Run<'_> {
@@ -197,6 +202,7 @@ impl Run<'_> {
             }
             Step::Process(process) => self.process(label, position, &process.0),
             Step::Replay(replay) => {
+                self.pinned = Some(Reply::Returned(json!(replay.returns.value)));
                 let reply = self.call("replay", &[json!(replay.id)])?;
                 let expected = json!({ "returns": replay.returns.value });
                 let actual = answer(reply, &expected)?;
@@ -248,11 +254,22 @@ impl Run<'_> {
             }
             let before = self.seen.take();
             let pinned = match (self.pinned.take(), &reply) {
-                (Some(expected), Reply::Returned(actual)) if *actual == expected => None,
-                (Some(expected), _) => Some(Reply::Returned(expected)),
-                (None, _) => None,
+                (Some(Reply::Raised(_)), Reply::Raised(_)) => None,
+                (Some(Reply::Returned(expected)), Reply::Returned(actual))
+                    if *actual == expected =>
+                {
+                    None
+                }
+                (pinned, _) => pinned,
             };
-            for rule in self.exercised(method, args, pinned.as_ref().unwrap_or(&reply)) {
+            let rules = self.exercised(method, args, pinned.as_ref().unwrap_or(&reply));
+            // What this queue's state became, to bear each rule line out or not: a student's
+            // queue only, whose lines are what the spec's pinned answer implies.
+            let after = match telling && !self.reference && !rules.is_empty() {
+                true => self.state_now(),
+                false => None,
+            };
+            for rule in rules {
                 // Counted always; worded only when the timeline is told (explain).
                 if !telling {
                     self.recorder.exercise(rule, "");
@@ -262,16 +279,88 @@ impl Run<'_> {
                     Some(before) => self.why(rule, args, before),
                     None => rule.statement.to_owned(),
                 };
-                // What the rule wanted, where the queue answered otherwise: never told as fact.
-                let why = match pinned {
-                    Some(_) => format!("expected, not what this queue did: {why}"),
-                    None => why,
+                if self.reference {
+                    // What the rule wanted, where the built-in answered otherwise (a spec that
+                    // pins a wrong answer): never told as fact.
+                    let why = match pinned {
+                        Some(_) => format!("expected, not what this queue did: {why}"),
+                        None => why,
+                    };
+                    self.recorder.exercise(rule, &why);
+                    continue;
+                }
+                let borne = match (&before, &after) {
+                    (Some(before), Some(after)) => {
+                        claims::borne_out(rule, args, &reply, before, after)
+                    }
+                    _ => None,
                 };
-                self.recorder.exercise(rule, &why);
+                let did = match (borne, &after) {
+                    (Some(false), Some(after)) => Some(format!(
+                        "{method} returned {}; {}",
+                        shown_reply(&reply),
+                        claims::shown_lists(after, claims::looked_at(rule))
+                    )),
+                    _ => None,
+                };
+                self.mark_rule(rule, &why, borne, did);
             }
+            self.after = after;
             self.last_call = Some((Value::Array(args.to_vec()), shown_reply(&reply)));
         }
         Ok(reply)
+    }
+
+    /// Tells a rule line of a student's queue marked: `✓` when its answer and state bear the
+    /// line out, `✗` with what the queue did (`did`) when they do not, and as only expected
+    /// when `state()` cannot show it (`borne` is `None`).
+    fn mark_rule(
+        &mut self,
+        rule: &'static Rule,
+        why: &str,
+        borne: Option<bool>,
+        did: Option<String>,
+    ) {
+        self.recorder.note(rule);
+        match (borne, did) {
+            (Some(true), _) => self.recorder.tell_event(
+                format!("    \u{2713} rule {}: {why}", rule.id),
+                Event::Decision {
+                    rule: rule.id,
+                    did: why.to_owned(),
+                    expected: None,
+                },
+            ),
+            (Some(false), Some(did)) => {
+                let why = why.trim_end_matches('.');
+                self.recorder.tell_event(
+                    format!(
+                        "    \u{2717} rule {}: expected: {why}; this queue: {did}",
+                        rule.id
+                    ),
+                    Event::Decision {
+                        rule: rule.id,
+                        did,
+                        expected: Some(why.to_owned()),
+                    },
+                );
+            }
+            _ => self.recorder.tell_event(
+                format!(
+                    "    rule {}: expected, which state() does not show: {why}",
+                    rule.id
+                ),
+                Event::Rule { id: rule.id },
+            ),
+        }
+    }
+
+    /// The queue's state now, for the timeline only: `None` when it cannot be had.
+    fn state_now(&mut self) -> Option<Value> {
+        match self.implementation.call("state", &[], &mut NoWorld) {
+            Ok(Reply::Returned(view)) => Some(normalize_state(&view)),
+            _ => None,
+        }
     }
 
     /// The id of the job at the head of `ready`, as `state()` shows it.
@@ -284,6 +373,8 @@ impl Run<'_> {
     }
 
     fn create(&mut self, label: &str, create: &CreateStep) -> Result<(), Stop> {
+        // A new queue: what the last one's state was is nothing to tell of it.
+        self.after = None;
         let raw = &create.max_attempts.value;
         let reply = self
             .implementation
@@ -323,15 +414,34 @@ impl Run<'_> {
         let edge = raw
             .as_u64()
             .is_some_and(|n| n == 1 || n > u64::from(u32::MAX >> 1));
-        if matches!(reply, Reply::Raised(_)) || edge {
-            let why = match &reply {
-                Reply::Raised(_) => format!(
+        let raised = matches!(reply, Reply::Raised(_));
+        // A student's queue is told what the spec pins, marked by what it answered: its own
+        // answer is no rule. The built-in's is.
+        let judged = self.recorder.telling() && !self.reference;
+        let refused = if judged {
+            create.raises.is_some()
+        } else {
+            raised
+        };
+        if refused || edge {
+            let why = match refused {
+                true => format!(
                     "{raw} is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError"
                 ),
                 _ if raw.as_u64() == Some(1) => "1 is the least max_attempts accepted".to_owned(),
                 _ => format!("{raw} is beyond 32 bits, and a whole number >= 1: accepted"),
             };
-            self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
+            if judged {
+                let answer = match &reply {
+                    Reply::Returned(_) | Reply::Undefined => "a new queue".to_owned(),
+                    other => shown_reply(other),
+                };
+                let did = format!("RetryQueue({raw}) -> {answer}");
+                let borne = raised == refused;
+                self.mark_rule(&rules::MAX_ATTEMPTS_VALIDATED, &why, Some(borne), Some(did));
+            } else {
+                self.recorder.exercise(&rules::MAX_ATTEMPTS_VALIDATED, &why);
+            }
         }
         // The constructor's value is no answer: `undefined` is as good as `null`.
         let constructed = matches!(reply, Reply::Returned(_) | Reply::Undefined);
@@ -360,8 +470,13 @@ impl Run<'_> {
             None => None,
         };
         self.pinned = match (&step.returns, &step.raises) {
-            (Some(returns), None) => Some(returns.value.to_value()),
-            _ => None,
+            (Some(returns), None) => Some(Reply::Returned(returns.value.to_value())),
+            // Which error is the step's check's to say; the rules follow from any raise.
+            (_, Some(_)) => Some(Reply::Raised(Raised::error(
+                "ValueError",
+                "the outcome is refused",
+            ))),
+            (None, None) => None,
         };
         let reply = self.call("process", std::slice::from_ref(&step.outcome.value))?;
         let (expected, at) = match (&step.returns, &step.raises) {
@@ -548,11 +663,12 @@ impl Run<'_> {
         if !self.recorder.telling() || !self.constructed {
             return;
         }
-        let Ok(Reply::Returned(view)) = self.implementation.call("state", &[], &mut NoWorld) else {
+        // The state taken right after the step's call, when its rule lines were marked: the
+        // reads since do not change it, and asking again would tell the same.
+        let Some(state) = self.after.take().or_else(|| self.state_now()) else {
             self.seen = None;
             return;
         };
-        let state = normalize_state(&view);
         let lists = ["ready", "done", "quarantine"]
             .into_iter()
             .map(|list| (list, listed(&state, list)))
