@@ -888,7 +888,6 @@ impl Run<'_> {
                 rule.id
             ),
             Event::Decision {
-                rule: rule.id,
                 did: format!("called {text}"),
                 expected: Some(expected),
             },

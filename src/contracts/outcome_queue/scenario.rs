@@ -326,7 +326,6 @@ impl Run<'_> {
             (Some(true), _) => self.recorder.tell_event(
                 format!("    \u{2713} rule {}: {why}", rule.id),
                 Event::Decision {
-                    rule: rule.id,
                     did: why.to_owned(),
                     expected: None,
                 },
@@ -339,7 +338,6 @@ impl Run<'_> {
                         rule.id
                     ),
                     Event::Decision {
-                        rule: rule.id,
                         did,
                         expected: Some(why.to_owned()),
                     },
@@ -350,7 +348,7 @@ impl Run<'_> {
                     "    rule {}: expected, which state() does not show: {why}",
                     rule.id
                 ),
-                Event::Rule { id: rule.id },
+                Event::Rule,
             ),
         }
     }
