@@ -2,8 +2,10 @@
 """dlqspec's Python zygote (Linux, Python 3.9+, standard library only).
 
 `dlqspec grade` starts this once, as root, in a PID, network and IPC namespace of its own,
-with a SOCK_SEQPACKET socket on descriptor 3 that only grade and its runs hold. It imports
-what the shim imports, compiles the shim, and then waits. For each submission a run sends
+with a SOCK_SEQPACKET socket on descriptor 3 that only grade and its runs hold, and the
+environment a cold start gets. Its first message on the socket is its set-up (what grade gave
+it of the environment, the uids a box may have). It imports what the shim imports, compiles
+the shim, and then waits. For each submission a run sends
 one request: a JSON text (the shim's argv, environment, working folder, uid, limits) and
 the descriptors of that submission's box, prepared by dlqspec exactly as for a cold start:
 its stdin, stdout, stderr, protocol channel, a reply socket, the Landlock ruleset and its
@@ -43,6 +45,7 @@ SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(_ARCH)
 SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_SECUREBITS = 28
 PR_SET_NO_NEW_PRIVS = 38
@@ -59,13 +62,25 @@ def _check(result, what):
         raise OSError(errno, "%s: %s" % (what, os.strerror(errno)))
 
 
-def _die(why):
+def _die(why, what="the warm box could not be made", stderr=2):
     """A child that cannot box itself says why on its stderr (the run's) and ends, before any
     of the student's code was read: the run sees a process that did not start."""
     try:
-        os.write(2, ("dlqspec zygote: the warm box could not be made: %s\n" % why).encode())
+        os.write(stderr, ("dlqspec zygote: %s: %s\n" % (what, why)).encode())
     finally:
         os._exit(121)
+
+
+def _refused_uid(request, uids):
+    """Why a request's uid is refused, or None: a warm child runs only as a uid dlqspec
+    allocates for boxes, never as root, and never as whatever a request says."""
+    low, high = uids
+    uid = request.get("uid")
+    if type(uid) is not int:
+        return "it names no uid (a box that would keep uid 0)"
+    if uid == 0 or not low <= uid < high:
+        return "its uid %d is not one dlqspec allocates for boxes (%d to %d)" % (uid, low, high - 1)
+    return None
 
 
 def _mirror(status):
@@ -84,10 +99,9 @@ def _drop_privileges(uid):
     for capability in range(64):
         _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
     _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    if uid is not None:
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
     header = struct.pack("Ii", 0x20080522, 0)
     none = bytes(24)
     _check(_libc.syscall(SYS_CAPSET, header, none), "capset")
@@ -171,6 +185,9 @@ def _boxed_child(request, fds, shim_code):
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.close(write_end)
         _drop_privileges(request["uid"])
+        # A uid change without exec leaves the process non-dumpable, and its /proc/self files
+        # root's: exec makes a cold child dumpable again, so this one is made so too.
+        _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE")
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
         _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
         os.close(ruleset)
@@ -210,9 +227,22 @@ def _boxed_child(request, fds, shim_code):
 # What the interpreter's wrapper (pyenv's shim) added to or changed in the environment grade
 # gave the zygote (PATH gets the version's bin folder first, PYENV_DIR is the folder it was
 # started in): a cold start's wrapper does the same to its environment, in its own folder.
-_GIVEN = json.loads(os.environ.pop("DLQSPEC_ZYGOTE_GIVEN", "{}"))
+# Set from the set-up message (`_set_up`), not from a variable: the environment the zygote was
+# started with is what every warm child's /proc/self/environ shows.
+_GIVEN = {}
 _STARTED_IN = os.getcwd()
-_WRAPPED = {k: v for k, v in os.environ.items() if k != "DLQSPEC_TREE" and _GIVEN.get(k) != v}
+_WRAPPED = {}
+
+
+def _set_up(control):
+    """Reads the set-up message: what grade gave of the environment, and the uids a box may
+    have, as [first, past the last]."""
+    global _GIVEN, _WRAPPED
+    setup = json.loads(control.recv(MAX_REQUEST))
+    _GIVEN = dict(setup["given"])
+    _WRAPPED = {k: v for k, v in os.environ.items() if k != "DLQSPEC_TREE" and _GIVEN.get(k) != v}
+    low, high = setup["uids"]
+    return int(low), int(high)
 
 
 def _wrapped(env, cwd):
@@ -262,6 +292,7 @@ def main():
         # starts every submission cold.
         sys.stderr.write("dlqspec zygote: no warm start on %s\n" % _ARCH)
         os._exit(1)
+    uids = _set_up(control)
     shim_code = _precompiled_shim()
     buffer = bytearray(MAX_REQUEST)
     live = {}  # W's pid -> its run's reply socket
@@ -332,7 +363,10 @@ def main():
                 request = json.loads(bytes(buffer[:got]))
                 request["zygote"] = me
             except ValueError as error:
-                _die(error)
+                _die(error, stderr=fds[2])
+            refused = _refused_uid(request, uids)
+            if refused is not None:
+                _die(refused + "; start it cold (grade --cold)", "request refused", fds[2])
             _boxed_child(request, fds, shim_code)
             os._exit(121)
         buffer[:got] = bytes(got)

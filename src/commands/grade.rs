@@ -829,7 +829,9 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
         // touch another's processes or files even through what the box lets both reach.
         .env(
             crate::external::sandbox::UID_VARIABLE,
-            (crate::external::sandbox::GRADE_FIRST_UID as usize + index % 1_000_000).to_string(),
+            (crate::external::sandbox::GRADE_FIRST_UID as usize
+                + index % crate::external::sandbox::GRADE_UIDS as usize)
+                .to_string(),
         )
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null());

@@ -47,6 +47,15 @@ const DEFAULT_UID: u32 = 65534;
 /// The first uid `grade` hands its submissions, one each from here.
 pub const GRADE_FIRST_UID: u32 = 61000;
 
+/// How many uids `grade` hands out from `GRADE_FIRST_UID` (the index of a submission in its
+/// class, modulo this).
+pub const GRADE_UIDS: u32 = 1_000_000;
+
+/// Every uid dlqspec gives a box as root: `grade`'s, which hold `DEFAULT_UID` too. A warm
+/// child is started only as one of these.
+pub const BOX_UIDS: std::ops::Range<u32> = GRADE_FIRST_UID..GRADE_FIRST_UID + GRADE_UIDS;
+const _: () = assert!(DEFAULT_UID >= BOX_UIDS.start && DEFAULT_UID < BOX_UIDS.end);
+
 /// The variables an implementation sees of dlqspec's environment (besides its own `HOME`,
 /// `TMPDIR`, `TMP`, `TEMP` and the tree mark): what interpreters need to start, no more.
 const PASSED_VARIABLES: &[&str] = &[

@@ -74,6 +74,16 @@ impl Zygote {
         let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
         let located = sandbox::locate(program, std::env::var_os("PATH").as_deref(), &cwd)
             .ok_or_else(|| format!("`{program}` is not on PATH"))?;
+        // A warm child runs only as a box's uid (the zygote refuses uid 0), which must reach the
+        // interpreter and the shims through the mode bits, as a cold box's uid must.
+        let mut needed = vec![located.clone(), script.clone()];
+        needed.extend(std::fs::canonicalize(&located));
+        if let Some(blocked) = sandbox::blocked_for_others(&needed) {
+            return Err(format!(
+                "a warm child runs only as a box's own uid, which cannot reach {} (no o+x or o+r in its mode bits): make it reachable, or name an interpreter others can run in DLQSPEC_PYTHON",
+                blocked.display()
+            ));
+        }
         let private = tempfile::Builder::new()
             .prefix("dlqspec-zygote-")
             .tempdir()
@@ -96,14 +106,12 @@ impl Zygote {
                 )
             })
             .collect();
+        // The environment a cold child gets, no more: every warm child's /proc/self/environ
+        // shows the one the zygote was started with. What it is told besides comes on its socket.
         command
             .arg(&script)
             .env_clear()
             .envs(variables)
-            .env(
-                "DLQSPEC_ZYGOTE_GIVEN",
-                serde_json::Value::Object(given).to_string(),
-            )
             .current_dir(private.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -136,6 +144,12 @@ impl Zygote {
             program: located,
             _private: private,
         };
+        let setup = serde_json::json!({
+            "given": given,
+            "uids": [sandbox::BOX_UIDS.start, sandbox::BOX_UIDS.end],
+        })
+        .to_string();
+        zygote.send_setup(setup.as_bytes())?;
         zygote.await_ready()?;
         Ok(zygote)
     }
@@ -143,6 +157,30 @@ impl Zygote {
     #[cfg(not(target_os = "linux"))]
     pub fn start(_program: &str, _shim: &Path) -> Result<Zygote, String> {
         Err("the warm start is for Linux only".to_owned())
+    }
+
+    /// Sends the zygote its set-up message, its first on the socket.
+    fn send_setup(&self, setup: &[u8]) -> Result<(), String> {
+        if setup.len() > MAX_REQUEST {
+            return Err("the zygote's set-up is larger than its buffer".to_owned());
+        }
+        // SAFETY: send on a descriptor this value owns, from a buffer of that length.
+        let sent = unsafe {
+            libc::send(
+                self.control.as_raw_fd(),
+                setup.as_ptr().cast(),
+                setup.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if sent == setup.len() as isize {
+            Ok(())
+        } else {
+            Err(format!(
+                "the zygote's set-up could not be sent: {}",
+                io::Error::last_os_error()
+            ))
+        }
     }
 
     /// Waits for the zygote's one-byte message that it has imported and compiled the shim.
@@ -262,6 +300,9 @@ pub fn request_for(
         return None;
     }
     let parts = prepared.warm_parts()?;
+    // Only as a box's uid: a box that keeps uid 0 (its interpreter or files out of reach of
+    // other uids) starts cold, and the zygote refuses any other request.
+    let uid = parts.uid.filter(|uid| sandbox::BOX_UIDS.contains(uid))?;
     let env: Vec<(&str, &str)> = command
         .get_envs()
         .filter_map(|(name, value)| Some((name.to_str()?, value?.to_str()?)))
@@ -282,7 +323,7 @@ pub fn request_for(
         "argv": [shim, solution],
         "env": env,
         "cwd": cwd,
-        "uid": parts.uid,
+        "uid": uid,
         "namespaces": parts.namespaces,
         "proc_access": parts.proc_access,
         "rlimits": rlimits,

@@ -3,6 +3,9 @@
 //! two warm neighbours reach nothing of each other, and the zygote never outlives grade.
 //! Where the machine cannot box a warm child as strongly (not root, no pids cgroup), grade
 //! says so and starts cold; these tests then say they could not check the warm start.
+//!
+//! A warm child runs only as a box's own uid, never as root: these tests run an interpreter
+//! and folders every uid can reach (`/usr/bin/python3`, not pyenv's in a `0700` `/root`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -10,6 +13,41 @@ use std::time::{Duration, Instant};
 
 use super::sandbox::{SPEC, hostile, mark, processes_marked, text};
 use crate::common::{Ran, assert_all_dead, dlqspec, ran, root, untimed};
+
+/// An interpreter every box uid can run, as `DLQSPEC_PYTHON`: `None` (the test says it could
+/// not check the warm start) where there is none, except in CI, which installs it.
+fn reachable_python() -> Option<&'static str> {
+    const PYTHON: &str = "/usr/bin/python3";
+    if Path::new(PYTHON).is_file() {
+        return Some(PYTHON);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{PYTHON} is missing: .ci/run installs it"
+    );
+    eprintln!("the warm start could not be checked here: no {PYTHON}");
+    None
+}
+
+/// A temporary folder every uid can pass through (`0711`), for submissions and shims a box's
+/// uid must reach.
+fn reachable_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    dir
+}
+
+/// `dlqspec` with `python` as every run's interpreter and a shims cache a box's uid reaches.
+fn warm_dlqspec(python: &str) -> std::process::Command {
+    static CACHE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(reachable_tempdir);
+    let mut command = dlqspec();
+    command
+        .env("DLQSPEC_PYTHON", python)
+        .env("DLQSPEC_CACHE_DIR", cache.path());
+    command
+}
 
 /// A solution that passes only when it was served warm: process 1 of a warm child's box is a
 /// fork of the zygote, of a cold one's a copy of dlqspec.
@@ -50,9 +88,9 @@ fn submission(dir: &Path, source: &str) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// `dlqspec grade` of `class` into `output` against `specs`, warm or cold.
-fn grade(warm: bool, specs: &str, output: &Path, class: &[PathBuf]) -> Ran {
-    let mut command = dlqspec();
+/// `dlqspec grade` of `class` into `output` against `specs`, warm or cold, with `python`.
+fn grade(python: &str, warm: bool, specs: &str, output: &Path, class: &[PathBuf]) -> Ran {
+    let mut command = warm_dlqspec(python);
     command.args(["grade", "--jobs", "2", "--budget", "120", "--specs", specs]);
     if warm {
         command.arg("--warm");
@@ -115,16 +153,20 @@ fn untimed_json(text: &str) -> serde_json::Value {
 
 #[test]
 fn python_submissions_are_served_by_the_zygote_only_under_warm() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(python) = reachable_python() else {
+        return;
+    };
+    let dir = reachable_tempdir();
     let probe = submission(&dir.path().join("probe"), WARM_PROBE);
     let cold = grade(
+        python,
         false,
         SPEC,
         &dir.path().join("cold"),
         std::slice::from_ref(&probe),
     );
     assert_eq!(cold.code, 1, "{}{}", cold.stdout, cold.stderr);
-    let warm = grade(true, SPEC, &dir.path().join("warm"), &[probe]);
+    let warm = grade(python, true, SPEC, &dir.path().join("warm"), &[probe]);
     if !warm_here(&warm) {
         return;
     }
@@ -133,7 +175,10 @@ fn python_submissions_are_served_by_the_zygote_only_under_warm() {
 
 #[test]
 fn a_suite_gives_identical_reports_through_a_cold_and_a_warm_start() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(python) = reachable_python() else {
+        return;
+    };
+    let dir = reachable_tempdir();
     let class: Vec<PathBuf> = [
         ("honest", "examples/python/solution.py"),
         ("off-by-one", "tests/solutions/dlq_off_by_one.py"),
@@ -157,8 +202,8 @@ fn a_suite_gives_identical_reports_through_a_cold_and_a_warm_start() {
     ])
     .collect();
     let (cold_dir, warm_dir) = (dir.path().join("cold"), dir.path().join("warm"));
-    let cold = grade(false, "specs", &cold_dir, &class);
-    let warm = grade(true, "specs", &warm_dir, &class);
+    let cold = grade(python, false, "specs", &cold_dir, &class);
+    let warm = grade(python, true, "specs", &warm_dir, &class);
     if !warm_here(&warm) {
         return;
     }
@@ -197,8 +242,11 @@ fn a_suite_gives_identical_reports_through_a_cold_and_a_warm_start() {
 
 #[test]
 fn hostile_submissions_served_warm_fail_their_attacks() {
+    let Some(python) = reachable_python() else {
+        return;
+    };
     let mark = mark("warm");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = reachable_tempdir();
     // The marker in grade's argv (the spec folder), cwd and environment, for peek.py.
     let teacher = dir.path().join(format!("{mark}-specs"));
     std::fs::create_dir_all(&teacher).unwrap();
@@ -236,7 +284,7 @@ fn hostile_submissions_served_warm_fail_their_attacks() {
         members.push(folder);
     }
     let spec_before = std::fs::read(&spec).unwrap();
-    let mut command = dlqspec();
+    let mut command = warm_dlqspec(python);
     command
         .current_dir(&teacher)
         .env("DLQSPEC_TEST_SECRET", &mark)
@@ -284,7 +332,10 @@ fn hostile_submissions_served_warm_fail_their_attacks() {
 
 #[test]
 fn two_warm_neighbours_reach_nothing_of_each_other() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(python) = reachable_python() else {
+        return;
+    };
+    let dir = reachable_tempdir();
     let class = dir.path().join("class");
     let bob = submission(
         &class.join("bob"),
@@ -294,7 +345,7 @@ fn two_warm_neighbours_reach_nothing_of_each_other() {
     hostile(&alice, "neighbour.py", &[("@OTHER@", text(&bob))]);
     let bob_before = std::fs::read(bob.join("solution.py")).unwrap();
     let output = dir.path().join("grades");
-    let graded = grade(true, SPEC, &output, &[bob.clone(), alice]);
+    let graded = grade(python, true, SPEC, &output, &[bob.clone(), alice]);
     if !warm_here(&graded) {
         return;
     }
@@ -322,14 +373,17 @@ fn marked_shims(dir: &Path, mark: &str) -> PathBuf {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_zygote_is_gone_when_grade_ends_and_when_it_is_interrupted() {
+    let Some(python) = reachable_python() else {
+        return;
+    };
     let mark = mark("zygote");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = reachable_tempdir();
     let shims = marked_shims(dir.path(), &mark);
     let honest = submission(
         &dir.path().join("honest"),
         "from honest import DLQConsumer, RetryQueue  # noqa: F401\n",
     );
-    let graded = ran(dlqspec()
+    let graded = ran(warm_dlqspec(python)
         .env("DLQSPEC_SHIMS", &shims)
         .args(["grade", "--warm", "--specs", SPEC, "--output"])
         .arg(dir.path().join("ended"))
@@ -349,7 +403,7 @@ fn the_zygote_is_gone_when_grade_ends_and_when_it_is_interrupted() {
         &dir.path().join("sleeper"),
         "import time\ntime.sleep(300)\n",
     );
-    let mut child = dlqspec()
+    let mut child = warm_dlqspec(python)
         .env("DLQSPEC_SHIMS", &shims)
         .args([
             "grade", "--warm", "--budget", "300", "--specs", SPEC, "--output",
@@ -381,4 +435,172 @@ fn the_zygote_is_gone_when_grade_ends_and_when_it_is_interrupted() {
         panic!("grade did not end on SIGINT");
     }
     assert_all_dead(&seen, "an interrupted warm grade");
+}
+
+/// A solution that fails to load, telling the names of the variables it was started with
+/// (`/proc/self/environ`) and of those it has (`os.environ`), between `ENV[` and `]ENV`.
+const ENVIRON_PROBE: &str = r#"
+import json, os
+started = open("/proc/self/environ", "rb").read().split(b"\0")
+seen = {"started": sorted(v.split(b"=")[0].decode() for v in started if v),
+        "has": sorted(os.environ),
+        "values": b"\0".join(started).decode("utf-8", "replace")}
+raise RuntimeError("ENV[" + json.dumps(seen) + "]ENV")
+"#;
+
+/// What `ENVIRON_PROBE` told in the human report of `name` in `output`.
+fn environ_seen(output: &Path, name: &str) -> serde_json::Value {
+    let report = std::fs::read_to_string(output.join(format!("{name}.txt"))).unwrap();
+    let start = report.find("ENV[").expect("the probe's report") + 4;
+    let end = report[start..].find("]ENV").expect("the probe's report's end") + start;
+    serde_json::from_str(&report[start..end]).unwrap()
+}
+
+#[test]
+fn a_warm_child_was_started_with_no_variable_a_cold_one_lacks() {
+    let Some(python) = reachable_python() else {
+        return;
+    };
+    let secret = mark("environ-secret");
+    let dir = reachable_tempdir();
+    let probe = submission(&dir.path().join("probe"), ENVIRON_PROBE);
+    let graded = |warm: bool, output: &Path| {
+        let mut command = warm_dlqspec(python);
+        command
+            .env("DLQSPEC_TEST_SECRET", &secret)
+            .args(["grade", "--budget", "120", "--specs", SPEC]);
+        if warm {
+            command.arg("--warm");
+        }
+        ran(command
+            .arg("--output")
+            .arg(output)
+            .arg(&probe)
+            .output()
+            .expect("dlqspec grade runs"))
+    };
+    let (cold_dir, warm_dir) = (dir.path().join("cold"), dir.path().join("warm"));
+    let cold = graded(false, &cold_dir);
+    assert_eq!(cold.code, 1, "{}{}", cold.stdout, cold.stderr);
+    let warm = graded(true, &warm_dir);
+    if !warm_here(&warm) {
+        return;
+    }
+    let (cold, warm) = (
+        environ_seen(&cold_dir, "probe"),
+        environ_seen(&warm_dir, "probe"),
+    );
+    let names = |seen: &serde_json::Value, key: &str| -> Vec<String> {
+        serde_json::from_value(seen[key].clone()).unwrap()
+    };
+    let cold_names: Vec<String> = names(&cold, "started")
+        .into_iter()
+        .chain(names(&cold, "has"))
+        .collect();
+    for key in ["started", "has"] {
+        let extra: Vec<String> = names(&warm, key)
+            .into_iter()
+            .filter(|name| !cold_names.contains(name))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "a warm child's {key} environment holds what a cold one's does not: {extra:?}"
+        );
+    }
+    assert_eq!(names(&cold, "has"), names(&warm, "has"));
+    for seen in [&cold, &warm] {
+        assert!(
+            !seen["values"].as_str().unwrap().contains(&secret),
+            "grade's environment reached a child: {seen}"
+        );
+    }
+}
+
+/// Drives the zygote script directly, as a hostile run could: a socket on descriptor 3, the
+/// set-up message, then one request for each uid in `uids` (`null`: none, as dlqspec sent for
+/// a box that kept uid 0), with that request's
+/// descriptors; prints, as JSON, each request's wait status and what its child wrote.
+const FORGER: &str = r#"
+import ctypes, json, os, select, socket, struct, sys
+script, folder, uids = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+zygote = os.fork()
+if zygote == 0:
+    handed = os.dup(theirs.fileno())
+    os.dup2(handed, 3)
+    os.execv(sys.executable, [sys.executable, script])
+theirs.close()
+mine.send(json.dumps({"given": {}, "uids": [61000, 1061000]}).encode())
+assert select.select([mine], [], [], 60)[0], "the zygote never got ready"
+assert mine.recv(1) == b"R"
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+results = []
+for uid in uids:
+    # A ruleset that handles making sockets only (so a request that got through would run).
+    ruleset = libc.syscall(444, struct.pack("Q", 1 << 9), 8, 0)
+    null = os.open("/dev/null", os.O_RDWR)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    reply, reply_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    request = {"argv": [os.path.join(folder, "probe.py"), "x"], "env": [], "cwd": folder,
+               "namespaces": 0x20000 | 0x20000000 | 0x40000000 | 0x08000000,
+               "proc_access": 1 << 9, "rlimits": [], "uid": uid}
+    fds = [null, out_w, err_w, null, reply_theirs.fileno(), ruleset if ruleset >= 0 else null, null]
+    mine.sendmsg([json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("7i", *fds))])
+    for fd in (null, out_w, err_w):
+        os.close(fd)
+    if ruleset >= 0:
+        os.close(ruleset)
+    reply_theirs.close()
+    assert select.select([reply], [], [], 60)[0], "no status for a request"
+    status = struct.unpack("i", reply.recv(4))[0]
+    results.append({"status": status, "stdout": os.read(out_r, 4096).decode(),
+                    "stderr": os.read(err_r, 4096).decode()})
+mine.close()
+os.waitpid(zygote, 0)
+print(json.dumps(results))
+"#;
+
+#[test]
+fn the_zygote_refuses_a_request_without_a_box_uid() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("the zygote's refusals could not be checked here: not root");
+        return;
+    }
+    let dir = reachable_tempdir();
+    std::fs::write(
+        dir.path().join("probe.py"),
+        "import os\nprint('ran as uid', os.getuid())\n",
+    )
+    .unwrap();
+    let python = reachable_python().unwrap_or("python3");
+    let forged = ran(std::process::Command::new(python)
+        .arg("-c")
+        .arg(FORGER)
+        .arg(root().join("shims/python/dlqspec_zygote.py"))
+        .arg(dir.path())
+        .arg("[null, 0, 1000, 60999, 1061000]")
+        .output()
+        .expect("python runs"));
+    assert_eq!(forged.code, 0, "{}{}", forged.stdout, forged.stderr);
+    let results: Vec<serde_json::Value> = serde_json::from_str(&forged.stdout).unwrap();
+    assert_eq!(results.len(), 5, "{}", forged.stdout);
+    for (result, why) in results.iter().zip([
+        "it names no uid (a box that would keep uid 0)",
+        "its uid 0 is not one dlqspec allocates",
+        "its uid 1000 is not one dlqspec allocates",
+        "its uid 60999 is not one dlqspec allocates",
+        "its uid 1061000 is not one dlqspec allocates",
+    ]) {
+        // Refused before anything of the request was used: the probe never ran.
+        assert_eq!(result["stdout"], "", "{result}");
+        assert_eq!(result["status"], 121 << 8, "{result}");
+        let stderr = result["stderr"].as_str().unwrap();
+        assert!(
+            stderr.contains("dlqspec zygote: request refused: ") && stderr.contains(why),
+            "{result}"
+        );
+    }
 }
