@@ -30,9 +30,13 @@ fn main() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     {
         use std::os::unix::fs::PermissionsExt;
-        // A box's uid passes through it to its submission and to the shims' cache.
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))
-            .expect("a folder others pass through");
+        // A box's uid passes through it to its submission and to the shims' cache (which
+        // dlqspec would make private).
+        std::fs::create_dir(dir.path().join("cache")).expect("a cache folder");
+        for folder in [dir.path().to_path_buf(), dir.path().join("cache")] {
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o711))
+                .expect("a folder others pass through");
+        }
     }
     println!("load average before: {}", load_average());
     let real_python = real_python();
