@@ -1,12 +1,15 @@
 //! Benchmark: what starting a submission costs, as a ratio to bare interpreter starts.
 //!
-//! `grade` of 24 different Python submissions (and 24 Node ones) with `--jobs 2`, cold and,
-//! for Python, warm (`--warm`), against 24 bare starts of the same interpreter two at a time
-//! (`python3 -c pass`, `node -e 0`: the floor every one-process-per-submission grader pays);
-//! and one `run` of the bundled suite against one bare start. The submissions are copies of
-//! the examples that differ by a line each, so that no cache can serve one for another. The
-//! Python floor is also given for the interpreter behind `python3` (pyenv's shim is a shell
-//! script that execs it), which the zygote runs. Run with `cargo bench --bench start`.
+//! `grade` of 24 different Python submissions (and 24 Node ones) with `--jobs 2`, cold
+//! (`--cold`) and, for Python, warm (the default), against 24 bare starts of the same
+//! interpreter two at a time (`python3 -c pass`, `node -e 0`: the floor every
+//! one-process-per-submission grader pays); and one `run` of the bundled suite against one
+//! bare start. The submissions are copies of the examples that differ by a line each, so that
+//! no cache can serve one for another. The Python floor is also given for the interpreter
+//! behind `python3` (pyenv's shim is a shell script that execs it). A warm child runs only as a
+//! box's own uid, so the Python classes are graded with an interpreter, folders and shims every
+//! uid reaches: the one behind `python3` when it can, else `/usr/bin/python3` (said); a warm
+//! grade that started cold fails the bench. Run with `cargo bench --bench start`.
 
 mod support;
 
@@ -25,8 +28,20 @@ const ROUNDS: usize = 3;
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("a temporary folder");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A box's uid passes through it to its submission and to the shims' cache (which
+        // dlqspec would make private).
+        std::fs::create_dir(dir.path().join("cache")).expect("a cache folder");
+        for folder in [dir.path().to_path_buf(), dir.path().join("cache")] {
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o711))
+                .expect("a folder others pass through");
+        }
+    }
     println!("load average before: {}", load_average());
     let real_python = real_python();
+    let graded_python = reachable_python(&real_python);
+    println!("Python classes graded with {graded_python}");
     let python_class = class(dir.path(), &root.join("examples/python/solution.py"), "py");
     let node_class = class(
         dir.path(),
@@ -37,9 +52,16 @@ fn main() {
     let floor_python = support::best_of(ROUNDS, || starts(&["python3", "-c", "pass"], COUNT));
     let floor_real = support::best_of(ROUNDS, || starts(&[&real_python, "-c", "pass"], COUNT));
     let floor_node = support::best_of(ROUNDS, || starts(&["node", "-e", "0"], COUNT));
-    let cold = support::best_of(ROUNDS, || grade(&root, dir.path(), &python_class, false));
-    let warm = support::best_of(ROUNDS, || grade(&root, dir.path(), &python_class, true));
-    let node = support::best_of(ROUNDS, || grade(&root, dir.path(), &node_class, false));
+    let python = Some(graded_python.as_str());
+    let cold = support::best_of(ROUNDS, || {
+        grade(&root, dir.path(), &python_class, false, python)
+    });
+    let warm = support::best_of(ROUNDS, || {
+        grade(&root, dir.path(), &python_class, true, python)
+    });
+    let node = support::best_of(ROUNDS, || {
+        grade(&root, dir.path(), &node_class, false, None)
+    });
 
     let ratio = |work: Duration, floor: Duration| work.as_secs_f64() / floor.as_secs_f64();
     println!(
@@ -51,8 +73,8 @@ fn main() {
         floor_real.as_secs_f64()
     );
     for (what, took) in [
-        ("grade, Python, cold", cold),
-        ("grade, Python, --warm", warm),
+        ("grade, Python, --cold", cold),
+        ("grade, Python, warm", warm),
     ] {
         println!(
             "  {what:<32}  {:>6.2} s  {:>5.2}x python3 -c pass  {:>5.2}x the real interpreter",
@@ -67,7 +89,7 @@ fn main() {
     );
     println!(
         "  {:<32}  {:>6.2} s  {:>5.2}x node -e 0",
-        "grade, Node, cold",
+        "grade, Node, --cold",
         node.as_secs_f64(),
         ratio(node, floor_node)
     );
@@ -120,6 +142,20 @@ fn real_python() -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// An interpreter a box's uid can run: `real` when every uid reaches it, else
+/// `/usr/bin/python3`.
+fn reachable_python(real: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let reachable = Path::new(real).ancestors().skip(1).all(|folder| {
+        std::fs::metadata(folder).is_ok_and(|meta| meta.permissions().mode() & 0o001 != 0)
+    });
+    if reachable {
+        real.to_owned()
+    } else {
+        "/usr/bin/python3".to_owned()
+    }
+}
+
 /// Starts `command` `count` times with nothing to do, `JOBS` at a time.
 fn starts(command: &[&str], count: usize) {
     let next = AtomicUsize::new(0);
@@ -138,10 +174,14 @@ fn starts(command: &[&str], count: usize) {
     });
 }
 
-fn grade(root: &Path, dir: &Path, class: &[PathBuf], warm: bool) {
+fn grade(root: &Path, dir: &Path, class: &[PathBuf], warm: bool, python: Option<&str>) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_dlqspec"));
+    if let Some(python) = python {
+        command.env("DLQSPEC_PYTHON", python);
+    }
     command
         .current_dir(root)
+        .env("DLQSPEC_CACHE_DIR", dir.join("cache"))
         .args([
             "grade",
             "--jobs",
@@ -153,12 +193,22 @@ fn grade(root: &Path, dir: &Path, class: &[PathBuf], warm: bool) {
         .arg(dir.join("grades"))
         .env_remove("GITHUB_ACTIONS")
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if warm {
-        command.arg("--warm");
+        .stderr(Stdio::piped());
+    if !warm {
+        command.arg("--cold");
     }
-    let status = command.args(class).status().expect("dlqspec starts");
-    assert_eq!(status.code(), Some(0), "grade ended {status}");
+    let output = command.args(class).output().expect("dlqspec starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "grade ended {}: {stderr}",
+        output.status
+    );
+    assert!(
+        !(warm && stderr.contains("note: the warm start:")),
+        "the warm grade started cold: {stderr}"
+    );
 }
 
 fn run(root: &Path, implementation: &str) {

@@ -482,7 +482,8 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     // A report of an earlier grading is removed so it cannot pass for this one's.
     ("src/commands/grade.rs", "fs::remove_file"),
     // The box's pids cgroup is set by writing its `pids.max`: a kernel control file in a
-    // cgroup folder dlqspec made for that one implementation process, not a user's file.
+    // cgroup folder dlqspec made for that one implementation process (or for the zygote),
+    // not a user's file.
     ("src/external/sandbox.rs", "fs::write"),
     // The shims built into the program are written into a folder of dlqspec's own cache,
     // under a temporary name then renamed into place; only its own leftovers are removed.

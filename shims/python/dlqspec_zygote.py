@@ -1,56 +1,73 @@
 # dlqspec_zygote.py: a warm start for the Python shim under `dlqspec grade` (docs/security.md, "The warm start").
 """dlqspec's Python zygote (Linux, Python 3.9+, standard library only).
 
-`dlqspec grade` starts this once, as root, in a PID, network and IPC namespace of its own,
-with a SOCK_SEQPACKET socket on descriptor 3 that only grade and its runs hold. It imports
-what the shim imports, compiles the shim, and then waits. For each submission a run sends
-one request: a JSON text (the shim's argv, environment, working folder, uid, limits) and
-the descriptors of that submission's box, prepared by dlqspec exactly as for a cold start:
-its stdin, stdout, stderr, protocol channel, a reply socket, the Landlock ruleset and its
-pids cgroup's `cgroup.procs`. The zygote forks; the child boxes itself as dlqspec's cold
-start does (src/external/sandbox.rs: A, B, C) before anything of the student is read, and
-only then runs the shim, as `__main__`, on the solution. The zygote itself never imports
-or runs student code; it only forks, reaps, and tells each run how its child ended.
+`dlqspec grade` starts this once, as root, in a box of its own (network and IPC namespaces,
+a pids cgroup, a Landlock domain that writes nothing outside the boxes' temporary folder, few
+capabilities, no_new_privs), with a SOCK_SEQPACKET socket on descriptor 3 that only grade
+and its runs hold, and the environment a cold start gets. Its first message on the socket is
+its set-up (what grade gave it of the environment, the uids a box may have). It imports what
+the shim imports, compiles the shim, and then waits. For each submission a run makes the box
+as for a cold start (src/external/sandbox.rs, src/external/zygote.rs): the cgroup, the
+namespaces, process 1 of the PID namespace with its fresh /proc. It then sends one request: a
+JSON text (the shim's argv, environment, working folder, uid, limits) and the box's
+descriptors: stdin, stdout, stderr, protocol channel, a reply socket to process 1, the
+Landlock ruleset, the cgroup's `cgroup.procs`, and the box's PID (for children), mount,
+network and IPC namespaces. The zygote forks (W); W refuses any uid that is not a box's,
+is forked into the box's PID namespace (process 2), joins the other namespaces and forks the
+implementation (D, process 3), then ends, so that D is process 1's child, as a cold start's
+is. D joins the cgroup,
+drops every privilege, enters the box's Landlock domain before anything of the student is
+read, and only then runs the shim, as `__main__`, on the solution. The zygote itself never
+imports or runs student code; it only forks and reaps.
 """
 import builtins  # noqa: F401  (what the shim imports, imported once here)
 import ctypes
+import fcntl
 import importlib.util  # noqa: F401
 import json
 import os
 import platform  # noqa: F401
+import resource
 import select
 import signal
 import socket
 import struct
 import sys
 import threading  # noqa: F401
+import time
 import traceback  # noqa: F401
 import types
 
 CONTROL_FD = 3
 MAX_REQUEST = 1 << 20
-FDS = 7  # stdin, stdout, stderr, channel, reply, ruleset, cgroup.procs
+# stdin, stdout, stderr, channel, reply, ruleset, cgroup.procs, and the box's namespaces.
+FDS = 11
 CHANNEL_FD = 3
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
-_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 
 # x86-64 and aarch64 share the Landlock numbers; capset differs.
 _ARCH = os.uname().machine
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(_ARCH)
-SYS_LANDLOCK_ADD_RULE = 445
 SYS_LANDLOCK_RESTRICT_SELF = 446
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_SECUREBITS = 28
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECUREBITS = 0x01 | 0x02 | 0x08 | 0x20 | 0x40 | 0x80  # as sandbox.rs drop_privileges
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
-O_PATH = 0o10000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x08000000, 0x20000000, 0x40000000
+# Where W puts each descriptor of a request (0 to 3 are the implementation's own).
+RULESET, CGROUP, REPLY = 4, 5, 6
+NAMESPACES = ((8, CLONE_NEWNS), (9, CLONE_NEWNET), (10, CLONE_NEWIPC))
+PID_NAMESPACE = 7  # of a request's descriptors, the box's PID namespace, which W is forked into
+# How long D waits to become process 1's child once W has forked it: a hang-guard only.
+ADOPTION_SECONDS = 30
 
 
 def _check(result, what):
@@ -59,13 +76,25 @@ def _check(result, what):
         raise OSError(errno, "%s: %s" % (what, os.strerror(errno)))
 
 
-def _die(why):
+def _die(why, what="the warm box could not be made", stderr=2):
     """A child that cannot box itself says why on its stderr (the run's) and ends, before any
     of the student's code was read: the run sees a process that did not start."""
     try:
-        os.write(2, ("dlqspec zygote: the warm box could not be made: %s\n" % why).encode())
+        os.write(stderr, ("dlqspec zygote: %s: %s\n" % (what, why)).encode())
     finally:
         os._exit(121)
+
+
+def _refused_uid(request, uids):
+    """Why a request's uid is refused, or None: a warm child runs only as a uid dlqspec
+    allocates for boxes, never as root, and never as whatever a request says."""
+    low, high = uids
+    uid = request.get("uid")
+    if type(uid) is not int:
+        return "it names no uid (a box that would keep uid 0)"
+    if uid == 0 or not low <= uid < high:
+        return "its uid %d is not one dlqspec allocates for boxes (%d to %d)" % (uid, low, high - 1)
+    return None
 
 
 def _mirror(status):
@@ -84,96 +113,61 @@ def _drop_privileges(uid):
     for capability in range(64):
         _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
     _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    if uid is not None:
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
     header = struct.pack("Ii", 0x20080522, 0)
     none = bytes(24)
     _check(_libc.syscall(SYS_CAPSET, header, none), "capset")
 
 
-def _allow_fresh_proc(ruleset, access):
-    fd = os.open("/proc", O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
-    try:
-        rule = struct.pack("=Qi", access, fd)
-        _check(_libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, 1, rule, 0), "landlock_add_rule on /proc")
-    finally:
-        os.close(fd)
-
-
 def _boxed_child(request, fds, shim_code):
-    """W: the forked child. Boxes itself (A, B, C of sandbox.rs) and runs the shim in C."""
-    stdin, stdout, stderr, channel, _reply, ruleset, cgroup = fds
-    # Only this submission's descriptors stay: the control socket and every other run's
-    # reply socket are the zygote's, never a student's.
-    for target, fd in ((0, stdin), (1, stdout), (2, stderr), (CHANNEL_FD, channel), (4, ruleset), (5, cgroup)):
+    """W, the forked child: joins the box the run made and forks D into it, which boxes itself
+    (as sandbox.rs's C does) and runs the shim."""
+    # Each descriptor at its place; nothing else of the zygote's (its control socket, its
+    # signal pipe) stays. Moved high first, so that no place overwrites one still to move.
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64) for fd in fds]
+    places = (0, 1, 2, CHANNEL_FD, REPLY, RULESET, CGROUP, PID_NAMESPACE) + tuple(
+        fd for fd, _ in NAMESPACES
+    )
+    for target, fd in zip(places, high):
         os.dup2(fd, target, inheritable=False)
-    _close_from(6)
-    ruleset, cgroup = 4, 5
+    _close_from(len(places))
     try:
         _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
-        if os.getppid() != request["zygote"]:
-            os._exit(121)
-        import resource
         for which, soft, hard in request["rlimits"]:
             resource.setrlimit(which, (soft, hard))
-        os.write(cgroup, b"0")
-        os.close(cgroup)
-        _check(_libc.unshare(request["namespaces"]), "unshare")
-        read_end, write_end = os.pipe()
-        b = os.fork()
+        os.close(PID_NAMESPACE)
+        for fd, kind in NAMESPACES:
+            _check(_libc.setns(fd, kind), "setns")
+            os.close(fd)
+        d = os.fork()
     except Exception as error:  # noqa: BLE001 (any failure ends the child before the student)
         _die(error)
-    if b > 0:
-        # W: nothing of the submission's stays open here; it waits and mirrors C's status.
-        os.closerange(0, read_end)
-        _close_from(read_end + 1)
-        status = 1 << 8
-        while True:
-            try:
-                os.waitpid(b, 0)
-                break
-            except ChildProcessError:
-                break
-            except InterruptedError:
-                continue
-        sent = os.read(read_end, 4)
-        if len(sent) == 4:
-            status = struct.unpack("i", sent)[0]
-        _mirror(status)
-    # B: process 1 of the namespace.
+    if d > 0:
+        # W ends at once: D is then process 1's child, as a cold C is B's (an orphan of the
+        # namespace, which W is in, goes to its process 1).
+        try:
+            os.write(REPLY, b"S")
+        finally:
+            os._exit(0)
+    # D: process 3 of the box's PID namespace.
     try:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        os.close(read_end)
-        _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
-        _check(_libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
-        _allow_fresh_proc(ruleset, request["proc_access"])
-        c = os.fork()
-    except Exception as error:  # noqa: BLE001
-        _die(error)
-    if c > 0:
-        os.closerange(0, write_end)
-        _close_from(write_end + 1)
-        while True:
-            try:
-                reaped, status = os.waitpid(-1, 0)
-            except InterruptedError:
-                continue
-            except ChildProcessError:
-                os._exit(0)
-            if reaped == c:
-                os.write(write_end, struct.pack("i", status))
-                # Process 1 leaving ends every process left in the namespace.
-                os._exit(0)
-    # C: drops every privilege, enters the Landlock domain, then runs the shim.
-    try:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        os.close(write_end)
+        os.close(REPLY)
+        os.write(CGROUP, b"0")
+        os.close(CGROUP)
+        deadline = time.monotonic() + ADOPTION_SECONDS
+        while os.getppid() != 1:
+            if time.monotonic() > deadline:
+                raise OSError("the box's process 1 never became this process's parent")
+            os.sched_yield()
         _drop_privileges(request["uid"])
+        # A uid change without exec leaves the process non-dumpable, and its /proc/self files
+        # root's: exec makes a cold child dumpable again, so this one is made so too.
+        _check(_libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE")
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
-        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
-        os.close(ruleset)
+        _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, RULESET, 0), "landlock_restrict_self")
+        os.close(RULESET)
         os.chdir(request["cwd"])
         env = _wrapped(request["env"], request["cwd"])
         os.environ.clear()
@@ -210,9 +204,22 @@ def _boxed_child(request, fds, shim_code):
 # What the interpreter's wrapper (pyenv's shim) added to or changed in the environment grade
 # gave the zygote (PATH gets the version's bin folder first, PYENV_DIR is the folder it was
 # started in): a cold start's wrapper does the same to its environment, in its own folder.
-_GIVEN = json.loads(os.environ.pop("DLQSPEC_ZYGOTE_GIVEN", "{}"))
+# Set from the set-up message (`_set_up`), not from a variable: the environment the zygote was
+# started with is what every warm child's /proc/self/environ shows.
+_GIVEN = {}
 _STARTED_IN = os.getcwd()
-_WRAPPED = {k: v for k, v in os.environ.items() if k != "DLQSPEC_TREE" and _GIVEN.get(k) != v}
+_WRAPPED = {}
+
+
+def _set_up(control):
+    """Reads the set-up message: what grade gave of the environment, and the uids a box may
+    have, as [first, past the last]."""
+    global _GIVEN, _WRAPPED
+    setup = json.loads(control.recv(MAX_REQUEST))
+    _GIVEN = dict(setup["given"])
+    _WRAPPED = {k: v for k, v in os.environ.items() if k != "DLQSPEC_TREE" and _GIVEN.get(k) != v}
+    low, high = setup["uids"]
+    return int(low), int(high)
 
 
 def _wrapped(env, cwd):
@@ -262,85 +269,74 @@ def main():
         # starts every submission cold.
         sys.stderr.write("dlqspec zygote: no warm start on %s\n" % _ARCH)
         os._exit(1)
+    uids = _set_up(control)
     shim_code = _precompiled_shim()
     buffer = bytearray(MAX_REQUEST)
-    live = {}  # W's pid -> its run's reply socket
-    me = os.getpid()
+    own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     # A child's end wakes the loop (SIGCHLD through the wakeup pipe).
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     control.send(b"R")
     while True:
-        watched = [control, wake_read] + list(live.values())
         try:
-            ready, _, _ = select.select(watched, [], [])
+            ready, _, _ = select.select([control, wake_read], [], [])
         except InterruptedError:
             ready = []
-        for sock in ready:
-            if sock is control:
-                continue
-            if sock == wake_read:
-                try:
-                    os.read(wake_read, 4096)
-                except BlockingIOError:
-                    pass
-                continue
-            # A reply socket that is readable is one whose run's relay is gone (killed): the
-            # child goes with it.
-            for pid, reply in list(live.items()):
-                if reply is sock:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+        if wake_read in ready:
+            try:
+                os.read(wake_read, 4096)
+            except BlockingIOError:
+                pass
+        # Each W ends as soon as it has forked its implementation, which is the box's.
         while True:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
                 break
-            reply = live.pop(pid, None)
-            if reply is not None:
-                try:
-                    reply.send(struct.pack("i", status))
-                except OSError:
-                    pass
-                reply.close()
         if control not in ready:
             continue
         got, fds = _receive(control, buffer)
         if got == 0:
-            for pid in live:
-                os.kill(pid, signal.SIGKILL)
             os._exit(0)
         if got < 0:
             continue
-        # The request is read by the child only: nothing of it is ever in the zygote's heap,
-        # where a later child would find it, and its bytes are zeroed once the child has them.
-        w = os.fork()
+        # W is forked into the box's PID namespace (so that the implementation it forks goes
+        # to the box's process 1 when W ends), and the zygote's own children are in its own
+        # again. The request is read by the child only: nothing of it is ever in the zygote's
+        # heap, where a later child would find it, and its bytes are zeroed once the child has
+        # them.
+        if _libc.setns(fds[PID_NAMESPACE], CLONE_NEWPID) != 0:
+            for fd in fds:
+                os.close(fd)
+            continue
+        w = -1
+        try:
+            w = os.fork()
+        finally:
+            if w != 0:
+                _check(_libc.setns(own_pid_namespace, CLONE_NEWPID), "setns to its own namespace")
         if w == 0:
-            # Nothing of the zygote's loop reaches the child: no signal wakeup, no other run's
-            # reply socket (closed here), no control socket.
+            # Nothing of the zygote's loop reaches the child: no signal wakeup, no control
+            # socket.
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            watched = ready = sock = reply = None
-            live.clear()
+            ready = None
             control.detach()
             try:
                 request = json.loads(bytes(buffer[:got]))
-                request["zygote"] = me
             except ValueError as error:
-                _die(error)
+                _die(error, stderr=fds[2])
+            refused = _refused_uid(request, uids)
+            if refused is not None:
+                _die(refused + "; start it cold (grade --cold)", "request refused", fds[2])
             _boxed_child(request, fds, shim_code)
             os._exit(121)
         buffer[:got] = bytes(got)
-        reply = socket.socket(fileno=fds[4])
-        for i, fd in enumerate(fds):
-            if i != 4:
-                os.close(fd)
-        live[w] = reply
+        for fd in fds:
+            os.close(fd)
 
 
 if __name__ == "__main__":

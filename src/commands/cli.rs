@@ -190,11 +190,17 @@ pub struct GradeArgs {
     #[arg(long, value_name = "ON|OFF", default_value = "on")]
     pub sandbox: crate::external::sandbox::Sandbox,
 
-    /// Start Python submissions warm: one zygote has started the interpreter, and forks a
-    /// child per submission that enters the same box a cold start does (as root, with
-    /// namespaces, Landlock and a pids cgroup; else cold). Experimental.
-    #[arg(long)]
+    /// Start Python submissions warm, the default: one zygote, boxed itself, has started the
+    /// interpreter and forks a child per submission that joins the same box a cold start
+    /// gets (as root, with namespaces, Landlock, a pids cgroup and an interpreter a box's uid
+    /// can reach; elsewhere every submission starts cold, said in one note).
+    #[arg(long, conflicts_with = "cold")]
     pub warm: bool,
+
+    /// Start every submission cold: its own interpreter, as on a machine where the warm start
+    /// cannot be had.
+    #[arg(long)]
+    pub cold: bool,
 
     /// Draw the pictures (`explain --format html`) of the first N failing specs of each
     /// failing submission (at most 5), each by a boxed run of its own that costs an
@@ -207,6 +213,11 @@ pub struct GradeArgs {
     /// `python3` is pyenv's shim; not an option.
     #[arg(skip)]
     pub python: Option<PathBuf>,
+
+    /// The folder every run's boxes are made in (`sandbox::BoxesFolder`), given to each run
+    /// as `TMPDIR`; not an option.
+    #[arg(skip)]
+    pub boxes: Option<PathBuf>,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.
@@ -311,6 +322,11 @@ pub struct WatchArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// Start a Python solution cold on every run: by default, as root (as `grade`), one
+    /// zygote that has started the interpreter forks each run's process into its box.
+    #[arg(long)]
+    pub cold: bool,
 
     /// Stop after this many reruns, with the last run's exit code (for tests and scripts).
     #[arg(long, value_name = "K", hide = true)]

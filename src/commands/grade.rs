@@ -119,6 +119,12 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     {
         args.python = crate::external::launch::pyenv_interpreter();
     }
+    // Every run's boxes are made in one folder of grade's own, warm or cold: the only place
+    // the zygote may write.
+    let boxes = (args.sandbox == crate::external::sandbox::Sandbox::On)
+        .then(crate::external::sandbox::BoxesFolder::make)
+        .and_then(Result::ok);
+    args.boxes = boxes.as_ref().map(|boxes| boxes.path().to_path_buf());
     let zygote = warm_python(&args, &chosen);
     let handed = zygote.as_ref().map(crate::external::zygote::Zygote::handed);
     let next = AtomicUsize::new(0);
@@ -234,10 +240,10 @@ fn python_submission(submission: &Path) -> bool {
         .is_ok_and(|entry| entry.extension().is_some_and(|ext| ext == "py"))
 }
 
-/// The zygote that starts this class's Python submissions warm (`--warm`), when one is
-/// wanted and can start; else every submission starts cold, and a note says why.
+/// The zygote that starts this class's Python submissions warm (unless `--cold`), when it
+/// can start; else every submission starts cold, and a note says why.
 fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zygote::Zygote> {
-    if !args.warm || args.sandbox != crate::external::sandbox::Sandbox::On {
+    if args.cold || args.sandbox != crate::external::sandbox::Sandbox::On {
         return None;
     }
     let launch = chosen.iter().find_map(|&i| {
@@ -259,7 +265,15 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
     })?;
     // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
     let started = match launch.args.as_slice() {
-        [shim, _] => crate::external::zygote::Zygote::start(&launch.program, Path::new(shim)),
+        [shim, _] => match &args.boxes {
+            Some(boxes) => crate::external::zygote::Zygote::start(
+                &launch.program,
+                Path::new(shim),
+                crate::external::limits::parse_processes(&args.processes).unwrap_or(None),
+                boxes,
+            ),
+            None => Err("no folder could be made for the boxes".to_owned()),
+        },
         _ => Err("DLQSPEC_PYTHON has words after the interpreter".to_owned()),
     };
     match started {
@@ -267,7 +281,7 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
         Err(why) => {
             let _ = writeln!(
                 crate::report::sanitize::stderr(),
-                "note: --warm: {}; every submission starts cold",
+                "note: the warm start: {}; every submission starts cold",
                 sanitize::line(&why)
             );
             None
@@ -874,12 +888,17 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
     if let Some(python) = &args.python {
         command.env("DLQSPEC_PYTHON", python);
     }
+    if let Some(boxes) = &args.boxes {
+        command.env("TMPDIR", boxes);
+    }
     command
         // As root, each submission's box runs it as a uid of its own: one submission cannot
         // touch another's processes or files even through what the box lets both reach.
         .env(
             crate::external::sandbox::UID_VARIABLE,
-            (crate::external::sandbox::GRADE_FIRST_UID as usize + index % 1_000_000).to_string(),
+            (crate::external::sandbox::GRADE_FIRST_UID as usize
+                + index % crate::external::sandbox::GRADE_UIDS as usize)
+                .to_string(),
         )
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null());

@@ -39,6 +39,8 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
     super::box_note::tell(&target);
+    // Kept for the whole watch: every rerun of a Python solution is forked from it.
+    let _warm = (!args.cold).then(|| warm_python(&args, &target)).flatten();
     let mut watched = Watched::default();
     for path in &args.specs.paths {
         match Root::new(path) {
@@ -254,6 +256,55 @@ fn take(change: Change, changed: &mut IndexSet<PathBuf>) {
     };
     if matters {
         changed.extend(event.paths);
+    }
+}
+
+/// The zygote that starts a Python solution warm on every run, and the folder its boxes are
+/// made in (dropped after the zygote), when it can start (as root, with what the warm box needs); else every run starts
+/// cold, and a note says why.
+fn warm_python(
+    args: &WatchArgs,
+    target: &Target,
+) -> Option<(
+    crate::external::zygote::Zygote,
+    crate::external::sandbox::BoxesFolder,
+)> {
+    let Target::External(launch) = target else {
+        return None;
+    };
+    let [shim, _] = launch.args.as_slice() else {
+        return None;
+    };
+    if launch.language != "python"
+        || args.target.limits.sandbox != crate::external::sandbox::Sandbox::On
+    {
+        return None;
+    }
+    let started = crate::external::sandbox::BoxesFolder::make()
+        .map_err(|error| format!("no folder for the boxes: {error}"))
+        .and_then(|boxes| {
+            let zygote = crate::external::zygote::Zygote::start(
+                &launch.program,
+                std::path::Path::new(shim),
+                args.target.limits.processes.0,
+                boxes.path(),
+            )?;
+            Ok((zygote, boxes))
+        });
+    match started {
+        Ok((zygote, boxes)) => {
+            boxes.use_here();
+            zygote.serve_here();
+            Some((zygote, boxes))
+        }
+        Err(why) => {
+            let _ = writeln!(
+                crate::report::sanitize::stderr(),
+                "note: the warm start: {}; every run starts cold",
+                sanitize::line(&why)
+            );
+            None
+        }
     }
 }
 

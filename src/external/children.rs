@@ -87,8 +87,13 @@ pub fn spawn_boxed(
     spawn_registered(command, tree)
 }
 
-/// `spawn`, for `grade`'s zygote (`zygote`): then it enters namespaces of its own.
-pub fn spawn_zygote(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
+/// `spawn`, for `grade`'s zygote (`zygote`): then it enters its own box (`sandbox::ZygoteBox`).
+#[cfg(target_os = "linux")]
+pub fn spawn_zygote(
+    command: &mut Command,
+    limits: &Limits,
+    boxed: &super::sandbox::ZygoteBox,
+) -> io::Result<(Child, Guard)> {
     let tree = format!(
         "{}-{}",
         std::process::id(),
@@ -96,12 +101,12 @@ pub fn spawn_zygote(command: &mut Command, limits: &Limits) -> io::Result<(Child
     );
     command.env(TREE_VARIABLE, &tree);
     configure(command, limits, None);
-    #[cfg(target_os = "linux")]
+    let entry = boxed.entry();
     {
         use std::os::unix::process::CommandExt;
         // SAFETY: raw system calls only (see `sandbox::enter_zygote`), after `configure`'s.
         unsafe {
-            command.pre_exec(|| super::sandbox::enter_zygote());
+            command.pre_exec(move || super::sandbox::enter_zygote(&entry));
         }
     }
     spawn_registered(command, tree)
@@ -166,10 +171,11 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
                         return Err(io::Error::last_os_error());
                     }
                 }
-                // Returns only when the zygote could not be asked: then the start is cold.
+                // Returns only when the zygote could not be asked (then the start is cold),
+                // or with the error of the box's process 1.
                 #[cfg(target_os = "linux")]
                 if let Some(warm) = &warm {
-                    let _ = super::zygote::enter_warm(warm);
+                    super::zygote::enter_warm(warm)?;
                 }
                 #[cfg(target_os = "linux")]
                 if let Some(entry) = &entry {

@@ -47,6 +47,15 @@ const DEFAULT_UID: u32 = 65534;
 /// The first uid `grade` hands its submissions, one each from here.
 pub const GRADE_FIRST_UID: u32 = 61000;
 
+/// How many uids `grade` hands out from `GRADE_FIRST_UID` (the index of a submission in its
+/// class, modulo this).
+pub const GRADE_UIDS: u32 = 1_000_000;
+
+/// Every uid dlqspec gives a box as root: `grade`'s, which hold `DEFAULT_UID` too. A warm
+/// child is started only as one of these.
+pub const BOX_UIDS: std::ops::Range<u32> = GRADE_FIRST_UID..GRADE_FIRST_UID + GRADE_UIDS;
+const _: () = assert!(DEFAULT_UID >= BOX_UIDS.start && DEFAULT_UID < BOX_UIDS.end);
+
 /// The variables an implementation sees of dlqspec's environment (besides its own `HOME`,
 /// `TMPDIR`, `TMP`, `TEMP` and the tree mark): what interpreters need to start, no more.
 const PASSED_VARIABLES: &[&str] = &[
@@ -307,7 +316,7 @@ unsafe fn write_maps(maps: &Maps) -> bool {
 /// # Safety
 /// Raw system calls only: callable between fork and exec.
 #[cfg(target_os = "linux")]
-unsafe fn write_file(path: &CString, bytes: &[u8]) -> bool {
+pub(super) unsafe fn write_file(path: &CString, bytes: &[u8]) -> bool {
     unsafe {
         let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
         if fd < 0 {
@@ -606,20 +615,21 @@ impl Prepared {
             ruleset: entry.ruleset?,
             cgroup_procs: entry.cgroup_procs.clone()?,
             uid: entry.uid,
-            proc_access: entry.proc_access,
+            entry: entry.clone(),
         })
     }
 }
 
 /// The parts of a box a warm child enters (`zygote`): the same namespaces, ruleset (with the
-/// same rights on its fresh `/proc`), cgroup and uid as a cold start's.
+/// same rights on its fresh `/proc`), cgroup and uid as a cold start's, and what its process
+/// 1 does (`become_process_one`).
 #[cfg(target_os = "linux")]
 pub(super) struct WarmParts {
     pub namespaces: libc::c_int,
     pub ruleset: libc::c_int,
     pub cgroup_procs: CString,
     pub uid: Option<u32>,
-    pub proc_access: u64,
+    pub entry: Entry,
 }
 
 impl Drop for Prepared {
@@ -793,11 +803,66 @@ fn claim_private(private: &Path) -> io::Result<std::fs::File> {
 fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
     let mut attempts = 0;
     loop {
-        let private = tempfile::Builder::new().prefix(&own_prefix()).tempdir()?;
+        let private = match BOXES_HERE.get() {
+            Some(folder) => tempfile::Builder::new()
+                .prefix(&own_prefix())
+                .tempdir_in(folder)?,
+            None => tempfile::Builder::new().prefix(&own_prefix()).tempdir()?,
+        };
         match claim_private(private.path()) {
             Ok(claim) => return Ok((private, claim)),
             Err(error) if attempts >= 3 => return Err(error),
             Err(_) => attempts += 1,
+        }
+    }
+}
+
+/// The folder the boxes of many runs (`grade`'s) are made in: each run is given it as its
+/// temporary folder, so their private folders are made in it, and the zygote's domain writes
+/// there and nowhere else. Every box's uid passes through it (`0711`). Claimed while it lives
+/// and removed when dropped, or when dlqspec is interrupted.
+pub struct BoxesFolder {
+    folder: tempfile::TempDir,
+    number: u64,
+    _claim: std::fs::File,
+}
+
+impl BoxesFolder {
+    /// A new, claimed folder in the temporary folder.
+    pub fn make() -> io::Result<BoxesFolder> {
+        use std::os::unix::fs::PermissionsExt;
+        let (folder, claim) = claimed_private()?;
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o711))?;
+        let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut live) = LIVE.lock() {
+            live.insert(number, (None, folder.path().to_path_buf()));
+        }
+        Ok(BoxesFolder {
+            folder,
+            number,
+            _claim: claim,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// Makes the boxes of this process (`watch`'s) in this folder from now on, for as long as
+    /// the process lives (the folder must then outlive every box).
+    pub fn use_here(&self) {
+        let _ = BOXES_HERE.set(self.folder.path().to_path_buf());
+    }
+}
+
+/// Where this process makes its boxes' private folders, when not in the temporary folder
+/// (`BoxesFolder::use_here`).
+static BOXES_HERE: OnceLock<PathBuf> = OnceLock::new();
+
+impl Drop for BoxesFolder {
+    fn drop(&mut self) {
+        if let Ok(mut live) = LIVE.lock() {
+            live.remove(&self.number);
         }
     }
 }
@@ -1065,31 +1130,7 @@ pub unsafe fn enter(entry: &Entry) -> io::Result<()> {
             // B: process 1 of the namespace.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::close(read_end);
-            for (start, end) in entry.shown_areas {
-                if end > start {
-                    std::ptr::write_bytes(start as *mut u8, 0, end - start);
-                }
-            }
-            if libc::mount(
-                std::ptr::null(),
-                entry.root_path.as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-                || libc::mount(
-                    entry.proc_type.as_ptr(),
-                    entry.proc_path.as_ptr(),
-                    entry.proc_type.as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                    std::ptr::null(),
-                ) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-            if let Some(ruleset) = entry.ruleset {
-                allow_fresh_proc(ruleset, entry)?;
-            }
+            become_process_one(entry)?;
             let c = libc::fork();
             if c < 0 {
                 return Err(io::Error::last_os_error());
@@ -1125,42 +1166,226 @@ pub unsafe fn enter(entry: &Entry) -> io::Result<()> {
             }
             libc::close(ruleset);
         }
+        // No descriptor of dlqspec's reaches the implementation but those handed to it: one
+        // dlqspec opened without close-on-exec (`watch` had two) is closed by the exec.
+        libc::syscall(
+            libc::SYS_close_range,
+            (super::pipes::CHANNEL_FD + 1) as u32,
+            u32::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        );
         Ok(())
     }
 }
 
-/// Enters the zygote's own namespaces (`zygote`), in the child between fork and exec: A
-/// unshares the PID, network and IPC namespaces, forks the zygote as process 1 of the new
-/// PID namespace (so that every process it ever forks ends when it ends), closes every
-/// descriptor and mirrors its status; the zygote sets no_new_privs and returns, to exec. It
-/// keeps root's capabilities, which it needs to make each child's box; it never runs student
-/// code.
+/// What process 1 of a box's PID namespace makes of it before the implementation starts, cold
+/// (B) or warm (the run's B, before the zygote's child joins it): dlqspec's argv and
+/// environment blanked, mounts private, a fresh `/proc` (the namespace's only) mounted and
+/// granted in the ruleset.
 ///
 /// # Safety
-/// Raw, async-signal-safe system calls only.
+/// Raw system calls only, on memory `entry` prepared before the fork.
 #[cfg(target_os = "linux")]
-pub unsafe fn enter_zygote() -> io::Result<()> {
+pub(super) unsafe fn become_process_one(entry: &Entry) -> io::Result<()> {
     unsafe {
-        if libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNET | libc::CLONE_NEWIPC) != 0 {
+        for (start, end) in entry.shown_areas {
+            if end > start {
+                std::ptr::write_bytes(start as *mut u8, 0, end - start);
+            }
+        }
+        if libc::mount(
+            std::ptr::null(),
+            entry.root_path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+            || libc::mount(
+                entry.proc_type.as_ptr(),
+                entry.proc_path.as_ptr(),
+                entry.proc_type.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+        {
             return Err(io::Error::last_os_error());
         }
-        let zygote = libc::fork();
-        if zygote < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if zygote > 0 {
-            close_all_but(-1);
-            let mut status = 0;
-            let _ = wait_for(zygote, &mut status);
-            mirror(status);
-        }
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-            return Err(io::Error::last_os_error());
+        if let Some(ruleset) = entry.ruleset {
+            allow_fresh_proc(ruleset, entry)?;
         }
         Ok(())
     }
 }
+
+/// The capabilities the zygote keeps (`CAP_SETGID`, `CAP_SETUID`, `CAP_SETPCAP`,
+/// `CAP_SYS_CHROOT`, `CAP_SYS_ADMIN`): what its child needs to join a box's namespaces
+/// (`setns`), give up root's special treatment and take the box's uid. Every other one leaves
+/// its bounding set before it starts.
+#[cfg(target_os = "linux")]
+pub const ZYGOTE_CAPABILITIES: u64 = 1 << 6 | 1 << 7 | 1 << 8 | 1 << 18 | 1 << 21;
+
+/// The zygote's own box (`zygote`): a Landlock ruleset that lets it (and so every process it
+/// forks) write only beneath the folder the boxes' private folders are made in, use no TCP
+/// and signal or reach no abstract socket outside its domain; a pids cgroup of its own.
+/// Removed (its members killed) when dropped, after the zygote has ended.
+#[cfg(target_os = "linux")]
+pub struct ZygoteBox {
+    entry: ZygoteEntry,
+    _ruleset: std::os::fd::OwnedFd,
+    cgroup: Option<PathBuf>,
+    number: u64,
+}
+
+/// What the zygote's spawned child does before exec (`enter_zygote`): plain data.
+#[cfg(target_os = "linux")]
+#[derive(Clone)]
+pub struct ZygoteEntry {
+    ruleset: libc::c_int,
+    cgroup_procs: Option<CString>,
+}
+
+#[cfg(target_os = "linux")]
+impl ZygoteBox {
+    /// The zygote's box: writes beneath `writable` only, at most `processes` processes (none
+    /// without a pids cgroup, which the warm start requires anyway); `private` is the
+    /// zygote's own folder, removed with the cgroup if dlqspec is interrupted.
+    pub fn prepare(
+        writable: &Path,
+        processes: Option<u64>,
+        private: &Path,
+    ) -> Result<ZygoteBox, String> {
+        let features = features();
+        let ruleset = zygote_ruleset(features.landlock, writable)?;
+        let cgroup = match (&features.pids_cgroup, processes) {
+            (Some(parent), Some(limit)) => {
+                let dir = parent.join(format!(
+                    "{}zygote-{}",
+                    own_prefix(),
+                    NEXT_CGROUP.fetch_add(1, Ordering::SeqCst)
+                ));
+                std::fs::create_dir(&dir).map_err(|e| format!("the zygote's cgroup: {e}"))?;
+                if let Err(error) = std::fs::write(dir.join("pids.max"), limit.to_string()) {
+                    let _ = std::fs::remove_dir(&dir);
+                    return Err(format!("the zygote's cgroup: {error}"));
+                }
+                Some(dir)
+            }
+            _ => None,
+        };
+        let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut live) = LIVE.lock() {
+            live.insert(number, (cgroup.clone(), private.to_path_buf()));
+        }
+        use std::os::fd::AsRawFd;
+        Ok(ZygoteBox {
+            entry: ZygoteEntry {
+                ruleset: ruleset.as_raw_fd(),
+                cgroup_procs: cgroup.as_ref().map(|dir| {
+                    CString::new(dir.join("cgroup.procs").as_os_str().as_encoded_bytes())
+                        .unwrap_or_default()
+                }),
+            },
+            _ruleset: ruleset,
+            cgroup,
+            number,
+        })
+    }
+
+    pub fn entry(&self) -> ZygoteEntry {
+        self.entry.clone()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for ZygoteBox {
+    fn drop(&mut self) {
+        if let Some(cgroup) = &self.cgroup {
+            remove_cgroup(cgroup);
+        }
+        if let Ok(mut live) = LIVE.lock() {
+            live.remove(&self.number);
+        }
+    }
+}
+
+/// The zygote's Landlock ruleset: every write access of the best ABI handled and granted only
+/// beneath `writable` (and writing to `/dev/null`, `/dev/zero`, `/dev/full`); TCP handled with
+/// no rule; signals and abstract sockets scoped. Reading and executing are left to each
+/// child's own ruleset: a child reads the fresh `/proc` of its box, which does not exist when
+/// the zygote's domain is made, and Landlock rules name existing files only.
+#[cfg(target_os = "linux")]
+fn zygote_ruleset(abi: i32, writable: &Path) -> Result<std::os::fd::OwnedFd, String> {
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+        path_beneath_rules,
+    };
+    let abi = ABI::from(abi);
+    let text = |error: landlock::RulesetError| error.to_string();
+    let write = AccessFs::from_write(abi);
+    let mut ruleset = Ruleset::default().handle_access(write).map_err(text)?;
+    if abi >= ABI::V4 {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(text)?;
+    }
+    if abi >= ABI::V6 {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(text)?;
+    }
+    let created = ruleset
+        .create()
+        .map_err(text)?
+        .add_rules(path_beneath_rules([writable], write))
+        .map_err(text)?
+        .add_rules(path_beneath_rules(
+            ["/dev/null", "/dev/zero", "/dev/full"]
+                .iter()
+                .filter(|p| Path::new(p).exists()),
+            AccessFs::WriteFile,
+        ))
+        .map_err(text)?;
+    let fd: Option<std::os::fd::OwnedFd> = created.into();
+    let fd = fd.ok_or("this kernel does not enforce Landlock")?;
+    above_handed_descriptors(fd).map_err(|error| error.to_string())
+}
+
+/// Boxes the zygote (`zygote`), in its spawned child between fork and exec: its own network
+/// and IPC namespaces, its own pids cgroup, every capability but `ZYGOTE_CAPABILITIES` out of
+/// its bounding set, no_new_privs, and its Landlock domain. Its PID namespace stays dlqspec's:
+/// a warm child joins the PID namespace of its run's box, which only a process of an ancestor
+/// namespace may enter. It never runs student code.
+///
+/// # Safety
+/// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
+#[cfg(target_os = "linux")]
+pub unsafe fn enter_zygote(entry: &ZygoteEntry) -> io::Result<()> {
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWIPC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if let Some(procs) = &entry.cgroup_procs
+            && !write_file(procs, b"0")
+        {
+            return Err(io::Error::last_os_error());
+        }
+        for capability in 0..64 {
+            if ZYGOTE_CAPABILITIES & (1 << capability) == 0 {
+                libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
+            }
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::syscall(libc::SYS_landlock_restrict_self, entry.ruleset, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        libc::close(entry.ruleset);
+        Ok(())
+    }
+}
+
+/// close_range(2)'s flag that marks the descriptors close-on-exec instead of closing them.
+#[cfg(target_os = "linux")]
+const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
 
 /// The address ranges of this process's argv and environment strings (fields 48 to 51 of
 /// `/proc/self/stat`), or empty ranges when they cannot be read.

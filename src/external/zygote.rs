@@ -1,16 +1,22 @@
-//! The warm start of Python submissions under `grade --warm` (Linux, as root): one zygote that
-//! has started the interpreter once, forking one child per submission that boxes itself as a
-//! cold start is boxed (docs/security.md, "The warm start").
+//! The warm start of Python submissions under `grade` (Linux, as root): one zygote that has
+//! started the interpreter once, forking one child per submission that joins a box made as a
+//! cold start's is (docs/security.md, "The warm start").
 //!
-//! `grade` starts the zygote (`shims/python/dlqspec_zygote.py`) in a PID, network and IPC
-//! namespace of its own and hands each run one end of a `SOCK_SEQPACKET` socket pair. A run
-//! prepares the box in Rust exactly as for a cold start (`sandbox::prepare`: the Landlock
-//! ruleset, the pids cgroup, the uid, the private folder, the environment); the process it
-//! spawns (A) sends the zygote one request with that box's descriptors, closes everything
-//! else, and waits for the child's wait status, which it mirrors as the cold A does. So the
-//! run still has a child of its own that ends as the implementation ends, and the pipes,
-//! deadlines and reports are the cold start's. When A is killed the zygote kills the child,
-//! and the box's cgroup is emptied (every member killed) before the run goes on.
+//! `grade` starts the zygote (`shims/python/dlqspec_zygote.py`) in a box of its own
+//! (`sandbox::ZygoteBox`: network and IPC namespaces, a pids cgroup, a Landlock domain that
+//! writes nothing outside the boxes' temporary folder, few capabilities, no_new_privs) and
+//! hands each run one end of a `SOCK_SEQPACKET` socket pair. A run prepares the box in Rust
+//! exactly as for a cold start (`sandbox::prepare`: the Landlock ruleset, the pids cgroup, the
+//! uid, the private folder, the environment). The process it spawns (A) makes the box as a
+//! cold A does: joins the cgroup, unshares the namespaces and forks B, process 1 of the new PID
+//! namespace, which mounts its fresh `/proc` (what the zygote's domain could not). A then sends
+//! the zygote one request with the box's descriptors and namespaces; the zygote forks its
+//! child (W) into the box's PID namespace (process 2), which joins the others and forks the
+//! implementation (D, process 3), then ends: D is then B's child, as a cold C is. B reaps it
+//! and tells A its status, which A mirrors as the cold A does. So the run still has a child of its own that ends as
+//! the implementation ends, and the pipes, deadlines and reports are the cold start's; when A
+//! is killed, B dies with it and takes the namespace with it, and the box's cgroup is emptied
+//! (every member killed) before the run goes on.
 
 use std::ffi::CString;
 use std::io;
@@ -49,13 +55,23 @@ pub struct Zygote {
     control: OwnedFd,
     program: PathBuf,
     _private: tempfile::TempDir,
+    /// Removed after the zygote has ended (fields drop after `drop`).
+    #[cfg(target_os = "linux")]
+    _box: sandbox::ZygoteBox,
 }
 
 impl Zygote {
     /// Starts the zygote for `program` (the interpreter, as `--impl python:` finds it) with
-    /// the zygote script beside `shim`, and waits until it is ready; why not, when it cannot.
+    /// the zygote script beside `shim`, at most `processes` processes besides the boxes, for
+    /// runs whose boxes are made in `boxes` (`sandbox::BoxesFolder`), and waits until it is
+    /// ready; why not, when it cannot.
     #[cfg(target_os = "linux")]
-    pub fn start(program: &str, shim: &Path) -> Result<Zygote, String> {
+    pub fn start(
+        program: &str,
+        shim: &Path,
+        processes: Option<u64>,
+        boxes: &Path,
+    ) -> Result<Zygote, String> {
         let features = sandbox::features();
         if !(features.root
             && features.namespaces
@@ -74,10 +90,23 @@ impl Zygote {
         let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
         let located = sandbox::locate(program, std::env::var_os("PATH").as_deref(), &cwd)
             .ok_or_else(|| format!("`{program}` is not on PATH"))?;
+        // A warm child runs only as a box's uid (the zygote refuses uid 0), which must reach the
+        // interpreter and the shims through the mode bits, as a cold box's uid must.
+        let mut needed = vec![located.clone(), script.clone()];
+        needed.extend(std::fs::canonicalize(&located));
+        if let Some(blocked) = sandbox::blocked_for_others(&needed) {
+            return Err(format!(
+                "a warm child runs only as a box's own uid, which cannot reach {} (no o+x or o+r in its mode bits): make it reachable, or name an interpreter others can run in DLQSPEC_PYTHON",
+                blocked.display()
+            ));
+        }
         let private = tempfile::Builder::new()
             .prefix("dlqspec-zygote-")
             .tempdir()
             .map_err(|e| e.to_string())?;
+        // Every box's private folder is made in `boxes`: the one place the zygote's domain
+        // writes.
+        let boxed = sandbox::ZygoteBox::prepare(boxes, processes, private.path())?;
         let (mine, theirs) = socket_pair().map_err(|e| format!("no socket pair: {e}"))?;
         let mut command = Command::new(&located);
         {
@@ -96,21 +125,19 @@ impl Zygote {
                 )
             })
             .collect();
+        // The environment a cold child gets, no more: every warm child's /proc/self/environ
+        // shows the one the zygote was started with. What it is told besides comes on its socket.
         command
             .arg(&script)
             .env_clear()
             .envs(variables)
-            .env(
-                "DLQSPEC_ZYGOTE_GIVEN",
-                serde_json::Value::Object(given).to_string(),
-            )
             .current_dir(private.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         let handed = super::descriptors::hand(&mut command, &[(theirs.as_raw_fd(), ZYGOTE_FD)])
             .map_err(|e| format!("cannot hand the zygote its socket: {e}"))?;
-        let (child, guard) = children::spawn_zygote(&mut command, &Limits::unlimited())
+        let (child, guard) = children::spawn_zygote(&mut command, &Limits::unlimited(), &boxed)
             .map_err(|e| format!("cannot start `{}`: {e}", located.display()))?;
         drop((handed, theirs));
         let mut zygote = Zygote {
@@ -119,14 +146,50 @@ impl Zygote {
             control: mine,
             program: located,
             _private: private,
+            _box: boxed,
         };
+        let setup = serde_json::json!({
+            "given": given,
+            "uids": [sandbox::BOX_UIDS.start, sandbox::BOX_UIDS.end],
+        })
+        .to_string();
+        zygote.send_setup(setup.as_bytes())?;
         zygote.await_ready()?;
         Ok(zygote)
     }
 
     #[cfg(not(target_os = "linux"))]
-    pub fn start(_program: &str, _shim: &Path) -> Result<Zygote, String> {
+    pub fn start(
+        _program: &str,
+        _shim: &Path,
+        _processes: Option<u64>,
+        _boxes: &Path,
+    ) -> Result<Zygote, String> {
         Err("the warm start is for Linux only".to_owned())
+    }
+
+    /// Sends the zygote its set-up message, its first on the socket.
+    fn send_setup(&self, setup: &[u8]) -> Result<(), String> {
+        if setup.len() > MAX_REQUEST {
+            return Err("the zygote's set-up is larger than its buffer".to_owned());
+        }
+        // SAFETY: send on a descriptor this value owns, from a buffer of that length.
+        let sent = unsafe {
+            libc::send(
+                self.control.as_raw_fd(),
+                setup.as_ptr().cast(),
+                setup.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if sent == setup.len() as isize {
+            Ok(())
+        } else {
+            Err(format!(
+                "the zygote's set-up could not be sent: {}",
+                io::Error::last_os_error()
+            ))
+        }
     }
 
     /// Waits for the zygote's one-byte message that it has imported and compiled the shim.
@@ -194,8 +257,22 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// The zygote this run was handed, if any: its socket and its interpreter.
+/// The zygote that serves this process's own starts (`watch`'s), when it started one.
+static SERVED_HERE: std::sync::OnceLock<(RawFd, PathBuf)> = std::sync::OnceLock::new();
+
+impl Zygote {
+    /// Serves this process's own Python starts from now on (`watch`): the zygote must then
+    /// live as long as the process starts implementations.
+    pub fn serve_here(&self) {
+        let _ = SERVED_HERE.set((self.control.as_raw_fd(), self.program.clone()));
+    }
+}
+
+/// The zygote this run was handed, or started itself, if any: its socket and its interpreter.
 fn inherited() -> Option<&'static (RawFd, PathBuf)> {
+    if let Some(here) = SERVED_HERE.get() {
+        return Some(here);
+    }
     static INHERITED: std::sync::OnceLock<Option<(RawFd, PathBuf)>> = std::sync::OnceLock::new();
     INHERITED
         .get_or_init(|| {
@@ -220,6 +297,8 @@ pub struct Request {
     control: RawFd,
     ruleset: RawFd,
     cgroup_procs: CString,
+    namespaces: libc::c_int,
+    entry: sandbox::Entry,
 }
 
 /// The request that serves `command` warm, when this run was handed a zygote of the same
@@ -246,6 +325,9 @@ pub fn request_for(
         return None;
     }
     let parts = prepared.warm_parts()?;
+    // Only as a box's uid: a box that keeps uid 0 (its interpreter or files out of reach of
+    // other uids) starts cold, and the zygote refuses any other request.
+    let uid = parts.uid.filter(|uid| sandbox::BOX_UIDS.contains(uid))?;
     let env: Vec<(&str, &str)> = command
         .get_envs()
         .filter_map(|(name, value)| Some((name.to_str()?, value?.to_str()?)))
@@ -266,9 +348,7 @@ pub fn request_for(
         "argv": [shim, solution],
         "env": env,
         "cwd": cwd,
-        "uid": parts.uid,
-        "namespaces": parts.namespaces,
-        "proc_access": parts.proc_access,
+        "uid": uid,
         "rlimits": rlimits,
     })
     .to_string()
@@ -278,55 +358,286 @@ pub fn request_for(
         control: *control,
         ruleset: parts.ruleset,
         cgroup_procs: parts.cgroup_procs,
+        namespaces: parts.namespaces,
+        entry: parts.entry,
     })
 }
 
-/// Sends the request and becomes the relay of the warm child (A): closes every descriptor
-/// but its reply socket, waits for the child's wait status and ends as the child ended.
-/// Returns only when the request could not be sent (then the caller starts cold).
+/// The box's namespaces a warm child joins besides its PID namespace (which B, its process 1,
+/// opens), as the run's A opens them once it has unshared them.
+#[cfg(target_os = "linux")]
+const NAMESPACE_FILES: [&std::ffi::CStr; 3] = [
+    c"/proc/self/ns/mnt",
+    c"/proc/self/ns/net",
+    c"/proc/self/ns/ipc",
+];
+
+/// What B tells A first: that it has asked the zygote, or that it could not.
+#[cfg(target_os = "linux")]
+const ASKED: u8 = b'r';
+#[cfg(target_os = "linux")]
+const NOT_ASKED: u8 = b'x';
+
+/// Makes the run's box as a cold A does and has the zygote start the implementation in it;
+/// A then waits for the implementation's wait status and ends as it ended. Returns `Ok` only
+/// when the zygote could not be asked (then the caller starts cold, in fresh namespaces: A
+/// never entered a new PID namespace, only its child B was made in one), and the error of B,
+/// process 1, when it could not make the namespace ready.
 ///
 /// # Safety
 /// Raw, async-signal-safe system calls only, on memory prepared before the fork.
 #[cfg(target_os = "linux")]
-pub unsafe fn enter_warm(request: &Request) -> io::Error {
-    // The space for seven descriptors' control message (CMSG_SPACE(28) = 48), aligned.
-    const FDS: usize = 7;
-    let mut space = [0u64; 8];
+pub unsafe fn enter_warm(request: &Request) -> io::Result<()> {
     unsafe {
-        let mut pair = [0; 2];
-        if libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-            0,
-            pair.as_mut_ptr(),
-        ) != 0
+        // A: in the box's cgroup, as a cold A is (so a warm box counts A, B and the
+        // implementation, as a cold one counts A, B and C), then its namespaces but the PID
+        // one, which B is made in.
+        if !sandbox::write_file(&request.cgroup_procs, b"0")
+            || libc::unshare(request.namespaces & !libc::CLONE_NEWPID) != 0
         {
-            return io::Error::last_os_error();
+            return Ok(());
+        }
+        let mut namespaces = [-1; 3];
+        for (fd, path) in namespaces.iter_mut().zip(NAMESPACE_FILES) {
+            *fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
         }
         let procs = libc::open(
             request.cgroup_procs.as_ptr(),
             libc::O_WRONLY | libc::O_CLOEXEC,
         );
-        if procs < 0 {
-            let error = io::Error::last_os_error();
-            libc::close(pair[0]);
-            libc::close(pair[1]);
-            return error;
-        }
-        let fds: [libc::c_int; FDS] = [
-            0,
-            1,
-            2,
-            super::pipes::CHANNEL_FD,
-            pair[1],
-            request.ruleset,
-            procs,
-        ];
-        let mut iov = libc::iovec {
-            iov_base: request.payload.as_ptr() as *mut libc::c_void,
-            iov_len: request.payload.len(),
+        let mut reply = [-1; 2];
+        let mut status_pipe = [-1; 2];
+        let opened = namespaces.iter().all(|fd| *fd >= 0)
+            && procs >= 0
+            && libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+                0,
+                reply.as_mut_ptr(),
+            ) == 0
+            && libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) == 0;
+        let close_all = |fds: &[libc::c_int]| {
+            for fd in fds {
+                if *fd >= 0 {
+                    libc::close(*fd);
+                }
+            }
         };
-        let bytes = std::mem::size_of_val(&fds);
+        let [read_end, write_end] = status_pipe;
+        let own = [
+            namespaces[0],
+            namespaces[1],
+            namespaces[2],
+            procs,
+            reply[0],
+            reply[1],
+        ];
+        if !opened {
+            close_all(&own);
+            close_all(&status_pipe);
+            return Ok(());
+        }
+        // A fork whose child is process 1 of a new PID namespace.
+        let b = libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_NEWPID | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        ) as libc::pid_t;
+        if b < 0 {
+            close_all(&own);
+            close_all(&status_pipe);
+            return Ok(());
+        }
+        if b == 0 {
+            let fds = [
+                0,
+                1,
+                2,
+                super::pipes::CHANNEL_FD,
+                reply[1],
+                request.ruleset,
+                procs,
+                -1, // the PID namespace, B's own
+                namespaces[0],
+                namespaces[1],
+                namespaces[2],
+            ];
+            process_one(request, fds, reply[0], write_end)?;
+        }
+        close_all(&own);
+        libc::close(write_end);
+        let mut said = [0u8; 1];
+        let got = read_fully(read_end, &mut said);
+        if got == 1 && said[0] == NOT_ASKED {
+            // The zygote is gone: B ended, and the caller starts cold.
+            let mut status = 0;
+            let _ = wait_for(b, &mut status);
+            libc::close(read_end);
+            return Ok(());
+        }
+        // Asked, or B could not make the namespace ready (its error is the spawn's, through
+        // the exec-error pipe). Nothing of dlqspec's stays open here: the spawn sees that
+        // pipe close.
+        sandbox::close_all_but(read_end);
+        let mut status = 0;
+        let _ = wait_for(b, &mut status);
+        let mut sent_status = [0u8; 4];
+        if got == 1 && read_fully(read_end, &mut sent_status) == 4 {
+            status = libc::c_int::from_ne_bytes(sent_status);
+        }
+        sandbox::mirror(status)
+    }
+}
+
+/// B, process 1 of a warm box's PID namespace: makes it ready (as a cold B does), asks the
+/// zygote with the box's descriptors `fds` (its PID namespace added) and says so to A, then
+/// waits for the zygote's child to say it started the implementation, reaps every process of
+/// the namespace, and sends A the implementation's wait status; leaving ends every process
+/// left in the namespace. Returns only the error of making the namespace ready.
+///
+/// # Safety
+/// Raw, async-signal-safe system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn process_one(
+    request: &Request,
+    mut fds: [libc::c_int; 11],
+    reply: RawFd,
+    status: RawFd,
+) -> io::Result<()> {
+    // The space for eleven descriptors' control message (CMSG_SPACE(44) = 64), aligned.
+    let mut space = [0u64; 8];
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // Before the fresh /proc hides this process's own entry in dlqspec's.
+        let pid_namespace = libc::open(
+            c"/proc/self/ns/pid".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if pid_namespace < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        fds[7] = pid_namespace;
+        sandbox::become_process_one(&request.entry)?;
+        let report = |wait_status: libc::c_int| -> ! {
+            let bytes = wait_status.to_ne_bytes();
+            libc::write(status, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0)
+        };
+        if !send_with(request.control, &request.payload, &fds, &mut space) {
+            libc::write(status, [NOT_ASKED].as_ptr().cast(), 1);
+            libc::_exit(0);
+        }
+        if libc::write(status, [ASKED].as_ptr().cast(), 1) != 1 {
+            libc::_exit(0);
+        }
+        close_all_but_two(reply, status);
+        // 'S' once the implementation is forked; the zygote's child (process 2) ends right
+        // after, or without it when it refused the request or could not join the box (it
+        // said why on the implementation's stderr): then as that child ended, 121.
+        let mut started = [0u8; 1];
+        if read_fully(reply, &mut started) != 1 || started[0] != b'S' {
+            report(121 << 8);
+        }
+        libc::close(reply);
+        // The implementation becomes this process's child once the zygote's child has ended
+        // (an orphan of the namespace is its process 1's); reaped with every other one.
+        let mut tries = 0;
+        loop {
+            let mut wait_status = 0;
+            let reaped = libc::waitpid(-1, &mut wait_status, 0);
+            if reaped == IMPLEMENTATION_PID {
+                report(wait_status);
+            }
+            if reaped < 0 {
+                match io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EINTR) => {}
+                    Some(libc::ECHILD) if tries < ADOPTION_TRIES => {
+                        tries += 1;
+                        let pause = libc::timespec {
+                            tv_sec: 0,
+                            tv_nsec: 1_000_000,
+                        };
+                        libc::nanosleep(&pause, std::ptr::null_mut());
+                    }
+                    _ => report(125 << 8),
+                }
+            }
+        }
+    }
+}
+
+/// How long B waits, a millisecond at a time, for the implementation to become its child
+/// once the zygote's child has gone: a hang-guard only (it takes a moment).
+#[cfg(target_os = "linux")]
+const ADOPTION_TRIES: u32 = 30_000;
+
+/// The implementation in a warm box: process 1 is B, process 2 the zygote's child that joins
+/// the box, and 3 the one it forks.
+#[cfg(target_os = "linux")]
+const IMPLEMENTATION_PID: libc::pid_t = 3;
+
+/// Closes every descriptor but `one` and `other`.
+///
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn close_all_but_two(one: RawFd, other: RawFd) {
+    let (low, high) = (one.min(other), one.max(other));
+    unsafe {
+        if low > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, (low - 1) as u32, 0u32);
+        }
+        if high > low + 1 {
+            libc::syscall(
+                libc::SYS_close_range,
+                (low + 1) as u32,
+                (high - 1) as u32,
+                0u32,
+            );
+        }
+        libc::syscall(libc::SYS_close_range, (high + 1) as u32, u32::MAX, 0u32);
+    }
+}
+
+/// Reads until `buffer` is full or the other end is gone; how many bytes came.
+///
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn read_fully(fd: RawFd, buffer: &mut [u8]) -> usize {
+    let mut got = 0;
+    while got < buffer.len() {
+        // SAFETY: reading into the rest of `buffer`.
+        let read = unsafe { libc::read(fd, buffer[got..].as_mut_ptr().cast(), buffer.len() - got) };
+        if read > 0 {
+            got += read as usize;
+        } else if read < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        } else {
+            break;
+        }
+    }
+    got
+}
+
+/// Sends `payload` with the descriptors `fds` on `socket`, in one message.
+///
+/// # Safety
+/// Raw system calls only; `space` holds the control message.
+#[cfg(target_os = "linux")]
+unsafe fn send_with(socket: RawFd, payload: &[u8], fds: &[libc::c_int], space: &mut [u64]) -> bool {
+    unsafe {
+        let mut iov = libc::iovec {
+            iov_base: payload.as_ptr() as *mut libc::c_void,
+            iov_len: payload.len(),
+        };
+        let bytes = std::mem::size_of_val(fds);
+        if libc::CMSG_SPACE(bytes as u32) as usize > std::mem::size_of_val(space) {
+            return false;
+        }
         let mut message: libc::msghdr = std::mem::zeroed();
         message.msg_iov = &mut iov;
         message.msg_iovlen = 1;
@@ -337,32 +648,22 @@ pub unsafe fn enter_warm(request: &Request) -> io::Error {
         (*header).cmsg_type = libc::SCM_RIGHTS;
         (*header).cmsg_len = libc::CMSG_LEN(bytes as u32) as usize;
         std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(header), bytes);
-        let sent = libc::sendmsg(request.control, &message, libc::MSG_NOSIGNAL);
-        libc::close(procs);
-        libc::close(pair[1]);
-        if sent != request.payload.len() as isize {
-            let error = io::Error::last_os_error();
-            libc::close(pair[0]);
-            return error;
-        }
-        // Nothing of dlqspec's stays open here: the spawn sees its exec pipe close.
-        sandbox::close_all_but(pair[0]);
-        let mut status = [0u8; 4];
-        let mut got = 0;
-        while got < 4 {
-            let read = libc::read(pair[0], status[got..].as_mut_ptr().cast(), 4 - got);
-            if read > 0 {
-                got += read as usize;
-            } else if read < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            } else {
-                break;
+        libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL) == payload.len() as isize
+    }
+}
+
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
+    unsafe {
+        loop {
+            if libc::waitpid(pid, status, 0) == pid {
+                return true;
+            }
+            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return false;
             }
         }
-        if got == 4 {
-            sandbox::mirror(libc::c_int::from_ne_bytes(status));
-        }
-        // The zygote went away without telling: the child is gone with it.
-        libc::_exit(125)
     }
 }
