@@ -141,6 +141,7 @@ def _boxed_child(request, fds, shim_code):
         for fd, kind in NAMESPACES:
             _check(_libc.setns(fd, kind), "setns")
             os.close(fd)
+        w = os.getpid()  # W's pid in the box's PID namespace, which it was forked into
         d = os.fork()
     except Exception as error:  # noqa: BLE001 (any failure ends the child before the student)
         _die(error)
@@ -157,7 +158,9 @@ def _boxed_child(request, fds, shim_code):
         os.write(CGROUP, b"0")
         os.close(CGROUP)
         deadline = time.monotonic() + ADOPTION_SECONDS
-        while os.getppid() != 1:
+        # Until W is not only gone but reaped by the zygote: its zombie is a process of the box
+        # until then, which a cold start's box never shows.
+        while os.getppid() != 1 or os.path.exists("/proc/%d" % w):
             if time.monotonic() > deadline:
                 raise OSError("the box's process 1 never became this process's parent")
             os.sched_yield()
