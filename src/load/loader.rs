@@ -99,6 +99,7 @@ pub fn unreadable(path: &Path, why: &str) -> SpecError {
         message: format!("cannot read the spec: {why}"),
         source_line: None,
         more: Vec::new(),
+        untold: None,
     }
 }
 

@@ -37,6 +37,10 @@ pub struct SpecError {
     pub source_line: Option<Box<Excerpt>>,
     /// The file's other errors, after this one in source order; each has an empty `more`.
     pub more: Vec<SpecError>,
+    /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
+    /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
+    /// them and run again. `None` when every error of the file is told.
+    pub untold: Option<String>,
 }
 
 /// The most errors told of one file: past them, the file is better fixed from the top.
@@ -61,6 +65,7 @@ impl SpecError {
             message: message.into(),
             source_line: file.excerpt(position).map(Box::new),
             more: Vec::new(),
+            untold: None,
         }
     }
 
@@ -82,6 +87,7 @@ impl SpecError {
     pub fn alone(&self) -> SpecError {
         SpecError {
             more: Vec::new(),
+            untold: None,
             ..self.clone()
         }
     }
@@ -89,10 +95,12 @@ impl SpecError {
     /// Several errors of one file as one: the first in source order, the others in `more`
     /// (at most [`MAX_ERRORS`] in all). `None` when there are none.
     pub fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
+        let mut untold = None;
         let mut all: Vec<SpecError> = errors
             .into_iter()
             .flat_map(|mut error| {
                 let more = std::mem::take(&mut error.more);
+                untold = untold.take().or(error.untold.take());
                 std::iter::once(error).chain(more)
             })
             .collect();
@@ -103,6 +111,7 @@ impl SpecError {
         let mut all = all.into_iter();
         let mut first = all.next()?;
         first.more = all.collect();
+        first.untold = untold;
         Some(first)
     }
 }

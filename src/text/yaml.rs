@@ -90,6 +90,57 @@ const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
 pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    parse_recovering(file).map_err(|broken| broken.error)
+}
+
+/// A file that does not decode as `T`: every error found, and what decodes past them.
+pub struct Broken<T> {
+    pub error: SpecError,
+    /// The file decoded with every broken part blanked, for checks of what the shape allows
+    /// to tell their errors in the same run. `None` when it could not be decoded.
+    pub recovered: Option<Recovered<T>>,
+}
+
+/// What decoded of a broken file, and where parts were blanked for it to decode.
+pub struct Recovered<T> {
+    pub value: T,
+    pub blanked: Blanked,
+}
+
+/// The top-level keys broken parts were blanked under, for a file to decode (an empty name:
+/// under none known). Empty for a file that decoded whole.
+#[derive(Debug, Default)]
+pub struct Blanked(Vec<String>);
+
+impl Blanked {
+    /// Whether a broken part was blanked under one of `keys` (or under a key not known): then
+    /// what is defined there (ids, a queue) may be missing, and a check that relies on it
+    /// would report a mistake that follows from the blanking. Such a check is skipped.
+    pub fn any(&self, keys: &[&str]) -> bool {
+        self.0
+            .iter()
+            .any(|key| key.is_empty() || keys.contains(&key.as_str()))
+    }
+}
+
+impl<T> Broken<T> {
+    /// The file's errors: the shape errors and, when the rest decoded, those `check` (the
+    /// checks of what the shape allows) finds in it, in source order.
+    pub fn checked<S>(self, check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>) -> SpecError {
+        let Some(recovered) = self.recovered else {
+            return self.error;
+        };
+        match check(recovered.value, &recovered.blanked) {
+            Ok(_) => self.error,
+            Err(more) => {
+                SpecError::combine([self.error.clone(), more]).unwrap_or(self.error)
+            }
+        }
+    }
+}
+
+/// [`parse`], and for a broken file, what decodes once its broken parts are blanked.
+pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     if FAST_PATH.load(Ordering::Relaxed)
         && let Some(parsed) = parse_fast(&file.text)
     {
@@ -97,6 +148,9 @@ pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
     }
     parse_slow(file)
 }
+
+/// What `untold` says after a YAML syntax error: the parser reads nothing past it.
+pub const SYNTAX_UNTOLD: &str = "further errors may follow; fix this one and run again";
 
 /// Whether [`parse`] tries the fast path first (it always does, unless told otherwise).
 static FAST_PATH: AtomicBool = AtomicBool::new(true);
@@ -124,21 +178,133 @@ pub fn first_difference(
 
 /// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
 /// every error of a broken one whose YAML reads (`recover`), not only the first.
-fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     let error = match serde_saphyr::from_str_with_options::<T>(&file.text, options()) {
         Ok(parsed) => return Ok(parsed),
         Err(error) => error,
     };
     let first = spec_error(file, &file.text, &error);
-    // A limit is about the whole file, and past a size the file is better fixed from its
-    // first error than read again and again.
-    if limit_message(&error).is_some() || file.text.len() > recover::MAX_BYTES {
-        return Err(first);
+    let alone = |error: SpecError| Broken {
+        error,
+        recovered: None,
+    };
+    // A limit is about the whole file.
+    if limit_message(&error).is_some() {
+        return Err(alone(first));
+    }
+    if let Some(syntax) = syntax_error(file) {
+        return Err(alone(with_syntax_error(first, syntax, &file.text)));
+    }
+    // Past a size the file is better fixed from its first error than read again and again.
+    if file.text.len() > recover::MAX_BYTES {
+        let mut first = first;
+        first.untold = Some(format!(
+            "further errors may follow: a file over {} MiB is read for its first error only; fix it and run again",
+            recover::MAX_BYTES >> 20
+        ));
+        return Err(alone(first));
     }
     let decode = |text: &str| decode_slow::<T>(file, text);
-    let later = recover::later_errors(file, &first, decode);
-    let all = std::iter::once(first.clone()).chain(later);
-    Err(SpecError::combine(all).unwrap_or(first))
+    let recovery = recover::later_errors(file, &first, decode);
+    let all = std::iter::once(first.clone()).chain(recovery.later);
+    let mut error = SpecError::combine(all).unwrap_or(first);
+    error.untold = recovery.untold;
+    Err(Broken {
+        error,
+        recovered: recovery
+            .recovered
+            .map(|(value, blanked_under)| Recovered {
+                value,
+                blanked: Blanked(blanked_under),
+            }),
+    })
+}
+
+/// The file's YAML syntax error, if it has one (the parser reads nothing past it).
+fn syntax_error(file: &SourceFile) -> Option<SpecError> {
+    crate::text::yaml_edit::Document::parse(&file.text).err()?;
+    let error =
+        serde_saphyr::from_str_with_options::<de::IgnoredAny>(&file.text, options()).err()?;
+    Some(spec_error(file, &file.text, &error))
+}
+
+/// A file's errors when it has the YAML syntax error `syntax`: `first`, the first error
+/// decoding found, too when it is certainly not a cascade of the syntax error (it stands
+/// before the part of the file the syntax error may have swallowed), then `syntax`; and that
+/// further errors may follow, as nothing past a syntax error is read.
+fn with_syntax_error(first: SpecError, syntax: SpecError, text: &str) -> SpecError {
+    let same = first.position == syntax.position && first.message == syntax.message;
+    let independent = first.position.line < swallowed_from(text, syntax.position.line);
+    let mut errors = Vec::new();
+    if !same && independent {
+        errors.push(first);
+    }
+    errors.push(syntax.clone());
+    let mut error = SpecError::combine(errors).unwrap_or(syntax);
+    error.untold = Some(SYNTAX_UNTOLD.to_owned());
+    error
+}
+
+/// The first line (1-based) a YAML syntax error at line `error_line` may have swallowed: the
+/// top-level key the error is under or, when a flow list or mapping is open there (`[` left
+/// unclosed reads every line after it as part of it), the top-level key that opened it.
+fn swallowed_from(text: &str, error_line: usize) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut depth = 0usize;
+    let mut opened_at = None;
+    let mut quote: Option<char> = None;
+    'lines: for (index, line) in lines.iter().enumerate().take(error_line) {
+        let mut previous: Option<char> = None;
+        let mut raw_previous: Option<char> = None;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            let after_space = raw_previous.is_none_or(char::is_whitespace);
+            raw_previous = Some(c);
+            if let Some(q) = quote {
+                if c == '\\' && q == '"' {
+                    chars.next();
+                } else if c == q {
+                    if q == '\'' && chars.peek() == Some(&'\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                previous = Some(c);
+                continue;
+            }
+            let at_value_start = matches!(previous, None | Some(':' | '-' | '[' | '{' | ','));
+            match c {
+                '#' if after_space => continue 'lines,
+                '"' | '\'' if at_value_start => quote = Some(c),
+                '[' | '{' if depth > 0 || at_value_start => {
+                    if depth == 0 {
+                        opened_at = Some(index);
+                    }
+                    depth += 1;
+                }
+                ']' | '}' if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            if !c.is_whitespace() {
+                previous = Some(c);
+            }
+        }
+    }
+    let from = if depth > 0 {
+        opened_at.unwrap_or(0)
+    } else {
+        error_line.saturating_sub(1)
+    };
+    // Up to the top-level key above: a content line at column 0.
+    let top = (0..=from.min(lines.len().saturating_sub(1)))
+        .rev()
+        .find(|&index| {
+            let line = lines[index];
+            !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
+        })
+        .unwrap_or(0);
+    top + 1
 }
 
 /// `text` (the file's, or the file's with parts blanked) decoded by serde-saphyr, its error
@@ -170,7 +336,7 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         || message.contains("did not find expected ',' or '}'")
         || message.contains("did not find expected ',' or ']'")
     {
-        let (key, value) = colon_in_value(line)?;
+        let (key, value) = colon_at(line, at.column).or_else(|| colon_in_value(line))?;
         let quoted = serde_json::to_string(value).ok()?;
         return Some((
             at,
@@ -203,6 +369,41 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         ));
     }
     None
+}
+
+/// The key and the unquoted value of the `key: value: more` whose second `: ` is at `column`
+/// (the parser's place for it), block or flow, nested in flow lists and mappings too
+/// (`a: [{permanent: Error: bad}]`, `a: [permanent: x: y]`).
+fn colon_at(line: &str, column: usize) -> Option<(&str, &str)> {
+    let colon = line.char_indices().nth(column.checked_sub(1)?)?.0;
+    if !line[colon..].starts_with(": ") {
+        return None;
+    }
+    let before = &line[..colon];
+    // The separator of the key before: the last `: ` before the offending one.
+    let separator = before.rfind(": ")?;
+    let key_start = before[..separator]
+        .rfind(['{', '[', ','])
+        .map_or(0, |at| at + 1);
+    let key = before[key_start..separator]
+        .trim()
+        .trim_start_matches("- ")
+        .trim();
+    let in_flow = before.contains(['{', '[']);
+    let value_start = separator + 2;
+    let value_end = if in_flow {
+        line[colon..]
+            .find([',', '}', ']'])
+            .map_or(line.len(), |at| colon + at)
+    } else {
+        line[colon..]
+            .find(" #")
+            .map_or(line.len(), |at| colon + at)
+    };
+    let value = line[value_start..value_end].trim();
+    let quoted = value.starts_with(['"', '\'', '{', '[']);
+    let plain_key = !key.is_empty() && !key.contains([':', '"', '\'', '{', '[', ']', '}']);
+    (plain_key && !quoted && !value.is_empty()).then_some((key, value))
 }
 
 /// The key and the unquoted value of the first `key: value: more` on a line, block or flow.
@@ -392,12 +593,54 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
                 })
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(SingleKey)
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let Some(first) = map.next_key::<String>()? else {
+                    return Err(de::Error::custom(
+                        "expected a name, or a mapping with one key; found an empty mapping `{}`",
+                    ));
+                };
+                let one = OneEntry {
+                    key: Some(first.clone()),
+                    map: &mut map,
+                };
+                let value = T::deserialize(de::value::MapAccessDeserializer::new(one))?;
+                // serde's externally tagged enums read one entry and ignore the rest, so a
+                // second key (`- process: ok` with `restart: 1` under it) would pass unread.
+                if let Some(second) = map.next_key::<String>()? {
+                    return Err(de::Error::custom(format!(
+                        "`{second}` is a second key beside `{first}`: an item holds one key; put `{second}` in an item of its own (`- {second}: ...`), or remove it"
+                    )));
+                }
+                Ok(SingleKey(value))
             }
         }
 
         deserializer.deserialize_any(SingleKeyVisitor(PhantomData))
+    }
+}
+
+/// The first entry of a mapping whose key is already read: a mapping of that one entry, so
+/// that an enum decodes from it and the entries after it are left for [`SingleKey`] to see.
+struct OneEntry<'m, A> {
+    key: Option<String>,
+    map: &'m mut A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for OneEntry<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.key.take() {
+            Some(key) => seed.deserialize(key.into_deserializer()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::contracts::contract::{Grading, SpecHeader, Visibility};
 use crate::model::implementation::Naming;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{Gathered, SpecError};
-use crate::text::yaml::{self, SingleKey, Spanned};
+use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
 
 /// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -378,7 +378,18 @@ pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
 /// independent mistake at once (a check that later ones depend on, such as the compact
 /// form's expansion, stops there).
 pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
-    let spec: SpecFile = yaml::parse(file)?;
+    match yaml::parse_recovering::<SpecFile>(file) {
+        Ok(spec) => check(file, spec, &Blanked::default()),
+        // The rest of a broken file is checked too, so that one run tells every mistake.
+        Err(broken) => Err(broken.checked(|spec, blanked| check(file, spec, blanked))),
+    }
+}
+
+/// The checks of [`load`] on a decoded spec. `blanked` says where broken parts of the file
+/// were blanked for it to decode: an id they may define is not known missing, so the checks
+/// of ids are skipped then (a handler entry for `a` when the message `a` was broken).
+fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScenario, SpecError> {
+    let ids_complete = !blanked.any(&["messages", "generate", "steps"]);
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = Gathered::default();
 
@@ -441,11 +452,19 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             known_ids.insert(message.id.clone());
         }
     }
+    if !ids_complete {
+        // A message `none` may be among the blanked ones: `queue.receive() -> none` is not
+        // known to deliver nothing.
+        known_ids.insert("none".to_owned());
+    }
 
     let mut script = HashMap::new();
     let mut script_positions = HashMap::new();
     let mut outcome_positions = HashMap::new();
     for (id, outcomes) in &spec.handler {
+        if !known_ids.contains(&id.value) && !ids_complete {
+            continue;
+        }
         if !known_ids.contains(&id.value) {
             let mut known: Vec<_> = known_ids.iter().map(String::as_str).collect();
             known.sort_unstable();

@@ -8,9 +8,12 @@
 //! any list, a whole top-level key; a key unknown where it stands is blanked alone. A part left
 //! empty by that is blanked with its parent, and a `missing field` that only the blanking made
 //! (a cascade) is never told: the removal widens to the list item around it instead.
-//! Not done for a file with anchors, tags or aliases (blanking an anchor breaks its aliases),
-//! for a limit of the parser reached, or for a file past `MAX_BYTES`: there the first error is
-//! all that is told.
+//! What decodes once every broken part is blanked is kept, so that the contract's own checks
+//! run on the rest of the file too (`Recovery::recovered`, with the top-level keys a part was
+//! blanked under, for the checks to skip what the blanked parts may have defined).
+//! A part holding an anchor is not blanked (its aliases would break), and nothing is done
+//! for a limit of the parser reached or a file past `MAX_BYTES`: there the errors found so
+//! far are told, and that more may follow (`Recovery::untold`).
 
 use serde::de::DeserializeOwned;
 
@@ -21,13 +24,33 @@ use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
 /// The largest spec read again for its later errors: each later error costs a whole decode.
 pub(super) const MAX_BYTES: usize = 1 << 20;
 
-/// The errors after `first`, the first error serde found in `file`, in the order found.
+/// What reading a broken file again told.
+pub(super) struct Recovery<T> {
+    /// The errors after the first, in the order found.
+    pub later: Vec<SpecError>,
+    /// What decoded once every broken part was blanked, with the top-level keys the parts
+    /// were under (an empty name for a part under none).
+    pub recovered: Option<(T, Vec<String>)>,
+    /// Why the file was not read to its end, when errors after these may be untold.
+    pub untold: Option<String>,
+}
+
+/// What `untold` says of a part in error that defines an anchor.
+pub(super) const ANCHOR_UNTOLD: &str = "further errors may follow: the part in error defines an anchor (`&name`), and it is not skipped, as its aliases would break; fix it and run again";
+
+/// The errors after `first`, the first error serde found in `file`, and what decodes past them.
 /// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
 pub(super) fn later_errors<T: DeserializeOwned>(
     file: &SourceFile,
     first: &SpecError,
     decode: impl Fn(&str) -> Result<T, SpecError>,
-) -> Vec<SpecError> {
+) -> Recovery<T> {
+    let mut recovery = Recovery {
+        later: Vec::new(),
+        recovered: None,
+        untold: None,
+    };
+    let mut blanked_under: Vec<String> = Vec::new();
     let mut text = file.text.clone();
     let mut found: Vec<SpecError> = Vec::new();
     // The keys blanked and the bytes of the mappings they were in.
@@ -47,19 +70,25 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 break;
             }
         }
-        if marked(document.root()) {
-            // Blanking an anchor would break its aliases: an error that is none of the author's.
-            break;
-        }
         let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
             break;
         };
+        if defines_anchor(&current[part.range.clone()]) {
+            // Blanking an anchor would break its aliases: an error that is none of the author's.
+            recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
+            break;
+        }
         if let Some(key) = part.key {
             removed.push(key);
         }
+        let under = top_level_key(&document, part.range.start);
         text = blank(&current, part.range);
         let next = match decode(&text) {
-            Ok(_) => break,
+            Ok(value) => {
+                blanked_under.push(under);
+                recovery.recovered = Some((value, blanked_under));
+                break;
+            }
             Err(next) => next,
         };
         let cascade = missing_field(&next.message).filter(|missing| {
@@ -73,13 +102,26 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
                 break;
             };
+            if defines_anchor(&current[wider.range.clone()]) {
+                recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
+                break;
+            }
+            let under = top_level_key(&document, wider.range.start);
             text = blank(&current, wider.range);
             match decode(&text) {
-                Ok(_) => break,
+                Ok(value) => {
+                    blanked_under.push(under);
+                    recovery.recovered = Some((value, blanked_under));
+                    break;
+                }
                 Err(again) if missing_field(&again.message) == Some(missing) => break,
-                Err(again) => error = again,
+                Err(again) => {
+                    blanked_under.push(under);
+                    error = again;
+                }
             }
         } else {
+            blanked_under.push(under);
             error = next;
         }
         let seen = std::iter::once(first)
@@ -90,17 +132,27 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         }
         pending = Some(error.clone());
     }
-    found
+    recovery.later = found;
+    recovery
 }
 
-/// Whether a node or one under it has an anchor or a tag, or is an alias.
-fn marked(node: &Node) -> bool {
-    node.marked
-        || match &node.kind {
-            Kind::Sequence { items, .. } => items.iter().any(marked),
-            Kind::Mapping { entries, .. } => entries.iter().any(|(k, v)| marked(k) || marked(v)),
-            _ => false,
-        }
+/// Whether YAML text may define an anchor (`&name`): any `&` may, outside quotes or not, so
+/// a part with one is never blanked.
+fn defines_anchor(text: &str) -> bool {
+    text.contains('&')
+}
+
+/// The name of the top-level key whose entry holds byte `offset`, or an empty name.
+fn top_level_key(document: &Document, offset: usize) -> String {
+    let Kind::Mapping { entries, .. } = &document.root().kind else {
+        return String::new();
+    };
+    entries
+        .iter()
+        .find(|(key, value)| key.start <= offset && offset < reach(value).max(key.end))
+        .and_then(|(key, _)| crate::text::yaml::locate::Located::key_name(key))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The key a `missing field `KEY`` error names.
