@@ -107,19 +107,20 @@ pub struct Recovered<T> {
     pub blanked: Blanked,
 }
 
-/// The top-level keys broken parts were blanked under, for a file to decode (an empty name:
-/// under none known). Empty for a file that decoded whole.
+/// The broken parts blanked for a file to decode: the top-level key each was under (an empty
+/// name: under none known) and its text. Empty for a file that decoded whole.
 #[derive(Debug, Default)]
-pub struct Blanked(Vec<String>);
+pub struct Blanked(Vec<(String, String)>);
 
 impl Blanked {
-    /// Whether a broken part was blanked under one of `keys` (or under a key not known): then
-    /// what is defined there (ids, a queue) may be missing, and a check that relies on it
-    /// would report a mistake that follows from the blanking. Such a check is skipped.
-    pub fn any(&self, keys: &[&str]) -> bool {
-        self.0
-            .iter()
-            .any(|key| key.is_empty() || keys.contains(&key.as_str()))
+    /// Whether a broken part was blanked under one of `keys` (or under a key not known) whose
+    /// text holds `word`: then what it may have defined (an id, a queue) may be missing, and
+    /// a check that relies on it would report a mistake that follows from the blanking. Such
+    /// a check is skipped. An empty `word`: any part under those keys.
+    pub fn any(&self, keys: &[&str], word: &str) -> bool {
+        self.0.iter().any(|(key, text)| {
+            (key.is_empty() || keys.contains(&key.as_str())) && text.contains(word)
+        })
     }
 }
 
@@ -132,9 +133,7 @@ impl<T> Broken<T> {
         };
         match check(recovered.value, &recovered.blanked) {
             Ok(_) => self.error,
-            Err(more) => {
-                SpecError::combine([self.error.clone(), more]).unwrap_or(self.error)
-            }
+            Err(more) => SpecError::combine([self.error.clone(), more]).unwrap_or(self.error),
         }
     }
 }
@@ -211,12 +210,10 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     error.untold = recovery.untold;
     Err(Broken {
         error,
-        recovered: recovery
-            .recovered
-            .map(|(value, blanked_under)| Recovered {
-                value,
-                blanked: Blanked(blanked_under),
-            }),
+        recovered: recovery.recovered.map(|(value, blanked_under)| Recovered {
+            value,
+            blanked: Blanked(blanked_under),
+        }),
     })
 }
 
@@ -250,21 +247,43 @@ fn with_syntax_error(first: SpecError, syntax: SpecError, text: &str) -> SpecErr
 /// unclosed reads every line after it as part of it), the top-level key that opened it.
 fn swallowed_from(text: &str, error_line: usize) -> usize {
     let lines: Vec<&str> = text.lines().collect();
+    let from = match open_flow(text, Position::new(error_line + 1, 1)) {
+        Some(opener) => opener.line - 1,
+        None => error_line.saturating_sub(1),
+    };
+    // Up to the top-level key above: a content line at column 0.
+    let top = (0..=from.min(lines.len().saturating_sub(1)))
+        .rev()
+        .find(|&index| {
+            let line = lines[index];
+            !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
+        })
+        .unwrap_or(0);
+    top + 1
+}
+
+/// Where the outermost flow list or mapping still open at `at` was opened (its `[` or `{`),
+/// if one is: read from the text, past quoted scalars and comments, counting a bracket that
+/// starts a value or stands inside a flow collection (not one inside a plain scalar).
+fn open_flow(text: &str, at: Position) -> Option<Position> {
     let mut depth = 0usize;
     let mut opened_at = None;
     let mut quote: Option<char> = None;
-    'lines: for (index, line) in lines.iter().enumerate().take(error_line) {
+    'lines: for (index, line) in text.lines().enumerate().take(at.line) {
         let mut previous: Option<char> = None;
         let mut raw_previous: Option<char> = None;
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
+        let mut chars = line.chars().enumerate().peekable();
+        while let Some((column, c)) = chars.next() {
+            if index + 1 == at.line && column + 1 >= at.column {
+                break 'lines;
+            }
             let after_space = raw_previous.is_none_or(char::is_whitespace);
             raw_previous = Some(c);
             if let Some(q) = quote {
                 if c == '\\' && q == '"' {
                     chars.next();
                 } else if c == q {
-                    if q == '\'' && chars.peek() == Some(&'\'') {
+                    if q == '\'' && chars.peek().map(|(_, c)| *c) == Some('\'') {
                         chars.next();
                     } else {
                         quote = None;
@@ -279,7 +298,7 @@ fn swallowed_from(text: &str, error_line: usize) -> usize {
                 '"' | '\'' if at_value_start => quote = Some(c),
                 '[' | '{' if depth > 0 || at_value_start => {
                     if depth == 0 {
-                        opened_at = Some(index);
+                        opened_at = Some(Position::new(index + 1, column + 1));
                     }
                     depth += 1;
                 }
@@ -291,20 +310,7 @@ fn swallowed_from(text: &str, error_line: usize) -> usize {
             }
         }
     }
-    let from = if depth > 0 {
-        opened_at.unwrap_or(0)
-    } else {
-        error_line.saturating_sub(1)
-    };
-    // Up to the top-level key above: a content line at column 0.
-    let top = (0..=from.min(lines.len().saturating_sub(1)))
-        .rev()
-        .find(|&index| {
-            let line = lines[index];
-            !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
-        })
-        .unwrap_or(0);
-    top + 1
+    (depth > 0).then_some(opened_at).flatten()
 }
 
 /// `text` (the file's, or the file's with parts blanked) decoded by serde-saphyr, its error
@@ -336,7 +342,9 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         || message.contains("did not find expected ',' or '}'")
         || message.contains("did not find expected ',' or ']'")
     {
-        let (key, value) = colon_at(line, at.column).or_else(|| colon_in_value(line))?;
+        let Some((key, value)) = colon_at(line, at.column).or_else(|| colon_in_value(line)) else {
+            return unclosed_flow(text, &lines, at);
+        };
         let quoted = serde_json::to_string(value).ok()?;
         return Some((
             at,
@@ -344,6 +352,13 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
                 "the value of `{key}` holds `: `, which YAML reads as a new key: quote the value, `{key}: {quoted}`"
             ),
         ));
+    }
+    if let Some(rest) = message.strip_prefix('`')
+        && let Some((second, _)) = rest.split_once("` is a second key beside `")
+    {
+        // serde-saphyr places it at the item; the key itself is the place to fix.
+        let key = second_key(&lines, at, second).unwrap_or(at);
+        return Some((key, message.to_owned()));
     }
     if message.starts_with("expected a mapping") || message.starts_with("expected a list") {
         // `- create:` with its keys on the next line at the key's own column, not under it.
@@ -367,6 +382,54 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
                 "`{inner}` is not indented under `{key}:`, so it is read as a sibling of `{key}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{key}`"
             ),
         ));
+    }
+    None
+}
+
+/// A flow list or mapping opened on an earlier line and still open at `at`, a line that
+/// stands no deeper than the opener's (a key of its own, read into the list): the opener is
+/// the mistake, and told at its place. `None` for anything else.
+fn unclosed_flow(text: &str, lines: &[&str], at: Position) -> Option<(Position, String)> {
+    let opener = open_flow(text, at)?;
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let opener_line = lines.get(opener.line - 1)?;
+    let error_line = lines.get(at.line - 1)?;
+    if opener.line >= at.line || indent(error_line) > indent(opener_line) {
+        return None;
+    }
+    let (open, close, what) = match opener_line.chars().nth(opener.column - 1)? {
+        '[' => ('[', ']', "list"),
+        _ => ('{', '}', "mapping"),
+    };
+    Some((
+        opener,
+        format!(
+            "this `{open}` starts a flow {what} that is never closed, so the lines after it are read into it: close it with `{close}` where the {what} ends, or write it as a block {what}"
+        ),
+    ))
+}
+
+/// Where key `key` is written at or after `at`, as a key (`key:` after a space, `{` or `,`).
+fn second_key(lines: &[&str], at: Position, key: &str) -> Option<Position> {
+    let pattern = format!("{key}:");
+    for (index, line) in lines.iter().enumerate().skip(at.line - 1) {
+        let skip = if index + 1 == at.line {
+            line.char_indices()
+                .nth(at.column - 1)
+                .map_or(line.len(), |(i, _)| i)
+        } else {
+            0
+        };
+        let found = line[skip..].match_indices(&pattern).find(|(i, _)| {
+            let before = line[..skip + i].chars().next_back();
+            before.is_none_or(|c| c.is_whitespace() || matches!(c, '{' | ',' | '-'))
+        });
+        if let Some((i, _)) = found {
+            return Some(Position::new(
+                index + 1,
+                line[..skip + i].chars().count() + 1,
+            ));
+        }
     }
     None
 }
@@ -396,9 +459,7 @@ fn colon_at(line: &str, column: usize) -> Option<(&str, &str)> {
             .find([',', '}', ']'])
             .map_or(line.len(), |at| colon + at)
     } else {
-        line[colon..]
-            .find(" #")
-            .map_or(line.len(), |at| colon + at)
+        line[colon..].find(" #").map_or(line.len(), |at| colon + at)
     };
     let value = line[value_start..value_end].trim();
     let quoted = value.starts_with(['"', '\'', '{', '[']);
@@ -639,7 +700,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for OneEntry<'_, A> {
         }
     }
 
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
         self.map.next_value_seed(seed)
     }
 }
@@ -922,6 +986,43 @@ mod tests {
                 assert!(!error.message.contains(internal), "{}", error.message);
             }
         }
+    }
+
+    #[test]
+    fn the_colon_in_a_value_is_found_in_block_and_flow_collections() {
+        let cases = [
+            (
+                "    - permanent: Error: bad",
+                20,
+                Some(("permanent", "Error: bad")),
+            ),
+            (
+                "  a: [{permanent: Error: bad}, x]",
+                24,
+                Some(("permanent", "Error: bad")),
+            ),
+            ("  a: [permanent: x: y]", 19, Some(("permanent", "x: y"))),
+            ("  a: [permanent: \"x: y\"]", 19, None),
+            ("  a: b", 4, None),
+        ];
+        for (line, column, expected) in cases {
+            assert_eq!(colon_at(line, column), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_swallows_from_the_top_level_key_of_an_open_flow_collection() {
+        let text = "a: 1\nsteps: [process: ok,\n  'x]' # ]\nexpect:\n  b: 2\n";
+        assert_eq!(
+            open_flow(text, Position::new(4, 7)),
+            Some(Position::new(2, 8))
+        );
+        assert_eq!(swallowed_from(text, 4), 2);
+        let closed = "a: 1\nsteps: [x]\nexpect: x: y\n";
+        assert_eq!(open_flow(closed, Position::new(3, 10)), None);
+        assert_eq!(swallowed_from(closed, 3), 3);
+        // A bracket inside a plain scalar opens nothing.
+        assert_eq!(open_flow("a: x[1\nb: 2\n", Position::new(2, 2)), None);
     }
 
     #[test]

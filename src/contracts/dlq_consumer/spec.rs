@@ -97,6 +97,11 @@ pub enum Step {
     Repeat(RepeatStep),
 }
 
+/// The step kinds, as `Step`'s variants are written, in their order.
+pub const STEP_KINDS: &[&str] = &[
+    "process", "recover", "restart", "advance", "send", "replay", "fault", "expect", "repeat",
+];
+
 impl Step {
     pub fn name(&self) -> &'static str {
         match self {
@@ -387,9 +392,12 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
 
 /// The checks of [`load`] on a decoded spec. `blanked` says where broken parts of the file
 /// were blanked for it to decode: an id they may define is not known missing, so the checks
-/// of ids are skipped then (a handler entry for `a` when the message `a` was broken).
+/// of ids are skipped when a message or a `send` was (a handler entry for `a` when the
+/// message `a` was broken).
 fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScenario, SpecError> {
-    let ids_complete = !blanked.any(&["messages", "generate", "steps"]);
+    // A step defines an id only by sending it (`send`, inside a `repeat` too).
+    let ids_complete =
+        !blanked.any(&["messages", "generate"], "") && !blanked.any(&["steps"], "send");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = Gathered::default();
 
@@ -597,6 +605,19 @@ fn check_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
+        let error = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - nope\n")
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message
+                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {

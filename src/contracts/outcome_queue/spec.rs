@@ -71,6 +71,16 @@ pub enum Step {
     Expect(StateSpec),
 }
 
+/// The step kinds, as `Step`'s variants are written, in their order.
+pub const STEP_KINDS: &[&str] = &[
+    "create",
+    "submit",
+    "process",
+    "replay",
+    "mutate_state",
+    "expect",
+];
+
 impl Step {
     pub fn name(&self) -> &'static str {
         match self {
@@ -403,14 +413,10 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
 }
 
 /// The checks of [`load`] on a decoded spec. `blanked` says where broken parts of the file
-/// were blanked for it to decode: a blanked step may have been a `create`, so whether a
-/// queue exists (and which jobs it holds) is not known then, and is not checked.
-fn check(
-    file: &SourceFile,
-    spec: SpecFile,
-    blanked: &Blanked,
-) -> Result<QueueScenario, SpecError> {
-    let queue_known = !blanked.any(&["steps"]);
+/// were blanked for it to decode: when a blanked step may have been a `create`, whether a
+/// queue exists (and which jobs it holds) is not known, and is not checked.
+fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<QueueScenario, SpecError> {
+    let queue_known = !blanked.any(&["steps"], "create");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = Gathered::default();
 
@@ -613,6 +619,19 @@ fn check_process(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
+        let error = load_text("contract: outcome-queue\nname: x\nsteps:\n  - nope\n")
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message
+                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {

@@ -28,15 +28,15 @@ pub(super) const MAX_BYTES: usize = 1 << 20;
 pub(super) struct Recovery<T> {
     /// The errors after the first, in the order found.
     pub later: Vec<SpecError>,
-    /// What decoded once every broken part was blanked, with the top-level keys the parts
-    /// were under (an empty name for a part under none).
-    pub recovered: Option<(T, Vec<String>)>,
+    /// What decoded once every broken part was blanked, with the top-level key each part
+    /// was under (an empty name for a part under none) and its text.
+    pub recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
     pub untold: Option<String>,
 }
 
 /// What `untold` says of a part in error that defines an anchor.
-pub(super) const ANCHOR_UNTOLD: &str = "further errors may follow: the part in error defines an anchor (`&name`), and it is not skipped, as its aliases would break; fix it and run again";
+pub(super) const ANCHOR_UNTOLD: &str = "further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again";
 
 /// The errors after `first`, the first error serde found in `file`, and what decodes past them.
 /// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
@@ -50,7 +50,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         recovered: None,
         untold: None,
     };
-    let mut blanked_under: Vec<String> = Vec::new();
+    let mut blanked_under: Vec<(String, String)> = Vec::new();
     let mut text = file.text.clone();
     let mut found: Vec<SpecError> = Vec::new();
     // The keys blanked and the bytes of the mappings they were in.
@@ -70,10 +70,42 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 break;
             }
         }
+        // A word that is not one of a list is replaced by the nearest that fits in its place,
+        // so that the rest of its item is read too (`{process: okay, extra: 1}`); unless the
+        // word put there is itself wrong there, which only blanking the item can tell.
+        let substituted = substitution(&document, &current, &error).and_then(|(range, word)| {
+            let text = replace(&current, range.clone(), &word);
+            match decode(&text) {
+                Err(next)
+                    if byte_offset(&text, next.position).is_some_and(|at| range.contains(&at)) =>
+                {
+                    None
+                }
+                result => Some((text, result)),
+            }
+        });
+        if let Some((substituted, result)) = substituted {
+            text = substituted;
+            match result {
+                Ok(value) => {
+                    recovery.recovered = Some((value, blanked_under));
+                    break;
+                }
+                Err(next) => error = next,
+            }
+            let seen = std::iter::once(first)
+                .chain(&found)
+                .any(|e| e.position == error.position && e.message == error.message);
+            if seen {
+                break;
+            }
+            pending = Some(error.clone());
+            continue;
+        }
         let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
             break;
         };
-        if defines_anchor(&current[part.range.clone()]) {
+        if defines_used_anchor(&current, part.range.clone()) {
             // Blanking an anchor would break its aliases: an error that is none of the author's.
             recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
             break;
@@ -81,7 +113,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         if let Some(key) = part.key {
             removed.push(key);
         }
-        let under = top_level_key(&document, part.range.start);
+        let under = (
+            top_level_key(&document, part.range.start),
+            current[part.range.clone()].to_owned(),
+        );
         text = blank(&current, part.range);
         let next = match decode(&text) {
             Ok(value) => {
@@ -102,11 +137,14 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
                 break;
             };
-            if defines_anchor(&current[wider.range.clone()]) {
+            if defines_used_anchor(&current, wider.range.clone()) {
                 recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
                 break;
             }
-            let under = top_level_key(&document, wider.range.start);
+            let under = (
+                top_level_key(&document, wider.range.start),
+                current[wider.range.clone()].to_owned(),
+            );
             text = blank(&current, wider.range);
             match decode(&text) {
                 Ok(value) => {
@@ -136,10 +174,78 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     recovery
 }
 
-/// Whether YAML text may define an anchor (`&name`): any `&` may, outside quotes or not, so
-/// a part with one is never blanked.
-fn defines_anchor(text: &str) -> bool {
-    text.contains('&')
+/// For an `unknown value `WORD`, expected one of ...` error at a plain scalar that is a value
+/// (not a key, whose word decides how its value is read), the bytes of the word and the
+/// listed word nearest to it among those no longer, padded to its length with spaces (which a
+/// plain scalar drops), so that every line and column stays where it was.
+fn substitution(
+    document: &Document,
+    text: &str,
+    error: &SpecError,
+) -> Option<(std::ops::Range<usize>, String)> {
+    let rest = error.message.strip_prefix("unknown value `")?;
+    let (word, after) = rest.split_once('`')?;
+    let (_, list) = after.split_once("expected one of ")?;
+    let offset = byte_offset(text, error.position)?;
+    let mut path = Vec::new();
+    descend(document.root(), offset, &mut path);
+    let step = path.last()?;
+    let node = match &step.parent.kind {
+        Kind::Sequence { items, .. } => &items[step.index],
+        Kind::Mapping { entries, .. } => {
+            let (key, value) = &entries[step.index];
+            if key.start <= offset && offset < key.end.max(key.start + 1) {
+                return None;
+            }
+            value
+        }
+        _ => return None,
+    };
+    if !matches!(node.kind, Kind::Scalar { .. })
+        || node.start != offset
+        || text.get(node.start..node.end) != Some(word)
+    {
+        return None;
+    }
+    let length = word.chars().count();
+    let fitting: Vec<&str> = list
+        .split(", ")
+        .filter(|choice| {
+            choice.len() <= length
+                && !choice.is_empty()
+                && choice
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        })
+        .collect();
+    let nearest = crate::text::suggest::closest(word, &fitting)?;
+    Some((node.start..node.end, format!("{nearest:<length$}")))
+}
+
+/// `text` with the bytes of `range` replaced by `with`.
+fn replace(text: &str, range: std::ops::Range<usize>, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..range.start]);
+    out.push_str(with);
+    out.push_str(&text[range.end..]);
+    out
+}
+
+/// Whether the bytes `range` of `text` define an anchor (`&name`) that an alias (`*name`)
+/// outside them uses: blanking them would break that alias. Read from the text, so anything
+/// that looks like one counts.
+fn defines_used_anchor(text: &str, range: std::ops::Range<usize>) -> bool {
+    let part = &text[range.clone()];
+    part.match_indices('&').any(|(at, _)| {
+        let name: String = part[at + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+            .collect();
+        let alias = format!("*{name}");
+        name.is_empty()
+            || text[..range.start].contains(&alias)
+            || text[range.end..].contains(&alias)
+    })
 }
 
 /// The name of the top-level key whose entry holds byte `offset`, or an empty name.
@@ -331,6 +437,24 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_anchor_an_alias_uses_stops_the_blanking() {
+        let text = "a: &x [1]\nb: &y [2]\nc: *x\n";
+        let line = |n: usize| {
+            let start = match n {
+                1 => 0,
+                _ => text
+                    .match_indices('\n')
+                    .nth(n - 2)
+                    .map_or(0, |(i, _)| i + 1),
+            };
+            start..start + text[start..].find('\n').unwrap()
+        };
+        assert!(defines_used_anchor(text, line(1)));
+        assert!(!defines_used_anchor(text, line(2)));
+        assert!(!defines_used_anchor(text, line(3)));
+    }
 
     #[test]
     fn blanking_keeps_every_line_and_column() {
