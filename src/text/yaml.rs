@@ -255,8 +255,9 @@ fn swallowed_from(text: &str, error_line: usize) -> usize {
     let top = (0..=from.min(lines.len().saturating_sub(1)))
         .rev()
         .find(|&index| {
-            let line = lines[index];
-            !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
+            lines.get(index).is_some_and(|line| {
+                !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
+            })
         })
         .unwrap_or(0);
     top + 1
@@ -392,12 +393,12 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
 fn unclosed_flow(text: &str, lines: &[&str], at: Position) -> Option<(Position, String)> {
     let opener = open_flow(text, at)?;
     let indent = |line: &str| line.len() - line.trim_start().len();
-    let opener_line = lines.get(opener.line - 1)?;
-    let error_line = lines.get(at.line - 1)?;
+    let opener_line = lines.get(opener.line.checked_sub(1)?)?;
+    let error_line = lines.get(at.line.checked_sub(1)?)?;
     if opener.line >= at.line || indent(error_line) > indent(opener_line) {
         return None;
     }
-    let (open, close, what) = match opener_line.chars().nth(opener.column - 1)? {
+    let (open, close, what) = match opener_line.chars().nth(opener.column.checked_sub(1)?)? {
         '[' => ('[', ']', "list"),
         _ => ('{', '}', "mapping"),
     };
@@ -412,10 +413,10 @@ fn unclosed_flow(text: &str, lines: &[&str], at: Position) -> Option<(Position, 
 /// Where key `key` is written at or after `at`, as a key (`key:` after a space, `{` or `,`).
 fn second_key(lines: &[&str], at: Position, key: &str) -> Option<Position> {
     let pattern = format!("{key}:");
-    for (index, line) in lines.iter().enumerate().skip(at.line - 1) {
+    for (index, line) in lines.iter().enumerate().skip(at.line.saturating_sub(1)) {
         let skip = if index + 1 == at.line {
             line.char_indices()
-                .nth(at.column - 1)
+                .nth(at.column.saturating_sub(1))
                 .map_or(line.len(), |(i, _)| i)
         } else {
             0

@@ -213,7 +213,7 @@ fn a_yaml_syntax_error_is_told_without_its_cascades_and_says_more_may_follow() {
         ],
         "{stdout}"
     );
-    assert_eq!(places, ["broken.yaml:3:19", "broken.yaml:6:29"], "{stdout}");
+    assert_eq!(places, ["broken.yaml:3:20", "broken.yaml:6:32"], "{stdout}");
     assert!(
         count_line(&stdout) == format!("2 errors in broken.yaml {SYNTAX_UNTOLD}"),
         "{stdout}"

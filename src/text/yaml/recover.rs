@@ -105,7 +105,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
             break;
         };
-        if defines_used_anchor(&current, part.range.clone()) {
+        if anchor_in_the_way(&current, part.range.clone()) {
             // Blanking an anchor would break its aliases: an error that is none of the author's.
             recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
             break;
@@ -137,7 +137,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
                 break;
             };
-            if defines_used_anchor(&current, wider.range.clone()) {
+            if anchor_in_the_way(&current, wider.range.clone()) {
                 recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
                 break;
             }
@@ -229,6 +229,14 @@ fn replace(text: &str, range: std::ops::Range<usize>, with: &str) -> String {
     out.push_str(with);
     out.push_str(&text[range.end..]);
     out
+}
+
+/// Whether blanking the bytes `range` of `text` would break an anchor: they define one an
+/// alias uses, or one stands before them on their line (`- &s {...}`, where the node starts
+/// at `{`), which blanking them would leave naming nothing.
+fn anchor_in_the_way(text: &str, range: std::ops::Range<usize>) -> bool {
+    let line_start = text[..range.start].rfind('\n').map_or(0, |at| at + 1);
+    text[line_start..range.start].contains('&') || defines_used_anchor(text, range)
 }
 
 /// Whether the bytes `range` of `text` define an anchor (`&name`) that an alias (`*name`)
@@ -454,6 +462,10 @@ mod tests {
         assert!(defines_used_anchor(text, line(1)));
         assert!(!defines_used_anchor(text, line(2)));
         assert!(!defines_used_anchor(text, line(3)));
+        let flow = "a: [x, y]\nb: &z {c: d}\n";
+        let mapping = flow.find('{').unwrap()..flow.len() - 1;
+        assert!(anchor_in_the_way(flow, mapping));
+        assert!(!anchor_in_the_way(flow, 0..9));
     }
 
     #[test]
