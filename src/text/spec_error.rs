@@ -40,7 +40,8 @@ pub struct SpecError {
     /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
     /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
     /// them and run again. `None` when every error of the file is told.
-    pub untold: Option<String>,
+    /// Boxed: kept small, as `more` and `source_line` are.
+    pub untold: Option<Box<str>>,
 }
 
 /// The most errors told of one file: past them, the file is better fixed from the top.

@@ -197,10 +197,13 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     // Past a size the file is better fixed from its first error than read again and again.
     if file.text.len() > recover::MAX_BYTES {
         let mut first = first;
-        first.untold = Some(format!(
+        first.untold = Some(
+            format!(
             "further errors may follow: a file over {} MiB is read for its first error only; fix it and run again",
             recover::MAX_BYTES >> 20
-        ));
+        )
+            .into(),
+        );
         return Err(alone(first));
     }
     let decode = |text: &str| decode_slow::<T>(file, text);
@@ -238,7 +241,7 @@ fn with_syntax_error(first: SpecError, syntax: SpecError, text: &str) -> SpecErr
     }
     errors.push(syntax.clone());
     let mut error = SpecError::combine(errors).unwrap_or(syntax);
-    error.untold = Some(SYNTAX_UNTOLD.to_owned());
+    error.untold = Some(SYNTAX_UNTOLD.into());
     error
 }
 

@@ -32,7 +32,7 @@ pub(super) struct Recovery<T> {
     /// was under (an empty name for a part under none) and its text.
     pub recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
-    pub untold: Option<String>,
+    pub untold: Option<Box<str>>,
 }
 
 /// What `untold` says of a part in error that defines an anchor.
@@ -107,7 +107,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         };
         if anchor_in_the_way(&current, part.range.clone()) {
             // Blanking an anchor would break its aliases: an error that is none of the author's.
-            recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
+            recovery.untold = Some(ANCHOR_UNTOLD.into());
             break;
         }
         if let Some(key) = part.key {
@@ -138,7 +138,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 break;
             };
             if anchor_in_the_way(&current, wider.range.clone()) {
-                recovery.untold = Some(ANCHOR_UNTOLD.to_owned());
+                recovery.untold = Some(ANCHOR_UNTOLD.into());
                 break;
             }
             let under = (
