@@ -63,8 +63,7 @@ pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
         };
         let untold = error
             .untold
-            .as_ref()
-            .map(|why| format!(" ({})", sanitize::line(why)))
+            .map(|why| format!(" ({})", why.says()))
             .unwrap_or_default();
         let _ = writeln!(
             out,

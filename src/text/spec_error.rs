@@ -40,8 +40,34 @@ pub struct SpecError {
     /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
     /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
     /// them and run again. `None` when every error of the file is told.
-    /// Boxed: kept small, as `more` and `source_line` are.
-    pub untold: Option<Box<str>>,
+    pub untold: Option<Untold>,
+}
+
+/// Why errors of a file after the ones told may be untold. A byte, not its words, so that a
+/// spec error, which travels in every `Result` of loading, stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untold {
+    /// A YAML syntax error: the parser reads nothing past it.
+    Syntax,
+    /// The part in error holds an anchor that blanking it would break.
+    Anchor,
+    /// The file is too big to read again for its later errors.
+    Big,
+}
+
+impl Untold {
+    /// Why, in an author's words, and what to do.
+    pub fn says(self) -> &'static str {
+        match self {
+            Untold::Syntax => "further errors may follow; fix this one and run again",
+            Untold::Anchor => {
+                "further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again"
+            }
+            Untold::Big => {
+                "further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again"
+            }
+        }
+    }
 }
 
 /// The most errors told of one file: past them, the file is better fixed from the top.

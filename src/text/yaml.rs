@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
 
 #[cfg(test)]
 pub(crate) mod agreement;
@@ -128,18 +128,19 @@ impl<T> Broken<T> {
     /// The file's errors: the shape errors and, when the rest decoded, those `check` (the
     /// checks of what the shape allows) finds in it, in source order.
     pub fn checked<S>(self, check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>) -> SpecError {
-        let Some(recovered) = self.recovered else {
-            return self.error;
+        let Broken { error, recovered } = self;
+        let Some(recovered) = recovered else {
+            return error;
         };
         match check(recovered.value, &recovered.blanked) {
-            Ok(_) => self.error,
-            Err(more) => SpecError::combine([self.error.clone(), more]).unwrap_or(self.error),
+            Ok(_) => error,
+            Err(more) => SpecError::combine([error.clone(), more]).unwrap_or(error),
         }
     }
 }
 
 /// [`parse`], and for a broken file, what decodes once its broken parts are blanked.
-pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
+pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
     if FAST_PATH.load(Ordering::Relaxed)
         && let Some(parsed) = parse_fast(&file.text)
     {
@@ -147,9 +148,6 @@ pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Bro
     }
     parse_slow(file)
 }
-
-/// What `untold` says after a YAML syntax error: the parser reads nothing past it.
-pub const SYNTAX_UNTOLD: &str = "further errors may follow; fix this one and run again";
 
 /// Whether [`parse`] tries the fast path first (it always does, unless told otherwise).
 static FAST_PATH: AtomicBool = AtomicBool::new(true);
@@ -177,15 +175,17 @@ pub fn first_difference(
 
 /// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
 /// every error of a broken one whose YAML reads (`recover`), not only the first.
-fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
+fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
     let error = match serde_saphyr::from_str_with_options::<T>(&file.text, options()) {
         Ok(parsed) => return Ok(parsed),
         Err(error) => error,
     };
     let first = spec_error(file, &file.text, &error);
-    let alone = |error: SpecError| Broken {
-        error,
-        recovered: None,
+    let alone = |error: SpecError| {
+        Box::new(Broken {
+            error,
+            recovered: None,
+        })
     };
     // A limit is about the whole file.
     if limit_message(&error).is_some() {
@@ -197,13 +197,7 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     // Past a size the file is better fixed from its first error than read again and again.
     if file.text.len() > recover::MAX_BYTES {
         let mut first = first;
-        first.untold = Some(
-            format!(
-            "further errors may follow: a file over {} MiB is read for its first error only; fix it and run again",
-            recover::MAX_BYTES >> 20
-        )
-            .into(),
-        );
+        first.untold = Some(Untold::Big);
         return Err(alone(first));
     }
     let decode = |text: &str| decode_slow::<T>(file, text);
@@ -211,13 +205,13 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Broken<T>> {
     let all = std::iter::once(first.clone()).chain(recovery.later);
     let mut error = SpecError::combine(all).unwrap_or(first);
     error.untold = recovery.untold;
-    Err(Broken {
+    Err(Box::new(Broken {
         error,
         recovered: recovery.recovered.map(|(value, blanked_under)| Recovered {
             value,
             blanked: Blanked(blanked_under),
         }),
-    })
+    }))
 }
 
 /// The file's YAML syntax error, if it has one (the parser reads nothing past it).
@@ -241,7 +235,7 @@ fn with_syntax_error(first: SpecError, syntax: SpecError, text: &str) -> SpecErr
     }
     errors.push(syntax.clone());
     let mut error = SpecError::combine(errors).unwrap_or(syntax);
-    error.untold = Some(SYNTAX_UNTOLD.into());
+    error.untold = Some(Untold::Syntax);
     error
 }
 

@@ -18,7 +18,7 @@
 use serde::de::DeserializeOwned;
 
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{MAX_ERRORS, SpecError};
+use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
 use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
 
 /// The largest spec read again for its later errors: each later error costs a whole decode.
@@ -32,11 +32,8 @@ pub(super) struct Recovery<T> {
     /// was under (an empty name for a part under none) and its text.
     pub recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
-    pub untold: Option<Box<str>>,
+    pub untold: Option<Untold>,
 }
-
-/// What `untold` says of a part in error that defines an anchor.
-pub(super) const ANCHOR_UNTOLD: &str = "further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again";
 
 /// The errors after `first`, the first error serde found in `file`, and what decodes past them.
 /// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
@@ -107,7 +104,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         };
         if anchor_in_the_way(&current, part.range.clone()) {
             // Blanking an anchor would break its aliases: an error that is none of the author's.
-            recovery.untold = Some(ANCHOR_UNTOLD.into());
+            recovery.untold = Some(Untold::Anchor);
             break;
         }
         if let Some(key) = part.key {
@@ -138,7 +135,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 break;
             };
             if anchor_in_the_way(&current, wider.range.clone()) {
-                recovery.untold = Some(ANCHOR_UNTOLD.into());
+                recovery.untold = Some(Untold::Anchor);
                 break;
             }
             let under = (
@@ -445,6 +442,11 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_size_read_again_is_the_one_told() {
+        assert_eq!(MAX_BYTES, 1 << 20, "Untold::Big says 1 MiB");
+    }
 
     #[test]
     fn only_an_anchor_an_alias_uses_stops_the_blanking() {
