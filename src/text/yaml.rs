@@ -991,7 +991,7 @@ mod tests {
         let cases = [
             (
                 "    - permanent: Error: bad",
-                20,
+                23,
                 Some(("permanent", "Error: bad")),
             ),
             (
@@ -1000,7 +1000,7 @@ mod tests {
                 Some(("permanent", "Error: bad")),
             ),
             ("  a: [permanent: x: y]", 19, Some(("permanent", "x: y"))),
-            ("  a: [permanent: \"x: y\"]", 19, None),
+            ("  a: [permanent: \"x: y\"]", 20, None),
             ("  a: b", 4, None),
         ];
         for (line, column, expected) in cases {
@@ -1025,7 +1025,8 @@ mod tests {
 
     #[test]
     fn a_message_quoting_a_long_value_is_cut() {
-        let text = format!("steps: [{{{}: ok}}]\n", "z".repeat(10_000));
+        // A long value: a key past 1024 characters is a YAML syntax error of its own.
+        let text = format!("steps: [{}]\n", "z".repeat(10_000));
         let error = parse_text::<Steps>(&text).unwrap_err();
         assert!(error.message.ends_with("... (cut)"), "{}", error.message);
         assert!(error.message.chars().count() < 400, "{}", error.message);
