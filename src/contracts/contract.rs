@@ -33,6 +33,10 @@ pub trait Contract: Sync {
     /// to right, as `explain --format html` draws them.
     fn lanes(&self) -> &'static [&'static str];
 
+    /// The step kinds its specs write (`process`, `create`...), in the order the spec's
+    /// errors list them: to tell a step of another contract as one.
+    fn step_kinds(&self) -> &'static [&'static str];
+
     /// Parses and checks a spec file that names this contract.
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 

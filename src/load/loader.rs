@@ -99,6 +99,7 @@ pub fn unreadable(path: &Path, why: &str) -> SpecError {
         message: format!("cannot read the spec: {why}"),
         source_line: None,
         more: Vec::new(),
+        untold: None,
     }
 }
 
@@ -109,7 +110,8 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
     };
     let scenario = match contract.load(&file) {
         Ok(scenario) => scenario,
-        Err(error) => {
+        Err(mut error) => {
+            reword_other_contracts_steps(&file, contract, &mut error);
             // The rule ids are checked even so, so that one run tells every mistake: read on
             // their own, as they are not in what the contract could not load.
             let rules = yaml::parse::<RulesProbe>(&file).map_or_else(|_| Vec::new(), |p| p.rules);
@@ -133,6 +135,49 @@ pub fn load(file: SourceFile) -> Result<LoadedSpec, SpecError> {
         contract,
         scenario,
     })
+}
+
+/// An unknown step that is a step of another contract (`create` in a dlq-consumer spec) is
+/// told as such, with the line that names this spec's contract and its nearest step: the
+/// author most likely wrote the spec for the other contract, or named the wrong one.
+fn reword_other_contracts_steps(file: &SourceFile, contract: &dyn Contract, error: &mut SpecError) {
+    let own = contract.step_kinds();
+    let expected = format!(", expected one of {}", own.join(", "));
+    let line = file
+        .text
+        .lines()
+        .position(|line| line.starts_with("contract:"))
+        .map(|index| format!(" (line {})", index + 1))
+        .unwrap_or_default();
+    let reword = |message: &str| -> Option<String> {
+        let word = message.strip_prefix("unknown value `")?.split('`').next()?;
+        if !message.ends_with(&expected) {
+            return None;
+        }
+        let other = contracts::registry::CONTRACTS
+            .iter()
+            .find(|other| other.name() != contract.name() && other.step_kinds().contains(&word))?;
+        let article = if other.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        let nearest = crate::text::suggest::closest(word, own)?;
+        Some(format!(
+            "`{word}` is {article} {} step; this spec's contract is {}{line}, whose nearest step is `{nearest}`; expected one of {}",
+            other.name(),
+            contract.name(),
+            own.join(", ")
+        ))
+    };
+    if let Some(message) = reword(&error.message) {
+        error.message = message;
+    }
+    for one in &mut error.more {
+        if let Some(message) = reword(&one.message) {
+            one.message = message;
+        }
+    }
 }
 
 /// Only the `rules` key, to check the rule ids of a spec its contract could not load.

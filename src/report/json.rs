@@ -13,7 +13,7 @@ use crate::model::captured::Captured;
 use crate::model::implementation::ImplInfo;
 use crate::model::outcome::{Outcome, OutcomeKind};
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
-use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
 
 /// The version of the event format, in every `run_started` event.
 pub const FORMAT_VERSION: u32 = 1;
@@ -119,6 +119,9 @@ struct SpecErrorFields<'a> {
     /// The file's other errors, in source order, each with these fields: only when it has more.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     more: Vec<SpecErrorFields<'a>>,
+    /// Why errors after these may be untold: only when some may be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untold: Option<&'a str>,
 }
 
 impl<'a> SpecErrorFields<'a> {
@@ -131,6 +134,7 @@ impl<'a> SpecErrorFields<'a> {
             message: &e.message,
             source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
             more: e.more.iter().map(SpecErrorFields::of).collect(),
+            untold: e.untold.map(Untold::says),
         }
     }
 }

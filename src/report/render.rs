@@ -56,17 +56,21 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
 /// line and a caret under the column; under a count when the file has more than one.
 pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
     let mut out = String::new();
-    if !error.more.is_empty() {
+    if !error.more.is_empty() || error.untold.is_some() {
+        let count = match error.count() {
+            1 => "1 error".to_owned(),
+            n => format!("{n} errors"),
+        };
+        let untold = error
+            .untold
+            .map(|why| format!(" ({})", why.says()))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
             "{}",
             paint(
                 palette.bold,
-                &format!(
-                    "{} errors in {}",
-                    error.count(),
-                    sanitize::line(&error.path)
-                )
+                &format!("{count} in {}{untold}", sanitize::line(&error.path))
             )
         );
     }

@@ -59,6 +59,7 @@ impl KnownFailures {
             message: format!("cannot read the known-failures file: {error}"),
             source_line: None,
             more: Vec::new(),
+            untold: None,
         })?;
         Self::parse(&file)
     }

@@ -37,6 +37,37 @@ pub struct SpecError {
     pub source_line: Option<Box<Excerpt>>,
     /// The file's other errors, after this one in source order; each has an empty `more`.
     pub more: Vec<SpecError>,
+    /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
+    /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
+    /// them and run again. `None` when every error of the file is told.
+    pub untold: Option<Untold>,
+}
+
+/// Why errors of a file after the ones told may be untold. A byte, not its words, so that a
+/// spec error, which travels in every `Result` of loading, stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untold {
+    /// A YAML syntax error: the parser reads nothing past it.
+    Syntax,
+    /// The part in error holds an anchor that blanking it would break.
+    Anchor,
+    /// The file is too big to read again for its later errors.
+    Big,
+}
+
+impl Untold {
+    /// Why, in an author's words, and what to do.
+    pub fn says(self) -> &'static str {
+        match self {
+            Untold::Syntax => "further errors may follow; fix this one and run again",
+            Untold::Anchor => {
+                "further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again"
+            }
+            Untold::Big => {
+                "further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again"
+            }
+        }
+    }
 }
 
 /// The most errors told of one file: past them, the file is better fixed from the top.
@@ -61,6 +92,7 @@ impl SpecError {
             message: message.into(),
             source_line: file.excerpt(position).map(Box::new),
             more: Vec::new(),
+            untold: None,
         }
     }
 
@@ -82,6 +114,7 @@ impl SpecError {
     pub fn alone(&self) -> SpecError {
         SpecError {
             more: Vec::new(),
+            untold: None,
             ..self.clone()
         }
     }
@@ -89,10 +122,12 @@ impl SpecError {
     /// Several errors of one file as one: the first in source order, the others in `more`
     /// (at most [`MAX_ERRORS`] in all). `None` when there are none.
     pub fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
+        let mut untold = None;
         let mut all: Vec<SpecError> = errors
             .into_iter()
             .flat_map(|mut error| {
                 let more = std::mem::take(&mut error.more);
+                untold = untold.take().or(error.untold.take());
                 std::iter::once(error).chain(more)
             })
             .collect();
@@ -103,6 +138,7 @@ impl SpecError {
         let mut all = all.into_iter();
         let mut first = all.next()?;
         first.more = all.collect();
+        first.untold = untold;
         Some(first)
     }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
 
 #[cfg(test)]
 pub(crate) mod agreement;
@@ -90,6 +90,57 @@ const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
 pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+    parse_recovering(file).map_err(|broken| broken.error)
+}
+
+/// A file that does not decode as `T`: every error found, and what decodes past them.
+pub struct Broken<T> {
+    pub error: SpecError,
+    /// The file decoded with every broken part blanked, for checks of what the shape allows
+    /// to tell their errors in the same run. `None` when it could not be decoded.
+    pub recovered: Option<Recovered<T>>,
+}
+
+/// What decoded of a broken file, and where parts were blanked for it to decode.
+pub struct Recovered<T> {
+    pub value: T,
+    pub blanked: Blanked,
+}
+
+/// The broken parts blanked for a file to decode: the top-level key each was under (an empty
+/// name: under none known) and its text. Empty for a file that decoded whole.
+#[derive(Debug, Default)]
+pub struct Blanked(Vec<(String, String)>);
+
+impl Blanked {
+    /// Whether a broken part was blanked under one of `keys` (or under a key not known) whose
+    /// text holds `word`: then what it may have defined (an id, a queue) may be missing, and
+    /// a check that relies on it would report a mistake that follows from the blanking. Such
+    /// a check is skipped. An empty `word`: any part under those keys.
+    pub fn any(&self, keys: &[&str], word: &str) -> bool {
+        self.0.iter().any(|(key, text)| {
+            (key.is_empty() || keys.contains(&key.as_str())) && text.contains(word)
+        })
+    }
+}
+
+impl<T> Broken<T> {
+    /// The file's errors: the shape errors and, when the rest decoded, those `check` (the
+    /// checks of what the shape allows) finds in it, in source order.
+    pub fn checked<S>(self, check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>) -> SpecError {
+        let Broken { error, recovered } = self;
+        let Some(recovered) = recovered else {
+            return error;
+        };
+        match check(recovered.value, &recovered.blanked) {
+            Ok(_) => error,
+            Err(more) => SpecError::combine([error.clone(), more]).unwrap_or(error),
+        }
+    }
+}
+
+/// [`parse`], and for a broken file, what decodes once its broken parts are blanked.
+pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
     if FAST_PATH.load(Ordering::Relaxed)
         && let Some(parsed) = parse_fast(&file.text)
     {
@@ -124,21 +175,140 @@ pub fn first_difference(
 
 /// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
 /// every error of a broken one whose YAML reads (`recover`), not only the first.
-fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
     let error = match serde_saphyr::from_str_with_options::<T>(&file.text, options()) {
         Ok(parsed) => return Ok(parsed),
         Err(error) => error,
     };
     let first = spec_error(file, &file.text, &error);
-    // A limit is about the whole file, and past a size the file is better fixed from its
-    // first error than read again and again.
-    if limit_message(&error).is_some() || file.text.len() > recover::MAX_BYTES {
-        return Err(first);
+    let alone = |error: SpecError| {
+        Box::new(Broken {
+            error,
+            recovered: None,
+        })
+    };
+    // A limit is about the whole file.
+    if limit_message(&error).is_some() {
+        return Err(alone(first));
+    }
+    if let Some(syntax) = syntax_error(file) {
+        return Err(alone(with_syntax_error(first, syntax, &file.text)));
+    }
+    // Past a size the file is better fixed from its first error than read again and again.
+    if file.text.len() > recover::MAX_BYTES {
+        let mut first = first;
+        first.untold = Some(Untold::Big);
+        return Err(alone(first));
     }
     let decode = |text: &str| decode_slow::<T>(file, text);
-    let later = recover::later_errors(file, &first, decode);
-    let all = std::iter::once(first.clone()).chain(later);
-    Err(SpecError::combine(all).unwrap_or(first))
+    let recovery = recover::later_errors(file, &first, decode);
+    let all = std::iter::once(first.clone()).chain(recovery.later);
+    let mut error = SpecError::combine(all).unwrap_or(first);
+    error.untold = recovery.untold;
+    Err(Box::new(Broken {
+        error,
+        recovered: recovery.recovered.map(|(value, blanked_under)| Recovered {
+            value,
+            blanked: Blanked(blanked_under),
+        }),
+    }))
+}
+
+/// The file's YAML syntax error, if it has one (the parser reads nothing past it).
+fn syntax_error(file: &SourceFile) -> Option<SpecError> {
+    crate::text::yaml_edit::Document::parse(&file.text).err()?;
+    let error =
+        serde_saphyr::from_str_with_options::<de::IgnoredAny>(&file.text, options()).err()?;
+    Some(spec_error(file, &file.text, &error))
+}
+
+/// A file's errors when it has the YAML syntax error `syntax`: `first`, the first error
+/// decoding found, too when it is certainly not a cascade of the syntax error (it stands
+/// before the part of the file the syntax error may have swallowed), then `syntax`; and that
+/// further errors may follow, as nothing past a syntax error is read.
+fn with_syntax_error(first: SpecError, syntax: SpecError, text: &str) -> SpecError {
+    let same = first.position == syntax.position && first.message == syntax.message;
+    let independent = first.position.line < swallowed_from(text, syntax.position.line);
+    let mut errors = Vec::new();
+    if !same && independent {
+        errors.push(first);
+    }
+    errors.push(syntax.clone());
+    let mut error = SpecError::combine(errors).unwrap_or(syntax);
+    error.untold = Some(Untold::Syntax);
+    error
+}
+
+/// The first line (1-based) a YAML syntax error at line `error_line` may have swallowed: the
+/// top-level key the error is under or, when a flow list or mapping is open there (`[` left
+/// unclosed reads every line after it as part of it), the top-level key that opened it.
+fn swallowed_from(text: &str, error_line: usize) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let from = match open_flow(text, Position::new(error_line + 1, 1)) {
+        Some(opener) => opener.line - 1,
+        None => error_line.saturating_sub(1),
+    };
+    // Up to the top-level key above: a content line at column 0.
+    let top = (0..=from.min(lines.len().saturating_sub(1)))
+        .rev()
+        .find(|&index| {
+            lines.get(index).is_some_and(|line| {
+                !line.is_empty() && !line.starts_with([' ', '\t', '#']) && line.trim() != "---"
+            })
+        })
+        .unwrap_or(0);
+    top + 1
+}
+
+/// Where the outermost flow list or mapping still open at `at` was opened (its `[` or `{`),
+/// if one is: read from the text, past quoted scalars and comments, counting a bracket that
+/// starts a value or stands inside a flow collection (not one inside a plain scalar).
+fn open_flow(text: &str, at: Position) -> Option<Position> {
+    let mut depth = 0usize;
+    let mut opened_at = None;
+    let mut quote: Option<char> = None;
+    'lines: for (index, line) in text.lines().enumerate().take(at.line) {
+        let mut previous: Option<char> = None;
+        let mut raw_previous: Option<char> = None;
+        let mut chars = line.chars().enumerate().peekable();
+        while let Some((column, c)) = chars.next() {
+            if index + 1 == at.line && column + 1 >= at.column {
+                break 'lines;
+            }
+            let after_space = raw_previous.is_none_or(char::is_whitespace);
+            raw_previous = Some(c);
+            if let Some(q) = quote {
+                if c == '\\' && q == '"' {
+                    chars.next();
+                } else if c == q {
+                    if q == '\'' && chars.peek().map(|(_, c)| *c) == Some('\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                previous = Some(c);
+                continue;
+            }
+            let at_value_start = matches!(previous, None | Some(':' | '-' | '[' | '{' | ','));
+            match c {
+                '#' if after_space => continue 'lines,
+                '"' | '\'' if at_value_start => quote = Some(c),
+                '[' | '{' if depth > 0 || at_value_start => {
+                    if depth == 0 {
+                        opened_at = Some(Position::new(index + 1, column + 1));
+                    }
+                    depth += 1;
+                }
+                ']' | '}' if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            if !c.is_whitespace() {
+                previous = Some(c);
+            }
+        }
+    }
+    (depth > 0).then_some(opened_at).flatten()
 }
 
 /// `text` (the file's, or the file's with parts blanked) decoded by serde-saphyr, its error
@@ -170,7 +340,9 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         || message.contains("did not find expected ',' or '}'")
         || message.contains("did not find expected ',' or ']'")
     {
-        let (key, value) = colon_in_value(line)?;
+        let Some((key, value)) = colon_at(line, at.column).or_else(|| colon_in_value(line)) else {
+            return unclosed_flow(text, &lines, at);
+        };
         let quoted = serde_json::to_string(value).ok()?;
         return Some((
             at,
@@ -178,6 +350,13 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
                 "the value of `{key}` holds `: `, which YAML reads as a new key: quote the value, `{key}: {quoted}`"
             ),
         ));
+    }
+    if let Some(rest) = message.strip_prefix('`')
+        && let Some((second, _)) = rest.split_once("` is a second key beside `")
+    {
+        // serde-saphyr places it at the item; the key itself is the place to fix.
+        let key = second_key(&lines, at, second).unwrap_or(at);
+        return Some((key, message.to_owned()));
     }
     if message.starts_with("expected a mapping") || message.starts_with("expected a list") {
         // `- create:` with its keys on the next line at the key's own column, not under it.
@@ -203,6 +382,87 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         ));
     }
     None
+}
+
+/// A flow list or mapping opened on an earlier line and still open at `at`, a line that
+/// stands no deeper than the opener's (a key of its own, read into the list): the opener is
+/// the mistake, and told at its place. `None` for anything else.
+fn unclosed_flow(text: &str, lines: &[&str], at: Position) -> Option<(Position, String)> {
+    let opener = open_flow(text, at)?;
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let opener_line = lines.get(opener.line.checked_sub(1)?)?;
+    let error_line = lines.get(at.line.checked_sub(1)?)?;
+    if opener.line >= at.line || indent(error_line) > indent(opener_line) {
+        return None;
+    }
+    let (open, close, what) = match opener_line.chars().nth(opener.column.checked_sub(1)?)? {
+        '[' => ('[', ']', "list"),
+        _ => ('{', '}', "mapping"),
+    };
+    Some((
+        opener,
+        format!(
+            "this `{open}` starts a flow {what} that is never closed, so the lines after it are read into it: close it with `{close}` where the {what} ends, or write it as a block {what}"
+        ),
+    ))
+}
+
+/// Where key `key` is written at or after `at`, as a key (`key:` after a space, `{` or `,`).
+fn second_key(lines: &[&str], at: Position, key: &str) -> Option<Position> {
+    let pattern = format!("{key}:");
+    for (index, line) in lines.iter().enumerate().skip(at.line.saturating_sub(1)) {
+        let skip = if index + 1 == at.line {
+            line.char_indices()
+                .nth(at.column.saturating_sub(1))
+                .map_or(line.len(), |(i, _)| i)
+        } else {
+            0
+        };
+        let found = line[skip..].match_indices(&pattern).find(|(i, _)| {
+            let before = line[..skip + i].chars().next_back();
+            before.is_none_or(|c| c.is_whitespace() || matches!(c, '{' | ',' | '-'))
+        });
+        if let Some((i, _)) = found {
+            return Some(Position::new(
+                index + 1,
+                line[..skip + i].chars().count() + 1,
+            ));
+        }
+    }
+    None
+}
+
+/// The key and the unquoted value of the `key: value: more` whose second `: ` is at `column`
+/// (the parser's place for it), block or flow, nested in flow lists and mappings too
+/// (`a: [{permanent: Error: bad}]`, `a: [permanent: x: y]`).
+fn colon_at(line: &str, column: usize) -> Option<(&str, &str)> {
+    let colon = line.char_indices().nth(column.checked_sub(1)?)?.0;
+    if !line[colon..].starts_with(": ") {
+        return None;
+    }
+    let before = &line[..colon];
+    // The separator of the key before: the last `: ` before the offending one.
+    let separator = before.rfind(": ")?;
+    let key_start = before[..separator]
+        .rfind(['{', '[', ','])
+        .map_or(0, |at| at + 1);
+    let key = before[key_start..separator]
+        .trim()
+        .trim_start_matches("- ")
+        .trim();
+    let in_flow = before.contains(['{', '[']);
+    let value_start = separator + 2;
+    let value_end = if in_flow {
+        line[colon..]
+            .find([',', '}', ']'])
+            .map_or(line.len(), |at| colon + at)
+    } else {
+        line[colon..].find(" #").map_or(line.len(), |at| colon + at)
+    };
+    let value = line[value_start..value_end].trim();
+    let quoted = value.starts_with(['"', '\'', '{', '[']);
+    let plain_key = !key.is_empty() && !key.contains([':', '"', '\'', '{', '[', ']', '}']);
+    (plain_key && !quoted && !value.is_empty()).then_some((key, value))
 }
 
 /// The key and the unquoted value of the first `key: value: more` on a line, block or flow.
@@ -392,12 +652,57 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
                 })
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(SingleKey)
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let Some(first) = map.next_key::<String>()? else {
+                    return Err(de::Error::custom(
+                        "expected a name, or a mapping with one key; found an empty mapping `{}`",
+                    ));
+                };
+                let one = OneEntry {
+                    key: Some(first.clone()),
+                    map: &mut map,
+                };
+                let value = T::deserialize(de::value::MapAccessDeserializer::new(one))?;
+                // serde's externally tagged enums read one entry and ignore the rest, so a
+                // second key (`- process: ok` with `restart: 1` under it) would pass unread.
+                if let Some(second) = map.next_key::<String>()? {
+                    return Err(de::Error::custom(format!(
+                        "`{second}` is a second key beside `{first}`: an item holds one key; put `{second}` in an item of its own (`- {second}: ...`), or remove it"
+                    )));
+                }
+                Ok(SingleKey(value))
             }
         }
 
         deserializer.deserialize_any(SingleKeyVisitor(PhantomData))
+    }
+}
+
+/// The first entry of a mapping whose key is already read: a mapping of that one entry, so
+/// that an enum decodes from it and the entries after it are left for [`SingleKey`] to see.
+struct OneEntry<'m, A> {
+    key: Option<String>,
+    map: &'m mut A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for OneEntry<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.key.take() {
+            Some(key) => seed.deserialize(key.into_deserializer()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
     }
 }
 
@@ -682,8 +987,46 @@ mod tests {
     }
 
     #[test]
+    fn the_colon_in_a_value_is_found_in_block_and_flow_collections() {
+        let cases = [
+            (
+                "    - permanent: Error: bad",
+                23,
+                Some(("permanent", "Error: bad")),
+            ),
+            (
+                "  a: [{permanent: Error: bad}, x]",
+                24,
+                Some(("permanent", "Error: bad")),
+            ),
+            ("  a: [permanent: x: y]", 19, Some(("permanent", "x: y"))),
+            ("  a: [permanent: \"x: y\"]", 20, None),
+            ("  a: b", 4, None),
+        ];
+        for (line, column, expected) in cases {
+            assert_eq!(colon_at(line, column), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_swallows_from_the_top_level_key_of_an_open_flow_collection() {
+        let text = "a: 1\nsteps: [process: ok,\n  'x]' # ]\nexpect:\n  b: 2\n";
+        assert_eq!(
+            open_flow(text, Position::new(4, 7)),
+            Some(Position::new(2, 8))
+        );
+        assert_eq!(swallowed_from(text, 4), 2);
+        let closed = "a: 1\nsteps: [x]\nexpect: x: y\n";
+        assert_eq!(open_flow(closed, Position::new(3, 10)), None);
+        assert_eq!(swallowed_from(closed, 3), 3);
+        // A bracket inside a plain scalar opens nothing.
+        assert_eq!(open_flow("a: x[1\nb: 2\n", Position::new(2, 2)), None);
+    }
+
+    #[test]
     fn a_message_quoting_a_long_value_is_cut() {
-        let text = format!("steps: [{{{}: ok}}]\n", "z".repeat(10_000));
+        // A long value: a key past 1024 characters is a YAML syntax error of its own.
+        let text = format!("steps: [{}]\n", "z".repeat(10_000));
         let error = parse_text::<Steps>(&text).unwrap_err();
         assert!(error.message.ends_with("... (cut)"), "{}", error.message);
         assert!(error.message.chars().count() < 400, "{}", error.message);

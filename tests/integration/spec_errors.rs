@@ -169,12 +169,227 @@ fn a_mistake_is_told_once_not_with_what_follows_from_it() {
     assert_eq!(places, ["broken.yaml:4:5"], "{stdout}");
 }
 
+const SYNTAX_UNTOLD: &str = "(further errors may follow; fix this one and run again)";
+
+/// The line that counts a file's errors, its path cut to the file's name.
+fn count_line(stdout: &str) -> String {
+    stdout
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" error"))
+        .and_then(|l| {
+            let (head, rest) = l.split_once(" in ")?;
+            Some(format!("{head} in {}", &rest[rest.find("broken.yaml")?..]))
+        })
+        .unwrap_or_default()
+}
+
 #[test]
-fn a_yaml_syntax_error_is_still_one_error() {
-    let (messages, _, stdout) =
+fn a_yaml_syntax_error_is_told_without_its_cascades_and_says_more_may_follow() {
+    // The unclosed `[` reads `ok expect` as one value: that is no mistake of its own.
+    let (messages, places, stdout) =
         errors_of("contract: dlq-consumer\nname: x\nsteps: [process: ok\nexpect:\n  pendng: []\n");
+    assert_eq!(
+        messages,
+        [
+            "this `[` starts a flow list that is never closed, so the lines after it are read into it: close it with `]` where the list ends, or write it as a block list"
+        ],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:3:8"], "{stdout}");
+    assert!(
+        count_line(&stdout) == format!("1 error in broken.yaml {SYNTAX_UNTOLD}"),
+        "{stdout}"
+    );
+    // A shape error above the part a syntax error may have swallowed is its own: both.
+    let (messages, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, bdy: x}]\nhandler:\n  a:\n    - permanent: PermanentError: bad\n",
+    );
+    assert_eq!(
+        messages,
+        [
+            "unknown field `bdy` (did you mean `body`?), expected one of id, body",
+            "the value of `permanent` holds `: `, which YAML reads as a new key: quote the value, `permanent: \"PermanentError: bad\"`",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:3:20", "broken.yaml:6:32"], "{stdout}");
+    assert!(
+        count_line(&stdout) == format!("2 errors in broken.yaml {SYNTAX_UNTOLD}"),
+        "{stdout}"
+    );
+    let (_dir, path) = temp_spec("broken.yaml", "contract: dlq-consumer\nname: [x\n");
+    let json = run(&["run", path_arg(&path), "--format", "json"]);
+    assert!(
+        json.stdout
+            .contains("\"untold\":\"further errors may follow; fix this one and run again\""),
+        "{}",
+        json.stdout
+    );
+}
+
+#[test]
+fn two_mistakes_in_one_item_are_both_told() {
+    let dlq = "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nhandler:\n  a: [ok]\nsteps:\n";
+    let (messages, places, stdout) = errors_of(&format!("{dlq}  - {{process: okay, extra: 1}}\n"));
+    assert_eq!(
+        messages,
+        [
+            "unknown value `okay` (the nearest valid one is `ok`), expected one of ok, retry, dead, none, crash, any",
+            "`extra` is a second key beside `process`: an item holds one key; put `extra` in an item of its own (`- extra: ...`), or remove it",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:7:15", "broken.yaml:7:21"], "{stdout}");
+    // A second key under a step was read as nothing at all.
+    let (messages, places, stdout) = errors_of(&format!("{dlq}  - process: ok\n    restart: 1\n"));
+    assert_eq!(
+        messages,
+        [
+            "`restart` is a second key beside `process`: an item holds one key; put `restart` in an item of its own (`- restart: ...`), or remove it"
+        ],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:8:5"], "{stdout}");
+}
+
+#[test]
+fn the_contracts_checks_are_told_with_the_shape_errors_but_not_their_cascades() {
+    let (messages, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages:\n  - {id: a, body: x}\n  - {id: a, body: y}\nsteps:\n  - restat\n  - process: okay\n  - fault: {crash: after, call: dlq.pt}\n",
+    );
+    assert_eq!(
+        messages,
+        [
+            "duplicate message id `a`",
+            "unknown value `restat` (did you mean `restart`?), expected one of process, recover, restart, advance, send, replay, fault, expect, repeat",
+            "unknown value `okay` (the nearest valid one is `ok`), expected one of ok, retry, dead, none, crash, any",
+            "unknown call `dlq.pt` (did you mean `dlq.put`?); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:5:5",
+            "broken.yaml:7:5",
+            "broken.yaml:8:14",
+            "broken.yaml:9:33"
+        ],
+        "{stdout}"
+    );
+    // `b` is defined by the broken message: its handler entry is no mistake of its own.
+    let (messages, _, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages:\n  - {id: b, bdy: x}\n  - {id: a, body: y}\nhandler:\n  b: [ok]\n  c: [ok]\n",
+    );
+    assert_eq!(
+        messages,
+        ["unknown field `bdy` (did you mean `body`?), expected one of id, body"],
+        "{stdout}"
+    );
+    // A broken `create` may have been the queue: no `needs a queue` or duplicate job follows;
+    // a broken step that is no `create` leaves both checked.
+    let queue = "contract: outcome-queue\nname: x\nsteps:\n";
+    let (messages, _, stdout) = errors_of(&format!(
+        "{queue}  - create: {{max_attemps: 2}}\n  - submit: {{id: a, payload: p}}\n"
+    ));
+    assert_eq!(
+        messages,
+        [
+            "unknown field `max_attemps` (did you mean `max_attempts`?), expected one of max_attempts, raises"
+        ],
+        "{stdout}"
+    );
+    let (messages, places, stdout) = errors_of(&format!(
+        "{queue}  - create: {{max_attempts: 2}}\n  - submit: {{id: a, payload: p}}\n  - submit: {{id: a, payload: p}}\n  - procss: x\n"
+    ));
+    assert_eq!(
+        messages,
+        [
+            "job `a` is already submitted at line 5: job ids are unique",
+            "unknown value `procss` (did you mean `process`?), expected one of create, submit, process, replay, mutate_state, expect",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(places, ["broken.yaml:6:18", "broken.yaml:7:5"], "{stdout}");
+}
+
+#[test]
+fn aliases_do_not_stop_the_errors_an_anchor_in_error_says_so() {
+    let dlq = "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\n";
+    let (messages, _, stdout) = errors_of(&format!(
+        "{dlq}handler:\n  a: &o [ok]\nsteps:\n  - procss: ok\n  - restat\nexpect:\n  in_fligt: *o\n"
+    ));
+    assert_eq!(messages.len(), 3, "{stdout}");
+    assert_eq!(count_line(&stdout), "3 errors in broken.yaml", "{stdout}");
+    // An anchor no alias uses is blanked like the rest.
+    let (messages, _, stdout) = errors_of(&format!("{dlq}steps:\n  - &s procss: ok\n  - restat\n"));
+    assert_eq!(messages.len(), 2, "{stdout}");
+    let (messages, _, stdout) = errors_of(&format!(
+        "{dlq}steps:\n  - &s {{procss: ok}}\n  - restat\n  - *s\n"
+    ));
     assert_eq!(messages.len(), 1, "{stdout}");
-    assert!(!stdout.contains("errors in "), "{stdout}");
+    assert!(
+        count_line(&stdout)
+            == "1 error in broken.yaml (further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again)",
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_file_over_a_mebibyte_says_only_its_first_error_is_told() {
+    let padding = "# padding\n".repeat(110_000);
+    let (messages, _, stdout) = errors_of(&format!(
+        "contract: dlq-consumer\nname: x\nmessages: [{{id: a, bdy: x}}, {{id: b, bdy: y}}]\n{padding}"
+    ));
+    assert_eq!(messages.len(), 1, "{stdout}");
+    assert!(
+        count_line(&stdout)
+            == "1 error in broken.yaml (further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again)",
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_colon_in_a_flow_value_gets_the_quoting_hint() {
+    let dlq = "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nhandler:\n";
+    for (line, key, value, column) in [
+        (
+            "  a: [{permanent: PermanentError: bad sku}]",
+            "permanent",
+            "PermanentError: bad sku",
+            33,
+        ),
+        ("  a: [permanent: x: y]", "permanent", "x: y", 19),
+    ] {
+        let (messages, places, stdout) = errors_of(&format!("{dlq}{line}\n"));
+        assert_eq!(
+            messages,
+            [format!(
+                "the value of `{key}` holds `: `, which YAML reads as a new key: quote the value, `{key}: \"{value}\"`"
+            )],
+            "{stdout}"
+        );
+        assert_eq!(places, [format!("broken.yaml:5:{column}")], "{stdout}");
+    }
+}
+
+#[test]
+fn a_step_of_the_other_contract_is_told_as_one() {
+    let told = error_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nsteps:\n  - create: {max_attempts: 2}\n",
+    );
+    assert_eq!(
+        told,
+        "`create` is an outcome-queue step; this spec's contract is dlq-consumer (line 1), whose nearest step is `repeat`; expected one of process, recover, restart, advance, send, replay, fault, expect, repeat"
+    );
+    let told = error_of(
+        "# a comment\ncontract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n  - recover\n",
+    );
+    assert_eq!(
+        told,
+        "`recover` is a dlq-consumer step; this spec's contract is outcome-queue (line 2), whose nearest step is `create`; expected one of create, submit, process, replay, mutate_state, expect"
+    );
 }
 
 /// The one error of a spec with `text`.

@@ -42,6 +42,10 @@ impl Contract for DlqConsumerContract {
         super::journal::LANES
     }
 
+    fn step_kinds(&self) -> &'static [&'static str] {
+        spec::STEP_KINDS
+    }
+
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
         Ok(Box::new(spec::load(file)?))
     }

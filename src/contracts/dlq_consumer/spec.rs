@@ -15,7 +15,7 @@ use crate::contracts::contract::{Grading, SpecHeader, Visibility};
 use crate::model::implementation::Naming;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{Gathered, SpecError};
-use crate::text::yaml::{self, SingleKey, Spanned};
+use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
 
 /// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -96,6 +96,11 @@ pub enum Step {
     /// The compact form: runs a list of steps a number of times.
     Repeat(RepeatStep),
 }
+
+/// The step kinds, as `Step`'s variants are written, in their order.
+pub const STEP_KINDS: &[&str] = &[
+    "process", "recover", "restart", "advance", "send", "replay", "fault", "expect", "repeat",
+];
 
 impl Step {
     pub fn name(&self) -> &'static str {
@@ -378,7 +383,21 @@ pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
 /// independent mistake at once (a check that later ones depend on, such as the compact
 /// form's expansion, stops there).
 pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
-    let spec: SpecFile = yaml::parse(file)?;
+    match yaml::parse_recovering::<SpecFile>(file) {
+        Ok(spec) => check(file, spec, &Blanked::default()),
+        // The rest of a broken file is checked too, so that one run tells every mistake.
+        Err(broken) => Err(broken.checked(|spec, blanked| check(file, spec, blanked))),
+    }
+}
+
+/// The checks of [`load`] on a decoded spec. `blanked` says where broken parts of the file
+/// were blanked for it to decode: an id they may define is not known missing, so the checks
+/// of ids are skipped when a message or a `send` was (a handler entry for `a` when the
+/// message `a` was broken).
+fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScenario, SpecError> {
+    // A step defines an id only by sending it (`send`, inside a `repeat` too).
+    let ids_complete =
+        !blanked.any(&["messages", "generate"], "") && !blanked.any(&["steps"], "send");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = Gathered::default();
 
@@ -441,11 +460,19 @@ pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
             known_ids.insert(message.id.clone());
         }
     }
+    if !ids_complete {
+        // A message `none` may be among the blanked ones: `queue.receive() -> none` is not
+        // known to deliver nothing.
+        known_ids.insert("none".to_owned());
+    }
 
     let mut script = HashMap::new();
     let mut script_positions = HashMap::new();
     let mut outcome_positions = HashMap::new();
     for (id, outcomes) in &spec.handler {
+        if !known_ids.contains(&id.value) && !ids_complete {
+            continue;
+        }
         if !known_ids.contains(&id.value) {
             let mut known: Vec<_> = known_ids.iter().map(String::as_str).collect();
             known.sort_unstable();
@@ -578,6 +605,19 @@ fn check_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
+        let error = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - nope\n")
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message
+                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {

@@ -40,6 +40,10 @@ impl Contract for OutcomeQueueContract {
         &["test", "queue"]
     }
 
+    fn step_kinds(&self) -> &'static [&'static str] {
+        spec::STEP_KINDS
+    }
+
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
         Ok(Box::new(spec::load(file)?))
     }

@@ -17,7 +17,7 @@ use super::state_ops::StateOp;
 use crate::contracts::contract::{Grading, SpecHeader, Visibility};
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{Gathered, SpecError};
-use crate::text::yaml::{self, SingleKey, Spanned};
+use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
 
 /// An outcome-queue spec: steps on a `RetryQueue`, and the state they must leave.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -70,6 +70,16 @@ pub enum Step {
     /// The full state now.
     Expect(StateSpec),
 }
+
+/// The step kinds, as `Step`'s variants are written, in their order.
+pub const STEP_KINDS: &[&str] = &[
+    "create",
+    "submit",
+    "process",
+    "replay",
+    "mutate_state",
+    "expect",
+];
 
 impl Step {
     pub fn name(&self) -> &'static str {
@@ -395,7 +405,18 @@ enum QueueAt {
 /// independent mistake at once: after a step that leaves no queue is told, the steps after
 /// it are checked as if it had made one, so one missing `create` is one error.
 pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
-    let spec: SpecFile = yaml::parse(file)?;
+    match yaml::parse_recovering::<SpecFile>(file) {
+        Ok(spec) => check(file, spec, &Blanked::default()),
+        // The rest of a broken file is checked too, so that one run tells every mistake.
+        Err(broken) => Err(broken.checked(|spec, blanked| check(file, spec, blanked))),
+    }
+}
+
+/// The checks of [`load`] on a decoded spec. `blanked` says where broken parts of the file
+/// were blanked for it to decode: when a blanked step may have been a `create`, whether a
+/// queue exists (and which jobs it holds) is not known, and is not checked.
+fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<QueueScenario, SpecError> {
+    let queue_known = !blanked.any(&["steps"], "create");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = Gathered::default();
 
@@ -428,6 +449,10 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
         |queue: &mut QueueAt, what: &str, position: Position, errors: &mut Gathered| {
             let why = match queue {
                 QueueAt::Live(_) => return,
+                _ if !queue_known => {
+                    *queue = QueueAt::Live(HashMap::new());
+                    return;
+                }
                 QueueAt::Missing => format!(
                     "`{what}` needs a queue: the first step is `create: {{max_attempts: ...}}`"
                 ),
@@ -482,7 +507,9 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
             Step::Submit(submit) => {
                 if let QueueAt::Live(submitted) = &mut queue {
                     let id = &submit.id;
-                    if let Some(first) = submitted.get(&id.value) {
+                    if let Some(first) = submitted.get(&id.value)
+                        && queue_known
+                    {
                         errors.push(invalid(
                             yaml::at(id),
                             format!(
@@ -592,6 +619,19 @@ fn check_process(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
+        let error = load_text("contract: outcome-queue\nname: x\nsteps:\n  - nope\n")
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message
+                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {

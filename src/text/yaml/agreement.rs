@@ -30,7 +30,7 @@ pub fn check<T: DeserializeOwned + Debug>(text: &str) -> Result<Agreed, String> 
         )),
         Err(error) => Err(format!(
             "the fast path accepted what serde-saphyr refuses ({}) in\n{text}",
-            error.message
+            error.error.message
         )),
     }
 }

@@ -8,26 +8,46 @@
 //! any list, a whole top-level key; a key unknown where it stands is blanked alone. A part left
 //! empty by that is blanked with its parent, and a `missing field` that only the blanking made
 //! (a cascade) is never told: the removal widens to the list item around it instead.
-//! Not done for a file with anchors, tags or aliases (blanking an anchor breaks its aliases),
-//! for a limit of the parser reached, or for a file past `MAX_BYTES`: there the first error is
-//! all that is told.
+//! What decodes once every broken part is blanked is kept, so that the contract's own checks
+//! run on the rest of the file too (`Recovery::recovered`, with the top-level keys a part was
+//! blanked under, for the checks to skip what the blanked parts may have defined).
+//! A part holding an anchor is not blanked (its aliases would break), and nothing is done
+//! for a limit of the parser reached or a file past `MAX_BYTES`: there the errors found so
+//! far are told, and that more may follow (`Recovery::untold`).
 
 use serde::de::DeserializeOwned;
 
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{MAX_ERRORS, SpecError};
+use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
 use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
 
 /// The largest spec read again for its later errors: each later error costs a whole decode.
 pub(super) const MAX_BYTES: usize = 1 << 20;
 
-/// The errors after `first`, the first error serde found in `file`, in the order found.
+/// What reading a broken file again told.
+pub(super) struct Recovery<T> {
+    /// The errors after the first, in the order found.
+    pub later: Vec<SpecError>,
+    /// What decoded once every broken part was blanked, with the top-level key each part
+    /// was under (an empty name for a part under none) and its text.
+    pub recovered: Option<(T, Vec<(String, String)>)>,
+    /// Why the file was not read to its end, when errors after these may be untold.
+    pub untold: Option<Untold>,
+}
+
+/// The errors after `first`, the first error serde found in `file`, and what decodes past them.
 /// `decode` decodes a text as the spec's type and positions its error, as `parse_slow` does.
 pub(super) fn later_errors<T: DeserializeOwned>(
     file: &SourceFile,
     first: &SpecError,
     decode: impl Fn(&str) -> Result<T, SpecError>,
-) -> Vec<SpecError> {
+) -> Recovery<T> {
+    let mut recovery = Recovery {
+        later: Vec::new(),
+        recovered: None,
+        untold: None,
+    };
+    let mut blanked_under: Vec<(String, String)> = Vec::new();
     let mut text = file.text.clone();
     let mut found: Vec<SpecError> = Vec::new();
     // The keys blanked and the bytes of the mappings they were in.
@@ -47,19 +67,60 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 break;
             }
         }
-        if marked(document.root()) {
-            // Blanking an anchor would break its aliases: an error that is none of the author's.
-            break;
+        // A word that is not one of a list is replaced by the nearest that fits in its place,
+        // so that the rest of its item is read too (`{process: okay, extra: 1}`); unless the
+        // word put there is itself wrong there, which only blanking the item can tell.
+        let substituted = substitution(&document, &current, &error).and_then(|(range, word)| {
+            let text = replace(&current, range.clone(), &word);
+            match decode(&text) {
+                Err(next)
+                    if byte_offset(&text, next.position).is_some_and(|at| range.contains(&at)) =>
+                {
+                    None
+                }
+                result => Some((text, result)),
+            }
+        });
+        if let Some((substituted, result)) = substituted {
+            text = substituted;
+            match result {
+                Ok(value) => {
+                    recovery.recovered = Some((value, blanked_under));
+                    break;
+                }
+                Err(next) => error = next,
+            }
+            let seen = std::iter::once(first)
+                .chain(&found)
+                .any(|e| e.position == error.position && e.message == error.message);
+            if seen {
+                break;
+            }
+            pending = Some(error.clone());
+            continue;
         }
         let Some(part) = part_to_blank(&document, &current, &error, Scope::Least) else {
             break;
         };
+        if anchor_in_the_way(&current, part.range.clone()) {
+            // Blanking an anchor would break its aliases: an error that is none of the author's.
+            recovery.untold = Some(Untold::Anchor);
+            break;
+        }
         if let Some(key) = part.key {
             removed.push(key);
         }
+        let under = (
+            top_level_key(&document, part.range.start),
+            current[part.range.clone()].to_owned(),
+        );
         text = blank(&current, part.range);
         let next = match decode(&text) {
-            Ok(_) => break,
+            Ok(value) => {
+                blanked_under.push(under);
+                recovery.recovered = Some((value, blanked_under));
+                break;
+            }
             Err(next) => next,
         };
         let cascade = missing_field(&next.message).filter(|missing| {
@@ -73,13 +134,29 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             let Some(wider) = part_to_blank(&document, &current, &error, Scope::Item) else {
                 break;
             };
+            if anchor_in_the_way(&current, wider.range.clone()) {
+                recovery.untold = Some(Untold::Anchor);
+                break;
+            }
+            let under = (
+                top_level_key(&document, wider.range.start),
+                current[wider.range.clone()].to_owned(),
+            );
             text = blank(&current, wider.range);
             match decode(&text) {
-                Ok(_) => break,
+                Ok(value) => {
+                    blanked_under.push(under);
+                    recovery.recovered = Some((value, blanked_under));
+                    break;
+                }
                 Err(again) if missing_field(&again.message) == Some(missing) => break,
-                Err(again) => error = again,
+                Err(again) => {
+                    blanked_under.push(under);
+                    error = again;
+                }
             }
         } else {
+            blanked_under.push(under);
             error = next;
         }
         let seen = std::iter::once(first)
@@ -90,17 +167,103 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         }
         pending = Some(error.clone());
     }
-    found
+    recovery.later = found;
+    recovery
 }
 
-/// Whether a node or one under it has an anchor or a tag, or is an alias.
-fn marked(node: &Node) -> bool {
-    node.marked
-        || match &node.kind {
-            Kind::Sequence { items, .. } => items.iter().any(marked),
-            Kind::Mapping { entries, .. } => entries.iter().any(|(k, v)| marked(k) || marked(v)),
-            _ => false,
+/// For an `unknown value `WORD`, expected one of ...` error at a plain scalar that is a value
+/// (not a key, whose word decides how its value is read), the bytes of the word and the
+/// listed word nearest to it among those no longer, padded to its length with spaces (which a
+/// plain scalar drops), so that every line and column stays where it was.
+fn substitution(
+    document: &Document,
+    text: &str,
+    error: &SpecError,
+) -> Option<(std::ops::Range<usize>, String)> {
+    let rest = error.message.strip_prefix("unknown value `")?;
+    let (word, after) = rest.split_once('`')?;
+    let (_, list) = after.split_once("expected one of ")?;
+    let offset = byte_offset(text, error.position)?;
+    let mut path = Vec::new();
+    descend(document.root(), offset, &mut path);
+    let step = path.last()?;
+    let node = match &step.parent.kind {
+        Kind::Sequence { items, .. } => &items[step.index],
+        Kind::Mapping { entries, .. } => {
+            let (key, value) = &entries[step.index];
+            if key.start <= offset && offset < key.end.max(key.start + 1) {
+                return None;
+            }
+            value
         }
+        _ => return None,
+    };
+    if !matches!(node.kind, Kind::Scalar { .. })
+        || node.start != offset
+        || text.get(node.start..node.end) != Some(word)
+    {
+        return None;
+    }
+    let length = word.chars().count();
+    let fitting: Vec<&str> = list
+        .split(", ")
+        .filter(|choice| {
+            choice.len() <= length
+                && !choice.is_empty()
+                && choice
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        })
+        .collect();
+    let nearest = crate::text::suggest::closest(word, &fitting)?;
+    Some((node.start..node.end, format!("{nearest:<length$}")))
+}
+
+/// `text` with the bytes of `range` replaced by `with`.
+fn replace(text: &str, range: std::ops::Range<usize>, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..range.start]);
+    out.push_str(with);
+    out.push_str(&text[range.end..]);
+    out
+}
+
+/// Whether blanking the bytes `range` of `text` would break an anchor: they define one an
+/// alias uses, or one stands before them on their line (`- &s {...}`, where the node starts
+/// at `{`), which blanking them would leave naming nothing.
+fn anchor_in_the_way(text: &str, range: std::ops::Range<usize>) -> bool {
+    let line_start = text[..range.start].rfind('\n').map_or(0, |at| at + 1);
+    text[line_start..range.start].contains('&') || defines_used_anchor(text, range)
+}
+
+/// Whether the bytes `range` of `text` define an anchor (`&name`) that an alias (`*name`)
+/// outside them uses: blanking them would break that alias. Read from the text, so anything
+/// that looks like one counts.
+fn defines_used_anchor(text: &str, range: std::ops::Range<usize>) -> bool {
+    let part = &text[range.clone()];
+    part.match_indices('&').any(|(at, _)| {
+        let name: String = part[at + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+            .collect();
+        let alias = format!("*{name}");
+        name.is_empty()
+            || text[..range.start].contains(&alias)
+            || text[range.end..].contains(&alias)
+    })
+}
+
+/// The name of the top-level key whose entry holds byte `offset`, or an empty name.
+fn top_level_key(document: &Document, offset: usize) -> String {
+    let Kind::Mapping { entries, .. } = &document.root().kind else {
+        return String::new();
+    };
+    entries
+        .iter()
+        .find(|(key, value)| key.start <= offset && offset < reach(value).max(key.end))
+        .and_then(|(key, _)| crate::text::yaml::locate::Located::key_name(key))
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The key a `missing field `KEY`` error names.
@@ -279,6 +442,33 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_size_read_again_is_the_one_told() {
+        assert_eq!(MAX_BYTES, 1 << 20, "Untold::Big says 1 MiB");
+    }
+
+    #[test]
+    fn only_an_anchor_an_alias_uses_stops_the_blanking() {
+        let text = "a: &x [1]\nb: &y [2]\nc: *x\n";
+        let line = |n: usize| {
+            let start = match n {
+                1 => 0,
+                _ => text
+                    .match_indices('\n')
+                    .nth(n - 2)
+                    .map_or(0, |(i, _)| i + 1),
+            };
+            start..start + text[start..].find('\n').unwrap()
+        };
+        assert!(defines_used_anchor(text, line(1)));
+        assert!(!defines_used_anchor(text, line(2)));
+        assert!(!defines_used_anchor(text, line(3)));
+        let flow = "a: [x, y]\nb: &z {c: d}\n";
+        let mapping = flow.find('{').unwrap()..flow.len() - 1;
+        assert!(anchor_in_the_way(flow, mapping));
+        assert!(!anchor_in_the_way(flow, 0..9));
+    }
 
     #[test]
     fn blanking_keeps_every_line_and_column() {
