@@ -586,9 +586,8 @@ pub struct Prepared {
     entry: Entry,
     #[cfg(target_os = "linux")]
     _ruleset: Option<std::os::fd::OwnedFd>,
-    cgroup: Option<PathBuf>,
-    /// Its number among the live boxes (`LIVE`).
-    number: u64,
+    /// Its pids cgroup and its number among the live boxes, let go when it is dropped.
+    _live: LiveBox,
     _private: tempfile::TempDir,
     /// The lock that tells other dlqspecs the private folder is in use; declared last, so it
     /// is let go only once the folder is removed.
@@ -632,7 +631,25 @@ pub(super) struct WarmParts {
     pub entry: Entry,
 }
 
-impl Drop for Prepared {
+/// A box's pids cgroup (when it has one) and its number among the live boxes (`LIVE`): the
+/// cgroup is emptied and removed, and the number let go, when the box is dropped.
+struct LiveBox {
+    cgroup: Option<PathBuf>,
+    number: u64,
+}
+
+impl LiveBox {
+    /// Counts a box among the live ones: an interrupted dlqspec removes its cgroup and `folder`.
+    fn register(cgroup: Option<PathBuf>, folder: PathBuf) -> LiveBox {
+        let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut live) = LIVE.lock() {
+            live.insert(number, (cgroup.clone(), folder));
+        }
+        LiveBox { cgroup, number }
+    }
+}
+
+impl Drop for LiveBox {
     fn drop(&mut self) {
         if let Some(cgroup) = &self.cgroup {
             remove_cgroup(cgroup);
@@ -822,8 +839,9 @@ fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
 /// there and nowhere else. Every box's uid passes through it (`0711`). Claimed while it lives
 /// and removed when dropped, or when dlqspec is interrupted.
 pub struct BoxesFolder {
+    /// Declared first, so that it is let go before the folder is removed, as a box's is.
+    _live: LiveBox,
     folder: tempfile::TempDir,
-    number: u64,
     _claim: std::fs::File,
 }
 
@@ -833,13 +851,9 @@ impl BoxesFolder {
         use std::os::unix::fs::PermissionsExt;
         let (folder, claim) = claimed_private()?;
         std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o711))?;
-        let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
-        if let Ok(mut live) = LIVE.lock() {
-            live.insert(number, (None, folder.path().to_path_buf()));
-        }
         Ok(BoxesFolder {
+            _live: LiveBox::register(None, folder.path().to_path_buf()),
             folder,
-            number,
             _claim: claim,
         })
     }
@@ -858,14 +872,6 @@ impl BoxesFolder {
 /// Where this process makes its boxes' private folders, when not in the temporary folder
 /// (`BoxesFolder::use_here`).
 static BOXES_HERE: OnceLock<PathBuf> = OnceLock::new();
-
-impl Drop for BoxesFolder {
-    fn drop(&mut self) {
-        if let Ok(mut live) = LIVE.lock() {
-            live.remove(&self.number);
-        }
-    }
-}
 
 /// Prepares the box for an implementation's program and arguments: the command to start
 /// (its standard streams still to set) with a private folder as its home, temporary folder
@@ -939,8 +945,7 @@ fn platform_prepare(
     _processes: Option<u64>,
 ) -> io::Result<Prepared> {
     Ok(Prepared {
-        cgroup: None,
-        number: 0,
+        _live: LiveBox::register(None, private.path().to_path_buf()),
         _private: private,
         _claim: claim,
     })
@@ -1018,15 +1023,10 @@ fn platform_prepare(
         proc_type: c(Path::new("proc")),
         shown_areas: shown_areas(),
     };
-    let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
-    if let Ok(mut live) = LIVE.lock() {
-        live.insert(number, (cgroup.clone(), private.path().to_path_buf()));
-    }
     Ok(Prepared {
         entry,
         _ruleset: ruleset,
-        cgroup,
-        number,
+        _live: LiveBox::register(cgroup, private.path().to_path_buf()),
         _private: private,
         _claim: claim,
     })
@@ -1232,8 +1232,7 @@ pub const ZYGOTE_CAPABILITIES: u64 = 1 << 6 | 1 << 7 | 1 << 8 | 1 << 18 | 1 << 2
 pub struct ZygoteBox {
     entry: ZygoteEntry,
     _ruleset: std::os::fd::OwnedFd,
-    cgroup: Option<PathBuf>,
-    number: u64,
+    _live: LiveBox,
 }
 
 /// What the zygote's spawned child does before exec (`enter_zygote`): plain data.
@@ -1272,10 +1271,6 @@ impl ZygoteBox {
             }
             _ => None,
         };
-        let number = NEXT_CGROUP.fetch_add(1, Ordering::SeqCst);
-        if let Ok(mut live) = LIVE.lock() {
-            live.insert(number, (cgroup.clone(), private.to_path_buf()));
-        }
         use std::os::fd::AsRawFd;
         Ok(ZygoteBox {
             entry: ZygoteEntry {
@@ -1286,25 +1281,12 @@ impl ZygoteBox {
                 }),
             },
             _ruleset: ruleset,
-            cgroup,
-            number,
+            _live: LiveBox::register(cgroup, private.to_path_buf()),
         })
     }
 
     pub fn entry(&self) -> ZygoteEntry {
         self.entry.clone()
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl Drop for ZygoteBox {
-    fn drop(&mut self) {
-        if let Some(cgroup) = &self.cgroup {
-            remove_cgroup(cgroup);
-        }
-        if let Ok(mut live) = LIVE.lock() {
-            live.remove(&self.number);
-        }
     }
 }
 
@@ -1493,7 +1475,7 @@ pub(super) unsafe fn close_all_but(keep: libc::c_int) {
 /// # Safety
 /// Raw system calls only.
 #[cfg(target_os = "linux")]
-unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
+pub(super) unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
     unsafe {
         loop {
             if libc::waitpid(pid, status, 0) == pid {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use super::children::{self, Guard};
 use super::limits::Limits;
-use super::sandbox::{self, Prepared};
+use super::sandbox::{self, Prepared, wait_for};
 
 /// The variable `grade` sets for each run: `FD:PROGRAM`, the run's end of the zygote's socket
 /// and the interpreter the zygote is (a run with another interpreter starts cold).
@@ -649,21 +649,5 @@ unsafe fn send_with(socket: RawFd, payload: &[u8], fds: &[libc::c_int], space: &
         (*header).cmsg_len = libc::CMSG_LEN(bytes as u32) as usize;
         std::ptr::copy_nonoverlapping(fds.as_ptr().cast::<u8>(), libc::CMSG_DATA(header), bytes);
         libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL) == payload.len() as isize
-    }
-}
-
-/// # Safety
-/// Raw system calls only.
-#[cfg(target_os = "linux")]
-unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
-    unsafe {
-        loop {
-            if libc::waitpid(pid, status, 0) == pid {
-                return true;
-            }
-            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                return false;
-            }
-        }
     }
 }
