@@ -390,6 +390,21 @@ fn a_step_of_the_other_contract_is_told_as_one() {
         told,
         "`recover` is a dlq-consumer step; this spec's contract is outcome-queue (line 2), whose nearest step is `create`; expected one of create, submit, process, replay, mutate_state, expect"
     );
+    let told = error_of(
+        "contract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n  - process: ok\n",
+    );
+    assert_eq!(
+        told,
+        "`process: ok` is how a dlq-consumer spec writes a step; in an outcome-queue spec `process` takes a mapping: `ok` is not an outcome (the nearest valid one is `success`), expected one of success, transient, permanent; write `process: {outcome: success, returns: done}`"
+    );
+    // A word no contract's `process` takes is told as the outcome-queue's own mistake.
+    let told = error_of(
+        "contract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n  - process: sucess\n",
+    );
+    assert_eq!(
+        told,
+        "`process` takes a mapping, not a word: `sucess` is not an outcome (did you mean `success`?), expected one of success, transient, permanent; write `process: {outcome: success, returns: done}`"
+    );
 }
 
 /// The one error of a spec with `text`.
