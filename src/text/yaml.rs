@@ -194,17 +194,11 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>
     if let Some(syntax) = syntax_error(file) {
         return Err(alone(with_syntax_error(first, syntax, &file.text)));
     }
-    // Past a size the file is better fixed from its first error than read again and again.
-    if file.text.len() > recover::MAX_BYTES {
-        let mut first = first;
-        first.untold = Some(Untold::Big);
-        return Err(alone(first));
-    }
     let decode = |text: &str| decode_slow::<T>(file, text);
     let recovery = recover::later_errors(file, &first, decode);
     let all = std::iter::once(first.clone()).chain(recovery.later);
     let mut error = SpecError::combine(all).unwrap_or(first);
-    error.untold = recovery.untold;
+    error.untold = recovery.untold.or(error.untold);
     Err(Box::new(Broken {
         error,
         recovered: recovery.recovered.map(|(value, blanked_under)| Recovered {

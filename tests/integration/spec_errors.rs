@@ -337,15 +337,40 @@ fn aliases_do_not_stop_the_errors_an_anchor_in_error_says_so() {
 }
 
 #[test]
-fn a_file_over_a_mebibyte_says_only_its_first_error_is_told() {
+fn a_file_over_a_mebibyte_has_every_error_told() {
     let padding = "# padding\n".repeat(110_000);
+    let (messages, places, stdout) = errors_of(&format!(
+        "contract: dlq-consumer\nname: x\nmessages: [{{id: a, bdy: x}}, {{id: b, bdy: y}}]\n{padding}"
+    ));
+    assert_eq!(messages.len(), 2, "{stdout}");
+    assert_eq!(places, ["broken.yaml:3:20", "broken.yaml:3:37"], "{stdout}");
+    assert_eq!(count_line(&stdout), "2 errors in broken.yaml", "{stdout}");
+}
+
+#[test]
+fn the_bound_that_stops_the_errors_is_told() {
+    // 12 MiB: the first decode and the tree of the second pass 32 MiB with the decodes a
+    // round of recovery makes, so the second mistake is not looked for.
+    let padding = "# padding\n".repeat(1_200_000);
     let (messages, _, stdout) = errors_of(&format!(
         "contract: dlq-consumer\nname: x\nmessages: [{{id: a, bdy: x}}, {{id: b, bdy: y}}]\n{padding}"
     ));
     assert_eq!(messages.len(), 1, "{stdout}");
-    assert!(
-        count_line(&stdout)
-            == "1 error in broken.yaml (further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again)",
+    assert_eq!(
+        count_line(&stdout),
+        "1 error in broken.yaml (further errors may follow: reading the file again for them stopped after 32 MiB re-read; fix these and run again)",
+        "{stdout}"
+    );
+    let messages: String = (0..25)
+        .map(|n| format!("  - {{id: m{n}, bdy: x}}\n"))
+        .collect();
+    let (told, _, stdout) = errors_of(&format!(
+        "contract: dlq-consumer\nname: x\nmessages:\n{messages}"
+    ));
+    assert_eq!(told.len(), 20, "{stdout}");
+    assert_eq!(
+        count_line(&stdout),
+        "20 errors in broken.yaml (further errors may follow: at most 20 errors of a file are told; fix these and run again)",
         "{stdout}"
     );
 }
@@ -558,5 +583,69 @@ fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
     assert!(
         !out.path().join("summary.csv").exists(),
         "no student graded"
+    );
+}
+
+#[test]
+fn tap_junit_and_grade_say_further_errors_may_follow() {
+    let messages: String = (0..25)
+        .map(|n| format!("  - {{id: m{n}, bdy: x}}\n"))
+        .collect();
+    let (_dir, path) = temp_spec(
+        "broken.yaml",
+        &format!("contract: dlq-consumer\nname: x\nmessages:\n{messages}"),
+    );
+    let why =
+        "further errors may follow: at most 20 errors of a file are told; fix these and run again";
+    let tap = run(&["run", path_arg(&path), "--format", "tap"]);
+    assert!(
+        tap.stdout.contains(&format!("  untold: \"{why}\"\n")),
+        "{}",
+        tap.stdout
+    );
+    let junit = run(&["run", path_arg(&path), "--format", "junit"]);
+    assert!(
+        junit.stdout.contains(&format!("broken.yaml: {why}")),
+        "{}",
+        junit.stdout
+    );
+    let out = tempfile::tempdir().expect("temp dir");
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let last = ran
+        .stderr
+        .lines()
+        .rfind(|line| line.contains("broken.yaml"));
+    assert!(
+        last.is_some_and(|line| line.ends_with(&format!("broken.yaml: {why}"))),
+        "{}",
+        ran.stderr
+    );
+    // One error with a syntax error after it: grade lists it and the note, not the count line.
+    let (_dir, path) = temp_spec(
+        "broken.yaml",
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nsteps: [process: ok\n",
+    );
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("broken.yaml: further errors may follow; fix this one and run again"),
+        "{}",
+        ran.stderr
     );
 }

@@ -11,9 +11,11 @@
 //! What decodes once every broken part is blanked is kept, so that the contract's own checks
 //! run on the rest of the file too (`Recovery::recovered`, with the top-level keys a part was
 //! blanked under, for the checks to skip what the blanked parts may have defined).
-//! A part holding an anchor is not blanked (its aliases would break), and nothing is done
-//! for a limit of the parser reached or a file past `MAX_BYTES`: there the errors found so
-//! far are told, and that more may follow (`Recovery::untold`).
+//! A part holding an anchor is not blanked (its aliases would break), and nothing more is
+//! done for a limit of the parser reached, past `MAX_ERRORS` or once the bytes decoded again
+//! would pass `REREAD_BUDGET`: there the errors found so far are told, and that more may follow
+//! and why (`Recovery::untold`). The bound is the work, not the file's size, so that a big
+//! file with few mistakes still has them all told.
 
 use serde::de::DeserializeOwned;
 
@@ -21,8 +23,13 @@ use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
 use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
 
-/// The largest spec read again for its later errors: each later error costs a whole decode.
-pub(super) const MAX_BYTES: usize = 1 << 20;
+/// The most bytes decoded again, in all, for a file's later errors: each later error costs
+/// a few whole decodes, so a big file gets fewer of them. `Untold::Work` says 32 MiB.
+pub(super) const REREAD_BUDGET: usize = 32 << 20;
+
+/// The most decodes one round of the recovery makes of its text (the YAML tree, the
+/// substitution's, the blanking's and the widened blanking's).
+const DECODES_A_ROUND: usize = 4;
 
 /// What reading a broken file again told.
 pub(super) struct Recovery<T> {
@@ -56,17 +63,30 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     // The error found last, told once the text it was found in proves to read as YAML: a
     // blanking that broke the YAML would make an error that is none of the author's.
     let mut pending: Option<SpecError> = None;
+    // The bytes decoded so far, counting the decode that found `first`.
+    let mut reread = text.len();
     for _ in 0..MAX_ERRORS * 2 {
         let current = std::mem::take(&mut text);
+        if !within_budget(reread, current.len(), 1) {
+            recovery.untold = Some(Untold::Work);
+            break;
+        }
+        reread += current.len();
         let Ok(document) = Document::parse(&current) else {
             break;
         };
         if let Some(error) = pending.take() {
             found.push(error);
             if found.len() + 1 >= MAX_ERRORS {
+                recovery.untold = Some(Untold::Many);
                 break;
             }
         }
+        if !within_budget(reread, current.len(), DECODES_A_ROUND - 1) {
+            recovery.untold = Some(Untold::Work);
+            break;
+        }
+        reread += current.len() * (DECODES_A_ROUND - 1);
         // A word that is not one of a list is replaced by the nearest that fits in its place,
         // so that the rest of its item is read too (`{process: okay, extra: 1}`); unless the
         // word put there is itself wrong there, which only blanking the item can tell.
@@ -169,6 +189,15 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     }
     recovery.later = found;
     recovery
+}
+
+/// Whether `decodes` more decodes of a text of `length` bytes keep the bytes decoded, now
+/// `reread`, within [`REREAD_BUDGET`].
+fn within_budget(reread: usize, length: usize, decodes: usize) -> bool {
+    length
+        .checked_mul(decodes)
+        .and_then(|more| more.checked_add(reread))
+        .is_some_and(|total| total <= REREAD_BUDGET)
 }
 
 /// For an `unknown value `WORD`, expected one of ...` error at a plain scalar that is a value
@@ -444,8 +473,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_size_read_again_is_the_one_told() {
-        assert_eq!(MAX_BYTES, 1 << 20, "Untold::Big says 1 MiB");
+    fn the_budget_is_the_one_told() {
+        assert_eq!(REREAD_BUDGET, 32 << 20);
+        assert!(Untold::Work.says().contains(" 32 MiB "));
+        assert!(Untold::Many.says().contains(&format!(" {MAX_ERRORS} ")));
+    }
+
+    #[test]
+    fn the_budget_bounds_the_bytes_decoded_again() {
+        assert!(within_budget(0, REREAD_BUDGET, 1));
+        assert!(!within_budget(1, REREAD_BUDGET, 1));
+        assert!(within_budget(REREAD_BUDGET / 2, REREAD_BUDGET / 6, 3));
+        assert!(!within_budget(REREAD_BUDGET / 2, REREAD_BUDGET / 6 + 1, 3));
+        assert!(!within_budget(0, usize::MAX, 2), "no overflow");
     }
 
     #[test]
