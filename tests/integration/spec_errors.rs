@@ -649,3 +649,43 @@ fn tap_junit_and_grade_say_further_errors_may_follow() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_word_replaced_by_a_longer_one_keeps_the_rest_of_its_item_told_at_its_place() {
+    let (messages, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nsteps:\n  - fault: {crash: aftr, call: dlq.pt}\n  - fault: {crash: aftr, call: dlq.put, xtra: 1}\n  - process: ok\n",
+    );
+    assert_eq!(
+        messages,
+        [
+            "unknown value `aftr` (did you mean `after`?), expected one of before, after",
+            "unknown call `dlq.pt` (did you mean `dlq.put`?); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler",
+            "unknown value `aftr` (did you mean `after`?), expected one of before, after",
+            "unknown field `xtra` (the nearest valid one is `nth`), expected one of crash, call, nth",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:5:20",
+            "broken.yaml:5:32",
+            "broken.yaml:6:20",
+            "broken.yaml:6:41"
+        ],
+        "{stdout}"
+    );
+    // Each caret under its word as written.
+    assert!(
+        stdout.contains(
+            "5 |   - fault: {crash: aftr, call: dlq.pt}\n        |                                ^\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "6 |   - fault: {crash: aftr, call: dlq.put, xtra: 1}\n        |                                         ^\n"
+        ),
+        "{stdout}"
+    );
+}

@@ -40,6 +40,64 @@ pub(super) struct Recovery<T> {
     pub recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
     pub untold: Option<Untold>,
+    /// The words replaced by longer ones in the text `recovered` decoded from, to place the
+    /// errors of its checks in the file as written.
+    pub shifts: Shifts,
+}
+
+/// Words replaced by longer ones on their lines (`aftr` by `after`), in the order made: the
+/// columns after each on its line moved right, and an error found there is moved back.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Shifts(Vec<Shift>);
+
+/// One word replaced: on `line`, at character column `start`, `old` characters became `new`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shift {
+    line: usize,
+    start: usize,
+    old: usize,
+    new: usize,
+}
+
+impl Shifts {
+    /// Where position `at` of the text with the replacements stands in the text as written:
+    /// past a replaced word its column moves back by the characters it grew; inside one, at
+    /// the word as written (its last character at most).
+    pub fn original(&self, at: Position) -> Position {
+        let mut column = at.column;
+        for shift in self.0.iter().rev() {
+            if shift.line != at.line || column < shift.start {
+                continue;
+            }
+            column = if column >= shift.start + shift.new {
+                column - shift.new + shift.old
+            } else {
+                shift.start + (column - shift.start).min(shift.old.saturating_sub(1))
+            };
+        }
+        Position::new(at.line, column)
+    }
+
+    /// `error` and the others with it, found in the text with the replacements, placed in
+    /// `file` as written, each with the line it is then on.
+    pub fn place(&self, file: &SourceFile, error: SpecError) -> SpecError {
+        if self.0.is_empty() {
+            return error;
+        }
+        let one = |mut error: SpecError| {
+            let at = self.original(error.position);
+            if at != error.position {
+                error.position = at;
+                error.source_line = file.excerpt(at).map(Box::new);
+            }
+            error
+        };
+        let mut error = error;
+        let more = std::mem::take(&mut error.more);
+        let mut first = one(error);
+        first.more = more.into_iter().map(one).collect();
+        first
+    }
 }
 
 /// The errors after `first`, the first error serde found in `file`, and what decodes past them.
@@ -53,6 +111,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         later: Vec::new(),
         recovered: None,
         untold: None,
+        shifts: Shifts::default(),
     };
     let mut blanked_under: Vec<(String, String)> = Vec::new();
     let mut text = file.text.clone();
@@ -76,7 +135,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             break;
         };
         if let Some(error) = pending.take() {
-            found.push(error);
+            found.push(recovery.shifts.place(file, error));
             if found.len() + 1 >= MAX_ERRORS {
                 recovery.untold = Some(Untold::Many);
                 break;
@@ -92,16 +151,30 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         // word put there is itself wrong there, which only blanking the item can tell.
         let substituted = substitution(&document, &current, &error).and_then(|(range, word)| {
             let text = replace(&current, range.clone(), &word);
+            let range = range.start..range.start + word.len();
             match decode(&text) {
                 Err(next)
                     if byte_offset(&text, next.position).is_some_and(|at| range.contains(&at)) =>
                 {
                     None
                 }
-                result => Some((text, result)),
+                result => Some((text, result, range)),
             }
         });
-        if let Some((substituted, result)) = substituted {
+        if let Some((substituted, result, range)) = substituted {
+            let line_start = substituted[..range.start]
+                .rfind('\n')
+                .map_or(0, |at| at + 1);
+            let new = substituted[range.clone()].chars().count();
+            let old = new + current.len() - substituted.len();
+            if new != old {
+                recovery.shifts.0.push(Shift {
+                    line: error.position.line,
+                    start: substituted[line_start..range.start].chars().count() + 1,
+                    old,
+                    new,
+                });
+            }
             text = substituted;
             match result {
                 Ok(value) => {
@@ -110,9 +183,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 }
                 Err(next) => error = next,
             }
+            let at = recovery.shifts.original(error.position);
             let seen = std::iter::once(first)
                 .chain(&found)
-                .any(|e| e.position == error.position && e.message == error.message);
+                .any(|e| e.position == at && e.message == error.message);
             if seen {
                 break;
             }
@@ -179,9 +253,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             blanked_under.push(under);
             error = next;
         }
+        let at = recovery.shifts.original(error.position);
         let seen = std::iter::once(first)
             .chain(&found)
-            .any(|e| e.position == error.position && e.message == error.message);
+            .any(|e| e.position == at && e.message == error.message);
         if seen {
             break;
         }
@@ -202,8 +277,8 @@ fn within_budget(reread: usize, length: usize, decodes: usize) -> bool {
 
 /// For an `unknown value `WORD`, expected one of ...` error at a plain scalar that is a value
 /// (not a key, whose word decides how its value is read), the bytes of the word and the
-/// listed word nearest to it among those no longer, padded to its length with spaces (which a
-/// plain scalar drops), so that every line and column stays where it was.
+/// listed word nearest to it, padded to its length with spaces (which a plain scalar drops)
+/// when shorter; a longer one moves the rest of its line right (`Shifts`).
 fn substitution(
     document: &Document,
     text: &str,
@@ -237,8 +312,7 @@ fn substitution(
     let fitting: Vec<&str> = list
         .split(", ")
         .filter(|choice| {
-            choice.len() <= length
-                && !choice.is_empty()
+            !choice.is_empty()
                 && choice
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -471,6 +545,49 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_past_a_longer_word_is_moved_back_to_the_text_as_written() {
+        // `{crash: aftr, x: befre}`: `aftr` (column 9) became `after`, then `befre` (column
+        // 20 as written, 21 after the first) became `before`.
+        let shifts = Shifts(vec![
+            Shift {
+                line: 1,
+                start: 9,
+                old: 4,
+                new: 5,
+            },
+            Shift {
+                line: 1,
+                start: 21,
+                old: 5,
+                new: 6,
+            },
+        ]);
+        let original = |line, column| shifts.original(Position::new(line, column));
+        assert_eq!(original(1, 8), Position::new(1, 8), "before the words");
+        assert_eq!(original(1, 9), Position::new(1, 9), "at the first word");
+        assert_eq!(original(1, 13), Position::new(1, 12), "in it, at its last");
+        assert_eq!(original(1, 14), Position::new(1, 13), "past the first");
+        assert_eq!(original(1, 21), Position::new(1, 20), "at the second");
+        assert_eq!(original(1, 27), Position::new(1, 25), "past both");
+        assert_eq!(original(2, 27), Position::new(2, 27), "another line");
+        let text = "steps: [{crash: aftr, call: dlq.pt}]\n";
+        let file = SourceFile::from_text("a.yaml", text);
+        let shifts = Shifts(vec![Shift {
+            line: 1,
+            start: 17,
+            old: 4,
+            new: 5,
+        }]);
+        let found = SpecError::invalid(&file, Position::new(1, 30), "bad call");
+        let placed = shifts.place(&file, found);
+        assert_eq!(placed.position, Position::new(1, 29));
+        assert_eq!(
+            placed.source_line,
+            file.excerpt(Position::new(1, 29)).map(Box::new)
+        );
+    }
 
     #[test]
     fn the_budget_is_the_one_told() {
