@@ -213,4 +213,15 @@ mod tests {
         assert_eq!(combined.alone().to_string(), "specs/x.yaml:1:4: first");
         assert!(SpecError::combine([]).is_none());
     }
+
+    #[test]
+    fn errors_past_the_most_told_say_further_errors_may_follow() {
+        let file = SourceFile::from_text("specs/x.yaml", "a: 1\n".repeat(30));
+        let errors =
+            |n: usize| (1..=n).map(|line| SpecError::invalid(&file, Position::new(line, 1), "bad"));
+        let all = SpecError::combine(errors(MAX_ERRORS)).unwrap();
+        assert_eq!((all.count(), all.untold), (MAX_ERRORS, None));
+        let cut = SpecError::combine(errors(MAX_ERRORS + 1)).unwrap();
+        assert_eq!((cut.count(), cut.untold), (MAX_ERRORS, Some(Untold::Many)));
+    }
 }
