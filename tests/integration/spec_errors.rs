@@ -688,4 +688,18 @@ fn a_word_replaced_by_a_longer_one_keeps_the_rest_of_its_item_told_at_its_place(
         ),
         "{stdout}"
     );
+    // Columns count characters: a word not in ASCII moves what follows it by its characters.
+    let (_, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nhandler:\n  a: [é, okay]\nsteps:\n  - fault: {crash: aftré, call: dlq.pt}\n  - process: ok\n",
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:5:7",
+            "broken.yaml:5:10",
+            "broken.yaml:7:20",
+            "broken.yaml:7:33"
+        ],
+        "{stdout}"
+    );
 }

@@ -151,6 +151,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         // word put there is itself wrong there, which only blanking the item can tell.
         let substituted = substitution(&document, &current, &error).and_then(|(range, word)| {
             let text = replace(&current, range.clone(), &word);
+            let old = current[range.clone()].chars().count();
             let range = range.start..range.start + word.len();
             match decode(&text) {
                 Err(next)
@@ -158,15 +159,14 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 {
                     None
                 }
-                result => Some((text, result, range)),
+                result => Some((text, result, range, old)),
             }
         });
-        if let Some((substituted, result, range)) = substituted {
+        if let Some((substituted, result, range, old)) = substituted {
             let line_start = substituted[..range.start]
                 .rfind('\n')
                 .map_or(0, |at| at + 1);
             let new = substituted[range.clone()].chars().count();
-            let old = new + current.len() - substituted.len();
             if new != old {
                 recovery.shifts.0.push(Shift {
                     line: error.position.line,
