@@ -484,11 +484,15 @@ fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
         .flat_map(|report| -> Vec<String> {
             // A broken spec: each of its errors, at its place.
             if let Outcome::SpecError(error) = &report.outcome
-                && !error.more.is_empty()
+                && (!error.more.is_empty() || error.untold.is_some())
             {
+                let untold = error
+                    .untold
+                    .map(|why| format!("  {}: {}", sanitize::line(&error.path), why.says()));
                 return error
                     .all()
                     .map(|one| format!("  {}", sanitize::line(&one.alone().to_string())))
+                    .chain(untold)
                     .collect();
             }
             let details = crate::report::render::details(&report.path, &report.outcome);

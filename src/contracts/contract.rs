@@ -37,6 +37,13 @@ pub trait Contract: Sync {
     /// errors list them: to tell a step of another contract as one.
     fn step_kinds(&self) -> &'static [&'static str];
 
+    /// The words a step of `kind` takes written as `KIND: WORD` (`process: ok`), none for a
+    /// kind that takes none: to tell a step written in another contract's way as one.
+    fn step_words(&self, kind: &str) -> &'static [&'static str] {
+        let _ = kind;
+        &[]
+    }
+
     /// Parses and checks a spec file that names this contract.
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 

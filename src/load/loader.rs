@@ -170,6 +170,32 @@ fn reword_other_contracts_steps(file: &SourceFile, contract: &dyn Contract, erro
             own.join(", ")
         ))
     };
+    // `process: ok` in an outcome-queue spec: a step written in the other contract's way.
+    let reword_word_step = |message: &str| -> Option<String> {
+        let rest = message.strip_prefix('`')?;
+        let (kind, rest) = rest.split_once("` takes a mapping")?;
+        let word = rest.strip_prefix(", not a word: `")?.split('`').next()?;
+        let other = contracts::registry::CONTRACTS.iter().find(|other| {
+            other.name() != contract.name() && other.step_words(kind).contains(&word)
+        })?;
+        let article = if other.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        let (_, told) = message.split_once(": ")?;
+        Some(format!(
+            "`{kind}: {word}` is how {article} {} spec writes a step; in {} {} spec `{kind}` takes a mapping: {told}",
+            other.name(),
+            if contract.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            },
+            contract.name(),
+        ))
+    };
+    let reword = |message: &str| reword(message).or_else(|| reword_word_step(message));
     if let Some(message) = reword(&error.message) {
         error.message = message;
     }

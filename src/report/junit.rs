@@ -14,6 +14,7 @@ use super::sanitize;
 use super::style::Palette;
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::text::spec_error::SpecError;
 
 pub struct JunitReporter<W: Write> {
     out: W,
@@ -118,7 +119,7 @@ fn status(report: &SpecReport) -> TestCaseStatus {
         Outcome::SpecError(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
             "spec_error",
-            sanitize::text(&e.to_string()).into_owned(),
+            sanitize::text(&with_untold(e)).into_owned(),
         ),
         Outcome::Errored(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
@@ -155,6 +156,14 @@ impl<W: Write> Reporter for JunitReporter<W> {
                 let _ = self.done(summary);
             }
         }
+    }
+}
+
+/// A spec error's lines, then why errors after them may be untold, when they may be.
+fn with_untold(error: &SpecError) -> String {
+    match error.untold {
+        Some(why) => format!("{error}\n{}: {}", error.path, why.says()),
+        None => error.to_string(),
     }
 }
 

@@ -111,6 +111,9 @@ fn diagnostics(report: &SpecReport) -> String {
                 let more: Vec<String> = e.more.iter().map(ToString::to_string).collect();
                 fields.push(("more", block(&more.join("\n"))));
             }
+            if let Some(why) = e.untold {
+                fields.push(("untold", quoted(why.says())));
+            }
         }
         Outcome::Errored(e) => fields.push(("message", block(&e.message))),
         Outcome::ExpectedFailure(known) => fields.push(("listed_at", quoted(&known.listed_at))),

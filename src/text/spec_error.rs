@@ -51,8 +51,10 @@ pub enum Untold {
     Syntax,
     /// The part in error holds an anchor that blanking it would break.
     Anchor,
-    /// The file is too big to read again for its later errors.
-    Big,
+    /// Reading the file again for its later errors took its budget of bytes re-read.
+    Work,
+    /// [`MAX_ERRORS`] are told already.
+    Many,
 }
 
 impl Untold {
@@ -63,8 +65,11 @@ impl Untold {
             Untold::Anchor => {
                 "further errors may follow: the part in error defines an anchor (`&name`) that an alias uses, so it is not skipped; fix it and run again"
             }
-            Untold::Big => {
-                "further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again"
+            Untold::Work => {
+                "further errors may follow: reading the file again for them stopped after 32 MiB re-read; fix these and run again"
+            }
+            Untold::Many => {
+                "further errors may follow: at most 20 errors of a file are told; fix these and run again"
             }
         }
     }
@@ -134,7 +139,10 @@ impl SpecError {
         // Stable: errors at one place keep the order they were found in.
         all.sort_by_key(|error| (error.position.line, error.position.column));
         all.dedup_by(|a, b| a.position == b.position && a.message == b.message);
-        all.truncate(MAX_ERRORS);
+        if all.len() > MAX_ERRORS {
+            all.truncate(MAX_ERRORS);
+            untold = untold.or(Some(Untold::Many));
+        }
         let mut all = all.into_iter();
         let mut first = all.next()?;
         first.more = all.collect();
@@ -204,5 +212,16 @@ mod tests {
         );
         assert_eq!(combined.alone().to_string(), "specs/x.yaml:1:4: first");
         assert!(SpecError::combine([]).is_none());
+    }
+
+    #[test]
+    fn errors_past_the_most_told_say_further_errors_may_follow() {
+        let file = SourceFile::from_text("specs/x.yaml", "a: 1\n".repeat(30));
+        let errors =
+            |n: usize| (1..=n).map(|line| SpecError::invalid(&file, Position::new(line, 1), "bad"));
+        let all = SpecError::combine(errors(MAX_ERRORS)).unwrap();
+        assert_eq!((all.count(), all.untold), (MAX_ERRORS, None));
+        let cut = SpecError::combine(errors(MAX_ERRORS + 1)).unwrap();
+        assert_eq!((cut.count(), cut.untold), (MAX_ERRORS, Some(Untold::Many)));
     }
 }

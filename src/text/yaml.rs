@@ -105,6 +105,9 @@ pub struct Broken<T> {
 pub struct Recovered<T> {
     pub value: T,
     pub blanked: Blanked,
+    /// The words replaced by longer ones in the text `value` decoded from, and the file as
+    /// written, to place the errors of its checks where they are in the file.
+    placing: Option<(recover::Shifts, Box<SourceFile>)>,
 }
 
 /// The broken parts blanked for a file to decode: the top-level key each was under (an empty
@@ -134,7 +137,13 @@ impl<T> Broken<T> {
         };
         match check(recovered.value, &recovered.blanked) {
             Ok(_) => error,
-            Err(more) => SpecError::combine([error.clone(), more]).unwrap_or(error),
+            Err(more) => {
+                let more = match &recovered.placing {
+                    Some((shifts, file)) => shifts.place(file, more),
+                    None => more,
+                };
+                SpecError::combine([error.clone(), more]).unwrap_or(error)
+            }
         }
     }
 }
@@ -194,22 +203,18 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>
     if let Some(syntax) = syntax_error(file) {
         return Err(alone(with_syntax_error(first, syntax, &file.text)));
     }
-    // Past a size the file is better fixed from its first error than read again and again.
-    if file.text.len() > recover::MAX_BYTES {
-        let mut first = first;
-        first.untold = Some(Untold::Big);
-        return Err(alone(first));
-    }
     let decode = |text: &str| decode_slow::<T>(file, text);
     let recovery = recover::later_errors(file, &first, decode);
     let all = std::iter::once(first.clone()).chain(recovery.later);
     let mut error = SpecError::combine(all).unwrap_or(first);
-    error.untold = recovery.untold;
+    error.untold = recovery.untold.or(error.untold);
     Err(Box::new(Broken {
         error,
         recovered: recovery.recovered.map(|(value, blanked_under)| Recovered {
             value,
             blanked: Blanked(blanked_under),
+            placing: (recovery.shifts != recover::Shifts::default())
+                .then(|| (recovery.shifts.clone(), Box::new(file.clone()))),
         }),
     }))
 }

@@ -337,15 +337,40 @@ fn aliases_do_not_stop_the_errors_an_anchor_in_error_says_so() {
 }
 
 #[test]
-fn a_file_over_a_mebibyte_says_only_its_first_error_is_told() {
+fn a_file_over_a_mebibyte_has_every_error_told() {
     let padding = "# padding\n".repeat(110_000);
+    let (messages, places, stdout) = errors_of(&format!(
+        "contract: dlq-consumer\nname: x\nmessages: [{{id: a, bdy: x}}, {{id: b, bdy: y}}]\n{padding}"
+    ));
+    assert_eq!(messages.len(), 2, "{stdout}");
+    assert_eq!(places, ["broken.yaml:3:20", "broken.yaml:3:37"], "{stdout}");
+    assert_eq!(count_line(&stdout), "2 errors in broken.yaml", "{stdout}");
+}
+
+#[test]
+fn the_bound_that_stops_the_errors_is_told() {
+    // 12 MiB: the first decode and the tree of the second pass 32 MiB with the decodes a
+    // round of recovery makes, so the second mistake is not looked for.
+    let padding = "# padding\n".repeat(1_200_000);
     let (messages, _, stdout) = errors_of(&format!(
         "contract: dlq-consumer\nname: x\nmessages: [{{id: a, bdy: x}}, {{id: b, bdy: y}}]\n{padding}"
     ));
     assert_eq!(messages.len(), 1, "{stdout}");
-    assert!(
-        count_line(&stdout)
-            == "1 error in broken.yaml (further errors may follow: a file over 1 MiB is read for its first error only; fix it and run again)",
+    assert_eq!(
+        count_line(&stdout),
+        "1 error in broken.yaml (further errors may follow: reading the file again for them stopped after 32 MiB re-read; fix these and run again)",
+        "{stdout}"
+    );
+    let messages: String = (0..25)
+        .map(|n| format!("  - {{id: m{n}, bdy: x}}\n"))
+        .collect();
+    let (told, _, stdout) = errors_of(&format!(
+        "contract: dlq-consumer\nname: x\nmessages:\n{messages}"
+    ));
+    assert_eq!(told.len(), 20, "{stdout}");
+    assert_eq!(
+        count_line(&stdout),
+        "20 errors in broken.yaml (further errors may follow: at most 20 errors of a file are told; fix these and run again)",
         "{stdout}"
     );
 }
@@ -389,6 +414,21 @@ fn a_step_of_the_other_contract_is_told_as_one() {
     assert_eq!(
         told,
         "`recover` is a dlq-consumer step; this spec's contract is outcome-queue (line 2), whose nearest step is `create`; expected one of create, submit, process, replay, mutate_state, expect"
+    );
+    let told = error_of(
+        "contract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n  - process: ok\n",
+    );
+    assert_eq!(
+        told,
+        "`process: ok` is how a dlq-consumer spec writes a step; in an outcome-queue spec `process` takes a mapping: `ok` is not an outcome (the nearest valid one is `success`), expected one of success, transient, permanent; write `process: {outcome: success, returns: done}`"
+    );
+    // A word no contract's `process` takes is told as the outcome-queue's own mistake.
+    let told = error_of(
+        "contract: outcome-queue\nname: x\nsteps:\n  - create: {max_attempts: 2}\n  - process: sucess\n",
+    );
+    assert_eq!(
+        told,
+        "`process` takes a mapping, not a word: `sucess` is not an outcome (did you mean `success`?), expected one of success, transient, permanent; write `process: {outcome: success, returns: done}`"
     );
 }
 
@@ -543,5 +583,123 @@ fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
     assert!(
         !out.path().join("summary.csv").exists(),
         "no student graded"
+    );
+}
+
+#[test]
+fn tap_junit_and_grade_say_further_errors_may_follow() {
+    let messages: String = (0..25)
+        .map(|n| format!("  - {{id: m{n}, bdy: x}}\n"))
+        .collect();
+    let (_dir, path) = temp_spec(
+        "broken.yaml",
+        &format!("contract: dlq-consumer\nname: x\nmessages:\n{messages}"),
+    );
+    let why =
+        "further errors may follow: at most 20 errors of a file are told; fix these and run again";
+    let tap = run(&["run", path_arg(&path), "--format", "tap"]);
+    assert!(
+        tap.stdout.contains(&format!("  untold: \"{why}\"\n")),
+        "{}",
+        tap.stdout
+    );
+    let junit = run(&["run", path_arg(&path), "--format", "junit"]);
+    assert!(
+        junit.stdout.contains(&format!("broken.yaml: {why}")),
+        "{}",
+        junit.stdout
+    );
+    let out = tempfile::tempdir().expect("temp dir");
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let last = ran
+        .stderr
+        .lines()
+        .rfind(|line| line.contains("broken.yaml"));
+    assert!(
+        last.is_some_and(|line| line.ends_with(&format!("broken.yaml: {why}"))),
+        "{}",
+        ran.stderr
+    );
+    // One error with a syntax error after it: grade lists it and the note, not the count line.
+    let (_dir, path) = temp_spec(
+        "broken.yaml",
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nsteps: [process: ok\n",
+    );
+    let ran = run(&[
+        "grade",
+        "--specs",
+        path_arg(&path),
+        "--output",
+        path_arg(out.path()),
+        "examples/python/solution.py",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("broken.yaml: further errors may follow; fix this one and run again"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_word_replaced_by_a_longer_one_keeps_the_rest_of_its_item_told_at_its_place() {
+    let (messages, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nsteps:\n  - fault: {crash: aftr, call: dlq.pt}\n  - fault: {crash: aftr, call: dlq.put, xtra: 1}\n  - process: ok\n",
+    );
+    assert_eq!(
+        messages,
+        [
+            "unknown value `aftr` (did you mean `after`?), expected one of before, after",
+            "unknown call `dlq.pt` (did you mean `dlq.put`?); a fault waits on one of queue.send, queue.receive, queue.ack, queue.retry, dlq.put, dlq.remove, handler",
+            "unknown value `aftr` (did you mean `after`?), expected one of before, after",
+            "unknown field `xtra` (the nearest valid one is `nth`), expected one of crash, call, nth",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:5:20",
+            "broken.yaml:5:32",
+            "broken.yaml:6:20",
+            "broken.yaml:6:41"
+        ],
+        "{stdout}"
+    );
+    // Each caret under its word as written.
+    assert!(
+        stdout.contains(
+            "5 |   - fault: {crash: aftr, call: dlq.pt}\n        |                                ^\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "6 |   - fault: {crash: aftr, call: dlq.put, xtra: 1}\n        |                                         ^\n"
+        ),
+        "{stdout}"
+    );
+    // Columns count characters: a word not in ASCII moves what follows it by its characters.
+    let (_, places, stdout) = errors_of(
+        "contract: dlq-consumer\nname: x\nmessages: [{id: a, body: x}]\nhandler:\n  a: [é, okay]\nsteps:\n  - fault: {crash: aftré, call: dlq.pt}\n  - process: ok\n",
+    );
+    assert_eq!(
+        places,
+        [
+            "broken.yaml:5:7",
+            "broken.yaml:5:10",
+            "broken.yaml:7:20",
+            "broken.yaml:7:33"
+        ],
+        "{stdout}"
     );
 }

@@ -46,6 +46,13 @@ impl Contract for DlqConsumerContract {
         spec::STEP_KINDS
     }
 
+    fn step_words(&self, kind: &str) -> &'static [&'static str] {
+        match kind {
+            "process" => spec::PROCESS_RETURNS,
+            _ => &[],
+        }
+    }
+
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
         Ok(Box::new(spec::load(file)?))
     }

@@ -130,6 +130,9 @@ pub enum ProcessReturn {
     Any,
 }
 
+/// The words of `ProcessReturn`, as a spec writes them (`process: ok`).
+pub const PROCESS_RETURNS: &[&str] = &["ok", "retry", "dead", "none", "crash", "any"];
+
 impl ProcessReturn {
     pub fn expected(self) -> Option<&'static str> {
         match self {
@@ -605,6 +608,19 @@ fn check_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_process_returns_are_the_ones_a_wrong_one_lists() {
+        let error = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - process: nope\n")
+            .err()
+            .unwrap();
+        assert!(
+            error
+                .message
+                .ends_with(&format!(", expected one of {}", PROCESS_RETURNS.join(", "))),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_step_kinds_are_the_ones_an_unknown_step_lists() {

@@ -11,9 +11,11 @@
 //! What decodes once every broken part is blanked is kept, so that the contract's own checks
 //! run on the rest of the file too (`Recovery::recovered`, with the top-level keys a part was
 //! blanked under, for the checks to skip what the blanked parts may have defined).
-//! A part holding an anchor is not blanked (its aliases would break), and nothing is done
-//! for a limit of the parser reached or a file past `MAX_BYTES`: there the errors found so
-//! far are told, and that more may follow (`Recovery::untold`).
+//! A part holding an anchor is not blanked (its aliases would break), and nothing more is
+//! done for a limit of the parser reached, past `MAX_ERRORS` or once the bytes decoded again
+//! would pass `REREAD_BUDGET`: there the errors found so far are told, and that more may follow
+//! and why (`Recovery::untold`). The bound is the work, not the file's size, so that a big
+//! file with few mistakes still has them all told.
 
 use serde::de::DeserializeOwned;
 
@@ -21,8 +23,13 @@ use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
 use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
 
-/// The largest spec read again for its later errors: each later error costs a whole decode.
-pub(super) const MAX_BYTES: usize = 1 << 20;
+/// The most bytes decoded again, in all, for a file's later errors: each later error costs
+/// a few whole decodes, so a big file gets fewer of them. `Untold::Work` says 32 MiB.
+pub(super) const REREAD_BUDGET: usize = 32 << 20;
+
+/// The most decodes one round of the recovery makes of its text (the YAML tree, the
+/// substitution's, the blanking's and the widened blanking's).
+const DECODES_A_ROUND: usize = 4;
 
 /// What reading a broken file again told.
 pub(super) struct Recovery<T> {
@@ -33,6 +40,64 @@ pub(super) struct Recovery<T> {
     pub recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
     pub untold: Option<Untold>,
+    /// The words replaced by longer ones in the text `recovered` decoded from, to place the
+    /// errors of its checks in the file as written.
+    pub shifts: Shifts,
+}
+
+/// Words replaced by longer ones on their lines (`aftr` by `after`), in the order made: the
+/// columns after each on its line moved right, and an error found there is moved back.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Shifts(Vec<Shift>);
+
+/// One word replaced: on `line`, at character column `start`, `old` characters became `new`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shift {
+    line: usize,
+    start: usize,
+    old: usize,
+    new: usize,
+}
+
+impl Shifts {
+    /// Where position `at` of the text with the replacements stands in the text as written:
+    /// past a replaced word its column moves back by the characters it grew; inside one, at
+    /// the word as written (its last character at most).
+    pub fn original(&self, at: Position) -> Position {
+        let mut column = at.column;
+        for shift in self.0.iter().rev() {
+            if shift.line != at.line || column < shift.start {
+                continue;
+            }
+            column = if column >= shift.start + shift.new {
+                column - shift.new + shift.old
+            } else {
+                shift.start + (column - shift.start).min(shift.old.saturating_sub(1))
+            };
+        }
+        Position::new(at.line, column)
+    }
+
+    /// `error` and the others with it, found in the text with the replacements, placed in
+    /// `file` as written, each with the line it is then on.
+    pub fn place(&self, file: &SourceFile, error: SpecError) -> SpecError {
+        if self.0.is_empty() {
+            return error;
+        }
+        let one = |mut error: SpecError| {
+            let at = self.original(error.position);
+            if at != error.position {
+                error.position = at;
+                error.source_line = file.excerpt(at).map(Box::new);
+            }
+            error
+        };
+        let mut error = error;
+        let more = std::mem::take(&mut error.more);
+        let mut first = one(error);
+        first.more = more.into_iter().map(one).collect();
+        first
+    }
 }
 
 /// The errors after `first`, the first error serde found in `file`, and what decodes past them.
@@ -46,6 +111,7 @@ pub(super) fn later_errors<T: DeserializeOwned>(
         later: Vec::new(),
         recovered: None,
         untold: None,
+        shifts: Shifts::default(),
     };
     let mut blanked_under: Vec<(String, String)> = Vec::new();
     let mut text = file.text.clone();
@@ -56,32 +122,59 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     // The error found last, told once the text it was found in proves to read as YAML: a
     // blanking that broke the YAML would make an error that is none of the author's.
     let mut pending: Option<SpecError> = None;
+    // The bytes decoded so far, counting the decode that found `first`.
+    let mut reread = text.len();
     for _ in 0..MAX_ERRORS * 2 {
         let current = std::mem::take(&mut text);
+        if !within_budget(reread, current.len(), 1) {
+            recovery.untold = Some(Untold::Work);
+            break;
+        }
+        reread += current.len();
         let Ok(document) = Document::parse(&current) else {
             break;
         };
         if let Some(error) = pending.take() {
-            found.push(error);
+            found.push(recovery.shifts.place(file, error));
             if found.len() + 1 >= MAX_ERRORS {
+                recovery.untold = Some(Untold::Many);
                 break;
             }
         }
+        if !within_budget(reread, current.len(), DECODES_A_ROUND - 1) {
+            recovery.untold = Some(Untold::Work);
+            break;
+        }
+        reread += current.len() * (DECODES_A_ROUND - 1);
         // A word that is not one of a list is replaced by the nearest that fits in its place,
         // so that the rest of its item is read too (`{process: okay, extra: 1}`); unless the
         // word put there is itself wrong there, which only blanking the item can tell.
         let substituted = substitution(&document, &current, &error).and_then(|(range, word)| {
             let text = replace(&current, range.clone(), &word);
+            let old = current[range.clone()].chars().count();
+            let range = range.start..range.start + word.len();
             match decode(&text) {
                 Err(next)
                     if byte_offset(&text, next.position).is_some_and(|at| range.contains(&at)) =>
                 {
                     None
                 }
-                result => Some((text, result)),
+                result => Some((text, result, range, old)),
             }
         });
-        if let Some((substituted, result)) = substituted {
+        if let Some((substituted, result, range, old)) = substituted {
+            let line_start = substituted[..range.start]
+                .rfind('\n')
+                .map_or(0, |at| at + 1);
+            let new = substituted[range.clone()].chars().count();
+            if new != old {
+                recovery.shifts.0.push(Shift {
+                    line: error.position.line,
+                    start: substituted[line_start..range.start].chars().count() + 1,
+                    old,
+                    new,
+                });
+            }
             text = substituted;
             match result {
                 Ok(value) => {
@@ -90,9 +183,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 }
                 Err(next) => error = next,
             }
+            let at = recovery.shifts.original(error.position);
             let seen = std::iter::once(first)
                 .chain(&found)
-                .any(|e| e.position == error.position && e.message == error.message);
+                .any(|e| e.position == at && e.message == error.message);
             if seen {
                 break;
             }
@@ -159,9 +253,10 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             blanked_under.push(under);
             error = next;
         }
+        let at = recovery.shifts.original(error.position);
         let seen = std::iter::once(first)
             .chain(&found)
-            .any(|e| e.position == error.position && e.message == error.message);
+            .any(|e| e.position == at && e.message == error.message);
         if seen {
             break;
         }
@@ -171,10 +266,19 @@ pub(super) fn later_errors<T: DeserializeOwned>(
     recovery
 }
 
+/// Whether `decodes` more decodes of a text of `length` bytes keep the bytes decoded, now
+/// `reread`, within [`REREAD_BUDGET`].
+fn within_budget(reread: usize, length: usize, decodes: usize) -> bool {
+    length
+        .checked_mul(decodes)
+        .and_then(|more| more.checked_add(reread))
+        .is_some_and(|total| total <= REREAD_BUDGET)
+}
+
 /// For an `unknown value `WORD`, expected one of ...` error at a plain scalar that is a value
 /// (not a key, whose word decides how its value is read), the bytes of the word and the
-/// listed word nearest to it among those no longer, padded to its length with spaces (which a
-/// plain scalar drops), so that every line and column stays where it was.
+/// listed word nearest to it, padded to its length with spaces (which a plain scalar drops)
+/// when shorter; a longer one moves the rest of its line right (`Shifts`).
 fn substitution(
     document: &Document,
     text: &str,
@@ -208,8 +312,7 @@ fn substitution(
     let fitting: Vec<&str> = list
         .split(", ")
         .filter(|choice| {
-            choice.len() <= length
-                && !choice.is_empty()
+            !choice.is_empty()
                 && choice
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -444,8 +547,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_size_read_again_is_the_one_told() {
-        assert_eq!(MAX_BYTES, 1 << 20, "Untold::Big says 1 MiB");
+    fn a_column_past_a_longer_word_is_moved_back_to_the_text_as_written() {
+        // `{crash: aftr, x: befre}`: `aftr` (column 9) became `after`, then `befre` (column
+        // 20 as written, 21 after the first) became `before`.
+        let shifts = Shifts(vec![
+            Shift {
+                line: 1,
+                start: 9,
+                old: 4,
+                new: 5,
+            },
+            Shift {
+                line: 1,
+                start: 21,
+                old: 5,
+                new: 6,
+            },
+        ]);
+        let original = |line, column| shifts.original(Position::new(line, column));
+        assert_eq!(original(1, 8), Position::new(1, 8), "before the words");
+        assert_eq!(original(1, 9), Position::new(1, 9), "at the first word");
+        assert_eq!(original(1, 13), Position::new(1, 12), "in it, at its last");
+        assert_eq!(original(1, 14), Position::new(1, 13), "past the first");
+        assert_eq!(original(1, 21), Position::new(1, 20), "at the second");
+        assert_eq!(original(1, 27), Position::new(1, 25), "past both");
+        assert_eq!(original(2, 27), Position::new(2, 27), "another line");
+        let text = "steps: [{crash: aftr, call: dlq.pt}]\n";
+        let file = SourceFile::from_text("a.yaml", text);
+        let shifts = Shifts(vec![Shift {
+            line: 1,
+            start: 17,
+            old: 4,
+            new: 5,
+        }]);
+        let found = SpecError::invalid(&file, Position::new(1, 30), "bad call");
+        let placed = shifts.place(&file, found);
+        assert_eq!(placed.position, Position::new(1, 29));
+        assert_eq!(
+            placed.source_line,
+            file.excerpt(Position::new(1, 29)).map(Box::new)
+        );
+    }
+
+    #[test]
+    fn the_budget_is_the_one_told() {
+        assert_eq!(REREAD_BUDGET, 32 << 20);
+        assert!(Untold::Work.says().contains(" 32 MiB "));
+        assert!(Untold::Many.says().contains(&format!(" {MAX_ERRORS} ")));
+    }
+
+    #[test]
+    fn the_budget_bounds_the_bytes_decoded_again() {
+        assert!(within_budget(0, REREAD_BUDGET, 1));
+        assert!(!within_budget(1, REREAD_BUDGET, 1));
+        assert!(within_budget(REREAD_BUDGET / 2, REREAD_BUDGET / 6, 3));
+        assert!(!within_budget(REREAD_BUDGET / 2, REREAD_BUDGET / 6 + 1, 3));
+        assert!(!within_budget(0, usize::MAX, 2), "no overflow");
     }
 
     #[test]
