@@ -183,11 +183,12 @@ pub(super) fn later_errors<T: DeserializeOwned>(
                 }
                 Err(next) => error = next,
             }
-            let at = recovery.shifts.original(error.position);
-            let seen = std::iter::once(first)
-                .chain(&found)
-                .any(|e| e.position == at && e.message == error.message);
-            if seen {
+            if already_told(
+                first,
+                &found,
+                recovery.shifts.original(error.position),
+                &error,
+            ) {
                 break;
             }
             pending = Some(error.clone());
@@ -253,11 +254,12 @@ pub(super) fn later_errors<T: DeserializeOwned>(
             blanked_under.push(under);
             error = next;
         }
-        let at = recovery.shifts.original(error.position);
-        let seen = std::iter::once(first)
-            .chain(&found)
-            .any(|e| e.position == at && e.message == error.message);
-        if seen {
+        if already_told(
+            first,
+            &found,
+            recovery.shifts.original(error.position),
+            &error,
+        ) {
             break;
         }
         pending = Some(error.clone());
@@ -540,6 +542,19 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
     }));
     out.push_str(&text[range.end..]);
     out
+}
+
+/// Whether `error`, at `at` in the file as written, is one already told: recovering again would
+/// only go round.
+fn already_told(
+    first: &SpecError,
+    found: &[SpecError],
+    at: crate::text::source::Position,
+    error: &SpecError,
+) -> bool {
+    std::iter::once(first)
+        .chain(found)
+        .any(|told| told.position == at && told.message == error.message)
 }
 
 #[cfg(test)]
