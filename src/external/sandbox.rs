@@ -1043,8 +1043,7 @@ fn ruleset(
     private: &Path,
 ) -> Result<(std::os::fd::OwnedFd, u64), String> {
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
-        path_beneath_rules,
+        ABI, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, path_beneath_rules,
     };
     let abi = ABI::from(abi);
     let read = AccessFs::from_read(abi);
@@ -1052,14 +1051,7 @@ fn ruleset(
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(text)?;
-    if abi >= ABI::V4 {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(abi))
-            .map_err(text)?;
-    }
-    if abi >= ABI::V6 {
-        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(text)?;
-    }
+    ruleset = no_network_nor_signals(ruleset, abi).map_err(text)?;
     let existing: Vec<&PathBuf> = readable.iter().filter(|path| path.exists()).collect();
     let created = ruleset
         .create()
@@ -1297,22 +1289,12 @@ impl ZygoteBox {
 /// the zygote's domain is made, and Landlock rules name existing files only.
 #[cfg(target_os = "linux")]
 fn zygote_ruleset(abi: i32, writable: &Path) -> Result<std::os::fd::OwnedFd, String> {
-    use landlock::{
-        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
-        path_beneath_rules,
-    };
+    use landlock::{ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, path_beneath_rules};
     let abi = ABI::from(abi);
     let text = |error: landlock::RulesetError| error.to_string();
     let write = AccessFs::from_write(abi);
     let mut ruleset = Ruleset::default().handle_access(write).map_err(text)?;
-    if abi >= ABI::V4 {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(abi))
-            .map_err(text)?;
-    }
-    if abi >= ABI::V6 {
-        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(text)?;
-    }
+    ruleset = no_network_nor_signals(ruleset, abi).map_err(text)?;
     let created = ruleset
         .create()
         .map_err(text)?
@@ -1328,6 +1310,23 @@ fn zygote_ruleset(abi: i32, writable: &Path) -> Result<std::os::fd::OwnedFd, Str
     let fd: Option<std::os::fd::OwnedFd> = created.into();
     let fd = fd.ok_or("this kernel does not enforce Landlock")?;
     above_handed_descriptors(fd).map_err(|error| error.to_string())
+}
+
+/// Adds to `ruleset` what the kernel `abi` can deny beyond files: every TCP bind and connect
+/// (ABI 4), and signals and abstract sockets leaving the domain (ABI 6).
+#[cfg(target_os = "linux")]
+fn no_network_nor_signals(
+    mut ruleset: landlock::Ruleset,
+    abi: landlock::ABI,
+) -> Result<landlock::Ruleset, landlock::RulesetError> {
+    use landlock::{ABI, Access, AccessNet, RulesetAttr, Scope};
+    if abi >= ABI::V4 {
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
+    }
+    if abi >= ABI::V6 {
+        ruleset = ruleset.scope(Scope::from_all(abi))?;
+    }
+    Ok(ruleset)
 }
 
 /// Boxes the zygote (`zygote`), in its spawned child between fork and exec: its own network
