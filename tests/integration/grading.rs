@@ -1781,13 +1781,26 @@ fn a_solution_that_hangs_while_it_loads_is_ended_at_its_runs_budget() {
     assert_eq!(row["json_report"], "slow.py.jsonl", "{row}");
 }
 
-#[test]
-fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_submission() {
+/// The interpreter behind `python3` (pyenv's shim execs it), which a stand-in shim starts.
+fn real_python() -> String {
     let real = std::process::Command::new("python3")
         .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
         .output()
         .expect("python3 runs");
-    let real = String::from_utf8(real.stdout).expect("utf-8");
+    String::from_utf8(real.stdout).expect("utf-8")
+}
+
+/// `PATH` with a stand-in for pyenv's shims folder first, then the tests' own.
+fn shims_first(shims: std::path::PathBuf) -> std::ffi::OsString {
+    let mut path = shims.into_os_string();
+    path.push(":");
+    path.push(crate::common::path_with_tsx());
+    path
+}
+
+#[test]
+fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_submission() {
+    let real = real_python();
     let place = tempfile::tempdir().expect("temp dir");
     let shims = place.path().join(".pyenv/shims");
     std::fs::create_dir_all(&shims).expect("shims folder");
@@ -1816,12 +1829,9 @@ fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_sub
         ],
     );
     let out = class.path().join("grades");
-    let mut path = shims.into_os_string();
-    path.push(":");
-    path.push(crate::common::path_with_tsx());
     let mut command = crate::common::dlqspec();
     command
-        .env("PATH", path)
+        .env("PATH", shims_first(shims))
         .env_remove("DLQSPEC_PYTHON")
         .args(["grade", "--specs", PASSING_SPEC, "--output"])
         .arg(&out)
@@ -1838,11 +1848,7 @@ fn grade_asks_pyenvs_shim_once_for_its_interpreter_and_starts_that_for_every_sub
 
 #[test]
 fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_interpreter() {
-    let real = std::process::Command::new("python3")
-        .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
-        .output()
-        .expect("python3 runs");
-    let real = String::from_utf8(real.stdout).expect("utf-8");
+    let real = real_python();
     let place = tempfile::tempdir().expect("temp dir");
     let shims = place.path().join(".pyenv/shims");
     std::fs::create_dir_all(&shims).expect("shims folder");
@@ -1878,12 +1884,9 @@ fn a_python_version_file_planted_in_the_temporary_folder_does_not_choose_grades_
     std::fs::write(temporary.join(".python-version"), "planted\n").expect("plant");
     let submissions = class_of(class.path(), &[("alice.py", "examples/python/solution.py")]);
     let out = class.path().join("grades");
-    let mut path = shims.into_os_string();
-    path.push(":");
-    path.push(crate::common::path_with_tsx());
     let mut command = crate::common::dlqspec();
     command
-        .env("PATH", path)
+        .env("PATH", shims_first(shims))
         .env("TMPDIR", &temporary)
         .env_remove("DLQSPEC_PYTHON")
         .env_remove("PYENV_VERSION")
