@@ -18,6 +18,7 @@ import types
 # and a run needs traceback only when an error is raised, platform never (see _python_version).
 
 PROTOCOL = 1
+FEATURES = ["foresight", "pipelining"]
 CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
 
 # --- the protocol channel ------------------------------------------------
@@ -187,6 +188,16 @@ def _loads(line):
     return json.loads(line)
 
 
+# pipelining: requests dlqspec wrote ahead, read while a world call waited for its answer.
+_REQUEST_TYPES = ("hello", "new", "call", "bye")
+_ahead = []
+
+
+def _next_request():
+    """The next request to serve: one read ahead first, else the next from dlqspec (None at EOF)."""
+    return _ahead.pop(0) if _ahead else _read()
+
+
 def _read():
     """The next message from dlqspec, or None at EOF."""
     while True:
@@ -214,12 +225,14 @@ _seq = None  # seq of the request being served; world calls are legal only insid
 _n = 0       # world calls made so far while serving it
 _world_head = None  # '{"seq":SEQ,"type":"world","n":' for that seq, when it encodes
 _call_json = {}  # the JSON of each world call's name, encoded once
+_foresee = None  # the request's foreseen world calls, while every call so far took its answer
 
 
-def _serve(seq):
-    """Marks request `seq` as the one being served (None: none is)."""
-    global _seq, _n, _world_head
+def _serve(seq, foresee=None):
+    """Marks request `seq` as the one being served (None: none is), with its foreseen calls."""
+    global _seq, _n, _world_head, _foresee
     _seq, _n = seq, 0
+    _foresee = foresee if type(foresee) is list and foresee else None
     try:
         if seq is None:
             _world_head = None
@@ -240,6 +253,26 @@ def _world_line(call, args):
     return "%s%d,\"call\":%s,\"args\":%s}" % (_world_head, _n + 1, name, _encode(list(args)) if args else "[]")
 
 
+# The canonical JSON of a value: keys sorted, so that arguments equal as JSON compare equal as
+# text (1 and 1.0 differ, as do true and 1; key order does not count).
+_canon = json.JSONEncoder(allow_nan=False, sort_keys=True, separators=(",", ":")).encode
+
+
+def _foreseen(call, args):
+    """The foreseen answer of this call, the _n-th of the request, if it is the call foreseen."""
+    global _foresee
+    at = _n - 1
+    f = _foresee[at] if at < len(_foresee) else None
+    if type(f) is dict and f.get("call") == call:
+        try:
+            if _canon(list(args)) == _canon(f.get("args")):
+                return f
+        except (TypeError, ValueError):
+            pass
+    _foresee = None  # the solution went its own way: every later call of the request waits
+    return None
+
+
 def _world(call, *args):
     global _n
     if _seq is None:
@@ -248,10 +281,22 @@ def _world(call, *args):
     line = _world_line(call, args)
     _n += 1
     _flush_output(_seq)
+    f = _foreseen(call, args) if _foresee is not None else None
+    if f is not None:
+        # dlqspec answers nothing: it performs the call when it reads it, in order.
+        _write_line(line[:-1] + ',"foreseen":true}')
+        if "raise" in f:
+            raise _error_from_wire(f.get("raise") or {})
+        return f.get("value")
     _write_line(line)
-    reply = _read()
-    if reply is None:
-        _exit(0)  # dlqspec hung up mid-call: it has given up on this run
+    while True:
+        reply = _read()
+        if reply is None:
+            _exit(0)  # dlqspec hung up mid-call: it has given up on this run
+        if reply.get("type") in _REQUEST_TYPES:
+            _ahead.append(reply)  # written ahead (pipelining): served after this request
+            continue
+        break
     if reply.get("seq") != _seq or reply.get("n") != _n or reply.get("type") not in ("result", "raise"):
         _die("expected result/raise for seq %s n %s, got %.200r" % (_seq, _n, reply))
     if reply["type"] == "result":
@@ -584,7 +629,7 @@ def main():
     solution, load_error = _load(path)
     instance = None
     while True:
-        req = _read()
+        req = _next_request()
         if req is None:
             _exit(0)
         seq, kind = req.get("seq"), req.get("type")
@@ -596,7 +641,7 @@ def main():
                        "implementation": {"name": name, "language": "python",
                                           "version": _python_version()},
                        "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))],
-                       "defines": _defines(solution), "naming": "snake_case"})
+                       "defines": _defines(solution), "naming": "snake_case", "features": FEATURES})
             continue
         if kind == "bye":
             _send({"seq": seq, "type": "bye"})
@@ -608,7 +653,7 @@ def main():
             _send({"seq": seq, "type": "errored", "message": "the solution did not load: " + load_error["message"]})
             continue
 
-        _serve(seq)
+        _serve(seq, req.get("foresee"))
         try:
             if kind == "new":
                 instance = None  # a failed `new` must not leave the previous instance answering calls

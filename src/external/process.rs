@@ -26,6 +26,7 @@ use super::protocol::{
 };
 use super::sandbox::{self, Prepared, Sandbox};
 use crate::model::captured::{Captured, StreamName, Traceback};
+use crate::model::implementation::{Foreseen, Planned};
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
@@ -84,6 +85,8 @@ pub struct Handshake {
     pub contracts: Vec<String>,
     pub defines: Option<Vec<String>>,
     pub naming: Naming,
+    /// The optional protocol features it listed (`protocol::FEATURES`), known or not.
+    pub features: Vec<String>,
     pub pid: u32,
     /// From starting the process to its `hello`.
     pub startup: Duration,
@@ -116,6 +119,31 @@ pub struct ExternalImplementation {
     world_budget: usize,
     /// What the spec at hand printed and raised, as the shim reports it.
     captured: Captured,
+    /// The world calls the next request is foreseen to make, sent with it.
+    foreseen: Vec<Foreseen>,
+    /// The requests the scenario will make next, not yet written.
+    planned: VecDeque<Request>,
+    /// The optional protocol features dlqspec may use, when the implementation lists them:
+    /// all of `protocol::FEATURES`, or those `DLQSPEC_FEATURES` names (to compare).
+    allowed: Vec<String>,
+}
+
+/// The most requests written ahead at once, and the most bytes: well within a pipe's 64 KiB,
+/// so that the write never waits on a process busy answering.
+const AHEAD_REQUESTS: usize = 64;
+const AHEAD_BYTES: usize = 16 * 1024;
+
+/// The features dlqspec may use: `DLQSPEC_FEATURES` (comma-separated, empty for none), or all.
+fn allowed_features() -> Vec<String> {
+    match std::env::var("DLQSPEC_FEATURES") {
+        Ok(listed) => listed
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Err(_) => protocol::FEATURES.iter().map(|f| (*f).to_owned()).collect(),
+    }
 }
 
 impl ExternalImplementation {
@@ -130,6 +158,61 @@ impl ExternalImplementation {
             fatal_told: false,
             world_budget: MAX_WORLD_BYTES_PER_SPEC,
             captured: Captured::default(),
+            foreseen: Vec::new(),
+            planned: VecDeque::new(),
+            allowed: allowed_features(),
+        }
+    }
+
+    /// Whether the implementation listed `feature` in its `hello`, and dlqspec may use it.
+    fn uses(&self, feature: &str) -> bool {
+        self.allowed.iter().any(|f| f == feature)
+            && self
+                .handshake
+                .as_ref()
+                .is_some_and(|handshake| handshake.features.iter().any(|f| f == feature))
+    }
+
+    /// Writes the requests planned from `request` on, at once, when `request` is the next
+    /// planned one; drops the plan when it is not (nothing of it was written).
+    fn write_planned(&mut self, process: &mut Process, request: &Request) -> Result<(), Broke> {
+        if !process.ahead.is_empty() || self.planned.is_empty() {
+            return Ok(());
+        }
+        if self.planned.front() != Some(request) {
+            self.planned.clear();
+            return Ok(());
+        }
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        while let Some(next) = self.planned.front() {
+            let size = protocol::encode(&Outgoing {
+                seq: 0,
+                body: next.clone(),
+            })
+            .len();
+            if !batch.is_empty() && (batch.len() == AHEAD_REQUESTS || bytes + size > AHEAD_BYTES) {
+                break;
+            }
+            bytes += size;
+            batch.extend(self.planned.pop_front());
+        }
+        if batch.len() < 2 {
+            // One request is sent as it always is.
+            return Ok(());
+        }
+        process.write_ahead(batch, self.timeout)
+    }
+
+    /// Reads the replies to requests written ahead that the spec did not come to ask for; a
+    /// process that breaks meanwhile is stopped, to be started again for the next spec.
+    fn forget_plan(&mut self) {
+        self.planned.clear();
+        if let Some(mut process) = self.process.take() {
+            match process.drain_ahead(self.timeout) {
+                Ok(()) => self.process = Some(process),
+                Err(broke) => drop(process.failure(broke, "a request written ahead", self.timeout)),
+            }
         }
     }
 
@@ -185,10 +268,28 @@ impl ExternalImplementation {
         let Some(mut process) = self.process.take() else {
             return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
         };
+        let foreseen = std::mem::take(&mut self.foreseen);
+        let request = match request {
+            Request::New { contract, args, .. } => Request::New {
+                contract,
+                args,
+                foresee: foreseen.iter().cloned().map(Into::into).collect(),
+            },
+            Request::Call { method, args, .. } => Request::Call {
+                method,
+                args,
+                foresee: foreseen.iter().cloned().map(Into::into).collect(),
+            },
+            other => other,
+        };
+        if let Err(broke) = self.write_planned(&mut process, &request) {
+            return Err(process.failure(broke, what, self.timeout));
+        }
         let reply = match process.exchange(
             request,
             what,
             world,
+            &foreseen,
             self.timeout,
             &mut Spent {
                 budget: &mut self.world_budget,
@@ -296,6 +397,7 @@ impl Implementation for ExternalImplementation {
     }
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
+        self.forget_plan();
         self.world_budget = MAX_WORLD_BYTES_PER_SPEC;
         self.captured = Captured::default();
         self.start().map(drop)
@@ -322,6 +424,7 @@ impl Implementation for ExternalImplementation {
         let request = Request::New {
             contract: contract.to_owned(),
             args: args.clone(),
+            foresee: Vec::new(),
         };
         match self.exchange(request, &format!("`new {contract}`"), world)? {
             // Its hello said it provides the contract: a class that vanished since is an
@@ -347,8 +450,44 @@ impl Implementation for ExternalImplementation {
         let request = Request::Call {
             method: method.to_owned(),
             args: args.to_vec(),
+            foresee: Vec::new(),
         };
         self.exchange(request, &what, world)
+    }
+
+    fn foresees(&self) -> bool {
+        self.uses("foresight")
+    }
+
+    fn pipelines(&self) -> bool {
+        self.uses("pipelining")
+    }
+
+    fn plan(&mut self, requests: Vec<Planned>) {
+        if !self.pipelines() {
+            return;
+        }
+        self.planned = requests
+            .into_iter()
+            .map(|planned| match planned {
+                Planned::New { contract, args } => Request::New {
+                    contract,
+                    args,
+                    foresee: Vec::new(),
+                },
+                Planned::Call { method, args } => Request::Call {
+                    method,
+                    args,
+                    foresee: Vec::new(),
+                },
+            })
+            .collect();
+    }
+
+    fn foresee(&mut self, calls: Vec<Foreseen>) {
+        if self.foresees() {
+            self.foreseen = calls;
+        }
     }
 
     fn take_output(&mut self) -> Option<Captured> {
@@ -358,6 +497,7 @@ impl Implementation for ExternalImplementation {
     fn forget_spec(&mut self) {
         // The next spec starts a new process: nothing of this one's output, stderr tail or
         // state reaches it.
+        self.planned.clear();
         self.shutdown();
         self.captured = Captured::default();
     }
@@ -367,6 +507,31 @@ impl Drop for ExternalImplementation {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Why a world call marked `foreseen` may not be: it is not the next call its request foresaw.
+fn not_foreseen(
+    call: &str,
+    args: &[Value],
+    n: u64,
+    what: &str,
+    expected: Option<&Foreseen>,
+    on_foresight: bool,
+) -> String {
+    let made = describe_call(call, args);
+    let why = match expected {
+        _ if !on_foresight => {
+            "an earlier world call of the request was not foreseen, so no later one is".to_owned()
+        }
+        None => format!("the request foresaw no call n={n}"),
+        Some(expected) => format!(
+            "the request foresaw `{}` there",
+            describe_call(&expected.call, &expected.args)
+        ),
+    };
+    format!(
+        "world call `{made}` (n={n}) while serving {what} is marked foreseen, but {why}: only the foreseen calls, in order, may go on without waiting for an answer (docs/protocol.md, Foresight)"
+    )
 }
 
 /// `replay(["a","b"])`: a call as a person would write it, cut if long.
@@ -476,6 +641,9 @@ struct Process {
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
     seq: u64,
+    /// Requests written before their turn (pipelining), oldest first, with their seq: the
+    /// next replies are theirs.
+    ahead: VecDeque<(u64, Request)>,
     lines_read: u64,
     /// Whether it exited before answering `hello`, and whether what it printed on stdout then
     /// said it ran out of memory; lines of that stdout beyond those kept for the report.
@@ -510,6 +678,7 @@ impl Process {
             },
             what,
             &mut crate::model::implementation::NoWorld,
+            &[],
             timeout,
             &mut Spent {
                 budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
@@ -523,8 +692,10 @@ impl Process {
                 contracts,
                 defines,
                 naming,
+                features,
                 ..
             } => Ok(Handshake {
+                features,
                 naming: naming.unwrap_or_else(|| Naming::of_language(&implementation.language)),
                 implementation,
                 contracts,
@@ -700,6 +871,7 @@ impl Process {
             stderr: tail,
             stderr_done: done_rx,
             seq: 0,
+            ahead: VecDeque::new(),
             lines_read: 0,
             exited_at_start: false,
             stdout_out_of_memory: false,
@@ -735,24 +907,81 @@ impl Process {
         })
     }
 
+    /// Writes `requests` at once, before their turn (docs/protocol.md, Pipelining): each is
+    /// then answered in order, as `exchange` asks for it.
+    fn write_ahead(&mut self, requests: Vec<Request>, timeout: Duration) -> Result<(), Broke> {
+        let mut lines = String::new();
+        for body in requests {
+            self.seq += 1;
+            let line = protocol::encode(&Outgoing {
+                seq: self.seq,
+                body: body.clone(),
+            });
+            self.log('>', line.as_bytes());
+            lines.push_str(&line);
+            self.ahead.push_back((self.seq, body));
+        }
+        let stdin = self.stdin.as_mut().ok_or(Broke::Closed)?;
+        channel::write_by(stdin, lines.as_bytes(), Instant::now() + timeout).map_err(|unwritten| {
+            match unwritten {
+                Unwritten::Closed => Broke::Closed,
+                Unwritten::Stalled => Broke::WriteTimeout("requests written ahead".to_owned()),
+            }
+        })
+    }
+
+    /// Reads the replies to the requests written ahead that no spec asked for (the spec
+    /// stopped first), answering their world calls with none and keeping nothing they print.
+    fn drain_ahead(&mut self, timeout: Duration) -> Result<(), Broke> {
+        while let Some((_, request)) = self.ahead.front().cloned() {
+            self.exchange(
+                request,
+                "a request written ahead",
+                &mut crate::model::implementation::NoWorld,
+                &[],
+                timeout,
+                &mut Spent {
+                    budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
+                    captured: &mut Captured::default(),
+                },
+            )?;
+        }
+        Ok(())
+    }
+
     /// Sends a request and waits for its reply, serving world calls and keeping output
-    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes.
+    /// meanwhile; a request written ahead is not sent again, only waited for. `spent.budget`
+    /// is what the spec's world calls may still send, in bytes.
     fn exchange(
         &mut self,
         request: Request,
         what: &str,
         world: &mut dyn WorldHost,
+        foreseen: &[Foreseen],
         timeout: Duration,
         spent: &mut Spent,
     ) -> Result<Message, Broke> {
         let budget = &mut *spent.budget;
-        self.seq += 1;
-        let seq = self.seq;
         let deadline = Instant::now() + timeout;
         let takes_output = !matches!(request, Request::Hello { .. });
-        self.send(seq, request, deadline)
-            .map_err(|broke| broke.writing(&format!("the request {what}")))?;
+        let seq = match self.ahead.pop_front() {
+            Some((seq, written)) if written == request => seq,
+            Some((_, written)) => {
+                return Err(Broke::Protocol(format!(
+                    "dlqspec wrote {written:?} ahead, then asked for {what}: that is a fault of dlqspec, not of the implementation; DLQSPEC_FEATURES=foresight runs without pipelining"
+                )));
+            }
+            None => {
+                self.seq += 1;
+                self.send(self.seq, request, deadline)
+                    .map_err(|broke| broke.writing(&format!("the request {what}")))?;
+                self.seq
+            }
+        };
         let mut world_calls = 0;
+        // Whether every world call of this request so far took its foreseen answer: only then
+        // may the next one (docs/protocol.md, Foresight).
+        let mut on_foresight = true;
         loop {
             let line = match self.next_line(deadline)? {
                 StdoutEvent::Line(line) => line,
@@ -779,8 +1008,13 @@ impl Process {
                     incoming.seq
                 )));
             }
-            let (n, call, args) = match incoming.body {
-                Message::World { n, call, args } => (n, call, args),
+            let (n, call, args, took_foreseen) = match incoming.body {
+                Message::World {
+                    n,
+                    call,
+                    args,
+                    foreseen,
+                } => (n, call, args, foreseen),
                 Message::Output { stream, text, cut } => {
                     // Its raw writes came before what the shim held back to send now.
                     if takes_output && let Some((raw, raw_cut)) = self.stdout.take_output() {
@@ -813,6 +1047,30 @@ impl Process {
                     "world call `{call}` while serving {what} is numbered n={n}, expected n={world_calls}: n counts the world calls of a request from 1"
                 )));
             }
+            if took_foreseen {
+                let at = usize::try_from(n - 1).unwrap_or(usize::MAX);
+                let expected = foreseen.get(at).filter(|_| on_foresight);
+                let Some(expected) = expected.filter(|e| e.call == call && e.args == args) else {
+                    return Err(Broke::Protocol(not_foreseen(
+                        &call,
+                        &args,
+                        n,
+                        what,
+                        expected,
+                        on_foresight,
+                    )));
+                };
+                // The world performs the call now, in order, as any other; the answer the
+                // implementation went on with must be the one it gives.
+                let answer = world.world_call(&call, &args);
+                if answer != expected.answer {
+                    return Err(Broke::Protocol(format!(
+                        "dlqspec foresaw the answer to world call `{call}` (n={n}) while serving {what}, but the world answered otherwise: that is a fault of dlqspec, not of the implementation; DLQSPEC_FORESIGHT=off runs without foresight"
+                    )));
+                }
+                continue;
+            }
+            on_foresight = false;
             let answer = match world.world_call(&call, &args) {
                 Ok(value) => Request::Result { n, value },
                 Err(error) => Request::Raise { n, error },

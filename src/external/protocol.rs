@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::captured::{Frame, StreamName};
-use crate::model::implementation::{Naming, Raised};
+use crate::model::implementation::{Foreseen, Naming, Raised};
 
 /// The protocol version this dlqspec speaks, sent in `hello` and required back.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -31,11 +31,17 @@ pub enum Request {
     New {
         contract: String,
         args: Value,
+        /// The world calls it is foreseen to make, with their answers (an implementation whose
+        /// `hello` lists the `foresight` feature).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        foresee: Vec<ForeseenCall>,
     },
     /// Call a method (snake_case, language-neutral) of the current instance.
     Call {
         method: String,
         args: Vec<Value>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        foresee: Vec<ForeseenCall>,
     },
     /// The answer to world call `n` of the request being served: what it returned...
     Result {
@@ -49,6 +55,41 @@ pub enum Request {
     },
     Bye,
 }
+
+/// A foreseen world call as the protocol writes it: `call`, `args`, and `value` or `raise`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForeseenCall {
+    pub call: String,
+    pub args: Vec<Value>,
+    /// Present when the call returns, even as `null`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raise: Option<Raised>,
+}
+
+impl From<Foreseen> for ForeseenCall {
+    fn from(foreseen: Foreseen) -> Self {
+        let (value, raise) = match foreseen.answer {
+            Ok(value) => (Some(value), None),
+            Err(raised) => (None, Some(raised)),
+        };
+        ForeseenCall {
+            call: foreseen.call,
+            args: foreseen.args,
+            value,
+            raise,
+        }
+    }
+}
+
+/// The features of protocol v1 beyond its core, which an implementation lists in its `hello`
+/// (`features`) to have dlqspec use them (docs/protocol.md).
+pub const FEATURES: &[&str] = &["foresight", "pipelining"];
 
 /// A message the implementation writes to its stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -75,6 +116,10 @@ pub enum Reply {
         /// snake_case for anything else.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         naming: Option<Naming>,
+        /// The protocol's optional features it supports (`FEATURES`); names it does not know
+        /// are ignored, so a shim may list a feature a later dlqspec has.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        features: Vec<String>,
     },
     /// The implementation could not do what was asked: the solution does not load (answering
     /// `hello`), the class has no such method, a result is not JSON...
@@ -118,6 +163,10 @@ pub enum Reply {
         n: u64,
         call: String,
         args: Vec<Value>,
+        /// The implementation took the answer the request foresaw for this call and goes on
+        /// without waiting: dlqspec performs the call and answers nothing.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        foreseen: bool,
     },
     Bye,
 }
@@ -248,6 +297,8 @@ struct WorldLine<'a> {
     n: u64,
     call: String,
     args: Vec<Value>,
+    #[serde(default)]
+    foreseen: bool,
 }
 
 impl WorldLine<'_> {
@@ -269,6 +320,7 @@ impl WorldLine<'_> {
                 n: line.n,
                 call: line.call,
                 args: line.args,
+                foreseen: line.foreseen,
             },
         })
     }
@@ -318,6 +370,7 @@ pub const REPLY_KEYS: &[(&str, &[&str])] = &[
             "contracts",
             "defines",
             "naming",
+            "features",
         ],
     ),
     ("return", &["seq", "type", "value", "undefined"]),
@@ -335,7 +388,7 @@ pub const REPLY_KEYS: &[(&str, &[&str])] = &[
             "traceback",
         ],
     ),
-    ("world", &["seq", "type", "n", "call", "args"]),
+    ("world", &["seq", "type", "n", "call", "args", "foreseen"]),
     ("output", &["seq", "type", "stream", "text", "cut"]),
     ("bye", &["seq", "type"]),
 ];
@@ -424,7 +477,8 @@ mod tests {
             line(
                 Request::New {
                     contract: "dlq-consumer".into(),
-                    args: json!({"max_attempts": 3})
+                    args: json!({"max_attempts": 3}),
+                    foresee: vec![],
                 },
                 2
             ),
@@ -434,11 +488,37 @@ mod tests {
             line(
                 Request::Call {
                     method: "replay".into(),
-                    args: vec![json!(["a", "b"])]
+                    args: vec![json!(["a", "b"])],
+                    foresee: vec![],
                 },
                 3
             ),
             "{\"seq\":3,\"type\":\"call\",\"method\":\"replay\",\"args\":[[\"a\",\"b\"]]}\n"
+        );
+        // A foresight: each call with its arguments and its answer, a null value written.
+        assert_eq!(
+            line(
+                Request::Call {
+                    method: "process_one".into(),
+                    args: vec![],
+                    foresee: vec![
+                        Foreseen {
+                            call: "queue.ack".into(),
+                            args: vec![json!("a")],
+                            answer: Ok(Value::Null),
+                        }
+                        .into(),
+                        Foreseen {
+                            call: "handler".into(),
+                            args: vec![json!("x")],
+                            answer: Err(Raised::crash("boom")),
+                        }
+                        .into(),
+                    ],
+                },
+                4
+            ),
+            "{\"seq\":4,\"type\":\"call\",\"method\":\"process_one\",\"args\":[],\"foresee\":[{\"call\":\"queue.ack\",\"args\":[\"a\"],\"value\":null},{\"call\":\"handler\",\"args\":[\"x\"],\"raise\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"boom\"}}]}\n"
         );
         assert_eq!(
             line(
@@ -494,9 +574,22 @@ mod tests {
             Reply::World {
                 n: 1,
                 call: "queue.receive".into(),
-                args: vec![]
+                args: vec![],
+                foreseen: false,
             }
         );
+        let foreseen = decode(
+            br#"{"seq":3,"type":"world","n":2,"call":"dlq.has","args":["a"],"foreseen":true}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            foreseen.body,
+            Reply::World {
+                foreseen: true,
+                n: 2,
+                ..
+            }
+        ));
         let errored = decode(br#"{"seq":1,"type":"errored","message":"SyntaxError: invalid syntax","file":"/s.py","line":12}"#).unwrap();
         assert!(matches!(
             errored.body,

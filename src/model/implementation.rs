@@ -120,6 +120,29 @@ pub trait WorldHost {
     }
 }
 
+/// A world call an implementation is expected to make next, with the world's answer to it:
+/// foreseen by dlqspec, so that an implementation which makes exactly that call need not wait
+/// for the answer (docs/protocol.md, Foresight). The world still performs the call when it
+/// arrives, in order; a foresight only saves the wait, and one not followed costs nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Foreseen {
+    pub call: String,
+    /// As the implementation's language spells them (`Naming`), as its call will carry them.
+    pub args: Vec<Value>,
+    pub answer: Result<Value, Raised>,
+}
+
+/// A request a scenario will make, whatever the requests before it answer (unless the spec
+/// stops first): an implementation that takes requests written ahead (docs/protocol.md,
+/// Pipelining) is sent several at once, and waits once for their replies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Planned {
+    /// `create(contract, args)`.
+    New { contract: String, args: Value },
+    /// `call(method, args)`.
+    Call { method: String, args: Vec<Value> },
+}
+
 /// A world for contracts that have none: any call is refused.
 pub struct NoWorld;
 
@@ -237,6 +260,26 @@ pub trait Implementation {
         args: &[Value],
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError>;
+
+    /// Whether the implementation can use what the world foresees (`foresee`): asking the
+    /// reference what it would call costs a copy of the world, paid only when it is used.
+    fn foresees(&self) -> bool {
+        false
+    }
+
+    /// The world calls the next `create` or `call` is foreseen to make, in order, with their
+    /// answers; an implementation that cannot use them ignores them.
+    fn foresee(&mut self, _calls: Vec<Foreseen>) {}
+
+    /// Whether the implementation takes requests written ahead (`plan`).
+    fn pipelines(&self) -> bool {
+        false
+    }
+
+    /// The requests the scenario will make next, in order, whatever each answers, unless the
+    /// spec stops first: one that pipelines writes several at once. A request made that is
+    /// not the next planned one drops the plan.
+    fn plan(&mut self, _requests: Vec<Planned>) {}
 
     /// What the implementation printed and raised during the spec that just ran, if it
     /// reports that (external implementations do, through their shims).

@@ -154,6 +154,13 @@ fn misbehaving_programs_are_errored_with_a_precise_reason_and_the_run_goes_on() 
                 "implementation error (protocol): world call `clock.now` while serving `process_one()` is numbered n=3, expected n=2: n counts the world calls of a request from 1",
             ],
         ),
+        // A call marked foreseen that its request did not foresee: the world never answered it.
+        (
+            "cmd:python3 tests/impls/rust-side-false-foresight.py",
+            &[
+                "implementation error (protocol): world call `dlq.has(\"zzz\")` (n=1) while serving `process_one()` is marked foreseen, but the request foresaw `queue.receive()` there: only the foreseen calls, in order, may go on without waiting for an answer (docs/protocol.md, Foresight)",
+            ],
+        ),
         (
             "python:tests/impls/syntax_error.py",
             &[
@@ -979,6 +986,43 @@ fn a_start_that_fails_says_why_and_names_the_memory_limit() {
 /// just before it, a call named `call`, and the implementation's next message for that
 /// request is its `raised` reply of kind `crash`, with no world call between (nothing of the
 /// solution ran past the faulted call). The number of crashes raised, when nothing is wrong.
+/// The log's messages with the answer each world call marked `foreseen` took from its
+/// request's `foresee` written in after it, as dlqspec would have sent it: a foreseen crash
+/// lands on its call as a sent one does.
+fn with_foreseen_answers(messages: Vec<(String, Value)>) -> Vec<(String, Value)> {
+    let mut foresee: std::collections::HashMap<String, Value> = Default::default();
+    let mut out = Vec::new();
+    for (direction, message) in messages {
+        let seq = message["seq"].to_string();
+        if direction == ">" && message.get("foresee").is_some() {
+            foresee.insert(seq.clone(), message["foresee"].clone());
+        }
+        let taken = (direction == "<" && message["foreseen"] == true)
+            .then(|| message["n"].as_u64())
+            .flatten()
+            .and_then(|n| {
+                foresee
+                    .get(&seq)?
+                    .get(usize::try_from(n).ok()? - 1)
+                    .cloned()
+            });
+        let n = message["n"].clone();
+        out.push((direction, message));
+        if let Some(item) = taken {
+            let answer = match item.get("raise") {
+                Some(error) => {
+                    serde_json::json!({"seq": seq.parse::<u64>().unwrap_or(0), "type": "raise", "n": n, "error": error})
+                }
+                None => {
+                    serde_json::json!({"seq": seq.parse::<u64>().unwrap_or(0), "type": "result", "n": n, "value": item["value"]})
+                }
+            };
+            out.push((">".to_owned(), answer));
+        }
+    }
+    out
+}
+
 fn crashes_land_on(log: &str, call: &str) -> Result<usize, String> {
     let messages: Vec<(String, Value)> = log
         .lines()
@@ -990,6 +1034,7 @@ fn crashes_land_on(log: &str, call: &str) -> Result<usize, String> {
             Ok((direction.unwrap_or_default().to_owned(), message))
         })
         .collect::<Result<_, String>>()?;
+    let messages = with_foreseen_answers(messages);
     let mut crashes = 0;
     for (at, (direction, message)) in messages.iter().enumerate() {
         if direction != ">" || message["type"] != "raise" || message["error"]["kind"] != "crash" {
@@ -1052,7 +1097,11 @@ fn an_injected_crash_lands_on_the_exact_world_call_through_each_shim() {
     if node_tests() {
         solutions.push("node:examples/javascript/solution.mjs");
     }
-    for solution in solutions {
+    // Foreseen (the crash taken from the request's foresight) and sent (no features).
+    for (solution, features) in solutions
+        .into_iter()
+        .flat_map(|solution| [(solution, None), (solution, Some(""))])
+    {
         for (spec, call) in [
             (
                 "specs/dlq-consumer/crash-after-put-before-ack.yaml",
@@ -1065,11 +1114,14 @@ fn an_injected_crash_lands_on_the_exact_world_call_through_each_shim() {
         ] {
             let dir = tempfile::tempdir().expect("a temporary folder");
             let log = dir.path().join("protocol.log");
-            let output = external()
+            let mut command = external();
+            command
                 .args(["run", spec, "--impl", solution])
-                .env("DLQSPEC_PROTOCOL_LOG", &log)
-                .output()
-                .expect("dlqspec runs");
+                .env("DLQSPEC_PROTOCOL_LOG", &log);
+            if let Some(features) = features {
+                command.env("DLQSPEC_FEATURES", features);
+            }
+            let output = command.output().expect("dlqspec runs");
             let ran = ran(output);
             assert_eq!(
                 ran.code, 0,

@@ -101,47 +101,73 @@ fn the_documented_figures_are_the_counts_of_the_suite() {
 }
 
 /// The protocol page's speed notes name the suite they measured: its count of specs, and of
-/// round trips (every line dlqspec writes to the implementation: requests and world answers),
-/// counted here from the protocol log of a run of the Python reference solution.
+/// round trips with the optional features and without them, counted here from the protocol
+/// log of a run of the Python reference solution. A round trip is a write of dlqspec's that it
+/// waits on: the lines it writes one after another (requests written ahead) are one.
 #[test]
 fn the_protocol_speed_notes_count_the_suite_and_its_round_trips() {
     let page = std::fs::read_to_string(root().join("docs/protocol.md")).expect("docs/protocol.md");
+    // Read as one line: where the page wraps its lines changes no figure.
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
     let note = page
         .split("bundled suite of ")
         .nth(1)
         .expect("the speed notes name the suite");
-    let specs_said: usize = note
-        .split(" specs")
-        .next()
-        .and_then(|n| n.replace(',', "").parse().ok())
-        .expect("a number of specs");
-    let trips_said: usize = note
+    let number = |text: &str| -> usize {
+        text.replace(',', "")
+            .parse()
+            .unwrap_or_else(|_| panic!("a number: {text:?}"))
+    };
+    let specs_said = number(note.split(" specs").next().unwrap_or_default());
+    let trips = note
         .split("about ")
         .nth(1)
-        .and_then(|rest| rest.split(" round trips").next())
-        .and_then(|n| n.replace(',', "").parse().ok())
         .expect("a number of round trips");
+    let trips_said = number(trips.split(" round trips").next().unwrap_or_default());
+    let without_said = number(
+        trips
+            .split(" with the optional features and ")
+            .nth(1)
+            .and_then(|rest| rest.split(" without").next())
+            .expect("the round trips without the features"),
+    );
     assert_eq!(
         specs_said,
         specs_of("dlq-consumer") + specs_of("outcome-queue"),
         "docs/protocol.md's speed notes"
     );
-    let log = tempfile::tempdir().expect("a temp dir");
-    let log_file = log.path().join("protocol.log");
-    let ran = crate::common::ran(
-        crate::common::dlqspec()
-            .env("DLQSPEC_PROTOCOL_LOG", &log_file)
-            .args([
-                "run",
-                "specs",
-                "--impl",
-                "python:examples/python/solution.py",
-            ])
-            .output()
-            .expect("dlqspec runs"),
+    let round_trips = |features: Option<&str>| {
+        let log = tempfile::tempdir().expect("a temp dir");
+        let log_file = log.path().join("protocol.log");
+        let mut command = crate::common::dlqspec();
+        command.env("DLQSPEC_PROTOCOL_LOG", &log_file).args([
+            "run",
+            "specs",
+            "--impl",
+            "python:examples/python/solution.py",
+        ]);
+        if let Some(features) = features {
+            command.env("DLQSPEC_FEATURES", features);
+        }
+        let ran = crate::common::ran(command.output().expect("dlqspec runs"));
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        let logged = std::fs::read_to_string(&log_file).expect("the protocol log");
+        let directions: Vec<bool> = logged.lines().map(|line| line.contains(" > ")).collect();
+        // Each run of lines dlqspec wrote one after another, before it read again.
+        directions
+            .iter()
+            .enumerate()
+            .filter(|&(at, &wrote)| wrote && (at == 0 || !directions[at - 1]))
+            .count()
+    };
+    assert_eq!(
+        trips_said,
+        round_trips(None),
+        "docs/protocol.md's round trips"
     );
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let logged = std::fs::read_to_string(&log_file).expect("the protocol log");
-    let trips = logged.lines().filter(|line| line.contains(" > ")).count();
-    assert_eq!(trips_said, trips, "docs/protocol.md's round trips");
+    assert_eq!(
+        without_said,
+        round_trips(Some("")),
+        "docs/protocol.md's round trips without the features"
+    );
 }

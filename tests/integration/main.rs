@@ -9,6 +9,7 @@ mod compact;
 mod corpus;
 mod explore;
 mod external;
+mod features;
 mod figures;
 mod fixtures;
 mod grading;

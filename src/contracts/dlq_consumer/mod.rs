@@ -5,6 +5,7 @@ pub mod consumer;
 pub mod contract;
 pub mod crashes;
 pub mod explore;
+pub mod foresight;
 pub mod given;
 pub mod journal;
 pub mod mistakes;

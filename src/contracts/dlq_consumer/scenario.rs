@@ -487,6 +487,11 @@ impl Run<'_> {
         args: &[Value],
         from: usize,
     ) -> Result<Reply, Stop> {
+        if self.implementation.foresees() {
+            let foreseen =
+                super::foresight::foresee(&self.world, self.scenario.budget(), method, args);
+            self.implementation.foresee(foreseen);
+        }
         let reply = self.implementation.call(method, args, &mut self.world);
         if let Err(error) = &reply {
             self.recorder.tell_event(

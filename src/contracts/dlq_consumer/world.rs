@@ -209,6 +209,41 @@ impl World {
         self
     }
 
+    /// A copy of the world to ask what a call would answer, with none of its journal: the
+    /// answers never read it, and copying it would make every foresight cost the whole run so
+    /// far. `None` when the world holds more than `limit` messages, entries, counts and faults
+    /// together, so that foresight costs a bounded amount per request.
+    pub fn foresight_copy(&self, limit: usize) -> Option<World> {
+        let size = self.ready.len()
+            + self.in_flight.len()
+            + self.dlq.len()
+            + self.handler_calls.len()
+            + self.faults.len();
+        (size <= limit).then(|| World {
+            naming: self.naming,
+            detailed: false,
+            version: self.version,
+            dlq_count: self.dlq_count.clone(),
+            misuses: self.misuses,
+            clock: self.clock,
+            ready: self.ready.clone(),
+            in_flight: self.in_flight.clone(),
+            dlq: self.dlq.clone(),
+            script: Arc::clone(&self.script),
+            handler_calls: self.handler_calls.clone(),
+            handler_call_total: self.handler_call_total,
+            faults: self.faults.clone(),
+            unscripted: self.unscripted.clone(),
+            journal: Vec::new(),
+            received_bodies: HashMap::new(),
+        })
+    }
+
+    /// How the implementation spells message keys, which the world answers in.
+    pub fn naming(&self) -> Naming {
+        self.naming
+    }
+
     /// A number that changes whenever the world does.
     pub fn version(&self) -> u64 {
         self.version

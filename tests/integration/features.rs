@@ -1,0 +1,127 @@
+//! The protocol's optional features (foresight, pipelining) save round trips and change no
+//! report: every solution gets the same report with them as without, and they are used.
+
+use std::path::Path;
+
+use crate::common::{dlqspec, node_tests, ran, root};
+
+/// The report of the bundled suite on `implementation`, output shown, with the features
+/// `DLQSPEC_FEATURES` allows (`None`: all), and its exit code.
+fn report(implementation: &str, features: Option<&str>, log: Option<&Path>) -> (i32, String) {
+    let mut command = dlqspec();
+    command.args(["run", "specs", "--show-output", "--impl", implementation]);
+    if let Some(features) = features {
+        command.env("DLQSPEC_FEATURES", features);
+    }
+    if let Some(log) = log {
+        command.env("DLQSPEC_PROTOCOL_LOG", log);
+    }
+    let ran = ran(command.output().expect("dlqspec runs"));
+    (ran.code, ran.stdout)
+}
+
+/// The solutions to compare: the examples and every broken one, in both languages.
+fn solutions() -> Vec<String> {
+    let mut solutions = vec!["python:examples/python/solution.py".to_owned()];
+    let node = node_tests();
+    if node {
+        solutions.push("node:examples/javascript/solution.mjs".to_owned());
+        solutions.push("node:examples/typescript/solution.ts".to_owned());
+    }
+    let mut broken: Vec<String> = std::fs::read_dir(root().join("tests/solutions"))
+        .expect("tests/solutions")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter_map(|name| match name.rsplit_once('.') {
+            Some((_, "py")) => Some(format!("python:tests/solutions/{name}")),
+            Some((_, "mjs" | "js" | "ts")) if node && !name.ends_with(".d.ts") => {
+                Some(format!("node:tests/solutions/{name}"))
+            }
+            _ => None,
+        })
+        .collect();
+    broken.sort();
+    solutions.extend(broken);
+    solutions
+}
+
+#[test]
+fn every_solution_gets_the_same_report_with_the_features_as_without() {
+    let solutions = solutions();
+    assert!(solutions.len() > 30, "{solutions:?}");
+    let mut failing = 0;
+    for implementation in &solutions {
+        let with = report(implementation, None, None);
+        let without = report(implementation, Some(""), None);
+        assert_eq!(
+            with, without,
+            "{implementation}: the features changed the report"
+        );
+        // Each foresight not followed (a broken solution's own order) costs only its wait.
+        failing += usize::from(with.0 != 0);
+    }
+    // Most of them fail (some broken ones pass the bundled suite, by design of what they
+    // break): the comparison is over reports that have diffs in them.
+    assert!(
+        failing * 4 >= solutions.len() * 3,
+        "{failing} of {}",
+        solutions.len()
+    );
+}
+
+#[test]
+fn the_example_takes_every_world_answer_foreseen_and_is_sent_requests_ahead() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("protocol.log");
+    let (code, _) = report("python:examples/python/solution.py", None, Some(&log));
+    assert_eq!(code, 0);
+    let log = std::fs::read_to_string(&log).expect("the protocol log");
+    let lines: Vec<(char, &str)> = log
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once(' ')?;
+            let (direction, message) = rest.split_once(' ')?;
+            Some((direction.chars().next()?, message))
+        })
+        .collect();
+    let world = |line: &&(char, &str)| line.0 == '<' && line.1.contains("\"type\":\"world\"");
+    let world_calls = lines.iter().filter(world).count();
+    let foreseen = lines
+        .iter()
+        .filter(world)
+        .filter(|line| line.1.contains("\"foreseen\":true"))
+        .count();
+    // The example makes the reference's calls: none of them waits for an answer.
+    assert!(world_calls > 100, "{world_calls}");
+    assert_eq!(foreseen, world_calls);
+    assert!(
+        !lines
+            .iter()
+            .any(|line| line.0 == '>' && line.1.contains("\"type\":\"result\""))
+    );
+    // outcome-queue specs are written ahead: requests follow one another with no reply between.
+    let ahead = lines
+        .windows(2)
+        .filter(|pair| {
+            pair.iter()
+                .all(|line| line.0 == '>' && line.1.contains("\"type\":\"call\""))
+        })
+        .count();
+    assert!(ahead > 100, "{ahead} requests written right after another");
+
+    // Without the features, every world call waits for its answer, and no request is ahead.
+    let log_off = dir.path().join("protocol-off.log");
+    report(
+        "python:examples/python/solution.py",
+        Some(""),
+        Some(&log_off),
+    );
+    let log_off = std::fs::read_to_string(&log_off).expect("the protocol log");
+    assert!(!log_off.contains("\"foreseen\""));
+    assert!(!log_off.contains("\"foresee\""));
+}
