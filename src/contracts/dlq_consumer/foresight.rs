@@ -1,121 +1,73 @@
-//! What an implementation's next request will likely ask of the world, and what the world
-//! will answer: the reference consumer's calls, made on a copy of the world.
+//! What the world will answer to the calls every consumer makes first, foreseen on a copy of
+//! the world and sent with each request, so a shim need not wait for those answers.
 //!
-//! Every world call of an external implementation is a round trip, and waiting for the
-//! answers costs more than everything else a run does. Before a `process_one` or `replay`,
-//! the reference consumer makes the same request on a copy of the world; the calls it made,
-//! with their answers, go with the request (docs/protocol.md, Foresight). An implementation
-//! that makes the same calls, in the same order with the same arguments, takes those answers
-//! without waiting, and the world performs each call when it arrives, as any other. The
-//! world is deterministic, so the answer to the same calls from the same state is the same:
-//! a foresight followed is exact, and one not followed (another solution's habits) costs only
-//! the round trips it would have saved. No verdict reads it.
+//! Every world call of an external implementation is a round trip. Before a `process_one`,
+//! the world is asked, on a copy of it, what it answers to the calls the lesson's consumer
+//! makes first, in that order: `queue.receive()`, then `dlq.has(id)` and `handler(body)` of
+//! the message it returns; before a `replay`, `dlq.entries()`. Those calls and answers go
+//! with the request (docs/protocol.md, Foresight). An implementation that makes the same
+//! calls, in the same order with the same arguments, takes those answers without waiting; the
+//! world performs each call when it arrives, as any other, and the answer is the same (the
+//! world is deterministic, and the copy was made from its state at the request).
+//!
+//! The script is the same whatever the solution and whatever the reference would do: it holds
+//! only what the world answers, never what a consumer should do next (whether to retry, to
+//! dead-letter, what entry to put). A solution that reads it, as a hostile one may, learns
+//! only the answers it gets by making those calls, a little earlier. A solution that calls
+//! the world in another order waits for each answer from there on, and nothing else changes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::consumer::DlqConsumer;
 use super::world::World;
-use crate::contracts::contract::Subject;
-use crate::model::implementation::{Foreseen, Naming, Raised, WorldHost};
+use crate::model::implementation::{Foreseen, WorldHost};
 
-/// The most messages, entries, counts and faults a world may hold for its calls to be
+/// The most messages, entries, counts and faults a world may hold for its answers to be
 /// foreseen: the copy is made per request, and a run's cost must stay linear in its size.
 pub const WORLD_LIMIT: usize = 256;
 
-/// The most calls foreseen for one request: a request that makes more (a `replay` of a big
-/// DLQ) waits for the rest.
-pub const CALL_LIMIT: usize = 64;
-
-/// The world calls `method(args)` of the reference consumer, with budget `max_attempts`,
-/// makes from `world`'s state, with their answers as an implementation spelling keys as
-/// `naming` would send and get them. Empty when the world is too big to copy.
-pub fn foresee(world: &World, max_attempts: u64, method: &str, args: &[Value]) -> Vec<Foreseen> {
-    let Some(copy) = world.foresight_copy(WORLD_LIMIT) else {
+/// The world's answers to the calls a consumer makes first when it serves `method`, from
+/// `world`'s state, as an implementation spelling keys as the world's naming gets them.
+/// Empty for another method, and when the world is too big to copy.
+pub fn foresee(world: &World, method: &str) -> Vec<Foreseen> {
+    if !matches!(method, "process_one" | "replay") {
+        return Vec::new();
+    }
+    let Some(mut copy) = world.foresight_copy(WORLD_LIMIT) else {
         return Vec::new();
     };
-    let naming = copy.naming();
-    let mut recorder = Recorder {
-        world: copy,
-        naming,
-        seen: Vec::new(),
-    };
-    // What the reference answers is not needed: only the calls it made on the way.
-    let _ = DlqConsumer::new(max_attempts).call(method, args, &mut recorder);
-    recorder.seen
-}
-
-/// The copy of the world, seen through the protocol as an external implementation sees it,
-/// keeping each call and its answer.
-struct Recorder {
-    world: World,
-    naming: Naming,
-    seen: Vec<Foreseen>,
-}
-
-impl WorldHost for Recorder {
-    fn world_call(&mut self, call: &str, args: &[Value]) -> Result<Value, Raised> {
-        if self.seen.len() == CALL_LIMIT {
-            // Enough is foreseen: the reference's run ends here, its calls so far kept.
-            return Err(Raised::crash("foresight ends"));
-        }
-        // The reference writes keys as the contract does (snake_case); the implementation
-        // sends them in its own spelling, which is what the world is given.
-        let args: Vec<Value> = args.iter().map(|arg| spelled(arg, self.naming)).collect();
-        let answer = self.world.world_call(call, &args);
-        self.seen.push(Foreseen {
-            call: call.to_owned(),
-            args,
-            answer: answer.clone(),
-        });
-        answer.map(|value| snake_case(&value))
+    let mut foreseen = Vec::new();
+    if method == "replay" {
+        ask(&mut copy, &mut foreseen, "dlq.entries", Vec::new());
+        return foreseen;
     }
+    ask(&mut copy, &mut foreseen, "queue.receive", Vec::new());
+    let message = foreseen[0].answer.as_ref().ok().and_then(|message| {
+        let id = message.get("id")?.as_str()?.to_owned();
+        let body = message.get("body")?.as_str()?.to_owned();
+        Some((id, body))
+    });
+    if let Some((id, body)) = message {
+        // Whatever `dlq.has` answers, even an injected crash: the handler's answer is foreseen
+        // as the world would give it after that, for any consumer that calls it next.
+        ask(&mut copy, &mut foreseen, "dlq.has", vec![Value::String(id)]);
+        ask(
+            &mut copy,
+            &mut foreseen,
+            "handler",
+            vec![Value::String(body)],
+        );
+    }
+    foreseen
 }
 
-/// `value` with the keys of its objects (and of the objects in a list) spelled as `naming`
-/// spells them: a DLQ entry as a JavaScript consumer writes it.
-fn spelled(value: &Value, naming: Naming) -> Value {
-    match (naming, value) {
-        (Naming::Snake, _) => value.clone(),
-        (Naming::Camel, Value::Object(object)) => Value::Object(
-            object
-                .iter()
-                .map(|(key, value)| (naming.key(key).into_owned(), value.clone()))
-                .collect::<Map<_, _>>(),
-        ),
-        (Naming::Camel, Value::Array(items)) => {
-            Value::Array(items.iter().map(|item| spelled(item, naming)).collect())
-        }
-        _ => value.clone(),
-    }
-}
-
-/// `value` with the keys of its objects (and of the objects in a list) in snake_case, as the
-/// reference reads a message or an entry.
-fn snake_case(value: &Value) -> Value {
-    match value {
-        Value::Object(object) => Value::Object(
-            object
-                .iter()
-                .map(|(key, value)| (snake_key(key), value.clone()))
-                .collect::<Map<_, _>>(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(snake_case).collect()),
-        _ => value.clone(),
-    }
-}
-
-/// `firstReceivedAt` as `first_received_at`; a key without capitals as it is.
-fn snake_key(key: &str) -> String {
-    let mut snake = String::with_capacity(key.len() + 4);
-    for c in key.chars() {
-        if c.is_ascii_uppercase() {
-            snake.push('_');
-            snake.push(c.to_ascii_lowercase());
-        } else {
-            snake.push(c);
-        }
-    }
-    snake
+/// Makes `call` on the copy and keeps it with its answer.
+fn ask(copy: &mut World, foreseen: &mut Vec<Foreseen>, call: &str, args: Vec<Value>) {
+    let answer = copy.world_call(call, &args);
+    foreseen.push(Foreseen {
+        call: call.to_owned(),
+        args,
+        answer,
+    });
 }
 
 #[cfg(test)]
@@ -124,6 +76,7 @@ mod tests {
 
     use super::*;
     use crate::contracts::dlq_consumer::world::{CrashTiming, Fault, Outcomes, ScriptedOutcome};
+    use crate::model::implementation::Naming;
     use crate::text::source::Position;
 
     fn world(naming: Naming) -> World {
@@ -140,7 +93,7 @@ mod tests {
         world
     }
 
-    /// Plays the foreseen calls on `world` itself, as the runner does when they arrive, and
+    /// Makes the foreseen calls on `world` itself, as the runner does when they arrive, and
     /// says whether every answer is the one foreseen.
     fn followed(world: &mut World, foreseen: &[Foreseen]) -> bool {
         foreseen
@@ -148,52 +101,72 @@ mod tests {
             .all(|call| world.world_call(&call.call, &call.args) == call.answer)
     }
 
+    fn calls(foreseen: &[Foreseen]) -> Vec<String> {
+        foreseen
+            .iter()
+            .map(|call| format!("{}({})", call.call, Value::from(call.args.clone())))
+            .collect()
+    }
+
     #[test]
-    fn the_foreseen_calls_are_what_the_world_then_answers_in_either_spelling() {
+    fn the_first_calls_are_foreseen_with_what_the_world_then_answers() {
         for naming in [Naming::Snake, Naming::Camel] {
             let mut world = world(naming);
-            world.arm(Fault {
-                timing: CrashTiming::After,
-                call: "dlq.put".into(),
-                remaining: 1,
-                armed_at: Position::START,
-            });
-            // a: received, handled (transient), retried; b: received, handled (permanent),
-            // put (the crash after it), and then the crash's next delivery.
-            let mut names = Vec::new();
-            for _ in 0..4 {
-                let foreseen = foresee(&world, 3, "process_one", &[]);
-                assert!(!foreseen.is_empty(), "{naming:?}");
-                names.extend(foreseen.iter().map(|call| call.call.clone()));
-                assert!(followed(&mut world, &foreseen), "{naming:?}: {foreseen:?}");
-            }
-            assert!(names.contains(&"dlq.put".to_owned()), "{names:?}");
-            // The copy left the world itself as it was: the calls were made once, above.
-            assert_eq!(world.journal().len(), names.len(), "{naming:?}");
+            let foreseen = foresee(&world, "process_one");
+            assert_eq!(
+                calls(&foreseen),
+                ["queue.receive([])", "dlq.has([\"a\"])", "handler([\"x\"])"],
+                "{naming:?}"
+            );
+            let received = foreseen[0].answer.as_ref().unwrap();
+            let count = naming.key("receive_count");
+            assert_eq!(received[count.as_ref()], json!(1), "{naming:?}");
+            assert_eq!(foreseen[1].answer, Ok(json!(false)));
+            assert!(
+                foreseen[2]
+                    .answer
+                    .as_ref()
+                    .is_err_and(|raised| raised.class == "TransientError")
+            );
+            // The copy left the world as it was; made on the world, the calls answer the same.
+            assert!(world.journal().is_empty());
+            assert!(followed(&mut world, &foreseen), "{naming:?}");
+            // The next request starts from the world those calls left.
+            world.world_call("queue.retry", &[json!("a")]).unwrap();
+            let next = foresee(&world, "process_one");
+            assert_eq!(next[2].call, "handler");
+            assert!(
+                next[2]
+                    .answer
+                    .as_ref()
+                    .is_err_and(|raised| raised.class == "PermanentError")
+            );
+            assert!(followed(&mut world, &next));
         }
     }
 
     #[test]
-    fn an_entry_is_foreseen_in_the_implementations_spelling() {
-        let mut world = world(Naming::Camel);
-        // a's handler raises a transient error: retried. Then b's is permanent: put.
-        let first = foresee(&world, 3, "process_one", &[]);
-        assert!(followed(&mut world, &first));
-        let second = foresee(&world, 3, "process_one", &[]);
-        let put = second
-            .iter()
-            .find(|call| call.call == "dlq.put")
-            .expect("b is dead-lettered");
-        let keys: Vec<&str> = put.args[0]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert!(keys.contains(&"firstAttemptAt"), "{keys:?}");
-        assert!(keys.contains(&"failedAt"), "{keys:?}");
-        let receive = &second[0];
-        assert_eq!(receive.answer.as_ref().unwrap()["receiveCount"], json!(1));
+    fn the_script_is_the_worlds_not_a_consumers_decisions() {
+        // A poison message and one already dead-lettered: the same calls are foreseen, with
+        // what the world answers, whatever a consumer should do with them.
+        let mut world = world(Naming::Snake);
+        world.world_call("dlq.put", &[json!({"id": "a"})]).unwrap();
+        let foreseen = foresee(&world, "process_one");
+        assert_eq!(
+            calls(&foreseen)[1..],
+            ["dlq.has([\"a\"])", "handler([\"x\"])"]
+        );
+        assert_eq!(foreseen[1].answer, Ok(json!(true)));
+        // An empty queue: only the receive, answered null.
+        let empty = World::new(Default::default(), Naming::Snake);
+        assert_eq!(
+            calls(&foresee(&empty, "process_one")),
+            ["queue.receive([])"]
+        );
+        assert_eq!(foresee(&empty, "process_one")[0].answer, Ok(Value::Null));
+        // A replay: the entries; no other method has a script.
+        assert_eq!(calls(&foresee(&world, "replay")), ["dlq.entries([])"]);
+        assert!(foresee(&world, "state").is_empty());
     }
 
     #[test]
@@ -205,11 +178,11 @@ mod tests {
             remaining: 1,
             armed_at: Position::START,
         });
-        let foreseen = foresee(&world, 3, "process_one", &[]);
-        let last = foreseen.last().unwrap();
-        assert_eq!(last.call, "handler");
+        let foreseen = foresee(&world, "process_one");
+        let handler = &foreseen[2];
         assert!(
-            last.answer
+            handler
+                .answer
                 .as_ref()
                 .is_err_and(|raised| raised.message.contains("injected crash"))
         );
@@ -217,37 +190,12 @@ mod tests {
     }
 
     #[test]
-    fn a_world_too_big_to_copy_foresees_nothing_and_a_long_request_is_cut() {
+    fn a_world_too_big_to_copy_foresees_nothing() {
         let mut world = World::new(Default::default(), Naming::Snake);
         for i in 0..=WORLD_LIMIT {
             world.send(&format!("m{i}"), "x");
         }
-        assert!(foresee(&world, 3, "process_one", &[]).is_empty());
+        assert!(foresee(&world, "process_one").is_empty());
         assert!(world.journal().is_empty());
-
-        // A replay of a big DLQ: the first CALL_LIMIT calls are foreseen, and followed.
-        let mut world = World::new(Default::default(), Naming::Snake);
-        for i in 0..40 {
-            let entry = json!({"id": format!("m{i}"), "body": "x", "reason": "permanent",
-                "error": "PermanentError: p", "attempts": 1, "first_attempt_at": 0, "failed_at": 0});
-            world.world_call("dlq.put", &[entry]).unwrap();
-        }
-        let foreseen = foresee(&world, 3, "replay", &[]);
-        assert_eq!(foreseen.len(), CALL_LIMIT);
-        assert!(followed(&mut world, &foreseen));
-    }
-
-    #[test]
-    fn keys_are_spelled_back_for_the_reference() {
-        assert_eq!(snake_key("firstReceivedAt"), "first_received_at");
-        assert_eq!(snake_key("id"), "id");
-        assert_eq!(
-            snake_case(&json!([{"receiveCount": 1, "body": "x"}])),
-            json!([{"receive_count": 1, "body": "x"}])
-        );
-        assert_eq!(
-            spelled(&json!({"failed_at": 1}), Naming::Camel),
-            json!({"failedAt": 1})
-        );
     }
 }

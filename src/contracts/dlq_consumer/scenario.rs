@@ -488,8 +488,7 @@ impl Run<'_> {
         from: usize,
     ) -> Result<Reply, Stop> {
         if self.implementation.foresees() {
-            let foreseen =
-                super::foresight::foresee(&self.world, self.scenario.budget(), method, args);
+            let foreseen = super::foresight::foresee(&self.world, method);
             self.implementation.foresee(foreseen);
         }
         let reply = self.implementation.call(method, args, &mut self.world);
