@@ -21,7 +21,10 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "shims", "tests", "fixtures")
 PY_SHIM = [sys.executable, os.path.join(ROOT, "shims", "python", "dlqspec_shim.py")]
-NODE_SHIM = ["node", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
+# As dlqspec starts it: --expose-internals lets the shim point `given` at its own copy in the
+# main thread (dlqspec-shim.mjs, installGivenRedirect). Without it, a module.register() hook does.
+NODE_SHIM = ["node", "--expose-internals", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
+NODE_SHIM_HOOKED = ["node", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
 
 
 def rel(*parts):
@@ -640,6 +643,37 @@ def shim_errors_are_errored(s, py):
     assert s.ret("process_one") is None, "the shim must keep serving after errored replies"
     assert s.new("no-such-contract")["type"] == "errored"
     assert "no instance" in s.call("process_one")["message"], "a failed new drops the old instance"
+
+
+if NODE:
+    @test
+    def node_given_without_expose_internals_goes_through_the_hook():
+        # Node started without the flag (by hand, an older dlqspec): the decoy still never loads.
+        s = Session(NODE_SHIM_HOOKED + [os.path.join(FIX, "probe.mjs")])
+        try:
+            reply = s.hello()
+            assert reply["type"] == "hello", "the decoy given beside the probe must not load: %r" % reply
+            fresh_consumer(s)
+            given_errors_cross_the_boundary(s, False)
+        finally:
+            s.close()
+
+    @test
+    def node_given_in_the_main_thread_starts_no_hooks_thread():
+        counts = {}
+        for name, cmd in (("flag", NODE_SHIM), ("hook", NODE_SHIM_HOOKED)):
+            s = Session(cmd + [os.path.join(FIX, "probe.mjs")])
+            try:
+                assert s.hello()["type"] == "hello"
+                fresh_consumer(s)
+                counts[name] = s.ret("threads_at_import")
+            finally:
+                s.close()
+        if counts["flag"] is None:
+            print("note: no /proc here: the hooks thread not looked for")
+            return
+        # register()'s hooks run on a thread of Node's own, started at register() and kept.
+        assert counts["flag"] < counts["hook"], "threads at import, with --expose-internals and without: %r" % counts
 
 
 @with_probe
