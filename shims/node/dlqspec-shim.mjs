@@ -184,14 +184,29 @@ function installGivenRedirect() {
   if (!redirectInThisThread(givenUrl)) register('./given-hooks.mjs', import.meta.url, { data: { givenUrl } });
 }
 
-// Node 20 runs module.register() hooks on a thread of their own, whose start is about 20 ms of
-// every run (docs/performance.md, "Starting the Node shim"). So where dlqspec started Node with
-// --expose-internals and Node is 20 (whose loader this was written and tested against), the
-// ES module loader's default resolution is wrapped here instead, asking redirectsToGiven as the
-// hook does. The wrap must then answer `given` as the hook would, or it is undone and the hook
-// used: a loader with hooks of its own (tsx's for TypeScript, a user's --import) resolves on
-// their thread, where the wrap is never asked.
+// module.register() hooks run on a thread of their own, whose start is about 20 ms of every
+// run on Node 20 and 25 ms on 22 (docs/performance.md, "Starting the Node shim"). So `given` is
+// redirected in this thread where Node allows it, asking redirectsToGiven as the hook does:
+// through module.registerHooks (Node 22.15 and 23.5 on), else on Node 20 started with
+// --expose-internals (as dlqspec starts it) by wrapping the ES module loader's default
+// resolution (the loader this was written and tested against). Either must then answer `given`
+// as the hook would, or it is undone and the hook used: a loader with hooks of its own (a
+// user's --import) resolves on their thread, where the wrap is never asked.
 function redirectInThisThread(givenUrl) {
+  const answersGiven = () => {
+    try { return import.meta.resolve('given') === givenUrl; } catch { return false; }
+  };
+  if (typeof Module.registerHooks === 'function') {
+    const hooks = Module.registerHooks({
+      resolve(specifier, context, nextResolve) {
+        if (redirectsToGiven(specifier, context.parentURL)) return { url: givenUrl, format: 'commonjs', shortCircuit: true };
+        return nextResolve(specifier, context);
+      },
+    });
+    if (answersGiven()) return true;
+    hooks.deregister();
+    return false;
+  }
   if (!process.execArgv.includes('--expose-internals') || process.versions.node.split('.')[0] !== '20') return false;
   let loader;
   try {
@@ -205,9 +220,7 @@ function redirectInThisThread(givenUrl) {
     if (redirectsToGiven(specifier, parentURL)) return { url: givenUrl, format: 'commonjs' };
     return original.call(this, specifier, parentURL, importAttributes);
   };
-  let answer = null;
-  try { answer = import.meta.resolve('given'); } catch { /* not wired through the wrap */ }
-  if (answer === givenUrl) return true;
+  if (answersGiven()) return true;
   delete loader.defaultResolve;
   return false;
 }

@@ -19,10 +19,11 @@ use crate::model::implementation::Implementation;
 pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
 pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
 
-/// Given to Node before the shim: with Node's module loader in reach, the shim points `given` at
-/// its own copy in the main thread, where a `module.register()` hook would start a thread of its
-/// own first (about 20 ms of every start on Node 20: docs/performance.md, "Starting the Node
-/// shim"). Without it, or on a Node whose loader it does not know, the shim registers the hook.
+/// Given to Node before the shim: with Node 20's module loader in reach, the shim points `given`
+/// at its own copy in the main thread, where a `module.register()` hook would start a thread of
+/// its own first (about 20 ms of every start: docs/performance.md, "Starting the Node shim").
+/// Node 22.15 on needs no flag for it (`module.registerHooks`); on a Node whose loader the shim
+/// does not know, it registers the hook.
 pub const NODE_IN_THREAD_FLAG: &str = "--expose-internals";
 
 /// An implementation to check, as named on the command line.
