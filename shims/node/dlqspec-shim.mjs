@@ -1,12 +1,11 @@
 // dlqspec-shim.mjs: runs a student's JavaScript/TypeScript solution under dlqspec's JSON-lines protocol v1 (usage: node dlqspec-shim.mjs solution.{mjs,js,ts}).
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Module, { createRequire, register } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
 import { format } from 'node:util';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { GIVEN_SPECIFIER } from './given-hooks.mjs';
+import { GIVEN_SPECIFIER, redirectsToGiven } from './given-hooks.mjs';
 
 const PROTOCOL = 1;
 const CONTRACTS = { 'dlq-consumer': 'DLQConsumer', 'outcome-queue': 'RetryQueue' };
@@ -179,8 +178,51 @@ function installGivenRedirect() {
     if (GIVEN_SPECIFIER.test(request) && !parent?.filename?.includes(`${path.sep}node_modules${path.sep}`)) return GIVEN_PATH;
     return original.call(this, request, parent, ...rest);
   };
-  // ESM: a resolve hook (registered last, so it runs before tsx's) does the same for import.
-  register('./given-hooks.mjs', import.meta.url, { data: { givenUrl: pathToFileURL(GIVEN_PATH).href } });
+  // ESM: the same for import, in this thread where it can be, else by a resolve hook (registered
+  // last, so it runs before tsx's).
+  const givenUrl = pathToFileURL(GIVEN_PATH).href;
+  if (!redirectInThisThread(givenUrl)) register('./given-hooks.mjs', import.meta.url, { data: { givenUrl } });
+}
+
+// module.register() hooks run on a thread of their own, whose start is about 20 ms of every
+// run on Node 20 and 25 ms on 22 (docs/performance.md, "Starting the Node shim"). So `given` is
+// redirected in this thread where Node allows it, asking redirectsToGiven as the hook does:
+// through module.registerHooks (Node 22.15 and 23.5 on), else on Node 20 started with
+// --expose-internals (as dlqspec starts it) by wrapping the ES module loader's default
+// resolution (the loader this was written and tested against). Either must then answer `given`
+// as the hook would, or it is undone and the hook used: a loader with hooks of its own (a
+// user's --import) resolves on their thread, where the wrap is never asked.
+function redirectInThisThread(givenUrl) {
+  const answersGiven = () => {
+    try { return import.meta.resolve('given') === givenUrl; } catch { return false; }
+  };
+  if (typeof Module.registerHooks === 'function') {
+    const hooks = Module.registerHooks({
+      resolve(specifier, context, nextResolve) {
+        if (redirectsToGiven(specifier, context.parentURL)) return { url: givenUrl, format: 'commonjs', shortCircuit: true };
+        return nextResolve(specifier, context);
+      },
+    });
+    if (answersGiven()) return true;
+    hooks.deregister();
+    return false;
+  }
+  if (!process.execArgv.includes('--expose-internals') || process.versions.node.split('.')[0] !== '20') return false;
+  let loader;
+  try {
+    loader = require('internal/modules/esm/loader').getOrInitializeCascadedLoader();
+  } catch {
+    return false;
+  }
+  const original = loader?.defaultResolve;
+  if (typeof original !== 'function' || Object.hasOwn(loader, 'defaultResolve')) return false;
+  loader.defaultResolve = function defaultResolve(specifier, parentURL, importAttributes) {
+    if (redirectsToGiven(specifier, parentURL)) return { url: givenUrl, format: 'commonjs' };
+    return original.call(this, specifier, parentURL, importAttributes);
+  };
+  if (answersGiven()) return true;
+  delete loader.defaultResolve;
+  return false;
 }
 
 // --- TypeScript ----------------------------------------------------------
@@ -282,7 +324,8 @@ function describeLoadError(e, file) {
   // An ES module's SyntaxError carries no location at all (Node adds one only when the error
   // is fatal), so ask `node --check` to parse the solution as a module once more.
   if (e?.name === 'SyntaxError') {
-    const check = spawnSync(process.execPath, ['--input-type=module', '--check'], { input: fs.readFileSync(file), encoding: 'utf8' });
+    // child_process is loaded here, the one place it is needed, rather than in every start.
+    const check = require('node:child_process').spawnSync(process.execPath, ['--input-type=module', '--check'], { input: fs.readFileSync(file), encoding: 'utf8' });
     const line = /^\[stdin\]:(\d+)/.exec(check.stderr ?? '');
     if (line) return where(message, at(file, Number(line[1])));
   }

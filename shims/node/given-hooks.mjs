@@ -11,9 +11,15 @@ export function initialize(data) {
   givenUrl = data.givenUrl;
 }
 
+// Whether an import of `specifier` from the module at `parentURL` gets the shim's given:
+// packages in node_modules keep their own meaning of "./given". Shared with the shim, which
+// answers the same question in its own thread when it can (dlqspec-shim.mjs, installGivenRedirect).
+export function redirectsToGiven(specifier, parentURL) {
+  return GIVEN_SPECIFIER.test(specifier) && !parentURL?.includes('/node_modules/');
+}
+
 export function resolve(specifier, context, nextResolve) {
-  // Packages in node_modules keep their own meaning of "./given".
-  if (GIVEN_SPECIFIER.test(specifier) && !context.parentURL?.includes('/node_modules/')) {
+  if (redirectsToGiven(specifier, context.parentURL)) {
     return { url: givenUrl, format: 'commonjs', shortCircuit: true };
   }
   return nextResolve(specifier, context);

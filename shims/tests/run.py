@@ -21,7 +21,10 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "shims", "tests", "fixtures")
 PY_SHIM = [sys.executable, os.path.join(ROOT, "shims", "python", "dlqspec_shim.py")]
-NODE_SHIM = ["node", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
+# As dlqspec starts it: --expose-internals lets the shim point `given` at its own copy in the
+# main thread (dlqspec-shim.mjs, installGivenRedirect). Without it, a module.register() hook does.
+NODE_SHIM = ["node", "--expose-internals", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
+NODE_SHIM_HOOKED = ["node", os.path.join(ROOT, "shims", "node", "dlqspec-shim.mjs")]
 
 
 def rel(*parts):
@@ -640,6 +643,50 @@ def shim_errors_are_errored(s, py):
     assert s.ret("process_one") is None, "the shim must keep serving after errored replies"
     assert s.new("no-such-contract")["type"] == "errored"
     assert "no instance" in s.call("process_one")["message"], "a failed new drops the old instance"
+
+
+if NODE:
+    @test
+    def node_given_without_expose_internals_still_beats_the_decoy():
+        # Node started without the flag (by hand, an older dlqspec): on Node 20 the shim registers the
+        # hook, and the decoy still never loads.
+        s = Session(NODE_SHIM_HOOKED + [os.path.join(FIX, "probe.mjs")])
+        try:
+            reply = s.hello()
+            assert reply["type"] == "hello", "the decoy given beside the probe must not load: %r" % reply
+            fresh_consumer(s)
+            given_errors_cross_the_boundary(s, False)
+        finally:
+            s.close()
+
+    # A module.register() hook of no use, registered before the shim starts: its thread is there
+    # whatever the shim does (and the shim, finding hooks it cannot bypass, registers its own).
+    FOREIGN_HOOK = ("data:text/javascript,import { register } from 'node:module';"
+                    "register('data:text/javascript,export function resolve(s, c, next) { return next(s, c); }');")
+
+    @test
+    def node_given_in_the_main_thread_starts_no_hooks_thread():
+        version = subprocess.run(["node", "-p", "process.versions.node + ' ' + typeof require('module').registerHooks"],
+                                 capture_output=True, text=True).stdout
+        if not (version.startswith("20.") or "function" in version):
+            print("note: this Node (%s) has no in-thread redirection of given: not looked for" % version.strip())
+            return
+        counts = {}
+        for name, cmd in (("as dlqspec starts it", NODE_SHIM), ("beside a hook", NODE_SHIM[:1] + ["--import", FOREIGN_HOOK] + NODE_SHIM[1:])):
+            s = Session(cmd + [os.path.join(FIX, "probe.mjs")])
+            try:
+                reply = s.hello()
+                assert reply["type"] == "hello", "the decoy given beside the probe must not load: %r" % reply
+                fresh_consumer(s)
+                given_errors_cross_the_boundary(s, False)
+                counts[name] = s.ret("threads_at_import")
+            finally:
+                s.close()
+        if None in counts.values():
+            print("note: no /proc here: the hooks thread not looked for")
+            return
+        # register()'s hooks run on a thread of Node's own, started at register() and kept.
+        assert counts["as dlqspec starts it"] < counts["beside a hook"], "threads at the probe's import: %r" % counts
 
 
 @with_probe

@@ -19,6 +19,13 @@ use crate::model::implementation::Implementation;
 pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
 pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
 
+/// Given to Node before the shim: with Node 20's module loader in reach, the shim points `given`
+/// at its own copy in the main thread, where a `module.register()` hook would start a thread of
+/// its own first (about 20 ms of every start: docs/performance.md, "Starting the Node shim").
+/// Node 22.15 on needs no flag for it (`module.registerHooks`); on a Node whose loader the shim
+/// does not know, it registers the hook.
+pub const NODE_IN_THREAD_FLAG: &str = "--expose-internals";
+
 /// An implementation to check, as named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -151,6 +158,9 @@ fn shimmed(
         None => vec![default.to_owned()],
     };
     let program = words.remove(0);
+    if language == "javascript" {
+        words.push(NODE_IN_THREAD_FLAG.to_owned());
+    }
     words.push(shim.to_string_lossy().into_owned());
     words.push(solution.to_owned());
     Ok(Target::External(Launch {
@@ -301,7 +311,30 @@ mod tests {
         let launch = external(parse_with(&format!("node:{}", solution.display()), &env).unwrap());
         assert_eq!(launch.program, "/opt/node 22/bin/node");
         assert_eq!(launch.args[0], "--no-warnings");
-        assert!(launch.args[1].ends_with(NODE_SHIM));
+        assert_eq!(launch.args[1], NODE_IN_THREAD_FLAG);
+        assert!(launch.args[2].ends_with(NODE_SHIM));
+    }
+
+    #[test]
+    fn node_gets_the_flag_for_given_in_the_main_thread_before_the_shim() {
+        let dir = shims_fixture();
+        let shims = dir.path().to_string_lossy().into_owned();
+        let solution = dir.path().join("solution.ts");
+        let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
+        let launch = external(parse_with(&format!("node:{}", solution.display()), &env).unwrap());
+        assert_eq!(launch.program, "node");
+        assert_eq!(
+            launch.args,
+            [
+                NODE_IN_THREAD_FLAG.to_owned(),
+                dir.path().join(NODE_SHIM).to_string_lossy().into_owned(),
+                solution.to_string_lossy().into_owned()
+            ]
+        );
+        // Python is started as it was.
+        let python = dir.path().join("solution.py");
+        let launch = external(parse_with(&format!("python:{}", python.display()), &env).unwrap());
+        assert!(!launch.args.iter().any(|arg| arg == NODE_IN_THREAD_FLAG));
     }
 
     #[test]
