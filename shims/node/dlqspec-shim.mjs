@@ -58,7 +58,7 @@ function flushOutput(seq) {
     if (c.parts.length === 0 && c.cut === 0) continue;
     const line = JSON.stringify({ seq, type: 'output', stream: name, text: c.parts.join(''), cut: c.cut });
     c.parts = []; c.size = 0; c.cut = 0;
-    writeLine(line);
+    holdLine(line); // it goes with the world call or reply that follows it
   }
 }
 
@@ -100,8 +100,19 @@ function readLine() {
   }
 }
 
+// Lines held back to go out with the next one written: what a foreseen world call writes needs
+// no answer, so it waits for the next line that does (or ends the request), and a request's
+// foreseen calls cost one write, not one each; at exit, what is held goes out.
+let held = '';
+const holdLine = (text) => { held += `${text}\n`; };
+process.on('exit', () => {
+  if (held) try { fs.writeSync(OUT_FD, held); } catch { /* dlqspec is gone */ }
+});
+
+// Writes the held lines and this one.
 function writeLine(text) {
-  const buf = Buffer.from(text + '\n');
+  const buf = Buffer.from(`${held}${text}\n`);
+  held = '';
   for (let off = 0; off < buf.length;) {
     try {
       off += fs.writeSync(OUT_FD, buf, off);
@@ -169,7 +180,7 @@ function worldCall(call, args) {
   const foreseen = current.foresee === null ? undefined : current.foresee[n - 1];
   if (foreseen?.call === call && foreseenArgs(n - 1) === canonicalArgs(argsText)) {
     // dlqspec knows the answer and sends none: the call costs no round trip.
-    writeLine(`${head},"foreseen":true}`);
+    holdLine(`${head},"foreseen":true}`);
     if (Object.hasOwn(foreseen, 'raise')) throw errorFromWire(foreseen.raise ?? {});
     // Fresh: each entry is parsed from the request's line and answers one call only.
     return foreseen.value ?? null;
