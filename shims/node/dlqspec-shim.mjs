@@ -258,13 +258,13 @@ function canonicalArgs(argsText) {
 // The canonical JSON of the args of the request's foreseen entry at index, worked out only when
 // a call's name matches the entry's.
 function foreseenArgs(index) {
-  if (current.exact === undefined) {
-    current.exact = INTEGRAL_FLOAT.test(current.line) ? JSON.parse(markIntegralFloats(current.line)).foresee : null;
-  }
   try {
+    if (current.exact === undefined) {
+      current.exact = INTEGRAL_FLOAT.test(current.line) ? JSON.parse(markIntegralFloats(current.line)).foresee : null;
+    }
     return canonicalJson((current.exact ?? current.foresee)[index].args);
   } catch {
-    return undefined; // too deep to walk: not foreseen
+    return undefined; // too deep to walk: not foreseen (never the solution's error to catch)
   }
 }
 given._setWorld(worldCall);
