@@ -184,11 +184,13 @@ class Session:
         answering its world calls from self.world. A world call marked foreseen is answered by
         no one: it must be its n's entry of `foresee`, made while every earlier call was
         foreseen, and self.world, told it too, must answer it as foreseen. self.world_calls
-        lists (call, args, foreseen) of the request's world calls. n is how many were answered
-        already."""
+        lists (call, args, foreseen) of the request's world calls, self.received the types of
+        the messages read, in order. n is how many world calls were answered already."""
         self.world_calls = []
+        self.received = []
         while True:
             msg = self.recv(timeout)
+            self.received.append(msg.get("type"))
             if msg.get("type") == "output":  # what the solution printed: kept, never answered
                 assert msg.get("seq") == seq, "output seq %r for request %r: %r" % (msg.get("seq"), seq, msg)
                 self.output.append((msg["stream"], msg["text"]))
@@ -832,6 +834,16 @@ def a_foreseen_value_changed_by_the_solution_changes_no_later_answer(s, py):
     first, second = reply["value"]
     assert first["id"] == "changed" and first["body"] == {"n": 1, "seen": True}, first
     assert second == foresee[1]["value"], "the second answer changed with the first: %r" % second
+
+
+@with_probe
+def output_goes_before_a_foreseen_call(s, py):
+    s.world.send("m", "M")
+    foresee = foreseeing(s.world, [("queue.receive", [])])
+    reply = call_foreseen(s, "print_around_receive", foresee)
+    assert reply["value"] == foresee[0]["value"] and foreseen_flags(s) == [True], (reply, s.world_calls)
+    assert s.received == ["output", "world", "output", "return"], s.received
+    assert [text for _, text in s.output[-2:]] == ["NOISE-before\n", "NOISE-after\n"], s.output
 
 
 @with_probe
