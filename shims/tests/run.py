@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import traceback
+from copy import deepcopy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "shims", "tests", "fixtures")
@@ -173,23 +174,50 @@ class Session:
             keep("reply", msg)
         return msg
 
-    def request(self, type_, timeout=20.0, **fields):
+    def request(self, type_, timeout=20.0, foresee=None, **fields):
+        """Sends a request (with `foresee` when given) and serves it up to its reply."""
         self.seq += 1
+        if foresee is not None:
+            fields["foresee"] = foresee
         self.write(dict(seq=self.seq, type=type_, **fields))
-        n = 0
+        return self.serve(self.seq, foresee, timeout)
+
+    def serve(self, seq, foresee=None, timeout=20.0, n=0):
+        """Reads what the implementation sends while serving request seq, up to its reply,
+        answering its world calls from self.world. A world call marked foreseen is answered by
+        no one: it must be its n's entry of `foresee`, made while every earlier call was
+        foreseen, and self.world, told it too, must answer it as foreseen. self.world_calls
+        lists (call, args, foreseen) of the request's world calls, self.received the types of
+        the messages read, in order. n is how many world calls were answered already."""
+        self.world_calls = []
+        self.received = []
         while True:
             msg = self.recv(timeout)
+            self.received.append(msg.get("type"))
             if msg.get("type") == "output":  # what the solution printed: kept, never answered
-                assert msg.get("seq") == self.seq, "output seq %r for request %r: %r" % (msg.get("seq"), self.seq, msg)
+                assert msg.get("seq") == seq, "output seq %r for request %r: %r" % (msg.get("seq"), seq, msg)
                 self.output.append((msg["stream"], msg["text"]))
                 continue
             if msg.get("type") != "world":
-                assert msg.get("seq") == self.seq, "reply seq %r for request %r: %r" % (msg.get("seq"), self.seq, msg)
+                assert msg.get("seq") == seq, "reply seq %r for request %r: %r" % (msg.get("seq"), seq, msg)
                 return msg
             n += 1
-            assert (msg["seq"], msg["n"]) == (self.seq, n), "world call numbering: %r (expected n=%d)" % (msg, n)
+            assert (msg["seq"], msg["n"]) == (seq, n), "world call numbering: %r (expected n=%d)" % (msg, n)
+            foreseen = "foreseen" in msg
+            if foreseen:
+                assert msg["foreseen"] is True, msg
+                assert foresee is not None and n <= len(foresee), "foreseen, but no entry %d in foresee: %r" % (n, msg)
+                assert all(f for _, _, f in self.world_calls), "foreseen after a call that was not: %r" % msg
+                entry = foresee[n - 1]
+                assert (entry["call"], canonical(entry["args"])) == (msg["call"], canonical(msg["args"])), \
+                    "foreseen %r for entry %r" % (msg, entry)
+            self.world_calls.append((msg["call"], msg["args"], foreseen))
             kind, value = self.world.answer(msg["call"], msg["args"])
-            answer = {"seq": self.seq, "n": n, "type": kind}
+            if foreseen:
+                told = ("raise", entry["raise"]) if "raise" in entry else ("result", entry["value"])
+                assert (kind, value) == told, "the world answers %r with %r, foreseen %r" % (msg, (kind, value), told)
+                continue
+            answer = {"seq": seq, "n": n, "type": kind}
             answer["value" if kind == "result" else "error"] = value
             self.write(answer)
 
@@ -221,6 +249,12 @@ class Session:
                 self.proc.wait()
         self.proc.stdout.close()
         self.err.close()
+
+
+def canonical(value):
+    """The canonical JSON of a value as foresight compares args: keys sorted, no whitespace
+    (1 and 1.0 stay apart, as json writes an int and a float)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # What `ret` gives for a JavaScript undefined (`"undefined": true`): not None, as the contracts tell them apart.
@@ -706,6 +740,204 @@ def max_attempts_default(s, py):
         assert s.ret("max_attempts_seen") == 3
 
 
+# --- foresight and pipelining ----------------------------------------------------------
+# dlqspec may send with a request the answers its world will give to the calls it expects
+# (`foresee`): a shim makes those calls without a round trip, marked `foreseen`, and dlqspec
+# answers none of them. It may also write requests before the current one is answered.
+CONSUMERS = ["examples/python/solution.py"] + (["examples/javascript/solution.mjs"] if NODE else [])
+
+
+def with_consumer(fn):
+    """One test per example solution (Python, Node), each in a fresh process with a consumer made."""
+    for path in CONSUMERS:
+        def t(path=path):
+            s = session(rel(path))
+            try:
+                reply = s.hello()
+                assert reply["type"] == "hello", reply
+                fresh_consumer(s)
+                fn(s)
+            finally:
+                s.close()
+        t.__name__ = "%s (%s)" % (fn.__name__, os.path.basename(path))
+        test(t)
+    return fn
+
+
+def foreseeing(world, calls):
+    """The foresee entries of `calls` ((call, args), in order): the answer `world` would give
+    each, worked out on a copy of it."""
+    world = deepcopy(world)
+    entries = []
+    for call, args in calls:
+        kind, answer = world.answer(call, args)
+        entries.append({"call": call, "args": args, ("value" if kind == "result" else "raise"): answer})
+    return entries
+
+
+def rehearsed(s, method, *args):
+    """The reply of s's `method` call and its foresee entries: the calls it makes, learnt by
+    making it once against a copy of s.world (the consumer keeps its state there), with the
+    world's answers."""
+    real, s.world = s.world, deepcopy(s.world)
+    reply = s.call(method, *args)
+    calls = s.world.log[len(real.log):]
+    s.world = real
+    return reply, foreseeing(real, calls)
+
+
+def call_foreseen(s, method, foresee, *args):
+    return s.request("call", method=method, args=list(args), foresee=foresee)
+
+
+def foreseen_flags(s):
+    return [foreseen for _, _, foreseen in s.world_calls]
+
+
+def make_features_test(path):
+    def hello_lists_foresight_and_pipelining():
+        s = session(rel(path))
+        try:
+            features = s.hello().get("features")
+            assert isinstance(features, list) and {"foresight", "pipelining"} <= set(features), features
+        finally:
+            s.close()
+    hello_lists_foresight_and_pipelining.__name__ = "hello lists foresight and pipelining: " + path
+    return hello_lists_foresight_and_pipelining
+
+
+for _path in CONSUMERS:
+    test(make_features_test(_path))
+
+
+@with_consumer
+def foreseen_calls_are_answered_by_no_one(s):
+    w = s.world
+    w.send("a", "A")
+    expected, foresee = rehearsed(s, "process_one")
+    assert expected["value"] == "ok" and [e["call"] for e in foresee] == ["queue.receive", "dlq.has", "handler", "queue.ack"], foresee
+    assert call_foreseen(s, "process_one", foresee) == {"seq": s.seq, "type": "return", "value": "ok"}
+    assert foreseen_flags(s) == [True] * 4, s.world_calls
+    assert w.handled == ["A"] and not w.inflight and not w.ready
+    # Dead-lettered from foreseen answers only, the entry foreseen with its keys in another order.
+    w.send("b", "B")
+    w.script["B"] = [("PermanentError", "negative price")]
+    expected, foresee = rehearsed(s, "process_one")
+    put = [e for e in foresee if e["call"] == "dlq.put"]
+    assert expected["value"] == "dead" and len(put) == 1, foresee
+    put[0]["args"] = [dict(reversed(list(put[0]["args"][0].items())))]
+    assert call_foreseen(s, "process_one", foresee) == {"seq": s.seq, "type": "return", "value": "dead"}
+    assert foreseen_flags(s) == [True] * len(foresee), s.world_calls
+    assert w.snake_dlq() == [entry("b", "B", "permanent", "PermanentError: negative price", 1, 0, 0)], w.dlq
+
+
+@with_consumer
+def foreseen_raises_raise_their_class(s):
+    w = s.world
+    w.send("a", "A")
+    w.script["A"] = [("TransientError", "db timeout"), None]
+    expected, foresee = rehearsed(s, "process_one")
+    assert expected["value"] == "retry" and any("raise" in e for e in foresee), foresee
+    assert call_foreseen(s, "process_one", foresee)["value"] == "retry"
+    assert foreseen_flags(s) == [True] * len(foresee) and w.pending() == ["a"], s.world_calls
+    assert s.ret("process_one") == "ok"
+    w.send("c", "C")
+    w.script["C"] = [("Crash", "OOM-killed")]
+    expected, foresee = rehearsed(s, "process_one")
+    assert expected["type"] == "raised", expected
+    reply = call_foreseen(s, "process_one", foresee)
+    assert reply == {"seq": s.seq, "type": "raised", "error": {"kind": "crash", "class": "Crash", "message": "OOM-killed"}}, reply
+    assert foreseen_flags(s) == [True] * len(foresee) and list(w.inflight) == ["c"], s.world_calls
+
+
+@with_consumer
+def the_first_call_not_foreseen_ends_foresight(s):
+    w = s.world
+    w.send("a", "A")
+    _, foresee = rehearsed(s, "process_one")
+    foresee[1]["args"] = ["zzz"]  # dlq.has of another id: calls 3 and 4 are foreseen right, and still awaited
+    assert call_foreseen(s, "process_one", foresee)["value"] == "ok"
+    assert foreseen_flags(s) == [True, False, False, False], s.world_calls
+    w.send("b", "B")
+    _, foresee = rehearsed(s, "process_one")
+    assert call_foreseen(s, "process_one", foresee[:2])["value"] == "ok"  # calls beyond the list are awaited
+    assert foreseen_flags(s) == [True, True, False, False], s.world_calls
+    w.send("c", "C")
+    _, foresee = rehearsed(s, "process_one")
+    foresee[0]["call"] = "queue.pending"  # another name, the same args
+    assert call_foreseen(s, "process_one", foresee)["value"] == "ok"
+    assert foreseen_flags(s) == [False] * 4, s.world_calls
+    assert s.world.handled == ["A", "B", "C"] and not w.inflight and not w.ready
+
+
+@with_probe
+def a_foreseen_value_changed_by_the_solution_changes_no_later_answer(s, py):
+    s.world.send("m", {"n": 1})
+    s.world.send("m", {"n": 1})
+    foresee = foreseeing(s.world, [("queue.receive", []), ("queue.receive", [])])
+    assert foresee[0] == foresee[1], foresee
+    reply = call_foreseen(s, "receive_twice_mutating_first", foresee)
+    assert foreseen_flags(s) == [True, True], s.world_calls
+    first, second = reply["value"]
+    assert first["id"] == "changed" and first["body"] == {"n": 1, "seen": True}, first
+    assert second == foresee[1]["value"], "the second answer changed with the first: %r" % second
+
+
+@with_probe
+def output_goes_before_a_foreseen_call(s, py):
+    s.world.send("m", "M")
+    foresee = foreseeing(s.world, [("queue.receive", [])])
+    reply = call_foreseen(s, "print_around_receive", foresee)
+    assert reply["value"] == foresee[0]["value"] and foreseen_flags(s) == [True], (reply, s.world_calls)
+    assert s.received == ["output", "world", "output", "return"], s.received
+    assert [text for _, text in s.output[-2:]] == ["NOISE-before\n", "NOISE-after\n"], s.output
+
+
+@with_probe
+def foreseen_args_are_equal_as_json(s, py):
+    def send(id_, body, foreseen_body):
+        foresee = [{"call": "queue.send", "args": [id_, foreseen_body], "value": None}]
+        reply = call_foreseen(s, "send_to_queue", foresee, id_, body)
+        assert reply == {"seq": s.seq, "type": "return", "value": None}, reply
+        return foreseen_flags(s)
+    # Key order does not matter, nor whitespace; 2.5 is 2.5.
+    assert send("a", {"b": 1, "a": {"y": [2, 2.5], "x": None}}, {"a": {"x": None, "y": [2, 2.5]}, "b": 1}) == [True]
+    # The type of a number does, as JSON writes it: 1 is not 1.0 (nor 1e100 a hundred-digit integer), true is not 1.
+    assert send("b", {"k": 1}, {"k": 1.0}) == [False]
+    assert send("c", {"k": 10 ** 100}, {"k": 1e100}) == [False]
+    assert send("d", {"k": True}, {"k": 1}) == [False]
+    assert send("e", {"k": "1"}, {"k": 1}) == [False]
+    assert s.world.pending() == ["a", "b", "c", "d", "e"], s.world.pending()
+
+
+@with_consumer
+def pipelined_requests_are_served_in_order(s):
+    w = s.world
+    w.send("a", "A")
+    w.send("b", "B")
+    w.script["B"] = [("TransientError", "t"), None]
+    first, second, third, bye = (s.seq + i for i in (1, 2, 3, 4))
+    s.seq = bye
+    requests = [{"seq": q, "type": "call", "method": "process_one", "args": []} for q in (first, second, third)]
+    requests.append({"seq": bye, "type": "bye"})
+    for r in requests:
+        keep("request", r)
+    # Two requests in one write, before any reply; the rest arrives while the first waits for
+    # the answer to its first world call.
+    lines = [(json.dumps(r) + "\n").encode() for r in requests]
+    os.write(s.proc.stdin.fileno(), lines[0] + lines[1])
+    msg = s.recv()
+    assert (msg["type"], msg["seq"], msg["n"]) == ("world", first, 1), msg
+    os.write(s.proc.stdin.fileno(), lines[2] + lines[3])
+    kind, value = w.answer(msg["call"], msg["args"])
+    s.write({"seq": first, "n": 1, "type": kind, ("value" if kind == "result" else "error"): value})
+    assert s.serve(first, n=1) == {"seq": first, "type": "return", "value": "ok"}
+    assert s.serve(second) == {"seq": second, "type": "return", "value": "retry"}
+    assert s.serve(third) == {"seq": third, "type": "return", "value": "ok"}
+    assert s.serve(bye) == {"seq": bye, "type": "bye"} and s.proc.wait(10) == 0
+    assert w.handled == ["A", "B", "B"] and not w.inflight and not w.ready
+
+
 def make_mutate_state_test(path):
     def mutate_state_bad_path_and_failed_new():
         s = session(rel(path))
@@ -827,35 +1059,54 @@ def traffic_matches_protocol_schemas():
 SPEEDS = []
 
 
-@test
-def round_trips_per_second():
+def round_trips_per_second(probe):
     """Shim speed with a lean driver loop (pre-encoded answers), so the driver's own cost stays small.
     Printed, not asserted: a busy machine would make any threshold flaky."""
-    for probe in PROBES:
-        s = session(probe)
-        try:
-            s.hello()
-            fresh_consumer(s)
-            n, calls = 20000, 5000
-            answers = [('{"seq":%d,"n":%d,"type":"result","value":[]}\n' % (s.seq + 1, i + 1)).encode() for i in range(n)]
+    s = session(probe)
+    try:
+        s.hello()
+        fresh_consumer(s)
+        n, calls = 20000, 5000
+        answers = [('{"seq":%d,"n":%d,"type":"result","value":[]}\n' % (s.seq + 1, i + 1)).encode() for i in range(n)]
+        s.seq += 1
+        start = time.perf_counter()
+        s.write({"seq": s.seq, "type": "call", "method": "spin", "args": [n]})
+        for answer in answers:
+            assert b'"world"' in s.readline().encode()
+            os.write(s.proc.stdin.fileno(), answer)
+        assert json.loads(s.readline()) == {"seq": s.seq, "type": "return", "value": n}
+        world_rate = n / (time.perf_counter() - start)
+        # The same calls foreseen: no answers, the driver reads the world messages only.
+        s.seq += 1
+        request = json.dumps({"seq": s.seq, "type": "call", "method": "spin", "args": [n],
+                              "foresee": [{"call": "queue.pending", "args": [], "value": []}] * n})
+        start = time.perf_counter()
+        os.write(s.proc.stdin.fileno(), request.encode() + b"\n")
+        for i in range(n):
+            assert s.readline().endswith('"n":%d,"call":"queue.pending","args":[],"foreseen":true}' % (i + 1))
+        assert json.loads(s.readline()) == {"seq": s.seq, "type": "return", "value": n}
+        foreseen_rate = n / (time.perf_counter() - start)
+        start = time.perf_counter()
+        for _ in range(calls):
             s.seq += 1
-            start = time.perf_counter()
-            s.write({"seq": s.seq, "type": "call", "method": "spin", "args": [n]})
-            for answer in answers:
-                assert b'"world"' in s.readline().encode()
-                os.write(s.proc.stdin.fileno(), answer)
-            assert json.loads(s.readline()) == {"seq": s.seq, "type": "return", "value": n}
-            world_rate = n / (time.perf_counter() - start)
-            start = time.perf_counter()
-            for _ in range(calls):
-                s.seq += 1
-                os.write(s.proc.stdin.fileno(), b'{"seq":%d,"type":"call","method":"spin","args":[0]}\n' % s.seq)
-                assert s.readline().startswith('{"seq":%d,' % s.seq)
-            call_rate = calls / (time.perf_counter() - start)
-            SPEEDS.append("%s: %.0f world calls/s (%d queue.pending in one call), %.0f calls/s (%d calls)"
-                          % (os.path.basename(probe), world_rate, n, call_rate, calls))
-        finally:
-            s.close()
+            os.write(s.proc.stdin.fileno(), b'{"seq":%d,"type":"call","method":"spin","args":[0]}\n' % s.seq)
+            assert s.readline().startswith('{"seq":%d,' % s.seq)
+        call_rate = calls / (time.perf_counter() - start)
+        SPEEDS.append("%s: %.0f world calls/s (%d queue.pending in one call), %.0f foreseen, %.0f calls/s (%d calls)"
+                      % (os.path.basename(probe), world_rate, n, foreseen_rate, call_rate, calls))
+    finally:
+        s.close()
+
+
+def make_speed_test(probe):
+    def speed():
+        round_trips_per_second(probe)
+    speed.__name__ = "round trips per second: " + os.path.basename(probe)
+    return speed
+
+
+for _probe in PROBES:
+    test(make_speed_test(_probe))
 
 
 def main():
