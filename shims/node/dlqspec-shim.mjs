@@ -99,9 +99,8 @@ function readLine() {
   }
 }
 
-// Lines held back to go out with the next one written: what a foreseen world call writes needs
-// no answer, so it waits for the next line that does (or ends the request), and a request's
-// foreseen calls cost one write, not one each; at exit, what is held goes out.
+// Output lines held back to go out with the next line written, the world call or reply that
+// follows them (one write for both); at exit, what is held goes out.
 let held = '';
 const holdLine = (text) => { held += `${text}\n`; };
 process.on('exit', () => {
@@ -178,8 +177,9 @@ function worldCall(call, args) {
   flushOutput(current.seq);
   const foreseen = current.foresee === null ? undefined : current.foresee[n - 1];
   if (foreseen?.call === call && foreseenArgs(n - 1) === canonicalArgs(argsText)) {
-    // dlqspec knows the answer and sends none: the call costs no round trip.
-    holdLine(`${head},"foreseen":true}`);
+    // dlqspec knows the answer and sends none: the call costs no round trip. It is written at
+    // once all the same, so the world sees it when it is made, even by a process killed next.
+    writeLine(`${head},"foreseen":true}`);
     if (Object.hasOwn(foreseen, 'raise')) throw errorFromWire(foreseen.raise ?? {});
     // Fresh: each entry is parsed from the request's line and answers one call only.
     return foreseen.value ?? null;
