@@ -672,19 +672,12 @@ impl Process {
     ) -> Result<(Process, Handshake), ImplError> {
         let timeout = timeout.max(STARTUP_TIMEOUT);
         let what = "`hello` (the handshake)";
-        let reply = process.exchange(
+        let reply = process.exchange_outside_a_spec(
             Request::Hello {
                 protocol: PROTOCOL_VERSION,
             },
             what,
-            &mut crate::model::implementation::NoWorld,
-            &[],
             timeout,
-            &mut Spent {
-                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
-                // Nothing is printed before a request: a shim sends output only while serving one.
-                captured: &mut Captured::default(),
-            },
         );
         let reply = reply.and_then(|message| match message {
             Message::Hello {
@@ -934,19 +927,30 @@ impl Process {
     /// stopped first), answering their world calls with none and keeping nothing they print.
     fn drain_ahead(&mut self, timeout: Duration) -> Result<(), Broke> {
         while let Some((_, request)) = self.ahead.front().cloned() {
-            self.exchange(
-                request,
-                "a request written ahead",
-                &mut crate::model::implementation::NoWorld,
-                &[],
-                timeout,
-                &mut Spent {
-                    budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
-                    captured: &mut Captured::default(),
-                },
-            )?;
+            self.exchange_outside_a_spec(request, "a request written ahead", timeout)?;
         }
         Ok(())
+    }
+
+    /// `exchange` for a request no spec hears of (`hello`, a reply to drop): no world, and
+    /// nothing it prints kept (a shim prints nothing before its first request anyway).
+    fn exchange_outside_a_spec(
+        &mut self,
+        request: Request,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<Message, Broke> {
+        self.exchange(
+            request,
+            what,
+            &mut crate::model::implementation::NoWorld,
+            &[],
+            timeout,
+            &mut Spent {
+                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
+                captured: &mut Captured::default(),
+            },
+        )
     }
 
     /// Sends a request and waits for its reply, serving world calls and keeping output
