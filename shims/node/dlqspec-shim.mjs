@@ -142,23 +142,11 @@ function readMessage() {
   }
 }
 
-// Pipelining: dlqspec may write the next requests before this one is answered, so a request
-// read while a world call waits for its answer is kept, in order, and served after this one.
-const REQUEST_TYPES = new Set(['hello', 'new', 'call', 'bye']);
-const pipelined = [];
-
-function nextRequest() {
-  return pipelined.length > 0 ? pipelined.shift() : readMessage();
-}
-
 // The answer (result or raise) to the world call being waited on.
 function readAnswer() {
-  for (;;) {
-    const got = readMessage();
-    if (got === null) process.exit(0); // dlqspec hung up mid-call: it has given up on this run
-    if (!REQUEST_TYPES.has(got.msg.type)) return got.msg;
-    pipelined.push(got);
-  }
+  const got = readMessage();
+  if (got === null) process.exit(0); // dlqspec hung up mid-call: it has given up on this run
+  return got.msg;
 }
 
 // --- world calls ---------------------------------------------------------
@@ -649,7 +637,7 @@ async function main(solution, loadError, file) {
   const name = path.basename(file);
   let instance = null;
   for (;;) {
-    const got = nextRequest();
+    const got = readMessage();
     if (got === null) process.exit(0);
     const req = got.msg;
     const seq = req.seq;
@@ -662,7 +650,7 @@ async function main(solution, loadError, file) {
         contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c])),
         defines: exportedNames(solution),
         naming: 'camelCase',
-        features: ['foresight', 'pipelining'],
+        features: ['foresight'],
       });
       continue;
     }

@@ -18,7 +18,7 @@ import types
 # and a run needs traceback only when an error is raised, platform never (see _python_version).
 
 PROTOCOL = 1
-FEATURES = ["foresight", "pipelining"]
+FEATURES = ["foresight"]
 CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
 
 # --- the protocol channel ------------------------------------------------
@@ -188,16 +188,6 @@ def _loads(line):
     return json.loads(line)
 
 
-# pipelining: requests dlqspec wrote ahead, read while a world call waited for its answer.
-_REQUEST_TYPES = ("hello", "new", "call", "bye")
-_ahead = []
-
-
-def _next_request():
-    """The next request to serve: one read ahead first, else the next from dlqspec (None at EOF)."""
-    return _ahead.pop(0) if _ahead else _read()
-
-
 def _read():
     """The next message from dlqspec, or None at EOF."""
     while True:
@@ -289,14 +279,9 @@ def _world(call, *args):
             raise _error_from_wire(f.get("raise") or {})
         return f.get("value")
     _write_line(line)
-    while True:
-        reply = _read()
-        if reply is None:
-            _exit(0)  # dlqspec hung up mid-call: it has given up on this run
-        if reply.get("type") in _REQUEST_TYPES:
-            _ahead.append(reply)  # written ahead (pipelining): served after this request
-            continue
-        break
+    reply = _read()
+    if reply is None:
+        _exit(0)  # dlqspec hung up mid-call: it has given up on this run
     if reply.get("seq") != _seq or reply.get("n") != _n or reply.get("type") not in ("result", "raise"):
         _die("expected result/raise for seq %s n %s, got %.200r" % (_seq, _n, reply))
     if reply["type"] == "result":
@@ -629,7 +614,7 @@ def main():
     solution, load_error = _load(path)
     instance = None
     while True:
-        req = _next_request()
+        req = _read()
         if req is None:
             _exit(0)
         seq, kind = req.get("seq"), req.get("type")

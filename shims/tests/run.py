@@ -740,10 +740,10 @@ def max_attempts_default(s, py):
         assert s.ret("max_attempts_seen") == 3
 
 
-# --- foresight and pipelining ----------------------------------------------------------
+# --- foresight --------------------------------------------------------------------------
 # dlqspec may send with a request the answers its world will give to the calls it expects
 # (`foresee`): a shim makes those calls without a round trip, marked `foreseen`, and dlqspec
-# answers none of them. It may also write requests before the current one is answered.
+# answers none of them.
 CONSUMERS = ["examples/python/solution.py"] + (["examples/javascript/solution.mjs"] if NODE else [])
 
 
@@ -795,15 +795,15 @@ def foreseen_flags(s):
 
 
 def make_features_test(path):
-    def hello_lists_foresight_and_pipelining():
+    def hello_lists_foresight():
         s = session(rel(path))
         try:
             features = s.hello().get("features")
-            assert isinstance(features, list) and {"foresight", "pipelining"} <= set(features), features
+            assert features == ["foresight"], features
         finally:
             s.close()
-    hello_lists_foresight_and_pipelining.__name__ = "hello lists foresight and pipelining: " + path
-    return hello_lists_foresight_and_pipelining
+    hello_lists_foresight.__name__ = "hello lists foresight: " + path
+    return hello_lists_foresight
 
 
 for _path in CONSUMERS:
@@ -908,34 +908,6 @@ def foreseen_args_are_equal_as_json(s, py):
     assert send("d", {"k": True}, {"k": 1}) == [False]
     assert send("e", {"k": "1"}, {"k": 1}) == [False]
     assert s.world.pending() == ["a", "b", "c", "d", "e"], s.world.pending()
-
-
-@with_consumer
-def pipelined_requests_are_served_in_order(s):
-    w = s.world
-    w.send("a", "A")
-    w.send("b", "B")
-    w.script["B"] = [("TransientError", "t"), None]
-    first, second, third, bye = (s.seq + i for i in (1, 2, 3, 4))
-    s.seq = bye
-    requests = [{"seq": q, "type": "call", "method": "process_one", "args": []} for q in (first, second, third)]
-    requests.append({"seq": bye, "type": "bye"})
-    for r in requests:
-        keep("request", r)
-    # Two requests in one write, before any reply; the rest arrives while the first waits for
-    # the answer to its first world call.
-    lines = [(json.dumps(r) + "\n").encode() for r in requests]
-    os.write(s.proc.stdin.fileno(), lines[0] + lines[1])
-    msg = s.recv()
-    assert (msg["type"], msg["seq"], msg["n"]) == ("world", first, 1), msg
-    os.write(s.proc.stdin.fileno(), lines[2] + lines[3])
-    kind, value = w.answer(msg["call"], msg["args"])
-    s.write({"seq": first, "n": 1, "type": kind, ("value" if kind == "result" else "error"): value})
-    assert s.serve(first, n=1) == {"seq": first, "type": "return", "value": "ok"}
-    assert s.serve(second) == {"seq": second, "type": "return", "value": "retry"}
-    assert s.serve(third) == {"seq": third, "type": "return", "value": "ok"}
-    assert s.serve(bye) == {"seq": bye, "type": "bye"} and s.proc.wait(10) == 0
-    assert w.handled == ["A", "B", "B"] and not w.inflight and not w.ready
 
 
 def make_mutate_state_test(path):

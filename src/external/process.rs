@@ -26,7 +26,7 @@ use super::protocol::{
 };
 use super::sandbox::{self, Prepared, Sandbox};
 use crate::model::captured::{Captured, StreamName, Traceback};
-use crate::model::implementation::{Foreseen, Planned};
+use crate::model::implementation::Foreseen;
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
@@ -121,17 +121,10 @@ pub struct ExternalImplementation {
     captured: Captured,
     /// The world calls the next request is foreseen to make, sent with it.
     foreseen: Vec<Foreseen>,
-    /// The requests the scenario will make next, not yet written.
-    planned: VecDeque<Request>,
     /// The optional protocol features dlqspec may use, when the implementation lists them:
     /// all of `protocol::FEATURES`, or those `DLQSPEC_FEATURES` names (to compare).
     allowed: Vec<String>,
 }
-
-/// The most requests written ahead at once, and the most bytes: well within a pipe's 64 KiB,
-/// so that the write never waits on a process busy answering.
-const AHEAD_REQUESTS: usize = 64;
-const AHEAD_BYTES: usize = 16 * 1024;
 
 /// The features dlqspec may use: `DLQSPEC_FEATURES` (comma-separated, empty for none), or all.
 fn allowed_features() -> Vec<String> {
@@ -159,7 +152,6 @@ impl ExternalImplementation {
             world_budget: MAX_WORLD_BYTES_PER_SPEC,
             captured: Captured::default(),
             foreseen: Vec::new(),
-            planned: VecDeque::new(),
             allowed: allowed_features(),
         }
     }
@@ -171,49 +163,6 @@ impl ExternalImplementation {
                 .handshake
                 .as_ref()
                 .is_some_and(|handshake| handshake.features.iter().any(|f| f == feature))
-    }
-
-    /// Writes the requests planned from `request` on, at once, when `request` is the next
-    /// planned one; drops the plan when it is not (nothing of it was written).
-    fn write_planned(&mut self, process: &mut Process, request: &Request) -> Result<(), Broke> {
-        if !process.ahead.is_empty() || self.planned.is_empty() {
-            return Ok(());
-        }
-        if self.planned.front() != Some(request) {
-            self.planned.clear();
-            return Ok(());
-        }
-        let mut batch = Vec::new();
-        let mut bytes = 0;
-        while let Some(next) = self.planned.front() {
-            let size = protocol::encode(&Outgoing {
-                seq: 0,
-                body: next.clone(),
-            })
-            .len();
-            if !batch.is_empty() && (batch.len() == AHEAD_REQUESTS || bytes + size > AHEAD_BYTES) {
-                break;
-            }
-            bytes += size;
-            batch.extend(self.planned.pop_front());
-        }
-        if batch.len() < 2 {
-            // One request is sent as it always is.
-            return Ok(());
-        }
-        process.write_ahead(batch, self.timeout)
-    }
-
-    /// Reads the replies to requests written ahead that the spec did not come to ask for; a
-    /// process that breaks meanwhile is stopped, to be started again for the next spec.
-    fn forget_plan(&mut self) {
-        self.planned.clear();
-        if let Some(mut process) = self.process.take() {
-            match process.drain_ahead(self.timeout) {
-                Ok(()) => self.process = Some(process),
-                Err(broke) => drop(process.failure(broke, "a request written ahead", self.timeout)),
-            }
-        }
     }
 
     /// Starts the process and greets it, unless it is running already.
@@ -264,11 +213,12 @@ impl ExternalImplementation {
         what: &str,
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
+        // Taken first: a foresight is for this request only, even one that cannot be sent.
+        let foreseen = std::mem::take(&mut self.foreseen);
         self.start()?;
         let Some(mut process) = self.process.take() else {
             return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
         };
-        let foreseen = std::mem::take(&mut self.foreseen);
         let request = match request {
             Request::New { contract, args, .. } => Request::New {
                 contract,
@@ -282,9 +232,6 @@ impl ExternalImplementation {
             },
             other => other,
         };
-        if let Err(broke) = self.write_planned(&mut process, &request) {
-            return Err(process.failure(broke, what, self.timeout));
-        }
         let reply = match process.exchange(
             request,
             what,
@@ -397,7 +344,7 @@ impl Implementation for ExternalImplementation {
     }
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
-        self.forget_plan();
+        self.foreseen.clear();
         self.world_budget = MAX_WORLD_BYTES_PER_SPEC;
         self.captured = Captured::default();
         self.start().map(drop)
@@ -459,31 +406,6 @@ impl Implementation for ExternalImplementation {
         self.uses("foresight")
     }
 
-    fn pipelines(&self) -> bool {
-        self.uses("pipelining")
-    }
-
-    fn plan(&mut self, requests: Vec<Planned>) {
-        if !self.pipelines() {
-            return;
-        }
-        self.planned = requests
-            .into_iter()
-            .map(|planned| match planned {
-                Planned::New { contract, args } => Request::New {
-                    contract,
-                    args,
-                    foresee: Vec::new(),
-                },
-                Planned::Call { method, args } => Request::Call {
-                    method,
-                    args,
-                    foresee: Vec::new(),
-                },
-            })
-            .collect();
-    }
-
     fn foresee(&mut self, calls: Vec<Foreseen>) {
         if self.foresees() {
             self.foreseen = calls;
@@ -497,7 +419,7 @@ impl Implementation for ExternalImplementation {
     fn forget_spec(&mut self) {
         // The next spec starts a new process: nothing of this one's output, stderr tail or
         // state reaches it.
-        self.planned.clear();
+        self.foreseen.clear();
         self.shutdown();
         self.captured = Captured::default();
     }
@@ -641,9 +563,6 @@ struct Process {
     stderr: Arc<Mutex<StderrTail>>,
     stderr_done: Receiver<()>,
     seq: u64,
-    /// Requests written before their turn (pipelining), oldest first, with their seq: the
-    /// next replies are theirs.
-    ahead: VecDeque<(u64, Request)>,
     lines_read: u64,
     /// Whether it exited before answering `hello`, and whether what it printed on stdout then
     /// said it ran out of memory; lines of that stdout beyond those kept for the report.
@@ -864,7 +783,6 @@ impl Process {
             stderr: tail,
             stderr_done: done_rx,
             seq: 0,
-            ahead: VecDeque::new(),
             lines_read: 0,
             exited_at_start: false,
             stdout_out_of_memory: false,
@@ -900,40 +818,8 @@ impl Process {
         })
     }
 
-    /// Writes `requests` at once, before their turn (docs/protocol.md, Pipelining): each is
-    /// then answered in order, as `exchange` asks for it.
-    fn write_ahead(&mut self, requests: Vec<Request>, timeout: Duration) -> Result<(), Broke> {
-        let mut lines = String::new();
-        for body in requests {
-            self.seq += 1;
-            let line = protocol::encode(&Outgoing {
-                seq: self.seq,
-                body: body.clone(),
-            });
-            self.log('>', line.as_bytes());
-            lines.push_str(&line);
-            self.ahead.push_back((self.seq, body));
-        }
-        let stdin = self.stdin.as_mut().ok_or(Broke::Closed)?;
-        channel::write_by(stdin, lines.as_bytes(), Instant::now() + timeout).map_err(|unwritten| {
-            match unwritten {
-                Unwritten::Closed => Broke::Closed,
-                Unwritten::Stalled => Broke::WriteTimeout("requests written ahead".to_owned()),
-            }
-        })
-    }
-
-    /// Reads the replies to the requests written ahead that no spec asked for (the spec
-    /// stopped first), answering their world calls with none and keeping nothing they print.
-    fn drain_ahead(&mut self, timeout: Duration) -> Result<(), Broke> {
-        while let Some((_, request)) = self.ahead.front().cloned() {
-            self.exchange_outside_a_spec(request, "a request written ahead", timeout)?;
-        }
-        Ok(())
-    }
-
-    /// `exchange` for a request no spec hears of (`hello`, a reply to drop): no world, and
-    /// nothing it prints kept (a shim prints nothing before its first request anyway).
+    /// `exchange` for a request no spec hears of (`hello`): no world, and nothing it prints
+    /// kept (a shim prints nothing before its first request anyway).
     fn exchange_outside_a_spec(
         &mut self,
         request: Request,
@@ -954,8 +840,7 @@ impl Process {
     }
 
     /// Sends a request and waits for its reply, serving world calls and keeping output
-    /// meanwhile; a request written ahead is not sent again, only waited for. `spent.budget`
-    /// is what the spec's world calls may still send, in bytes.
+    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes.
     fn exchange(
         &mut self,
         request: Request,
@@ -968,20 +853,10 @@ impl Process {
         let budget = &mut *spent.budget;
         let deadline = Instant::now() + timeout;
         let takes_output = !matches!(request, Request::Hello { .. });
-        let seq = match self.ahead.pop_front() {
-            Some((seq, written)) if written == request => seq,
-            Some((_, written)) => {
-                return Err(Broke::Protocol(format!(
-                    "dlqspec wrote {written:?} ahead, then asked for {what}: that is a fault of dlqspec, not of the implementation; DLQSPEC_FEATURES=foresight runs without pipelining"
-                )));
-            }
-            None => {
-                self.seq += 1;
-                self.send(self.seq, request, deadline)
-                    .map_err(|broke| broke.writing(&format!("the request {what}")))?;
-                self.seq
-            }
-        };
+        self.seq += 1;
+        let seq = self.seq;
+        self.send(seq, request, deadline)
+            .map_err(|broke| broke.writing(&format!("the request {what}")))?;
         let mut world_calls = 0;
         // Whether every world call of this request so far took its foreseen answer: only then
         // may the next one (docs/protocol.md, Foresight).
@@ -1069,7 +944,7 @@ impl Process {
                 let answer = world.world_call(&call, &args);
                 if answer != expected.answer {
                     return Err(Broke::Protocol(format!(
-                        "dlqspec foresaw the answer to world call `{call}` (n={n}) while serving {what}, but the world answered otherwise: that is a fault of dlqspec, not of the implementation; DLQSPEC_FORESIGHT=off runs without foresight"
+                        "dlqspec foresaw the answer to world call `{call}` (n={n}) while serving {what}, but the world answered otherwise: that is a fault of dlqspec, not of the implementation; DLQSPEC_FEATURES= (empty) runs without foresight"
                     )));
                 }
                 continue;

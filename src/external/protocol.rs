@@ -89,7 +89,7 @@ impl From<Foreseen> for ForeseenCall {
 
 /// The features of protocol v1 beyond its core, which an implementation lists in its `hello`
 /// (`features`) to have dlqspec use them (docs/protocol.md).
-pub const FEATURES: &[&str] = &["foresight", "pipelining"];
+pub const FEATURES: &[&str] = &["foresight"];
 
 /// A message the implementation writes to its stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

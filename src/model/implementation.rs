@@ -132,17 +132,6 @@ pub struct Foreseen {
     pub answer: Result<Value, Raised>,
 }
 
-/// A request a scenario will make, whatever the requests before it answer (unless the spec
-/// stops first): an implementation that takes requests written ahead (docs/protocol.md,
-/// Pipelining) is sent several at once, and waits once for their replies.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Planned {
-    /// `create(contract, args)`.
-    New { contract: String, args: Value },
-    /// `call(method, args)`.
-    Call { method: String, args: Vec<Value> },
-}
-
 /// A world for contracts that have none: any call is refused.
 pub struct NoWorld;
 
@@ -270,16 +259,6 @@ pub trait Implementation {
     /// The world calls the next `create` or `call` is foreseen to make, in order, with their
     /// answers; an implementation that cannot use them ignores them.
     fn foresee(&mut self, _calls: Vec<Foreseen>) {}
-
-    /// Whether the implementation takes requests written ahead (`plan`).
-    fn pipelines(&self) -> bool {
-        false
-    }
-
-    /// The requests the scenario will make next, in order, whatever each answers, unless the
-    /// spec stops first: one that pipelines writes several at once. A request made that is
-    /// not the next planned one drops the plan.
-    fn plan(&mut self, _requests: Vec<Planned>) {}
 
     /// What the implementation printed and raised during the spec that just ran, if it
     /// reports that (external implementations do, through their shims).

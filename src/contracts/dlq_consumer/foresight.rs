@@ -3,8 +3,8 @@
 //!
 //! Every world call of an external implementation is a round trip. Before a `process_one`,
 //! the world is asked, on a copy of it, what it answers to the calls the lesson's consumer
-//! makes first, in that order: `queue.receive()`, then `dlq.has(id)` and `handler(body)` of
-//! the message it returns; before a `replay`, `dlq.entries()`. Those calls and answers go
+//! makes first, in that order: `queue.receive()`, then `dlq.has(id)` of the message it
+//! returns; before a `replay`, `dlq.entries()`. Those calls and answers go
 //! with the request (docs/protocol.md, Foresight). An implementation that makes the same
 //! calls, in the same order with the same arguments, takes those answers without waiting; the
 //! world performs each call when it arrives, as any other, and the answer is the same (the
@@ -13,8 +13,11 @@
 //! The script is the same whatever the solution and whatever the reference would do: it holds
 //! only what the world answers, never what a consumer should do next (whether to retry, to
 //! dead-letter, what entry to put). A solution that reads it, as a hostile one may, learns
-//! only the answers it gets by making those calls, a little earlier. A solution that calls
-//! the world in another order waits for each answer from there on, and nothing else changes.
+//! only the answers it gets by making those calls, a little earlier. That is why the handler
+//! is not in it: its answer to a delivery the reference never hands it (a poison message's) is
+//! that the spec scripts no outcome, which would tell a solution not to call it. A solution
+//! that calls the world in another order waits for each answer from there on, and nothing
+//! else changes.
 
 use serde_json::Value;
 
@@ -41,21 +44,13 @@ pub fn foresee(world: &World, method: &str) -> Vec<Foreseen> {
         return foreseen;
     }
     ask(&mut copy, &mut foreseen, "queue.receive", Vec::new());
-    let message = foreseen[0].answer.as_ref().ok().and_then(|message| {
-        let id = message.get("id")?.as_str()?.to_owned();
-        let body = message.get("body")?.as_str()?.to_owned();
-        Some((id, body))
-    });
-    if let Some((id, body)) = message {
-        // Whatever `dlq.has` answers, even an injected crash: the handler's answer is foreseen
-        // as the world would give it after that, for any consumer that calls it next.
+    let received_id = foreseen[0]
+        .answer
+        .as_ref()
+        .ok()
+        .and_then(|message| Some(message.get("id")?.as_str()?.to_owned()));
+    if let Some(id) = received_id {
         ask(&mut copy, &mut foreseen, "dlq.has", vec![Value::String(id)]);
-        ask(
-            &mut copy,
-            &mut foreseen,
-            "handler",
-            vec![Value::String(body)],
-        );
     }
     foreseen
 }
@@ -115,47 +110,34 @@ mod tests {
             let foreseen = foresee(&world, "process_one");
             assert_eq!(
                 calls(&foreseen),
-                ["queue.receive([])", "dlq.has([\"a\"])", "handler([\"x\"])"],
+                ["queue.receive([])", "dlq.has([\"a\"])"],
                 "{naming:?}"
             );
             let received = foreseen[0].answer.as_ref().unwrap();
             let count = naming.key("receive_count");
             assert_eq!(received[count.as_ref()], json!(1), "{naming:?}");
             assert_eq!(foreseen[1].answer, Ok(json!(false)));
-            assert!(
-                foreseen[2]
-                    .answer
-                    .as_ref()
-                    .is_err_and(|raised| raised.class == "TransientError")
-            );
             // The copy left the world as it was; made on the world, the calls answer the same.
             assert!(world.journal().is_empty());
             assert!(followed(&mut world, &foreseen), "{naming:?}");
             // The next request starts from the world those calls left.
             world.world_call("queue.retry", &[json!("a")]).unwrap();
             let next = foresee(&world, "process_one");
-            assert_eq!(next[2].call, "handler");
-            assert!(
-                next[2]
-                    .answer
-                    .as_ref()
-                    .is_err_and(|raised| raised.class == "PermanentError")
-            );
+            assert_eq!(next[0].answer.as_ref().unwrap()["id"], json!("b"));
             assert!(followed(&mut world, &next));
         }
     }
 
     #[test]
     fn the_script_is_the_worlds_not_a_consumers_decisions() {
-        // A poison message and one already dead-lettered: the same calls are foreseen, with
-        // what the world answers, whatever a consumer should do with them.
+        // A message already dead-lettered: the same calls are foreseen, with what the world
+        // answers, whatever a consumer should do with it. No handler call is ever foreseen:
+        // the world's answer to one the reference would not make (a poison message's, which
+        // the spec scripts no outcome for) would tell a consumer not to make it.
         let mut world = world(Naming::Snake);
         world.world_call("dlq.put", &[json!({"id": "a"})]).unwrap();
         let foreseen = foresee(&world, "process_one");
-        assert_eq!(
-            calls(&foreseen)[1..],
-            ["dlq.has([\"a\"])", "handler([\"x\"])"]
-        );
+        assert_eq!(calls(&foreseen), ["queue.receive([])", "dlq.has([\"a\"])"]);
         assert_eq!(foreseen[1].answer, Ok(json!(true)));
         // An empty queue: only the receive, answered null.
         let empty = World::new(Default::default(), Naming::Snake);
@@ -174,14 +156,14 @@ mod tests {
         let mut world = world(Naming::Snake);
         world.arm(Fault {
             timing: CrashTiming::Before,
-            call: "handler".into(),
+            call: "queue.receive".into(),
             remaining: 1,
             armed_at: Position::START,
         });
         let foreseen = foresee(&world, "process_one");
-        let handler = &foreseen[2];
+        assert_eq!(foreseen.len(), 1);
         assert!(
-            handler
+            foreseen[0]
                 .answer
                 .as_ref()
                 .is_err_and(|raised| raised.message.contains("injected crash"))

@@ -16,9 +16,7 @@ use crate::contracts::contract::{
 };
 use crate::contracts::recorder::Recorder;
 use crate::contracts::timeline::{Event, Tone};
-use crate::model::implementation::{
-    Implementation, NoWorld, Planned, Raised, Reply, UNDEFINED_IS_NOT_NULL,
-};
+use crate::model::implementation::{Implementation, NoWorld, Raised, Reply, UNDEFINED_IS_NOT_NULL};
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::text::source::{Position, SourceFile};
@@ -142,61 +140,7 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// The requests a plain run of the spec makes, in order, whatever each answers: each step
-    /// asks what its checks need and nothing that depends on an answer, until a difference
-    /// stops the run. Explaining and observing ask for more (`state()` to tell or to learn
-    /// which job a step takes), so they plan nothing.
-    fn plan(&self) -> Vec<Planned> {
-        let call = |method: &str, args: Vec<Value>| Planned::Call {
-            method: method.to_owned(),
-            args,
-        };
-        let state = || call("state", Vec::new());
-        let mut plan = Vec::new();
-        for (_, step) in &self.scenario.steps {
-            match step {
-                Step::Create(create) => plan.push(Planned::New {
-                    contract: super::contract::NAME.to_owned(),
-                    args: json!({ "max_attempts": create.max_attempts.value }),
-                }),
-                Step::Submit(submit) => plan.push(call(
-                    "submit",
-                    vec![json!(submit.id.value), json!(submit.payload)],
-                )),
-                Step::Process(process) => {
-                    let step = &process.0;
-                    let raises = step.raises.is_some();
-                    if raises {
-                        plan.push(state());
-                    }
-                    plan.push(call("process", vec![step.outcome.value.clone()]));
-                    if raises {
-                        plan.push(state());
-                    }
-                }
-                Step::Replay(replay) => plan.push(call("replay", vec![json!(replay.id)])),
-                Step::MutateState(ops) => {
-                    let wire: Vec<Value> = ops.iter().map(|op| op.value.0.to_wire()).collect();
-                    plan.extend([
-                        state(),
-                        call("mutate_state", vec![Value::Array(wire)]),
-                        state(),
-                    ]);
-                }
-                Step::Expect(_) => plan.push(state()),
-            }
-        }
-        if self.scenario.expect.is_some() {
-            plan.push(state());
-        }
-        plan
-    }
-
     fn all_steps(&mut self) -> Result<(), Stop> {
-        if !self.recorder.telling() && !self.observe && self.implementation.pipelines() {
-            let plan = self.plan();
-            self.implementation.plan(plan);
-        }
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
             let label = format!("step {} ({})", index + 1, step.name());
             let took = match step {
