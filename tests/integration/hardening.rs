@@ -772,20 +772,40 @@ fn a_bless_killed_at_any_moment_leaves_the_old_file_or_the_new_and_the_next_bles
     );
 }
 
-/// Whether process `pid` has a child (its `/proc/*/stat` naming it as parent).
+/// Whether a process whose command line holds `program` runs below process `pid` (its
+/// `/proc/*/stat` parents lead to `pid`). A child of `pid` alone says nothing: dlqspec may
+/// start and reap a short-lived one before the implementation's.
 #[cfg(unix)]
-fn has_child(pid: &str) -> bool {
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|entry| {
-            std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                    == Some(pid)
-            })
-        })
+fn runs_below(pid: &str, program: &str) -> bool {
+    let mut parents = std::collections::HashMap::new();
+    let mut running = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some(parent) = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+        else {
+            continue;
+        };
+        parents.insert(name.clone(), parent.to_owned());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(program) {
+            running.push(name);
+        }
+    }
+    running.into_iter().any(|mut at| {
+        for _ in 0..64 {
+            match parents.get(&at) {
+                Some(parent) if parent == pid => return true,
+                Some(parent) => at = parent.clone(),
+                None => return false,
+            }
+        }
+        false
+    })
 }
 
 #[cfg(unix)]
@@ -818,10 +838,10 @@ fn an_interrupted_run_removes_its_temporary_report_and_keeps_the_old_one() {
         // temporary file beside it.
         let pid = child.id().to_string();
         let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while !has_child(&pid) && std::time::Instant::now() < until {
+        while !runs_below(&pid, "hang.py") && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        assert!(has_child(&pid), "its implementation started");
+        assert!(runs_below(&pid, "hang.py"), "its implementation started");
         let names = listing(dir.path());
         assert!(
             names == ["report.xml"]
