@@ -21,8 +21,8 @@ use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
 use super::lines::{self, Lines, StdoutEvent};
 use super::pipes::{self as channel, Unwritten};
 use super::protocol::{
-    self, DecodeError, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION, Reply as Message,
-    Request, Returned,
+    self, DecodeError, ForeseenCall, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION,
+    Reply as Message, Request, Returned,
 };
 use super::sandbox::{self, Prepared, Sandbox};
 use crate::model::captured::{Captured, StreamName, Traceback};
@@ -119,11 +119,13 @@ pub struct ExternalImplementation {
     world_budget: usize,
     /// What the spec at hand printed and raised, as the shim reports it.
     captured: Captured,
-    /// The world calls the next request is foreseen to make, sent with it.
+    /// The world calls the next `call` is foreseen to make, sent with it.
     foreseen: Vec<Foreseen>,
     /// The optional protocol features dlqspec may use, when the implementation lists them:
     /// all of `protocol::FEATURES`, or those `DLQSPEC_FEATURES` names (to compare).
     allowed: Vec<String>,
+    /// Whether foresight is used: allowed, and listed in the running process's `hello`.
+    foresight: bool,
 }
 
 /// The features dlqspec may use: `DLQSPEC_FEATURES` (comma-separated, empty for none), or all.
@@ -153,16 +155,8 @@ impl ExternalImplementation {
             captured: Captured::default(),
             foreseen: Vec::new(),
             allowed: allowed_features(),
+            foresight: false,
         }
-    }
-
-    /// Whether the implementation listed `feature` in its `hello`, and dlqspec may use it.
-    fn uses(&self, feature: &str) -> bool {
-        self.allowed.iter().any(|f| f == feature)
-            && self
-                .handshake
-                .as_ref()
-                .is_some_and(|handshake| handshake.features.iter().any(|f| f == feature))
     }
 
     /// Starts the process and greets it, unless it is running already.
@@ -183,6 +177,8 @@ impl ExternalImplementation {
             };
             match started {
                 Ok((process, handshake)) => {
+                    self.foresight = self.allowed.iter().any(|f| f == "foresight")
+                        && handshake.features.iter().any(|f| f == "foresight");
                     self.process = Some(process);
                     self.handshake = Some(handshake);
                 }
@@ -213,30 +209,14 @@ impl ExternalImplementation {
         what: &str,
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
-        // Taken first: a foresight is for this request only, even one that cannot be sent.
-        let foreseen = std::mem::take(&mut self.foreseen);
         self.start()?;
         let Some(mut process) = self.process.take() else {
             return Err(ImplError::new(ImplErrorKind::Startup, "no process"));
-        };
-        let request = match request {
-            Request::New { contract, args, .. } => Request::New {
-                contract,
-                args,
-                foresee: foreseen.iter().cloned().map(Into::into).collect(),
-            },
-            Request::Call { method, args, .. } => Request::Call {
-                method,
-                args,
-                foresee: foreseen.iter().cloned().map(Into::into).collect(),
-            },
-            other => other,
         };
         let reply = match process.exchange(
             request,
             what,
             world,
-            &foreseen,
             self.timeout,
             &mut Spent {
                 budget: &mut self.world_budget,
@@ -368,10 +348,11 @@ impl Implementation for ExternalImplementation {
                 self.launch.label
             )));
         }
+        // A foresight is for the `call` it was made for only.
+        self.foreseen.clear();
         let request = Request::New {
             contract: contract.to_owned(),
             args: args.clone(),
-            foresee: Vec::new(),
         };
         match self.exchange(request, &format!("`new {contract}`"), world)? {
             // Its hello said it provides the contract: a class that vanished since is an
@@ -394,22 +375,25 @@ impl Implementation for ExternalImplementation {
         world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
         let what = format!("`{}`", describe_call(method, args));
+        // Taken first: a foresight is for this request only, even one that cannot be sent.
+        let foresee = std::mem::take(&mut self.foreseen)
+            .into_iter()
+            .map(ForeseenCall::from)
+            .collect();
         let request = Request::Call {
             method: method.to_owned(),
             args: args.to_vec(),
-            foresee: Vec::new(),
+            foresee,
         };
         self.exchange(request, &what, world)
     }
 
     fn foresees(&self) -> bool {
-        self.uses("foresight")
+        self.foresight
     }
 
     fn foresee(&mut self, calls: Vec<Foreseen>) {
-        if self.foresees() {
-            self.foreseen = calls;
-        }
+        self.foreseen = calls;
     }
 
     fn take_output(&mut self) -> Option<Captured> {
@@ -437,7 +421,7 @@ fn not_foreseen(
     args: &[Value],
     n: u64,
     what: &str,
-    expected: Option<&Foreseen>,
+    expected: Option<&ForeseenCall>,
     on_foresight: bool,
 ) -> String {
     let made = describe_call(call, args);
@@ -591,12 +575,18 @@ impl Process {
     ) -> Result<(Process, Handshake), ImplError> {
         let timeout = timeout.max(STARTUP_TIMEOUT);
         let what = "`hello` (the handshake)";
-        let reply = process.exchange_outside_a_spec(
+        let reply = process.exchange(
             Request::Hello {
                 protocol: PROTOCOL_VERSION,
             },
             what,
+            &mut crate::model::implementation::NoWorld,
             timeout,
+            &mut Spent {
+                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
+                // Nothing is printed before a request: a shim sends output only while serving one.
+                captured: &mut Captured::default(),
+            },
         );
         let reply = reply.and_then(|message| match message {
             Message::Hello {
@@ -808,35 +798,19 @@ impl Process {
 
     /// Writes one line to the process's stdin by `deadline`: a process that stops reading
     /// its input fails the request as one that stops answering does.
-    fn send(&mut self, seq: u64, body: Request, deadline: Instant) -> Result<(), Broke> {
-        let line = protocol::encode(&Outgoing { seq, body });
+    /// Gives the request back, for what the exchange keeps of it.
+    fn send(&mut self, seq: u64, body: Request, deadline: Instant) -> Result<Request, Broke> {
+        let outgoing = Outgoing { seq, body };
+        let line = protocol::encode(&outgoing);
         self.log('>', line.as_bytes());
         let stdin = self.stdin.as_mut().ok_or(Broke::Closed)?;
-        channel::write_by(stdin, line.as_bytes(), deadline).map_err(|unwritten| match unwritten {
-            Unwritten::Closed => Broke::Closed,
-            Unwritten::Stalled => Broke::Stalled,
-        })
-    }
-
-    /// `exchange` for a request no spec hears of (`hello`): no world, and nothing it prints
-    /// kept (a shim prints nothing before its first request anyway).
-    fn exchange_outside_a_spec(
-        &mut self,
-        request: Request,
-        what: &str,
-        timeout: Duration,
-    ) -> Result<Message, Broke> {
-        self.exchange(
-            request,
-            what,
-            &mut crate::model::implementation::NoWorld,
-            &[],
-            timeout,
-            &mut Spent {
-                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
-                captured: &mut Captured::default(),
+        channel::write_by(stdin, line.as_bytes(), deadline).map_err(
+            |unwritten| match unwritten {
+                Unwritten::Closed => Broke::Closed,
+                Unwritten::Stalled => Broke::Stalled,
             },
-        )
+        )?;
+        Ok(outgoing.body)
     }
 
     /// Sends a request and waits for its reply, serving world calls and keeping output
@@ -846,7 +820,6 @@ impl Process {
         request: Request,
         what: &str,
         world: &mut dyn WorldHost,
-        foreseen: &[Foreseen],
         timeout: Duration,
         spent: &mut Spent,
     ) -> Result<Message, Broke> {
@@ -855,8 +828,14 @@ impl Process {
         let takes_output = !matches!(request, Request::Hello { .. });
         self.seq += 1;
         let seq = self.seq;
-        self.send(seq, request, deadline)
+        let sent = self
+            .send(seq, request, deadline)
             .map_err(|broke| broke.writing(&format!("the request {what}")))?;
+        // What the request foresaw, to check the calls marked foreseen against.
+        let foreseen = match sent {
+            Request::Call { foresee, .. } => foresee,
+            _ => Vec::new(),
+        };
         let mut world_calls = 0;
         // Whether every world call of this request so far took its foreseen answer: only then
         // may the next one (docs/protocol.md, Foresight).
@@ -942,7 +921,7 @@ impl Process {
                 // The world performs the call now, in order, as any other; the answer the
                 // implementation went on with must be the one it gives.
                 let answer = world.world_call(&call, &args);
-                if answer != expected.answer {
+                if !expected.answers(&answer) {
                     return Err(Broke::Protocol(format!(
                         "dlqspec foresaw the answer to world call `{call}` (n={n}) while serving {what}, but the world answered otherwise: that is a fault of dlqspec, not of the implementation; DLQSPEC_FEATURES= (empty) runs without foresight"
                     )));

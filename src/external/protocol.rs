@@ -31,15 +31,13 @@ pub enum Request {
     New {
         contract: String,
         args: Value,
-        /// The world calls it is foreseen to make, with their answers (an implementation whose
-        /// `hello` lists the `foresight` feature).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        foresee: Vec<ForeseenCall>,
     },
     /// Call a method (snake_case, language-neutral) of the current instance.
     Call {
         method: String,
         args: Vec<Value>,
+        /// The world calls it is foreseen to make, with their answers (an implementation whose
+        /// `hello` lists the `foresight` feature).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         foresee: Vec<ForeseenCall>,
     },
@@ -70,6 +68,16 @@ pub struct ForeseenCall {
     pub value: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raise: Option<Raised>,
+}
+
+impl ForeseenCall {
+    /// Whether `answer` is the one foreseen.
+    pub fn answers(&self, answer: &Result<Value, Raised>) -> bool {
+        match answer {
+            Ok(value) => self.raise.is_none() && self.value.as_ref() == Some(value),
+            Err(raised) => self.value.is_none() && self.raise.as_ref() == Some(raised),
+        }
+    }
 }
 
 impl From<Foreseen> for ForeseenCall {
@@ -478,7 +486,6 @@ mod tests {
                 Request::New {
                     contract: "dlq-consumer".into(),
                     args: json!({"max_attempts": 3}),
-                    foresee: vec![],
                 },
                 2
             ),
@@ -495,31 +502,37 @@ mod tests {
             ),
             "{\"seq\":3,\"type\":\"call\",\"method\":\"replay\",\"args\":[[\"a\",\"b\"]]}\n"
         );
-        // A foresight: each call with its arguments and its answer, a null value written.
+        // A foresight: each call with its arguments and its answer, a null value written, a
+        // raise as a world `raise`'s error.
+        let receive = Foreseen {
+            call: "queue.receive".into(),
+            args: vec![],
+            answer: Ok(Value::Null),
+        };
+        let has = Foreseen {
+            call: "dlq.has".into(),
+            args: vec![json!("a")],
+            answer: Err(Raised::crash("injected crash before dlq.has")),
+        };
         assert_eq!(
             line(
                 Request::Call {
                     method: "process_one".into(),
                     args: vec![],
-                    foresee: vec![
-                        Foreseen {
-                            call: "queue.ack".into(),
-                            args: vec![json!("a")],
-                            answer: Ok(Value::Null),
-                        }
-                        .into(),
-                        Foreseen {
-                            call: "handler".into(),
-                            args: vec![json!("x")],
-                            answer: Err(Raised::crash("boom")),
-                        }
-                        .into(),
-                    ],
+                    foresee: vec![receive.clone().into(), has.clone().into()],
                 },
                 4
             ),
-            "{\"seq\":4,\"type\":\"call\",\"method\":\"process_one\",\"args\":[],\"foresee\":[{\"call\":\"queue.ack\",\"args\":[\"a\"],\"value\":null},{\"call\":\"handler\",\"args\":[\"x\"],\"raise\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"boom\"}}]}\n"
+            "{\"seq\":4,\"type\":\"call\",\"method\":\"process_one\",\"args\":[],\"foresee\":[{\"call\":\"queue.receive\",\"args\":[],\"value\":null},{\"call\":\"dlq.has\",\"args\":[\"a\"],\"raise\":{\"kind\":\"crash\",\"class\":\"Crash\",\"message\":\"injected crash before dlq.has\"}}]}\n"
         );
+        // A foreseen answer is told from another: null is a value, and a raise no value.
+        let (receive, has) = (ForeseenCall::from(receive), ForeseenCall::from(has));
+        assert!(receive.answers(&Ok(Value::Null)));
+        assert!(!receive.answers(&Ok(json!(false))));
+        assert!(!receive.answers(&Err(Raised::crash("injected crash before dlq.has"))));
+        assert!(has.answers(&Err(Raised::crash("injected crash before dlq.has"))));
+        assert!(!has.answers(&Err(Raised::crash("another"))));
+        assert!(!has.answers(&Ok(Value::Null)));
         assert_eq!(
             line(
                 Request::Raise {

@@ -251,13 +251,13 @@ pub trait Implementation {
     ) -> Result<Reply, ImplError>;
 
     /// Whether the implementation can use what the world foresees (`foresee`): asking the
-    /// reference what it would call costs a copy of the world, paid only when it is used.
+    /// world, on a copy of it, what it answers costs that copy, paid only when it is used.
     fn foresees(&self) -> bool {
         false
     }
 
-    /// The world calls the next `create` or `call` is foreseen to make, in order, with their
-    /// answers; an implementation that cannot use them ignores them.
+    /// The world calls the next `call` is foreseen to make, in order, with their answers; an
+    /// implementation that cannot use them ignores them.
     fn foresee(&mut self, _calls: Vec<Foreseen>) {}
 
     /// What the implementation printed and raised during the spec that just ran, if it

@@ -239,11 +239,6 @@ impl World {
         })
     }
 
-    /// How the implementation spells message keys, which the world answers in.
-    pub fn naming(&self) -> Naming {
-        self.naming
-    }
-
     /// A number that changes whenever the world does.
     pub fn version(&self) -> u64 {
         self.version
