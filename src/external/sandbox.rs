@@ -1058,12 +1058,7 @@ fn ruleset(
         .map_err(text)?
         .add_rules(path_beneath_rules(&existing, read))
         .map_err(text)?
-        .add_rules(path_beneath_rules(
-            ["/dev/null", "/dev/zero", "/dev/full"]
-                .iter()
-                .filter(|p| Path::new(p).exists()),
-            AccessFs::WriteFile,
-        ))
+        .add_rules(path_beneath_rules(writable_devices(), AccessFs::WriteFile))
         .map_err(text)?
         .add_rules(path_beneath_rules([private], AccessFs::from_all(abi)))
         .map_err(text)?;
@@ -1287,6 +1282,15 @@ impl ZygoteBox {
 /// no rule; signals and abstract sockets scoped. Reading and executing are left to each
 /// child's own ruleset: a child reads the fresh `/proc` of its box, which does not exist when
 /// the zygote's domain is made, and Landlock rules name existing files only.
+/// The devices every box may write to (what a runtime opens to discard or to fill), where the
+/// machine has them.
+#[cfg(target_os = "linux")]
+fn writable_devices() -> impl Iterator<Item = &'static str> {
+    ["/dev/null", "/dev/zero", "/dev/full"]
+        .into_iter()
+        .filter(|device| Path::new(device).exists())
+}
+
 #[cfg(target_os = "linux")]
 fn zygote_ruleset(abi: i32, writable: &Path) -> Result<std::os::fd::OwnedFd, String> {
     use landlock::{ABI, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, path_beneath_rules};
@@ -1300,12 +1304,7 @@ fn zygote_ruleset(abi: i32, writable: &Path) -> Result<std::os::fd::OwnedFd, Str
         .map_err(text)?
         .add_rules(path_beneath_rules([writable], write))
         .map_err(text)?
-        .add_rules(path_beneath_rules(
-            ["/dev/null", "/dev/zero", "/dev/full"]
-                .iter()
-                .filter(|p| Path::new(p).exists()),
-            AccessFs::WriteFile,
-        ))
+        .add_rules(path_beneath_rules(writable_devices(), AccessFs::WriteFile))
         .map_err(text)?;
     let fd: Option<std::os::fd::OwnedFd> = created.into();
     let fd = fd.ok_or("this kernel does not enforce Landlock")?;
