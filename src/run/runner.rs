@@ -967,6 +967,23 @@ mod tests {
         started: Arc<AtomicUsize>,
     }
 
+    impl StartsAhead {
+        /// Makes built-ins that rewrite `rewrites` as they start, counting starts in `started`.
+        fn factory(
+            rewrites: PathBuf,
+            started: &Arc<AtomicUsize>,
+        ) -> impl Fn() -> Box<dyn Implementation + Send> + Sync + use<> {
+            let started = Arc::clone(started);
+            move || -> Box<dyn Implementation + Send> {
+                Box::new(StartsAhead {
+                    inner: Builtin::new(),
+                    rewrites: rewrites.clone(),
+                    started: Arc::clone(&started),
+                })
+            }
+        }
+    }
+
     impl Implementation for StartsAhead {
         fn info(&self) -> ImplInfo {
             self.inner.info()
@@ -1018,13 +1035,7 @@ mod tests {
     fn the_implementation_starts_before_the_specs_are_read_and_once() {
         let dir = suite(&[("a.yaml", PASSING)]);
         let started = Arc::new(AtomicUsize::new(0));
-        let factory = || -> Box<dyn Implementation + Send> {
-            Box::new(StartsAhead {
-                inner: Builtin::new(),
-                rewrites: dir.path().join("a.yaml"),
-                started: Arc::clone(&started),
-            })
-        };
+        let factory = StartsAhead::factory(dir.path().join("a.yaml"), &started);
         let config = RunConfig {
             paths: vec![dir.path().to_path_buf()],
             jobs: NonZeroUsize::new(1),
@@ -1041,13 +1052,7 @@ mod tests {
     fn paths_that_hold_no_spec_start_no_implementation() {
         let dir = tempfile::tempdir().unwrap();
         let started = Arc::new(AtomicUsize::new(0));
-        let factory = || -> Box<dyn Implementation + Send> {
-            Box::new(StartsAhead {
-                inner: Builtin::new(),
-                rewrites: dir.path().join("never.yaml"),
-                started: Arc::clone(&started),
-            })
-        };
+        let factory = StartsAhead::factory(dir.path().join("never.yaml"), &started);
         let config = RunConfig {
             paths: vec![dir.path().to_path_buf()],
             ..RunConfig::default()

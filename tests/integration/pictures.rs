@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{path_arg, run, temp_spec};
+use crate::common::{assert_contains_all, path_arg, run, temp_spec};
 
 /// `explain ARGS --format html --output FILE`: the exit code and the page written.
 fn drawn(args: &[&str]) -> (i32, String) {
@@ -232,19 +232,17 @@ fn explain_impl_marks_each_decision_and_states_nothing_that_did_not_happen() {
         "python:tests/solutions/dlq_off_by_one.py",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    for line in [
-        "    rule dlq-consumer/transient-retry: receive_count 1 < max_attempts 3: retry a to the ready tail\n    \u{2713} decision dlq-consumer/transient-retry: the implementation did queue.retry(a)\n",
-        "    queue.retry(a): a goes to the ready tail\n    rule dlq-consumer/poison: receive_count 3 = max_attempts 3: not poison yet, the handler decides\n",
-        "    \u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then queue.ack(a)\n    \u{2717} process: expected dead, got retry\n",
-        "    rule dlq-consumer/poison: receive_count 4 > max_attempts 3: a is past its budget (this implementation retried it at receive_count 3), so it is dead-lettered as poison without calling the handler\n",
-        "    \u{2713} decision dlq-consumer/poison: the implementation did dlq.put(a), queue.ack(a)\n",
-    ] {
-        assert!(
-            ran.stdout.contains(line),
-            "missing {line:?} in:\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "    rule dlq-consumer/transient-retry: receive_count 1 < max_attempts 3: retry a to the ready tail\n    \u{2713} decision dlq-consumer/transient-retry: the implementation did queue.retry(a)\n",
+            "    queue.retry(a): a goes to the ready tail\n    rule dlq-consumer/poison: receive_count 3 = max_attempts 3: not poison yet, the handler decides\n",
+            "    \u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then queue.ack(a)\n    \u{2717} process: expected dead, got retry\n",
+            "    rule dlq-consumer/poison: receive_count 4 > max_attempts 3: a is past its budget (this implementation retried it at receive_count 3), so it is dead-lettered as poison without calling the handler\n",
+            "    \u{2713} decision dlq-consumer/poison: the implementation did dlq.put(a), queue.ack(a)\n",
+        ],
+        "",
+    );
     assert!(
         !ran.stdout.contains("every earlier delivery"),
         "{}",
@@ -268,11 +266,7 @@ fn explain_impl_marks_a_dead_lettering_with_a_wrong_entry_wrong() {
     let ran = run(&["explain", spec, "--impl", impl_]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let wrong = "    \u{2717} decision dlq-consumer/permanent: the implementation did dlq.put(a, reason=exhausted), queue.ack(a); expected: dlq.put(a, reason=permanent), then queue.ack(a)\n";
-    assert!(
-        ran.stdout.contains(wrong),
-        "missing {wrong:?} in:\n{}",
-        ran.stdout
-    );
+    assert_contains_all(&ran.stdout, [wrong], "");
     assert!(
         !ran.stdout
             .contains("\u{2713} decision dlq-consumer/permanent"),
@@ -288,11 +282,7 @@ fn explain_impl_marks_a_dead_lettering_with_a_wrong_entry_wrong() {
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let wrong = "    \u{2717} decision dlq-consumer/exhausted: the implementation did dlq.put(a, error=\"TransientError: db timeout\"), queue.ack(a); expected: dlq.put(a, reason=exhausted, error=\"TransientError: connection reset\"), then queue.ack(a)\n";
-    assert!(
-        ran.stdout.contains(wrong),
-        "missing {wrong:?} in:\n{}",
-        ran.stdout
-    );
+    assert_contains_all(&ran.stdout, [wrong], "");
     // The picture marks it where the text does.
     let (code, page) = drawn(&[spec, "--impl", impl_]);
     assert_eq!(code, 1, "{page}");
@@ -314,17 +304,15 @@ fn explain_impl_marks_an_ack_before_the_put_wrong_when_a_crash_cuts_it_short() {
     let ran = run(&["explain", path_arg(&path), "--impl", impl_]);
     // The spec checks no more than the crash, which this implementation gets right.
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    for line in [
-        "    \u{2717} decision dlq-consumer/dead-letter-sequence: the implementation called queue.ack(a), then the crash injected after queue.ack killed the process: a is acked and never put, so it is lost; expected: dlq.put(a, reason=permanent), then queue.ack(a)\n",
-        // Acked, the message is not in flight any more: the crash line does not say it is.
-        "    rule dlq-consumer/crash-propagates: the crash injected at queue.ack propagates out of process_one: the dead-lettering of a never happens, and a, acked already, is no longer in flight\n",
-    ] {
-        assert!(
-            ran.stdout.contains(line),
-            "missing {line:?} in:\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "    \u{2717} decision dlq-consumer/dead-letter-sequence: the implementation called queue.ack(a), then the crash injected after queue.ack killed the process: a is acked and never put, so it is lost; expected: dlq.put(a, reason=permanent), then queue.ack(a)\n",
+            // Acked, the message is not in flight any more: the crash line does not say it is.
+            "    rule dlq-consumer/crash-propagates: the crash injected at queue.ack propagates out of process_one: the dead-lettering of a never happens, and a, acked already, is no longer in flight\n",
+        ],
+        "",
+    );
     assert!(!ran.stdout.contains("a stays in flight"), "{}", ran.stdout);
     let (_, page) = drawn(&[path_arg(&path), "--impl", impl_]);
     let svg = svg(&page);
@@ -342,11 +330,7 @@ fn explain_impl_marks_an_ack_before_the_put_wrong_when_a_crash_cuts_it_short() {
         impl_,
     ]);
     let line = "    \u{2717} decision dlq-consumer/dead-letter-sequence: the implementation called queue.ack(a), and the crash injected before queue.ack stopped that call: queue.ack(a) came before any dlq.put(a), which loses a if the process dies between the two; expected: dlq.put(a, reason=permanent), then queue.ack(a)\n";
-    assert!(
-        ran.stdout.contains(line),
-        "missing {line:?} in:\n{}",
-        ran.stdout
-    );
+    assert_contains_all(&ran.stdout, [line], "");
     // The built-in implementation puts first: its cut-short decision is not marked.
     let builtin = run(&["explain", path_arg(&path)]);
     assert_eq!(builtin.code, 0, "{}", builtin.stdout);
@@ -364,11 +348,7 @@ fn explain_impl_marks_a_replay_that_keeps_the_reason_wrong() {
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     // The replay answered true, as pinned; the job it put back still has its reason.
     let wrong = "    \u{2717} rule outcome-queue/replay-resets: expected: a leaves quarantine (reason exhausted, 2 attempts) for the ready tail, with attempts reset to 0 and no reason; this queue: replay returned true; ready [{id: a, payload: invoice-3, attempts: 0, reason: exhausted}]; quarantine []\n";
-    assert!(
-        ran.stdout.contains(wrong),
-        "missing {wrong:?} in:\n{}",
-        ran.stdout
-    );
+    assert_contains_all(&ran.stdout, [wrong], "");
     assert!(
         !ran.stdout
             .contains("\u{2713} rule outcome-queue/replay-resets"),
@@ -388,16 +368,14 @@ fn explain_impl_tells_the_validation_the_spec_pins_not_the_queues_answer_as_the_
         "python:tests/solutions/oq_bool_budget.py",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    for line in [
-        "    \u{2717} rule outcome-queue/max-attempts-validated: expected: true is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError; this queue: RetryQueue(true) -> a new queue\n",
-        "    \u{2713} rule outcome-queue/max-attempts-validated: false is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError\n",
-    ] {
-        assert!(
-            ran.stdout.contains(line),
-            "missing {line:?} in:\n{}",
-            ran.stdout
-        );
-    }
+    assert_contains_all(
+        &ran.stdout,
+        [
+            "    \u{2717} rule outcome-queue/max-attempts-validated: expected: true is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError; this queue: RetryQueue(true) -> a new queue\n",
+            "    \u{2713} rule outcome-queue/max-attempts-validated: false is not a whole number >= 1 (booleans, floats, strings and null are not): ValueError\n",
+        ],
+        "",
+    );
     if !crate::common::node_tests() {
         return;
     }
@@ -410,11 +388,7 @@ fn explain_impl_tells_the_validation_the_spec_pins_not_the_queues_answer_as_the_
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let line = "    \u{2717} rule outcome-queue/max-attempts-validated: expected: 3000000000 is beyond 32 bits, and a whole number >= 1: accepted; this queue: RetryQueue(3000000000) -> raised RangeError: maxAttempts must be an integer >= 1\n";
-    assert!(
-        ran.stdout.contains(line),
-        "missing {line:?} in:\n{}",
-        ran.stdout
-    );
+    assert_contains_all(&ran.stdout, [line], "");
     assert!(
         !ran.stdout.contains("3000000000 is not a whole number"),
         "{}",

@@ -1,7 +1,9 @@
 //! Spec errors told to an author: every mistake of a file in one run, in source order, each at
 //! its place, and every invalid word with the nearest valid one, word for word.
 
-use crate::common::{path_arg, run, temp_spec};
+use std::path::Path;
+
+use crate::common::{Ran, path_arg, run, temp_spec};
 
 /// What `dlqspec run` says of a broken spec: its `error:` messages and `-->` places, in order.
 fn errors_of(text: &str) -> (Vec<String>, Vec<String>, String) {
@@ -547,18 +549,24 @@ fn every_invalid_word_gets_the_nearest_valid_one() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-#[test]
-fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
-    let (_dir, path) = temp_spec("broken.yaml", THREE_MISTAKES);
+/// `grade` of the Python example against the spec file `specs`, into a folder of its own.
+fn grade_with_specs(specs: &Path) -> (tempfile::TempDir, Ran) {
     let out = tempfile::tempdir().expect("temp dir");
     let ran = run(&[
         "grade",
         "--specs",
-        path_arg(&path),
+        path_arg(specs),
         "--output",
         path_arg(out.path()),
         "examples/python/solution.py",
     ]);
+    (out, ran)
+}
+
+#[test]
+fn grade_refuses_a_broken_spec_with_each_of_its_errors_and_blames_no_student() {
+    let (_dir, path) = temp_spec("broken.yaml", THREE_MISTAKES);
+    let (out, ran) = grade_with_specs(&path);
     assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
     let told: Vec<&str> = ran
         .stderr
@@ -609,15 +617,7 @@ fn tap_junit_and_grade_say_further_errors_may_follow() {
         "{}",
         junit.stdout
     );
-    let out = tempfile::tempdir().expect("temp dir");
-    let ran = run(&[
-        "grade",
-        "--specs",
-        path_arg(&path),
-        "--output",
-        path_arg(out.path()),
-        "examples/python/solution.py",
-    ]);
+    let (out, ran) = grade_with_specs(&path);
     assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
     let last = ran
         .stderr
