@@ -19,6 +19,15 @@
 //! of the same suite, which is the least a run through a shim could take. The parts are
 //! `box`, `calls` and `run`; `cargo bench --bench external -- run` runs one of them.
 
+// clippy.toml's rules hold the library; benchmarks set their cases up by writing files, starting
+// programs and printing what they measured or found.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_macros,
+    clippy::disallowed_types,
+    reason = "benchmarks: files, processes and prints set cases up and tell what was found"
+)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -211,7 +220,8 @@ fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
 }
 
 /// What the box costs: the bundled suite run whole, boxed and not, on the Python and Node
-/// example solutions (the goal is at most 1.1 times the unboxed time).
+/// example solutions; and `grade` of a class of 24 submissions of each, boxed (warm, the
+/// default, and `--cold`) and not (the goal is at most 1.1 times the unboxed time).
 fn box_cost(root: &std::path::Path) {
     let rounds = 7;
     println!(
@@ -232,6 +242,84 @@ fn box_cost(root: &std::path::Path) {
             boxed / unboxed
         );
     }
+    let rounds = 3;
+    println!(
+        "the box: grade of {CLASS} submissions, --jobs 2, best of {rounds}, boxed / --sandbox off"
+    );
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for (example, file) in [
+        ("examples/python/solution.py", "solution.py"),
+        ("examples/javascript/solution.mjs", "solution.mjs"),
+    ] {
+        let class = dir.path().join(file);
+        let source = std::fs::read_to_string(root.join(example)).expect("the example");
+        for i in 0..CLASS {
+            let folder = class.join(format!("s{i:02}"));
+            std::fs::create_dir_all(&folder).expect("a submission folder");
+            // A line apart, so that no cache serves one for another.
+            let comment = if file.ends_with(".py") { "#" } else { "//" };
+            std::fs::write(folder.join(file), format!("{source}\n{comment} {i}\n"))
+                .expect("a submission");
+        }
+        let (mut warm, mut cold, mut unboxed) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+        for round in 0..rounds {
+            let output = |what: &str| dir.path().join(format!("{file}-{what}-{round}"));
+            warm = warm.min(grade_class(
+                root,
+                &class,
+                &output("warm"),
+                &["--sandbox", "on"],
+            ));
+            cold = cold.min(grade_class(
+                root,
+                &class,
+                &output("cold"),
+                &["--sandbox", "on", "--cold"],
+            ));
+            unboxed = unboxed.min(grade_class(
+                root,
+                &class,
+                &output("off"),
+                &["--sandbox", "off"],
+            ));
+        }
+        println!(
+            "  {file:<14} boxed {warm:>7.1} ms ({:.2}x)   boxed --cold {cold:>7.1} ms ({:.2}x)   off {unboxed:>7.1} ms",
+            warm / unboxed,
+            cold / unboxed
+        );
+    }
+}
+
+/// Submissions in the class `box_cost` grades.
+const CLASS: usize = 24;
+
+/// One `dlqspec grade` of `class` (a class folder) into `output` with `options`: its wall
+/// time, in ms.
+fn grade_class(
+    root: &std::path::Path,
+    class: &std::path::Path,
+    output: &std::path::Path,
+    options: &[&str],
+) -> f64 {
+    let started = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_dlqspec"))
+        .current_dir(root)
+        .args(["grade", "--jobs", "2", "--specs", "specs"])
+        .args(options)
+        .arg("--output")
+        .arg(output)
+        .arg(class)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("dlqspec grade runs");
+    assert!(
+        status.success(),
+        "grade {options:?} of {} failed",
+        class.display()
+    );
+    started.elapsed().as_secs_f64() * 1e3
 }
 
 /// The interpreter `python3` starts: pyenv's `python3` is a bash script that looks it up, a

@@ -10,6 +10,15 @@
 //! what a process can hold, so it is measured per process. Run with `cargo bench --bench scale`
 //! (`DLQSPEC_SCALE_PYTHON=0` leaves the Python runs out: 10^5 messages take about a minute).
 
+// clippy.toml's rules hold the library; benchmarks set their cases up by writing files, starting
+// programs and printing what they measured or found.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_macros,
+    clippy::disallowed_types,
+    reason = "benchmarks: files, processes and prints set cases up and tell what was found"
+)]
+
 mod support;
 
 use std::hint::black_box;

@@ -14,22 +14,33 @@ import java.util.Map;
 public final class Main {
     // ---- the lesson's errors ------------------------------------------------------------
 
-    /** An error a world call raised into the solution, as dlqspec's `raise` named it. */
+    /**
+     * An error a world call raised into the solution, as dlqspec's `raise` named it. `base` is
+     * the given error it is a subclass of (`extends`: a spec's `permanent: {class: ...}`), or
+     * null: Java has no classes made at run time, so "is a PermanentError" is asked by `is`.
+     */
     static class WorldError extends RuntimeException {
         final String kind;
         final String className;
+        final String base;
 
-        WorldError(String kind, String className, String message) {
+        WorldError(String kind, String className, String message, String base) {
             super(message);
             this.kind = kind;
             this.className = className;
+            this.base = base;
+        }
+
+        /** Whether it is an error of the given class, or of a subclass of it. */
+        boolean is(String given) {
+            return given.equals(className) || given.equals(base);
         }
     }
 
     /** A crash injected by dlqspec: the solution must let it propagate. */
     static final class Crash extends WorldError {
         Crash(String className, String message) {
-            super("crash", className, message);
+            super("crash", className, message, null);
         }
     }
 
@@ -231,7 +242,7 @@ public final class Main {
             if ("crash".equals(kind) || "Crash".equals(name)) {
                 throw new Crash(name, text);
             }
-            throw new WorldError(kind, name, text);
+            throw new WorldError(kind, name, text, (String) error.get("extends"));
         }
         return answer.get("value");
     }
@@ -303,7 +314,7 @@ public final class Main {
             } catch (Crash crash) {
                 throw crash;
             } catch (WorldError error) {
-                if ("PermanentError".equals(error.className)) {
+                if (error.is("PermanentError")) {
                     return deadLetter(msg, "permanent", error, count);
                 }
                 // Anything else is transient; the queue's count survives restarts.

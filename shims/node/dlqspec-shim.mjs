@@ -260,9 +260,18 @@ given._setWorld(worldCall);
 const madeErrors = new Map();
 const GIVEN_ERRORS = { PermanentError: given.PermanentError, TransientError: given.TransientError, Crash: given.Crash, MisuseError: given.MisuseError };
 
+// The given errors a world `raise` may name in `extends`: it then stands for a subclass of it.
+const SUBCLASSABLE = { PermanentError: given.PermanentError, TransientError: given.TransientError };
+
 function errorFromWire(err) {
   const name = String(err.class ?? 'Error');
   const message = String(err.message ?? '');
+  if (typeof err.extends === 'string' && Object.hasOwn(SUBCLASSABLE, err.extends)) {
+    // A real subclass, so `instanceof PermanentError` holds and `e.name` names the subclass.
+    const key = `${err.extends}:${name}`;
+    if (!madeErrors.has(key)) madeErrors.set(key, given._errorClass(name, SUBCLASSABLE[err.extends]));
+    return new (madeErrors.get(key))(message);
+  }
   let C = Object.hasOwn(GIVEN_ERRORS, name) ? GIVEN_ERRORS[name] : undefined;
   const builtin = globalThis[name];
   if (!C && typeof builtin === 'function' && (builtin === Error || builtin.prototype instanceof Error)) C = builtin;
@@ -276,6 +285,10 @@ function errorFromWire(err) {
 }
 
 // --- loading the solution ------------------------------------------------
+// The TypeScript transform the shim carries (typescript.cjs), when it is the one that runs the
+// solution's .ts files: a Node before 22.7 without tsx.
+let typescript = null;
+
 function installGivenRedirect() {
   // CommonJS: require('./given') anywhere outside node_modules gets the shim's given.cjs.
   const original = Module._resolveFilename;
@@ -284,10 +297,15 @@ function installGivenRedirect() {
     return original.call(this, request, parent, ...rest);
   };
   // ESM: the same for import, in this thread where it can be, else by a resolve hook (registered
-  // last, so it runs before tsx's).
+  // last, so it runs before tsx's); with it, the carried TypeScript transform's load hook.
   const givenUrl = pathToFileURL(GIVEN_PATH).href;
-  if (!redirectInThisThread(givenUrl)) register('./given-hooks.mjs', import.meta.url, { data: { givenUrl } });
+  if (!redirectInThisThread(givenUrl)) {
+    register('./given-hooks.mjs', import.meta.url, { data: { givenUrl, typescript: typescript !== null } });
+  }
 }
+
+// A load hook's answer for a TypeScript file when the shim transforms it, else undefined.
+const loadTypeScript = (url) => (typescript !== null && url.startsWith('file:') && typescript.isTypeScript(url) ? typescript.load(url) : undefined);
 
 // module.register() hooks run on a thread of their own, whose start is about 20 ms of every
 // run on Node 20 and 25 ms on 22 (docs/performance.md, "Starting the Node shim"). So `given` is
@@ -296,7 +314,8 @@ function installGivenRedirect() {
 // --expose-internals (as dlqspec starts it) by wrapping the ES module loader's default
 // resolution (the loader this was written and tested against). Either must then answer `given`
 // as the hook would, or it is undone and the hook used: a loader with hooks of its own (a
-// user's --import) resolves on their thread, where the wrap is never asked.
+// user's --import) resolves on their thread, where the wrap is never asked. The TypeScript
+// transform's load goes the same way as the resolution.
 function redirectInThisThread(givenUrl) {
   const answersGiven = () => {
     try { return import.meta.resolve('given') === givenUrl; } catch { return false; }
@@ -306,6 +325,9 @@ function redirectInThisThread(givenUrl) {
       resolve(specifier, context, nextResolve) {
         if (redirectsToGiven(specifier, context.parentURL)) return { url: givenUrl, format: 'commonjs', shortCircuit: true };
         return nextResolve(specifier, context);
+      },
+      load(url, context, nextLoad) {
+        return loadTypeScript(url) ?? nextLoad(url, context);
       },
     });
     if (answersGiven()) return true;
@@ -320,22 +342,31 @@ function redirectInThisThread(givenUrl) {
     return false;
   }
   const original = loader?.defaultResolve;
-  if (typeof original !== 'function' || Object.hasOwn(loader, 'defaultResolve')) return false;
+  const originalLoad = loader?.load;
+  if (typeof original !== 'function' || typeof originalLoad !== 'function' || Object.hasOwn(loader, 'defaultResolve') || Object.hasOwn(loader, 'load')) return false;
   loader.defaultResolve = function defaultResolve(specifier, parentURL, importAttributes) {
     if (redirectsToGiven(specifier, parentURL)) return { url: givenUrl, format: 'commonjs' };
     return original.call(this, specifier, parentURL, importAttributes);
   };
+  if (typescript !== null) {
+    loader.load = async function load(url, context) {
+      const loaded = loadTypeScript(url);
+      return loaded === undefined ? originalLoad.call(this, url, context) : { ...loaded, responseURL: url };
+    };
+  }
   if (answersGiven()) return true;
   delete loader.defaultResolve;
+  delete loader.load;
   return false;
 }
 
 // --- TypeScript ----------------------------------------------------------
 // tsx is looked for where the student has it: the solution's own project (its node_modules,
 // or a parent's), then a `tsx` command on PATH, then beside the shim (a clone's shims/node
-// after `npm ci`). Without tsx, Node's own type stripping runs the file where this Node has it
-// (22.18+ and 23.6+ by default; 22.6+ with --experimental-strip-types in DLQSPEC_NODE).
-const TSX_MISSING = 'TypeScript needs tsx: run `npm install -D tsx` in the solution\'s project (or use Node 22.18 or later, which strips types itself)';
+// after `npm ci`). Without tsx, Node's own transform runs the file where this Node has it
+// (22.7 and later: dlqspec gives it --experimental-transform-types); else the transform the
+// shim carries (typescript.cjs), the same as Node's. dlqspec's src/external/typescript.rs looks
+// for tsx in the same order, to know which Node flags to give and what the box must let be read.
 
 // The folder of the tsx package a require from `from` (a file path) finds, or null.
 function tsxFrom(from) {
@@ -372,9 +403,11 @@ function exportTarget(pkgDir, subpath, condition) {
   return path.join(pkgDir, target);
 }
 
-// Whether this Node runs .ts files itself: on by default from 22.18 and 23.6
-// (process.features.typescript, from 22.10), or asked for with --experimental-strip-types.
-function nodeStripsTypes() {
+// Whether this Node runs .ts files itself: it transforms them when started with
+// --experimental-transform-types (as dlqspec starts Node 22.7 and later), and strips their types
+// from 22.18 and 23.6 on (process.features.typescript, from 22.10), or when asked for with
+// --experimental-strip-types.
+function nodeRunsTypeScript() {
   if (process.features.typescript) return true;
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   return flags.some((flag) => flag === '--experimental-strip-types' || flag === '--experimental-transform-types');
@@ -383,8 +416,10 @@ function nodeStripsTypes() {
 async function registerTypeScript(file) {
   const tsxDir = tsxFrom(path.resolve(file)) ?? tsxOnPath() ?? tsxFrom(fileURLToPath(import.meta.url));
   if (tsxDir === null) {
-    if (nodeStripsTypes()) return;
-    throw Object.assign(new Error(TSX_MISSING), { notStudent: true });
+    if (nodeRunsTypeScript()) return;
+    typescript = require('./typescript.cjs');
+    typescript.installCommonJs();
+    return;
   }
   try {
     const esm = await import(pathToFileURL(exportTarget(tsxDir, './esm/api', 'import')).href);
@@ -392,21 +427,26 @@ async function registerTypeScript(file) {
     esm.register();
     cjs.register();
   } catch (e) {
-    throw Object.assign(new Error(`the tsx at ${tsxDir} does not load (${e.message}); ${TSX_MISSING}`), { notStudent: true });
+    throw Object.assign(new Error(`the tsx at ${tsxDir} does not load (${e.message})`), { notStudent: true });
   }
 }
 
 async function loadSolution(file) {
   if (/\.[cm]?ts$/.test(file)) await registerTypeScript(file);
   installGivenRedirect();
-  return import(pathToFileURL(file).href);
+  try {
+    return await import(pathToFileURL(file).href);
+  } finally {
+    typescript?.done();
+  }
 }
 
 // The `errored` fields for a solution that failed to load: message, file/line in the student's
 // code when known, and as details the message with the frames in the student's own files (as
 // Python's shim does: none of the shim's, tsx's or node:internal's).
 function describeLoadError(e, file) {
-  if (e?.notStudent) return { message: e.message, details: String(e?.stack ?? e) };
+  // Not the student's doing (a tsx that does not load): said without the shim's own frames.
+  if (e?.notStudent) return { message: e.message };
   const where = (message, frames) => {
     const fields = { message, details: framesText(message, frames) };
     if (frames.length > 0) Object.assign(fields, { file: frames[0].file, line: frames[0].line });
@@ -421,6 +461,15 @@ function describeLoadError(e, file) {
   // esbuild (via tsx) fails TypeScript with "Transform failed with 1 error:\n/abs/x.ts:6:11: ERROR: Unexpected ..."
   const esb = /^(\/.*?):(\d+):\d+: ERROR: (.*)$/m.exec(String(e?.message ?? ''));
   if (esb) return where(`SyntaxError: ${esb[3]}`, at(esb[1], Number(esb[2])));
+  // Node 22.7 to 22.1x throw swc's report itself, a string: "  x Expected ',', got '{'\n   ,-[6:1]\n ... 6 | the line". It
+  // names no file: it is the solution's when its line there is the one shown.
+  const swc = typeof e === 'string' ? /^\s*x (.*)\n\s*,-\[(\d+):\d+\]/.exec(e) : null;
+  if (swc) {
+    const line = Number(swc[2]);
+    const shown = new RegExp(`^\\s*${line} \\|(.*)$`, 'm').exec(e)?.[1]?.trim();
+    const message = `SyntaxError: ${swc[1]}`;
+    return shown !== undefined && shown === sourceLine(file, line) ? where(message, at(file, line)) : { message, details: e };
+  }
   const stack = String(e?.stack ?? e);
   const message = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
   // A CommonJS SyntaxError's stack starts with "/abs/sol.js:12" above the code excerpt.

@@ -1,4 +1,5 @@
-// given-hooks.mjs: ESM resolve hook (loaded by module.register) that points every import of `given` at the shim's given.cjs.
+// given-hooks.mjs: ESM hooks (loaded by module.register) that point every import of `given` at the shim's given.cjs, and run TypeScript through the shim's transform when it is the one in use.
+import { createRequire } from 'node:module';
 
 // `given`, `./given`, `./given.js`, `./given.mjs`, `./given.ts`, ... : the
 // student may keep a local given.* for their own tests; inside dlqspec the
@@ -6,9 +7,13 @@
 export const GIVEN_SPECIFIER = /^(?:given|\.\/given(?:\.(?:[cm]?js|[cm]?ts))?)$/;
 
 let givenUrl;
+// typescript.cjs, on this thread of its own, when the shim transforms TypeScript (a Node
+// before 22.7 without tsx: dlqspec-shim.mjs, registerTypeScript).
+let typescript = null;
 
 export function initialize(data) {
   givenUrl = data.givenUrl;
+  if (data.typescript) typescript = createRequire(import.meta.url)('./typescript.cjs');
 }
 
 // Whether an import of `specifier` from the module at `parentURL` gets the shim's given:
@@ -23,4 +28,9 @@ export function resolve(specifier, context, nextResolve) {
     return { url: givenUrl, format: 'commonjs', shortCircuit: true };
   }
   return nextResolve(specifier, context);
+}
+
+export function load(url, context, nextLoad) {
+  if (typescript !== null && url.startsWith('file:') && typescript.isTypeScript(url)) return typescript.load(url);
+  return nextLoad(url, context);
 }

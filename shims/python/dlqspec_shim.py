@@ -356,6 +356,7 @@ class FakeDLQ:
 
 given = types.ModuleType("given", "The lesson's given parts, answered by dlqspec's world.")
 _GIVEN_ERRORS = {c.__name__: c for c in (PermanentError, TransientError, Crash, MisuseError)}
+_SUBCLASSABLE = {c.__name__: c for c in (PermanentError, TransientError)}  # what `extends` may name
 for _cls in (PermanentError, TransientError, Crash, MisuseError, FakeClock, FakeQueue, FakeDLQ):
     _cls.__module__ = "given"  # tracebacks and repr say given.PermanentError
     setattr(given, _cls.__name__, _cls)
@@ -381,9 +382,17 @@ def _plain(cls):
 
 
 def _error_from_wire(err):
-    """The exception a world `raise` stands for: given's, a builtin of that name, or a made-up class."""
+    """The exception a world `raise` stands for: given's, a builtin of that name, or a made-up
+    class; with `extends`, a subclass of that name of the given error it names."""
     name = str(err.get("class") or "Exception")
     message = str(err.get("message", ""))
+    base = _SUBCLASSABLE.get(err.get("extends")) if isinstance(err.get("extends"), str) else None
+    if base is not None:
+        # A real subclass, so `except PermanentError` catches it and type(e).__name__ names it.
+        key = (name, base)
+        if key not in _made:
+            _made[key] = type(name, (base,), {"__module__": "given"})
+        return _made[key](message)
     cls = _GIVEN_ERRORS.get(name) or getattr(builtins, name, None)
     if isinstance(cls, type) and issubclass(cls, BaseException):
         try:

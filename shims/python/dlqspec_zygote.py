@@ -1,22 +1,24 @@
 # dlqspec_zygote.py: a warm start for the Python shim under `dlqspec grade` (docs/security.md, "The warm start").
 """dlqspec's Python zygote (Linux, Python 3.9+, standard library only).
 
-`dlqspec grade` starts this once, as root, in a box of its own (network and IPC namespaces,
-a pids cgroup, a Landlock domain that writes nothing outside the boxes' temporary folder, few
+`dlqspec grade` starts this once, as root, in a box of its own (network, IPC and mount
+namespaces, every file read-only, a pids cgroup, a Landlock domain without TCP, few
 capabilities, no_new_privs), with a SOCK_SEQPACKET socket on descriptor 3 that only grade
 and its runs hold, and the environment a cold start gets. Its first message on the socket is
 its set-up (what grade gave it of the environment, the uids a box may have). It imports what
 the shim imports, compiles the shim, and then waits. For each submission a run makes the box
-as for a cold start (src/external/sandbox.rs, src/external/zygote.rs): the cgroup, the
-namespaces, process 1 of the PID namespace with its fresh /proc. It then sends one request: a
-JSON text (the shim's argv, environment, working folder, uid, limits) and the box's
-descriptors: stdin, stdout, stderr, protocol channel, a reply socket to process 1, the
-Landlock ruleset, the cgroup's `cgroup.procs`, and the box's PID (for children), mount,
-network and IPC namespaces. The zygote forks (W); W refuses any uid that is not a box's,
-is forked into the box's PID namespace (process 2), joins the other namespaces and forks the
-implementation (D, process 3), then ends, so that D is process 1's child, as a cold start's
-is. D joins the cgroup,
-drops every privilege, enters the box's Landlock domain before anything of the student is
+exactly as for a cold start (src/external/sandbox/): the cgroups, the minimal root, the user,
+PID, mount, network, IPC, UTS and cgroup namespaces, process 1 of the PID namespace with its
+fresh /proc. Process 1 then sends one request: a JSON text (the shim's argv, environment,
+working folder, uid, limits, the system-call filter) and the box's descriptors: stdin,
+stdout, stderr, protocol channel, a reply socket to process 1, the Landlock ruleset, the
+cgroups' `cgroup.procs` (pids, memory, cpu), and the box's PID (for children), user, mount,
+network, IPC, UTS and cgroup namespaces. The zygote forks (W) into the box's PID namespace
+(process 2); W refuses any uid that is not a box's, joins the box's user namespace and
+through it the others (its root is then the box's), and forks the implementation (D,
+process 3), then ends, so that D is process 1's child, as a cold start's is. D joins the
+cgroups, takes the box's uid with no group and no capability, enters the box's Landlock
+domain, a fresh session keyring and the system-call filter before anything of the student is
 read, and only then runs the shim, as `__main__`, on the solution. The zygote itself never
 imports or runs student code; it only forks and reaps.
 """
@@ -40,8 +42,8 @@ import types
 
 CONTROL_FD = 3
 MAX_REQUEST = 1 << 20
-# stdin, stdout, stderr, channel, reply, ruleset, cgroup.procs, and the box's namespaces.
-FDS = 11
+# stdin, stdout, stderr, channel, reply, ruleset, three cgroup.procs, and the box's namespaces.
+FDS = 16
 CHANNEL_FD = 3
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -49,9 +51,13 @@ _libc.syscall.restype = ctypes.c_long
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 
-# x86-64 and aarch64 share the Landlock numbers; capset differs.
+# x86-64 and aarch64 share the Landlock numbers; capset and keyctl differ.
 _ARCH = os.uname().machine
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(_ARCH)
+SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(_ARCH)
+KEYCTL_JOIN_SESSION_KEYRING = 1
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 SYS_LANDLOCK_RESTRICT_SELF = 446
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -62,10 +68,19 @@ PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECUREBITS = 0x01 | 0x02 | 0x08 | 0x20 | 0x40 | 0x80  # as sandbox.rs drop_privileges
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x08000000, 0x20000000, 0x40000000
+CLONE_NEWUSER, CLONE_NEWUTS, CLONE_NEWCGROUP = 0x10000000, 0x04000000, 0x02000000
 # Where W puts each descriptor of a request (0 to 3 are the implementation's own).
-RULESET, CGROUP, REPLY = 4, 5, 6
-NAMESPACES = ((8, CLONE_NEWNS), (9, CLONE_NEWNET), (10, CLONE_NEWIPC))
-PID_NAMESPACE = 7  # of a request's descriptors, the box's PID namespace, which W is forked into
+REPLY, RULESET, CGROUPS = 4, 5, (6, 7, 8)
+PID_NAMESPACE = 9  # of a request's descriptors, the box's PID namespace, which W is forked into
+# The box's user namespace first: joining it gives W the rights to join the others.
+NAMESPACES = (
+    (10, CLONE_NEWUSER),
+    (11, CLONE_NEWNS),
+    (12, CLONE_NEWNET),
+    (13, CLONE_NEWIPC),
+    (14, CLONE_NEWUTS),
+    (15, CLONE_NEWCGROUP),
+)
 # How long D waits to become process 1's child once W has forked it: a hang-guard only.
 ADOPTION_SECONDS = 30
 
@@ -121,13 +136,32 @@ def _drop_privileges(uid):
     _check(_libc.syscall(SYS_CAPSET, header, none), "capset")
 
 
+def _install_filter(program):
+    """Installs the box's system-call filter (BPF instructions, 8 bytes each, as dlqspec made
+    them), last, as a cold start's C does."""
+    if not program:
+        return
+    if len(program) % 8:
+        raise OSError("the system-call filter is not whole instructions")
+
+    class _Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    instructions = ctypes.create_string_buffer(program, len(program))
+    fprog = _Program(len(program) // 8, ctypes.cast(instructions, ctypes.c_void_p))
+    _check(
+        _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0),
+        "PR_SET_SECCOMP",
+    )
+
+
 def _boxed_child(request, fds, shim_code):
     """W, the forked child: joins the box the run made and forks D into it, which boxes itself
     (as sandbox.rs's C does) and runs the shim."""
     # Each descriptor at its place; nothing else of the zygote's (its control socket, its
     # signal pipe) stays. Moved high first, so that no place overwrites one still to move.
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64) for fd in fds]
-    places = (0, 1, 2, CHANNEL_FD, REPLY, RULESET, CGROUP, PID_NAMESPACE) + tuple(
+    places = (0, 1, 2, CHANNEL_FD, REPLY, RULESET) + CGROUPS + (PID_NAMESPACE,) + tuple(
         fd for fd, _ in NAMESPACES
     )
     for target, fd in zip(places, high):
@@ -155,8 +189,9 @@ def _boxed_child(request, fds, shim_code):
     # D: process 3 of the box's PID namespace.
     try:
         os.close(REPLY)
-        os.write(CGROUP, b"0")
-        os.close(CGROUP)
+        for cgroup in CGROUPS:
+            os.write(cgroup, b"0")
+            os.close(cgroup)
         deadline = time.monotonic() + ADOPTION_SECONDS
         # Until W is not only gone but reaped by the zygote: its zombie is a process of the box
         # until then, which a cold start's box never shows.
@@ -172,6 +207,9 @@ def _boxed_child(request, fds, shim_code):
         _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, RULESET, 0), "landlock_restrict_self")
         os.close(RULESET)
         os.chdir(request["cwd"])
+        if _libc.syscall(SYS_KEYCTL, KEYCTL_JOIN_SESSION_KEYRING, None) < 0:
+            raise OSError(ctypes.get_errno(), "joining a fresh session keyring")
+        _install_filter(bytes.fromhex(request["filter"]))
         env = _wrapped(request["env"], request["cwd"])
         os.environ.clear()
         os.environ.update(env)

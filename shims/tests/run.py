@@ -19,6 +19,10 @@ import time
 import traceback
 from copy import deepcopy
 
+# How long a read waits for a shim that may never answer: a guard against a hang, not a
+# speed check (a busy machine can take many seconds to start Node and transform TypeScript).
+HANG_GUARD = 600.0
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "shims", "tests", "fixtures")
 PY_SHIM = [sys.executable, os.path.join(ROOT, "shims", "python", "dlqspec_shim.py")]
@@ -48,7 +52,7 @@ class World:
         self.camel = camel  # dlqspec speaks to a JS shim in camelCase and never translates
         self.clock = 0
         self.ready, self.inflight, self.dlq = [], {}, []
-        self.script = {}   # body -> list of handler outcomes: None (success) or (class, message)
+        self.script = {}   # body -> list of handler outcomes: None (success), (class, message) or (class, message, extends)
         self.handled = []  # bodies the handler was called with
         self.log = []      # (call, args) in the order they arrived
 
@@ -117,7 +121,10 @@ class World:
             outcome = outcomes.pop(0) if len(outcomes) > 1 else outcomes[0]
             if outcome is not None:
                 kind = "crash" if outcome[0] == "Crash" else "error"
-                return "raise", {"kind": kind, "class": outcome[0], "message": outcome[1]}
+                error = {"kind": kind, "class": outcome[0], "message": outcome[1]}
+                if len(outcome) > 2:
+                    error["extends"] = outcome[2]  # a subclass of that given error
+                return "raise", error
         else:
             return "raise", {"kind": "error", "class": "MisuseError", "message": "unknown world call " + call}
         return "result", None
@@ -139,9 +146,9 @@ def keep(direction, msg):
 class Session:
     """One implementation process; request() plays dlqspec, answering world calls from self.world."""
 
-    def __init__(self, cmd):
+    def __init__(self, cmd, env=None):
         self.err = tempfile.TemporaryFile()  # a file, not a pipe: a chatty stderr must never block the child
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, cwd=ROOT)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, cwd=ROOT, env=env)
         self.buf = b""
         self.seq = 0
         self.camel = cmd == NODE_SHIM or "node" in os.path.basename(cmd[0])
@@ -156,7 +163,7 @@ class Session:
         self.proc.stdin.write(data.encode())
         self.proc.stdin.flush()
 
-    def readline(self, timeout=20.0):
+    def readline(self, timeout=HANG_GUARD):
         fd = self.proc.stdout.fileno()
         while b"\n" not in self.buf:
             if not select.select([fd], [], [], timeout)[0]:
@@ -168,13 +175,13 @@ class Session:
         line, self.buf = self.buf.split(b"\n", 1)
         return line.decode()
 
-    def recv(self, timeout=20.0):
+    def recv(self, timeout=HANG_GUARD):
         msg = json.loads(self.readline(timeout))
         if self.record:
             keep("reply", msg)
         return msg
 
-    def request(self, type_, timeout=20.0, foresee=None, **fields):
+    def request(self, type_, timeout=HANG_GUARD, foresee=None, **fields):
         """Sends a request (with `foresee` when given) and serves it up to its reply."""
         self.seq += 1
         if foresee is not None:
@@ -182,7 +189,7 @@ class Session:
         self.write(dict(seq=self.seq, type=type_, **fields))
         return self.serve(self.seq, foresee, timeout)
 
-    def serve(self, seq, foresee=None, timeout=20.0, n=0):
+    def serve(self, seq, foresee=None, timeout=HANG_GUARD, n=0):
         """Reads what the implementation sends while serving request seq, up to its reply,
         answering its world calls from self.world. A world call marked foreseen is answered by
         no one: it must be its n's entry of `foresee`, made while every earlier call was
@@ -608,6 +615,28 @@ def builtin_and_unknown_error_classes(s, py):
 
 
 @with_probe
+def a_key_error_reads_back_its_message_as_given(s, py):
+    # str(KeyError("sku")) is "'sku'" in Python: the shim's KeyError gives the message as written.
+    s.world.script["boom"] = [("KeyError", "sku")]
+    got = s.ret("catch_error")
+    assert got["class"] == "KeyError" and got["message"] == "sku", got
+
+
+@with_probe
+def subclasses_of_the_given_errors_are_real_subclasses(s, py):
+    for base in ("PermanentError", "TransientError"):
+        s.world.script["boom"] = [("OutOfStockError", "sku 4411", base)]
+        got = s.ret("catch_error")
+        assert got["class"] == "OutOfStockError" and got["message"] == "sku 4411", got
+        assert got["is"] == {k: k == base for k in got["is"]}, "a subclass of %s only: %r" % (base, got)
+        if not py:
+            assert got["name"] == "OutOfStockError" and got["error"] is True, got
+    # One class per name and given error, made once: the same across calls.
+    s.world.script["boom"] = [("OutOfStockError", "again", "PermanentError")]
+    assert s.ret("same_class_twice") is True
+
+
+@with_probe
 def unknown_crash_class_is_a_crash(s, py):
     # The fake world marks only "Crash" as kind crash; speak the raise by hand here.
     s.seq += 1
@@ -944,6 +973,100 @@ if NODE:
             assert s.ret("process_one") == "permanent"
         finally:
             s.close()
+
+
+# --- TypeScript without tsx: the transform the shim carries ------------------------------
+# A copy of the Node shim with no node_modules beside it, run with no tsx on PATH, as an
+# installed dlqspec runs its cached shims on a Node before 22.7 (typescript.cjs).
+_BARE = []
+
+
+def bare_node_shim():
+    """The folder of a copy of shims/node without node_modules, made once."""
+    if not _BARE:
+        folder = tempfile.mkdtemp(prefix="dlqspec-bare-shim-")
+        source = rel("shims", "node")
+        for name in os.listdir(source):
+            if name in ("node_modules", "package.json", "package-lock.json", "README.md"):
+                continue
+            copy = shutil.copytree if os.path.isdir(os.path.join(source, name)) else shutil.copy
+            copy(os.path.join(source, name), os.path.join(folder, name))
+        _BARE.append(folder)
+    return _BARE[0]
+
+
+def no_tsx_env():
+    """The environment with no tsx on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if not os.path.isfile(os.path.join(d, "tsx")))
+    return env
+
+
+def bare_session(path, hooked=False):
+    shim = os.path.join(bare_node_shim(), "dlqspec-shim.mjs")
+    return Session(["node"] + ([] if hooked else ["--expose-internals"]) + [shim, path], env=no_tsx_env())
+
+
+def node_transforms_typescript():
+    out = subprocess.run(["node", "-p", "process.versions.node"], capture_output=True, text=True).stdout
+    major, minor = (int(x) for x in out.strip().split(".")[:2])
+    return (major, minor) >= (22, 7)
+
+
+def make_bare_typescript_test(hooked):
+    def carried_transform():
+        s = bare_session(rel("examples", "typescript", "solution.ts"), hooked)
+        try:
+            check_hello(s, "solution.ts", "typescript", ["dlq-consumer", "outcome-queue"])
+            failed = run_scenarios(s, DLQ_SCENARIOS + QUEUE_SCENARIOS)
+            assert not failed, "reference failed: %r\nstderr: %s" % (failed, s.stderr()[-2000:])
+            assert s.request("bye")["type"] == "bye" and s.proc.wait(5) == 0
+        finally:
+            s.close()
+        # A syntax error: the .ts file and line, as tsx and Node tell them.
+        path = rel("tests", "impls", "syntax_error.ts")
+        s = bare_session(path, hooked)
+        try:
+            reply = s.hello()
+            assert reply["type"] == "errored" and reply["message"].startswith("SyntaxError: "), reply
+            assert (reply.get("file"), reply.get("line")) == (path, 6), reply
+            assert "dlqspec-bare-shim" not in json.dumps(reply), reply
+        finally:
+            s.close()
+        # A runtime error's frames are the .ts lines.
+        path = rel("tests", "students", "debug_typeerror.ts")
+        s = bare_session(path, hooked)
+        try:
+            check_hello(s, "debug_typeerror.ts", "typescript", ["dlq-consumer"])
+            fresh_consumer(s)
+            s.world.send("a", "A")
+            s.world.script["A"] = [("PermanentError", "p")]
+            reply = s.request("call", method="process_one", args=[])
+            frames = reply.get("traceback") or []
+            assert reply["type"] == "raised" and frames and frames[0]["file"] == path and frames[0]["line"] == 9, reply
+        finally:
+            s.close()
+    carried_transform.__name__ = "TypeScript without tsx, through the shim's own transform%s" % (
+        " (loader hooks thread)" if hooked else "")
+    return carried_transform
+
+
+@test
+def the_carried_transform_is_amaro_as_published():
+    import gzip
+    with open(rel("shims", "node", "vendor", "amaro.cjs.gz"), "rb") as f:
+        carried = gzip.decompress(f.read())
+    with open(rel("shims", "node", "node_modules", "amaro", "dist", "internal.js"), "rb") as f:
+        published = f.read()
+    assert carried == published, "shims/node/vendor/amaro.cjs.gz is not the amaro of package-lock.json: " \
+        "gzip -9 -n -c shims/node/node_modules/amaro/dist/internal.js > shims/node/vendor/amaro.cjs.gz"
+
+
+if NODE:
+    for _hooked in (False, True):
+        if not node_transforms_typescript():
+            test(make_bare_typescript_test(_hooked))
 
 
 # --- load errors, exit codes, protocol violations ---------------------------------------

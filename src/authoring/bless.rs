@@ -1,7 +1,7 @@
 //! Blessing: rewriting a spec's failing expectations with what an implementation did, in place.
 //!
 //! Like insta's or trycmd's blessing: the spec is run recording every expectation's actual
-//! value, each one that differs is rewritten where it is written (`yaml_edit`), and the rest of
+//! value, each one that differs is rewritten where it is written (`text::yaml::edit`), and the rest of
 //! the file stays byte for byte. The result is run again and must pass before it is written.
 //! A spec error is never blessed: a broken spec needs a person, not a rewrite.
 
@@ -15,7 +15,7 @@ use crate::report::Palette;
 use crate::report::render;
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
-use crate::text::yaml_edit::{self, Document};
+use crate::text::yaml::edit::{self, Document};
 
 /// What blessing one spec file came to.
 #[derive(Debug, Clone)]
@@ -80,6 +80,10 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
             return Blessing::Refused("a known-failure outcome cannot be blessed".into());
         }
+        // Blessing runs on the fake world, where nothing diverges and no broker can fail.
+        Outcome::Divergence(_) | Outcome::WorldFault(_) => {
+            return Blessing::Refused("only the fake world's answers are blessed".into());
+        }
     }
     let original = &file.text;
     let document = match Document::parse(original) {
@@ -104,7 +108,7 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
         }
     }
     let comments_lost = document.comments_replaced(&edits);
-    let blessed = match yaml_edit::apply(original, edits) {
+    let blessed = match edit::apply(original, edits) {
         Ok(blessed) => blessed,
         Err(error) => return Blessing::Refused(format!("{path}: {error}")),
     };

@@ -11,8 +11,10 @@ use crate::contracts::contract::RunMode;
 use crate::contracts::timeline::Told;
 use crate::load::loader::LoadedSpec;
 use crate::model::captured::Captured;
+use crate::model::cause::Cause;
 use crate::model::implementation::{ImplInfo, Implementation};
 use crate::model::outcome::Outcome;
+use crate::model::world::WorldChoice;
 use crate::report::Palette;
 use crate::report::render;
 use crate::report::sanitize::{self, line};
@@ -35,20 +37,36 @@ pub struct Explanation {
     pub differences: usize,
     /// What the implementation printed and raised while the scenario ran.
     pub output: Option<Captured>,
+    /// Why it failed, as `run` tells it: where the implementation first departed from the
+    /// reference, and the rule that decides it.
+    pub cause: Option<Cause>,
+    /// What the run says of its world (`--world`), one line each; empty on the fake.
+    pub world: Vec<String>,
 }
 
 pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Explanation {
+    explain_in(spec, implementation, &WorldChoice::Fake, Vec::new())
+}
+
+/// `explain` on `world`, readied already, whose header lines are `told`.
+pub fn explain_in(
+    spec: &LoadedSpec,
+    implementation: &mut dyn Implementation,
+    world: &WorldChoice,
+    told: Vec<String>,
+) -> Explanation {
     let header = spec.scenario.header();
     let info = implementation.info();
-    let (timeline, lanes, outcome, differences) = match implementation.begin_spec() {
+    let (timeline, lanes, outcome, differences, departure) = match implementation.begin_spec() {
         Err(error) => (
             Vec::new(),
             spec.contract.lanes(),
             Outcome::Errored(error),
             0,
+            None,
         ),
         Ok(()) => {
-            let run = spec.run(implementation, RunMode::Explain);
+            let (run, departure) = spec.diagnose_in(implementation, RunMode::Explain, world);
             let differences = run
                 .checkpoints
                 .iter()
@@ -60,22 +78,27 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
                 spec.contract.lanes(),
                 run.outcome,
                 differences,
+                departure,
             )
         }
     };
     let output = implementation.take_output();
+    let rules: Vec<String> = header.rule_ids().map(str::to_owned).collect();
+    let cause = Cause::of(&outcome, departure.as_ref(), output.as_ref(), &rules);
     Explanation {
         path: spec.file.display_path(),
         name: header.name.clone(),
         description: header.description.trim().to_owned(),
         contract: spec.contract.name(),
-        rules: header.rule_ids().map(str::to_owned).collect(),
+        rules,
         implementation: info,
         timeline,
         lanes,
         outcome,
         differences,
         output,
+        cause,
+        world: told,
     }
 }
 
@@ -99,6 +122,12 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
     );
     if !explanation.rules.is_empty() {
         let _ = writeln!(out, "rules: {}", line(&explanation.rules.join(", ")));
+    }
+    if let Some((first, notes)) = explanation.world.split_first() {
+        let _ = writeln!(out, "{}", line(first));
+        for note in notes {
+            let _ = writeln!(out, "  {}", line(note));
+        }
     }
     if !explanation.description.is_empty() {
         let _ = writeln!(out);
@@ -159,6 +188,11 @@ fn verdict(explanation: &Explanation, p: &Palette) -> (String, anstyle::Style) {
         Outcome::Skipped(_) => ("SKIPPED", p.skip),
         Outcome::ExpectedFailure(_) => ("EXPECTED FAILURE: listed as a known failure", p.skip),
         Outcome::Stale(_) => ("STALE: listed as a known failure, but passed", p.fail),
+        Outcome::Divergence(_) => (
+            "DIVERGES: passes on the lesson's fake world, fails on the broker",
+            p.skip,
+        ),
+        Outcome::WorldFault(_) => ("NOT RUN: the broker failed", p.spec),
     };
     let verdict = match (&explanation.outcome, explanation.differences) {
         (Outcome::Mismatch(_), n) => format!(
@@ -175,13 +209,22 @@ fn verdict(explanation: &Explanation, p: &Palette) -> (String, anstyle::Style) {
 fn details(explanation: &Explanation, p: &Palette) -> String {
     match &explanation.outcome {
         Outcome::Passed => String::new(),
-        Outcome::Mismatch(m) => render::mismatch(&explanation.path, m, p),
+        Outcome::Mismatch(m) => {
+            // The reference failing a spec is the spec's mistake, and breaks no rule.
+            let mut out = match explanation.implementation.is_reference {
+                true => String::new(),
+                false => render::cause_heading(explanation.cause.as_ref(), &explanation.rules),
+            };
+            out.push_str(&render::mismatch(&explanation.path, m, p));
+            out
+        }
         Outcome::Errored(e) => render::impl_error(e),
         Outcome::SpecError(e) => render::spec_error(e, p),
         Outcome::Skipped(reason) => format!("{}\n", sanitize::text(reason)),
-        Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
+        Outcome::ExpectedFailure(_) | Outcome::Stale(_) | Outcome::Divergence(_) => {
             render::details(&explanation.path, &explanation.outcome)
         }
+        Outcome::WorldFault(message) => format!("{}\n", sanitize::text(message)),
     }
 }
 

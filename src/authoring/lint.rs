@@ -23,7 +23,7 @@ use crate::report::style::paint;
 use crate::run::runner::{self, RunConfig};
 use crate::text::source::{Excerpt, Position, display_path};
 use crate::text::spec_error::SpecError;
-use crate::text::yaml_edit::Document;
+use crate::text::yaml::edit::Document;
 
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -29,14 +29,14 @@ struct Tally {
 
 pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
     if args.interactive && !interactive::stdin_is_terminal() {
-        return super::dispatch::usage_error(
+        return super::messages::usage_error(
             "`bless --interactive` asks about each change on the terminal, but stdin is not a terminal: run it in a terminal, or drop --interactive (`dlqspec bless --check` shows every change without writing)",
             &palette,
         );
     }
     let discovery = match discover::discover(&args.specs.paths) {
         Ok(discovery) => discovery,
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), &palette),
     };
     crate::report::render::warn_skipped(&discovery.skipped, &palette);
     let files = discovery.entries;

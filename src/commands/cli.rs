@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::external::sandbox::Sandbox;
+use crate::model::world::WorldChoice;
 use crate::report::ReportFormat;
 use crate::run::select::{Filter, Partition};
 
@@ -36,7 +38,7 @@ pub enum ColorWhen {
 pub enum Command {
     /// Run specs and report each one, with a diff for every mismatch.
     #[command(
-        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --filter dlq-consumer/poison\n  dlqspec run --filter 'dlq-consumer/*.yaml' --fail-fast\n  dlqspec run --partition 2/3 --format junit --output junit.xml\n\nExit codes: 0 every spec passed; 1 some spec failed; 2 a spec is broken or the command line is wrong.\nThe JSON, JUnit and TAP formats are described in docs/reports.md."
+        after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --impl python:solution.py\n  dlqspec run specs --impl node:solution.ts\n  dlqspec run specs --impl auto:submissions/alice\n  dlqspec run specs --impl cmd:'java -cp examples/java/classes Main'\n  dlqspec run specs --filter dlq-consumer/poison\n  dlqspec run --filter 'dlq-consumer/*.yaml' --fail-fast\n  dlqspec run --partition 2/3 --format junit --output junit.xml\n\nExit codes: 0 every spec passed; 1 some spec failed; 2 a spec is broken or the command line is wrong.\nThe JSON, JUnit and TAP formats are described in docs/reports.md."
     )]
     Run(RunArgs),
 
@@ -85,21 +87,21 @@ pub enum Command {
 
     /// Run the specs against several implementations and show a rule-by-implementation table.
     #[command(
-        after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
+        after_help = "Examples:\n  dlqspec matrix --impl python:solution.py --impl node:solution.ts\n  dlqspec matrix specs --impl python:a.py --impl python:b.py --output matrix.html\n  dlqspec matrix --impl python:solution.py --format markdown > matrix.md\n\nA cell counts, of the specs covering a rule, how many passed. Exits 0 when every implementation passed every spec it ran, 1 when one failed, 2 when a spec is broken."
     )]
     Matrix(MatrixArgs),
 
     /// Search for scenarios where an implementation differs from the built-in one, and shrink
     /// the first to a minimal spec; or run one spec under every schedule of injected crashes.
     #[command(
-        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract outcome-queue --seed 42 --out found/\n  dlqspec explore --impl python:solution.py --cases 2000 --time 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
+        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract outcome-queue --seed 42 --output found/\n  dlqspec explore --impl python:solution.py --cases 2000 --budget 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
     )]
     Explore(ExploreArgs),
 
     /// How strong is a suite: run its specs against every classic mistake of each contract's
     /// catalogue and report which mistakes survive, with a spec explore found to catch each.
     #[command(
-        after_help = "Examples:\n  dlqspec strength\n  dlqspec strength specs/dlq-consumer/my-new-specs/ --out suggested/\n  dlqspec strength specs --explore-cases 0\n\nExit codes: 0 every mistake is caught; 1 some mistake survives; 2 a spec is broken or the\ncommand line is wrong."
+        after_help = "Examples:\n  dlqspec strength\n  dlqspec strength specs/dlq-consumer/my-new-specs/ --output suggested/\n  dlqspec strength specs --explore-cases 0\n\nExit codes: 0 every mistake is caught; 1 some mistake survives; 2 a spec is broken or the\ncommand line is wrong."
     )]
     Strength(StrengthArgs),
     /// Grade many submissions against the specs, each in its own process: a report per
@@ -127,6 +129,14 @@ pub enum Command {
         after_help = "Examples:\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
     )]
     Man(ManArgs),
+
+    /// Not a command: `dlqspec init` is a guess people make, and is answered with the command
+    /// that starts a spec (`new`), not with clap's nearest spelling (`lint`).
+    #[command(hide = true, disable_help_flag = true)]
+    Init {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -169,38 +179,27 @@ pub struct GradeArgs {
     #[arg(long, value_name = "SECS", default_value = "120", value_parser = crate::external::launch::parse_timeout)]
     pub budget: std::time::Duration,
 
-    /// Seconds a submission may take to answer one request (as `run --timeout`).
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = checked(crate::external::launch::parse_timeout))]
-    pub timeout: String,
-
-    /// Data memory each process of a submission may use (as `run --memory`).
-    #[arg(long, value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = checked(crate::external::limits::parse_memory))]
-    pub memory: String,
-
-    /// CPU seconds each process of a submission may use (as `run --cpu`).
-    #[arg(long, value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = checked(crate::external::limits::parse_cpu))]
-    pub cpu: String,
-
-    /// Processes and threads each submission may have at once (as `run --processes`).
-    #[arg(long, value_name = "N", default_value = "256", value_parser = checked(crate::external::limits::parse_processes))]
-    pub processes: String,
-
-    /// Run each submission in the box (as `run --sandbox`; as root each submission gets a uid
-    /// of its own). `off` is for debugging only and unsafe for grading.
-    #[arg(long, value_name = "ON|OFF", default_value = "on")]
-    pub sandbox: crate::external::sandbox::Sandbox,
-
-    /// Start Python submissions warm, the default: one zygote, boxed itself, has started the
-    /// interpreter and forks a child per submission that joins the same box a cold start
-    /// gets (as root, with namespaces, Landlock, a pids cgroup and an interpreter a box's uid
-    /// can reach; elsewhere every submission starts cold, said in one note).
-    #[arg(long, conflicts_with = "cold")]
-    pub warm: bool,
+    /// The limits on each submission's processes, as `run` takes them, handed on to each run.
+    #[command(flatten)]
+    pub limits: ProcessLimits,
 
     /// Start every submission cold: its own interpreter, as on a machine where the warm start
-    /// cannot be had.
+    /// cannot be had. By default Python submissions start warm: one zygote, boxed itself, has
+    /// started the interpreter and forks a child per submission that joins the same box a cold
+    /// start gets (as root, with namespaces, Landlock, a pids cgroup and an interpreter a box's
+    /// uid can reach; elsewhere every submission starts cold, said in one note).
     #[arg(long)]
     pub cold: bool,
+
+    /// The old flag for the default warm start, which does nothing: kept one release, hidden,
+    /// with a note.
+    #[arg(long = "warm", hide = true, conflicts_with = "cold")]
+    pub old_warm: bool,
+
+    /// The world every submission's dlq-consumer specs act on, as `run --world`: `fake` (the
+    /// default) or amqp://... Handed to each run in its environment, not on its command line.
+    #[arg(long, value_name = "URL", value_parser = checked(WorldChoice::parse))]
+    pub world: Option<String>,
 
     /// Draw the pictures (`explain --format html`) of the first N failing specs of each
     /// failing submission (at most 5), each by a boxed run of its own that costs an
@@ -256,14 +255,20 @@ pub struct RunArgs {
     #[arg(long)]
     pub fail_fast: bool,
 
+    /// Look for no failure's cause (where the implementation first departs from the
+    /// reference): each failure is told by its difference alone. The verdicts are the same
+    /// either way; a cause costs runs of the reference and its classic mistakes per failure.
+    #[arg(long)]
+    pub no_causes: bool,
+
     /// Wall-clock seconds the whole run may take: then no spec starts, the implementation is
     /// ended, every spec not finished is skipped (`not run: budget`) and the report written.
     #[arg(long, value_name = "SECS", value_parser = crate::external::launch::parse_timeout)]
     pub budget: Option<std::time::Duration>,
 
     /// The report format written to stdout, or to --output.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
-    pub format: ReportFormat,
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = RunFormat::Human)]
+    pub format: RunFormat,
 
     /// Write the report to FILE (replaced atomically); the human report still goes to stdout.
     #[arg(long, short, value_name = "FILE")]
@@ -288,6 +293,14 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub authoring: RunAuthoringArgs,
+
+    /// The world the dlq-consumer specs act on: `fake` (the lesson's queue, DLQ and clock,
+    /// the default) or a RabbitMQ queue,
+    /// amqp://USER:PASS@HOST:PORT/VHOST?queue-type=quorum|classic (the DLQ and the clock stay
+    /// dlqspec's). A spec that passes on the fake and fails there is a divergence, named by
+    /// the broker's property (docs/brokers.md). Without it, $DLQSPEC_WORLD, else `fake`.
+    #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
+    pub world: Option<WorldChoice>,
 }
 
 /// What the human report of a run shows, for `run` and `watch` alike.
@@ -399,13 +412,28 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub cases: Option<u64>,
 
-    /// Stop starting scenarios after SECS seconds, even with cases left.
+    /// Wall-clock seconds the search may take: then no scenario starts, even with cases left.
     #[arg(long, value_name = "SECS", value_parser = parse_positive_seconds)]
-    pub time: Option<std::time::Duration>,
+    pub budget: Option<std::time::Duration>,
 
-    /// Write the spec found into DIR (created if missing), ready for specs/.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// The folder the spec found is written into (created if missing), ready for specs/;
+    /// without it the spec is printed.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// `--output`'s old spelling, kept one release, hidden, with a note.
+    #[arg(
+        long = "out",
+        value_name = "DIR",
+        hide = true,
+        conflicts_with = "output"
+    )]
+    pub old_out: Option<PathBuf>,
+
+    /// `--budget`'s old spelling, kept one release, hidden, with a note.
+    #[arg(long = "time", value_name = "SECS", hide = true, conflicts_with = "budget",
+          value_parser = parse_positive_seconds)]
+    pub old_time: Option<std::time::Duration>,
 
     /// With SPEC: the most crashes a schedule injects [default: 1].
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(0..=4))]
@@ -426,9 +454,19 @@ pub struct StrengthArgs {
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
 
-    /// Write the specs explore found into DIR (created if missing) instead of printing them.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// The folder the specs explore found are written into (created if missing), one file
+    /// each; without it they are printed.
+    #[arg(long, short, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// `--output`'s old spelling, kept one release, hidden, with a note.
+    #[arg(
+        long = "out",
+        value_name = "DIR",
+        hide = true,
+        conflicts_with = "output"
+    )]
+    pub old_out: Option<PathBuf>,
 }
 
 fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -476,7 +514,7 @@ pub struct ExplainArgs {
     pub spec: PathBuf,
 
     /// How to tell it: text, or html (the run as an SVG sequence diagram in a self-contained page).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
     pub format: ExplainFormat,
 
     /// Write the explanation to FILE instead of stdout (`-` is stdout).
@@ -485,6 +523,11 @@ pub struct ExplainArgs {
 
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// The world to run it on, as `run --world`: `fake` or amqp://... Without it,
+    /// $DLQSPEC_WORLD, else `fake`.
+    #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
+    pub world: Option<WorldChoice>,
 }
 
 /// How `explain` tells a scenario.
@@ -528,7 +571,7 @@ pub struct LintArgs {
 /// Which implementation to check and how long it may take to answer (run, smoke).
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The implementation to check: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (a file
+    /// The implementation to check: python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:PATH (a file
     /// or folder whose language and entry file are picked as `grade` picks them),
     /// cmd:'COMMAND LINE', or builtin (the default). The shims are built in (written to the cache folder;
     /// $DLQSPEC_SHIMS overrides them); $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
@@ -536,21 +579,15 @@ pub struct TargetArgs {
     pub implementation: Option<crate::external::launch::Target>,
 
     #[command(flatten)]
-    pub timeout: Timeout,
-
-    #[command(flatten)]
     pub limits: ProcessLimits,
 }
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
-    /// The implementation to try: python:FILE, node:FILE (.mjs/.js/.ts), auto:PATH (entry file
+    /// The implementation to try: python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:PATH (entry file
     /// picked as `grade` picks it) or cmd:'COMMAND LINE'.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementation: crate::external::launch::Target,
-
-    #[command(flatten)]
-    pub timeout: Timeout,
 
     #[command(flatten)]
     pub limits: ProcessLimits,
@@ -565,20 +602,29 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
     pub filter: Vec<Filter>,
 
-    /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs/.js/.ts) or
+    /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts) or
     /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
     pub implementations: Vec<crate::external::launch::Target>,
 
     #[command(flatten)]
-    pub timeout: Timeout,
-
-    #[command(flatten)]
     pub limits: ProcessLimits,
 
-    /// Also write the matrix to FILE: Markdown for .md, a self-contained HTML page for .html.
+    /// How to write the matrix: text (the table the terminal shows), markdown, or html (a
+    /// self-contained page; markdown and html link each failing cell to its diff). [default:
+    /// markdown for an --output FILE ending in .md, html for .html, else text]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<MatrixFormat>,
+
+    /// Also write the matrix to FILE, in --format (replaced atomically); the terminal table
+    /// still goes to stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// A world to run on (repeatable), as `run --world`: `fake` or amqp://... Two or more
+    /// give a rule-by-world table, a column per world (per implementation and world).
+    #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
+    pub world: Vec<WorldChoice>,
 }
 
 /// The spec files a command reads.
@@ -589,19 +635,17 @@ pub struct SpecPaths {
     pub paths: Vec<PathBuf>,
 }
 
-/// How long an external implementation may take to answer.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct Timeout {
-    /// Seconds an external implementation may take to answer one request before it is killed.
-    #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
-    pub per_request: std::time::Duration,
-}
-
-/// What each process of an external implementation may use (docs/protocol.md, Limits).
+/// How long an external implementation may take to answer and what each of its processes may
+/// use (docs/protocol.md, Limits): defined once, for every command that starts one.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ProcessLimits {
-    /// Data memory (heap) each implementation process may use, such as 512M or 2G, or
-    /// unlimited. Past it allocations fail, and the spec is errored saying so.
+    /// Seconds an external implementation may take to answer one request before it is killed.
+    #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
+    pub timeout: std::time::Duration,
+
+    /// Memory each implementation may use, such as 512M or 2G, or unlimited: each process's
+    /// data, and, as root, everything its box holds (shared memory and its folders' files
+    /// too). Past it allocations fail, and the spec is errored saying so.
     #[arg(long = "memory", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
     pub memory: Limit,
 
@@ -614,11 +658,41 @@ pub struct ProcessLimits {
     #[arg(long = "processes", value_name = "N", default_value = "256", value_parser = |v: &str| crate::external::limits::parse_processes(v).map(Limit))]
     pub processes: Limit,
 
+    /// What each implementation may write, such as 64M or 1G, or unlimited: its private
+    /// folder and its /dev/shm each hold at most this, and no file it writes grows past it.
+    #[arg(long = "disk", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_DISK_TEXT, value_parser = |v: &str| crate::external::limits::parse_disk(v).map(Limit))]
+    pub disk: Limit,
+
     /// Run each implementation process in the box (docs/security.md): its own files, no view
-    /// of dlqspec, no network, no signals out, a process limit, an unprivileged uid. `off`
-    /// is for debugging only and unsafe for grading.
-    #[arg(long = "sandbox", value_name = "ON|OFF", default_value = "on")]
-    pub sandbox: crate::external::sandbox::Sandbox,
+    /// of dlqspec, no network, no signals out, a process limit, an unprivileged uid (under
+    /// `grade` as root, one per submission). `off` is for debugging only and unsafe for grading.
+    #[arg(
+        long = "sandbox",
+        value_name = "ON|OFF",
+        value_enum,
+        default_value = "on"
+    )]
+    pub sandbox: SandboxChoice,
+}
+
+/// Whether implementations run in the box (`--sandbox`): the command line's word for
+/// `sandbox::Sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxChoice {
+    /// Every implementation process runs in the box.
+    On,
+    /// No box: the implementation runs with dlqspec's rights (for debugging only; unsafe for
+    /// grading).
+    Off,
+}
+
+impl From<SandboxChoice> for Sandbox {
+    fn from(choice: SandboxChoice) -> Sandbox {
+        match choice {
+            SandboxChoice::On => Sandbox::On,
+            SandboxChoice::Off => Sandbox::Off,
+        }
+    }
 }
 
 /// A limit's amount, `None` for unlimited (a type of its own: clap reads `Option` as
@@ -632,7 +706,194 @@ impl ProcessLimits {
             memory: self.memory.0,
             cpu_seconds: self.cpu.0,
             processes: self.processes.0,
-            sandbox: self.sandbox,
+            disk: self.disk.0,
+            sandbox: self.sandbox.into(),
         }
+    }
+
+    /// The options that give these limits, as the command line reads them: what `grade`
+    /// hands on to each of its runs.
+    pub fn to_args(&self) -> Vec<String> {
+        let amount = |limit: Limit| {
+            limit
+                .0
+                .map_or_else(|| "unlimited".to_owned(), |n| n.to_string())
+        };
+        let sandbox = match self.sandbox {
+            SandboxChoice::On => "on",
+            SandboxChoice::Off => "off",
+        };
+        [
+            ("--timeout", self.timeout.as_secs_f64().to_string()),
+            ("--memory", amount(self.memory)),
+            ("--cpu", amount(self.cpu)),
+            ("--processes", amount(self.processes)),
+            ("--disk", amount(self.disk)),
+            ("--sandbox", sandbox.to_owned()),
+        ]
+        .into_iter()
+        .flat_map(|(option, value)| [option.to_owned(), value])
+        .collect()
+    }
+}
+
+/// `run --format`: the command line's words for `report::ReportFormat`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    /// Colored lines for people, with diffs.
+    #[default]
+    Human,
+    /// One JSON object per event (docs/reports.md).
+    Json,
+    /// JUnit XML, one testcase per spec.
+    Junit,
+    /// TAP version 13.
+    Tap,
+    /// Gradescope's autograder results.json (docs/autograders.md).
+    Gradescope,
+    /// An Exercism test runner's results.json, version 3 (docs/autograders.md).
+    Exercism,
+}
+
+impl From<RunFormat> for ReportFormat {
+    fn from(format: RunFormat) -> ReportFormat {
+        match format {
+            RunFormat::Human => ReportFormat::Human,
+            RunFormat::Json => ReportFormat::Json,
+            RunFormat::Junit => ReportFormat::Junit,
+            RunFormat::Tap => ReportFormat::Tap,
+            RunFormat::Gradescope => ReportFormat::Gradescope,
+            RunFormat::Exercism => ReportFormat::Exercism,
+        }
+    }
+}
+
+/// `matrix --format`: how the matrix is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// The table the terminal shows, without colors in a file.
+    Text,
+    /// A Markdown table.
+    Markdown,
+    /// A self-contained HTML page.
+    Html,
+}
+
+impl MatrixFormat {
+    /// The format a file name says by its extension (`.md`, `.markdown`, `.html`, `.htm`).
+    pub fn of_extension(path: &std::path::Path) -> Option<MatrixFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Some(MatrixFormat::Markdown),
+            "html" | "htm" => Some(MatrixFormat::Html),
+            _ => None,
+        }
+    }
+}
+
+impl Command {
+    /// Carries what an old spelling of an option gave over to the option it is now, and
+    /// returns the note to print for each old spelling used (kept one release).
+    pub fn adopt_old_spellings(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        match self {
+            Command::Explore(args) => {
+                renamed(&mut args.old_out, &mut args.output, "--out", "--output", &mut notes);
+                renamed(&mut args.old_time, &mut args.budget, "--time", "--budget", &mut notes);
+            }
+            Command::Strength(args) => {
+                renamed(&mut args.old_out, &mut args.output, "--out", "--output", &mut notes);
+            }
+            Command::Grade(args) if args.old_warm => notes.push(
+                "note: --warm does nothing: a warm start is the default (--cold asks for a cold one); --warm will go in the next release".to_owned(),
+            ),
+            _ => {}
+        }
+        notes
+    }
+}
+
+/// Moves an old spelling's value into its new option, with the note that says so.
+fn renamed<T>(
+    old: &mut Option<T>,
+    new: &mut Option<T>,
+    old_name: &str,
+    new_name: &str,
+    notes: &mut Vec<String>,
+) {
+    if let Some(value) = old.take() {
+        *new = Some(value);
+        notes.push(format!(
+            "note: {old_name} is now {new_name}; {old_name} will go in the next release"
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits_of(args: &[&str]) -> ProcessLimits {
+        let cli = Cli::try_parse_from([["dlqspec", "run"].as_slice(), args].concat())
+            .expect("the options parse");
+        match cli.command {
+            Command::Run(run) => run.target.limits,
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_limits_handed_on_read_back_as_the_same_limits() {
+        for given in [
+            vec![],
+            vec![
+                "--timeout",
+                "0.25",
+                "--memory",
+                "512M",
+                "--cpu",
+                "unlimited",
+                "--processes",
+                "32",
+                "--disk",
+                "1G",
+                "--sandbox",
+                "off",
+            ],
+        ] {
+            let limits = limits_of(&given);
+            let handed = limits.to_args();
+            let again = limits_of(&handed.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(again.limits(), limits.limits(), "{handed:?}");
+            assert_eq!(again.timeout, limits.timeout, "{handed:?}");
+        }
+    }
+
+    #[test]
+    fn an_old_spelling_moves_to_its_new_option_with_a_note() {
+        let mut cli = Cli::try_parse_from(["dlqspec", "explore", "--out", "found", "--time", "3"])
+            .expect("the old spellings parse");
+        let notes = cli.command.adopt_old_spellings();
+        assert_eq!(
+            notes,
+            [
+                "note: --out is now --output; --out will go in the next release",
+                "note: --time is now --budget; --time will go in the next release",
+            ]
+        );
+        let Command::Explore(args) = cli.command else {
+            panic!("not explore");
+        };
+        assert_eq!(args.output, Some(PathBuf::from("found")));
+        assert_eq!(args.budget, Some(std::time::Duration::from_secs(3)));
+        assert_eq!((args.old_out, args.old_time), (None, None));
+    }
+
+    #[test]
+    fn matrix_guesses_its_format_only_from_an_extension_that_says_it() {
+        let of = |name: &str| MatrixFormat::of_extension(std::path::Path::new(name));
+        assert_eq!(of("m.MD"), Some(MatrixFormat::Markdown));
+        assert_eq!(of("m.htm"), Some(MatrixFormat::Html));
+        assert_eq!(of("m.txt"), None);
+        assert_eq!(of("matrix"), None);
     }
 }

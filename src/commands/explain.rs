@@ -22,13 +22,13 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
             "{}: a folder; explain tells one spec file (`dlqspec run` takes folders)",
             crate::text::source::display_path(&args.spec)
         );
-        return super::dispatch::usage_error(&message, &palette);
+        return super::messages::usage_error(&message, &palette);
     }
     // The file named, read as discovery reads any: not through a link out of its folder.
     let entry = match discover::discover(std::slice::from_ref(&args.spec)) {
         Ok(mut discovery) if discovery.entries.len() == 1 => discovery.entries.remove(0),
         Ok(_) => return exit::SPEC_OR_USAGE_ERROR,
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), &palette),
     };
     let spec = match loader::load_entry(&entry) {
         Ok(spec) => spec,
@@ -47,7 +47,7 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
                     "cannot write {}: {error}",
                     crate::text::source::display_path(path)
                 );
-                return super::dispatch::usage_error(&message, &palette);
+                return super::messages::usage_error(&message, &palette);
             }
         },
         None => None,
@@ -57,9 +57,27 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
         .implementation
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
+    if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
+        return code;
+    }
     super::box_note::tell(&target);
-    let mut implementation = target.instantiate(args.target.timeout.per_request);
-    let explanation = explain::explain(&spec, implementation.as_mut());
+    let world = match super::world::chosen(args.world) {
+        Ok(world) => world,
+        Err(error) => return super::messages::usage_error(&error, &palette),
+    };
+    let prepared = [(spec.file.display_path(), Ok(spec))];
+    let told = match crate::run::runner::prepare_world(&world, &prepared) {
+        Ok(told) => told,
+        Err(fault) => {
+            super::messages::failure(&fault, &palette);
+            return exit::SPEC_OR_USAGE_ERROR;
+        }
+    };
+    let [(_, Ok(spec))] = prepared else {
+        unreachable!("the spec was put there loaded")
+    };
+    let mut implementation = target.instantiate(args.target.limits.timeout);
+    let explanation = explain::explain_in(&spec, implementation.as_mut(), &world, told);
     let told = match args.format {
         ExplainFormat::Html => explain::html(&explanation),
         // A file is read later, elsewhere: no colour codes in it.
@@ -73,7 +91,7 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
                     "cannot write {}: {error}",
                     crate::text::source::display_path(path)
                 );
-                return super::dispatch::usage_error(&message, &palette);
+                return super::messages::usage_error(&message, &palette);
             }
         }
         None => {
@@ -81,8 +99,11 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
         }
     }
     match explanation.outcome {
-        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => exit::PASSED,
+        Outcome::Passed
+        | Outcome::Skipped(_)
+        | Outcome::ExpectedFailure(_)
+        | Outcome::Divergence(_) => exit::PASSED,
         Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => exit::FAILED,
-        Outcome::SpecError(_) => exit::SPEC_OR_USAGE_ERROR,
+        Outcome::SpecError(_) | Outcome::WorldFault(_) => exit::SPEC_OR_USAGE_ERROR,
     }
 }

@@ -18,6 +18,11 @@ use crate::run::runner::exit;
 use crate::text::source::display_path;
 
 pub fn explore(args: ExploreArgs, palette: Palette) -> i32 {
+    if let Some(target) = &args.target.implementation
+        && let Some(code) = super::messages::refuse_unrunnable(target, &palette)
+    {
+        return code;
+    }
     match args.spec.clone() {
         Some(spec) => crash_schedules(args, &spec, palette),
         None => search(args, palette),
@@ -25,7 +30,7 @@ pub fn explore(args: ExploreArgs, palette: Palette) -> i32 {
 }
 
 fn search(args: ExploreArgs, palette: Palette) -> i32 {
-    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
+    let usage = |message: &str| super::messages::usage_error(message, &palette);
     if args.crashes.is_some() {
         return usage(
             "--crashes runs the scenario of one spec under crash schedules: give the spec, e.g. `dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2`",
@@ -43,13 +48,13 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
             }
         },
     };
-    if let Err(message) = prepare_out(args.out.as_deref()) {
+    if let Err(message) = prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
     let settings = Settings {
         seed: args.seed.unwrap_or_else(rng::fresh_seed),
         cases: args.cases.unwrap_or(DEFAULT_CASES),
-        time: args.time,
+        time: args.budget,
         contracts: chosen,
         shrink_tries: DEFAULT_SHRINK_TRIES,
         tag: None,
@@ -61,18 +66,18 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     if let Some(why) = &summary.broken {
         // Every outcome of a search names its seed, even one that never started.
         let seed = settings.seed;
-        super::dispatch::failure(
+        super::messages::failure(
             &format!("{why}; seed {seed} (`--seed {seed}` replays this run)"),
             &palette,
         );
         return exit::FAILED;
     }
     // A spec that cannot be written is still shown in the report: the search is not lost.
-    let (written, unwritten) = written_or_why(args.out.as_deref(), summary.finding.as_ref());
+    let (written, unwritten) = written_or_why(args.output.as_deref(), summary.finding.as_ref());
     let text = crate::explore::render::search(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if let Some(why) = unwritten {
-        super::dispatch::failure(&why, &palette);
+        super::messages::failure(&why, &palette);
     }
     if summary.finding.is_some() || summary.cases.is_empty() {
         exit::FAILED
@@ -81,12 +86,19 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     }
 }
 
+#[expect(
+    clippy::disallowed_macros,
+    reason = "prints: a spec error is told on stderr"
+)]
 fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
-    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
-    if args.contract.is_some() || args.seed.is_some() || args.cases.is_some() || args.time.is_some()
+    let usage = |message: &str| super::messages::usage_error(message, &palette);
+    if args.contract.is_some()
+        || args.seed.is_some()
+        || args.cases.is_some()
+        || args.budget.is_some()
     {
         return usage(
-            "--contract, --seed, --cases and --time choose random scenarios; with a SPEC, every crash schedule of its scenario runs (--crashes K sets how many crashes at most)",
+            "--contract, --seed, --cases and --budget choose random scenarios; with a SPEC, every crash schedule of its scenario runs (--crashes K sets how many crashes at most)",
         );
     }
     let loaded = match crate::load::loader::load_path(spec) {
@@ -114,7 +126,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         Ok(schedules) => schedules,
         Err(why) => return usage(&why),
     };
-    if let Err(message) = prepare_out(args.out.as_deref()) {
+    if let Err(message) = prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
     let shown = display_path(spec);
@@ -137,7 +149,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         Ok(_) => None,
     };
     if let Some(why) = lacking {
-        super::dispatch::failure(&format!("{why}: nothing to explore"), &palette);
+        super::messages::failure(&format!("{why}: nothing to explore"), &palette);
         return exit::FAILED;
     }
     let summary = crashes::explore(
@@ -149,11 +161,11 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
     drop(reporter);
     drop(implementation);
     let finding = summary.violation.as_ref().and_then(|v| v.finding.as_ref());
-    let (written, unwritten) = written_or_why(args.out.as_deref(), finding);
+    let (written, unwritten) = written_or_why(args.output.as_deref(), finding);
     let text = crate::explore::render::crashes(&summary, written.as_deref(), &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if let Some(why) = unwritten {
-        super::dispatch::failure(&why, &palette);
+        super::messages::failure(&why, &palette);
     }
     if summary.violation.is_some() {
         exit::FAILED
@@ -162,16 +174,16 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
     }
 }
 
-/// Makes `--out DIR` exist before any work is done, so a bad path fails at once.
+/// Makes `--output DIR` exist before any work is done, so a bad path fails at once.
 pub fn prepare_out(out: Option<&Path>) -> Result<(), String> {
     match out {
         None => Ok(()),
         Some(dir) if dir.is_file() => Err(format!(
-            "--out {}: a file, not a folder; name a folder to write specs into",
+            "--output {}: a file, not a folder; name a folder to write specs into",
             display_path(dir)
         )),
         Some(dir) => std::fs::create_dir_all(dir)
-            .map_err(|error| format!("--out {}: cannot create it: {error}", display_path(dir))),
+            .map_err(|error| format!("--output {}: cannot create it: {error}", display_path(dir))),
     }
 }
 
@@ -208,6 +220,10 @@ fn written_or_why(
 
 /// The implementation to explore (the built-in when none is named), within its limits, and
 /// the reporter that tells the search on stdout.
+#[expect(
+    clippy::disallowed_types,
+    reason = "prints: the run's reporter writes to stdout"
+)]
 fn implementation_and_reporter(
     target: &crate::commands::cli::TargetArgs,
     palette: Palette,
@@ -221,7 +237,7 @@ fn implementation_and_reporter(
         .unwrap_or(Target::Builtin)
         .with_limits(target.limits.limits());
     super::box_note::tell(&chosen);
-    let implementation = chosen.instantiate(target.timeout.per_request);
+    let implementation = chosen.instantiate(target.limits.timeout);
     let reporter = ExploreReporter::new(
         crate::report::sanitize::stdout(),
         palette,

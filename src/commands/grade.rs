@@ -54,13 +54,13 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
         return merge(&args, &palette);
     }
-    let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
+    let usage_error = |message: String| super::messages::usage_error(&message, &palette);
     let program = match std::env::current_exe() {
         Ok(program) => program,
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
     };
     // Said once here, not once per submission's run.
-    super::box_note::tell_for(args.sandbox);
+    super::box_note::tell_for(args.limits.sandbox.into());
     // The runs' reports come back through descriptors of grade's: no submission may open them.
     crate::external::seal::seal();
     let earlier = match earlier_grading(&args) {
@@ -121,10 +121,29 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     }
     // Every run's boxes are made in one folder of grade's own, warm or cold: the only place
     // the zygote may write.
-    let boxes = (args.sandbox == crate::external::sandbox::Sandbox::On)
+    let boxes = (args.limits.sandbox == crate::commands::cli::SandboxChoice::On)
         .then(crate::external::sandbox::BoxesFolder::make)
         .and_then(Result::ok);
     args.boxes = boxes.as_ref().map(|boxes| boxes.path().to_path_buf());
+    // A JavaScript or TypeScript submission this machine cannot run (no Node.js, one too
+    // old) is the grader's to fix: said once here, and its row is `ungraded`, never a 0.
+    let node_problem = chosen
+        .iter()
+        .any(|&i| node_submission(&args.submissions[i]))
+        .then(crate::external::launch::node_problem)
+        .flatten();
+    if let Some(why) = &node_problem {
+        let count = chosen
+            .iter()
+            .filter(|&&i| node_submission(&args.submissions[i]))
+            .count();
+        super::messages::failure(
+            &format!(
+                "{count} JavaScript and TypeScript submissions are not graded (`ungraded`): {why}"
+            ),
+            &palette,
+        );
+    }
     let zygote = warm_python(&args, &chosen);
     let handed = zygote.as_ref().map(crate::external::zygote::Zygote::handed);
     let next = AtomicUsize::new(0);
@@ -138,15 +157,20 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
                             return mine;
                         };
                         let submission = &args.submissions[i];
-                        let (row, reports) = grade_one(
-                            &program,
-                            &args,
-                            submission,
-                            &names[i],
-                            &suite,
-                            i,
-                            handed.as_ref(),
-                        );
+                        let (row, reports) = match &node_problem {
+                            Some(_) if node_submission(submission) => {
+                                (ungraded(submission, &names[i], &suite), None)
+                            }
+                            _ => grade_one(
+                                &program,
+                                &args,
+                                submission,
+                                &names[i],
+                                &suite,
+                                i,
+                                handed.as_ref(),
+                            ),
+                        };
                         // Through the guarded stderr: a submission's name is no workflow command.
                         suspended(bar, || {
                             let _ = writeln!(
@@ -202,7 +226,14 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         .collect();
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
     let against = regraded(&args, earlier.as_deref(), &rows);
-    if let Err(why) = write_summaries(&args.output, &rows, partition.as_deref(), against.as_ref()) {
+    let about = grading::About::now(&args.specs, &suite);
+    if let Err(why) = write_summaries(
+        &args.output,
+        &rows,
+        partition.as_deref(),
+        Some(&about),
+        against.as_ref(),
+    ) {
         return usage_error(why);
     }
     let share = match &partition {
@@ -234,6 +265,20 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     verdict(&rows)
 }
 
+/// Whether a submission's entry file is JavaScript or TypeScript, which Node.js runs.
+fn node_submission(submission: &Path) -> bool {
+    crate::external::entry::entry_file(submission)
+        .is_ok_and(|entry| entry.extension().is_some_and(|ext| ext != "py"))
+}
+
+/// The row of a submission this machine cannot run: not run, no score of the student's.
+fn ungraded(submission: &Path, name: &str, suite: &[SuiteSpec]) -> Graded {
+    let mut row = not_run_row(submission, name, suite);
+    row.status = Status::Ungraded;
+    row.note = "not graded: this machine cannot run JavaScript or TypeScript (the error grade gave says why); grade it again once that is fixed".to_owned();
+    row
+}
+
 /// Whether a submission's entry file is Python's.
 fn python_submission(submission: &Path) -> bool {
     crate::external::entry::entry_file(submission)
@@ -243,7 +288,7 @@ fn python_submission(submission: &Path) -> bool {
 /// The zygote that starts this class's Python submissions warm (unless `--cold`), when it
 /// can start; else every submission starts cold, and a note says why.
 fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zygote::Zygote> {
-    if args.cold || args.sandbox != crate::external::sandbox::Sandbox::On {
+    if args.cold || args.limits.sandbox != crate::commands::cli::SandboxChoice::On {
         return None;
     }
     let launch = chosen.iter().find_map(|&i| {
@@ -265,12 +310,12 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
     })?;
     // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
     let started = match launch.args.as_slice() {
+        // The runs' boxes, which the zygote makes its children's in, need their folder.
         [shim, _] => match &args.boxes {
-            Some(boxes) => crate::external::zygote::Zygote::start(
+            Some(_) => crate::external::zygote::Zygote::start(
                 &launch.program,
                 Path::new(shim),
-                crate::external::limits::parse_processes(&args.processes).unwrap_or(None),
-                boxes,
+                args.limits.processes.0,
             ),
             None => Err("no folder could be made for the boxes".to_owned()),
         },
@@ -281,7 +326,7 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
         Err(why) => {
             let _ = writeln!(
                 crate::report::sanitize::stderr(),
-                "note: the warm start: {}; every submission starts cold",
+                "note: each Python submission starts an interpreter of its own, which is slower; the grades are the same ({}); --cold asks for that, without this note",
                 sanitize::line(&why)
             );
             None
@@ -289,9 +334,11 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
     }
 }
 
-/// 0 when every submission passed, 1 otherwise.
+/// 0 when every submission passed, 1 otherwise; 2 when the machine left some ungraded.
 fn verdict(rows: &[Graded]) -> i32 {
-    if rows.iter().all(|row| row.status == Status::Pass) {
+    if rows.iter().any(|row| row.status == Status::Ungraded) {
+        crate::run::runner::exit::SPEC_OR_USAGE_ERROR
+    } else if rows.iter().all(|row| row.status == Status::Pass) {
         crate::run::runner::exit::PASSED
     } else {
         crate::run::runner::exit::FAILED
@@ -304,14 +351,15 @@ fn write_summaries(
     output: &Path,
     rows: &[Graded],
     partition: Option<&str>,
+    about: Option<&grading::About>,
     against: Option<&grade_summary::Against>,
 ) -> Result<(), String> {
     for (file, text) in [
         ("summary.csv", grade_summary::csv(rows)),
-        ("summary.html", grade_summary::html(rows, against)),
+        ("summary.html", grade_summary::html(rows, about, against)),
         (
             grading::SUMMARY_JSON,
-            grade_summary::json(rows, partition, against),
+            grade_summary::json(rows, partition, about, against),
         ),
     ] {
         let path = output.join(file);
@@ -363,8 +411,9 @@ fn earlier_grading(args: &GradeArgs) -> Result<Option<Vec<Graded>>, String> {
 /// `grade --merge DIR...`: the shards' rows as one class, their reports copied beside the
 /// merged summary, so that its links work wherever the folder goes.
 fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
-    let usage_error = |message: String| super::dispatch::usage_error(&message, palette);
+    let usage_error = |message: String| super::messages::usage_error(&message, palette);
     let mut shards = Vec::new();
+    let mut abouts = Vec::new();
     let mut sources: std::collections::BTreeMap<String, PathBuf> = Default::default();
     for dir in &args.merge {
         match std::fs::metadata(dir) {
@@ -391,10 +440,11 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
                 dir.display()
             ));
         }
-        let rows = match grading::read_summary(&file) {
-            Ok(rows) => rows,
+        let (rows, about) = match grading::read_summary_about(&file) {
+            Ok(read) => read,
             Err(why) => return usage_error(why),
         };
+        abouts.push(about);
         for row in &rows {
             sources
                 .entry(row.name.clone())
@@ -438,7 +488,14 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
             return usage_error(why);
         }
     }
-    if let Err(why) = write_summaries(&args.output, &rows, None, against.as_ref()) {
+    let about = merged_about(&abouts);
+    if about.is_none() && abouts.iter().any(Option::is_some) {
+        let _ = writeln!(
+            crate::report::sanitize::stderr(),
+            "note: the shards do not say the same suite (its folders and digest in their summary.json), so the merged page names none: were they graded against the same specs?"
+        );
+    }
+    if let Err(why) = write_summaries(&args.output, &rows, None, about.as_ref(), against.as_ref()) {
         return usage_error(why);
     }
     let _ = writeln!(
@@ -456,6 +513,20 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         );
     }
     verdict(&rows)
+}
+
+/// What a merged class's page says of its grading: the shards' suite when every shard says
+/// the same one (the first shard's date and dlqspec), else none.
+fn merged_about(abouts: &[Option<grading::About>]) -> Option<grading::About> {
+    let first = abouts.first()?.clone()?;
+    abouts
+        .iter()
+        .all(|about| {
+            about
+                .as_ref()
+                .is_some_and(|about| about.digest == first.digest && about.folders == first.folders)
+        })
+        .then_some(first)
 }
 
 /// The suite as the built-in reference runs it: each spec's path, points and rules. Refused,
@@ -545,6 +616,10 @@ struct Reports {
 }
 
 /// Removes a file or link at `path`, if there is one.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: a report (or picture) an earlier grading left is removed, so it cannot pass for this one's"
+)]
 fn remove_stale(path: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)
@@ -651,19 +726,9 @@ fn read_held(mut file: File, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Grades one submission; whatever happens to it becomes its row, scored against the whole
-/// `suite`; and what its run sent back, for grade to write. It is the `index`-th of the class.
-fn grade_one(
-    program: &Path,
-    args: &GradeArgs,
-    submission: &Path,
-    name: &str,
-    suite: &[SuiteSpec],
-    index: usize,
-    zygote: Option<&(i32, String)>,
-) -> (Graded, Option<Reports>) {
-    let started = Instant::now();
-    let mut row = Graded {
+/// The row of a submission before its run: broken, nothing passed, no spec run.
+fn not_run_row(submission: &Path, name: &str, suite: &[SuiteSpec]) -> Graded {
+    Graded {
         submission: submission.display().to_string(),
         name: name.to_owned(),
         status: Status::Broken,
@@ -677,11 +742,27 @@ fn grade_one(
         took: Duration::ZERO,
         note: String::new(),
         reports: grading::Written::default(),
-    };
-    let entry = match crate::external::entry::entry_file(submission) {
+    }
+}
+
+/// Grades one submission; whatever happens to it becomes its row, scored against the whole
+/// `suite`; and what its run sent back, for grade to write. It is the `index`-th of the class.
+fn grade_one(
+    program: &Path,
+    args: &GradeArgs,
+    submission: &Path,
+    name: &str,
+    suite: &[SuiteSpec],
+    index: usize,
+    zygote: Option<&(i32, String)>,
+) -> (Graded, Option<Reports>) {
+    let started = Instant::now();
+    let mut row = not_run_row(submission, name, suite);
+    let entry = match crate::external::entry::find_entry(submission) {
         Ok(entry) => entry,
-        Err(why) => {
-            row.note = why;
+        Err(no) => {
+            // The row names the submission already.
+            row.note = no.reason();
             return (row, None);
         }
     };
@@ -887,6 +968,10 @@ fn drain_report(mut pipe: File) -> Result<Option<File>, String> {
 
 /// A `dlqspec` child for the `index`-th submission: its box's uid, its interpreter, no stdin,
 /// no CI context.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "starts a process: grade runs `dlqspec run` itself, one child per submission"
+)]
 fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
     let mut command = Command::new(program);
     if let Some(python) = &args.python {
@@ -895,6 +980,12 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
     if let Some(boxes) = &args.boxes {
         command.env("TMPDIR", boxes);
     }
+    // In the environment, not the command line, which any user of the machine can read: the
+    // address may hold a password. The implementation's box never inherits it.
+    match &args.world {
+        Some(world) => command.env(super::world::VARIABLE, world),
+        None => command.env_remove(super::world::VARIABLE),
+    };
     command
         // As root, each submission's box runs it as a uid of its own: one submission cannot
         // touch another's processes or files even through what the box lets both reach.
@@ -906,6 +997,15 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
         )
         .env_remove("GITHUB_ACTIONS")
         .stdin(Stdio::null());
+    // Its box shows the submission alone: a lone file of a class folder without the files of
+    // its classmates beside it.
+    if let Some(submission) = args
+        .submissions
+        .get(index)
+        .and_then(|submission| std::path::absolute(submission).ok())
+    {
+        command.env(crate::external::sandbox::SUBMISSION_VARIABLE, submission);
+    }
     command
 }
 
@@ -913,10 +1013,8 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
 /// run and for each picture.
 fn boxing(command: &mut Command, args: &GradeArgs) {
     command
-        .args(["--color", "never", "--timeout", &args.timeout])
-        .args(["--memory", &args.memory, "--cpu", &args.cpu])
-        .args(["--processes", &args.processes])
-        .args(["--sandbox", sandbox_word(args.sandbox)]);
+        .args(["--color", "never"])
+        .args(args.limits.to_args());
 }
 
 /// The picture of `spec` for one submission, by `dlqspec explain --format html` on its entry
@@ -1017,14 +1115,6 @@ fn run_to_end(
                 return Err(format!("lost track of its run: {error}"));
             }
         }
-    }
-}
-
-/// `--sandbox`'s word for a setting, to hand on to each run.
-fn sandbox_word(sandbox: crate::external::sandbox::Sandbox) -> &'static str {
-    match sandbox {
-        crate::external::sandbox::Sandbox::On => "on",
-        crate::external::sandbox::Sandbox::Off => "off",
     }
 }
 

@@ -15,7 +15,7 @@ pub fn lint(args: LintArgs, palette: Palette) -> i32 {
     };
     let report = match lint::lint(&args.specs.paths, &options, &mut Builtin::new()) {
         Ok(report) => report,
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), &palette),
     };
     crate::report::render::warn_skipped(&report.skipped, &palette);
     let mut out = crate::report::sanitize::stdout();

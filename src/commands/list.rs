@@ -8,14 +8,15 @@ use crate::report::listing::{self, Listed};
 use crate::run::runner::{self, RunConfig, exit};
 
 /// Lists what `config` selects; exits 2 when a selected spec is broken, as a run would.
+#[expect(clippy::disallowed_methods, reason = "prints: the list goes to stdout")]
 pub fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 {
-    if !super::run::lists(format) {
+    if !lists(format) {
         let message = "--list prints the human or the json format";
-        return super::dispatch::usage_error(message, palette);
+        return super::messages::usage_error(message, palette);
     }
     let gathered = match runner::gather(config) {
         Ok(gathered) => gathered,
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), palette),
     };
     crate::report::render::warn_skipped(&gathered.skipped, palette);
     let mut broken = false;
@@ -59,4 +60,9 @@ pub fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 
     } else {
         exit::PASSED
     }
+}
+
+/// Whether `format` can list specs (`run --list`): human and JSON lines can.
+pub fn lists(format: ReportFormat) -> bool {
+    matches!(format, ReportFormat::Human | ReportFormat::Json)
 }

@@ -8,10 +8,14 @@ use crate::commands::cli::{Cli, ManArgs};
 use crate::report::Palette;
 use crate::run::runner::exit;
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "prints: the man page goes to stdout"
+)]
 pub fn man(args: ManArgs, palette: Palette) -> i32 {
     let page = match render(args.subcommand.as_deref()) {
         Ok(page) => page,
-        Err(message) => return super::dispatch::usage_error(&message, &palette),
+        Err(message) => return super::messages::usage_error(&message, &palette),
     };
     // A closed stdout (piped into `head`) is not worth a panic or an error.
     let _ = std::io::stdout().write_all(&page);
@@ -52,7 +56,10 @@ mod tests {
 
     #[test]
     fn every_subcommand_help_shows_an_example() {
-        for sub in Cli::command().get_subcommands() {
+        for sub in Cli::command()
+            .get_subcommands()
+            .filter(|sub| !sub.is_hide_set())
+        {
             let after = sub
                 .get_after_help()
                 .map(|h| h.to_string())

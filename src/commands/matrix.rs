@@ -1,45 +1,33 @@
 //! `dlqspec matrix`: the specs against the built-in and other implementations, rule by rule.
 
-use std::io::Write;
-use std::path::Path;
-
-use crate::commands::cli::MatrixArgs;
+use crate::commands::cli::{MatrixArgs, MatrixFormat};
 use crate::external::launch::Target;
 use crate::report::Palette;
 use crate::report::sanitize;
 use crate::run::matrix;
 use crate::run::runner::{self, RunConfig};
 use crate::text::source::display_path;
+use std::io::Write;
 
-#[derive(Clone, Copy)]
-enum Format {
-    Markdown,
-    Html,
-}
-
-fn format_of(path: &Path) -> Option<Format> {
-    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "md" | "markdown" => Some(Format::Markdown),
-        "html" | "htm" => Some(Format::Html),
-        _ => None,
+/// The format `--format` names, else the one `--output`'s extension says, else text; a file
+/// whose extension says none needs `--format`.
+fn chosen_format(args: &MatrixArgs) -> Result<MatrixFormat, String> {
+    match (args.format, &args.output) {
+        (Some(format), _) => Ok(format),
+        (None, None) => Ok(MatrixFormat::Text),
+        (None, Some(path)) => MatrixFormat::of_extension(path).ok_or_else(|| {
+            format!(
+                "--output {}: name its format with --format text|markdown|html, or end the file name in .md (Markdown) or .html",
+                path.display()
+            )
+        }),
     }
 }
 
 pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
-    let output = match &args.output {
-        None => None,
-        Some(path) => match format_of(path) {
-            Some(format) => Some((path, format)),
-            None => {
-                return super::dispatch::usage_error(
-                    &format!(
-                        "--output {}: the file name must end in .md (Markdown) or .html",
-                        path.display()
-                    ),
-                    &palette,
-                );
-            }
-        },
+    let format = match chosen_format(&args) {
+        Ok(format) => format,
+        Err(why) => return super::messages::usage_error(&why, &palette),
     };
     let config = RunConfig {
         paths: args.specs.paths,
@@ -51,32 +39,52 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
             crate::report::render::warn_skipped(&gathered.skipped, &palette);
             gathered.specs
         }
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), &palette),
     };
     let mut targets = vec![Target::Builtin];
     for target in args.implementations {
         let target = target.with_limits(args.limits.limits());
+        if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
+            return code;
+        }
         super::box_note::tell(&target);
         if !targets.contains(&target) {
             targets.push(target);
         }
     }
-    let matrix = matrix::run(&prepared, &targets, args.timeout.per_request);
-    let table = crate::report::matrix::terminal(&matrix, &palette);
-    let mut out = sanitize::stdout();
-    let _ = out.write_all(table.as_bytes());
-    if let Some((path, format)) = output {
-        let page = match format {
-            Format::Markdown => crate::report::matrix::markdown(&matrix),
-            Format::Html => crate::report::matrix::html(&matrix),
-        };
-        if let Err(error) = crate::files::atomic_file::write_atomically(path, page.as_bytes()) {
-            return super::dispatch::usage_error(
-                &format!("cannot write {}: {error}", path.display()),
-                &palette,
-            );
+    for world in &args.world {
+        match runner::prepare_world(world, &prepared) {
+            Ok(lines) => {
+                for line in lines {
+                    let _ = writeln!(sanitize::stderr(), "{}", sanitize::line(&line));
+                }
+            }
+            Err(fault) => {
+                super::messages::failure(&fault, &palette);
+                return runner::exit::SPEC_OR_USAGE_ERROR;
+            }
         }
-        let _ = writeln!(out, "written to {}", sanitize::line(&display_path(path)));
     }
+    let matrix = matrix::run(&prepared, &targets, &args.world, args.limits.timeout);
+    let written = |format: MatrixFormat, palette: &Palette| match format {
+        MatrixFormat::Text => crate::report::matrix::terminal(&matrix, palette),
+        MatrixFormat::Markdown => crate::report::matrix::markdown(&matrix),
+        MatrixFormat::Html => crate::report::matrix::html(&matrix),
+    };
+    let mut out = sanitize::stdout();
+    let Some(path) = &args.output else {
+        let _ = out.write_all(written(format, &palette).as_bytes());
+        return matrix.exit_code();
+    };
+    // As `run --output`: the file gets the format, the terminal its table.
+    let _ = out.write_all(crate::report::matrix::terminal(&matrix, &palette).as_bytes());
+    let page = written(format, &Palette::new(false));
+    if let Err(error) = crate::files::atomic_file::write_atomically(path, page.as_bytes()) {
+        return super::messages::usage_error(
+            &format!("cannot write {}: {error}", path.display()),
+            &palette,
+        );
+    }
+    let _ = writeln!(out, "written to {}", sanitize::line(&display_path(path)));
     matrix.exit_code()
 }

@@ -13,6 +13,7 @@ pub mod lint;
 pub mod list;
 pub mod man;
 pub mod matrix;
+pub mod messages;
 pub mod new;
 pub mod rules;
 pub mod run;
@@ -20,5 +21,6 @@ pub mod schema;
 pub mod smoke;
 pub mod strength;
 pub mod watch;
+pub mod world;
 
 pub use dispatch::execute;

@@ -19,6 +19,6 @@ pub fn new_spec(args: NewArgs, palette: Palette) -> i32 {
             );
             exit::PASSED
         }
-        Err(error) => super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => super::messages::usage_error(&error.to_string(), &palette),
     }
 }

@@ -22,7 +22,7 @@ pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
             crate::report::render::warn_skipped(&gathered.skipped, &palette);
             gathered.specs
         }
-        Err(error) => return super::dispatch::usage_error(&error.to_string(), &palette),
+        Err(error) => return super::messages::usage_error(&error.to_string(), &palette),
     };
     // A spec covers a rule it claims only if its run on the built-in implementation exercises
     // it: a claim the scenario never reaches tests nothing.

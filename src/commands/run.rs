@@ -8,12 +8,19 @@ use crate::run::known_failures::KnownFailures;
 use crate::run::rerun::{self, Rerun, RerunPlan, RunResult};
 use crate::run::runner::{self, Event, Reporter, RunConfig};
 
+#[expect(
+    clippy::disallowed_macros,
+    reason = "prints: notes on the run are told on stderr"
+)]
 pub fn run(args: RunArgs, palette: Palette) -> i32 {
     // The budget counts from here: loading the specs spends it too.
     let deadline = args.budget.map(|budget| std::time::Instant::now() + budget);
     // Before any implementation starts: what this run writes its verdict through (its
     // --output, the pipe `grade` handed it) is no implementation's to find or inherit.
     crate::external::seal::seal();
+    if let Some(hint) = no_specs_here(&args.specs.paths) {
+        return super::messages::usage_error(&hint, &palette);
+    }
     let known_failures = match args.known_failures.as_deref().map(KnownFailures::load) {
         None => None,
         Some(Ok(list)) => Some(list),
@@ -33,14 +40,18 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     // Each job of an external implementation is a process: starting a second one costs more
     // than the bundled suite takes to run through the first (measured: docs/protocol.md).
     let jobs = match target {
-        Target::External(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
+        Target::External(_) | Target::Unrunnable(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
         Target::Builtin => args.jobs,
+    };
+    let world = match super::world::chosen(args.world) {
+        Ok(world) => world,
+        Err(error) => return super::messages::usage_error(&error, &palette),
     };
     let authoring = &args.authoring;
     let cache = rerun::cache_dir();
     let (failed_before, warning) = rerun::load(&cache);
     if let Some(warning) = warning {
-        super::dispatch::warning(&warning, &palette);
+        super::messages::warning(&warning, &palette);
     }
     let mode = match (authoring.last_failed, authoring.failed_first) {
         (true, _) => Rerun::LastFailed,
@@ -60,12 +71,14 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         },
         deadline,
         last_in_process: true,
+        skip_causes: args.no_causes,
+        world,
     };
     if authoring.list {
-        return super::list::list(&config, args.format, &palette);
+        return super::list::list(&config, args.format.into(), &palette);
     }
     let options = ReportOptions {
-        format: args.format,
+        format: args.format.into(),
         output: args.output,
         palette,
         show_passes: !args.shown.quiet,
@@ -76,14 +89,17 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         slow: authoring.slow,
         durations: authoring.durations.unwrap_or(0),
     };
-    let timeout = args.target.timeout.per_request;
+    let timeout = args.target.limits.timeout;
     let label = target.label().to_owned();
     let factory = || -> Box<dyn Implementation + Send> { target.instantiate(timeout) };
-    let usage_error = |message: String| super::dispatch::usage_error(&message, &palette);
+    let usage_error = |message: String| super::messages::usage_error(&message, &palette);
     let mut outputs = match Outputs::open(&options) {
         Ok(outputs) => outputs,
         Err(error) => return usage_error(error.to_string()),
     };
+    if let Some(unrunnable) = target.unrunnable() {
+        return cannot_run(unrunnable, outputs, options.format, &label, &palette);
+    }
     let mut recording = Recording {
         inner: outputs.reporter(),
         ran: Vec::new(),
@@ -102,7 +118,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
                 ReportFormat::Exercism => exercism::aborted(&message, &label),
                 _ => gradescope::aborted(&message, &label),
             };
-            super::dispatch::failure(&message, &palette);
+            super::messages::failure(&message, &palette);
             if let Err(error) = outputs.finish_with(&text) {
                 return usage_error(error.to_string());
             }
@@ -111,7 +127,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         Err(error) => {
             // Dropped unwritten: the progress bar goes, and an earlier --output file stays.
             drop(outputs);
-            super::dispatch::failure(&error.to_string(), &palette);
+            super::messages::failure(&error.to_string(), &palette);
             return error.exit_code();
         }
     };
@@ -120,10 +136,13 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         && let Err(error) = rerun::save(&cache, &failed_now)
     {
         let message = format!("the failed specs of this run are not recorded: {error}");
-        super::dispatch::warning(&message, &palette);
+        super::messages::warning(&message, &palette);
     }
     for note in &summary.notes {
         eprintln!("note: {}", crate::report::sanitize::text(note));
+    }
+    if let Some(fault) = &summary.world_fault {
+        super::messages::failure(fault, &palette);
     }
     if summary.total() == 0
         && let Some(partition) = config.partition
@@ -136,6 +155,51 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     match outputs.finish() {
         Ok(()) => summary.exit_code(),
         Err(error) => usage_error(error.to_string()),
+    }
+}
+
+/// For a run of `./specs` (the default) where there is none: where dlqspec looked, and the
+/// two ways on.
+fn no_specs_here(paths: &[std::path::PathBuf]) -> Option<String> {
+    let [only] = paths else {
+        return None;
+    };
+    (only == std::path::Path::new("specs") && std::fs::symlink_metadata(only).is_err()).then(|| {
+        let here = std::env::current_dir()
+            .map(|dir| format!(" in {}", dir.display()))
+            .unwrap_or_default();
+        format!(
+            "no specs folder here (`dlqspec run` runs ./specs, and there is none{here}): run it in the course folder that holds specs/, or name the specs: `dlqspec run path/to/specs`"
+        )
+    })
+}
+
+/// A run of an implementation that cannot run: said once on stderr, and in an autograder's
+/// results file in the student's words. A submission without a solution file fails (exit 1
+/// there); a machine that cannot run it is the grader's to fix (exit 2, as a usage error).
+fn cannot_run(
+    unrunnable: &crate::external::launch::Unrunnable,
+    outputs: Outputs,
+    format: ReportFormat,
+    label: &str,
+    palette: &Palette,
+) -> i32 {
+    super::messages::failure(&unrunnable.teacher, palette);
+    if !format.is_autograder() {
+        drop(outputs);
+        return runner::exit::SPEC_OR_USAGE_ERROR;
+    }
+    let text = match format {
+        ReportFormat::Exercism => exercism::aborted(&unrunnable.student, label),
+        _ => gradescope::aborted(&unrunnable.student, label),
+    };
+    if let Err(error) = outputs.finish_with(&text) {
+        return super::messages::usage_error(&error.to_string(), palette);
+    }
+    if unrunnable.machine {
+        runner::exit::SPEC_OR_USAGE_ERROR
+    } else {
+        runner::exit::FAILED
     }
 }
 
@@ -158,9 +222,4 @@ impl Reporter for Recording<'_> {
         }
         self.inner.event(event);
     }
-}
-
-/// Whether `format` can list specs (`run --list`): human and JSON lines can.
-pub fn lists(format: ReportFormat) -> bool {
-    matches!(format, ReportFormat::Human | ReportFormat::Json)
 }

@@ -9,13 +9,16 @@ use crate::report::Palette;
 use crate::run::runner::exit;
 
 pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
+    if let Some(code) = super::messages::refuse_unrunnable(&args.implementation, &palette) {
+        return code;
+    }
     let Target::External(launch) = args.implementation.with_limits(args.limits.limits()) else {
-        return super::dispatch::usage_error(
+        return super::messages::usage_error(
             "smoke tries an external implementation (python:FILE, node:FILE or cmd:'COMMAND LINE'); the built-in one needs no smoke test",
             &palette,
         );
     };
-    let report = smoke::smoke(launch, args.timeout.per_request);
+    let report = smoke::smoke(launch, args.limits.timeout);
     let text = crate::report::smoke::smoke(&report, &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if report.ok() {

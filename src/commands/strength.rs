@@ -8,8 +8,8 @@ use crate::run::runner::exit;
 use crate::strength::{self, Settings};
 
 pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
-    let usage = |message: &str| super::dispatch::usage_error(message, &palette);
-    if let Err(message) = super::explore::prepare_out(args.out.as_deref()) {
+    let usage = |message: &str| super::messages::usage_error(message, &palette);
+    if let Err(message) = super::explore::prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
     let settings = Settings {
@@ -27,7 +27,8 @@ pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
     let mut written = Vec::new();
     let mut unwritten = Vec::new();
     for verdict in report.contracts.iter().flat_map(|c| &c.mistakes) {
-        let found = super::explore::write_finding(args.out.as_deref(), verdict.suggestion.as_ref());
+        let found =
+            super::explore::write_finding(args.output.as_deref(), verdict.suggestion.as_ref());
         match found {
             Ok(Some(path)) => written.push((verdict.mistake.id.to_owned(), path)),
             Ok(None) => {}
@@ -38,7 +39,7 @@ pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
     let text = crate::strength::render::strength(&report, &written, &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     for why in &unwritten {
-        super::dispatch::failure(why, &palette);
+        super::messages::failure(why, &palette);
     }
     if !report.broken.is_empty() {
         exit::SPEC_OR_USAGE_ERROR

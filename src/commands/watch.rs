@@ -38,6 +38,9 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
         .clone()
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
+    if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
+        return code;
+    }
     super::box_note::tell(&target);
     // Kept for the whole watch: every rerun of a Python solution is forked from it.
     let _warm = (!args.cold).then(|| warm_python(&args, &target)).flatten();
@@ -47,7 +50,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
             Ok(root) => watched.specs.push(root),
             Err(error) => {
                 let message = format!("{}: {error}", display_path(path));
-                return super::dispatch::usage_error(&message, &palette);
+                return super::messages::usage_error(&message, &palette);
             }
         }
     }
@@ -62,7 +65,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
         Ok(watcher) => watcher,
         Err(error) => {
             let message = format!("cannot watch for changes: {error}");
-            return super::dispatch::usage_error(&message, &palette);
+            return super::messages::usage_error(&message, &palette);
         }
     };
     for (path, recursive) in watched.watch_requests() {
@@ -73,7 +76,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
         };
         if let Err(error) = watcher.watch(&path, mode) {
             let message = format!("cannot watch {}: {error}", display_path(&path));
-            return super::dispatch::usage_error(&message, &palette);
+            return super::messages::usage_error(&message, &palette);
         }
     }
     let session = Session {
@@ -82,12 +85,14 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
             filters: args.filter,
             jobs: match target {
                 // As `run`: one process at a time for an external implementation.
-                Target::External(_) => args.jobs.or(std::num::NonZeroUsize::new(1)),
+                Target::External(_) | Target::Unrunnable(_) => {
+                    args.jobs.or(std::num::NonZeroUsize::new(1))
+                }
                 Target::Builtin => args.jobs,
             },
             ..RunConfig::default()
         },
-        timeout: args.target.timeout.per_request,
+        timeout: args.target.limits.timeout,
         options: ReportOptions {
             format: ReportFormat::Human,
             output: None,
@@ -110,7 +115,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
             return code;
         }
         let Some(changed) = settle(&changes) else {
-            super::dispatch::failure("the file watcher stopped", &palette);
+            super::messages::failure("the file watcher stopped", &palette);
             return code;
         };
         let plan = watched.plan(&changed);
@@ -200,7 +205,7 @@ impl Session {
         let palette = &self.options.palette;
         let mut outputs = match Outputs::open(&self.options) {
             Ok(outputs) => outputs,
-            Err(error) => return super::dispatch::usage_error(&error.to_string(), palette),
+            Err(error) => return super::messages::usage_error(&error.to_string(), palette),
         };
         let code = match runner::run(config, &factory, outputs.reporter()) {
             Ok(summary) => {
@@ -209,7 +214,7 @@ impl Session {
             }
             Err(error) => {
                 drop(outputs);
-                super::dispatch::failure(&error.to_string(), palette);
+                super::messages::failure(&error.to_string(), palette);
                 error.exit_code()
             }
         };
@@ -276,7 +281,7 @@ fn warm_python(
         return None;
     };
     if launch.language != "python"
-        || args.target.limits.sandbox != crate::external::sandbox::Sandbox::On
+        || args.target.limits.sandbox != crate::commands::cli::SandboxChoice::On
     {
         return None;
     }
@@ -287,7 +292,6 @@ fn warm_python(
                 &launch.program,
                 std::path::Path::new(shim),
                 args.target.limits.processes.0,
-                boxes.path(),
             )?;
             Ok((zygote, boxes))
         });
@@ -297,14 +301,9 @@ fn warm_python(
             zygote.serve_here();
             Some((zygote, boxes))
         }
-        Err(why) => {
-            let _ = writeln!(
-                crate::report::sanitize::stderr(),
-                "note: the warm start: {}; every run starts cold",
-                sanitize::line(&why)
-            );
-            None
-        }
+        // Said nowhere: a cold start only takes longer, and the reader of `watch` is a student
+        // at work on a solution, for whom how the box starts it is noise.
+        Err(_) => None,
     }
 }
 
@@ -344,6 +343,10 @@ fn watching_line(watched: &Watched, target: &Target) -> String {
 
 /// Clears the screen for a rerun, only when stdout is a terminal: piped into a file or a
 /// program, every run stays, one after the other.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "prints: the screen is cleared for a rerun"
+)]
 fn clear_screen() {
     let mut stdout = std::io::stdout();
     if stdout.is_terminal() {

@@ -1,10 +1,9 @@
 //! Implementations that run in this process: subjects made by a factory, behind `Implementation`.
-//! The built-in reference is one of them, made from each contract's reference subject.
+//! The built-in reference is one of them, made from each contract's reference subject by the
+//! registry (`registry.rs`), which lists the contracts.
 
 use serde_json::Value;
 
-use crate::contracts;
-use crate::contracts::contract::Subject;
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost,
 };
@@ -22,23 +21,7 @@ pub struct Builtin {
     current: Option<Box<dyn Subject>>,
 }
 
-impl Default for Builtin {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Builtin {
-    /// The built-in reference implementation: each contract's own reference subject.
-    pub fn new() -> Self {
-        let info = ImplInfo {
-            label: "builtin".into(),
-            language: "rust".into(),
-            is_reference: true,
-        };
-        Self::from_subjects(info, Box::new(reference_subject))
-    }
-
     /// An implementation described by `info` whose subjects `factory` makes.
     pub fn from_subjects(info: ImplInfo, factory: Box<SubjectFactory>) -> Self {
         Builtin {
@@ -82,14 +65,15 @@ impl Builtin {
     }
 }
 
-/// The reference subject of the named contract.
-pub fn reference_subject(contract: &str, args: &Value) -> Result<Box<dyn Subject>, Reply> {
-    match contracts::find(contract) {
-        Some(contract) => contract.create_builtin(args),
-        None => Err(Reply::Skipped(format!(
-            "no built-in implementation of `{contract}`"
-        ))),
-    }
+/// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
+/// `Send` so a built-in implementation can serve specs on a worker thread.
+pub trait Subject: Send {
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError>;
 }
 
 impl Implementation for Builtin {

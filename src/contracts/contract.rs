@@ -6,12 +6,14 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
-use crate::contracts::builtin::Builtin;
+use crate::contracts::builtin::{Builtin, Subject};
 use crate::contracts::timeline::{Event, Told};
-use crate::model::implementation::{ImplError, Implementation, Reply, WorldHost};
+use crate::model::cause::Departure;
+use crate::model::implementation::{Implementation, Reply};
 use crate::model::mistake::Mistake;
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
+use crate::model::world::WorldChoice;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::SpecError;
 use crate::text::yaml::{self, Spanned};
@@ -69,6 +71,37 @@ pub trait Contract: Sync {
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         None
     }
+
+    /// Whether `--world` applies to this contract's specs: its world holds a queue a broker
+    /// can stand in for. A contract whose queue is the implementation itself has none.
+    fn takes_world(&self) -> bool {
+        false
+    }
+
+    /// Readies `world` for a run, once, before any spec (a broker: reached, logged in to, and
+    /// cleared of what a killed run left); what it cannot give the specs, one line each.
+    /// `Err` is why it cannot be used: the run then runs nothing.
+    fn prepare_world(&self, world: &WorldChoice) -> Result<Vec<String>, String> {
+        let _ = world;
+        Ok(Vec::new())
+    }
+}
+
+/// The classic mistakes of `contract` whose built-in (begun on a spec as a fresh process
+/// would be) `alike` finds departing from the reference as an implementation under test did.
+pub fn mistakes_alike(
+    contract: &dyn Contract,
+    mut alike: impl FnMut(&mut Builtin) -> bool,
+) -> Vec<&'static Mistake> {
+    contract
+        .mistakes()
+        .iter()
+        .filter(|mistake| {
+            contract
+                .mistaken(mistake.id)
+                .is_some_and(|mut mistaken| mistaken.begin_spec().is_ok() && alike(&mut mistaken))
+        })
+        .collect()
 }
 
 /// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any
@@ -78,17 +111,6 @@ pub fn starter_named(template: &str, name: &str) -> String {
         "{name}",
         &crate::text::yaml::flow(&Value::String(name.to_owned())),
     )
-}
-
-/// An instance of a contract's subject (a consumer, a queue...) inside the built-in implementation.
-/// `Send` so a built-in implementation can serve specs on a worker thread.
-pub trait Subject: Send {
-    fn call(
-        &mut self,
-        method: &str,
-        args: &[Value],
-        world: &mut dyn WorldHost,
-    ) -> Result<Reply, ImplError>;
 }
 
 /// Who sees a spec's result on an autograding platform; the values are Gradescope's.
@@ -217,6 +239,30 @@ pub trait Scenario: Send + Sync {
     fn header(&self) -> &SpecHeader;
 
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun;
+
+    /// Runs the scenario on `world` (`--world`); a contract that takes no world
+    /// (`Contract::takes_world`) runs it as `run` does.
+    fn run_in(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        world: &WorldChoice,
+    ) -> ScenarioRun {
+        let _ = world;
+        self.run(implementation, mode)
+    }
+
+    /// `run`, and when the run is a mismatch, where `implementation` first departed from the
+    /// reference on this scenario: its cause. The diagnosis runs the built-in reference (and
+    /// the classic mistakes of the contract's catalogue) again, never `implementation`, so it
+    /// changes no verdict. `None` from a contract that cannot tell.
+    fn diagnose(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+    ) -> (ScenarioRun, Option<Departure>) {
+        (self.run(implementation, mode), None)
+    }
 
     /// What is odd about this scenario when it runs on `implementation` (the built-in one for
     /// `dlqspec lint`): messages never delivered, outcomes never used, steps that do nothing;
@@ -379,6 +425,19 @@ fn holds_long_list(value: &Value) -> bool {
     }
 }
 
+impl ScenarioRun {
+    /// A run that ended before its first step, with `outcome`.
+    pub fn ended(outcome: Outcome) -> ScenarioRun {
+        ScenarioRun {
+            outcome,
+            checkpoints: Vec::new(),
+            timeline: Vec::new(),
+            exercised: Vec::new(),
+            later_spec_error: None,
+        }
+    }
+}
+
 /// What running one scenario produced.
 #[derive(Debug, Clone)]
 pub struct ScenarioRun {
@@ -396,4 +455,22 @@ pub struct ScenarioRun {
     /// say). The verdict stays that difference, in step order; `bless` reads this, since
     /// rewriting expectations cannot mend the scenario itself.
     pub later_spec_error: Option<Box<SpecError>>,
+}
+
+/// For the tests of a contract's departures: the departure of its built-in with `mistake`
+/// switched on, on a spec of `text`, which that mistake fails with a difference.
+#[cfg(test)]
+pub fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -> Departure {
+    let scenario = contract
+        .load(&SourceFile::from_text("t.yaml", text))
+        .unwrap_or_else(|e| panic!("the spec loads: {e}"));
+    let mut mistaken = contract.mistaken(mistake).expect("a mistake");
+    mistaken.begin_spec().expect("begins");
+    let (run, departure) = scenario.diagnose(&mut mistaken, RunMode::Check);
+    assert!(
+        matches!(run.outcome, Outcome::Mismatch(_)),
+        "{:?}",
+        run.outcome
+    );
+    departure.expect("a departure")
 }

@@ -31,6 +31,12 @@ pub struct Recorder {
     /// Whether the first difference was found in the step at hand: the step is then told
     /// with it (`describe_step`).
     differs_here: bool,
+    /// The rules noted in the step at hand, in order, when kept (`keep_step_rules`): what a
+    /// diagnosis reads of the reference's run to name the rule a departure breaks.
+    step_rules: Option<Vec<&'static str>>,
+    /// The decisions made in the step at hand, in order, each with whether it was firm; kept
+    /// with `step_rules`.
+    step_decisions: Vec<(&'static Rule, bool)>,
 }
 
 impl Recorder {
@@ -45,7 +51,14 @@ impl Recorder {
             decision: None,
             firm: false,
             differs_here: false,
+            step_rules: None,
+            step_decisions: Vec::new(),
         }
+    }
+
+    /// Keeps the rules noted in each step (`step`), for a diagnosis.
+    pub fn keep_step_rules(&mut self) {
+        self.step_rules = Some(Vec::new());
     }
 
     /// A new step begins: no rule decides it yet.
@@ -53,6 +66,24 @@ impl Recorder {
         self.decision = None;
         self.firm = false;
         self.differs_here = false;
+        if let Some(rules) = &mut self.step_rules {
+            rules.clear();
+            self.step_decisions.clear();
+        }
+    }
+
+    /// What decides the step at hand so far: its rule, whether that rule is firm (see
+    /// `decided_firmly`), and the rules noted in it (empty unless `keep_step_rules`).
+    pub fn step(&self) -> (Option<&'static Rule>, bool, &[&'static str]) {
+        let noted = self.step_rules.as_deref().unwrap_or_default();
+        (self.decision, self.firm, noted)
+    }
+
+    /// Every decision made in the step at hand, in order, each with whether it was firm
+    /// (empty unless `keep_step_rules`): a later one may override an earlier one's rule,
+    /// which a diagnosis of what departed before it still needs.
+    pub fn step_decisions(&self) -> &[(&'static Rule, bool)] {
+        &self.step_decisions
     }
 
     /// Adds the step at hand, as its spec writes it, to the first difference when that was
@@ -84,6 +115,9 @@ impl Recorder {
         if !self.firm {
             self.decision = Some(rule);
         }
+        if self.step_rules.is_some() {
+            self.step_decisions.push((rule, false));
+        }
     }
 
     /// `rule` decides the step whatever rule is applied after it: the step is the one case
@@ -92,6 +126,9 @@ impl Recorder {
     pub fn decided_firmly(&mut self, rule: &'static Rule) {
         self.decision = Some(rule);
         self.firm = true;
+        if self.step_rules.is_some() {
+            self.step_decisions.push((rule, true));
+        }
     }
 
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
@@ -109,6 +146,9 @@ impl Recorder {
     pub fn note(&mut self, rule: &Rule) {
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
+        }
+        if let Some(rules) = &mut self.step_rules {
+            rules.push(rule.id);
         }
     }
 

@@ -7,7 +7,6 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::contracts::{dlq_consumer, outcome_queue};
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::SpecError;
 use crate::text::yaml::{self, Spanned};
@@ -20,6 +19,13 @@ pub const UNCOVERED_RULE: &str = "uncovered-rule";
 pub const UNEXERCISED_RULE: &str = "unexercised-rule";
 pub const CHECKS_NOTHING: &str = "checks-nothing";
 
+/// The smells of one contract's scenarios, found by that contract (`dlq_consumer/smells.rs`,
+/// `outcome_queue/smells.rs`) and named here, where every id is listed.
+pub const NEVER_DELIVERED: &str = "never-delivered";
+pub const UNUSED_OUTCOMES: &str = "unused-outcomes";
+pub const NEVER_PROCESSED: &str = "never-processed";
+pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
+
 /// An allow in a spec that suppresses nothing: reported like a stale known failure.
 pub const STALE_ALLOW: &str = "stale-allow";
 
@@ -30,10 +36,10 @@ pub const SMELLS: &[&str] = &[
     CHECKS_NOTHING,
     DUPLICATE_NAME,
     UNCOVERED_RULE,
-    dlq_consumer::smells::NEVER_DELIVERED,
-    dlq_consumer::smells::UNUSED_OUTCOMES,
-    outcome_queue::smells::NEVER_PROCESSED,
-    dlq_consumer::smells::IDLE_TRAILING_STEP,
+    NEVER_DELIVERED,
+    UNUSED_OUTCOMES,
+    NEVER_PROCESSED,
+    IDLE_TRAILING_STEP,
     STALE_ALLOW,
 ];
 

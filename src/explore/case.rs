@@ -89,6 +89,10 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
             Judged::Invalid("a known-failure outcome from a plain run".to_owned())
         }
+        // Explore runs on the fake world only.
+        Outcome::Divergence(_) | Outcome::WorldFault(_) => {
+            Judged::Invalid("a broker's outcome from a run on the fake world".to_owned())
+        }
     }
 }
 

@@ -239,7 +239,7 @@ fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) ->
         )),
         None => {
             out.push_str(&format!(
-                "the spec ({}: it passes on the built-in implementation and fails on this one; `--out DIR` writes it):\n",
+                "the spec ({}: it passes on the built-in implementation and fails on this one; `--output DIR` writes it):\n",
                 finding.file_name
             ));
             out.push_str(&shown_text(&finding.spec));

@@ -128,7 +128,7 @@ fn spawn_registered(command: &mut Command, tree: String) -> io::Result<(Child, G
 /// Its own process group, and on Unix what the child sets on itself before exec.
 fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>) {
     #[cfg(target_os = "linux")]
-    let entry = prepared.map(Prepared::entry);
+    let mut entry = prepared.map(Prepared::entry);
     #[cfg(unix)]
     let rlimits = rlimits(limits, prepared.is_some());
     // A warm start (`zygote`): the same box, entered by a child of grade's zygote.
@@ -138,10 +138,23 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
             .iter()
             .map(|(resource, limit)| (*resource as i64, *limit))
             .collect();
-        super::zygote::request_for(command, prepared, &wanted)
+        super::warm_request::request_for(command, prepared, &wanted)
     });
     #[cfg(not(target_os = "linux"))]
     let _ = prepared;
+    // A box sets its process count itself, once its first process has a user namespace of
+    // its own: set before, it would bound every process of the user together.
+    #[cfg(target_os = "linux")]
+    let rlimits: Vec<(Resource, libc::rlimit)> = match entry.as_mut() {
+        Some(entry) => {
+            let (processes, rest): (Vec<_>, Vec<_>) = rlimits
+                .into_iter()
+                .partition(|(resource, _)| *resource == libc::RLIMIT_NPROC as Resource);
+            entry.limit_processes(processes.first().map(|(_, limit)| *limit));
+            rest
+        }
+        None => rlimits,
+    };
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -171,15 +184,11 @@ fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>
                         return Err(io::Error::last_os_error());
                     }
                 }
-                // Returns only when the zygote could not be asked (then the start is cold),
-                // or with the error of the box's process 1.
-                #[cfg(target_os = "linux")]
-                if let Some(warm) = &warm {
-                    super::zygote::enter_warm(warm)?;
-                }
+                // Given a zygote, the box's process 1 asks it for the implementation; where
+                // it cannot, the start is cold in the same box.
                 #[cfg(target_os = "linux")]
                 if let Some(entry) = &entry {
-                    super::sandbox::enter(entry)?;
+                    super::sandbox::enter(entry, warm.as_ref())?;
                 }
                 Ok(())
             });
@@ -197,7 +206,7 @@ type Resource = libc::__rlimit_resource_t;
 /// The limits to set in the child, each kept under the hard limit dlqspec itself has (which
 /// it could not raise): data memory, CPU time (SIGXCPU at the limit, SIGKILL 5 s later) and
 /// no core dumps (a child killed for its limits must not leave a core file in the folder);
-/// in the box, the process count of its uid (which binds once the box has dropped root, or in
+/// in the box, the size of any file it writes (`--disk`) and the process count of its uid (which binds once the box has dropped root, or in
 /// its own user namespace; root's is bounded by the box's pids cgroup).
 #[cfg(unix)]
 fn rlimits(limits: &Limits, boxed: bool) -> Vec<(Resource, libc::rlimit)> {
@@ -237,6 +246,10 @@ fn rlimits(limits: &Limits, boxed: bool) -> Vec<(Resource, libc::rlimit)> {
     }
     if let Some(processes) = limits.processes.filter(|_| boxed) {
         set.push(capped(libc::RLIMIT_NPROC as Resource, processes, processes));
+    }
+    // No file a box writes grows past --disk, memory-backed or not (a tmpfs bounds the sum).
+    if let Some(bytes) = limits.disk.filter(|_| boxed) {
+        set.push(capped(libc::RLIMIT_FSIZE as Resource, bytes, bytes));
     }
     set
 }

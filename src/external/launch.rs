@@ -16,8 +16,7 @@ use super::process::{ExternalImplementation, Launch};
 use crate::contracts::builtin::Builtin;
 use crate::model::implementation::Implementation;
 
-pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
-pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
+pub use super::shims_cache::{NODE_SHIM, PYTHON_SHIM};
 
 /// Given to Node before the shim: with Node 20's module loader in reach, the shim points `given`
 /// at its own copy in the main thread, where a `module.register()` hook would start a thread of
@@ -31,6 +30,43 @@ pub const NODE_IN_THREAD_FLAG: &str = "--expose-internals";
 pub enum Target {
     Builtin,
     External(Launch),
+    /// One that cannot run at all: said once instead of a spec at a time.
+    Unrunnable(Unrunnable),
+}
+
+/// Why a named implementation cannot run: its submission has no solution file to run (the
+/// student's to fix), or this machine cannot run its language (the grader's). `run` tells an
+/// autograder's results file so, in words for the student; every command tells the person at
+/// the terminal `teacher`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrunnable {
+    pub label: String,
+    /// For the person who runs dlqspec: paths, variables and the fix.
+    pub teacher: String,
+    /// For the student whose submission it is: their own files only.
+    pub student: String,
+    /// The machine's fault (no Node.js, one too old), not the submission's.
+    pub machine: bool,
+}
+
+/// What a student is told when the grading machine cannot run their language: nothing of the
+/// grader's paths or settings, and that it is not their code.
+pub const MACHINE_STUDENT: &str = "The grader could not run your submission: the grading machine cannot run JavaScript or TypeScript. This is a problem with the grader's setup, not with your code; let your instructor know.";
+
+/// Why this machine cannot run JavaScript and TypeScript solutions (the Node.js that
+/// `$DLQSPEC_NODE` names, else `node`: missing, not starting, too old), if it cannot.
+pub fn node_problem() -> Option<String> {
+    let line = std::env::var("DLQSPEC_NODE")
+        .ok()
+        .filter(|line| !line.trim().is_empty());
+    let program = match &line {
+        Some(line) => match shell_words::split(line) {
+            Ok(words) => words.into_iter().next()?,
+            Err(error) => return Some(format!("DLQSPEC_NODE: cannot split `{line}`: {error}")),
+        },
+        None => "node".to_owned(),
+    };
+    super::typescript::node_problem(&program)
 }
 
 impl Target {
@@ -38,29 +74,87 @@ impl Target {
         match self {
             Target::Builtin => "builtin",
             Target::External(launch) => &launch.label,
+            Target::Unrunnable(unrunnable) => &unrunnable.label,
         }
     }
 
     /// The same implementation with other limits for its processes (none for the built-in).
     pub fn with_limits(self, limits: Limits) -> Target {
         match self {
-            Target::Builtin => Target::Builtin,
             Target::External(launch) => Target::External(Launch { limits, ..launch }),
+            other => other,
         }
     }
 
-    /// A fresh implementation (for an external one, a process started on first use).
+    /// Why it cannot run, when it cannot: what a command says instead of running it.
+    pub fn unrunnable(&self) -> Option<&Unrunnable> {
+        match self {
+            Target::Unrunnable(unrunnable) => Some(unrunnable),
+            _ => None,
+        }
+    }
+
+    /// A fresh implementation (for an external one, a process started on first use). One
+    /// that cannot run fails to start, saying why.
     pub fn instantiate(&self, timeout: Duration) -> Box<dyn Implementation + Send> {
         match self {
             Target::Builtin => Box::new(Builtin::new()),
             Target::External(launch) => {
                 Box::new(ExternalImplementation::new(launch.clone(), timeout))
             }
+            Target::Unrunnable(unrunnable) => Box::new(NotStarted(unrunnable.teacher.clone())),
         }
     }
 }
 
-const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin";
+/// The implementation of a target that cannot run: every request fails to start, saying why.
+struct NotStarted(String);
+
+impl Implementation for NotStarted {
+    fn info(&self) -> crate::model::implementation::ImplInfo {
+        crate::model::implementation::ImplInfo {
+            label: "unrunnable".to_owned(),
+            language: "unknown".to_owned(),
+            is_reference: false,
+        }
+    }
+
+    fn offer(
+        &mut self,
+    ) -> Result<Option<crate::model::implementation::Offer>, crate::model::implementation::ImplError>
+    {
+        Err(self.error())
+    }
+
+    fn create(
+        &mut self,
+        _contract: &str,
+        _args: &serde_json::Value,
+        _world: &mut dyn crate::model::implementation::WorldHost,
+    ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError> {
+        Err(self.error())
+    }
+
+    fn call(
+        &mut self,
+        _method: &str,
+        _args: &[serde_json::Value],
+        _world: &mut dyn crate::model::implementation::WorldHost,
+    ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError> {
+        Err(self.error())
+    }
+}
+
+impl NotStarted {
+    fn error(&self) -> crate::model::implementation::ImplError {
+        crate::model::implementation::ImplError::new(
+            crate::model::implementation::ImplErrorKind::Startup,
+            self.0.clone(),
+        )
+    }
+}
+
+const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin";
 
 /// Parses an `--impl` value, reading the environment for shims and interpreters.
 pub fn parse(value: &str) -> Result<Target, String> {
@@ -73,10 +167,17 @@ pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<T
         return Ok(Target::Builtin);
     }
     if let Some(path) = value.strip_prefix("auto:") {
-        // The language and entry file picked as `grade` picks them.
-        let entry =
-            super::entry::entry_file(Path::new(path)).map_err(|why| format!("`{value}`: {why}"))?;
-        return parse_with(&super::entry::implementation(&entry), env);
+        // The language and entry file picked as `grade` picks them; a submission without one
+        // is told as such, to its student too (`run` writes an autograder's results so).
+        return match super::entry::find_entry(Path::new(path)) {
+            Ok(entry) => parse_with(&super::entry::implementation(&entry), env),
+            Err(no) => Ok(Target::Unrunnable(Unrunnable {
+                label: value.to_owned(),
+                teacher: format!("`{value}`: {}", no.teacher()),
+                student: no.student(),
+                machine: false,
+            })),
+        };
     }
     let (kind, rest) = match value.split_once(':') {
         Some((kind @ ("python" | "node" | "cmd"), rest)) => (kind, rest),
@@ -84,7 +185,10 @@ pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<T
             Some("py") => ("python", value),
             Some("mjs" | "js" | "cjs" | "ts" | "mts" | "cts") => ("node", value),
             _ => {
-                return Err(format!("cannot tell how to run `{value}`; write {FORMS}"));
+                return Err(format!(
+                    "cannot tell how to run `{value}`{}; write {FORMS}",
+                    other_language(value)
+                ));
             }
         },
     };
@@ -124,6 +228,24 @@ pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<T
     }
 }
 
+/// For `ruby:x.rb` (a language dlqspec has no shim for): how a program in it is checked.
+fn other_language(value: &str) -> String {
+    match value.split_once(':') {
+        Some((kind, rest))
+            if !rest.is_empty()
+                && !kind.is_empty()
+                && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+        {
+            let command = shell_words::join([kind, rest]);
+            format!(
+                ": dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:{}",
+                shell_words::quote(&command)
+            )
+        }
+        _ => String::new(),
+    }
+}
+
 fn shimmed(
     label: String,
     solution: &str,
@@ -158,7 +280,30 @@ fn shimmed(
         None => vec![default.to_owned()],
     };
     let program = words.remove(0);
+    if language == "javascript"
+        && let Some(why) = super::typescript::node_problem(&program)
+    {
+        // Not the solution's doing: said to the grader, and to its student as no fault of theirs.
+        return Ok(Target::Unrunnable(Unrunnable {
+            label,
+            teacher: why,
+            student: MACHINE_STUDENT.to_owned(),
+            machine: true,
+        }));
+    }
     if language == "javascript" {
+        // TypeScript that no tsx serves: Node 22.7 and later transform it themselves, given the
+        // flags; an older Node runs the shim's own transform (`typescript`).
+        if super::typescript::is_typescript(Path::new(solution))
+            && !super::typescript::has_tsx(Path::new(solution), &shim)
+        {
+            let version = super::typescript::node_version(&program).ok();
+            words.extend(
+                super::typescript::transform_flags(version)
+                    .iter()
+                    .map(|flag| (*flag).to_owned()),
+            );
+        }
         words.push(NODE_IN_THREAD_FLAG.to_owned());
     }
     words.push(shim.to_string_lossy().into_owned());
@@ -201,6 +346,10 @@ fn shims_folder(env: &dyn Fn(&str) -> Option<String>) -> Result<(PathBuf, &'stat
 /// folder dlqspec runs in picks another version than the box would get), made in dlqspec's
 /// cache folder: under the user's home, not under the temporary folder, where anyone may
 /// plant a `/tmp/.python-version` that would choose the interpreter of every submission.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "starts a process: pyenv is asked which interpreter it runs"
+)]
 pub fn pyenv_interpreter() -> Option<PathBuf> {
     if std::env::var_os("DLQSPEC_PYTHON").is_some_and(|value| !value.is_empty()) {
         return None;
@@ -270,7 +419,7 @@ mod tests {
     fn external(target: Target) -> Launch {
         match target {
             Target::External(launch) => launch,
-            Target::Builtin => panic!("expected an external target"),
+            other => panic!("expected an external target, got {other:?}"),
         }
     }
 
@@ -302,24 +451,59 @@ mod tests {
     fn interpreters_can_be_overridden_with_a_command_line() {
         let dir = shims_fixture();
         let shims = dir.path().to_string_lossy().into_owned();
-        let solution = dir.path().join("solution.ts");
+        let solution = dir.path().join("solution.mjs");
+        std::fs::write(&solution, "").unwrap();
+        // A Node under a path with a space in it: the real one, linked.
+        let folder = dir.path().join("node 22/bin");
+        std::fs::create_dir_all(&folder).unwrap();
+        let real =
+            super::super::sandbox::locate("node", std::env::var_os("PATH").as_deref(), dir.path())
+                .expect("node on PATH");
+        std::os::unix::fs::symlink(real, folder.join("node")).unwrap();
+        let node = folder.join("node").to_string_lossy().into_owned();
+        let line = format!("'{node}' --no-warnings");
         let env = |name: &str| match name {
             "DLQSPEC_SHIMS" => Some(shims.clone()),
-            "DLQSPEC_NODE" => Some("'/opt/node 22/bin/node' --no-warnings".into()),
+            "DLQSPEC_NODE" => Some(line.clone()),
             _ => None,
         };
         let launch = external(parse_with(&format!("node:{}", solution.display()), &env).unwrap());
-        assert_eq!(launch.program, "/opt/node 22/bin/node");
+        assert_eq!(launch.program, node);
         assert_eq!(launch.args[0], "--no-warnings");
         assert_eq!(launch.args[1], NODE_IN_THREAD_FLAG);
         assert!(launch.args[2].ends_with(NODE_SHIM));
     }
 
     #[test]
-    fn node_gets_the_flag_for_given_in_the_main_thread_before_the_shim() {
+    fn a_machine_without_node_is_no_students_fault() {
         let dir = shims_fixture();
         let shims = dir.path().to_string_lossy().into_owned();
         let solution = dir.path().join("solution.ts");
+        let env = |name: &str| match name {
+            "DLQSPEC_SHIMS" => Some(shims.clone()),
+            "DLQSPEC_NODE" => Some("/no/such/node".into()),
+            _ => None,
+        };
+        let Ok(Target::Unrunnable(unrunnable)) =
+            parse_with(&format!("node:{}", solution.display()), &env)
+        else {
+            panic!("expected an unrunnable target");
+        };
+        assert!(unrunnable.machine);
+        assert!(
+            unrunnable.teacher.contains("/no/such/node"),
+            "{unrunnable:?}"
+        );
+        assert_eq!(unrunnable.student, MACHINE_STUDENT);
+        assert!(!MACHINE_STUDENT.contains("node") && !MACHINE_STUDENT.contains("DLQSPEC"));
+    }
+
+    #[test]
+    fn node_gets_the_flag_for_given_in_the_main_thread_before_the_shim() {
+        let dir = shims_fixture();
+        let shims = dir.path().to_string_lossy().into_owned();
+        let solution = dir.path().join("solution.mjs");
+        std::fs::write(&solution, "").unwrap();
         let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
         let launch = external(parse_with(&format!("node:{}", solution.display()), &env).unwrap());
         assert_eq!(launch.program, "node");
@@ -350,7 +534,11 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             parse_with("ruby:x.rb", &none).unwrap_err(),
-            "cannot tell how to run `ruby:x.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `ruby:x.rb`: dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:'ruby x.rb'; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
+        );
+        assert_eq!(
+            parse_with("solution.rb", &none).unwrap_err(),
+            "cannot tell how to run `solution.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         );
         assert_eq!(
             parse_with("cmd:  ", &none).unwrap_err(),
@@ -393,10 +581,26 @@ mod tests {
         let launch = external(parse_with(&format!("auto:{}", ts.display()), &env).unwrap());
         assert_eq!(launch.language, "javascript");
         let empty = tempfile::tempdir().unwrap();
-        let error = parse_with(&format!("auto:{}", empty.path().display()), &env).unwrap_err();
+        // No solution file: a target that cannot run, told to the teacher and the student.
+        let Ok(Target::Unrunnable(unrunnable)) =
+            parse_with(&format!("auto:{}", empty.path().display()), &env)
+        else {
+            panic!("an empty folder cannot run");
+        };
+        assert!(!unrunnable.machine);
         assert!(
-            error.starts_with("`auto:") && error.contains("holds no solution file"),
-            "{error}"
+            unrunnable.teacher.starts_with("`auto:")
+                && unrunnable.teacher.contains("holds no solution file"),
+            "{unrunnable:?}"
+        );
+        assert!(
+            unrunnable
+                .student
+                .starts_with("Your submission holds no solution file")
+                && !unrunnable
+                    .student
+                    .contains(&empty.path().display().to_string()),
+            "{unrunnable:?}"
         );
     }
 

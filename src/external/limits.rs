@@ -3,7 +3,19 @@
 //! calls of one spec). docs/protocol.md lists them; an implementation past one is errored,
 //! with a message naming the limit.
 
-use super::sandbox::Sandbox;
+/// Whether implementations run in the box (`--sandbox`, `sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Every implementation process runs in the box.
+    On,
+    /// No box: the implementation runs with dlqspec's rights (for debugging only; unsafe for
+    /// grading).
+    Off,
+}
+
+/// The most processes and threads one implementation may have at once, by default: Node runs
+/// about 11 threads, tsx with esbuild some 30, Python one per thread it starts.
+pub const DEFAULT_PROCESSES: u64 = 256;
 
 /// The longest line an implementation may write on stdout.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
@@ -23,10 +35,15 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
 /// process serves a whole run; a hang within one request is `--timeout`'s business.
 pub const DEFAULT_CPU_SECONDS: u64 = 600;
 
-/// The defaults as the command line writes them (its `--memory` and `--cpu`); a test holds
-/// them equal to the numbers above.
+/// What a box may write by default (`--disk`): its private folder and its `/dev/shm` each
+/// hold at most this, and no file it writes grows past it.
+pub const DEFAULT_DISK_BYTES: u64 = 64 << 20;
+
+/// The defaults as the command line writes them (its `--memory`, `--cpu` and `--disk`); a
+/// test holds them equal to the numbers above.
 pub const DEFAULT_MEMORY_TEXT: &str = "2G";
 pub const DEFAULT_CPU_TEXT: &str = "600";
+pub const DEFAULT_DISK_TEXT: &str = "64M";
 
 /// Resource limits for each implementation process; `None` is unlimited. And whether it runs
 /// in the box (`sandbox`), where `processes` bounds its processes and threads together.
@@ -35,6 +52,8 @@ pub struct Limits {
     pub memory: Option<u64>,
     pub cpu_seconds: Option<u64>,
     pub processes: Option<u64>,
+    /// What the box may write: its private folder and `/dev/shm` (each), and any one file.
+    pub disk: Option<u64>,
     pub sandbox: Sandbox,
 }
 
@@ -43,7 +62,8 @@ impl Default for Limits {
         Limits {
             memory: Some(DEFAULT_MEMORY_BYTES),
             cpu_seconds: Some(DEFAULT_CPU_SECONDS),
-            processes: Some(crate::external::sandbox::DEFAULT_PROCESSES),
+            processes: Some(DEFAULT_PROCESSES),
+            disk: Some(DEFAULT_DISK_BYTES),
             sandbox: Sandbox::On,
         }
     }
@@ -56,6 +76,7 @@ impl Limits {
             memory: None,
             cpu_seconds: None,
             processes: None,
+            disk: None,
             sandbox: Sandbox::Off,
         }
     }
@@ -65,6 +86,14 @@ impl Limits {
         match self.memory {
             Some(bytes) => format!("{} of data (--memory)", size(bytes)),
             None => "unlimited (--memory)".to_owned(),
+        }
+    }
+
+    /// `64 MiB (--disk)`, for messages.
+    pub fn disk_text(&self) -> String {
+        match self.disk {
+            Some(bytes) => format!("{} (--disk)", size(bytes)),
+            None => "unlimited (--disk)".to_owned(),
         }
     }
 
@@ -90,11 +119,44 @@ pub fn size(bytes: u64) -> String {
 /// Parses `--memory`: bytes with an optional K, M or G (powers of 1024, `MiB` and `MB` alike),
 /// or `unlimited`.
 pub fn parse_memory(value: &str) -> Result<Option<u64>, String> {
-    let text = value.trim();
-    if text.eq_ignore_ascii_case("unlimited") {
+    if value.trim().eq_ignore_ascii_case("unlimited") {
         return Ok(None);
     }
-    let upper = text.to_ascii_uppercase();
+    let bytes = parse_size(value).ok_or_else(|| {
+        format!(
+            "`{value}` is not a memory size: write bytes with K, M or G, such as 512M or 2G, or unlimited"
+        )
+    })?;
+    if bytes < 16 << 20 {
+        return Err(format!(
+            "`{value}` is too little memory for any interpreter to start: give at least 16M"
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// Parses `--disk`: bytes with an optional K, M or G, as `--memory` reads them, at least 1M,
+/// or `unlimited`.
+pub fn parse_disk(value: &str) -> Result<Option<u64>, String> {
+    if value.trim().eq_ignore_ascii_case("unlimited") {
+        return Ok(None);
+    }
+    let bytes = parse_size(value).ok_or_else(|| {
+        format!(
+            "`{value}` is not a disk size: write bytes with K, M or G, such as 64M or 1G, or unlimited"
+        )
+    })?;
+    if bytes < 1 << 20 {
+        return Err(format!(
+            "`{value}` is too little for a box's private folder: give at least 1M"
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// Bytes with an optional K, M or G suffix (powers of 1024, `MiB` and `MB` alike).
+fn parse_size(value: &str) -> Option<u64> {
+    let upper = value.trim().to_ascii_uppercase();
     let upper = upper.trim_end_matches("IB").trim_end_matches('B');
     let (number, shift) = match upper.char_indices().last() {
         Some((at, 'K')) => (&upper[..at], 10),
@@ -102,22 +164,8 @@ pub fn parse_memory(value: &str) -> Result<Option<u64>, String> {
         Some((at, 'G')) => (&upper[..at], 30),
         _ => (upper, 0),
     };
-    let wrong = || {
-        format!(
-            "`{value}` is not a memory size: write bytes with K, M or G, such as 512M or 2G, or unlimited"
-        )
-    };
-    let number: u64 = number.trim().parse().map_err(|_| wrong())?;
-    let bytes = number
-        .checked_shl(shift)
-        .filter(|b| b >> shift == number)
-        .ok_or_else(wrong)?;
-    if bytes < 16 << 20 {
-        return Err(format!(
-            "`{value}` is too little memory for any interpreter to start: give at least 16M"
-        ));
-    }
-    Ok(Some(bytes))
+    let number: u64 = number.trim().parse().ok()?;
+    number.checked_shl(shift).filter(|b| b >> shift == number)
 }
 
 /// Parses `--cpu`: whole seconds of CPU time, or `unlimited`.
@@ -178,6 +226,20 @@ mod tests {
             Ok(Some(DEFAULT_MEMORY_BYTES))
         );
         assert_eq!(parse_cpu(DEFAULT_CPU_TEXT), Ok(Some(DEFAULT_CPU_SECONDS)));
+        assert_eq!(parse_disk(DEFAULT_DISK_TEXT), Ok(Some(DEFAULT_DISK_BYTES)));
+    }
+
+    #[test]
+    fn disk_sizes_read_as_memory_sizes_do() {
+        assert_eq!(parse_disk("1G"), Ok(Some(1 << 30)));
+        assert_eq!(parse_disk("16MiB"), Ok(Some(16 << 20)));
+        assert_eq!(parse_disk("unlimited"), Ok(None));
+        assert!(parse_disk("512K").unwrap_err().contains("at least 1M"));
+        assert!(
+            parse_disk("lots")
+                .unwrap_err()
+                .starts_with("`lots` is not a disk size")
+        );
     }
 
     #[test]
@@ -201,10 +263,7 @@ mod tests {
     #[test]
     fn process_counts_are_whole_and_enough_to_start() {
         assert_eq!(parse_processes("256"), Ok(Some(256)));
-        assert_eq!(
-            parse_processes("256"),
-            Ok(Some(crate::external::sandbox::DEFAULT_PROCESSES))
-        );
+        assert_eq!(parse_processes("256"), Ok(Some(DEFAULT_PROCESSES)));
         assert_eq!(parse_processes("unlimited"), Ok(None));
         assert!(parse_processes("2").is_err());
         assert!(parse_processes("many").is_err());

@@ -14,4 +14,6 @@ pub mod sandbox;
 pub mod seal;
 pub mod shims_cache;
 pub mod smoke;
+pub mod typescript;
+pub mod warm_request;
 pub mod zygote;

@@ -690,6 +690,10 @@ impl Process {
         Broke::Startup(message)
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "starts a process: the one place an implementation starts"
+    )]
     fn spawn(launch: &Launch) -> Result<Process, ImplError> {
         let cannot = |why: String| {
             let mut message = format!("cannot start `{}`: {why}", launch.command_line());
@@ -702,14 +706,15 @@ impl Process {
         let (mut command, boxed) = match launch.limits.sandbox {
             Sandbox::On => {
                 let (command, prepared) =
-                    sandbox::prepare(&launch.program, &launch.args, launch.limits.processes)
-                        .map_err(|error| {
+                    sandbox::prepare(&launch.program, &launch.args, &launch.limits).map_err(
+                        |error| {
                             cannot(if error.kind() == std::io::ErrorKind::NotFound {
                                 error.to_string()
                             } else {
                                 format!("cannot set up its box: {error}")
                             })
-                        })?;
+                        },
+                    )?;
                 (command, Some(prepared))
             }
             Sandbox::Off => {
@@ -1079,6 +1084,31 @@ impl Process {
                 ));
             }
         }
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXFSZ) {
+                return Some(format!(
+                    "it wrote a file larger than a box may hold: each implementation may write {}; --disk SIZE allows more",
+                    self.limits.disk_text()
+                ));
+            }
+        }
+        // The box's memory cgroup killed a process: everything the box held counted, shared
+        // memory and its folders' files too.
+        if self
+            ._boxed
+            .as_ref()
+            .is_some_and(Prepared::killed_for_memory)
+        {
+            let held = self
+                .limits
+                .memory
+                .map_or("no limit".to_owned(), limits::size);
+            return Some(format!(
+                "it ran out of memory: each implementation's box may hold {held} in all, its processes, shared memory and files included (--memory); --memory SIZE allows more"
+            ));
+        }
         let out_of_memory =
             self.stdout_out_of_memory || self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
         if out_of_memory {
@@ -1200,6 +1230,10 @@ impl Drop for Process {
 }
 
 /// The file named by `DLQSPEC_PROTOCOL_LOG`, opened for appending, if set.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the debugging log the user names in DLQSPEC_PROTOCOL_LOG, appended to, never replaced"
+)]
 fn protocol_log() -> Option<std::fs::File> {
     let path = std::env::var_os("DLQSPEC_PROTOCOL_LOG").filter(|p| !p.is_empty())?;
     std::fs::OpenOptions::new()

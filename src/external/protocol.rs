@@ -469,7 +469,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::implementation::RaisedKind;
 
     fn line(request: Request, seq: u64) -> String {
         encode(&Outgoing { seq, body: request })
@@ -557,11 +556,7 @@ mod tests {
         assert_eq!(
             raised.body,
             Reply::Raised {
-                error: Raised {
-                    kind: RaisedKind::InvalidArgument,
-                    class: "ValueError".into(),
-                    message: "no".into()
-                },
+                error: Raised::invalid_argument("ValueError", "no"),
                 traceback: None,
             }
         );

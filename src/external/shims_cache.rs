@@ -20,6 +20,11 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// The Python shim, as a path in the shims folder.
+pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
+/// The Node shim, as a path in the shims folder.
+pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
+
 /// One file of the shims folder: its path in the folder, and what it holds.
 pub struct ShimFile {
     pub path: &'static str,
@@ -37,17 +42,21 @@ macro_rules! shim_file {
 
 /// Every file the shims need at run time. A unit test holds this list equal to the files of
 /// `shims/` that ship (all but the READMEs, the npm manifests, node_modules and the tests).
-pub const SHIM_FILES: &[ShimFile] = &[
+pub static SHIM_FILES: &[ShimFile] = &[
     shim_file!("python/dlqspec_shim.py"),
     shim_file!("python/dlqspec_zygote.py"),
     shim_file!("node/dlqspec-shim.mjs"),
     shim_file!("node/given-hooks.mjs"),
     shim_file!("node/given.cjs"),
     shim_file!("node/given.d.ts"),
+    shim_file!("node/typescript.cjs"),
+    shim_file!("node/vendor/amaro.cjs.gz"),
+    shim_file!("node/vendor/LICENSE-amaro.md"),
+    shim_file!("node/vendor/LICENSE-swc"),
 ];
 
 /// The folders of the shims folder, parents first.
-const SHIM_DIRS: &[&str] = &["python", "node"];
+const SHIM_DIRS: &[&str] = &["python", "node", "node/vendor"];
 
 /// How many entries a shims folder may hold before it is judged wrong without reading further.
 const MAX_ENTRIES: usize = 64;
@@ -261,6 +270,10 @@ fn create_private_dir_all(dir: &Path) -> io::Result<()> {
 }
 
 /// Sets `path`'s permission bits (on Unix; elsewhere only read-only or not).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the mode of a shim in dlqspec's own cache"
+)]
 fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     #[cfg(unix)]
     {
@@ -289,6 +302,10 @@ impl Drop for Fresh {
 
 /// Writes every shim file into a new, unpredictably named folder in `root`, then makes it
 /// read-only (files 0444, folders 0555).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the shims built into the program, written under a temporary name in dlqspec's own cache"
+)]
 fn write_fresh(root: &Path) -> io::Result<Fresh> {
     let temp = tempfile::Builder::new()
         .prefix(&format!(".{}.", folder_name()))
@@ -317,6 +334,10 @@ fn write_fresh(root: &Path) -> io::Result<Fresh> {
 
 /// Renames the fresh folder to `dir`. When `dir` is there already, a good one (a concurrent
 /// dlqspec's) is kept and the fresh one dropped; a wrong one is moved aside and removed.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the written shims renamed into place in dlqspec's own cache"
+)]
 fn install(fresh: &Fresh, dir: &Path) -> io::Result<()> {
     for _ in 0..3 {
         match std::fs::rename(&fresh.path, dir) {
@@ -356,6 +377,10 @@ fn aside_name(dir: &Path) -> PathBuf {
 
 /// Removes a tree of ours that may be read-only: each folder is made writable first. Links
 /// are removed, never followed.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: removes a read-only tree of this cache's own leftovers"
+)]
 fn remove_read_only_tree(path: &Path) -> io::Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,

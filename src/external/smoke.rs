@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::process::{
     Departure, ExternalImplementation, Handshake, Launch, describe_call, describe_exit,
 };
+use crate::contracts::dlq_consumer::handler;
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
 use crate::model::captured::Captured;
 use crate::model::implementation::{
@@ -148,11 +149,10 @@ fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
     let mut script = HashMap::new();
     script.insert(
         "m1".to_owned(),
-        vec![
+        handler::instant([
             ScriptedOutcome::Transient("db timeout".into()),
             ScriptedOutcome::Ok,
-        ]
-        .into(),
+        ]),
     );
     let mut world = World::new(script, naming);
     world.send("m1", "hello");
@@ -254,14 +254,11 @@ pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
         }
     }
     let departure = implementation.shutdown();
-    // Known once the implementation has started: whether it had to keep uid 0.
+    // Known once the implementation has started: the uid it ran as, or why it kept uid 0.
     let sandbox = boxed.then(|| {
         let mut protections = super::sandbox::features().protections();
-        if let Some(kept) = super::sandbox::kept_root() {
-            protections.push(super::sandbox::Protection {
-                held: false,
-                text: kept,
-            });
+        if let Some((held, text)) = super::sandbox::last_user() {
+            protections.push(super::sandbox::Protection { held, text });
         }
         protections
     });

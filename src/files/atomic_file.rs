@@ -73,6 +73,10 @@ impl Temp {
 }
 
 impl Drop for Temp {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "writes a file: removes the temporary file this guard made, left unplaced"
+    )]
     fn drop(&mut self) {
         if let Temp::Named { file, path, .. } = self
             && still_named(path, file)
@@ -138,6 +142,10 @@ impl AtomicFile {
     }
 
     /// Writes `bytes` and puts them in place: renamed over the target, or written through.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "prints: `--output -` (or /dev/stdout) writes the report to that stream through the same commit"
+    )]
     pub fn commit(self, bytes: &[u8]) -> io::Result<()> {
         match self.sink {
             Sink::Replace(replacement) => replacement.commit(bytes),
@@ -276,6 +284,10 @@ fn make_temp(
 
 /// An unnamed file in `folder` (`O_TMPFILE`), or `None` where the file system or the kernel
 /// has none (then a named one is made). Other errors (no permission) are the folder's.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: creates the unnamed temporary file of a replacement"
+)]
 fn create_unnamed(folder: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<Option<File>> {
     #[cfg(target_os = "linux")]
     {
@@ -309,6 +321,10 @@ fn create_unnamed(folder: &Path, existing: Option<&std::fs::Metadata>) -> io::Re
 
 /// Gives an unnamed file a temporary name beside the target (through `/proc/self/fd`, which
 /// needs no privilege, unlike `AT_EMPTY_PATH`); `None` when it cannot be linked.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: gives the unnamed temporary file a name beside the target"
+)]
 fn link_unnamed(file: &File, folder: &Path, prefix: &str) -> Option<(PathBuf, TempFileGuard)> {
     #[cfg(target_os = "linux")]
     {
@@ -370,6 +386,10 @@ fn random_chars() -> String {
 /// Renames `temp` over `target` when its name leads to it, and checks that the target then
 /// leads to it: whether the target now holds the file written. An unnamed file is linked
 /// first; a name found leading elsewhere is left to whoever put that file there.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: renames the finished temporary file over the target"
+)]
 fn place(temp: &Temp, folder: &Path, prefix: &str, target: &Path) -> io::Result<bool> {
     let Some(_placing) = interrupts::placing() else {
         return Err(io::Error::new(
@@ -405,6 +425,10 @@ fn temp_prefix(name: &str) -> String {
 
 /// Creates `path` exclusively, not through a link, with the target's mode (the umask applies
 /// to a new file's default mode, as for any new file).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: creates a temporary file where nothing is"
+)]
 fn create_exclusive(path: &Path, existing: Option<&std::fs::Metadata>) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true).write(true).create_new(true);
@@ -422,6 +446,10 @@ fn create_exclusive(path: &Path, existing: Option<&std::fs::Metadata>) -> io::Re
 }
 
 /// Gives the temporary file the target's owner, group and mode, before any byte is written.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: gives the replacement the mode of the file it replaces"
+)]
 fn adopt(file: &File, existing: Option<&std::fs::Metadata>) -> io::Result<()> {
     let Some(meta) = existing else {
         return Ok(());
@@ -495,6 +523,10 @@ fn still_named(path: &Path, file: &File) -> bool {
 
 /// Removes the temporary files of `prefix` in `folder` that no running dlqspec holds: the
 /// leftovers of a killed run. Only regular files of ours, unlocked, are removed.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: removes this program's own leftover temporary files"
+)]
 fn remove_leftovers(folder: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
@@ -538,6 +570,10 @@ fn open_leftover(path: &Path) -> io::Result<File> {
 }
 
 /// Opens what is not a regular file for writing, as it is: no creating, no truncating.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: writes through a special file (a FIFO, a device) that cannot be replaced"
+)]
 fn open_through(target: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true);
@@ -576,6 +612,10 @@ fn own_stream(meta: &std::fs::Metadata) -> Option<Sink> {
 /// Writes `bytes` to a new file in `dir` named `name`, or `STEM-2.EXT`, `STEM-3.EXT`... when
 /// that is taken: nothing there is ever overwritten, and a planted link counts as taken
 /// (`O_EXCL` never follows one). Gives the path written.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: creates a file only where nothing is"
+)]
 pub fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     for n in 1..=MAX_NEW_NAMES {

@@ -58,6 +58,10 @@ pub fn placing() -> Option<MutexGuard<'static, ()>> {
 
 /// Everything to undo, in order: no more files put in place, processes (they may be
 /// writing), then files.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: an interrupt removes the temporary files still registered"
+)]
 fn undo() {
     INTERRUPTED.store(true, Ordering::SeqCst);
     crate::external::children::kill_everything();

@@ -2,7 +2,7 @@
 //!
 //! Every case gets its own generator, seeded from the run's seed, the contract and the case's
 //! number, so case 17 of a contract is the same scenario whatever ran before it: a run is
-//! replayed by its seed alone, with or without `--time`, and `--contract` does not change it.
+//! replayed by its seed alone, with or without `--budget`, and `--contract` does not change it.
 
 /// A SplitMix64 generator (Steele, Lea and Flood, 2014).
 #[derive(Debug, Clone)]

@@ -7,13 +7,15 @@ use serde::Deserialize;
 use crate::contracts;
 use crate::contracts::contract::{Checkpoint, Contract, RunMode, Scenario, ScenarioRun};
 use crate::load::discover::{Entry, Found};
+use crate::model::cause::Departure;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
+use crate::model::world::WorldChoice;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{SpecError, SpecErrorKind};
+use crate::text::yaml::edit;
 use crate::text::yaml::locate;
 use crate::text::yaml::{self, Spanned};
-use crate::text::yaml_edit;
 
 /// A spec ready to run.
 pub struct LoadedSpec {
@@ -25,8 +27,59 @@ pub struct LoadedSpec {
 impl LoadedSpec {
     /// Runs the scenario, with a mismatch pointing at the first value that differs.
     pub fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
-        let mut run = self.scenario.run(implementation, mode);
-        run.outcome = pinpoint(run.outcome, &run.checkpoints, &self.file);
+        self.run_in(implementation, mode, &WorldChoice::Fake)
+    }
+
+    /// `run`, on `world`.
+    pub fn run_in(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        world: &WorldChoice,
+    ) -> ScenarioRun {
+        let run = match world {
+            WorldChoice::Fake => self.scenario.run(implementation, mode),
+            world => self.scenario.run_in(implementation, mode, world),
+        };
+        self.pinpointed(run)
+    }
+
+    /// `run`, with the departure behind a mismatch (`Scenario::diagnose`): what a failure's
+    /// cause is made from.
+    pub fn diagnose(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+    ) -> (ScenarioRun, Option<Departure>) {
+        self.diagnose_in(implementation, mode, &WorldChoice::Fake)
+    }
+
+    /// `diagnose`, on `world`. The reference a departure is found against acts on the fake,
+    /// so on a broker's queue the run is not diagnosed.
+    pub fn diagnose_in(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        world: &WorldChoice,
+    ) -> (ScenarioRun, Option<Departure>) {
+        match world {
+            WorldChoice::Fake => {
+                let (run, departure) = self.scenario.diagnose(implementation, mode);
+                (self.pinpointed(run), departure)
+            }
+            world => (self.run_in(implementation, mode, world), None),
+        }
+    }
+
+    /// The run, its mismatch pointing at the first value that differs.
+    fn pinpointed(&self, mut run: ScenarioRun) -> ScenarioRun {
+        run.outcome = match run.outcome {
+            Outcome::Divergence(mut divergence) => {
+                divergence.failure = pinpoint(divergence.failure, &run.checkpoints, &self.file);
+                Outcome::Divergence(divergence)
+            }
+            outcome => pinpoint(outcome, &run.checkpoints, &self.file),
+        };
         run
     }
 }
@@ -44,14 +97,14 @@ fn pinpoint(outcome: Outcome, checkpoints: &[Checkpoint], file: &SourceFile) -> 
         .find(|w| !w.matches());
     if let Some(written) = differing {
         // Parsing again costs a little, and only for a spec that failed: the fast load's
-        // tree first (light enough for a spec of 10^5 messages), `yaml_edit`'s for a spec
+        // tree first (light enough for a spec of 10^5 messages), `edit`'s for a spec
         // that tree declines (anchors, tags).
         let (expected, actual) = (&written.expected, &written.actual);
         if let Some(position) =
             yaml::first_difference(&file.text, written.at, &written.path, expected, actual)
         {
             mismatch.position = position;
-        } else if let Ok(document) = yaml_edit::Document::parse(&file.text)
+        } else if let Ok(document) = edit::Document::parse(&file.text)
             && let Ok(node) = document.find(written.at, &written.path)
         {
             mismatch.position = locate::first_difference(node, expected, actual).position;

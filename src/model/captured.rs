@@ -17,7 +17,7 @@ pub const MAX_FRAMES: usize = 40;
 const MAX_FIELD_CHARS: usize = 300;
 
 /// The output and tracebacks of one spec.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Captured {
     pub stdout: Stream,
     pub stderr: Stream,
@@ -28,7 +28,7 @@ pub struct Captured {
 }
 
 /// One captured stream: the first `MAX_STREAM_BYTES` of it, and how many bytes were cut.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stream {
     pub text: String,
     pub cut_bytes: u64,

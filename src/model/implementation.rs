@@ -26,6 +26,11 @@ pub struct Raised {
     pub kind: RaisedKind,
     pub class: String,
     pub message: String,
+    /// The given class this one is a subclass of (`PermanentError`, `TransientError`), when the
+    /// world raises a subclass a spec names: the protocol's `extends`, which a shim raises as a
+    /// real subclass, so that `except PermanentError` / `instanceof PermanentError` holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
 }
 
 impl Raised {
@@ -34,7 +39,20 @@ impl Raised {
             kind,
             class: class.into(),
             message: message.into(),
+            extends: None,
         }
+    }
+
+    /// The same error, of a subclass of the given class `given`.
+    pub fn extending(mut self, given: impl Into<String>) -> Self {
+        self.extends = Some(given.into());
+        self
+    }
+
+    /// Whether it is an error of class `class`, or of a subclass of it: what `except class`
+    /// catches.
+    pub fn is_a(&self, class: &str) -> bool {
+        self.class == class || self.extends.as_deref() == Some(class)
     }
 
     pub fn crash(message: impl Into<String>) -> Self {
@@ -80,7 +98,7 @@ pub struct ImplError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImplErrorKind {
     /// The process could not be started, or its solution could not be loaded.
@@ -191,7 +209,7 @@ impl Naming {
 }
 
 /// Who is answering: shown in reports and the conformance matrix.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImplInfo {
     /// Short label, e.g. `builtin` or `python:solution.py`.
     pub label: String,

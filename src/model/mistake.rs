@@ -18,6 +18,23 @@ pub struct Mistake {
     pub what: &'static str,
 }
 
+/// Names every plain JavaScript object answers to through its prototype: what a lookup with
+/// `in` (`outcome in POLICY`, `id in entries`) finds in an object that holds none of them.
+pub const OBJECT_PROPERTIES: &[&str] = &[
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
 /// The mistake of `catalogue` with this id.
 pub fn find(catalogue: &'static [Mistake], id: &str) -> Option<&'static Mistake> {
     catalogue.iter().find(|m| m.id == id)

@@ -1,6 +1,6 @@
 //! Outcomes are data: what happened to one spec against one implementation.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::implementation::ImplError;
 use crate::text::source::Position;
@@ -21,6 +21,48 @@ pub enum Outcome {
     ExpectedFailure(Box<ExpectedFailure>),
     /// A spec that a known-failures file lists passed: the list is out of date, failing the run.
     Stale(String),
+    /// The spec passes on the lesson's fake world and fails on a broker's (`--world`): the
+    /// broker's behaviour, not the implementation's failure, named by the broker's property.
+    Divergence(Box<Divergence>),
+    /// The world itself broke under the spec (a broker went away, refused the login): the spec
+    /// is not run, and the run stops. The runner reports it as not run; reporters never see it.
+    WorldFault(String),
+}
+
+/// A spec that passes on the fake and fails on a broker, and why.
+#[derive(Debug, Clone)]
+pub struct Divergence {
+    /// The broker's world, as `--world` names it, without the password.
+    pub world: String,
+    /// Each property of the broker by which its answers parted from the fake's, in the order
+    /// first met, each once.
+    pub properties: Vec<DivergedBy>,
+    /// How the spec failed on the broker: its difference, or the implementation's error.
+    pub failure: Outcome,
+}
+
+/// One property of a broker a divergence names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DivergedBy {
+    /// Stable: `requeue-at-head`, `no-delivery-count`, ...
+    pub id: &'static str,
+    /// What the broker does.
+    pub says: &'static str,
+    /// What it means for a consumer written to the lesson.
+    pub means: &'static str,
+    /// Where the broker's answer first parted from the fake's for it.
+    pub first: String,
+}
+
+impl Divergence {
+    /// `requeue-at-head, no-delivery-count`: the properties, by id.
+    pub fn ids(&self) -> String {
+        self.properties
+            .iter()
+            .map(|p| p.id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// A failure the implementation is known to have, and where that is written down.
@@ -66,7 +108,7 @@ fn rule_id<S: serde::Serializer>(
     serializer.serialize_some(&rule.map(|r| r.id))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeKind {
     Passed,
@@ -76,6 +118,25 @@ pub enum OutcomeKind {
     Skipped,
     ExpectedFailure,
     Stale,
+    Divergence,
+    WorldFault,
+}
+
+impl OutcomeKind {
+    /// Its name in reports (`passed`, `spec_error`, ...), as it serializes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Passed => "passed",
+            OutcomeKind::Mismatch => "mismatch",
+            OutcomeKind::Errored => "errored",
+            OutcomeKind::SpecError => "spec_error",
+            OutcomeKind::Skipped => "skipped",
+            OutcomeKind::ExpectedFailure => "expected_failure",
+            OutcomeKind::Stale => "stale",
+            OutcomeKind::Divergence => "divergence",
+            OutcomeKind::WorldFault => "world_fault",
+        }
+    }
 }
 
 impl Outcome {
@@ -88,14 +149,42 @@ impl Outcome {
             Outcome::Skipped(_) => OutcomeKind::Skipped,
             Outcome::ExpectedFailure(_) => OutcomeKind::ExpectedFailure,
             Outcome::Stale(_) => OutcomeKind::Stale,
+            Outcome::Divergence(_) => OutcomeKind::Divergence,
+            Outcome::WorldFault(_) => OutcomeKind::WorldFault,
         }
     }
 
-    /// Whether this outcome fails a run.
+    /// Whether this outcome fails a run. A divergence does not: it is the broker's, and the
+    /// report tells it apart.
     pub fn is_failure(&self) -> bool {
         matches!(
             self,
             Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_) | Outcome::Stale(_)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OutcomeKind;
+
+    #[test]
+    fn an_outcomes_name_is_the_one_it_serializes_as_and_reads_back_from() {
+        use OutcomeKind::*;
+        for kind in [
+            Passed,
+            Mismatch,
+            Errored,
+            SpecError,
+            Skipped,
+            ExpectedFailure,
+            Stale,
+            Divergence,
+            WorldFault,
+        ] {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(serde_json::from_str::<OutcomeKind>(&json).unwrap(), kind);
+        }
     }
 }

@@ -58,7 +58,8 @@ impl<W: Write> ExercismReporter<W> {
             _ => self.nothing_ran = false,
         }
         let status = match &report.outcome {
-            Outcome::Passed => "pass",
+            // A divergence passes on the lesson's world: the broker's, not the student's.
+            Outcome::Passed | Outcome::Divergence(_) => "pass",
             Outcome::Errored(_) | Outcome::SpecError(_) => "error",
             _ => "fail",
         };
@@ -68,8 +69,7 @@ impl<W: Write> ExercismReporter<W> {
             ("pass", _) => Value::Null,
             (_, true) => {
                 let base = self.solution_dir.as_deref();
-                let mut text =
-                    render::relative_to(&render::details(&report.path, &report.outcome), base);
+                let mut text = render::relative_to(&render::explained(report), base);
                 if let Some(captured) = &report.output {
                     text.push_str(&render::tracebacks(
                         captured,

@@ -83,7 +83,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-
 .list text{font-size:11px}\n\
 .verdict{font-weight:bold;padding:.3em .5em;display:inline-block}\n\
 .verdict.pass{background:#dfd}.verdict.fail{background:#fdd}\n\
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n";
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}\n";
 
 /// The page: header, the picture, the verdict and its details, and the timeline as text.
 pub fn html(page: &Page) -> String {
@@ -128,7 +128,7 @@ pub fn html(page: &Page) -> String {
     if !page.details.trim().is_empty() {
         out.push_str("<pre class=\"details\">");
         for line in page.details.lines().take(200) {
-            out.push_str(&escape(line, 500));
+            out.push_str(&escape(line, MAX_TEXT));
             out.push('\n');
         }
         out.push_str("</pre>\n");
@@ -370,19 +370,62 @@ fn lane_id(lane: &str) -> String {
         .collect()
 }
 
-/// One row of text (a rule, a note, a check), indented as the text timeline indents it.
+/// The height of one line of a row's text.
+const LINE: u32 = 15;
+
+/// One row of text (a rule, a note, a decision, a check), indented as the text timeline
+/// indents it; a long one wraps onto more lines, none cut.
 fn note_row(rows: &mut String, class: &str, y: u32, indent: u32, text: &str, right: u32) -> u32 {
     let x = LEFT + indent;
+    let lines = wrap(text, fits(x, right));
     let _ = writeln!(
         rows,
         "<g class=\"{class}\"><text x=\"{x}\" y=\"{}\">{}</text></g>",
         y + 13,
-        escape(text, fits(x, right))
+        tspans(x, &lines)
     );
-    y + 18
+    y + 18 + LINE * (lines.len() as u32 - 1)
 }
 
-/// The first difference: its line, then what happened and what was expected, in a red box.
+/// Lines of one text element, each below the last.
+fn tspans(x: u32, lines: &[String]) -> String {
+    match lines {
+        [one] => one.clone(),
+        _ => lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let dy = if i == 0 { 0 } else { LINE };
+                format!("<tspan x=\"{x}\" dy=\"{dy}\">{line}</tspan>")
+            })
+            .collect(),
+    }
+}
+
+/// Untrusted text for HTML in lines of at most `width` characters (broken after a space where
+/// the line has one), control characters shown as escapes: all of it, up to `MAX_TEXT`.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(20);
+    let text = sanitize::line(text);
+    let text = sanitize::cut(&text, MAX_TEXT);
+    let mut lines = Vec::new();
+    let mut rest: &str = &text;
+    loop {
+        let Some((end, _)) = rest.char_indices().nth(width) else {
+            lines.push(sanitize::html(rest));
+            return lines;
+        };
+        let cut = rest[..end]
+            .rfind(' ')
+            .filter(|&at| at > 0)
+            .map_or(end, |at| at + 1);
+        lines.push(sanitize::html(&rest[..cut]));
+        rest = &rest[cut..];
+    }
+}
+
+/// The first difference: its line, then what happened and what was expected, in a red box
+/// that grows with them: a long decision or expected trace wraps, none is cut.
 fn difference(
     rows: &mut String,
     class: &str,
@@ -393,20 +436,35 @@ fn difference(
     right: u32,
 ) -> u32 {
     let x = LEFT + 24;
-    let room = fits(x + 70, right);
+    // `expected: ` and `actual:   ` take 10 characters; what follows wraps under itself.
+    let after = x + (10.0 * CHAR_WIDTH) as u32;
+    let heading = wrap(text, fits(x, right));
+    let expected = wrap(expected, fits(after, right));
+    let actual = wrap(actual, fits(after, right));
+    let lines = |n: usize| LINE * (n as u32 - 1);
+    let heading_y = y + 15;
+    let expected_y = heading_y + lines(heading.len()) + 17;
+    let actual_y = expected_y + lines(expected.len()) + 17;
+    let height = actual_y + lines(actual.len()) + 9 - y;
     let _ = writeln!(
         rows,
-        "<g class=\"{class} difference\" id=\"first-difference\"><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"58\" rx=\"3\"/><text x=\"{x}\" y=\"{}\">{}</text><text class=\"expected\" x=\"{x}\" y=\"{}\">expected: {}</text><text class=\"actual\" x=\"{x}\" y=\"{}\">actual:   {}</text></g>",
+        "<g class=\"{class} difference\" id=\"first-difference\"><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{height}\" rx=\"3\"/><text x=\"{x}\" y=\"{heading_y}\">{}</text><text class=\"expected\" x=\"{x}\" y=\"{expected_y}\">expected: {}</text><text class=\"actual\" x=\"{x}\" y=\"{actual_y}\">actual:   {}</text></g>",
         x - 6,
         right - x,
-        y + 15,
-        escape(text, fits(x, right)),
-        y + 32,
-        escape(expected, room),
-        y + 49,
-        escape(actual, room)
+        tspans(x, &heading),
+        continued(after, &expected),
+        continued(after, &actual),
     );
-    y + 64
+    y + height + 6
+}
+
+/// A value's lines after its label: the first beside it, the rest under the first.
+fn continued(x: u32, lines: &[String]) -> String {
+    let mut out = lines.first().cloned().unwrap_or_default();
+    for line in &lines[1.min(lines.len())..] {
+        let _ = write!(out, "<tspan x=\"{x}\" dy=\"{LINE}\">{line}</tspan>");
+    }
+    out
 }
 
 /// A mark before a step's heading, saying what kind of step it is.
@@ -485,6 +543,38 @@ mod tests {
         assert_eq!(html.matches("id=\"first-difference\"").count(), 1);
         assert!(html.contains("expected: 1</text>") && html.contains("actual:   2</text>"));
         assert!(html.contains("<g class=\"check differs\">"), "{html}");
+    }
+
+    #[test]
+    fn a_long_decision_and_its_expected_trace_wrap_whole() {
+        let long = |word: &str| {
+            (0..60)
+                .map(|i| format!("{word}{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let timeline = [Told {
+            line: format!("    \u{2717} {}", long("decided")),
+            event: Event::Check {
+                expected: long("want"),
+                actual: long("got"),
+            },
+        }];
+        let html = html(&page(&timeline, &["queue"]));
+        for word in ["decided59", "want59", "got59", "want0 "] {
+            assert!(html.contains(word), "{word} cut: {html}");
+        }
+        assert!(!html.contains('\u{2026}'), "{html}");
+        assert!(html.matches("<tspan").count() >= 6, "{html}");
+        // The box holds its lines: taller than the three lines of a short difference.
+        let height: u32 = html
+            .split("id=\"first-difference\"><rect")
+            .nth(1)
+            .and_then(|rest| rest.split("height=\"").nth(1))
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|h| h.parse().ok())
+            .unwrap();
+        assert!(height > 58, "{height}");
     }
 
     #[test]

@@ -22,7 +22,11 @@ impl<W: Write> GithubAnnotations<W> {
 pub fn annotation(report: &SpecReport) -> Option<String> {
     let name = report.name.as_deref().unwrap_or(&report.path);
     let kind = match &report.outcome {
-        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => return None,
+        Outcome::Passed
+        | Outcome::Skipped(_)
+        | Outcome::ExpectedFailure(_)
+        | Outcome::Divergence(_)
+        | Outcome::WorldFault(_) => return None,
         Outcome::Stale(_) => "stale known failure",
         Outcome::Mismatch(_) => "mismatch",
         Outcome::SpecError(_) => "spec error",
@@ -85,6 +89,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 

@@ -5,12 +5,14 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use serde_json::json;
-
 use super::render::number;
 use super::sanitize;
+use crate::run::grade_record::{
+    AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
+    RuleShare, SpecChange, SpecVerdictRecord, StandingRecord, SummaryFile,
+};
 use crate::run::grading::{
-    Graded, Regrade, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Standing, Status,
+    About, Graded, Regrade, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Standing, Status,
 };
 
 /// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
@@ -114,51 +116,61 @@ pub fn against_text(rows: &[Graded], against: &Against) -> String {
 }
 
 /// `summary.json`'s `against`: the whole regrade as data.
-fn against_json(rows: &[Graded], against: &Against) -> serde_json::Value {
-    let brief = |standing: &Standing| json!({"status": standing.status.as_str(), "score": standing.score, "max_score": standing.max_score});
+fn against_record(rows: &[Graded], against: &Against) -> AgainstRecord {
+    let brief = |standing: &Standing| StandingRecord {
+        status: standing.status.as_str().to_owned(),
+        score: standing.score,
+        max_score: standing.max_score,
+    };
     let diff = &against.diff;
-    let changed: Vec<serde_json::Value> = diff
-        .changed
-        .iter()
-        .map(|changed| {
-            let row = &rows[changed.row];
-            let specs: Vec<serde_json::Value> = changed
-                .specs
-                .iter()
-                .map(|(path, was, is)| json!({"spec": path, "before": was, "after": is}))
-                .collect();
-            json!({
-                "name": row.name,
-                "submission": row.submission,
-                "before": brief(&changed.before),
-                "after": brief(&standing(row)),
-                "specs": specs,
+    AgainstRecord {
+        dir: against.dir.clone(),
+        no_change: diff.no_change(),
+        unchanged: diff.unchanged,
+        changed: diff
+            .changed
+            .iter()
+            .map(|changed| {
+                let row = &rows[changed.row];
+                ChangedRecord {
+                    name: row.name.clone(),
+                    submission: row.submission.clone(),
+                    before: brief(&changed.before),
+                    after: brief(&standing(row)),
+                    specs: changed
+                        .specs
+                        .iter()
+                        .map(|(path, was, is)| SpecChange {
+                            spec: path.clone(),
+                            before: was.clone(),
+                            after: is.clone(),
+                        })
+                        .collect(),
+                }
             })
-        })
-        .collect();
-    let new: Vec<serde_json::Value> = diff
-        .new
-        .iter()
-        .map(|&i| {
-            let row = &rows[i];
-            json!({"name": row.name, "submission": row.submission, "after": brief(&standing(row))})
-        })
-        .collect();
-    let gone: Vec<serde_json::Value> = diff
-        .gone
-        .iter()
-        .map(|(name, submission, before)| {
-            json!({"name": name, "submission": submission, "before": brief(before)})
-        })
-        .collect();
-    json!({
-        "dir": against.dir,
-        "no_change": diff.no_change(),
-        "unchanged": diff.unchanged,
-        "changed": changed,
-        "new": new,
-        "gone": gone,
-    })
+            .collect(),
+        new: diff
+            .new
+            .iter()
+            .map(|&i| {
+                let row = &rows[i];
+                NewRecord {
+                    name: row.name.clone(),
+                    submission: row.submission.clone(),
+                    after: brief(&standing(row)),
+                }
+            })
+            .collect(),
+        gone: diff
+            .gone
+            .iter()
+            .map(|(name, submission, before)| GoneRecord {
+                name: name.clone(),
+                submission: submission.clone(),
+                before: brief(before),
+            })
+            .collect(),
+    }
 }
 
 /// summary.html's regrade section: a row per submission that changed, is new or is gone.
@@ -234,8 +246,13 @@ fn verdict(row: &Graded, rule: &str) -> &'static str {
 }
 
 /// Each rule with how many of the class's submissions passed it, and the class's size: a
-/// submission that never ran (or did not reach a rule) passed none.
+/// submission that never ran (or did not reach a rule) passed none; one the machine could
+/// not run (`ungraded`) is not counted.
 pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
+    let graded = rows
+        .iter()
+        .filter(|row| row.status != Status::Ungraded)
+        .count();
     rules(rows)
         .into_iter()
         .map(|rule| {
@@ -243,7 +260,7 @@ pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
                 .iter()
                 .filter(|row| row.rules.get(&rule) == Some(&RuleVerdict::Pass))
                 .count();
-            (rule, passed, rows.len())
+            (rule, passed, graded)
         })
         .collect()
 }
@@ -251,11 +268,18 @@ pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
 /// How many of the class's most common failure causes the summaries list.
 pub const TOP_CAUSES: usize = 10;
 
-/// A failure cause across the class: the run's one-line cause of a failing spec (as its
-/// "failures by cause" groups them), and whom and what it hit.
+/// A failure cause across the class: the run's cause of a failing spec (as its "failures by
+/// cause" groups them, by the cause's key), and whom and what it hit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassCause {
+    /// Its one line, as its first failure in the class's order tells it.
     pub cause: String,
+    /// Its key (`cause_id`), when the runs gave one: failures of one key are one cause.
+    pub id: Option<String>,
+    /// The rule it breaks, when a rule of the suite decides it.
+    pub rule: Option<String>,
+    /// The rows of the submissions it hit, in the class's order.
+    pub who: Vec<usize>,
     /// How many submissions failed some spec of it.
     pub submissions: usize,
     /// How many specs of the suite it failed, in any submission.
@@ -275,11 +299,21 @@ pub fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
             let Some(cause) = &verdict.cause else {
                 continue;
             };
-            let at = match causes.iter().position(|(c, ..)| c.cause == *cause) {
+            // One key, one cause, however its first line reads for each submission; a report
+            // without keys (from an older dlqspec) groups by the line.
+            let same = |c: &ClassCause| match (&c.id, &verdict.cause_id) {
+                (Some(a), Some(b)) => a == b,
+                (None, None) => c.cause == *cause,
+                _ => false,
+            };
+            let at = match causes.iter().position(|(c, ..)| same(c)) {
                 Some(at) => at,
                 None => {
                     let first = ClassCause {
                         cause: cause.clone(),
+                        id: verdict.cause_id.clone(),
+                        rule: verdict.cause_rule.clone(),
+                        who: Vec::new(),
                         submissions: 0,
                         specs: 0,
                         failures: 0,
@@ -290,7 +324,9 @@ pub fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
                 }
             };
             let (cause, submissions, specs) = &mut causes[at];
-            submissions.insert(i);
+            if submissions.insert(i) {
+                cause.who.push(i);
+            }
             specs.insert(path);
             cause.failures += 1;
             cause.submissions = submissions.len();
@@ -326,8 +362,18 @@ pub fn cause_table(rows: &[Graded]) -> String {
             sanitize::line(&rows[*row].name),
             sanitize::line(spec)
         );
+        let _ = writeln!(out, "{:>25}  {}", "", sanitize::line(&who(&cause, rows)));
     }
     out
+}
+
+/// Whom a cause hit: `who: alice, bob`; a long list by its ends and how many between.
+fn who(cause: &ClassCause, rows: &[Graded]) -> String {
+    let names: Vec<String> = cause.who.iter().map(|&i| rows[i].name.clone()).collect();
+    format!(
+        "who: {}",
+        crate::text::listing::shown(&names, String::clone).join(", ")
+    )
 }
 
 /// The class view for a terminal: a line per rule, its share of the class passing.
@@ -340,7 +386,7 @@ pub fn rule_table(rows: &[Graded]) -> String {
         .unwrap_or(0);
     let mut out = String::new();
     for (rule, passed, submissions) in shares {
-        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let percent = percent(passed, submissions);
         let _ = writeln!(
             out,
             "  {:<width$}  {passed:>4}/{submissions:<4} {percent:>3}% passing",
@@ -359,6 +405,7 @@ pub fn counts(rows: &[Graded]) -> String {
         Status::Broken,
         Status::Timeout,
         Status::Crashed,
+        Status::Ungraded,
     ] {
         let n = rows.iter().filter(|row| row.status == status).count();
         if n > 0 {
@@ -368,16 +415,18 @@ pub fn counts(rows: &[Graded]) -> String {
     parts.join(", ")
 }
 
-/// A CSV field: quoted when it must be, control characters escaped, and a leading `=`, `+`,
-/// `-` or `@` defused so that a spreadsheet never reads a submission's name as a formula.
+/// A CSV field: control characters escaped, and a field a spreadsheet could read as a formula
+/// defused as OWASP advises, whatever delimiter it guesses: a leading `=`, `+`, `-`, `@`, tab
+/// or carriage return gets a `'` before it, and a field holding any delimiter a spreadsheet
+/// may split on (`,`, `;`, tab, `|`) or a quote is quoted, so no part of it starts a cell.
 fn field(text: &str) -> String {
     let text = sanitize::line(text);
-    let text = if text.starts_with(['=', '+', '-', '@']) {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {
         text.into_owned()
     };
-    if text.contains([',', '"']) {
+    if text.contains([',', ';', '\t', '|', '"']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
         text
@@ -398,7 +447,11 @@ pub fn csv(rows: &[Graded]) -> String {
         let cells = [
             field(&row.submission),
             row.status.as_str().to_owned(),
-            number(row.score),
+            // No score of the student's: a gradebook reading the column must not take a 0.
+            match row.status {
+                Status::Ungraded => String::new(),
+                _ => number(row.score),
+            },
             number(row.max_score),
             row.passed.to_string(),
             row.failed.to_string(),
@@ -410,7 +463,10 @@ pub fn csv(rows: &[Graded]) -> String {
         out.push_str(&cells.join(","));
         for rule in &rules {
             out.push(',');
-            out.push_str(verdict(row, rule));
+            // A submission that never ran has no verdict on any rule: blank, alike.
+            if !never_ran(row) {
+                out.push_str(verdict(row, rule));
+            }
         }
         out.push('\n');
     }
@@ -426,8 +482,9 @@ fn report(row: &Graded, kind: &str) -> Option<String> {
         .map(|(_, file)| file)
 }
 
-/// Links to the pictures of the specs a submission failed (only those written), each named
-/// by its spec, in a list of class `pictures`.
+/// Links to the pictures of the specs a submission failed (only those written), each saying
+/// what it opens (`picture of poison-cycle`, the spec's path its title), in a list of class
+/// `pictures`.
 fn pictures(row: &Graded) -> String {
     if row.reports.pictures.is_empty() {
         return String::new();
@@ -435,7 +492,16 @@ fn pictures(row: &Graded) -> String {
     let mut out = String::from("<ul class=\"pictures\">");
     for spec in &row.reports.pictures {
         let file = crate::run::grading::picture_file(&row.name, spec);
-        let _ = write!(out, "<li>{}</li>", link(&file, spec));
+        let stem = std::path::Path::new(spec)
+            .file_stem()
+            .map_or_else(|| spec.clone(), |stem| stem.to_string_lossy().into_owned());
+        let _ = write!(
+            out,
+            "<li><a href=\"{}\" title=\"{}\">picture of {}</a></li>",
+            sanitize::html(&file),
+            sanitize::html(spec),
+            sanitize::html(&stem)
+        );
     }
     out.push_str("</ul>");
     out
@@ -454,62 +520,90 @@ fn link(href: &str, label: &str) -> String {
 
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
 /// escapes what it must, and `sanitize::json` what a terminal would act on).
-pub fn json(rows: &[Graded], partition: Option<&str>, against: Option<&Against>) -> String {
+pub fn json(
+    rows: &[Graded],
+    partition: Option<&str>,
+    about: Option<&About>,
+    against: Option<&Against>,
+) -> String {
     let all = rows;
-    let rows: Vec<serde_json::Value> = rows
+    let rows = rows
         .iter()
-        .map(|row| {
-            let rules: serde_json::Map<String, serde_json::Value> = row
+        .map(|row| RowRecord {
+            submission: row.submission.clone(),
+            name: row.name.clone(),
+            status: row.status.as_str().to_owned(),
+            score: row.score,
+            max_score: row.max_score,
+            passed: row.passed,
+            failed: row.failed,
+            seconds: row.took.as_secs_f64(),
+            note: row.note.clone(),
+            report: report(row, "txt"),
+            json_report: report(row, "jsonl"),
+            pictures: row.reports.pictures.clone(),
+            rules: row
                 .rules
                 .keys()
-                .map(|rule| (rule.clone(), verdict(row, rule).into()))
-                .collect();
-            json!({
-                "submission": row.submission,
-                "name": row.name,
-                "status": row.status.as_str(),
-                "score": row.score,
-                "max_score": row.max_score,
-                "passed": row.passed,
-                "failed": row.failed,
-                "seconds": row.took.as_secs_f64(),
-                "note": row.note,
-                "report": report(row, "txt"),
-                "json_report": report(row, "jsonl"),
-                "pictures": row.reports.pictures,
-                "rules": rules,
-                "specs": specs_json(row),
-            })
+                .map(|rule| (rule.clone(), verdict(row, rule).to_owned()))
+                .collect(),
+            specs: row
+                .specs
+                .iter()
+                .map(|(path, verdict)| {
+                    let verdict = SpecVerdictRecord {
+                        outcome: verdict.outcome.clone(),
+                        cause: verdict.cause.clone(),
+                        cause_id: verdict.cause_id.clone(),
+                        cause_rule: verdict.cause_rule.clone(),
+                    };
+                    (path.clone(), verdict)
+                })
+                .collect(),
         })
         .collect();
-    let causes: Vec<serde_json::Value> = class_causes(all)
+    let causes = class_causes(all)
         .into_iter()
         .map(|cause| {
-            let (row, spec) = &cause.example;
-            json!({
-                "cause": cause.cause,
-                "submissions": cause.submissions,
-                "specs": cause.specs,
-                "failures": cause.failures,
-                "example": {"submission": all[*row].submission, "name": all[*row].name, "spec": spec},
-            })
+            let (row, spec) = cause.example;
+            CauseRecord {
+                who: cause.who.iter().map(|&i| all[i].name.clone()).collect(),
+                cause: cause.cause,
+                id: cause.id,
+                rule: cause.rule,
+                submissions: cause.submissions,
+                specs: cause.specs,
+                failures: cause.failures,
+                example: CauseExample {
+                    submission: all[row].submission.clone(),
+                    name: all[row].name.clone(),
+                    spec,
+                },
+            }
         })
         .collect();
-    let shares: serde_json::Map<String, serde_json::Value> = rule_shares(all)
+    let shares = rule_shares(all)
         .into_iter()
         .map(|(rule, passed, submissions)| {
-            (rule, json!({"passed": passed, "submissions": submissions}))
+            (
+                rule,
+                RuleShare {
+                    passed,
+                    submissions,
+                },
+            )
         })
         .collect();
-    let summary = json!({
-        "format": SUMMARY_FORMAT,
-        "version": SUMMARY_VERSION,
-        "partition": partition,
-        "rules": shares,
-        "causes": causes,
-        "against": against.map(|against| against_json(all, against)),
-        "rows": rows,
-    });
+    let summary = SummaryFile {
+        format: SUMMARY_FORMAT.to_owned(),
+        version: SUMMARY_VERSION,
+        partition: partition.map(str::to_owned),
+        suite: about.map(About::record),
+        rules: Some(shares),
+        causes: Some(causes),
+        against: against.map(|against| against_record(all, against)),
+        rows,
+    };
     // Pretty, for a person reading it too; a string never spans lines, so each line can be
     // made safe on its own.
     let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
@@ -521,25 +615,24 @@ pub fn json(rows: &[Graded], partition: Option<&str>, against: Option<&Against>)
     out
 }
 
-/// A row's `specs`: each spec's outcome, and its cause when it failed.
-fn specs_json(row: &Graded) -> serde_json::Value {
-    let specs: serde_json::Map<String, serde_json::Value> = row
-        .specs
-        .iter()
-        .map(|(path, verdict)| {
-            let mut value = json!({"outcome": verdict.outcome});
-            if let Some(cause) = &verdict.cause {
-                value["cause"] = cause.clone().into();
-            }
-            (path.clone(), value)
-        })
-        .collect();
-    specs.into()
-}
-
 /// Sorts the submissions' table by the column whose heading is clicked (again: the other way),
-/// numbers as numbers; the page stays self-contained.
-const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows tr:first-child th').forEach(function (th, col) {\n  th.style.cursor = 'pointer';\n  th.addEventListener('click', function () {\n    var table = document.getElementById('rows');\n    var rows = Array.prototype.slice.call(table.rows, 1);\n    var down = th.dataset.down !== '1';\n    th.dataset.down = down ? '1' : '0';\n    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };\n    rows.sort(function (a, b) { var x = key(a), y = key(b); var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1); return down ? c : -c; });\n    rows.forEach(function (row) { table.tBodies[0].appendChild(row); });\n  });\n});\n</script>\n";
+/// numbers as numbers; the page stays self-contained. A heading names its column by `data-col`:
+/// the rules' headings sit in a row of their own, under their contract's.
+const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows th[data-col]').forEach(function (th) {\n  var col = Number(th.dataset.col);\n  th.style.cursor = 'pointer';\n  th.addEventListener('click', function () {\n    var body = document.getElementById('rows').tBodies[0];\n    var rows = Array.prototype.slice.call(body.rows);\n    var down = th.dataset.down !== '1';\n    th.dataset.down = down ? '1' : '0';\n    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };\n    rows.sort(function (a, b) { var x = key(a), y = key(b); var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1); return down ? c : -c; });\n    rows.forEach(function (row) { body.appendChild(row); });\n  });\n});\n</script>\n";
+
+/// `passed` of `of` as a whole percentage, rounded to the nearest, but never 0% for some nor
+/// 100% for not all: 1 of 6 is 17%, 199 of 200 is 99%.
+pub fn percent(passed: usize, of: usize) -> usize {
+    if of == 0 {
+        return 0;
+    }
+    let nearest = (passed * 200 + of) / (2 * of);
+    match nearest {
+        0 if passed > 0 => 1,
+        100 if passed < of => 99,
+        n => n,
+    }
+}
 
 /// The class's most common failure causes, as a table with an example of each (its report
 /// linked when it was written).
@@ -548,39 +641,200 @@ fn causes_html(out: &mut String, rows: &[Graded]) {
     if causes.is_empty() {
         return;
     }
-    out.push_str("<h2>most common failure causes</h2>\n<table class=\"causes\">\n<tr><th>cause</th><th>submissions</th><th>specs</th><th>failures</th><th>for example</th></tr>\n");
+    out.push_str("<h2>most common failure causes</h2>\n<table class=\"causes\">\n<tr><th>cause</th><th>submissions</th><th>specs</th><th>failures</th><th>who</th><th>for example</th></tr>\n");
     for cause in causes {
         let (row, spec) = &cause.example;
+        let named = who(&cause, rows);
         let row = &rows[*row];
-        let who = report(row, "txt")
-            .map_or_else(|| sanitize::html(&row.name), |file| link(&file, &row.name));
+        let example = report(row, "txt").map_or_else(
+            || sanitize::html(&submission_name(row)),
+            |file| link(&file, &submission_name(row)),
+        );
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{who}: {}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{example}: {}</td></tr>",
             sanitize::html(&cause.cause),
             cause.submissions,
             cause.specs,
             cause.failures,
+            sanitize::html(named.trim_start_matches("who: ")),
             sanitize::html(spec)
         );
     }
     out.push_str("</table>\n");
 }
 
-pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
-    let rules = rules(rows);
-    let mut out = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades</title>\n<style>\nbody{font-family:system-ui,sans-serif;margin:1.5em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}\nth.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n</style>\n</head>\n<body>\n",
-    );
+/// The name a submission goes by on the page: its folder's or file's name, as given.
+fn submission_name(row: &Graded) -> String {
+    std::path::Path::new(&row.submission)
+        .file_name()
+        .map_or_else(
+            || row.submission.clone(),
+            |name| name.to_string_lossy().into_owned(),
+        )
+}
+
+/// Whether a submission never ran a spec, so that it has no verdict on any rule: each of its
+/// rule cells says so alike, whatever made it so.
+fn never_ran(row: &Graded) -> bool {
+    matches!(row.status, Status::Broken | Status::Ungraded) || row.rules.is_empty()
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1em 1.5em;color:#222}\nh1{font-size:1.4em;margin:.2em 0}\nh2{font-size:1.15em;margin:1.2em 0 .4em}\n.about{color:#444;margin:.2em 0}\n.about code{font-size:.95em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top}\n.wide{overflow-x:auto;max-width:100%}\n#rows{font-size:.9em}\n#rows th.contract{font-weight:normal;text-align:center;font-size:.85em;white-space:nowrap}\n#rows th.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em;padding:.35em .1em;white-space:nowrap}\n#rows td.rule{text-align:center;padding:.25em .15em;font-size:.85em}\n#rows td.score{white-space:nowrap}\n.name{font-weight:bold}\n.note{font-size:.85em;color:#555;max-width:19em;overflow-wrap:anywhere}\n.reports a{white-space:nowrap}\n.reports ul{margin:.2em 0 0;padding-left:1.1em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}.ungraded{background:#eee}\ntd.rule.none{background:#f4f4f4;color:#999}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n";
+
+/// The page's header: what was graded (the suite's folders, its size and digest), when, and
+/// by which dlqspec; then the class's counts.
+fn about_html(out: &mut String, rows: &[Graded], about: Option<&About>) {
+    out.push_str("<h1>dlqspec grades</h1>\n");
+    if let Some(about) = about {
+        let _ = writeln!(
+            out,
+            "<p class=\"about\" id=\"about\">suite {} ({} specs, digest <code>{}</code>) · graded {} · dlqspec {}</p>",
+            suite_named(&about.folders),
+            about.specs,
+            sanitize::html(&about.digest),
+            sanitize::html(&about.graded),
+            sanitize::html(&about.dlqspec)
+        );
+    }
     let _ = writeln!(
         out,
-        "<h1>dlqspec grades</h1>\n<p>{} submissions: {}</p>",
+        "<p>{} submissions: {}. Click a heading to sort by it.</p>",
         rows.len(),
         sanitize::html(&counts(rows))
     );
+}
+
+/// The suite's `--specs` as the header names them: each, or for more than two the folder they
+/// share and how many were given (a teacher may list every spec file).
+fn suite_named(folders: &[String]) -> String {
+    let bold = |text: &str| format!("<b>{}</b>", sanitize::html(text));
+    if folders.len() <= 2 {
+        return folders
+            .iter()
+            .map(|f| bold(f))
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    let paths: Vec<&std::path::Path> = folders.iter().map(std::path::Path::new).collect();
+    let shared: std::path::PathBuf = paths[0]
+        .components()
+        .enumerate()
+        .take_while(|(i, part)| paths.iter().all(|p| p.components().nth(*i) == Some(*part)))
+        .map(|(_, part)| part)
+        .collect();
+    let shared = shared.display().to_string();
+    let at = if shared.is_empty() { "." } else { &shared };
+    format!(
+        "{} ({} paths given)",
+        bold(&format!("{at}/")),
+        folders.len()
+    )
+}
+
+/// The submissions' table: a row per submission by its name, its status, score, time and
+/// reports, its note under its name, and a narrow column per rule under its contract's name.
+fn submissions_html(out: &mut String, rows: &[Graded]) {
+    let rules = rules(rows);
+    // The rules grouped by contract (`contract/rule`), in order.
+    let mut contracts: Vec<(&str, usize)> = Vec::new();
+    for rule in &rules {
+        let contract = rule.split_once('/').map_or("", |(contract, _)| contract);
+        match contracts.last_mut() {
+            Some((last, count)) if *last == contract => *count += 1,
+            _ => contracts.push((contract, 1)),
+        }
+    }
+    out.push_str("<div class=\"wide\">\n<table id=\"rows\">\n<thead>\n<tr>");
+    for (col, heading) in ["submission", "status", "score", "seconds"]
+        .iter()
+        .enumerate()
+    {
+        let _ = write!(out, "<th rowspan=\"2\" data-col=\"{col}\">{heading}</th>");
+    }
+    out.push_str("<th rowspan=\"2\">reports</th>");
+    for (contract, count) in &contracts {
+        let _ = write!(
+            out,
+            "<th class=\"contract\" colspan=\"{count}\">{}</th>",
+            sanitize::html(contract)
+        );
+    }
+    out.push_str("</tr>\n<tr>");
+    for (i, rule) in rules.iter().enumerate() {
+        let short = rule
+            .split_once('/')
+            .map_or(rule.as_str(), |(_, short)| short);
+        let _ = write!(
+            out,
+            "<th class=\"rule\" data-col=\"{}\" title=\"{}\">{}</th>",
+            5 + i,
+            sanitize::html(rule),
+            sanitize::html(short)
+        );
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for row in rows {
+        let status = row.status.as_str();
+        let score = match row.status {
+            Status::Ungraded => "not graded".to_owned(),
+            _ => {
+                let share = if row.max_score > 0.0 {
+                    let of = |points: f64| (points * 1000.0).round() as usize;
+                    format!(" ({}%)", percent(of(row.score), of(row.max_score)))
+                } else {
+                    String::new()
+                };
+                format!("{} / {}{share}", number(row.score), number(row.max_score))
+            }
+        };
+        let note = if row.note.is_empty() {
+            String::new()
+        } else {
+            format!("<div class=\"note\">{}</div>", sanitize::html(&row.note))
+        };
+        let mut reports = Vec::new();
+        reports.extend(report(row, "txt").map(|file| link(&file, "text report")));
+        reports.extend(report(row, "jsonl").map(|file| link(&file, "JSON report")));
+        let _ = write!(
+            out,
+            "<tr><td><span class=\"name\" title=\"{}\">{}</span>{note}</td><td class=\"{status}\">{status}</td><td class=\"score\">{score}</td><td>{:.2}</td><td class=\"reports\">{}{}</td>",
+            sanitize::html(&row.submission),
+            sanitize::html(&submission_name(row)),
+            row.took.as_secs_f64(),
+            reports.join(" · "),
+            pictures(row),
+        );
+        for rule in &rules {
+            let cell = if never_ran(row) {
+                "<td class=\"rule none\" title=\"not run\">\u{2013}</td>".to_owned()
+            } else {
+                match row.rules.get(rule) {
+                    Some(RuleVerdict::Pass) => format!(
+                        "<td class=\"rule pass\" title=\"{}: pass\">\u{2713}</td>",
+                        sanitize::html(rule)
+                    ),
+                    Some(RuleVerdict::Fail) => format!(
+                        "<td class=\"rule fail\" title=\"{}: fail\">\u{2717}</td>",
+                        sanitize::html(rule)
+                    ),
+                    None => {
+                        "<td class=\"rule none\" title=\"not covered\">\u{2013}</td>".to_owned()
+                    }
+                }
+            };
+            out.push_str(&cell);
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</div>\n");
+}
+
+/// The class view: each rule's share of the class passing.
+fn rules_html(out: &mut String, rows: &[Graded]) {
     out.push_str("<h2>rules</h2>\n<table class=\"rules\">\n<tr><th>rule</th><th>passing</th><th>share of the class</th></tr>\n");
     for (rule, passed, submissions) in rule_shares(rows) {
-        let percent = (passed * 100).checked_div(submissions).unwrap_or(0);
+        let percent = percent(passed, submissions);
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%</td></tr>",
@@ -588,37 +842,25 @@ pub fn html(rows: &[Graded], against: Option<&Against>) -> String {
         );
     }
     out.push_str("</table>\n");
+}
+
+/// `summary.html`: the header, the submissions' table first, then the class view (each rule's
+/// share, the most common failure causes) and the regrade. It fits a 1,400 px window: a
+/// suite with so many rules that their columns do not scrolls inside its table only.
+pub fn html(rows: &[Graded], about: Option<&About>, against: Option<&Against>) -> String {
+    let title = about.map_or_else(String::new, |about| {
+        format!(": {}", sanitize::html(&about.folders.join(", ")))
+    });
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec grades{title}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n"
+    );
+    about_html(&mut out, rows, about);
+    submissions_html(&mut out, rows);
+    rules_html(&mut out, rows);
     causes_html(&mut out, rows);
     if let Some(against) = against {
         against_html(&mut out, rows, against);
     }
-    out.push_str("<h2>submissions</h2>\n<p>Click a heading to sort by it.</p>\n");
-    out.push_str("<table id=\"rows\">\n<tr><th>submission</th><th>status</th><th>score</th><th>seconds</th><th>reports</th><th>note</th>");
-    for rule in &rules {
-        let _ = write!(out, "<th class=\"rule\">{}</th>", sanitize::html(rule));
-    }
-    out.push_str("</tr>\n");
-    for row in rows {
-        let status = row.status.as_str();
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td class=\"{status}\">{status}</td><td>{} / {}</td><td>{:.2}</td><td>{} {}{}</td><td>{}</td>",
-            sanitize::html(&row.submission),
-            number(row.score),
-            number(row.max_score),
-            row.took.as_secs_f64(),
-            report(row, "txt").map_or_else(String::new, |file| link(&file, "text")),
-            report(row, "jsonl").map_or_else(String::new, |file| link(&file, "json")),
-            pictures(row),
-            sanitize::html(&row.note),
-        );
-        for rule in &rules {
-            let verdict = verdict(row, rule);
-            let _ = write!(out, "<td class=\"{verdict}\">{verdict}</td>");
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table>\n");
     out.push_str(SORT_SCRIPT);
     out.push_str("</body>\n</html>\n");
     out
@@ -646,6 +888,7 @@ mod tests {
                 SpecVerdict {
                     outcome: "mismatch".into(),
                     cause: Some("r/a: a difference at process".into()),
+                    ..SpecVerdict::default()
                 },
             )]
             .into(),
@@ -664,13 +907,14 @@ mod tests {
         let mut drawn = row("erin", Status::Fail);
         drawn.name = "erin".into();
         drawn.reports.pictures = vec!["specs/dlq-consumer/a.yaml".into()];
-        let html = html(&[drawn.clone(), row("n", Status::Fail)], None);
+        let html = html(&[drawn.clone(), row("n", Status::Fail)], None, None);
         assert!(
-            html.contains("<ul class=\"pictures\"><li><a href=\"erin/explain/specs.dlq-consumer.a.html\">specs/dlq-consumer/a.yaml</a></li></ul>"),
+            html.contains("<ul class=\"pictures\"><li><a href=\"erin/explain/specs.dlq-consumer.a.html\" title=\"specs/dlq-consumer/a.yaml\">picture of a</a></li></ul>"),
             "{html}"
         );
         assert_eq!(html.matches("/explain/").count(), 1, "{html}");
-        let json: serde_json::Value = serde_json::from_str(&json(&[drawn], None, None)).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&json(&[drawn], None, None, None)).unwrap();
         assert_eq!(json["rows"][0]["pictures"][0], "specs/dlq-consumer/a.yaml");
     }
 
@@ -686,8 +930,22 @@ mod tests {
     }
 
     #[test]
+    fn a_field_is_no_formula_whatever_the_delimiter_a_spreadsheet_guesses() {
+        assert_eq!(
+            field("note;=HYPERLINK(\"x\")"),
+            "\"note;=HYPERLINK(\"\"x\"\")\""
+        );
+        assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(field("-2+3"), "'-2+3");
+        assert_eq!(field("a|=1"), "\"a|=1\"");
+        assert_eq!(field("plain text"), "plain text");
+        // A tab or CR is escaped by the sanitizer, so it never leads a field raw.
+        assert_eq!(field("\t=1"), "\\t=1");
+    }
+
+    #[test]
     fn html_escapes_what_submissions_are_called() {
-        let html = html(&[row("<script>\u{1b}", Status::Timeout)], None);
+        let html = html(&[row("<script>\u{1b}", Status::Timeout)], None, None);
         assert!(html.contains("&lt;script&gt;\\x1b"), "{html}");
         // The page's one script is its own sorting, never the submission's name.
         assert!(html.matches("<script>").count() == 1 && !html.contains('\u{1b}'));
@@ -695,7 +953,7 @@ mod tests {
         assert!(html.contains("<td class=\"timeout\">timeout</td>"));
         assert!(html.contains("1 submissions: 1 timeout"));
         // The report name is the link, as it is.
-        assert!(html.contains("<a href=\"n.txt\">text</a>"), "{html}");
+        assert!(html.contains("<a href=\"n.txt\">text report</a>"), "{html}");
     }
 
     #[test]
@@ -706,17 +964,21 @@ mod tests {
         text_only.name = "dave".into();
         text_only.reports.json_lines = false;
         let rows = [none, text_only];
-        let html = html(&rows, None);
+        let html = html(&rows, None, None);
         assert!(
             !html.contains("n.txt") && !html.contains(".jsonl"),
             "{html}"
         );
-        assert!(html.contains("<a href=\"dave.txt\">text</a>"), "{html}");
+        assert!(
+            html.contains("<a href=\"dave.txt\">text report</a>"),
+            "{html}"
+        );
         let csv = csv(&rows);
         let lines: Vec<&str> = csv.lines().collect();
-        assert!(lines[1].contains(",,,fail"), "{csv}");
+        // Carol never ran: her rule cells are blank, as every such row's.
+        assert!(lines[1].ends_with(",,,"), "{csv}");
         assert!(lines[2].contains(",dave.txt,,fail"), "{csv}");
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
         assert_eq!(json["rows"][0]["report"], serde_json::Value::Null);
         assert_eq!(json["rows"][1]["report"], "dave.txt");
         assert_eq!(json["rows"][1]["json_report"], serde_json::Value::Null);
@@ -732,10 +994,10 @@ mod tests {
         let rows = [alice, bob, carol];
         assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
         assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
         assert_eq!(json["rules"]["r/a"]["passed"], 1);
         assert_eq!(json["rules"]["r/a"]["submissions"], 3);
-        let html = html(&rows, None);
+        let html = html(&rows, None, None);
         assert!(
             html.contains("<td>1 / 3</td><td><div class=\"bar\"><div style=\"width:33%\">"),
             "{html}"
@@ -745,9 +1007,17 @@ mod tests {
 
     #[test]
     fn the_class_view_counts_the_most_common_failure_causes() {
+        // A cause is its key: the same key is one cause however its line reads.
         let verdict = |outcome: &str, cause: Option<&str>| SpecVerdict {
             outcome: outcome.into(),
             cause: cause.map(str::to_owned),
+            cause_id: cause.map(|c| match c.starts_with("r/a: ") {
+                true => "c-late".to_owned(),
+                false => format!("c-{c}"),
+            }),
+            cause_rule: cause
+                .filter(|c| c.starts_with("r/a: "))
+                .map(|_| "r/a".to_owned()),
         };
         let mut alice = row("alice", Status::Pass);
         alice.specs = [("s/a.yaml".to_owned(), verdict("passed", None))].into();
@@ -774,7 +1044,7 @@ mod tests {
             ),
             (
                 "s/b.yaml".to_owned(),
-                verdict("mismatch", Some("r/a: late")),
+                verdict("mismatch", Some("r/a: late for b")),
             ),
         ]
         .into();
@@ -789,20 +1059,32 @@ mod tests {
         let table = cause_table(&rows);
         assert_eq!(
             table,
-            "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n     1 submissions    1 specs  boom \\x1b  (e.g. bob: s/b.yaml)\n"
+            "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n                           who: bob, carol\n     1 submissions    1 specs  boom \\x1b  (e.g. bob: s/b.yaml)\n                           who: bob\n"
         );
-        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None)).unwrap();
+        assert_eq!(causes[0].who, [1, 2]);
+        assert_eq!(causes[0].rule.as_deref(), Some("r/a"));
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
         assert_eq!(json["causes"][0]["cause"], "r/a: late");
+        assert_eq!(json["causes"][0]["id"], "c-late");
+        assert_eq!(json["causes"][0]["rule"], "r/a");
+        assert_eq!(
+            json["causes"][0]["who"],
+            serde_json::json!(["bob", "carol"])
+        );
         assert_eq!(json["causes"][0]["failures"], 3);
+        assert_eq!(
+            json["rows"][2]["specs"]["s/b.yaml"],
+            serde_json::json!({"outcome": "mismatch", "cause": "r/a: late for b", "cause_id": "c-late", "cause_rule": "r/a"})
+        );
         assert_eq!(json["causes"][0]["example"]["name"], "bob");
         assert_eq!(json["causes"][0]["example"]["spec"], "s/a.yaml");
         assert_eq!(
             json["rows"][1]["specs"]["s/c.yaml"],
             serde_json::json!({"outcome": "not_run"})
         );
-        let html = html(&rows, None);
+        let html = html(&rows, None, None);
         assert!(
-            html.contains("<tr><td>r/a: late</td><td>2</td><td>2</td><td>3</td><td><a href=\"bob.txt\">bob</a>: s/a.yaml</td></tr>"),
+            html.contains("<tr><td>r/a: late</td><td>2</td><td>2</td><td>3</td><td>bob, carol</td><td><a href=\"bob.txt\">bob</a>: s/a.yaml</td></tr>"),
             "{html}"
         );
         assert!(html.contains("<td>boom \\x1b</td>"), "{html}");
@@ -823,6 +1105,146 @@ mod tests {
     }
 
     #[test]
+    fn a_suite_given_file_by_file_is_named_by_its_folder() {
+        let files: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|f| format!("specs/dlq-consumer/{f}.yaml"))
+            .collect();
+        assert_eq!(
+            suite_named(&files),
+            "<b>specs/dlq-consumer/</b> (3 paths given)"
+        );
+        assert_eq!(
+            suite_named(&["specs".into(), "more".into()]),
+            "<b>specs</b>, <b>more</b>"
+        );
+        assert_eq!(
+            suite_named(&["a.yaml".into(), "b.yaml".into(), "c.yaml".into()]),
+            "<b>./</b> (3 paths given)"
+        );
+    }
+
+    #[test]
+    fn percentages_are_rounded_honestly() {
+        assert_eq!(percent(1, 6), 17);
+        assert_eq!(percent(1, 3), 33);
+        assert_eq!(percent(2, 3), 67);
+        assert_eq!(percent(199, 200), 99);
+        assert_eq!(percent(1, 1000), 1);
+        assert_eq!(percent(0, 5), 0);
+        assert_eq!(percent(5, 5), 100);
+        assert_eq!(percent(0, 0), 0);
+        let mut some = row("a", Status::Pass);
+        some.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
+        let rows: Vec<Graded> = std::iter::once(some)
+            .chain((0..5).map(|_| row("b", Status::Fail)))
+            .collect();
+        assert!(
+            rule_table(&rows).contains("1/6     17% passing"),
+            "{}",
+            rule_table(&rows)
+        );
+        assert!(html(&rows, None, None).contains("width:17%"));
+    }
+
+    #[test]
+    fn the_page_says_what_was_graded_and_rows_that_never_ran_alike() {
+        let about = About {
+            folders: vec!["specs/dlq-consumer".into()],
+            specs: 52,
+            digest: "7f8f6c98b998".into(),
+            graded: "2026-12-01 22:43 UTC".into(),
+            dlqspec: "0.1.0".into(),
+        };
+        let mut empty = row("class/empty", Status::Broken);
+        empty.rules.clear();
+        empty.reports = Written::default();
+        let broken = row("class/syntax", Status::Broken);
+        let mut ungraded = row("class/linus", Status::Ungraded);
+        ungraded.rules.clear();
+        let rows = [empty, broken, ungraded, row("class/bob", Status::Fail)];
+        let html = html(&rows, Some(&about), None);
+        assert!(
+            html.contains("<p class=\"about\" id=\"about\">suite <b>specs/dlq-consumer</b> (52 specs, digest <code>7f8f6c98b998</code>) · graded 2026-12-01 22:43 UTC · dlqspec 0.1.0</p>"),
+            "{html}"
+        );
+        // The table comes before the class view, each row named by its folder's name.
+        assert!(html.find("id=\"rows\"") < html.find("<h2>rules</h2>"));
+        assert!(html.contains("<span class=\"name\" title=\"class/empty\">empty</span>"));
+        // Every row that never ran says so in each rule cell, the same way.
+        assert_eq!(
+            html.matches("title=\"not run\">\u{2013}</td>").count(),
+            3,
+            "{html}"
+        );
+        assert!(html.contains("<td class=\"rule fail\" title=\"r/a: fail\">\u{2717}</td>"));
+        assert!(
+            html.contains("<td class=\"score\">not graded</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td class=\"score\">1.5 / 2 (75%)</td>"),
+            "{html}"
+        );
+        let csv = csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[1].ends_with(",,,") && lines[2].ends_with(",n.txt,n.jsonl,"),
+            "{csv}"
+        );
+        assert!(lines[3].starts_with("class/linus,ungraded,,2,"), "{csv}");
+        assert!(lines[4].ends_with(",fail"), "{csv}");
+        // The ungraded row is no part of the class's shares.
+        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 0, 3)]);
+        let json: serde_json::Value =
+            serde_json::from_str(&json(&rows, None, Some(&about), None)).unwrap();
+        assert_eq!(json["suite"]["digest"], "7f8f6c98b998");
+        let suite: crate::run::grade_record::SuiteRecord =
+            serde_json::from_value(json["suite"].clone()).unwrap();
+        assert_eq!(About::from(suite), about);
+    }
+
+    #[test]
+    fn summary_json_keeps_its_keys_in_the_order_they_were_always_written() {
+        let rows = vec![row("a", Status::Fail)];
+        let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
+        let keys =
+            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(
+            keys(&json),
+            [
+                "format",
+                "version",
+                "partition",
+                "suite",
+                "rules",
+                "causes",
+                "against",
+                "rows"
+            ]
+        );
+        assert_eq!(
+            keys(&json["rows"][0]),
+            [
+                "submission",
+                "name",
+                "status",
+                "score",
+                "max_score",
+                "passed",
+                "failed",
+                "seconds",
+                "note",
+                "report",
+                "json_report",
+                "pictures",
+                "rules",
+                "specs"
+            ]
+        );
+    }
+
+    #[test]
     fn summary_json_reads_back_into_the_same_rows() {
         let mut rows = vec![
             row("a/alice\u{1b}.py", Status::Fail),
@@ -833,7 +1255,7 @@ mod tests {
         rows[1].reports = Written::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
-        let text = json(&rows, Some("1/2"), None);
+        let text = json(&rows, Some("1/2"), None, None);
         assert!(
             !text.contains('\u{1b}') && text.lines().count() > 10,
             "{text}"

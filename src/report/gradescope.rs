@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::render;
 use super::sanitize;
-use crate::model::implementation::ImplInfo;
+use crate::model::implementation::{ImplErrorKind, ImplInfo};
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
@@ -19,6 +19,11 @@ pub struct GradescopeReporter<W: Write> {
     tests: Vec<Value>,
     score: f64,
     max_score: f64,
+    /// What kept the solution from starting, told in full at the top when it kept every spec
+    /// from running: one cause, said once, not under each test's name.
+    startup: Option<String>,
+    /// Whether every spec so far could not start.
+    nothing_ran: bool,
 }
 
 impl<W: Write> GradescopeReporter<W> {
@@ -29,6 +34,8 @@ impl<W: Write> GradescopeReporter<W> {
             tests: Vec::new(),
             score: 0.0,
             max_score: 0.0,
+            startup: None,
+            nothing_ran: true,
         }
     }
 
@@ -37,7 +44,16 @@ impl<W: Write> GradescopeReporter<W> {
     }
 
     fn finished(&mut self, report: &SpecReport) {
-        let passed = matches!(report.outcome, Outcome::Passed);
+        match &report.outcome {
+            Outcome::Errored(error) if error.kind == ImplErrorKind::Startup => {
+                if self.startup.is_none() && report.grading.visibility.shows_details() {
+                    self.startup = Some(render::feedback(report, self.solution_dir.as_deref()));
+                }
+            }
+            _ => self.nothing_ran = false,
+        }
+        // A divergence passes on the lesson's world: the broker's, not the student's.
+        let passed = matches!(report.outcome, Outcome::Passed | Outcome::Divergence(_));
         let points = report.grading.points;
         let score = if passed { points } else { 0.0 };
         self.score += score;
@@ -56,7 +72,7 @@ impl<W: Write> GradescopeReporter<W> {
             Some(name) => name.clone(),
             None => report.path.clone(),
         };
-        self.tests.push(json!({
+        let mut test = json!({
             "name": sanitize::line(&name),
             "number": (self.tests.len() + 1).to_string(),
             "score": score,
@@ -66,20 +82,45 @@ impl<W: Write> GradescopeReporter<W> {
             "output_format": "text",
             "tags": report.rules,
             "visibility": visibility,
-        }));
+        });
+        // Stored for the instructor, never shown: the failure's cause, to group a class by.
+        if let Some(cause) = &report.cause {
+            test["extra_data"] = json!({
+                "cause": {
+                    "id": cause.id,
+                    "rule": cause.rule,
+                    "line": sanitize::line(&render::relative_to(
+                        &cause.line,
+                        self.solution_dir.as_deref()
+                    )),
+                }
+            });
+        }
+        self.tests.push(test);
     }
 
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
+        let mut output = format!(
+            "{} of {} specs passed: {} of {} points",
+            summary.passed,
+            self.tests.len(),
+            render::number(self.score),
+            render::number(self.max_score)
+        );
+        // The solution did not start: the why on top, once; each test says where it is.
+        if let Some(why) = self.startup.take().filter(|_| self.nothing_ran) {
+            output = format!("{}\n\n{output}", why.trim_end());
+            for test in &mut self.tests {
+                if test["output"] != "failed" {
+                    test["output"] =
+                        "not run: the solution could not be loaded (why is at the top)".into();
+                }
+            }
+        }
         let results = json!({
             "score": self.score,
             "execution_time": summary.duration.as_secs_f64().ceil() as u64,
-            "output": format!(
-                "{} of {} specs passed: {} of {} points",
-                summary.passed,
-                self.tests.len(),
-                render::number(self.score),
-                render::number(self.max_score)
-            ),
+            "output": output,
             "output_format": "text",
             "test_output_format": "text",
             "tests": std::mem::take(&mut self.tests),

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::render;
 use super::sanitize;
 use super::style::{Palette, paint};
+use crate::model::cause::Cause;
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
@@ -32,19 +33,34 @@ pub struct HumanReporter<W: Write> {
     /// How many specs have been told as hidden.
     hidden_told: usize,
     /// The failures so far, grouped by cause, in the order each cause was first seen.
-    causes: Vec<Cause>,
+    causes: Vec<Group>,
+    /// The divergences so far, counted by the broker property each names first.
+    diverged_by: Vec<(&'static str, usize)>,
 }
 
-/// Failures that share one cause: the same rule broken the same way, or the same error.
+/// Failures that share one cause (`model::cause::Cause::id`): the same departure from the
+/// reference, the same classic mistake, the same exception at the same line, the same error.
 #[derive(Debug)]
-struct Cause {
+struct Group {
     key: String,
-    /// What the cause is, in one line.
+    /// What the cause is, in one line, with the rule it breaks.
     told: String,
+    /// The classic mistake it is, when the catalogue knows it.
+    mistake: Option<&'static str>,
     count: usize,
     first: String,
     /// The implementation could not start: told once in full, the rest only counted.
     startup: bool,
+}
+
+/// How a failure's cause stands among those told so far.
+enum Seen {
+    /// The first failure of its cause: told in full.
+    First,
+    /// Its cause was told in full under the spec `first`.
+    Again { first: String },
+    /// The implementation could not start, told in full before: only counted.
+    Startup,
 }
 
 impl<W: Write> HumanReporter<W> {
@@ -62,45 +78,57 @@ impl<W: Write> HumanReporter<W> {
             conceal_hidden: false,
             hidden_told: 0,
             causes: Vec::new(),
+            diverged_by: Vec::new(),
         }
     }
 
-    /// Counts `report`'s failure under its cause; `true` when it is an implementation that
-    /// cannot start, told in full before: one cause, one message, and a count at the end.
-    fn count_cause(&mut self, report: &SpecReport) -> bool {
-        let Some((key, told, startup)) = cause(&report.outcome, &report.rules) else {
-            return false;
+    /// Counts `report`'s failure under its cause, and says whether the cause was told before.
+    fn count_cause(&mut self, report: &SpecReport) -> Seen {
+        let Some(cause) = &report.cause else {
+            return Seen::First;
         };
-        if let Some(known) = self.causes.iter_mut().find(|c| c.key == key) {
+        if let Some(known) = self.causes.iter_mut().find(|c| c.key == cause.id) {
             known.count += 1;
-            return known.startup;
+            return match known.startup {
+                true => Seen::Startup,
+                false => Seen::Again {
+                    first: known.first.clone(),
+                },
+            };
         }
-        self.causes.push(Cause {
-            key,
-            told,
+        let startup = matches!(
+            &report.outcome,
+            Outcome::Errored(e) if e.kind == crate::model::implementation::ImplErrorKind::Startup
+        );
+        self.causes.push(Group {
+            key: cause.id.clone(),
+            told: cause.summary(),
+            mistake: cause.mistake,
             count: 1,
             first: report.path.clone(),
             startup,
         });
-        false
+        Seen::First
     }
 
     /// After the run: how many specs an implementation that could not start kept from
-    /// running, and the failures grouped by cause, most common first, when some share one.
+    /// running, and, when more than one spec failed, the failures grouped by cause, most
+    /// common first.
     fn tell_causes(&mut self) -> std::io::Result<()> {
-        for cause in self.causes.iter().filter(|c| c.startup && c.count > 1) {
+        for cause in self.causes.iter().filter(|c| c.startup) {
             writeln!(
                 self.out,
-                "      ... and {} more specs not run: the same error, told once above",
-                cause.count - 1
+                "      {} not run: this error kept {} from starting",
+                specs(cause.count),
+                if cause.count == 1 { "it" } else { "them" }
             )?;
         }
         let failures: usize = self.causes.iter().map(|c| c.count).sum();
         let only_startup = self.causes.len() == 1 && self.causes[0].startup;
-        if only_startup || self.causes.len() == failures {
+        if only_startup || failures < 2 {
             return Ok(());
         }
-        let mut causes: Vec<&Cause> = self.causes.iter().collect();
+        let mut causes: Vec<&Group> = self.causes.iter().collect();
         // Most common first; a tie in the order the causes were first seen.
         causes.sort_by_key(|c| std::cmp::Reverse(c.count));
         writeln!(self.out)?;
@@ -114,6 +142,14 @@ impl<W: Write> HumanReporter<W> {
                 sanitize::line(&cause.told),
                 sanitize::line(&cause.first)
             )?;
+            if let Some(mistake) = cause.mistake {
+                writeln!(
+                    self.out,
+                    "  {:width$}  a known mistake: {}",
+                    "",
+                    sanitize::line(mistake)
+                )?;
+            }
         }
         Ok(())
     }
@@ -168,13 +204,46 @@ impl<W: Write> HumanReporter<W> {
             return Ok(());
         }
         self.flush_skips()?;
-        if report.outcome.is_failure() && self.count_cause(report) {
+        let seen = match report.outcome.is_failure() {
+            true => self.count_cause(report),
+            false => Seen::First,
+        };
+        if matches!(seen, Seen::Startup) {
             return Ok(());
         }
         let p = self.palette;
         let (tag, style) = tag(&report.outcome, &p);
-        let attention = report.outcome.is_failure();
+        // A divergence is no failure, and still what a run on a broker is for: always told.
+        let diverged = matches!(report.outcome, Outcome::Divergence(_));
+        if let Outcome::Divergence(divergence) = &report.outcome {
+            for property in &divergence.properties {
+                match self
+                    .diverged_by
+                    .iter_mut()
+                    .find(|(id, _)| *id == property.id)
+                {
+                    Some((_, count)) => *count += 1,
+                    None => self.diverged_by.push((property.id, 1)),
+                }
+            }
+        }
+        let attention = report.outcome.is_failure() || diverged;
         if !attention && !self.show_passes {
+            return Ok(());
+        }
+        // An implementation that cannot start is no one spec's failure: told on its own, not
+        // under the name of the first spec it kept from running.
+        if let Outcome::Errored(e) = &report.outcome
+            && e.kind == crate::model::implementation::ImplErrorKind::Startup
+        {
+            writeln!(
+                self.out,
+                "{} the implementation did not start, so no spec could run",
+                paint(style, tag)
+            )?;
+            for line in render::impl_error(e).lines() {
+                writeln!(self.out, "      {line}")?;
+            }
             return Ok(());
         }
         let name = report
@@ -191,21 +260,44 @@ impl<W: Write> HumanReporter<W> {
             _ => String::new(),
         };
         writeln!(self.out, "{} {path}{name}{slow}", paint(style, tag))?;
+        // A difference of a departure told before is told by where it is; a difference no
+        // departure explains, an error or a broken spec, in full.
+        let departed = report.cause.as_ref().is_some_and(|c| c.told.is_some());
+        let again = match &seen {
+            Seen::Again { first } if departed && matches!(report.outcome, Outcome::Mismatch(_)) => {
+                Some(first.as_str())
+            }
+            _ => None,
+        };
+        // A cause told in full before is not told again: its output (a traceback raised at
+        // the same line) neither, unless asked for.
         let captured = report
             .output
             .as_ref()
-            .filter(|_| attention || self.show_output)
+            .filter(|_| (attention && again.is_none()) || self.show_output)
             .map(|captured| render::captured(captured, &p))
             .unwrap_or_default();
         let details = match &report.outcome {
             Outcome::Passed => String::new(),
             Outcome::Mismatch(m) => {
-                let mut text = render::mismatch(&report.path, m, &p);
-                if let Some(rule) = m.rule.map(|r| r.id) {
-                    text.insert_str(0, &format!("rule broken: {rule}\n"));
-                } else if !report.rules.is_empty() {
-                    let rules = sanitize::line(&report.rules.join(", ")).into_owned();
-                    text.insert_str(0, &format!("rules: {rules}\n"));
+                // The classic mistake is named once, with the cause's first failure.
+                let cause = report.cause.clone().map(|cause| match again {
+                    Some(_) => Cause {
+                        mistake: None,
+                        ..cause
+                    },
+                    None => cause,
+                });
+                let mut text = render::cause_heading(cause.as_ref(), &report.rules);
+                match again {
+                    Some(first) => {
+                        text.push_str(&render::first_difference(&report.path, m, &p));
+                        text.push_str(&format!(
+                            "\nthe same cause as {}, whose diff is shown there\n",
+                            sanitize::line(first)
+                        ));
+                    }
+                    None => text.push_str(&render::mismatch(&report.path, m, &p)),
                 }
                 text
             }
@@ -213,7 +305,12 @@ impl<W: Write> HumanReporter<W> {
             Outcome::SpecError(e) => render::spec_error(e, &p),
             Outcome::Skipped(reason) => format!("{}\n", sanitize::text(reason)),
             Outcome::ExpectedFailure(known) => render::expected_failure(&report.path, known),
-            Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
+            Outcome::Stale(message) | Outcome::WorldFault(message) => {
+                format!("{}\n", sanitize::text(message))
+            }
+            Outcome::Divergence(divergence) => {
+                render::divergence(&report.path, divergence, &report.rules, &p)
+            }
         };
         for line in details.lines().chain(captured.lines()) {
             writeln!(self.out, "      {line}")?;
@@ -239,11 +336,9 @@ impl<W: Write> HumanReporter<W> {
             self.hidden_told
         )?;
         if attention {
-            let rules = match &report.outcome {
-                Outcome::Mismatch(m) => m
-                    .rule
-                    .map_or_else(|| report.rules.join(", "), |rule| rule.id.to_owned()),
-                _ => report.rules.join(", "),
+            let rules = match report.cause.as_ref().and_then(|c| c.rule) {
+                Some(rule) => rule.to_owned(),
+                None => report.rules.join(", "),
             };
             let told = if rules.is_empty() {
                 "hidden spec failed".to_owned()
@@ -253,6 +348,22 @@ impl<W: Write> HumanReporter<W> {
             writeln!(self.out, "      {told}")?;
         }
         Ok(())
+    }
+
+    /// What the run says of its world, before the first spec: which, and what it cannot give.
+    fn world(&mut self, lines: &[String]) -> std::io::Result<()> {
+        let Some((first, notes)) = lines.split_first() else {
+            return Ok(());
+        };
+        writeln!(
+            self.out,
+            "{}",
+            paint(self.palette.bold, &sanitize::line(first))
+        )?;
+        for note in notes {
+            writeln!(self.out, "  {}", sanitize::line(note))?;
+        }
+        writeln!(self.out)
     }
 
     fn done(&mut self, summary: &Summary) -> std::io::Result<()> {
@@ -284,16 +395,37 @@ impl<W: Write> HumanReporter<W> {
             }
         }
         writeln!(self.out)?;
+        if summary.diverged > 0 {
+            let by: Vec<String> = self
+                .diverged_by
+                .iter()
+                .map(|(id, count)| format!("{id} {count}"))
+                .collect();
+            writeln!(
+                self.out,
+                "{}",
+                paint(
+                    p.skip,
+                    &format!(
+                        "diverged: {} pass on the lesson's fake world and fail on the broker, by its properties ({}): not failures of the implementation",
+                        summary.diverged,
+                        by.join(", ")
+                    )
+                )
+            )?;
+        }
         if summary.failed() > 0 {
             let mut parts = Vec::new();
-            for (count, what) in [
-                (summary.mismatched, "mismatched"),
-                (summary.errored, "errored"),
-                (summary.spec_errors, "spec errors"),
-                (summary.stale, "stale known failures"),
+            for (count, one, many) in [
+                (summary.mismatched, "mismatched", "mismatched"),
+                (summary.errored, "errored", "errored"),
+                (summary.spec_errors, "spec error", "spec errors"),
+                (summary.stale, "stale known failure", "stale known failures"),
             ] {
-                if count > 0 {
-                    parts.push(format!("{count} {what}"));
+                match count {
+                    0 => {}
+                    1 => parts.push(format!("1 {one}")),
+                    _ => parts.push(format!("{count} {many}")),
                 }
             }
             writeln!(self.out, "failed: {}", parts.join(", "))?;
@@ -304,7 +436,10 @@ impl<W: Write> HumanReporter<W> {
                 "{}",
                 paint(
                     p.skip,
-                    &format!("{} known failures, as expected", summary.expected_failures)
+                    &match summary.expected_failures {
+                        1 => "1 known failure, as expected".to_owned(),
+                        n => format!("{n} known failures, as expected"),
+                    }
                 )
             )?;
         }
@@ -342,65 +477,18 @@ fn tag(outcome: &Outcome, p: &Palette) -> (&'static str, anstyle::Style) {
         Outcome::Skipped(_) => ("SKIP ", p.skip),
         Outcome::ExpectedFailure(_) => ("XFAIL", p.skip),
         Outcome::Stale(_) => ("STALE", p.fail),
+        Outcome::Divergence(_) => ("DIVRG", p.skip),
+        Outcome::WorldFault(_) => ("SKIP ", p.skip),
     }
 }
 
-/// The cause of a failure: a key failures share when they fail the same way, the cause in
-/// one line, and whether it is an implementation that could not start. `None` for what is
-/// not a failure.
-pub(super) fn cause(outcome: &Outcome, rules: &[String]) -> Option<(String, String, bool)> {
-    Some(match outcome {
-        Outcome::Mismatch(m) => {
-            let rule = m.rule.map_or_else(|| rules.join(", "), |r| r.id.to_owned());
-            // `step 4 (process)` fails the same way as `step 9 (process)`.
-            let at = m
-                .step
-                .rsplit_once('(')
-                .map_or(m.step.as_str(), |(_, kind)| kind.trim_end_matches(')'));
-            // A note's shape is its last clause: `message `p` reached the handler a 3rd
-            // time, ...: the implementation called the handler more often than the rules
-            // allow` is the same mistake whatever the message and the count.
-            let what = match &m.note {
-                Some(note) => {
-                    let first = note.lines().next().unwrap_or_default();
-                    first.rsplit(": ").next().unwrap_or(first).to_owned()
-                }
-                None => format!("a difference at {at}"),
-            };
-            let key = format!("mismatch\n{rule}\n{at}\n{what}");
-            (key, format!("{rule}: {what}"), false)
-        }
-        Outcome::Errored(e) => {
-            let first = e.message.lines().next().unwrap_or_default();
-            let first = first.strip_suffix(" (in full above)").unwrap_or(first);
-            // The brief form repeats the `-->` line on the first line; the full one below it.
-            let first = first.split(" --> ").next().unwrap_or(first).to_owned();
-            let kind = serde_json::to_value(e.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let startup = e.kind == crate::model::implementation::ImplErrorKind::Startup;
-            (
-                format!("errored\n{kind}\n{first}"),
-                format!("implementation error ({kind}): {first}"),
-                startup,
-            )
-        }
-        Outcome::SpecError(e) => {
-            let first = e.message.lines().next().unwrap_or_default();
-            (
-                format!("spec\n{first}"),
-                format!("spec error: {first}"),
-                false,
-            )
-        }
-        Outcome::Stale(message) => (
-            format!("stale\n{message}"),
-            "a known failure now passes".to_owned(),
-            false,
-        ),
-        _ => return None,
-    })
+/// `1 spec`, `3 specs`.
+fn specs(count: usize) -> String {
+    if count == 1 {
+        "1 spec".to_owned()
+    } else {
+        format!("{count} specs")
+    }
 }
 
 /// A duration as people read it: `0.42 ms`, `15 ms`, `1.52 s`.
@@ -419,7 +507,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
     fn event(&mut self, event: &Event) {
         // A closed stdout (e.g. piped into `head`) must not turn into a panic.
         let _ = match event {
-            Event::Started { .. } => Ok(()),
+            Event::Started { world, .. } => self.world(world),
             Event::Finished(report) => self.finished(report),
             Event::Done(summary) => self.done(summary),
         };
@@ -442,7 +530,97 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
+    }
+
+    /// A failure at `path` whose cause is `key` (its shape), told in `told`.
+    fn failed(path: &str, key: &str, told: &str) -> SpecReport {
+        use crate::model::cause::{Cause, Departure};
+        const RULE: crate::model::rule::Rule = crate::model::rule::Rule {
+            id: "c/r",
+            statement: "",
+        };
+        let outcome = Outcome::Mismatch(crate::model::outcome::Mismatch {
+            step: "step 1 (process)".into(),
+            position: crate::text::source::Position::new(4, 5),
+            expected: "process: ok\n".into(),
+            actual: "process: dead\n".into(),
+            note: None,
+            step_as_written: None,
+            rule: None,
+        });
+        let departure = Departure {
+            rule: Some(&RULE),
+            told: told.into(),
+            shape: key.into(),
+            key: key.into(),
+            mistakes: Vec::new(),
+            raised: None,
+        };
+        let mut report = report(path, outcome, 1);
+        report.rules = vec!["c/listed".into()];
+        report.cause = Cause::of(&report.outcome, Some(&departure), None, &report.rules);
+        report
+    }
+
+    #[test]
+    fn one_cause_is_told_in_full_once_and_every_cause_counted() {
+        let mut out = Vec::new();
+        {
+            let mut human = HumanReporter::new(&mut out, Palette::plain());
+            human.show_passes = false;
+            for report in [
+                failed("a.yaml", "acks X", "acks a"),
+                failed("b.yaml", "acks X", "acks b"),
+                failed("c.yaml", "retries X", "retries c"),
+            ] {
+                human.event(&Event::Finished(&report));
+            }
+            human.event(&Event::Done(&Summary {
+                mismatched: 3,
+                ..Summary::default()
+            }));
+        }
+        let text = String::from_utf8(out).unwrap();
+        // The rule broken is the cause's, not the spec's list; the diff is shown once.
+        assert!(
+            text.starts_with(
+                "FAIL  a.yaml  a.yaml name\n      rule broken: c/r\n      cause: acks a\n      first difference at step 1 (process) (a.yaml:4:5)\n      --- expected\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "FAIL  b.yaml  b.yaml name\n      rule broken: c/r\n      cause: acks b\n      first difference at step 1 (process) (b.yaml:4:5)\n      the same cause as a.yaml, whose diff is shown there\nFAIL  c.yaml"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("--- expected").count(), 2, "{text}");
+        assert!(
+            text.contains(
+                "\nfailures by cause:\n  2  c/r: acks X  (first: a.yaml)\n  1  c/r: retries X  (first: c.yaml)\n"
+            ),
+            "{text}"
+        );
+        // Two failures of two causes are still counted by cause.
+        let mut out = Vec::new();
+        {
+            let mut human = HumanReporter::new(&mut out, Palette::plain());
+            for report in [
+                failed("a.yaml", "acks X", "acks a"),
+                failed("c.yaml", "retries X", "retries c"),
+            ] {
+                human.event(&Event::Finished(&report));
+            }
+            human.event(&Event::Done(&Summary::default()));
+        }
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains("failures by cause:\n")
+        );
     }
 
     #[test]

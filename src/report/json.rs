@@ -1,22 +1,23 @@
 //! The JSON-lines reporter: one JSON object per runner event, documented in docs/reports.md.
 //!
-//! The field set is versioned by `FORMAT_VERSION`: fields may be added within a version,
-//! never renamed, removed or given another meaning.
+//! It fills the run record's types (`run::record`, versioned by `FORMAT_VERSION`) and writes
+//! each as one line; what a line holds is decided there.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use super::render;
-use crate::model::captured::Captured;
-use crate::model::implementation::ImplInfo;
-use crate::model::outcome::{Outcome, OutcomeKind};
+use crate::model::cause::Cause;
+use crate::model::outcome::Outcome;
+use crate::run::record::{
+    BrokerProperty, DivergenceRecord, ImplErrorRecord, MismatchRecord, RunEvent, RunFinished,
+    RunStarted, SkippedPath, SpecErrorRecord, SpecFinished,
+};
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
-use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
+use crate::text::spec_error::{SpecError, Untold};
 
-/// The version of the event format, in every `run_started` event.
-pub const FORMAT_VERSION: u32 = 1;
+pub use crate::run::record::FORMAT_VERSION;
 
 pub struct JsonReporter<W: Write> {
     out: W,
@@ -32,117 +33,20 @@ impl<W: Write> JsonReporter<W> {
     }
 }
 
-#[derive(Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-enum Line<'a> {
-    RunStarted {
-        format_version: u32,
-        dlqspec_version: &'static str,
-        implementation: &'a ImplInfo,
-        total: usize,
-        filtered_out: usize,
-        /// Paths discovery left out, with why; only when there are some.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        skipped: Vec<SkippedLine>,
-    },
-    SpecFinished(Box<SpecLine<'a>>),
-    RunFinished {
-        passed: usize,
-        mismatched: usize,
-        errored: usize,
-        spec_errors: usize,
-        skipped: usize,
-        expected_failures: usize,
-        stale: usize,
-        failed: usize,
-        total: usize,
-        duration_ms: f64,
-        exit_code: i32,
-    },
-}
-
-#[derive(Serialize)]
-struct SkippedLine {
-    path: String,
-    reason: String,
-}
-
-#[derive(Serialize)]
-struct SpecLine<'a> {
-    path: &'a str,
-    name: Option<&'a str>,
-    contract: Option<&'a str>,
-    rules: &'a [String],
-    /// What the spec is worth when grading (its `points`, default 1).
-    points: f64,
-    outcome: OutcomeKind,
-    duration_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mismatch: Option<MismatchFields<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    spec_error: Option<SpecErrorFields<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    impl_error: Option<ImplErrorFields<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skip_reason: Option<&'a str>,
-    /// The plain-text explanation a person reads, for every outcome but `passed`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<String>,
-    /// A failure's cause in one line, as the human report's "failures by cause" groups it:
-    /// `grade` counts the class's failures by it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cause: Option<String>,
-    /// What the implementation printed and raised while the spec ran, when it says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<&'a Captured>,
-}
-
-#[derive(Serialize)]
-struct MismatchFields<'a> {
-    step: &'a str,
-    line: usize,
-    column: usize,
-    expected: &'a str,
-    actual: &'a str,
-    note: Option<&'a str>,
-    diff: String,
-}
-
-#[derive(Serialize)]
-struct SpecErrorFields<'a> {
-    kind: SpecErrorKind,
-    path: &'a str,
-    line: usize,
-    column: usize,
-    message: &'a str,
-    source_line: Option<&'a str>,
-    /// The file's other errors, in source order, each with these fields: only when it has more.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    more: Vec<SpecErrorFields<'a>>,
-    /// Why errors after these may be untold: only when some may be.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    untold: Option<&'a str>,
-}
-
-impl<'a> SpecErrorFields<'a> {
-    fn of(e: &'a SpecError) -> Self {
-        SpecErrorFields {
-            kind: e.kind,
-            path: &e.path,
-            line: e.position.line,
-            column: e.position.column,
-            message: &e.message,
-            source_line: e.source_line.as_ref().map(|l| l.text.as_str()),
-            more: e.more.iter().map(SpecErrorFields::of).collect(),
-            untold: e.untold.map(Untold::says),
-        }
+fn spec_error_record(e: &SpecError) -> SpecErrorRecord<'_> {
+    SpecErrorRecord {
+        kind: e.kind,
+        path: Cow::Borrowed(&e.path),
+        line: e.position.line,
+        column: e.position.column,
+        message: Cow::Borrowed(&e.message),
+        source_line: e
+            .source_line
+            .as_ref()
+            .map(|l| Cow::Borrowed(l.text.as_str())),
+        more: e.more.iter().map(spec_error_record).collect(),
+        untold: e.untold.map(|u| Cow::Borrowed(Untold::says(u))),
     }
-}
-
-#[derive(Serialize)]
-struct ImplErrorFields<'a> {
-    kind: crate::model::implementation::ImplErrorKind,
-    message: &'a str,
 }
 
 /// Milliseconds with microsecond resolution.
@@ -150,55 +54,81 @@ fn millis(duration: Duration) -> f64 {
     duration.as_micros() as f64 / 1000.0
 }
 
-fn spec_line(report: &SpecReport) -> SpecLine<'_> {
+fn borrowed(text: &Option<String>) -> Option<Cow<'_, str>> {
+    text.as_deref().map(Cow::Borrowed)
+}
+
+fn spec_finished(report: &SpecReport) -> SpecFinished<'_> {
     let outcome = &report.outcome;
     let plain = super::Palette::plain();
-    SpecLine {
-        path: &report.path,
-        name: report.name.as_deref(),
-        contract: report.contract,
-        rules: &report.rules,
+    let cause = report.cause.as_ref();
+    SpecFinished {
+        path: Cow::Borrowed(&report.path),
+        name: borrowed(&report.name),
+        contract: report.contract.map(Cow::Borrowed),
+        rules: Cow::Borrowed(&report.rules),
         points: report.grading.points,
         outcome: outcome.kind(),
         duration_ms: millis(report.duration),
         mismatch: match outcome {
-            Outcome::Mismatch(m) => Some(MismatchFields {
-                step: &m.step,
+            Outcome::Mismatch(m) => Some(MismatchRecord {
+                step: Cow::Borrowed(&m.step),
                 line: m.position.line,
                 column: m.position.column,
-                expected: &m.expected,
-                actual: &m.actual,
-                note: m.note.as_deref(),
+                expected: Cow::Borrowed(&m.expected),
+                actual: Cow::Borrowed(&m.actual),
+                note: borrowed(&m.note),
                 diff: render::diff(&m.expected, &m.actual, &plain),
             }),
             _ => None,
         },
         spec_error: match outcome {
-            Outcome::SpecError(e) => Some(SpecErrorFields::of(e)),
+            Outcome::SpecError(e) => Some(spec_error_record(e)),
             _ => None,
         },
         impl_error: match outcome {
-            Outcome::Errored(e) => Some(ImplErrorFields {
+            Outcome::Errored(e) => Some(ImplErrorRecord {
                 kind: e.kind,
-                message: &e.message,
+                message: Cow::Borrowed(&e.message),
             }),
             _ => None,
         },
         skip_reason: match outcome {
-            Outcome::Skipped(reason) => Some(reason),
+            Outcome::Skipped(reason) => Some(Cow::Borrowed(reason)),
+            _ => None,
+        },
+        divergence: match outcome {
+            Outcome::Divergence(d) => Some(DivergenceRecord {
+                world: Cow::Borrowed(&d.world),
+                broker_properties: d
+                    .properties
+                    .iter()
+                    .map(|p| BrokerProperty {
+                        id: Cow::Borrowed(p.id),
+                        says: Cow::Borrowed(p.says),
+                        means: Cow::Borrowed(p.means),
+                        first: Cow::Borrowed(&p.first),
+                    })
+                    .collect(),
+                failure: d.failure.kind(),
+            }),
             _ => None,
         },
         details: match outcome {
             Outcome::Passed => None,
             _ => Some(render::details(&report.path, outcome)),
         },
-        cause: super::human::cause(outcome, &report.rules).map(|(_, told, _)| told),
-        output: report.output.as_ref(),
+        cause: cause.map(Cause::summary),
+        cause_id: cause.map(|c| Cow::Borrowed(c.id.as_str())),
+        cause_rule: cause.and_then(|c| c.rule).map(Cow::Borrowed),
+        departure: cause.and_then(|c| c.told.as_deref()).map(Cow::Borrowed),
+        known_mistake: cause.and_then(|c| c.mistake).map(Cow::Borrowed),
+        output: report.output.as_ref().map(Cow::Borrowed),
     }
 }
 
-fn finished_line(summary: &Summary) -> Line<'static> {
-    Line::RunFinished {
+fn run_finished(summary: &Summary) -> RunFinished {
+    RunFinished {
         passed: summary.passed,
         mismatched: summary.mismatched,
         errored: summary.errored,
@@ -210,6 +140,8 @@ fn finished_line(summary: &Summary) -> Line<'static> {
         total: summary.total(),
         duration_ms: millis(summary.duration),
         exit_code: summary.exit_code(),
+        diverged: summary.diverged,
+        world_fault: summary.world_fault.clone(),
     }
 }
 
@@ -221,22 +153,24 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 filtered_out,
                 implementation,
                 skipped,
-            } => Line::RunStarted {
+                world,
+            } => RunEvent::RunStarted(RunStarted {
                 format_version: FORMAT_VERSION,
-                dlqspec_version: env!("CARGO_PKG_VERSION"),
-                implementation,
+                dlqspec_version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
+                implementation: Cow::Borrowed(implementation),
                 total: *total,
                 filtered_out: *filtered_out,
                 skipped: skipped
                     .iter()
-                    .map(|s| SkippedLine {
+                    .map(|s| SkippedPath {
                         path: crate::text::source::display_path(&s.path),
                         reason: s.reason.clone(),
                     })
                     .collect(),
-            },
-            Event::Finished(report) => Line::SpecFinished(Box::new(spec_line(report))),
-            Event::Done(summary) => finished_line(summary),
+                world: Cow::Borrowed(world),
+            }),
+            Event::Finished(report) => RunEvent::SpecFinished(Box::new(spec_finished(report))),
+            Event::Done(summary) => RunEvent::RunFinished(run_finished(summary)),
         };
         // Flushed per line so a consumer can follow the run live; a closed pipe is not a panic.
         let Ok(text) = serde_json::to_string(&line) else {
@@ -250,7 +184,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::implementation::{ImplError, ImplErrorKind};
+    use crate::model::implementation::{ImplError, ImplErrorKind, ImplInfo};
     use crate::model::outcome::Mismatch;
     use crate::text::source::Position;
     use serde_json::{Value, json};
@@ -278,6 +212,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 
@@ -299,6 +235,7 @@ mod tests {
                 filtered_out: 2,
                 implementation: &info,
                 skipped: &[],
+                world: &[],
             },
             Event::Finished(&passed),
             Event::Done(&summary),
@@ -335,6 +272,16 @@ mod tests {
             step_as_written: None,
             rule: None,
         }));
+        let mut mismatch = mismatch;
+        let departure = crate::model::cause::Departure {
+            rule: Some(&crate::contracts::dlq_consumer::rules::POISON),
+            told: "after receiving p, the reference puts p in the DLQ; yours retried p".into(),
+            shape: "after receiving X, the reference puts X in the DLQ; yours retried X".into(),
+            key: "the reference puts X in the DLQ; yours retried X".into(),
+            mistakes: vec![&crate::contracts::dlq_consumer::mistakes::MISTAKES[0]],
+            raised: None,
+        };
+        mismatch.cause = Cause::of(&mismatch.outcome, Some(&departure), None, &mismatch.rules);
         let got = &lines(&[Event::Finished(&mismatch)])[0];
         assert_eq!(got["outcome"], "mismatch");
         assert_eq!(
@@ -349,10 +296,23 @@ mod tests {
                 .unwrap()
                 .starts_with("first difference at step 2 (process) (specs/a.yaml:7:14)\n")
         );
-        // Its cause as the human report groups failures: the rule and the shape of the miss.
+        // Its cause as the human report groups failures: the rule and the shape of the miss,
+        // its key, and this spec's own departure.
         assert_eq!(
-            got["cause"], "dlq-consumer/poison: a difference at process",
+            got["cause"],
+            "dlq-consumer/poison: after receiving X, the reference puts X in the DLQ; yours retried X",
             "{got}"
+        );
+        let id = mismatch.cause.as_ref().map(|c| c.id.as_str());
+        assert_eq!(got["cause_id"].as_str(), id);
+        assert_eq!(got["cause_rule"], "dlq-consumer/poison");
+        assert_eq!(
+            got["departure"],
+            "after receiving p, the reference puts p in the DLQ; yours retried p"
+        );
+        assert_eq!(
+            got["known_mistake"],
+            crate::contracts::dlq_consumer::mistakes::MISTAKES[0].what
         );
     }
 

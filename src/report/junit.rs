@@ -70,6 +70,17 @@ impl<W: Write> JunitReporter<W> {
             let rules = report.rules.join(", ");
             case.add_property(Property::new("rules", sanitize::line(&rules).as_ref()));
         }
+        // A failure's cause, by which CI can group the failures of one mistake.
+        if let Some(cause) = &report.cause {
+            case.add_property(Property::new(
+                "cause",
+                sanitize::line(&cause.summary()).as_ref(),
+            ));
+            case.add_property(Property::new("cause_id", cause.id.as_str()));
+            if let Some(rule) = cause.rule {
+                case.add_property(Property::new("cause_rule", sanitize::line(rule).as_ref()));
+            }
+        }
         let implementation = self.implementation.as_str();
         let suite = self.suites.entry(classname).or_insert_with_key(|name| {
             let mut suite = TestSuite::new(sanitize::line(name).as_ref());
@@ -137,10 +148,27 @@ fn status(report: &SpecReport) -> TestCaseStatus {
             "stale_known_failure",
             sanitize::text(message).into_owned(),
         ),
+        // JUnit has no divergence: it fails no build, so it is skipped, saying by what.
+        Outcome::Divergence(divergence) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_type("divergence");
+            status.set_message(format!(
+                "diverges on {}: {}",
+                sanitize::line(&divergence.world),
+                divergence.ids()
+            ));
+            status.set_description(render::details(&report.path, outcome));
+            return status;
+        }
+        Outcome::WorldFault(message) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(sanitize::text(message).as_ref());
+            return status;
+        }
     };
     status.set_type(kind);
     status.set_message(message);
-    status.set_description(render::details(&report.path, outcome));
+    status.set_description(render::explained(report));
     status
 }
 
@@ -187,6 +215,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 
@@ -202,6 +232,7 @@ mod tests {
             filtered_out: 0,
             implementation: &info,
             skipped: &[],
+            world: &[],
         });
         for report in reports {
             reporter.event(&Event::Finished(report));

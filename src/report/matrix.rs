@@ -8,14 +8,14 @@ use super::sanitize;
 use super::smoke::duration;
 use super::style::{Palette, paint};
 use crate::model::outcome::Outcome;
-use crate::run::matrix::{Cell, CellStatus, Matrix};
+use crate::run::matrix::{Cell, CellStatus, Column, Matrix};
 use crate::run::runner::SpecReport;
 
 fn style(status: CellStatus, p: &Palette) -> anstyle::Style {
     match status {
         CellStatus::Passed => p.pass,
         CellStatus::Failed => p.fail,
-        CellStatus::Skipped | CellStatus::Partial => p.skip,
+        CellStatus::Skipped | CellStatus::Partial | CellStatus::Diverged => p.skip,
         CellStatus::Uncovered => p.dim,
     }
 }
@@ -152,6 +152,32 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
             );
         }
     }
+    for (index, label) in full.iter().enumerate() {
+        let diverged = matrix.divergences(index);
+        if diverged.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\n{} diverges on {} (they pass on the fake world):",
+            paint(p.bold, label),
+            spec_count(diverged.len())
+        );
+        for report in diverged {
+            let Outcome::Divergence(divergence) = &report.outcome else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "  {}  {}",
+                paint(p.skip, &sanitize::line(&report.path)),
+                divergence.ids()
+            );
+        }
+    }
+    for fault in matrix.world_faults() {
+        let _ = writeln!(out, "\n{}", paint(p.spec, &sanitize::line(fault)));
+    }
     let broken = matrix.spec_errors();
     if !broken.is_empty() {
         let _ = writeln!(
@@ -212,6 +238,10 @@ fn markdown_cell(cell: &Cell, column: usize, matrix: &Matrix) -> String {
             None => format!("❌ {text}"),
         },
         CellStatus::Skipped | CellStatus::Partial => format!("⚠️ {text}"),
+        CellStatus::Diverged => match cell.first_divergence.and_then(|i| matrix.specs().get(i)) {
+            Some(spec) => format!("🔀 [{text}](#{})", anchor(column, &spec.path)),
+            None => format!("🔀 {text}"),
+        },
         CellStatus::Uncovered => "—".to_owned(),
     }
 }
@@ -255,6 +285,31 @@ fn markdown_fence(text: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
+/// A failing or diverging spec's heading in the Markdown matrix: its anchor, implementation
+/// and path, then its name and its rules, introduced by `rules_are`.
+fn spec_heading(
+    out: &mut String,
+    index: usize,
+    column: &Column,
+    report: &SpecReport,
+    rules_are: &str,
+) {
+    let _ = writeln!(
+        out,
+        "\n### <a id=\"{}\"></a>{}: {}\n",
+        anchor(index, &report.path),
+        markdown_code(&column.implementation.label),
+        markdown_code(&report.path)
+    );
+    if let Some(name) = &report.name {
+        let _ = writeln!(out, "{}\n", markdown_escape(name));
+    }
+    if !report.rules.is_empty() {
+        let rules: Vec<String> = report.rules.iter().map(|r| markdown_code(r)).collect();
+        let _ = writeln!(out, "{rules_are}: {}\n", rules.join(", "));
+    }
+}
+
 pub fn markdown(matrix: &Matrix) -> String {
     let mut out = String::from("# dlqspec conformance matrix\n\n");
     let _ = writeln!(
@@ -294,20 +349,7 @@ pub fn markdown(matrix: &Matrix) -> String {
                 out.push_str("\n## Failures\n");
                 any = true;
             }
-            let _ = writeln!(
-                out,
-                "\n### <a id=\"{}\"></a>{}: {}\n",
-                anchor(index, &report.path),
-                markdown_code(&column.implementation.label),
-                markdown_code(&report.path)
-            );
-            if let Some(name) = &report.name {
-                let _ = writeln!(out, "{}\n", markdown_escape(name));
-            }
-            if !report.rules.is_empty() {
-                let rules: Vec<String> = report.rules.iter().map(|r| markdown_code(r)).collect();
-                let _ = writeln!(out, "Rules: {}\n", rules.join(", "));
-            }
+            spec_heading(&mut out, index, column, report, "Rules");
             // Inside a fence nothing is markup; the fence is longer than any it holds.
             let details = render::details(&report.path, &report.outcome);
             let fence = markdown_fence(&details);
@@ -317,6 +359,37 @@ pub fn markdown(matrix: &Matrix) -> String {
                 "text"
             };
             let _ = writeln!(out, "{fence}{lang}\n{}{fence}", details);
+        }
+    }
+    let mut any = false;
+    for (index, column) in matrix.columns.iter().enumerate() {
+        for report in matrix.divergences(index) {
+            let Outcome::Divergence(divergence) = &report.outcome else {
+                continue;
+            };
+            if !any {
+                out.push_str("\n## Divergences\n\nEach passes on the lesson's fake world and fails on the broker, by the broker's property named.\n");
+                any = true;
+            }
+            spec_heading(
+                &mut out,
+                index,
+                column,
+                report,
+                "Rules assuming the lesson's queue",
+            );
+            for property in &divergence.properties {
+                let _ = writeln!(
+                    out,
+                    "- {}: {} (first: {})",
+                    markdown_code(property.id),
+                    markdown_escape(property.says),
+                    markdown_escape(&property.first)
+                );
+            }
+            let failure = render::details(&report.path, &divergence.failure);
+            let fence = markdown_fence(&failure);
+            let _ = writeln!(out, "\n{fence}diff\n{failure}{fence}");
         }
     }
     let broken = matrix.spec_errors();
@@ -339,6 +412,7 @@ fn html_class(status: CellStatus) -> &'static str {
         CellStatus::Passed => "pass",
         CellStatus::Failed => "fail",
         CellStatus::Skipped | CellStatus::Partial => "skip",
+        CellStatus::Diverged => "diverge",
         CellStatus::Uncovered => "none",
     }
 }
@@ -421,7 +495,12 @@ pub fn html(matrix: &Matrix) -> String {
                 (CellStatus::Failed, Some(spec)) => {
                     format!("<a href=\"#{}\">{text}</a>", anchor(index, &spec.path))
                 }
-                _ => text,
+                _ => match cell.first_divergence.and_then(|i| matrix.specs().get(i)) {
+                    Some(spec) if status == CellStatus::Diverged => {
+                        format!("<a href=\"#{}\">{text}</a>", anchor(index, &spec.path))
+                    }
+                    _ => text,
+                },
             };
             let _ = write!(out, "<td class=\"cell {}\">{body}</td>", html_class(status));
         }
@@ -443,7 +522,11 @@ pub fn html(matrix: &Matrix) -> String {
     }
     out.push_str("</tr>\n</table>\n");
     for (index, column) in matrix.columns.iter().enumerate() {
-        for report in matrix.failures(index) {
+        let told = matrix
+            .failures(index)
+            .into_iter()
+            .chain(matrix.divergences(index));
+        for report in told {
             let _ = writeln!(
                 out,
                 "<section id=\"{}\">\n<h3><code>{}</code>: <code>{}</code></h3>",
@@ -504,6 +587,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         };
         let column = |label: &str, outcome: Outcome| {
             let mut summary = Summary::default();

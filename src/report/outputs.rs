@@ -13,7 +13,7 @@ use super::{
 use crate::files::atomic_file::AtomicFile;
 use crate::run::runner::{Event, Reporter};
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ReportFormat {
     /// Colored lines for people, with diffs.
     #[default]
@@ -70,6 +70,10 @@ impl ReportOptions {
     /// A progress bar only for a person watching: stdout and stderr are terminals and this is
     /// no CI job. Not when stdout alone is piped: `dlqspec run | less` would get the bar drawn
     /// across the pager's screen.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "prints: asks whether stdout and stderr are terminals a person watches"
+    )]
     pub fn progress_wanted() -> bool {
         std::env::var_os("CI").is_none() && io::stderr().is_terminal() && io::stdout().is_terminal()
     }
@@ -90,6 +94,10 @@ pub struct Outputs {
 
 impl Outputs {
     /// Sets up every reporter; fails early when `--output` cannot be created.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "prints: the reporters of a run write to stdout (and annotations to stderr)"
+    )]
     pub fn open(options: &ReportOptions) -> Result<Outputs, OutputError> {
         let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
         let mut file = None;
@@ -142,6 +150,10 @@ impl Outputs {
     /// Writes `text` as the whole report instead of what the reporters made: to `--output`
     /// (replacing the file in one step), else to stdout. For autograder results of a run that
     /// could not run any spec, which must still leave a results file.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "prints: a whole report written to stdout when there is no --output"
+    )]
     pub fn finish_with(self, text: &str) -> Result<(), OutputError> {
         let Outputs { reporter, file } = self;
         drop(reporter);

@@ -17,6 +17,10 @@ use crate::run::runner::{Event, Reporter};
 pub const DELAY: Duration = Duration::from_millis(300);
 
 /// Whether a bar on stderr has someone to watch it: stderr is a terminal and this is no CI job.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "prints: asks whether stderr is a terminal a person watches"
+)]
 pub fn wanted_on_stderr() -> bool {
     std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
 }
@@ -31,6 +35,10 @@ pub struct DelayedBar {
 
 impl DelayedBar {
     /// Starts the clock at once, with an indicatif `template`.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "prints: the bar is drawn on stderr"
+    )]
     pub fn start(template: &str) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         let mut delayed = DelayedBar { bar, reveal: None };
@@ -169,6 +177,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         };
         {
             let mut progress = ProgressReporter::new(Box::new(Count(&mut seen)));
@@ -177,6 +187,7 @@ mod tests {
                 filtered_out: 0,
                 implementation: &info,
                 skipped: &[],
+                world: &[],
             });
             progress.event(&Event::Finished(&report));
             progress.event(&Event::Finished(&report));

@@ -7,8 +7,9 @@ use similar::{ChangeTag, TextDiff};
 use super::sanitize;
 use super::style::{Palette, paint};
 use crate::model::captured::{Captured, Stream};
+use crate::model::cause::Cause;
 use crate::model::implementation::ImplError;
-use crate::model::outcome::{ExpectedFailure, Mismatch, Outcome};
+use crate::model::outcome::{Divergence, ExpectedFailure, Mismatch, Outcome};
 use crate::text::cut;
 use crate::text::source::{Excerpt, Position};
 use crate::text::spec_error::SpecError;
@@ -178,6 +179,33 @@ pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> S
     )
 }
 
+/// The lines that head a failure's details: the rule its cause breaks (or, where none is
+/// known, the spec's `rules:` as its context), its departure from the reference, and the
+/// classic mistake it is.
+pub fn cause_heading(cause: Option<&Cause>, rules: &[String]) -> String {
+    let mut out = String::new();
+    match cause.and_then(|c| c.rule) {
+        Some(rule) => {
+            let _ = writeln!(out, "rule broken: {}", sanitize::line(rule));
+        }
+        None if !rules.is_empty() => {
+            let _ = writeln!(
+                out,
+                "the spec's rules: {}",
+                sanitize::line(&rules.join(", "))
+            );
+        }
+        None => {}
+    }
+    if let Some(told) = cause.and_then(|c| c.told.as_deref()) {
+        let _ = writeln!(out, "cause: {}", sanitize::line(told));
+    }
+    if let Some(mistake) = cause.and_then(|c| c.mistake) {
+        let _ = writeln!(out, "a known mistake: {}", sanitize::line(mistake));
+    }
+    out
+}
+
 /// Where a mismatch happened, its note, and the diff.
 pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     let mut out = first_difference(path, mismatch, palette);
@@ -229,8 +257,65 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
             out.push_str(&details(path, &known.failure));
             out
         }
-        Outcome::Stale(message) => format!("{}\n", sanitize::text(message)),
+        Outcome::Stale(message) | Outcome::WorldFault(message) => {
+            format!("{}\n", sanitize::text(message))
+        }
+        Outcome::Divergence(found) => divergence(path, found, &[], &plain),
     }
+}
+
+/// A spec's details (`details`), a difference's headed by its cause: the rule broken, where
+/// the implementation departed from the reference, the classic mistake it is, and the cause's
+/// id, by which failures of one cause are grouped.
+pub fn explained(report: &crate::run::runner::SpecReport) -> String {
+    let mut out = match &report.outcome {
+        Outcome::Mismatch(_) => cause_heading(report.cause.as_ref(), &report.rules),
+        _ => String::new(),
+    };
+    out.push_str(&details(&report.path, &report.outcome));
+    if let Some(cause) = report
+        .cause
+        .as_ref()
+        .filter(|_| report.outcome.is_failure())
+    {
+        let _ = writeln!(out, "cause id: {}", sanitize::line(&cause.id));
+    }
+    out
+}
+
+/// A divergence told: the world, each broker property with what it means for a consumer and
+/// where it first showed, the spec's rules (whose assumption the broker does not meet), then
+/// how the spec failed on the broker.
+pub fn divergence(path: &str, divergence: &Divergence, rules: &[String], p: &Palette) -> String {
+    let mut out = format!(
+        "diverges on {}: passes on the lesson's fake world, fails on the broker\n",
+        sanitize::line(&divergence.world)
+    );
+    for property in &divergence.properties {
+        out.push_str(&format!(
+            "broker property {}: {}\n  for a consumer: {}\n  first: {}\n",
+            property.id,
+            property.says,
+            property.means,
+            sanitize::line(&property.first)
+        ));
+    }
+    if !rules.is_empty() {
+        out.push_str(&format!(
+            "rules assuming the lesson's queue here: {}\n",
+            sanitize::line(&rules.join(", "))
+        ));
+    }
+    out.push_str("on the broker:\n");
+    let failure = match &divergence.failure {
+        Outcome::Mismatch(m) => mismatch(path, m, p),
+        Outcome::Errored(e) => impl_error(e),
+        other => details(path, other),
+    };
+    for line in failure.lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out
 }
 
 /// A file a frame names, relative to `base` when it lies under it (the working directory
@@ -376,7 +461,7 @@ pub fn captured(captured: &Captured, palette: &Palette) -> String {
 /// said relative to it. For autograder results; sanitized here, once.
 pub fn feedback(report: &crate::run::runner::SpecReport, base: Option<&std::path::Path>) -> String {
     let plain = Palette::plain();
-    let mut out = relative_to(&details(&report.path, &report.outcome), base);
+    let mut out = relative_to(&explained(report), base);
     if let Some(captured) = &report.output {
         out.push_str(&tracebacks(captured, base, &plain));
         out.push_str(&stream("stdout", &captured.stdout, &plain));

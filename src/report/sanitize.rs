@@ -23,7 +23,14 @@ fn hidden(c: char) -> bool {
                 | '\u{202a}'..='\u{202e}' // bidirectional embeddings and overrides
                 | '\u{2066}'..='\u{2069}' // bidirectional isolates
                 | '\u{feff}' // byte order mark
+                | '\u{fffe}' | '\u{ffff}' // noncharacters, which XML 1.0 forbids too
         )
+}
+
+/// Whether XML 1.0 allows a character at all (its `Char` production): a document holding
+/// any other does not parse, escaped or not.
+fn allowed_in_xml(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 fn escape_into(c: char, out: &mut String) {
@@ -162,9 +169,23 @@ pub fn workflow_safe(line: &str) -> Cow<'_, str> {
 /// an XML reader: a line's leading `:` becomes `&#58;`, the `[` of `##[` becomes `&#91;`
 /// (both can only sit in text or attribute values, where character references are allowed).
 pub fn xml(serialized: &str) -> Cow<'_, str> {
+    // What XML forbids is shown as an escape, as in any other report: the document parses.
+    let serialized: Cow<'_, str> = if serialized.chars().all(allowed_in_xml) {
+        Cow::Borrowed(serialized)
+    } else {
+        let mut out = String::with_capacity(serialized.len() + 8);
+        for c in serialized.chars() {
+            if allowed_in_xml(c) {
+                out.push(c);
+            } else {
+                escape_into(c, &mut out);
+            }
+        }
+        Cow::Owned(out)
+    };
     let risky = |line: &str| line.trim_start().starts_with("::") || line.contains("##[");
     if !serialized.split('\n').any(risky) {
-        return Cow::Borrowed(serialized);
+        return serialized;
     }
     let lines: Vec<String> = serialized
         .split('\n')
@@ -252,11 +273,21 @@ impl<W: Write> Drop for WorkflowSafe<W> {
 }
 
 /// The guarded stdout every command prints its human-readable output to.
+#[expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "prints: the guarded stdout every command prints its human-readable output through"
+)]
 pub fn stdout() -> WorkflowSafe<io::Stdout> {
     WorkflowSafe::for_ci(io::stdout())
 }
 
 /// The guarded stderr, for warnings and usage errors.
+#[expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "prints: the guarded stderr every command warns through"
+)]
 pub fn stderr() -> WorkflowSafe<io::Stderr> {
     WorkflowSafe::for_ci(io::stderr())
 }
@@ -326,6 +357,13 @@ mod tests {
         let safe = xml(serialized);
         assert_eq!(safe, "<a b=\"x\">one\n  &#58;:error::two ##&#91;x]\n</a>");
         assert!(matches!(xml("<a>fine</a>"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn xml_never_holds_a_character_xml_forbids() {
+        let document = "<a>\u{fffe}\u{ffff}\u{1}\t\u{10000}</a>";
+        assert_eq!(xml(document), "<a>\\u{fffe}\\u{ffff}\\x01\t\u{10000}</a>");
+        assert_eq!(text("a\u{fffe}b"), "a\\u{fffe}b");
     }
 
     #[test]

@@ -33,6 +33,18 @@ impl<W: Write> TapReporter<W> {
         let outcome = &report.outcome;
         match outcome {
             Outcome::Passed => writeln!(self.out, "ok {n} - {description}"),
+            // Not the implementation's failure: it fails no run, as TODO does not.
+            Outcome::Divergence(divergence) => {
+                writeln!(
+                    self.out,
+                    "not ok {n} - {description} # TODO diverges on the broker: {}",
+                    escape(&divergence.ids())
+                )?;
+                self.out.write_all(diagnostics(report).as_bytes())
+            }
+            Outcome::WorldFault(reason) => {
+                writeln!(self.out, "ok {n} - {description} # SKIP {}", escape(reason))
+            }
             Outcome::Skipped(reason) => {
                 writeln!(self.out, "ok {n} - {description} # SKIP {}", escape(reason))
             }
@@ -118,7 +130,12 @@ fn diagnostics(report: &SpecReport) -> String {
         Outcome::Errored(e) => fields.push(("message", block(&e.message))),
         Outcome::ExpectedFailure(known) => fields.push(("listed_at", quoted(&known.listed_at))),
         Outcome::Stale(message) => fields.push(("message", block(message))),
-        Outcome::Passed | Outcome::Skipped(_) => {}
+        Outcome::Divergence(divergence) => {
+            fields.push(("world", quoted(&divergence.world)));
+            let ids: Vec<String> = divergence.properties.iter().map(|p| quoted(p.id)).collect();
+            fields.push(("broker_properties", format!("[{}]", ids.join(", "))));
+        }
+        Outcome::Passed | Outcome::Skipped(_) | Outcome::WorldFault(_) => {}
     }
     if !report.rules.is_empty() {
         let rules: Vec<String> = report.rules.iter().map(|r| quoted(r)).collect();
@@ -204,6 +221,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 
@@ -234,6 +253,7 @@ mod tests {
             filtered_out: 0,
             implementation: &info,
             skipped: &[],
+            world: &[],
         });
         for report in [&passed, &failed, &skipped] {
             reporter.event(&Event::Finished(report));

@@ -6,9 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::external::entry::extension;
+use crate::model::implementation::ImplErrorKind;
+use crate::model::outcome::OutcomeKind;
+use crate::run::grade_record::{RowRecord, SuiteRecord, SummaryFile, SummaryHead};
+use crate::run::record::{RunEvent, SpecFinished, read_events};
 use crate::run::select::Partition;
 
 /// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
@@ -38,6 +40,9 @@ pub enum Status {
     Timeout,
     /// Its run ended in a way dlqspec never ends (a signal, an unknown exit code).
     Crashed,
+    /// Not run: the grading machine cannot run its language (no Node.js, one too old). The
+    /// grader's to fix, never the student's score.
+    Ungraded,
 }
 
 impl Status {
@@ -48,6 +53,7 @@ impl Status {
             Status::Broken => "broken",
             Status::Timeout => "timeout",
             Status::Crashed => "crashed",
+            Status::Ungraded => "ungraded",
         }
     }
 }
@@ -62,12 +68,17 @@ pub enum RuleVerdict {
 }
 
 /// What became of one spec of the suite for one submission.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SpecVerdict {
     /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or [`NOT_RUN`].
     pub outcome: String,
     /// Why it failed, in one line (the run's `cause`), when it failed.
     pub cause: Option<String>,
+    /// The key of that cause (the run's `cause_id`): failures with one key, in one
+    /// submission or across the class, share one cause.
+    pub cause_id: Option<String>,
+    /// The rule that cause breaks (the run's `cause_rule`), when it is a rule of the suite.
+    pub cause_rule: Option<String>,
 }
 
 /// The outcome of a spec the run did not finish: its budget ran out first, or its report
@@ -75,7 +86,7 @@ pub struct SpecVerdict {
 pub const NOT_RUN: &str = "not_run";
 
 /// The outcomes a run reports (docs/reports.md), and [`NOT_RUN`]: a verdict is one of them.
-pub const OUTCOMES: [&str; 8] = [
+pub const OUTCOMES: [&str; 9] = [
     "passed",
     "mismatch",
     "errored",
@@ -83,6 +94,7 @@ pub const OUTCOMES: [&str; 8] = [
     "skipped",
     "expected_failure",
     "stale",
+    "divergence",
     NOT_RUN,
 ];
 
@@ -204,20 +216,15 @@ pub fn is_picture_name(file: &str) -> bool {
 /// the suite's order: those whose picture shows where the submission and the spec part ways.
 /// A hidden spec is none of them: its picture would show its student its expectations.
 pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
-    let mut outcomes: BTreeMap<String, String> = BTreeMap::new();
-    for line in json_lines.lines() {
-        let Ok(event) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if event["event"] == "spec_finished"
-            && let (Some(path), Some(outcome)) = (event["path"].as_str(), event["outcome"].as_str())
-        {
-            outcomes.insert(path.to_owned(), outcome.to_owned());
+    let mut outcomes: BTreeMap<String, OutcomeKind> = BTreeMap::new();
+    for event in read_events(json_lines) {
+        if let RunEvent::SpecFinished(spec) = event {
+            outcomes.insert(spec.path.into_owned(), spec.outcome);
         }
     }
     suite
         .iter()
-        .filter(|spec| !spec.hidden && outcomes.get(&spec.path).is_some_and(|o| o == "mismatch"))
+        .filter(|spec| !spec.hidden && outcomes.get(&spec.path) == Some(&OutcomeKind::Mismatch))
         .map(|spec| spec.path.clone())
         .collect()
 }
@@ -382,78 +389,191 @@ pub struct SuiteSpec {
     pub hidden: bool,
 }
 
+/// What a grading says of itself on its page and in `summary.json`: the suite (the `--specs`
+/// folders as given, how many specs, a digest of them), when, and by which dlqspec.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct About {
+    pub folders: Vec<String>,
+    pub specs: usize,
+    /// 12 hex digits of FNV-1a over each spec's path and bytes, in the suite's order: two
+    /// gradings show the same digest when they ran the same spec files.
+    pub digest: String,
+    /// When it was graded, in UTC: `2026-12-01 22:43 UTC`.
+    pub graded: String,
+    pub dlqspec: String,
+}
+
+impl About {
+    /// This grading's, of `suite` from `folders`, now.
+    pub fn now(folders: &[PathBuf], suite: &[SuiteSpec]) -> About {
+        About {
+            folders: folders.iter().map(|f| f.display().to_string()).collect(),
+            specs: suite.len(),
+            digest: suite_digest(suite),
+            graded: utc_minute(std::time::SystemTime::now()),
+            dlqspec: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// As `summary.json` holds it.
+    pub fn record(&self) -> SuiteRecord {
+        SuiteRecord {
+            folders: self.folders.clone(),
+            specs: self.specs,
+            digest: self.digest.clone(),
+            graded: self.graded.clone(),
+            dlqspec: self.dlqspec.clone(),
+        }
+    }
+}
+
+/// Read back from `summary.json`'s `suite`.
+impl From<SuiteRecord> for About {
+    fn from(suite: SuiteRecord) -> About {
+        About {
+            folders: suite.folders,
+            specs: suite.specs,
+            digest: suite.digest,
+            graded: suite.graded,
+            dlqspec: suite.dlqspec,
+        }
+    }
+}
+
+/// The digest of a suite's spec files (`About::digest`); a file that cannot be read adds its
+/// path alone.
+pub fn suite_digest(suite: &[SuiteSpec]) -> String {
+    use crate::run::select::{FNV1A_START, fnv1a_more};
+    let hash = suite.iter().fold(FNV1A_START, |hash, spec| {
+        let bytes = read_bounded(Path::new(&spec.path), MAX_REPORT_BYTES).unwrap_or_default();
+        [
+            &(spec.path.len() as u64).to_le_bytes()[..],
+            spec.path.as_bytes(),
+            &(bytes.len() as u64).to_le_bytes(),
+            &bytes,
+        ]
+        .iter()
+        .fold(hash, |hash, piece| fnv1a_more(hash, piece))
+    });
+    format!("{:012x}", hash >> 16)
+}
+
+/// `time` as `YYYY-MM-DD HH:MM UTC` (the proleptic Gregorian calendar, from days since 1970).
+pub fn utc_minute(time: std::time::SystemTime) -> String {
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60
+    )
+}
+
 /// Reads a submission's JSON-lines report (docs/reports.md) against the whole suite: every
 /// spec of the suite counts in `max_score`, and only a spec the report says `passed` earns
 /// its points. A spec it skipped (a class it does not have) or does not mention scores 0 and
 /// fails its rules; a listed known failure earns nothing but fails nothing.
 pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     let mut tally = ReportTally::default();
-    let mut outcomes: BTreeMap<String, Value> = BTreeMap::new();
-    for line in json_lines.lines() {
-        let Ok(event) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        match event["event"].as_str() {
-            Some("spec_finished") => {
-                if let Some(path) = event["path"].as_str() {
-                    // The last word on a spec is the run's: it writes its report once every
-                    // implementation process is gone, so whatever came earlier is not its.
-                    outcomes.insert(path.to_owned(), event);
-                }
+    let known: BTreeSet<&str> = suite
+        .iter()
+        .flat_map(|spec| spec.rules.iter().map(String::as_str))
+        .collect();
+    let mut outcomes: BTreeMap<String, Box<SpecFinished<'static>>> = BTreeMap::new();
+    for event in read_events(json_lines) {
+        match event {
+            // The last word on a spec is the run's: it writes its report once every
+            // implementation process is gone, so whatever came earlier is not its.
+            RunEvent::SpecFinished(spec) => {
+                outcomes.insert(spec.path.to_string(), spec);
             }
-            Some("run_finished") => tally.finished = true,
-            _ => {}
+            RunEvent::RunFinished(_) => tally.finished = true,
+            RunEvent::RunStarted(_) => {}
         }
     }
     let mut reported = 0;
     let mut startup_only = true;
     for spec in suite {
         let event = outcomes.get(&spec.path);
-        let outcome = event.and_then(|e| e["outcome"].as_str()).unwrap_or("");
+        let outcome = event.map(|e| e.outcome);
         tally.max_score += spec.points;
-        let passed = outcome == "passed";
-        let failed = !passed && outcome != "expected_failure";
+        // A divergence passes on the lesson's world: the broker's, not the submission's.
+        let passed = matches!(outcome, Some(OutcomeKind::Passed | OutcomeKind::Divergence));
+        let failed = !passed && outcome != Some(OutcomeKind::ExpectedFailure);
         if passed {
             tally.score += spec.points;
             tally.passed += 1;
         } else if failed {
             tally.failed += 1;
         }
-        let budget = outcome == "skipped"
-            && event.is_some_and(|e| e["skip_reason"] == crate::run::runner::NOT_RUN_BUDGET);
+        let skipped = outcome == Some(OutcomeKind::Skipped);
+        let budget = skipped
+            && event.is_some_and(|e| {
+                e.skip_reason.as_deref() == Some(crate::run::runner::NOT_RUN_BUDGET)
+            });
         if budget {
             tally.not_run_budget += 1;
         }
         let verdict = match outcome {
             _ if budget => NOT_RUN,
-            known if OUTCOMES.contains(&known) => known,
-            _ => NOT_RUN,
+            // A broker's fault is no verdict on the submission: the spec was not run.
+            None | Some(OutcomeKind::WorldFault) => NOT_RUN,
+            Some(kind) => kind.as_str(),
         };
-        let cause = event
-            .filter(|_| failed && verdict != NOT_RUN)
-            .and_then(|e| e["cause"].as_str())
-            .map(cause_line);
+        let cause_of = |text: Option<&str>| {
+            text.filter(|_| failed && verdict != NOT_RUN)
+                .map(cause_line)
+        };
+        // The rule a cause breaks counts only when it is one of the suite's: the report is
+        // the submission's own process's word.
+        let cause_rule = cause_of(event.and_then(|e| e.cause_rule.as_deref()))
+            .filter(|rule| known.contains(rule.as_str()));
         tally.specs.insert(
             spec.path.clone(),
             SpecVerdict {
                 outcome: verdict.to_owned(),
-                cause,
+                cause: cause_of(event.and_then(|e| e.cause.as_deref())),
+                cause_id: cause_of(event.and_then(|e| e.cause_id.as_deref())),
+                cause_rule: cause_rule.clone(),
             },
         );
-        if let Some(event) = event.filter(|_| outcome != "skipped") {
+        if let Some(event) = event.filter(|_| !skipped) {
             reported += 1;
-            let startup = outcome == "errored" && event["impl_error"]["kind"] == "startup";
-            if startup && tally.first_error.is_none() {
-                tally.first_error = event["impl_error"]["message"]
-                    .as_str()
-                    .map(|m| m.lines().next().unwrap_or_default().to_owned());
+            let startup_error = event.impl_error.as_ref().filter(|e| {
+                outcome == Some(OutcomeKind::Errored) && e.kind == ImplErrorKind::Startup
+            });
+            if let Some(error) = startup_error
+                && tally.first_error.is_none()
+            {
+                tally.first_error =
+                    Some(error.message.lines().next().unwrap_or_default().to_owned());
             }
-            startup_only &= startup;
+            startup_only &= startup_error.is_some();
         }
         for rule in &spec.rules {
-            let verdict = tally.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
-            if failed {
-                *verdict = RuleVerdict::Fail;
+            tally.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
+        }
+        // A failure fails the rule its cause breaks: one mistake, one rule, however many specs
+        // it fails. A failure no rule decides (an error, a spec not run) fails the spec's rules.
+        if failed {
+            let failing: Vec<&String> = match &cause_rule {
+                Some(rule) => vec![rule],
+                None => spec.rules.iter().collect(),
+            };
+            for rule in failing {
+                tally.rules.insert(rule.clone(), RuleVerdict::Fail);
             }
         }
     }
@@ -492,24 +612,36 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
 /// Reads a shard's `summary.json` back into its rows, validated: every error names the file
 /// (with `:line:col` for JSON that does not parse) and says what to do.
 pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
+    read_summary_about(path).map(|(rows, _)| rows)
+}
+
+/// `read_summary`, with what the summary says of its grading (`About`), when it says it.
+pub fn read_summary_about(path: &Path) -> Result<(Vec<Graded>, Option<About>), String> {
     let shown = path.display();
     let bytes = read_bounded(path, MAX_SUMMARY_BYTES)?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+    // Where the text is no JSON, where it is JSON of another shape: each told as such.
+    let at = |e: serde_json::Error| {
         let (line, column) = (e.line(), e.column());
         let why = e.to_string();
         let why = why
             .strip_suffix(&format!(" at line {line} column {column}"))
-            .unwrap_or(&why);
+            .unwrap_or(&why)
+            .to_owned();
+        (line, column, why)
+    };
+    serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|e| {
+        let (line, column, why) = at(e);
         format!(
             "{shown}:{line}:{column}: not a summary: {why}; grade again with `dlqspec grade --output`"
         )
     })?;
-    if value["format"] != SUMMARY_FORMAT {
+    let head: SummaryHead = serde_json::from_slice(&bytes).unwrap_or_default();
+    if head.format.as_deref() != Some(SUMMARY_FORMAT) {
         return Err(format!(
             "{shown}: not a dlqspec grade summary (its `format` is not `{SUMMARY_FORMAT}`)"
         ));
     }
-    match value["version"].as_u64() {
+    match head.version {
         Some(SUMMARY_VERSION) => {}
         other => {
             return Err(format!(
@@ -518,127 +650,98 @@ pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
             ));
         }
     }
-    let Some(rows) = value["rows"].as_array() else {
-        return Err(format!("{shown}: `rows` must be a list"));
-    };
-    rows.iter()
+    let summary: SummaryFile = serde_json::from_slice(&bytes).map_err(|e| {
+        let (line, column, why) = at(e);
+        format!("{shown}:{line}:{column}: {why}")
+    })?;
+    let rows = summary
+        .rows
+        .into_iter()
         .enumerate()
         .map(|(i, row)| summary_row(row).map_err(|why| format!("{shown}: rows[{i}]: {why}")))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((rows, summary.suite.map(About::from)))
 }
 
 /// One row of `summary.json`, checked field by field.
-fn summary_row(row: &Value) -> Result<Graded, String> {
-    let text = |key: &str| {
-        row[key]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("`{key}` must be a string"))
-    };
-    let amount = |key: &str| {
-        row[key]
-            .as_f64()
+fn summary_row(row: RowRecord) -> Result<Graded, String> {
+    let amount = |key: &str, value: f64| {
+        Some(value)
             .filter(|v| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| format!("`{key}` must be a number of at least 0"))
     };
-    let count = |key: &str| {
-        row[key]
-            .as_u64()
-            .and_then(|v| usize::try_from(v).ok())
-            .ok_or_else(|| format!("`{key}` must be a whole number of at least 0"))
-    };
-    let name = text("name")?;
-    // A report is either the one its name gives or `null` (none was written).
-    let report = |key: &str, ext: &str| match &row[key] {
-        Value::Null => Ok(false),
-        Value::String(file) if *file == format!("{}.{ext}", name) => Ok(true),
-        _ => Err(format!("`{key}` must be `NAME.{ext}` or null")),
-    };
+    let name = row.name;
     if !is_report_name(&name) {
         return Err(format!(
             "`name` {:?} is not a report name dlqspec gives (letters, digits, `-`, `_`, `.`)",
             name
         ));
     }
-    // The pictures: the specs' paths, each a string, at most as many as grade draws.
-    let pictures = match &row["pictures"] {
-        Value::Null => Vec::new(),
-        Value::Array(specs) if specs.len() <= MAX_PICTURES => specs
-            .iter()
-            .map(|spec| spec.as_str().map(str::to_owned))
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| "`pictures` must be a list of spec paths".to_owned())?,
-        _ => {
-            return Err(format!(
-                "`pictures` must be a list of at most {MAX_PICTURES} spec paths"
-            ));
-        }
+    // A report is either the one its name gives or `null` (none was written).
+    let report = |key: &str, file: &Option<String>, ext: &str| match file {
+        None => Ok(false),
+        Some(file) if *file == format!("{}.{ext}", name) => Ok(true),
+        Some(_) => Err(format!("`{key}` must be `NAME.{ext}` or null")),
     };
+    // The pictures: the specs' paths, at most as many as grade draws.
+    if row.pictures.len() > MAX_PICTURES {
+        return Err(format!(
+            "`pictures` must be a list of at most {MAX_PICTURES} spec paths"
+        ));
+    }
     let reports = Written {
-        text: report("report", "txt")?,
-        json_lines: report("json_report", "jsonl")?,
-        pictures,
+        text: report("report", &row.report, "txt")?,
+        json_lines: report("json_report", &row.json_report, "jsonl")?,
+        pictures: row.pictures,
     };
-    let status = match text("status")?.as_str() {
+    let status = match row.status.as_str() {
         "pass" => Status::Pass,
         "fail" => Status::Fail,
         "broken" => Status::Broken,
         "timeout" => Status::Timeout,
         "crashed" => Status::Crashed,
+        "ungraded" => Status::Ungraded,
         other => return Err(format!("unknown `status` {other:?}")),
     };
     let mut rules = BTreeMap::new();
-    let Some(listed) = row["rules"].as_object() else {
-        return Err("`rules` must be a map of rule to `pass` or `fail`".to_owned());
-    };
-    for (rule, verdict) in listed {
+    for (rule, verdict) in row.rules {
         let verdict = match verdict.as_str() {
-            Some("pass") => RuleVerdict::Pass,
-            Some("fail") => RuleVerdict::Fail,
+            "pass" => RuleVerdict::Pass,
+            "fail" => RuleVerdict::Fail,
             _ => return Err(format!("rule {rule:?} must be `pass` or `fail`")),
         };
-        rules.insert(rule.clone(), verdict);
+        rules.insert(rule, verdict);
     }
-    let Some(listed) = row["specs"].as_object() else {
-        return Err("`specs` must be a map of spec path to its verdict".to_owned());
-    };
     let mut specs = BTreeMap::new();
-    for (path, verdict) in listed {
-        let outcome = verdict["outcome"]
-            .as_str()
-            .filter(|outcome| OUTCOMES.contains(outcome))
-            .ok_or_else(|| {
-                format!(
-                    "spec {path:?}: `outcome` must be one of {}",
-                    OUTCOMES.join(", ")
-                )
-            })?;
-        let cause = match &verdict["cause"] {
-            Value::Null => None,
-            Value::String(cause) => Some(cause_line(cause)),
-            _ => return Err(format!("spec {path:?}: `cause` must be a string or absent")),
+    for (path, verdict) in row.specs {
+        if !OUTCOMES.contains(&verdict.outcome.as_str()) {
+            return Err(format!(
+                "spec {path:?}: `outcome` must be one of {}",
+                OUTCOMES.join(", ")
+            ));
+        }
+        let line = |text: Option<String>| text.as_deref().map(cause_line);
+        let verdict = SpecVerdict {
+            outcome: verdict.outcome,
+            cause: line(verdict.cause),
+            cause_id: line(verdict.cause_id),
+            cause_rule: line(verdict.cause_rule),
         };
-        specs.insert(
-            path.clone(),
-            SpecVerdict {
-                outcome: outcome.to_owned(),
-                cause,
-            },
-        );
+        specs.insert(path, verdict);
     }
     Ok(Graded {
-        submission: text("submission")?,
+        submission: row.submission,
         name,
         status,
-        score: amount("score")?,
-        max_score: amount("max_score")?,
-        passed: count("passed")?,
-        failed: count("failed")?,
+        score: amount("score", row.score)?,
+        max_score: amount("max_score", row.max_score)?,
+        passed: row.passed,
+        failed: row.failed,
         rules,
         specs,
-        took: Duration::try_from_secs_f64(amount("seconds")?)
+        took: Duration::try_from_secs_f64(amount("seconds", row.seconds)?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
-        note: text("note")?,
+        note: row.note,
         reports,
     })
 }
@@ -820,6 +923,7 @@ pub fn merge(shards: Vec<(PathBuf, Vec<Graded>)>) -> Result<Vec<Graded>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[cfg(unix)]
     #[test]
@@ -974,7 +1078,7 @@ mod tests {
                 .map(|(path, outcome)| {
                     let verdict = SpecVerdict {
                         outcome: (*outcome).into(),
-                        cause: None,
+                        ..SpecVerdict::default()
                     };
                     ((*path).to_owned(), verdict)
                 })
@@ -1055,6 +1159,29 @@ mod tests {
     }
 
     #[test]
+    fn dates_are_told_in_utc_to_the_minute() {
+        let at = |secs: u64| utc_minute(std::time::UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(at(0), "1970-01-01 00:00 UTC");
+        assert_eq!(at(951_782_400 + 3_661), "2000-02-29 01:01 UTC");
+        assert_eq!(at(1_798_761_599), "2026-12-31 23:59 UTC");
+    }
+
+    #[test]
+    fn the_digest_names_the_suites_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("a.yaml");
+        std::fs::write(&spec, "x").unwrap();
+        let suite = [suite_spec(&spec.to_string_lossy(), 1.0, &[])];
+        let before = suite_digest(&suite);
+        assert_eq!(before.len(), 12);
+        assert_eq!(suite_digest(&suite), before);
+        std::fs::write(&spec, "y").unwrap();
+        assert_ne!(suite_digest(&suite), before);
+        let about = About::now(&[dir.path().to_path_buf()], &suite);
+        assert_eq!(About::from(about.record()), about);
+    }
+
+    #[test]
     fn report_names_are_safe_and_unique() {
         let names = report_names(&[
             PathBuf::from("a/alice.py"),
@@ -1073,6 +1200,50 @@ mod tests {
         }
     }
 
+    /// A JSON-lines report of `lines`, each completed with the fields every event of its kind
+    /// carries (a test names only those it is about).
+    fn report(lines: &[&str]) -> String {
+        let spec = serde_json::json!({"name": null, "contract": null, "rules": [], "points": 1,
+            "duration_ms": 0.5});
+        let finished = serde_json::json!({"passed": 0, "mismatched": 0, "errored": 0,
+            "spec_errors": 0, "skipped": 0, "expected_failures": 0, "stale": 0, "failed": 0,
+            "total": 0, "duration_ms": 1.0, "exit_code": 0});
+        lines
+            .iter()
+            .map(|line| {
+                let mut event: serde_json::Map<String, Value> = serde_json::from_str(line).unwrap();
+                let defaults = match event.get("event").and_then(Value::as_str) {
+                    Some("spec_finished") => &spec,
+                    Some("run_finished") => &finished,
+                    _ => &Value::Null,
+                };
+                for (key, value) in defaults.as_object().into_iter().flatten() {
+                    event.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+                serde_json::to_string(&event).unwrap()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_report_cut_short_keeps_its_whole_lines_and_reads_fields_it_does_not_know() {
+        let suite = [
+            suite_spec("a.yaml", 1.0, &["r/a"]),
+            suite_spec("b.yaml", 1.0, &["r/b"]),
+        ];
+        let whole = report(&[
+            r#"{"event":"spec_finished","path":"a.yaml","outcome":"passed","added_later":[1]}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"passed"}"#,
+        ]);
+        // A killed run: its last line cut short.
+        let tally = tally(&whole[..whole.len() - 10], &suite);
+        assert_eq!(tally.specs["a.yaml"].outcome, "passed");
+        assert_eq!(tally.specs["b.yaml"].outcome, NOT_RUN);
+        assert_eq!((tally.passed, tally.failed), (1, 1));
+        assert!(!tally.finished);
+    }
+
     #[test]
     fn a_hidden_spec_is_never_among_those_drawn() {
         let mut suite = vec![
@@ -1081,11 +1252,10 @@ mod tests {
             suite_spec("c.yaml", 1.0, &[]),
         ];
         suite[1].hidden = true;
-        let lines = ["a.yaml", "b.yaml", "c.yaml"]
-            .map(|path| {
-                format!(r#"{{"event":"spec_finished","path":"{path}","outcome":"mismatch"}}"#)
-            })
-            .join("\n");
+        let lines = ["a.yaml", "b.yaml", "c.yaml"].map(|path| {
+            format!(r#"{{"event":"spec_finished","path":"{path}","outcome":"mismatch"}}"#)
+        });
+        let lines = report(&lines.each_ref().map(String::as_str));
         assert_eq!(mismatched(&lines, &suite), ["a.yaml", "c.yaml"]);
     }
 
@@ -1095,13 +1265,12 @@ mod tests {
             suite_spec("a.yaml", 2.0, &["r/a", "r/b"]),
             suite_spec("b.yaml", 1.0, &["r/b"]),
         ];
-        let lines = [
+        let lines = report(&[
             r#"{"event":"run_started"}"#,
             r#"{"event":"spec_finished","path":"a.yaml","rules":["r/a","r/b"],"points":2,"outcome":"passed"}"#,
             r#"{"event":"spec_finished","path":"b.yaml","rules":["r/b"],"points":1,"outcome":"mismatch","cause":"r/b: late\nmore"}"#,
             r#"{"event":"run_finished"}"#,
-        ]
-        .join("\n");
+        ]);
         let tally = tally(&lines, &suite);
         // Each spec's verdict, and a failure's cause in one line.
         assert_eq!(tally.specs["a.yaml"].outcome, "passed");
@@ -1114,9 +1283,55 @@ mod tests {
         assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
         assert!(tally.finished && !tally.nothing_ran);
         let broken = r#"{"event":"spec_finished","path":"a.yaml","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
-        let tally = super::tally(broken, &suite);
+        let tally = super::tally(&report(&[broken]), &suite);
         assert!(tally.nothing_ran && !tally.finished);
         assert_eq!(tally.first_error.as_deref(), Some("could not be loaded"));
+    }
+
+    #[test]
+    fn a_failure_fails_only_the_rule_its_cause_breaks() {
+        let suite = [
+            suite_spec("a.yaml", 1.0, &["r/a", "r/b"]),
+            suite_spec("b.yaml", 1.0, &["r/b", "r/c"]),
+            suite_spec("c.yaml", 1.0, &["r/d"]),
+            suite_spec("d.yaml", 1.0, &["r/e"]),
+        ];
+        // One mistake breaking r/c fails a and b, whatever rules they list; c's cause names a
+        // rule the suite does not have (forged, or of another suite): its own rules fail; d
+        // errored, and no rule decides an error: its rules fail.
+        let lines = report(&[
+            r#"{"event":"spec_finished","path":"a.yaml","outcome":"mismatch","cause":"r/c: x","cause_id":"c1","cause_rule":"r/c"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"mismatch","cause":"r/c: x","cause_id":"c1","cause_rule":"r/c"}"#,
+            r#"{"event":"spec_finished","path":"c.yaml","outcome":"mismatch","cause":"forged: x","cause_id":"c2","cause_rule":"forged"}"#,
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"errored","cause":"implementation error (timeout): late","cause_id":"c3"}"#,
+        ]);
+        let tally = tally(&lines, &suite);
+        let verdicts: Vec<(&str, RuleVerdict)> =
+            tally.rules.iter().map(|(r, v)| (r.as_str(), *v)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("r/a", RuleVerdict::Pass),
+                ("r/b", RuleVerdict::Pass),
+                ("r/c", RuleVerdict::Fail),
+                ("r/d", RuleVerdict::Fail),
+                ("r/e", RuleVerdict::Fail),
+            ]
+        );
+        assert_eq!(tally.specs["a.yaml"].cause_id.as_deref(), Some("c1"));
+        assert_eq!(tally.specs["a.yaml"].cause_rule.as_deref(), Some("r/c"));
+        assert_eq!(tally.specs["c.yaml"].cause_rule, None);
+        assert!(!tally.rules.contains_key("forged"));
+    }
+
+    #[test]
+    fn a_divergence_on_the_broker_scores_as_the_pass_it_is_on_the_lessons_world() {
+        let suite = [suite_spec("a.yaml", 2.0, &["r/a"])];
+        let line = r#"{"event":"spec_finished","path":"a.yaml","outcome":"divergence"}"#;
+        let tally = tally(&report(&[line]), &suite);
+        assert_eq!((tally.score, tally.passed, tally.failed), (2.0, 1, 0));
+        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(tally.specs["a.yaml"].outcome, "divergence");
     }
 
     #[test]
@@ -1130,15 +1345,14 @@ mod tests {
         // b is skipped (a class it does not have) after a claim that it passed, c is missing,
         // d a known failure; a spec the suite does not have, and points the report claims,
         // count for nothing.
-        let lines = [
+        let lines = report(&[
             r#"{"event":"spec_finished","path":"b.yaml","outcome":"passed"}"#,
             r#"{"event":"spec_finished","path":"a.yaml","points":100,"outcome":"passed"}"#,
             r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped"}"#,
             r#"{"event":"spec_finished","path":"d.yaml","outcome":"expected_failure"}"#,
             r#"{"event":"spec_finished","path":"forged.yaml","points":80,"outcome":"passed"}"#,
             r#"{"event":"run_finished"}"#,
-        ]
-        .join("\n");
+        ]);
         let tally = tally(&lines, &suite);
         assert_eq!((tally.score, tally.max_score), (1.0, 10.0));
         assert_eq!((tally.passed, tally.failed), (1, 2));
@@ -1151,7 +1365,7 @@ mod tests {
         assert_eq!(outcomes, ["passed", "skipped", NOT_RUN, "expected_failure"]);
         // A spec the budget kept from finishing is not run, and counted.
         let stopped = r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped","skip_reason":"not run: budget"}"#;
-        let tally = super::tally(stopped, &suite);
+        let tally = super::tally(&report(&[stopped]), &suite);
         assert_eq!(
             (tally.specs["b.yaml"].outcome.as_str(), tally.not_run_budget),
             (NOT_RUN, 1)

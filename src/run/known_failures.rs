@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::contracts::CONTRACTS;
+use crate::load::loader::LoadedSpec;
 use crate::model::outcome::{ExpectedFailure, Outcome};
-use crate::run::runner::{Prepared, SpecReport};
 use crate::text::source::{Position, SourceFile, display_path};
 use crate::text::spec_error::{SpecError, SpecErrorKind};
 use crate::text::yaml::{self, Spanned};
@@ -130,17 +130,19 @@ impl KnownFailures {
         )
     }
 
-    /// Whether a spec's failure would be expected: its path or one of its rules is listed.
-    pub fn lists(&self, report: &SpecReport) -> bool {
-        let canonical = std::fs::canonicalize(&report.path).ok();
+    /// Whether the failure of the spec at `path`, of `rules`, would be expected: its path or
+    /// one of its rules is listed.
+    pub fn lists(&self, path: &str, rules: &[String]) -> bool {
+        let canonical = std::fs::canonicalize(path).ok();
         self.entries.iter().any(|entry| match &entry.listed {
             Listed::Spec(file) => canonical.as_ref() == Some(file),
-            Listed::Rule(rule) => report.rules.contains(rule),
+            Listed::Rule(rule) => rules.contains(rule),
         })
     }
 
-    /// What to expect of the specs about to run, in their order.
-    pub fn expect(&self, prepared: &[Prepared]) -> Expectations<'_> {
+    /// What to expect of the specs about to run, in their order: each its path and what
+    /// loading it gave (the run's prepared specs).
+    pub fn expect(&self, prepared: &[(String, Result<LoadedSpec, SpecError>)]) -> Expectations<'_> {
         let mut by_spec = vec![None; prepared.len()];
         let mut last_covering = HashMap::new();
         for (index, (path, loaded)) in prepared.iter().enumerate() {
@@ -184,26 +186,27 @@ pub struct Expectations<'a> {
 }
 
 impl Expectations<'_> {
-    /// Turns the outcome of spec `index` into an expected failure, or a stale listing.
-    pub fn apply(&mut self, index: usize, report: &mut SpecReport) {
+    /// Turns the outcome of spec `index`, of `rules`, into an expected failure, or a stale
+    /// listing.
+    pub fn apply(&mut self, index: usize, rules: &[String], outcome: &mut Outcome) {
         let list = self.list;
         let rule_entries: Vec<usize> = list
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| matches!(&e.listed, Listed::Rule(r) if report.rules.contains(r)))
+            .filter(|(_, e)| matches!(&e.listed, Listed::Rule(r) if rules.contains(r)))
             .map(|(i, _)| i)
             .collect();
         let by_spec = self.by_spec.get(index).copied().flatten();
-        match &report.outcome {
+        match outcome {
             Outcome::Mismatch(_) | Outcome::Errored(_) => {
                 for &entry in &rule_entries {
                     self.rule_failures[entry] += 1;
                 }
                 if let Some(entry) = by_spec.or(rule_entries.first().copied()) {
                     let entry = &list.entries[entry];
-                    let failure = std::mem::replace(&mut report.outcome, Outcome::Passed);
-                    report.outcome = Outcome::ExpectedFailure(Box::new(ExpectedFailure {
+                    let failure = std::mem::replace(outcome, Outcome::Passed);
+                    *outcome = Outcome::ExpectedFailure(Box::new(ExpectedFailure {
                         failure,
                         listed_at: list.listed_at(entry),
                         reason: entry.reason.clone(),
@@ -212,7 +215,7 @@ impl Expectations<'_> {
             }
             Outcome::Passed => {
                 if let Some(entry) = by_spec {
-                    report.outcome = Outcome::Stale(format!(
+                    *outcome = Outcome::Stale(format!(
                         "listed as a known failure ({}) but passed: remove it from {}",
                         list.listed_at(&list.entries[entry]),
                         list.path
@@ -227,7 +230,7 @@ impl Expectations<'_> {
                     let Listed::Rule(rule) = &entry.listed else {
                         return;
                     };
-                    report.outcome = Outcome::Stale(format!(
+                    *outcome = Outcome::Stale(format!(
                         "rule `{rule}` is listed as a known failure ({}) but every spec covering it passed: remove it from {}",
                         list.listed_at(entry),
                         list.path
@@ -245,7 +248,7 @@ mod tests {
 
     use super::*;
     use crate::model::implementation::{ImplError, ImplErrorKind};
-    use crate::run::runner::RunConfig;
+    use crate::run::runner::{Prepared, RunConfig, SpecReport};
 
     fn parse(text: &str) -> Result<KnownFailures, SpecError> {
         KnownFailures::parse(&SourceFile::from_text("known.yaml", text))
@@ -262,6 +265,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 
@@ -318,7 +323,7 @@ mod tests {
         .unwrap();
         let mut expected = list.expect(&prepared);
         let mut failing = report(path, &[], errored());
-        expected.apply(0, &mut failing);
+        expected.apply(0, &failing.rules, &mut failing.outcome);
         let Outcome::ExpectedFailure(known) = &failing.outcome else {
             panic!("{:?}", failing.outcome);
         };
@@ -328,7 +333,7 @@ mod tests {
         assert!(!failing.outcome.is_failure());
 
         let mut passing = report(path, &[], Outcome::Passed);
-        expected.apply(0, &mut passing);
+        expected.apply(0, &passing.rules, &mut passing.outcome);
         let Outcome::Stale(message) = &passing.outcome else {
             panic!("{:?}", passing.outcome);
         };
@@ -347,7 +352,8 @@ mod tests {
         let list = parse("- rule: dlq-consumer/poison\n").unwrap();
 
         let mut passing = report(path, &rules, Outcome::Passed);
-        list.expect(&prepared).apply(0, &mut passing);
+        list.expect(&prepared)
+            .apply(0, &passing.rules, &mut passing.outcome);
         assert!(
             matches!(&passing.outcome, Outcome::Stale(m) if m.starts_with("rule `dlq-consumer/poison` is listed as a known failure (known.yaml:1:3) but every spec covering it passed")),
             "{:?}",
@@ -355,12 +361,14 @@ mod tests {
         );
 
         let mut failing = report(path, &rules, errored());
-        list.expect(&prepared).apply(0, &mut failing);
+        list.expect(&prepared)
+            .apply(0, &failing.rules, &mut failing.outcome);
         assert!(matches!(failing.outcome, Outcome::ExpectedFailure(_)));
 
         // Specs not listed, and spec errors, are left alone.
         let mut other = report(path, &["dlq-consumer/success"], errored());
-        list.expect(&prepared).apply(0, &mut other);
+        list.expect(&prepared)
+            .apply(0, &other.rules, &mut other.outcome);
         assert!(matches!(other.outcome, Outcome::Errored(_)));
     }
 }

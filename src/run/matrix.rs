@@ -10,11 +10,14 @@ use crate::external::launch::Target;
 use crate::model::implementation::ImplInfo;
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
+use crate::model::world::WorldChoice;
 use crate::run::runner::{self, Prepared, SpecReport, Summary};
 
-/// One implementation's results, in the order of the specs.
+/// One implementation's results on one world, in the order of the specs.
 #[derive(Debug, Clone)]
 pub struct Column {
+    /// The implementation, its label naming the world too when the matrix has several, or a
+    /// broker's: `builtin on rabbitmq classic`; the world alone in a table of worlds.
     pub implementation: ImplInfo,
     pub reports: Vec<SpecReport>,
     pub summary: Summary,
@@ -36,6 +39,10 @@ pub struct Cell {
     pub total: usize,
     /// The first covering spec that failed, to link to its details.
     pub first_failure: Option<usize>,
+    /// Covering specs that pass on the fake world and fail on this column's broker.
+    pub diverged: usize,
+    /// The first of them, to link to its details.
+    pub first_divergence: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +56,8 @@ pub enum CellStatus {
     Skipped,
     /// Those that ran passed; some were skipped.
     Partial,
+    /// None failed; some diverged on the broker (they pass on the fake world).
+    Diverged,
 }
 
 impl Cell {
@@ -57,6 +66,8 @@ impl Cell {
             CellStatus::Uncovered
         } else if self.failed > 0 {
             CellStatus::Failed
+        } else if self.diverged > 0 {
+            CellStatus::Diverged
         } else if self.passed == self.total {
             CellStatus::Passed
         } else if self.passed == 0 {
@@ -71,6 +82,13 @@ impl Cell {
         match self.status() {
             CellStatus::Uncovered => "-".to_owned(),
             CellStatus::Skipped => "skipped".to_owned(),
+            _ if self.diverged > 0 => format!(
+                "{}/{}, {} diverge{}",
+                self.passed,
+                self.total,
+                self.diverged,
+                if self.diverged == 1 { "s" } else { "" }
+            ),
             _ => format!("{}/{}", self.passed, self.total),
         }
     }
@@ -131,6 +149,24 @@ impl Matrix {
             .collect()
     }
 
+    /// For each column, the specs that diverged on its broker, in order.
+    pub fn divergences(&self, column: usize) -> Vec<&SpecReport> {
+        self.columns.get(column).map_or_else(Vec::new, |c| {
+            c.reports
+                .iter()
+                .filter(|r| matches!(r.outcome, Outcome::Divergence(_)))
+                .collect()
+        })
+    }
+
+    /// What broke a broker under a column, if one did.
+    pub fn world_faults(&self) -> Vec<&str> {
+        self.columns
+            .iter()
+            .filter_map(|c| c.summary.world_fault.as_deref())
+            .collect()
+    }
+
     /// For each column, the specs it failed (spec errors aside), in order.
     pub fn failures(&self, column: usize) -> Vec<&SpecReport> {
         self.columns.get(column).map_or_else(Vec::new, |c| {
@@ -143,7 +179,7 @@ impl Matrix {
 
     /// 0 every implementation passed every spec it ran; 1 some failed; 2 some spec is broken.
     pub fn exit_code(&self) -> i32 {
-        if !self.spec_errors().is_empty() {
+        if !self.spec_errors().is_empty() || !self.world_faults().is_empty() {
             runner::exit::SPEC_OR_USAGE_ERROR
         } else if self.columns.iter().any(|c| c.summary.failed() > 0) {
             runner::exit::FAILED
@@ -172,6 +208,10 @@ fn tally(covering: &[usize], reports: &[SpecReport]) -> Cell {
         match &report.outcome {
             Outcome::Passed => cell.passed += 1,
             Outcome::Skipped(_) => {}
+            Outcome::Divergence(_) => {
+                cell.diverged += 1;
+                cell.first_divergence.get_or_insert(index);
+            }
             // A failure known in advance still is not conformance.
             _ => {
                 cell.failed += 1;
@@ -182,21 +222,45 @@ fn tally(covering: &[usize], reports: &[SpecReport]) -> Cell {
     cell
 }
 
-/// Runs the specs against each target, one thread per target (external ones are processes
-/// of their own), and tallies the matrix. The built-in implementation should come first.
-pub fn run(prepared: &[Prepared], targets: &[Target], timeout: Duration) -> Matrix {
+/// Runs the specs against each target on each world (the fake when `worlds` is empty), one
+/// thread per column (external ones are processes of their own), and tallies the matrix. The
+/// built-in implementation should come first.
+pub fn run(
+    prepared: &[Prepared],
+    targets: &[Target],
+    worlds: &[WorldChoice],
+    timeout: Duration,
+) -> Matrix {
     let started = std::time::Instant::now();
+    let fake = [WorldChoice::Fake];
+    let worlds = if worlds.is_empty() { &fake[..] } else { worlds };
+    let pairs: Vec<(&Target, &WorldChoice)> = targets
+        .iter()
+        .flat_map(|target| worlds.iter().map(move |world| (target, world)))
+        .collect();
+    // A column is named by its world when the worlds are what is compared.
+    let label = |target: &Target, world: &WorldChoice, label: String| match (targets.len(), worlds)
+    {
+        (1, [_, _, ..]) => world.short(),
+        (_, [WorldChoice::Fake]) => label,
+        _ => format!("{} on {}", target.label(), world.short()),
+    };
     let columns = std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
+        let handles: Vec<_> = pairs
             .iter()
-            .map(|target| scope.spawn(move || column(prepared, target, timeout)))
+            .map(|(target, world)| scope.spawn(move || column(prepared, target, world, timeout)))
             .collect();
         handles
             .into_iter()
-            .zip(targets)
-            .map(|(handle, target)| {
+            .zip(&pairs)
+            .map(|(handle, (target, world))| {
+                let labelled = |mut column: Column| {
+                    column.implementation.label =
+                        label(target, world, column.implementation.label.clone());
+                    column
+                };
                 // A panic is a dlqspec bug; the column still shows, marked, and fails the run.
-                handle.join().unwrap_or_else(|_| Column {
+                handle.join().map(labelled).unwrap_or_else(|_| Column {
                     implementation: ImplInfo {
                         label: format!("{} (dlqspec crashed)", target.label()),
                         language: "unknown".into(),
@@ -209,19 +273,32 @@ pub fn run(prepared: &[Prepared], targets: &[Target], timeout: Duration) -> Matr
                     },
                 })
             })
-            .collect()
+            .collect::<Vec<Column>>()
     });
     Matrix::build(columns, started.elapsed())
 }
 
-fn column(prepared: &[Prepared], target: &Target, timeout: Duration) -> Column {
+fn column(
+    prepared: &[Prepared],
+    target: &Target,
+    world: &WorldChoice,
+    timeout: Duration,
+) -> Column {
     let started = std::time::Instant::now();
     let mut implementation = target.instantiate(timeout);
     let mut summary = Summary::default();
     let reports: Vec<SpecReport> = prepared
         .iter()
         .map(|spec| {
-            let report = runner::run_one(spec, implementation.as_mut());
+            // Once the broker broke, no spec of the column runs on it.
+            let mut report = match &summary.world_fault {
+                Some(_) => runner::not_run(spec, runner::NOT_RUN_WORLD),
+                None => runner::run_one_in(spec, implementation.as_mut(), world),
+            };
+            if let Outcome::WorldFault(fault) = &report.outcome {
+                summary.world_fault = Some(fault.clone());
+                report.outcome = Outcome::Skipped(runner::NOT_RUN_WORLD.to_owned());
+            }
             summary.add(&report.outcome);
             report
         })
@@ -250,6 +327,8 @@ mod tests {
             output: None,
             grading: Default::default(),
             source: None,
+            departure: None,
+            cause: None,
         }
     }
 
@@ -270,7 +349,8 @@ mod tests {
                 passed: 1,
                 failed: 1,
                 total: 2,
-                first_failure: Some(1)
+                first_failure: Some(1),
+                ..Cell::default()
             }
         );
         assert_eq!(cell.status(), CellStatus::Failed);

@@ -13,8 +13,10 @@ use crate::contracts::contract::{Grading, RunMode};
 use crate::load::discover::{self, DiscoverError, Skipped};
 use crate::load::loader::{self, LoadedSpec};
 use crate::model::captured::Captured;
+use crate::model::cause::{Cause, Causes, Departure};
 use crate::model::implementation::{ImplInfo, Implementation, ImplementationFactory};
 use crate::model::outcome::{Outcome, OutcomeKind};
+use crate::model::world::WorldChoice;
 use crate::run::known_failures::KnownFailures;
 use crate::run::parallel;
 use crate::run::rerun::{self, RerunPlan};
@@ -55,6 +57,12 @@ pub struct RunConfig {
     /// tenth of the run of a spec of 10^5 messages: docs/performance.md). Never set by a
     /// command that runs again in the same process (`watch`, `grade`): their memory is returned.
     pub last_in_process: bool,
+    /// Finds no cause for a failure (where the implementation departs from the reference):
+    /// each failure's cause is then only the shape of its outcome. For the tests that hold a
+    /// run's verdicts to be the same with causes and without.
+    pub skip_causes: bool,
+    /// The world the specs act on (`--world`): the fake, or a broker's queue.
+    pub world: WorldChoice,
 }
 
 impl RunConfig {
@@ -69,6 +77,10 @@ impl RunConfig {
 
 /// Why specs that `--fail-fast` kept from running are skipped.
 pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
+
+/// Why specs are skipped once the world (a broker) broke: the one it broke under, and every
+/// one not finished.
+pub const NOT_RUN_WORLD: &str = "not run: the broker failed";
 
 /// Why specs not finished when the run's budget ran out are skipped: those never started,
 /// and the one running then (its implementation was ended under it, so its end says nothing).
@@ -90,6 +102,13 @@ pub struct SpecReport {
     pub grading: Grading,
     /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
     pub source: Option<Arc<str>>,
+    /// Where the implementation first departed from the reference, when the spec failed with
+    /// a difference and its contract could tell: what `cause` is made from.
+    pub departure: Option<Box<Departure>>,
+    /// Why it failed (`None` for what is no failure): where the implementation departed from
+    /// the reference, or what broke; in a run, joined to the cause of an earlier failure of
+    /// the same mistake (`model::cause::Causes`).
+    pub cause: Option<Cause>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,6 +128,14 @@ pub struct Summary {
     pub notes: Vec<String>,
     /// How many of the skipped specs the budget kept from finishing ([`NOT_RUN_BUDGET`]).
     pub not_run_budget: usize,
+    /// Specs that pass on the lesson's fake world and fail on the broker's (`--world`): the
+    /// broker's, counted apart, failing no run.
+    pub diverged: usize,
+    /// What broke the world (a broker) under the run: the specs from then on are not run,
+    /// and the run exits 2.
+    pub world_fault: Option<String>,
+    /// How many specs the broken world kept from finishing ([`NOT_RUN_WORLD`]).
+    pub not_run_world: usize,
 }
 
 impl Summary {
@@ -121,6 +148,9 @@ impl Summary {
             OutcomeKind::Skipped => self.skipped += 1,
             OutcomeKind::ExpectedFailure => self.expected_failures += 1,
             OutcomeKind::Stale => self.stale += 1,
+            OutcomeKind::Divergence => self.diverged += 1,
+            // The runner tells it as not run: it never reaches a summary as itself.
+            OutcomeKind::WorldFault => self.skipped += 1,
         }
     }
 
@@ -129,11 +159,13 @@ impl Summary {
     }
 
     pub fn total(&self) -> usize {
-        self.passed + self.failed() + self.skipped + self.expected_failures
+        self.passed + self.failed() + self.skipped + self.expected_failures + self.diverged
     }
 
     pub fn exit_code(&self) -> i32 {
-        if self.spec_errors > 0 {
+        // A run whose broker broke checked less than it was asked to, and not for the
+        // implementation's fault: no pass, and no failure of it either.
+        if self.spec_errors > 0 || self.world_fault.is_some() {
             exit::SPEC_OR_USAGE_ERROR
         } else if self.failed() > 0 || self.not_run_budget > 0 {
             // A run its budget stopped checked less than it was asked to: no pass.
@@ -153,6 +185,9 @@ pub enum Event<'a> {
         implementation: &'a ImplInfo,
         /// Paths discovery left out (links out of the tree, loops, FIFOs...), with why.
         skipped: &'a [Skipped],
+        /// What the run says of its world, one line each (`--world`): which, and what it
+        /// cannot give the specs. Empty on the fake world.
+        world: &'a [String],
     },
     Finished(&'a SpecReport),
     Done(&'a Summary),
@@ -174,13 +209,18 @@ pub enum RunError {
     /// The implementation provides none of the contracts the selected specs check.
     #[error("{0}")]
     NothingProvided(String),
+    /// The world (`--world`) cannot be used: a broker not there, or refusing the login.
+    #[error("{0}")]
+    World(String),
 }
 
 impl RunError {
     /// The exit code: nothing selected is a usage error, nothing provided a failure.
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Discover(_) | RunError::NothingSelected(_) => exit::SPEC_OR_USAGE_ERROR,
+            RunError::Discover(_) | RunError::NothingSelected(_) | RunError::World(_) => {
+                exit::SPEC_OR_USAGE_ERROR
+            }
             RunError::NothingProvided(_) => exit::FAILED,
         }
     }
@@ -188,6 +228,41 @@ impl RunError {
 
 /// A spec after loading, before running: either ready or already failed.
 pub type Prepared = (String, Result<LoadedSpec, SpecError>);
+
+/// Readies `world` for the selected specs, once: each contract that takes a world readies
+/// it (a broker reached, what a killed run left deleted); the lines the report header says of
+/// it, empty for the fake. `Err` is why the world cannot be used.
+pub fn prepare_world(world: &WorldChoice, prepared: &[Prepared]) -> Result<Vec<String>, String> {
+    if world.is_fake() {
+        return Ok(Vec::new());
+    }
+    let mut lines = vec![format!("world: {} at {world}", world.short())];
+    let mut without: Vec<(&'static str, usize)> = Vec::new();
+    let mut readied: Vec<&'static str> = Vec::new();
+    for (_, spec) in prepared {
+        let Ok(spec) = spec else { continue };
+        let contract = spec.contract;
+        if !contract.takes_world() {
+            match without
+                .iter_mut()
+                .find(|(name, _)| *name == contract.name())
+            {
+                Some((_, count)) => *count += 1,
+                None => without.push((contract.name(), 1)),
+            }
+        } else if !readied.contains(&contract.name()) {
+            readied.push(contract.name());
+            lines.extend(contract.prepare_world(world)?);
+        }
+    }
+    for (name, count) in without {
+        lines.push(format!(
+            "--world applies to the specs whose contract has a queue to put on the broker: the {count} {name} spec{} ran as always (their queue is the implementation)",
+            if count == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(lines)
+}
 
 /// Loads every spec under the configured paths and keeps those the filters and partition select.
 pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
@@ -288,36 +363,78 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
         output: None,
         grading,
         source,
+        departure: None,
+        cause: None,
     }
+}
+
+/// The report of a spec that did not run, and why.
+pub fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
+    spec_report(
+        prepared,
+        Outcome::Skipped(reason.to_owned()),
+        Duration::ZERO,
+    )
 }
 
 /// Runs one prepared spec. Against any implementation but the reference, the spec is first run
 /// on the reference: a spec the reference does not pass judges nobody, and is a spec error.
+/// A failure comes with its cause.
 pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> SpecReport {
-    run_judged(prepared, implementation, &|spec, implementation| {
-        reference_verdict(spec, implementation)
-    })
+    run_one_in(prepared, implementation, &WorldChoice::Fake)
 }
 
-/// `run_one`, with the reference's verdict on the spec from `verdict`.
+/// `run_one` on `world`.
+pub fn run_one_in(
+    prepared: &Prepared,
+    implementation: &mut dyn Implementation,
+    world: &WorldChoice,
+) -> SpecReport {
+    run_judged(
+        prepared,
+        implementation,
+        world,
+        true,
+        &|spec, implementation| reference_verdict(spec, implementation),
+    )
+}
+
+/// `run_one`, with the reference's verdict on the spec from `verdict`; `causes` says whether
+/// a failure's departure from the reference is looked for.
 fn run_judged(
     prepared: &Prepared,
     implementation: &mut dyn Implementation,
+    world: &WorldChoice,
+    causes: bool,
     verdict: &dyn Fn(&LoadedSpec, &dyn Implementation) -> Option<Outcome>,
 ) -> SpecReport {
     let started = Instant::now();
-    let outcome = match &prepared.1 {
-        Err(error) => Outcome::SpecError(error.clone()),
+    let (outcome, departure) = match &prepared.1 {
+        Err(error) => (Outcome::SpecError(error.clone()), None),
         Ok(spec) => match verdict(spec, implementation) {
-            Some(broken) => broken,
+            Some(broken) => (broken, None),
             None => match implementation.begin_spec() {
-                Err(error) => Outcome::Errored(error),
-                Ok(()) => spec.run(implementation, RunMode::Check).outcome,
+                Err(error) => (Outcome::Errored(error), None),
+                Ok(()) if causes => {
+                    let (run, departure) = spec.diagnose_in(implementation, RunMode::Check, world);
+                    (run.outcome, departure.map(Box::new))
+                }
+                Ok(()) => (
+                    spec.run_in(implementation, RunMode::Check, world).outcome,
+                    None,
+                ),
             },
         },
     };
     let mut report = spec_report(prepared, outcome, started.elapsed());
     report.output = implementation.take_output();
+    report.departure = departure;
+    report.cause = Cause::of(
+        &report.outcome,
+        report.departure.as_deref(),
+        report.output.as_ref(),
+        &report.rules,
+    );
     if !report.grading.visibility.shows_details() {
         implementation.forget_spec();
     }
@@ -423,6 +540,7 @@ pub fn run(
     if filtered == 0 {
         return Err(RunError::NothingSelected(nothing_selected(config, found)));
     }
+    let world = prepare_world(&config.world, &prepared).map_err(RunError::World)?;
     let workers = config.jobs().min(prepared.len()).max(1);
     let info = first.info();
     let judge = |i: usize| match &prepared[i].1 {
@@ -443,12 +561,19 @@ pub fn run(
             let verdict = |_: &LoadedSpec, _: &dyn Implementation| {
                 (!info.is_reference).then(|| verdicts.verdict(i)).flatten()
             };
-            run_judged(&prepared[i], implementation.as_mut(), &verdict)
+            run_judged(
+                &prepared[i],
+                implementation.as_mut(),
+                &config.world,
+                !config.skip_causes,
+                &verdict,
+            )
         };
         let summary = run_all(
             config,
             &prepared,
             (found, &skipped, note),
+            &world,
             first,
             &info,
             workers,
@@ -474,6 +599,7 @@ fn run_all(
     config: &RunConfig,
     prepared: &[Prepared],
     (found, skipped, note): (usize, &[Skipped], Option<String>),
+    world: &[String],
     mut first: Box<dyn Implementation + Send>,
     info: &ImplInfo,
     workers: usize,
@@ -493,6 +619,7 @@ fn run_all(
         filtered_out: found - prepared.len(),
         implementation: info,
         skipped,
+        world,
     });
     let mut summary = Summary {
         notes: note.into_iter().collect(),
@@ -504,13 +631,14 @@ fn run_all(
         config
             .known_failures
             .as_ref()
-            .is_some_and(|k| k.lists(report))
+            .is_some_and(|k| k.lists(&report.path, &report.rules))
     };
     let out_of_budget = || budget.as_ref().is_some_and(BudgetWatch::ran_out);
     let not_run = |i: usize| {
         let skipped = Outcome::Skipped(NOT_RUN_BUDGET.to_owned());
         spec_report(&prepared[i], skipped, Duration::ZERO)
     };
+    let mut causes = Causes::default();
     // Why the specs never started were not: the first reason to stop, fail-fast or budget.
     let stopped_by = std::sync::OnceLock::new();
     parallel::run_in_order(
@@ -526,7 +654,10 @@ fn run_all(
             if out_of_budget() { not_run(i) } else { report }
         },
         &|report: &SpecReport| {
-            if config.fail_fast && report.outcome.is_failure() && !listed(report) {
+            if matches!(report.outcome, Outcome::WorldFault(_)) {
+                stopped_by.get_or_init(|| NOT_RUN_WORLD);
+                true
+            } else if config.fail_fast && report.outcome.is_failure() && !listed(report) {
                 stopped_by.get_or_init(|| NOT_RUN_FAIL_FAST);
                 true
             } else if out_of_budget() {
@@ -542,9 +673,25 @@ fn run_all(
                 let skipped = Outcome::Skipped(reason.to_owned());
                 spec_report(&prepared[i], skipped, Duration::ZERO)
             });
-            if let Some(expected) = &mut expected {
-                expected.apply(i, &mut report);
+            // The broker broke under this spec: it is not run, and the run says why once.
+            if let Outcome::WorldFault(fault) = &report.outcome {
+                summary.world_fault.get_or_insert_with(|| fault.clone());
+                report.outcome = Outcome::Skipped(NOT_RUN_WORLD.to_owned());
             }
+            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_WORLD) {
+                summary.not_run_world += 1;
+            }
+            if let Some(expected) = &mut expected {
+                expected.apply(i, &report.rules, &mut report.outcome);
+            }
+            // After the known failures: a listed failure is no failure, a listing that passed
+            // is one now.
+            report.cause = causes.settle(
+                &report.outcome,
+                report.departure.as_deref(),
+                report.output.as_ref(),
+                &report.rules,
+            );
             if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_BUDGET) {
                 summary.not_run_budget += 1;
             }
@@ -553,6 +700,14 @@ fn run_all(
         },
     );
     drop(budget);
+    if summary.world_fault.is_some() {
+        let total = prepared.len();
+        summary.notes.push(format!(
+            "the broker failed after {} of the run's {total} specs; {} not run",
+            total - summary.not_run_world,
+            summary.not_run_world
+        ));
+    }
     if summary.not_run_budget > 0 {
         let total = prepared.len();
         summary.notes.push(format!(
@@ -681,9 +836,15 @@ fn nothing_provided(
         Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
         Some(names) => format!("; it defines: {}", names.join(", ")),
     };
+    // Named by its file, not by an `--impl` value: a student reads this in an autograder's
+    // results, where paths in the solution's folder are told relative to it.
+    let label = implementation.info().label;
+    let named = ["python:", "node:"]
+        .iter()
+        .find_map(|prefix| label.strip_prefix(prefix))
+        .unwrap_or(&label);
     Some(format!(
-        "{} provides none of the contracts the selected specs check: it has no class {}{defines}",
-        implementation.info().label,
+        "{named} provides none of the contracts the selected specs check: it has no class {}{defines}",
         missing.join(" and no class ")
     ))
 }

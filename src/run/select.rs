@@ -152,7 +152,15 @@ impl Partition {
 /// FNV-1a, 64 bits: a hash fixed by its definition, unlike std's, so partitions never move
 /// between dlqspec builds or platforms.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+    fnv1a_more(FNV1A_START, bytes)
+}
+
+/// Where FNV-1a starts, before any byte.
+pub const FNV1A_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits, from `hash` on over `bytes`: a hash of many pieces, fed one by one.
+pub fn fnv1a_more(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
 }

@@ -9,7 +9,7 @@ use crate::report::sanitize;
 use crate::report::style::{Palette, paint};
 use crate::strength::Report;
 
-/// The report. `written` says where each suggested spec went, by mistake id, when `--out`
+/// The report. `written` says where each suggested spec went, by mistake id, when `--output`
 /// was given; otherwise the specs are shown whole.
 pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palette) -> String {
     let mut out = String::new();

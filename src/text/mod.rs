@@ -7,4 +7,3 @@ pub mod source;
 pub mod spec_error;
 pub mod suggest;
 pub mod yaml;
-pub mod yaml_edit;

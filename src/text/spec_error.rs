@@ -3,7 +3,7 @@
 use crate::text::source::{Excerpt, Position, SourceFile};
 
 /// What kind of problem makes a spec unusable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SpecErrorKind {
     /// The file could not be read.

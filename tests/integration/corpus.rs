@@ -3,8 +3,6 @@
 //! breaks, with a diff. Both lists are read from their folders, so no file can be forgotten.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common::{Ran, dlqspec, node_tests, ran, root};
 
@@ -59,33 +57,15 @@ fn needs_node(path: &Path) -> bool {
 
 /// Runs `dlqspec run specs --impl ...` for each solution, two at a time, keeping the order.
 fn run_each(paths: &[PathBuf]) -> Vec<Ran> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Ran>>> = Mutex::new((0..paths.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(path) = paths.get(index) else {
-                        break;
-                    };
-                    let output = dlqspec()
-                        .env_remove("DLQSPEC_SHIMS")
-                        .args(["run", "--quiet", "--impl", &implementation(path)])
-                        .args(crate::common::suite())
-                        .output()
-                        .expect("dlqspec runs");
-                    results.lock().expect("results")[index] = Some(ran(output));
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("results")
-        .into_iter()
-        .map(|ran| ran.expect("every solution ran"))
-        .collect()
+    crate::common::two_at_a_time(paths, &|path: &PathBuf| {
+        let output = dlqspec()
+            .env_remove("DLQSPEC_SHIMS")
+            .args(["run", "--quiet", "--impl", &implementation(path)])
+            .args(crate::common::suite())
+            .output()
+            .expect("dlqspec runs");
+        ran(output)
+    })
 }
 
 /// The solutions of a corpus folder this run can run (the JavaScript ones need Node).
@@ -154,7 +134,7 @@ fn every_correct_solution_of_the_precision_corpus_passes_every_bundled_spec() {
 }
 
 /// The rule a broken solution's first line says it breaks: `breaks: RULE; mistake: ...`.
-fn broken_rule(path: &Path) -> String {
+pub fn broken_rule(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("solution");
     let first = text.lines().next().unwrap_or_default();
     first
@@ -204,8 +184,8 @@ fn every_broken_solution_fails_a_spec_of_the_rule_it_breaks_with_a_diff() {
             continue;
         }
         assert_eq!(ran.code, 1, "{name}:\n{}{}", ran.stdout, ran.stderr);
-        // A FAIL block: the spec line, the rule broken (or, where no decision is known, the
-        // spec's rules), the first difference, then a diff.
+        // A FAIL block: the spec line, the rule broken (or, where no rule decides the
+        // failure, the spec's rules), its cause, the first difference, then a diff.
         let lines: Vec<&str> = ran.stdout.lines().collect();
         // The heading names the rule the first difference breaks, which may be another
         // than the one the mistake is filed under (no default budget fails a retry first):
@@ -217,12 +197,20 @@ fn every_broken_solution_fails_a_spec_of_the_rule_it_breaks_with_a_diff() {
                     .any(|l| l.starts_with("rules:") && l.contains(rule.as_str()))
             })
         };
-        let named = lines.windows(4).any(|w| {
-            let heading = w[1].trim_start();
-            w[0].starts_with("FAIL ")
-                && (heading.starts_with("rule broken: ") || heading.starts_with("rules: "))
-                && (heading.split([' ', ',']).any(|r| r == rule) || checks(w[0]))
-                && w[2].trim_start().starts_with("first difference at ")
+        let named = lines.iter().enumerate().any(|(at, fail)| {
+            let block: Vec<&str> = lines[at + 1..]
+                .iter()
+                .take_while(|l| l.starts_with("      "))
+                .map(|l| l.trim_start())
+                .collect();
+            let heading = block.first().copied().unwrap_or_default();
+            let heading_rules = heading
+                .strip_prefix("rule broken: ")
+                .or_else(|| heading.strip_prefix("the spec's rules: "));
+            fail.starts_with("FAIL ")
+                && heading_rules
+                    .is_some_and(|rules| rules.split([' ', ',']).any(|r| r == rule) || checks(fail))
+                && block.iter().any(|l| l.starts_with("first difference at "))
         });
         assert!(
             named && ran.stdout.contains("--- expected\n"),
@@ -236,4 +224,87 @@ fn every_broken_solution_fails_a_spec_of_the_rule_it_breaks_with_a_diff() {
         .filter(|p| KNOWN_SURVIVORS.iter().any(|(s, _)| p.ends_with(s)))
         .count();
     assert_eq!(caught + survivors, paths.len());
+}
+
+/// Specs that cover what a round of solutions written apart from the suite found missing, each
+/// with a broken solution making the mistake the spec is there to catch.
+const TARGETED: &[(&str, &str)] = &[
+    (
+        "dlq-consumer/failed-at-is-read-after-the-handler.yaml",
+        "dlq_failed_at_before_handler.ts",
+    ),
+    (
+        "dlq-consumer/permanent-subclass-is-permanent.yaml",
+        "dlq_subclass_blind.py",
+    ),
+    (
+        "dlq-consumer/permanent-subclass-is-permanent.yaml",
+        "dlq_subclass_by_name.js",
+    ),
+    (
+        "dlq-consumer/permanent-subclass-is-permanent.yaml",
+        "dlq_error_names_given_class.mjs",
+    ),
+    (
+        "dlq-consumer/transient-subclass-is-transient.yaml",
+        "dlq_error_names_given_class.mjs",
+    ),
+    (
+        "dlq-consumer/same-body-as-a-dead-lettered-message-is-handled.yaml",
+        "dlq_dedupe_by_body.py",
+    ),
+    (
+        "dlq-consumer/dead-lettered-id-sent-again-with-another-body.yaml",
+        "dlq_dedupe_by_body.py",
+    ),
+    (
+        "dlq-consumer/replay-all-includes-poison.yaml",
+        "dlq_replay_all_skips_poison.py",
+    ),
+    (
+        "dlq-consumer/empty-body-is-processed.yaml",
+        "dlq_empty_body_is_nothing.mjs",
+    ),
+    (
+        "dlq-consumer/replay-names-every-object-has.yaml",
+        "dlq_replay_in_object.mjs",
+    ),
+    (
+        "dlq-consumer/key-error-message-as-written.yaml",
+        "dlq_error_quotes_key_errors.py",
+    ),
+    (
+        "outcome-queue/replay-names-every-object-has.yaml",
+        "oq_replay_in_object.mjs",
+    ),
+    (
+        "outcome-queue/invalid-outcome-of-another-type.yaml",
+        "oq_typeerror_nonstring.py",
+    ),
+];
+
+#[test]
+fn each_spec_fails_on_the_solution_with_the_mistake_it_targets() {
+    let node = node_tests();
+    for (spec, solution) in TARGETED {
+        let path = root().join("tests/solutions").join(solution);
+        if !node && needs_node(&path) {
+            continue;
+        }
+        let spec = format!("specs/{spec}");
+        let ran = ran(dlqspec()
+            .env_remove("DLQSPEC_SHIMS")
+            .args(["run", "--impl", &implementation(&path), &spec])
+            .output()
+            .expect("dlqspec runs"));
+        assert!(
+            ran.code == 1
+                && ran.stdout.starts_with(&format!("FAIL  {spec}  "))
+                && ran.stdout.contains("first difference at ")
+                && ran.stdout.contains("--- expected\n"),
+            "{spec} must fail on {solution} with a diff:\n{}{}",
+            ran.stdout,
+            ran.stderr
+        );
+    }
 }

@@ -9,44 +9,16 @@
 //! minutes on two cores.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::common::{Ran, dlqspec, node_tests, path_arg, ran, run};
+use crate::common::{Ran, dlqspec, node_tests, path_arg, ran, run, two_at_a_time};
 use crate::corpus::{KNOWN_SURVIVORS, implementation, selected};
 use crate::promises::{progress_marks, terminal};
-
-/// Runs `work` for each of `items`, two at a time, and returns the results in order.
-fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(index) else {
-                        break;
-                    };
-                    let result = work(item);
-                    results.lock().expect("results")[index] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("results")
-        .into_iter()
-        .map(|r| r.expect("every item ran"))
-        .collect()
-}
 
 fn name_of(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
-/// `dlqspec explore --impl SOLUTION --seed 1 --out OUT`, with the default budget.
+/// `dlqspec explore --impl SOLUTION --seed 1 --output OUT`, with the default budget.
 fn explore(solution: &Path, out: &Path) -> Ran {
     ran(dlqspec()
         .env_remove("DLQSPEC_SHIMS")
@@ -57,7 +29,7 @@ fn explore(solution: &Path, out: &Path) -> Ran {
             "--seed",
             "1",
         ])
-        .arg("--out")
+        .arg("--output")
         .arg(out)
         .output()
         .expect("dlqspec runs"))
@@ -263,7 +235,7 @@ fn a_seed_replays_the_same_finding_byte_for_byte() {
     let solution = "python:tests/solutions/dlq_error_truncated.py";
     let found = |out: &Path| {
         let ran = ran(dlqspec()
-            .args(["explore", "--impl", solution, "--seed", "77", "--out"])
+            .args(["explore", "--impl", solution, "--seed", "77", "--output"])
             .arg(out)
             .output()
             .expect("dlqspec runs"));
@@ -296,7 +268,7 @@ fn without_out_the_spec_is_printed_with_its_diff() {
         "FOUND dlq-consumer diverges in explore seed 3, case ",
         "divergence at step ",
         "--- expected\n+++ actual\n",
-        "`--out DIR` writes it):\n# yaml-language-server: $schema=../../schema/dlqspec.schema.json\ncontract: dlq-consumer\n",
+        "`--output DIR` writes it):\n# yaml-language-server: $schema=../../schema/dlqspec.schema.json\ncontract: dlq-consumer\n",
         "found a divergence: ",
     ] {
         assert!(
@@ -316,14 +288,14 @@ fn without_out_the_spec_is_printed_with_its_diff() {
 }
 
 #[test]
-fn a_time_limit_stops_exploring_before_the_cases_run_out() {
+fn a_budget_stops_exploring_before_the_cases_run_out() {
     let ran = run(&[
         "explore",
         "--contract",
         "outcome-queue",
         "--cases",
         "1000000",
-        "--time",
+        "--budget",
         "0.5",
         "--seed",
         "2",
@@ -352,10 +324,10 @@ fn usage_errors_exit_2_and_say_what_to_write() {
         ),
         (vec!["explore", "--cases", "0"], "0 is not in 1.."),
         (
-            vec!["explore", "--time", "soon"],
+            vec!["explore", "--budget", "soon"],
             "expected a number of seconds",
         ),
-        (vec!["explore", "--out", &file], "a file, not a folder"),
+        (vec!["explore", "--output", &file], "a file, not a folder"),
         (
             vec![
                 "explore",
@@ -383,7 +355,7 @@ fn usage_errors_exit_2_and_say_what_to_write() {
             ],
             "9 is not in 0..=4",
         ),
-        (vec!["strength", "--out", &file], "a file, not a folder"),
+        (vec!["strength", "--output", &file], "a file, not a folder"),
     ] {
         let ran = run(&args);
         assert_eq!(ran.code, 2, "{args:?}\n{}{}", ran.stdout, ran.stderr);
@@ -445,7 +417,7 @@ fn crash_schedules_find_a_lost_message_and_write_a_spec_the_built_in_passes() {
             "1",
             "--impl",
             solution,
-            "--out",
+            "--output",
         ])
         .arg(out.path())
         .output()

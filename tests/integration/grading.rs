@@ -942,8 +942,12 @@ fn merging_refuses_duplicates_and_names_a_broken_shard() {
             "summary version 7 is not the 2 this dlqspec reads",
         ),
         (
-            r#"{"format": "dlqspec-grade-summary", "version": 2, "rows": [{"submission": "x", "name": "../../x", "status": "pass"}]}"#,
+            r#"{"format": "dlqspec-grade-summary", "version": 2, "rows": [{"submission": "x", "name": "../../x", "status": "pass", "score": 1, "max_score": 1, "passed": 1, "failed": 0, "seconds": 0.5, "note": "", "report": null, "json_report": null, "rules": {}, "specs": {}}]}"#,
             "rows[0]: `name` \"../../x\" is not a report name",
+        ),
+        (
+            r#"{"format": "dlqspec-grade-summary", "version": 2, "rows": [{"submission": "x", "name": "x"}]}"#,
+            "copy/summary.json:1:93: rows[0]: missing field `status`",
         ),
         ("[]", "not a dlqspec grade summary"),
     ] {
@@ -1556,14 +1560,28 @@ fn the_class_view_lists_the_most_common_failure_causes() {
     assert_eq!(summary["version"], 2, "{summary}");
     let causes = summary["causes"].as_array().expect("causes");
     assert_eq!(causes.len(), 1, "{summary}");
+    // Two copies of one solution make one cause: the same exception at the same line of the
+    // same code, wherever each copy is.
+    let id = failing["cause_id"].as_str().expect("a cause's key");
     assert_eq!(
         causes[0],
         serde_json::json!({
-            "cause": cause, "submissions": 2, "specs": 1, "failures": 2,
+            "cause": cause, "id": id, "rule": "dlq-consumer/permanent", "who": ["bob.py", "erin.py"],
+            "submissions": 2, "specs": 1, "failures": 2,
             "example": {"submission": submissions[1], "name": "bob.py", "spec": DEAD_LETTER_SPEC},
         })
     );
     let bob = &summary["rows"][1];
+    // The failing spec lists three rules; the one its cause breaks is the one failed.
+    assert_eq!(
+        bob["rules"],
+        serde_json::json!({
+            "dlq-consumer/dead-letter-sequence": "pass", "dlq-consumer/entry-fields": "pass",
+            "dlq-consumer/permanent": "fail", "dlq-consumer/success": "pass",
+        }),
+        "{bob}"
+    );
+    assert_eq!(bob["specs"][DEAD_LETTER_SPEC]["cause_id"], id, "{bob}");
     assert_eq!(
         bob["specs"][DEAD_LETTER_SPEC]["outcome"], "mismatch",
         "{bob}"
@@ -1580,6 +1598,11 @@ fn the_class_view_lists_the_most_common_failure_causes() {
         ran.stdout
     );
     assert!(ran.stdout.contains(&line), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("  who: bob.py, erin.py\n"),
+        "{}",
+        ran.stdout
+    );
     let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
     assert!(
         html.contains("<h2>most common failure causes</h2>"),
@@ -1587,7 +1610,7 @@ fn the_class_view_lists_the_most_common_failure_causes() {
     );
     assert!(
         html.contains(&format!(
-            "<td>2</td><td>1</td><td>2</td><td><a href=\"bob.py.txt\">bob.py</a>: {DEAD_LETTER_SPEC}</td>"
+            "<td>2</td><td>1</td><td>2</td><td>bob.py, erin.py</td><td><a href=\"bob.py.txt\">bob.py</a>: {DEAD_LETTER_SPEC}</td>"
         )),
         "{html}"
     );

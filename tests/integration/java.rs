@@ -1,11 +1,12 @@
 //! examples/java: a Java implementation of both contracts that speaks the protocol itself,
 //! compiled once into a temp folder, passes the whole bundled suite through `cmd:`, and a copy
-//! broken on purpose fails with the diff its bug makes.
+//! broken on purpose fails with the diff its bug makes. The JDK tier: skipped, and said, where
+//! there is no `javac` (common::Tier).
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Ran, dlqspec, ran, root, suite};
+use crate::common::{Ran, Tier, dlqspec, ran, root, suite, tier};
 
 /// The JVM options the example's README gives: a small heap, so that the JVM starts under
 /// `--memory` limits well below its default reservation, and no perf-data file written.
@@ -39,6 +40,9 @@ fn run_java(classes: &Path, specs: &[String]) -> Ran {
 
 #[test]
 fn the_java_example_passes_the_suite_and_a_broken_copy_fails_with_its_diff() {
+    if !tier(Tier::Jdk) {
+        return;
+    }
     let work = tempfile::tempdir().expect("a temp dir");
     let classes = work.path().join("classes");
     let source = root().join("examples/java/Main.java");

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use dlqspec::load::discover;
 use dlqspec::text::yaml;
-use dlqspec::text::yaml_edit::{self, Document, Kind, Node};
+use dlqspec::text::yaml::edit::{self, Document, Kind, Node};
 
 use crate::common::{dlqspec, path_arg, ran, root, verdicts};
 
@@ -261,7 +261,7 @@ pub fn mutants_of(spec: &Path) -> Vec<Mutant> {
         let edits = document
             .rewrite(node.position, &[], &new)
             .expect("a scalar can be rewritten");
-        let mutated = yaml_edit::apply(&text, edits).expect("edits apply");
+        let mutated = edit::apply(&text, edits).expect("edits apply");
         mutants.push(Mutant {
             line: node.position.line,
             text: mutated,

@@ -95,8 +95,8 @@ fn explain_marks_where_a_broken_dlq_consumer_parts_ways_with_the_spec() {
     );
     assert_eq!(page.matches("id=\"first-difference\"").count(), 1, "{svg}");
     for needle in [
-        // The line is cut to the row; the box below it says the whole of it.
-        ">\u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then queu\u{2026}</text>",
+        // The line wraps in its row, whole; the box below it says what was expected too.
+        ">\u{2717} decision dlq-consumer/exhausted: the implementation did queue.retry(a); expected: dlq.put(a, reason=exhausted), then </tspan><tspan x=\"40\" dy=\"15\">queue.ack(a)</tspan></text>",
         "<text class=\"expected\" x=\"40\" y=\"",
         ">expected: dlq.put(a, reason=exhausted), then queue.ack(a)</text>",
         ">actual:   queue.retry(a)</text>",
@@ -469,7 +469,9 @@ fn grade_draws_a_failing_submissions_failing_specs_and_links_only_those_written(
         .filter(|href| href.contains("/explain/"))
         .collect();
     assert_eq!(links, [pictures[0].as_str()], "{summary}");
-    assert!(summary.contains(">specs/dlq-consumer/exhausted-at-max-attempts.yaml</a>"));
+    assert!(summary.contains(
+        " title=\"specs/dlq-consumer/exhausted-at-max-attempts.yaml\">picture of exhausted-at-max-attempts</a>"
+    ));
     let json = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     assert!(json.contains("\"pictures\": [\n        \"specs/dlq-consumer/exhausted-at-max-attempts.yaml\"\n      ]"), "{json}");
 }
@@ -502,8 +504,10 @@ fn explain_impl_states_the_outcome_queue_rule_the_spec_pins_not_what_the_queue_d
     }
     assert!(!step.contains("transient-retry-tail"), "{step}");
     // No rule line of the run is told unmarked as what the queue did: each is borne out,
-    // not borne out, or said to be only expected.
-    for line in ran.stdout.lines().filter(|line| line.contains(" rule ")) {
+    // not borne out, or said to be only expected (the outcome's `rule broken:` is its cause's).
+    let told =
+        |line: &&str| line.contains(" rule ") && !line.trim_start().starts_with("rule broken: ");
+    for line in ran.stdout.lines().filter(told) {
         assert!(
             line.starts_with("    \u{2713} rule ")
                 || line.starts_with("    \u{2717} rule ")

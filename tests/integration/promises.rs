@@ -650,7 +650,7 @@ fn an_empty_name_and_nth_0_are_spec_errors_pointing_at_the_value() {
         assert_eq!(
             ran.stdout,
             format!(
-                "{}\nfailed: 1 spec errors\n0 passed, 1 failed\n",
+                "{}\nfailed: 1 spec error\n0 passed, 1 failed\n",
                 spec_error_block(path, message, line, column, source_line)
             ),
             "{file}"
@@ -698,6 +698,9 @@ fn an_external_consumer_calling_the_handler_too_often_or_misusing_the_queue_gets
     let too_often = format!(
         "\
 FAIL  {twice}  a permanent error reaches the handler once
+      rule broken: dlq-consumer/permanent
+      cause: after handler(a) -> PermanentError, the reference puts a in the DLQ; yours retried a
+      a known mistake: has no PermanentError branch: a permanent failure is retried like a transient one
       first difference at step 2 (process) ({twice}:9:5)
       the step: process: any (it received a, delivery 2)
       message `a` reached the handler a 2nd time, but the spec scripts 1 outcome: the implementation called the handler more often than the rules allow
@@ -713,6 +716,7 @@ FAIL  {twice}  a permanent error reaches the handler once
         "\
 FAIL  {acked}  a handled message is acked once
       rule broken: dlq-consumer/no-misuse
+      cause: after queue.ack(a), the reference returns ok; yours then misused the world: queue.ack(a): a is not in flight
       first difference at step 1 (process) ({acked}:8:5)
       the step: process: ok (it received a, delivery 1)
       the consumer misused the queue, the DLQ or the handler
@@ -750,6 +754,7 @@ fn a_constructor_that_raises_is_a_mismatch_at_constructing_the_consumer() {
         format!(
             "\
 FAIL  {spec}  a handled message is acked once
+      cause: making a DLQConsumer, yours raised ValueError: no queue today; the reference makes one
       first difference at constructing DLQConsumer ({spec}:1:1)
       the constructor raised
       --- expected
@@ -782,6 +787,8 @@ fn any_other_exception_escaping_process_one_is_shown_as_raised_class_message() {
         format!(
             "\
 FAIL  {spec}  a handled message is acked once
+      rule broken: dlq-consumer/poison
+      cause: after receiving a, the reference calls the handler with a; yours raised KeyError: 'attempts' without calling the handler
       first difference at step 1 (process) ({spec}:8:14)
       the step: process: ok (it received a, delivery 1)
       --- expected
@@ -925,7 +932,7 @@ fn a_known_failure_listed_by_rule_expects_its_specs_and_one_with_both_keys_is_an
     );
     assert!(
         ran.stdout
-            .ends_with("\n1 known failures, as expected\n1 passed, 0 failed\n"),
+            .ends_with("\n1 known failure, as expected\n1 passed, 0 failed\n"),
         "{}",
         ran.stdout
     );

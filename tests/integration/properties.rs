@@ -99,9 +99,12 @@ fn apply(text: &str, mutations: &[Mutation]) -> String {
 /// The exit code an outcome makes, as `run` and `explain` compute it.
 fn exit_code(outcome: &Outcome) -> i32 {
     match outcome {
-        Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_) => 0,
+        Outcome::Passed
+        | Outcome::Skipped(_)
+        | Outcome::ExpectedFailure(_)
+        | Outcome::Divergence(_) => 0,
         Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => 1,
-        Outcome::SpecError(_) => 2,
+        Outcome::SpecError(_) | Outcome::WorldFault(_) => 2,
     }
 }
 

@@ -425,7 +425,7 @@ fn output_writes_the_report_and_still_prints_the_human_summary() {
     assert_eq!(ran.code, 2);
     assert!(
         ran.stdout
-            .ends_with("failed: 1 mismatched, 1 spec errors\n2 passed, 2 failed\n"),
+            .ends_with("failed: 1 mismatched, 1 spec error\n2 passed, 2 failed\n"),
         "{}",
         ran.stdout
     );
@@ -520,4 +520,81 @@ fn a_run_that_cannot_start_leaves_an_earlier_report_alone() {
     assert_eq!(ran.stderr, "error: no/such/specs: no such file or folder\n");
     assert_eq!(std::fs::read_to_string(&report).unwrap(), "old");
     assert_eq!(std::fs::read_dir(out_dir.path()).unwrap().count(), 1);
+}
+
+/// A Python solution of dlq-consumer only (so an outcome-queue spec is skipped) that is the
+/// lesson's own, except that its process exits on a message whose body is `exit-now` and it
+/// never hands the handler a message whose body is `swallowed`.
+fn consumer_that_exits_on_a_body() -> String {
+    let lesson = std::fs::read_to_string(root().join("examples/python/solution.py"))
+        .expect("the Python example");
+    let consumer = &lesson[..lesson.find("class RetryQueue").expect("RetryQueue")];
+    format!(
+        "{consumer}\n\nimport os as _os\n_Lesson = DLQConsumer\n\n\nclass DLQConsumer(_Lesson):\n    \
+         def __init__(self, queue, dlq, handler, clock, max_attempts=3):\n        \
+         def guarded(body):\n            if body == \"exit-now\":\n                _os._exit(3)\n            \
+         if body == \"swallowed\":\n                return None\n            \
+         return handler(body)\n\n        super().__init__(queue, dlq, guarded, clock, max_attempts)\n"
+    )
+}
+
+#[test]
+fn json_lines_of_a_run_with_every_failure_validate_against_the_run_record_schema() {
+    let text = std::fs::read_to_string(root().join("protocol/schema/run-record.schema.json"))
+        .expect("schema file");
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    // The validator is live: a spec_finished line without its outcome is refused, and so is a
+    // field the record does not have.
+    for wrong in [
+        r#"{"event":"spec_finished","path":"a","name":null,"contract":null,"rules":[],"points":1,"duration_ms":1}"#,
+        r#"{"event":"run_finished","passed":0,"mismatched":0,"errored":0,"spec_errors":0,"skipped":0,"expected_failures":0,"stale":0,"failed":0,"total":0,"duration_ms":1,"exit_code":0,"extra":1}"#,
+    ] {
+        let wrong: Value = serde_json::from_str(wrong).expect("json");
+        assert!(!validator.is_valid(&wrong), "{wrong}");
+    }
+    // Beside the mixed suite's specs (its wrong one is a spec the reference contradicts): a
+    // spec whose implementation exits, one it fails, one of a contract it does not provide.
+    let dir = mixed_suite();
+    for (name, body) in [
+        ("e-exits.yaml", "exit-now"),
+        ("g-mismatch.yaml", "swallowed"),
+    ] {
+        let spec = RIGHT.replace("body: order-1", &format!("body: {body}"));
+        std::fs::write(dir.path().join(name), spec).expect("write spec");
+    }
+    std::fs::copy(
+        root().join("specs/outcome-queue/budget-n-plus-one-never-happens.yaml"),
+        dir.path().join("f-other-contract.yaml"),
+    )
+    .expect("copy spec");
+    let solution = dir.path().join("solution.py");
+    std::fs::write(&solution, consumer_that_exits_on_a_body()).expect("write solution");
+    let implementation = format!("python:{}", path_arg(&solution));
+    let ran = run(&[
+        "run",
+        path_arg(dir.path()),
+        "--impl",
+        &implementation,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let events = json_lines(&ran.stdout);
+    let mut outcomes = BTreeSet::new();
+    for event in &events {
+        let errors: Vec<String> = validator
+            .iter_errors(event)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{event}\n{}", errors.join("\n"));
+        if event["event"] == "spec_finished" {
+            outcomes.insert(event["outcome"].as_str().expect("outcome").to_owned());
+        }
+    }
+    let every: BTreeSet<String> = ["passed", "mismatch", "errored", "spec_error", "skipped"]
+        .map(str::to_owned)
+        .into();
+    assert_eq!(outcomes, every, "{}", ran.stdout);
+    assert_eq!(events.last().expect("events")["event"], "run_finished");
 }

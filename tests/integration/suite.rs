@@ -27,7 +27,7 @@ expect:
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let expected = format!(
         "FAIL  {shown}  permanent on the first delivery
-      rules: dlq-consumer/permanent
+      the spec's rules: dlq-consumer/permanent
       first difference at final expect ({shown}:12:101)
       --- expected
       +++ actual

@@ -83,6 +83,44 @@ fn every_mistake_of_the_catalogue_fails_a_spec_of_the_rule_it_breaks() {
     assert!(escaped.is_empty(), "{}", escaped.join("\n"));
 }
 
+#[test]
+fn every_mistake_departs_from_the_reference_as_itself() {
+    // Wherever a classic mistake fails a spec with a difference, the cause found for it is
+    // that very mistake, named: the catalogue gives each mistake its departure.
+    let (mut failures, mut same_rule) = (0, 0);
+    let mut unnamed = Vec::new();
+    for contract in CONTRACTS {
+        let suite = suite_of(*contract);
+        for mistake in contract.mistakes() {
+            let mut mistaken = contract.mistaken(mistake.id).expect("in the catalogue");
+            for report in run_suite(&suite, &mut mistaken) {
+                if !matches!(report.outcome, Outcome::Mismatch(_)) {
+                    continue;
+                }
+                failures += 1;
+                let Some(departure) = &report.departure else {
+                    unnamed.push(format!("{} on {}: no departure", mistake.id, report.path));
+                    continue;
+                };
+                if !departure.mistakes.contains(&mistake) {
+                    unnamed.push(format!(
+                        "{} on {}: {} ({:?})",
+                        mistake.id,
+                        report.path,
+                        departure.told,
+                        departure.mistakes.iter().map(|m| m.id).collect::<Vec<_>>()
+                    ));
+                }
+                same_rule += usize::from(departure.rule.is_some_and(|r| r.id == mistake.rule.id));
+            }
+        }
+    }
+    eprintln!(
+        "{failures} failures of classic mistakes; the departure's rule is the mistake's in {same_rule}"
+    );
+    assert!(unnamed.is_empty(), "{}", unnamed.join("\n"));
+}
+
 fn mismatch_of(contract: &str, mistake: &str, spec: &str) -> dlqspec::model::outcome::Mismatch {
     let contract = dlqspec::contracts::find(contract).expect("a contract");
     let suite = suite_of(contract);

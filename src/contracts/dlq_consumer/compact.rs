@@ -10,11 +10,8 @@
 
 use std::sync::Arc;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
-use super::spec::{Expectation, Step};
-use super::world::ScriptedOutcome;
+use super::spec::{Expectation, GenerateGroup, Step};
+use super::world::ScriptedCall;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::SpecError;
 use crate::text::yaml::{self, SingleKey, Spanned};
@@ -36,79 +33,6 @@ pub const MAX_EXPANDED_BYTES: u64 = 1 << 30;
 
 /// The placeholder for a message's number in a pattern.
 pub const NUMBER: &str = "{n}";
-
-/// `count` messages whose ids and bodies are patterns of `{n}`, each with the same outcomes.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GenerateGroup {
-    /// How many messages: `{n}` runs from `from` to `from + count - 1`.
-    #[schemars(range(min = 1))]
-    pub count: Spanned<u64>,
-    /// The first number (default 1).
-    #[serde(default)]
-    pub from: Option<u64>,
-    /// The ids' pattern, e.g. `order-{n}`; it must hold `{n}` when `count` is more than 1.
-    pub id: Spanned<String>,
-    /// The bodies' pattern, e.g. `sku-{n}`; messages in flight together need different bodies.
-    pub body: String,
-    /// The handler's outcome on each call, the same list for every message of the group.
-    #[serde(default)]
-    pub handler: Option<Spanned<Vec<Spanned<SingleKey<ScriptedOutcome>>>>>,
-}
-
-/// A list of steps run `times` times, as if written out that often.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RepeatStep {
-    /// How many times (0 runs none).
-    pub times: Spanned<u64>,
-    /// The steps, in order; a `repeat` may hold another.
-    pub steps: Vec<Spanned<SingleKey<Step>>>,
-}
-
-/// Counts of what the world holds, for expectations too big to list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Counts {
-    /// How many entries the DLQ holds.
-    #[serde(default)]
-    pub dlq: Option<u64>,
-    /// How many messages are ready.
-    #[serde(default)]
-    pub pending: Option<u64>,
-    /// How many messages are in flight.
-    #[serde(default)]
-    pub in_flight: Option<u64>,
-    /// How many handler calls the run made, for all messages together.
-    #[serde(default)]
-    pub handler_calls: Option<u64>,
-}
-
-/// How many DLQ entries have each reason; a reason left out must have none.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DlqReasons {
-    #[serde(default)]
-    pub permanent: Option<u64>,
-    #[serde(default)]
-    pub exhausted: Option<u64>,
-    #[serde(default)]
-    pub poison: Option<u64>,
-}
-
-impl DlqReasons {
-    /// `(reason, count)` for each reason written with a count above 0, in the contract's order.
-    pub fn written(&self) -> Vec<(&'static str, u64)> {
-        [
-            ("permanent", self.permanent),
-            ("exhausted", self.exhausted),
-            ("poison", self.poison),
-        ]
-        .into_iter()
-        .filter_map(|(reason, count)| count.filter(|n| *n > 0).map(|n| (reason, n)))
-        .collect()
-    }
-}
 
 /// `pattern` with every `{n}` replaced by `n`.
 pub fn fill(pattern: &str, n: u64) -> String {
@@ -173,7 +97,7 @@ const NUMBER_WIDTH: u64 = 20;
 pub struct GroupOutcomes {
     /// Where the list is written.
     pub at: Position,
-    pub outcomes: Arc<[ScriptedOutcome]>,
+    pub outcomes: Arc<[ScriptedCall]>,
     /// Where each outcome is written.
     pub positions: Arc<[Position]>,
 }

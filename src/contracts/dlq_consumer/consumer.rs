@@ -10,12 +10,14 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::given::{Entry, Given};
+use super::handler::{PERMANENT_ERROR, TRANSIENT_ERROR};
 use super::mistakes::Slip;
 use super::world::Message;
-use crate::contracts::contract::Subject;
+use crate::contracts::builtin::Subject;
 use crate::model::implementation::{
     ImplError, ImplErrorKind, Raised, RaisedKind, Reply, WorldHost,
 };
+use crate::model::mistake::OBJECT_PROPERTIES;
 
 pub const DEFAULT_MAX_ATTEMPTS: u64 = 3;
 
@@ -82,16 +84,22 @@ impl DlqConsumer {
             }
             return Ok(None);
         };
+        if self.is(Slip::EmptyBodyIsNothing) && message.body.is_empty() {
+            return Ok(None);
+        }
         if self.is(Slip::AcksLeftover) {
             self.globals().leftover = Some(message.id.clone());
         }
-        let delivery = self.delivery(message);
+        let mut delivery = self.delivery(message);
+        if self.is(Slip::FailedAtBeforeHandler) {
+            delivery.clock_read_early = Some(given.now()?);
+        }
         let message = &delivery.message;
         let dedupe_first = !self.is(Slip::NoDedupe)
             && !self.is(Slip::DedupeAfterPoison)
             && !self.is(Slip::DedupeAfterHandler);
         // An earlier delivery died between dlq.put and queue.ack: finish that ack only.
-        if dedupe_first && given.has(&message.id)? {
+        if dedupe_first && self.already_dead(given, message)? {
             if !self.is(Slip::DedupeWithoutAck) {
                 given.ack(&message.id)?;
             }
@@ -142,10 +150,14 @@ impl DlqConsumer {
             Err(error) => error,
         };
         let described = self.describe(&error);
-        let permanent = match error.class.as_str() {
-            "PermanentError" => !self.is(Slip::RetriesPermanent),
-            "TransientError" => false,
-            _ => self.is(Slip::UnexpectedIsPermanent) && error.kind != RaisedKind::Crash,
+        // `except PermanentError` catches a subclass of it too.
+        let permanent = if error.is_a(PERMANENT_ERROR) {
+            let blind = self.is(Slip::SubclassBlind) && error.class != PERMANENT_ERROR;
+            !self.is(Slip::RetriesPermanent) && !blind
+        } else if error.is_a(TRANSIENT_ERROR) {
+            false
+        } else {
+            self.is(Slip::UnexpectedIsPermanent) && error.kind != RaisedKind::Crash
         };
         let budget_left = match self.slip {
             Some(Slip::OffByOneBudget) => delivery.count <= self.max_attempts,
@@ -206,7 +218,18 @@ impl DlqConsumer {
             message,
             count,
             first_at,
+            clock_read_early: None,
         }
+    }
+
+    /// Whether the DLQ already holds the received message: by its id, unless a mistake
+    /// looks for its body.
+    fn already_dead(&self, given: &mut Given, message: &Message) -> Result<bool, Raised> {
+        if self.is(Slip::DedupeByBody) {
+            let entries = given.entries()?;
+            return Ok(entries.iter().any(|entry| entry.body == message.body));
+        }
+        given.has(&message.id)
     }
 
     fn is_poison(&self, count: u64) -> bool {
@@ -231,6 +254,10 @@ impl DlqConsumer {
             Some(Slip::ErrorWithoutClass) => error.message.clone(),
             Some(Slip::ErrorTemplate) if error.message.is_empty() => error.class.clone(),
             Some(Slip::ErrorCutShort) => error.describe().chars().take(40).collect(),
+            Some(Slip::ErrorNamesGivenClass) => {
+                let class = error.extends.as_deref().unwrap_or(&error.class);
+                format!("{class}: {}", error.message)
+            }
             _ => error.describe(),
         }
     }
@@ -245,7 +272,10 @@ impl DlqConsumer {
         attempts: u64,
     ) -> Result<Option<&'static str>, Raised> {
         let message = &delivery.message;
-        let now = given.now()?;
+        let now = match delivery.clock_read_early {
+            Some(early) => early,
+            None => given.now()?,
+        };
         let entry = Entry {
             id: message.id.clone(),
             body: message.body.clone(),
@@ -272,7 +302,9 @@ impl DlqConsumer {
             given.put(&entry)?;
         } else {
             given.put(&entry)?;
-            given.ack(&message.id)?;
+            if !self.is(Slip::PutWithoutAck) {
+                given.ack(&message.id)?;
+            }
         }
         Ok(Some("dead"))
     }
@@ -293,6 +325,11 @@ impl DlqConsumer {
         let all = || entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
         let asked = ids.clone().unwrap_or_else(all);
         let ids = match ids {
+            None if self.is(Slip::ReplayAllSkipsPoison) => entries
+                .iter()
+                .filter(|entry| entry.error.is_some())
+                .map(|entry| entry.id.clone())
+                .collect(),
             None => all(),
             Some(ids) if ids.is_empty() && self.is(Slip::ReplayEmptyMeansAll) => all(),
             Some(ids) if self.is(Slip::ReplayInPutOrder) => {
@@ -309,6 +346,11 @@ impl DlqConsumer {
                 continue;
             }
             let Some(entry) = entries.iter().find(|e| e.id == id) else {
+                if self.is(Slip::ReplayFindsObjectProperties) && OBJECT_PROPERTIES.contains(&&*id) {
+                    given.send(&id, "")?;
+                    given.remove(&id)?;
+                    replayed.push(id);
+                }
                 continue;
             };
             if entry.body.is_empty() && self.is(Slip::ReplaySkipsEmptyBody) {
@@ -339,6 +381,9 @@ struct Delivery {
     message: Message,
     count: u64,
     first_at: Option<u64>,
+    /// The clock as a mistaken consumer read it for `failed_at`, before the handler ran
+    /// (`failed-at-before-handler`); the reference reads it when it dead-letters.
+    clock_read_early: Option<u64>,
 }
 
 /// Reads `{"max_attempts": n}` as the constructor's arguments.
@@ -406,6 +451,7 @@ mod tests {
     //! catalogue switched on: each mistake must fail a scenario, or these tests have no teeth.
 
     use super::*;
+    use crate::contracts::dlq_consumer::handler::{self, GivenError, ScriptedCall};
     use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
     use crate::model::implementation::Naming;
 
@@ -414,7 +460,7 @@ mod tests {
     fn world(messages: &[(&str, &str)], script: Vec<(&str, Outcomes)>) -> World {
         let script = script
             .into_iter()
-            .map(|(id, outcomes)| (id.to_owned(), outcomes.into()))
+            .map(|(id, outcomes)| (id.to_owned(), handler::instant(outcomes)))
             .collect();
         let mut world = World::new(script, Naming::Snake);
         for (id, body) in messages {
@@ -778,6 +824,87 @@ mod tests {
         )
     }
 
+    fn an_empty_body_is_a_message(make: Make) -> Result<(), String> {
+        let mut world = world(&[("a", "")], vec![("a", vec![ScriptedOutcome::Ok])]);
+        check("ok", process(&mut make(3), &mut world), Ok(Some("ok")))?;
+        check("acked", world.in_flight(), vec![])
+    }
+
+    fn dedupe_by_id_never_by_body(make: Make) -> Result<(), String> {
+        let script = vec![("a", vec![permanent()]), ("b", vec![ScriptedOutcome::Ok])];
+        let mut world = world(&[("a", "same"), ("b", "same")], script);
+        check("a", process(&mut make(3), &mut world), Ok(Some("dead")))?;
+        check(
+            "b, same body",
+            process(&mut make(3), &mut world),
+            Ok(Some("ok")),
+        )?;
+        world.send("a", "another");
+        check(
+            "a, another body",
+            process(&mut make(3), &mut world),
+            Ok(Some("dead")),
+        )?;
+        check("one entry", world.dlq().len(), 1)
+    }
+
+    fn a_subclass_of_permanent_error_is_permanent(make: Make) -> Result<(), String> {
+        let out_of_stock = GivenError::subclass("OutOfStockError", "sku 4411");
+        let mut world = world(
+            &[("a", "x")],
+            vec![("a", vec![ScriptedOutcome::Permanent(out_of_stock)])],
+        );
+        check("dead", process(&mut make(3), &mut world), Ok(Some("dead")))?;
+        check(
+            "error",
+            entry(&world, 0)["error"].clone(),
+            json!("OutOfStockError: sku 4411"),
+        )
+    }
+
+    fn failed_at_is_read_after_the_handler(make: Make) -> Result<(), String> {
+        let calls: handler::Outcomes = vec![ScriptedCall::taking(transient(), 5)].into();
+        let mut world = World::new(HashMap::from([("a".to_owned(), calls)]), Naming::Snake);
+        world.send("a", "x");
+        world.advance(2);
+        check("dead", process(&mut make(1), &mut world), Ok(Some("dead")))?;
+        check(
+            "times",
+            (
+                entry(&world, 0)["first_attempt_at"].clone(),
+                entry(&world, 0)["failed_at"].clone(),
+            ),
+            (json!(2), json!(7)),
+        )
+    }
+
+    fn replay_all_includes_poison_and_no_inherited_name(make: Make) -> Result<(), String> {
+        let script = vec![
+            ("p", vec![ScriptedOutcome::Crash]),
+            ("b", vec![permanent()]),
+        ];
+        let mut world = world(&[("p", "boom"), ("b", "y")], script);
+        process(&mut make(1), &mut world).ok();
+        world.recover();
+        check("b", process(&mut make(1), &mut world), Ok(Some("dead")))?;
+        check(
+            "poison",
+            process(&mut make(1), &mut world),
+            Ok(Some("dead")),
+        )?;
+        let names: Vec<&str> = OBJECT_PROPERTIES.to_vec();
+        check(
+            "names every object has",
+            replay(&mut make(1), &mut world, Some(&names)),
+            Vec::<String>::new(),
+        )?;
+        check(
+            "all",
+            replay(&mut make(1), &mut world, None),
+            vec!["b".to_owned(), "p".into()],
+        )
+    }
+
     const SCENARIOS: &[(&str, Scenario)] = &[
         ("empty-queue", empty_queue),
         ("empty-queue, as answered", empty_queue_answers_null),
@@ -802,6 +929,20 @@ mod tests {
         ("replay-selection", replay_selection_and_order),
         ("replay-send-before-remove", replay_sends_before_removing),
         ("replay-fresh-delivery", replay_is_a_fresh_delivery),
+        ("empty-queue, an empty body", an_empty_body_is_a_message),
+        ("no-double-dead-letter, by id", dedupe_by_id_never_by_body),
+        (
+            "permanent, a subclass",
+            a_subclass_of_permanent_error_is_permanent,
+        ),
+        (
+            "entry-fields, a call taking time",
+            failed_at_is_read_after_the_handler,
+        ),
+        (
+            "replay-selection, poison and inherited names",
+            replay_all_includes_poison_and_no_inherited_name,
+        ),
     ];
 
     #[test]

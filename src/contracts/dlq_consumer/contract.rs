@@ -10,14 +10,16 @@ use super::mistakes::{MISTAKES, Slip};
 use super::rules::RULES;
 use super::spec;
 use crate::contracts::builtin::Builtin;
-use crate::contracts::contract::{Contract, Scenario, Subject};
+use crate::contracts::builtin::Subject;
+use crate::contracts::contract::{Contract, Scenario};
 use crate::model::implementation::Reply;
 use crate::model::mistake::Mistake;
 use crate::model::rule::Rule;
+use crate::model::world::{QueueType, WorldChoice};
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
-pub const NAME: &str = "dlq-consumer";
+pub use super::NAME;
 
 pub struct DlqConsumerContract;
 
@@ -54,11 +56,35 @@ impl Contract for DlqConsumerContract {
     }
 
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
-        Ok(Box::new(spec::load(file)?))
+        Ok(Box::new(super::loading::load(file)?))
     }
 
     fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
         Ok(Box::new(DlqConsumer::new(max_attempts_from(args))))
+    }
+
+    fn takes_world(&self) -> bool {
+        true
+    }
+
+    fn prepare_world(&self, world: &WorldChoice) -> Result<Vec<String>, String> {
+        let WorldChoice::RabbitMq(rabbit) = world else {
+            return Ok(Vec::new());
+        };
+        super::queue::rabbitmq::sweep(rabbit)?;
+        let count = match rabbit.queue_type {
+            QueueType::Quorum => {
+                "receive_count is the broker's: x-delivery-count + 1 (dlqspec's own looks at the ready order are taken off)"
+            }
+            QueueType::Classic => {
+                "receive_count: a classic queue keeps no delivery count, only the redelivered flag, so it is 1 on a first delivery and 2 on any later one; dlqspec does not count for it"
+            }
+        };
+        Ok(vec![
+            format!("dlq-consumer specs run with their queue on RabbitMQ ({} queue); the DLQ and the clock stay dlqspec's: the lesson's dlq.put/has/remove/entries have no equivalent on a plain queue", rabbit.queue_type.word()),
+            "first_received_at: no RabbitMQ queue keeps when a message was first received; dlqspec fills it in from its clock at each message's first delivery".to_owned(),
+            count.to_owned(),
+        ])
     }
 
     fn mistakes(&self) -> &'static [Mistake] {
@@ -89,6 +115,6 @@ impl Contract for DlqConsumerContract {
     }
 
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
-        Some(&super::explore::DlqExplorer)
+        Some(&super::explorer::DlqExplorer)
     }
 }

@@ -11,7 +11,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::explore::{CaseStep, DlqCase, case_of, effect_call, probe};
 use super::journal::Happening;
-use super::scenario::{DlqScenario, Record};
+use super::record::Record;
+use super::scenario::DlqScenario;
 use super::world::ScriptedOutcome;
 use crate::contracts::builtin::Builtin;
 use crate::generate::case::Case;
@@ -61,7 +62,10 @@ impl DlqSchedules {
             }
         }
         for (_, outcomes) in &mut base.script {
-            let last = outcomes.last().cloned().unwrap_or(ScriptedOutcome::Ok);
+            let last = outcomes
+                .last()
+                .cloned()
+                .unwrap_or_else(|| ScriptedOutcome::Ok.into());
             while outcomes.len() < processes.max(1) * 2 {
                 outcomes.push(last.clone());
             }
@@ -297,7 +301,7 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
         }
     }
     let world = &record.world;
-    let (pending, in_flight, dead) = (world.pending(), world.in_flight(), world.dlq_ids());
+    let (pending, in_flight, dead) = (world.ready_ids(), world.in_flight(), world.dlq_ids());
     let kept: HashSet<&str> = pending
         .iter()
         .chain(&in_flight)
@@ -348,7 +352,6 @@ fn acked_after_success<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::dlq_consumer::spec;
     use crate::explore::Quiet;
     use crate::explore::crashes::{self as schedules, Plan};
     use crate::text::source::SourceFile;
@@ -356,7 +359,7 @@ mod tests {
     fn schedules_of(path: &str) -> DlqSchedules {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let file = SourceFile::read(&root.join(path)).expect("spec");
-        DlqSchedules::new(&spec::load(&file).expect("loads"))
+        DlqSchedules::new(&crate::contracts::dlq_consumer::loading::load(&file).expect("loads"))
     }
 
     fn explore(

@@ -16,15 +16,15 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use super::handler::GivenError;
 use super::journal::Happening;
-use super::scenario::{DlqScenario, Record};
+use super::record::Record;
+use super::scenario::DlqScenario;
 use super::spec::{self, Step};
-use super::world::{CrashTiming, ScriptedOutcome};
+use super::world::{CrashTiming, ScriptedCall, ScriptedOutcome};
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{RunMode, ScenarioRun};
-use crate::generate::Explorer;
 use crate::generate::case::Case;
-use crate::generate::crashes::Schedules;
 use crate::generate::rng::Rng;
 use crate::generate::variants;
 use crate::model::implementation::Implementation;
@@ -32,19 +32,6 @@ use crate::model::outcome::Outcome;
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecErrorKind;
 use crate::text::yaml;
-
-pub struct DlqExplorer;
-
-impl Explorer for DlqExplorer {
-    fn generate(&self, rng: &mut Rng) -> Box<dyn Case> {
-        Box::new(generate(rng))
-    }
-
-    fn crash_schedules(&self, file: &SourceFile) -> Result<Box<dyn Schedules>, String> {
-        let scenario = spec::load(file).map_err(|error| error.to_string())?;
-        Ok(Box::new(super::crashes::DlqSchedules::new(&scenario)))
-    }
-}
 
 /// A dlq-consumer scenario as explore builds and shrinks it.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +41,7 @@ pub struct DlqCase {
     /// The messages in the queue at the start: id and body.
     pub messages: Vec<(String, String)>,
     /// The handler's outcomes per message id.
-    pub script: Vec<(String, Vec<ScriptedOutcome>)>,
+    pub script: Vec<(String, Vec<ScriptedCall>)>,
     pub steps: Vec<CaseStep>,
 }
 
@@ -177,7 +164,7 @@ pub fn generate(rng: &mut Rng) -> DlqCase {
     DlqCase {
         max_attempts: None,
         messages: vec![("a".into(), "body-a".into())],
-        script: vec![("a".into(), vec![ScriptedOutcome::Ok])],
+        script: vec![("a".into(), vec![ScriptedOutcome::Ok.into()])],
         steps: vec![CaseStep::Process, CaseStep::Expect(Keys::ALL)],
     }
 }
@@ -187,8 +174,8 @@ fn outcome(rng: &mut Rng) -> ScriptedOutcome {
     let message = rng.weighted(MESSAGES).to_owned();
     match kind {
         0 => ScriptedOutcome::Ok,
-        1 => ScriptedOutcome::Transient(message),
-        2 => ScriptedOutcome::Permanent(message),
+        1 => ScriptedOutcome::Transient(message.into()),
+        2 => ScriptedOutcome::Permanent(message.into()),
         3 => ScriptedOutcome::Error {
             class: (*rng.pick(CLASSES)).to_owned(),
             message,
@@ -197,8 +184,8 @@ fn outcome(rng: &mut Rng) -> ScriptedOutcome {
     }
 }
 
-fn script(rng: &mut Rng, length: usize) -> Vec<ScriptedOutcome> {
-    (0..length).map(|_| outcome(rng)).collect()
+fn script(rng: &mut Rng, length: usize) -> Vec<ScriptedCall> {
+    (0..length).map(|_| outcome(rng).into()).collect()
 }
 
 /// The parts of a case, crashes not placed yet.
@@ -264,7 +251,7 @@ fn draw(rng: &mut Rng) -> (DlqCase, usize) {
             }
         }
     }
-    let mut script: Vec<(String, Vec<ScriptedOutcome>)> = known
+    let mut script: Vec<(String, Vec<ScriptedCall>)> = known
         .iter()
         .map(|id| (id.clone(), self::script(rng, 8)))
         .collect();
@@ -274,7 +261,7 @@ fn draw(rng: &mut Rng) -> (DlqCase, usize) {
         let budget = max_attempts.unwrap_or(super::consumer::DEFAULT_MAX_ATTEMPTS) as usize;
         let pill = rng.below(initial);
         for outcome in script[pill].1.iter_mut().take(budget) {
-            *outcome = ScriptedOutcome::Crash;
+            *outcome = ScriptedOutcome::Crash.into();
         }
     }
     let faults = rng.weighted(&[(35, 0), (40, 1), (25, 2)]);
@@ -474,10 +461,10 @@ pub fn probe(
 ) -> Result<(ScenarioRun, Record), String> {
     let text = format!(
         "contract: {}\nname: probe\n{}",
-        super::contract::NAME,
+        super::NAME,
         case.render(true)
     );
-    let scenario: DlqScenario = spec::load(&SourceFile::from_text("probe.yaml", text))
+    let scenario: DlqScenario = super::loading::load(&SourceFile::from_text("probe.yaml", text))
         .map_err(|error| error.to_string())?;
     Ok(scenario.execute(implementation, RunMode::Check))
 }
@@ -539,7 +526,7 @@ impl DlqCase {
             }
         }
         let ids = self.ids();
-        let scripts: Vec<&(String, Vec<ScriptedOutcome>)> = self
+        let scripts: Vec<&(String, Vec<ScriptedCall>)> = self
             .script
             .iter()
             .filter(|(id, outcomes)| !outcomes.is_empty() && ids.contains(id))
@@ -694,18 +681,41 @@ impl DlqCase {
 }
 
 /// A handler outcome as a spec writes it in a flow list.
-fn outcome_text(outcome: &ScriptedOutcome) -> String {
+fn outcome_text(call: &ScriptedCall) -> String {
     let text = |s: &str| yaml::flow(&Value::String(s.to_owned()));
-    match outcome {
-        ScriptedOutcome::Ok => "ok".to_owned(),
-        ScriptedOutcome::Crash => "crash".to_owned(),
-        ScriptedOutcome::Transient(message) => format!("transient: {}", text(message)),
-        ScriptedOutcome::Permanent(message) => format!("permanent: {}", text(message)),
-        ScriptedOutcome::Error { class, message } => format!(
-            "error: {{class: {}, message: {}}}",
-            text(class),
-            text(message)
-        ),
+    let takes = (call.takes > 0).then(|| format!("takes: {}", call.takes));
+    match &call.outcome {
+        bare @ (ScriptedOutcome::Ok | ScriptedOutcome::Crash) => match takes {
+            None => bare.label().to_owned(),
+            Some(takes) => format!("{}: {{{takes}}}", bare.label()),
+        },
+        ScriptedOutcome::Transient(error) | ScriptedOutcome::Permanent(error) => {
+            let word = if call.outcome.is_permanent() {
+                "permanent"
+            } else {
+                "transient"
+            };
+            if error.subclass.is_none() && takes.is_none() {
+                return format!("{word}: {}", text(&error.message));
+            }
+            let mut fields = vec![format!("message: {}", text(&error.message))];
+            fields.extend(
+                error
+                    .subclass
+                    .iter()
+                    .map(|class| format!("class: {}", text(class))),
+            );
+            fields.extend(takes);
+            format!("{word}: {{{}}}", fields.join(", "))
+        }
+        ScriptedOutcome::Error { class, message } => {
+            let mut fields = vec![
+                format!("class: {}", text(class)),
+                format!("message: {}", text(message)),
+            ];
+            fields.extend(takes);
+            format!("error: {{{}}}", fields.join(", "))
+        }
     }
 }
 
@@ -832,24 +842,32 @@ impl Case for DlqCase {
     }
 }
 
-/// Plainer outcomes to try in place of `outcome`: success, a permanent error for a crash, a
-/// transient error for an unexpected one, a short message.
-fn plainer_outcomes(outcome: &ScriptedOutcome) -> Vec<ScriptedOutcome> {
+/// Plainer outcomes to try in place of `call`: success, a permanent error for a crash, a
+/// transient error for an unexpected one, a short message, the given class for a subclass of
+/// it, an instant call for one that takes time.
+fn plainer_outcomes(call: &ScriptedCall) -> Vec<ScriptedCall> {
     let long = |message: &str| message.chars().count() > 1;
-    let mut plainer = Vec::new();
+    let mut plainer: Vec<ScriptedOutcome> = Vec::new();
+    let outcome = &call.outcome;
     if *outcome != ScriptedOutcome::Ok {
         plainer.push(ScriptedOutcome::Ok);
     }
     match outcome {
         ScriptedOutcome::Crash => plainer.push(ScriptedOutcome::Permanent("e".into())),
-        ScriptedOutcome::Transient(m) if long(m) => {
-            plainer.push(ScriptedOutcome::Transient("e".into()));
-        }
-        ScriptedOutcome::Permanent(m) if long(m) => {
-            plainer.push(ScriptedOutcome::Permanent("e".into()));
+        ScriptedOutcome::Transient(error) | ScriptedOutcome::Permanent(error) => {
+            let same = |error: GivenError| match outcome {
+                ScriptedOutcome::Permanent(_) => ScriptedOutcome::Permanent(error),
+                _ => ScriptedOutcome::Transient(error),
+            };
+            if error.subclass.is_some() {
+                plainer.push(same(GivenError::new(error.message.clone())));
+            }
+            if long(&error.message) {
+                plainer.push(same(GivenError::new("e")));
+            }
         }
         ScriptedOutcome::Error { message, class } => {
-            plainer.push(ScriptedOutcome::Transient(message.clone()));
+            plainer.push(ScriptedOutcome::Transient(message.clone().into()));
             if long(message) {
                 plainer.push(ScriptedOutcome::Error {
                     class: class.clone(),
@@ -857,9 +875,14 @@ fn plainer_outcomes(outcome: &ScriptedOutcome) -> Vec<ScriptedOutcome> {
                 });
             }
         }
-        _ => {}
+        ScriptedOutcome::Ok => {}
     }
-    plainer
+    let mut calls: Vec<ScriptedCall> = Vec::new();
+    if call.takes > 0 {
+        calls.push(outcome.clone().into());
+    }
+    calls.extend(plainer.into_iter().map(ScriptedCall::from));
+    calls
 }
 
 /// A loaded spec as a case: its steps and scripts, without its expectations.
@@ -990,15 +1013,14 @@ mod tests {
         )));
         for kind in 0..5 {
             assert!(
-                any(
-                    &|c| c.script.iter().flat_map(|(_, o)| o).any(|o| match kind {
-                        0 => matches!(o, ScriptedOutcome::Ok),
-                        1 => matches!(o, ScriptedOutcome::Transient(_)),
-                        2 => matches!(o, ScriptedOutcome::Permanent(_)),
-                        3 => matches!(o, ScriptedOutcome::Error { .. }),
-                        _ => matches!(o, ScriptedOutcome::Crash),
-                    })
-                ),
+                any(&|c| c.script.iter().flat_map(|(_, o)| o).any(|o| matches!(
+                    (kind, &o.outcome),
+                    (0, ScriptedOutcome::Ok)
+                        | (1, ScriptedOutcome::Transient(_))
+                        | (2, ScriptedOutcome::Permanent(_))
+                        | (3, ScriptedOutcome::Error { .. })
+                        | (4, ScriptedOutcome::Crash)
+                ))),
                 "no outcome of kind {kind}"
             );
         }
@@ -1013,7 +1035,7 @@ mod tests {
         let case = DlqCase {
             max_attempts: None,
             messages: vec![("a".into(), "body-a".into())],
-            script: vec![("a".into(), vec![ScriptedOutcome::Ok])],
+            script: vec![("a".into(), vec![ScriptedOutcome::Ok.into()])],
             steps: vec![
                 CaseStep::Process,
                 CaseStep::Expect(Keys::STATE),
@@ -1037,7 +1059,8 @@ mod tests {
     #[test]
     fn a_loaded_spec_becomes_a_case_without_its_expectations() {
         let text = "contract: dlq-consumer\nname: t\nmax_attempts: 2\nmessages: [{id: a, body: x}]\nhandler: {a: [crash, ok], b: [ok]}\nsteps:\n  - fault: {crash: after, call: dlq.put, nth: 2}\n  - process: crash\n  - expect: {in_flight: [a]}\n  - send: {id: b, body: y}\n  - replay: {ids: [a], crash: true}\n";
-        let scenario = spec::load(&SourceFile::from_text("t.yaml", text)).expect("loads");
+        let scenario =
+            super::super::loading::load(&SourceFile::from_text("t.yaml", text)).expect("loads");
         let case = case_of(&scenario);
         assert_eq!(case.max_attempts, Some(2));
         assert_eq!(

@@ -17,7 +17,8 @@
 //! is not in it: its answer to a delivery the reference never hands it (a poison message's) is
 //! that the spec scripts no outcome, which would tell a solution not to call it. A solution
 //! that calls the world in another order waits for each answer from there on, and nothing
-//! else changes.
+//! else changes. The calls foreseen all come before the handler's, so a handler call that
+//! takes time moves the clock only after every answer foreseen was given.
 
 use serde_json::Value;
 
@@ -70,7 +71,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contracts::dlq_consumer::world::{CrashTiming, Fault, Outcomes, ScriptedOutcome};
+    use crate::contracts::dlq_consumer::handler;
+    use crate::contracts::dlq_consumer::world::{CrashTiming, Fault, ScriptedOutcome};
     use crate::model::implementation::Naming;
     use crate::text::source::Position;
 
@@ -80,7 +82,7 @@ mod tests {
             ("b", vec![ScriptedOutcome::Permanent("p".into())]),
         ]
         .into_iter()
-        .map(|(id, outcomes)| (id.to_owned(), Outcomes::from(outcomes.as_slice())))
+        .map(|(id, outcomes)| (id.to_owned(), handler::instant(outcomes)))
         .collect();
         let mut world = World::new(script, naming);
         world.send("a", "x");

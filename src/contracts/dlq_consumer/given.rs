@@ -154,6 +154,7 @@ fn yes_or_no(answer: Answer) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::dlq_consumer::handler;
     use crate::contracts::dlq_consumer::world::{CrashTiming, Fault, ScriptedOutcome};
     use crate::model::implementation::Naming;
     use crate::text::source::Position;
@@ -173,11 +174,16 @@ mod tests {
             ("b", vec![ScriptedOutcome::Ok]),
         ]
         .into_iter()
-        .map(|(id, outcomes)| (id.to_owned(), outcomes.into()))
+        .map(|(id, outcomes)| (id.to_owned(), handler::instant(outcomes)))
+        .chain([(
+            "c".to_owned(),
+            vec![handler::ScriptedCall::taking(ScriptedOutcome::Ok, 4)].into(),
+        )])
         .collect();
         let mut world = World::new(script, Naming::Snake);
         world.send("a", "x");
         world.send("b", "y");
+        world.send("c", "z");
         world.arm(Fault {
             timing: CrashTiming::After,
             call: "queue.retry".into(),
@@ -216,6 +222,9 @@ mod tests {
             format!("{:?}", given.send("b", "y")),
             format!("{:?}", given.remove("b")),
             format!("{:?}", given.remove("b")),
+            format!("{:?}", given.receive()),
+            format!("{:?}", given.handle("z")),
+            format!("{:?}", given.now()),
             format!("{:?}", given.recover()),
         ]
     }
@@ -231,7 +240,9 @@ mod tests {
         assert_eq!(typed.dlq(), json.dlq());
         assert_eq!(typed.pending(), json.pending());
         assert_eq!(typed.handler_calls(), json.handler_calls());
-        assert_eq!(typed.handler_call_total(), 3);
+        assert_eq!(typed.handler_call_total(), 4);
+        // A call that takes time moves the clock on both ways in, before `now` reads it.
+        assert_eq!(typed_answers[18], "Ok(4)");
         // The calls did reach every branch: a crash, a misuse and an unscripted handler call.
         assert!(typed_answers[2].contains("Crash"), "{}", typed_answers[2]);
         assert!(typed_answers[3].contains("injected crash after queue.retry"));

@@ -10,9 +10,27 @@ use serde_json::Value;
 
 use crate::text::listing::list;
 
-use super::world::{CrashTiming, ScriptedOutcome};
+use super::handler::ScriptedOutcome;
 use crate::contracts::timeline::{Event, Told, Tone};
 use crate::text::yaml;
+
+/// Whether an injected crash happens instead of a call or right after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashTiming {
+    Before,
+    After,
+}
+
+impl CrashTiming {
+    /// `before` or `after`, as specs write it.
+    pub fn word(self) -> &'static str {
+        match self {
+            CrashTiming::Before => "before",
+            CrashTiming::After => "after",
+        }
+    }
+}
 
 /// The lanes of a dlq-consumer picture: the calls of the world run between them.
 pub const LANES: &[&str] = &["queue", "consumer", "handler", "DLQ"];
@@ -37,6 +55,14 @@ pub enum Happening {
     Handled {
         id: String,
         outcome: ScriptedOutcome,
+    },
+    /// The handler's call for `id` just told took `takes`: the clock reads `now` as it returns.
+    /// A happening of its own, rare, so that every handler call's record stays as small as it
+    /// was: a big scenario's journal holds hundreds of thousands of them.
+    Took {
+        id: String,
+        takes: u64,
+        now: u64,
     },
     /// The handler was called once more than the spec scripts.
     Unscripted {
@@ -104,6 +130,7 @@ impl Happening {
         !matches!(
             self,
             Happening::NothingReady
+                | Happening::Took { .. }
                 | Happening::Checked { .. }
                 | Happening::PendingRead { .. }
                 | Happening::EntriesRead { .. }
@@ -119,6 +146,7 @@ impl Happening {
             Happening::NothingReady => "queue.receive() -> none".to_owned(),
             Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
             Happening::Handled { id, outcome } => format!("handler({id}) -> {}", outcome.label()),
+            Happening::Took { id, takes, .. } => format!("handler({id}) took {takes}"),
             Happening::Unscripted { id, .. } => format!("handler({id}) -> unscripted"),
             Happening::Acked { id } => format!("queue.ack({id})"),
             Happening::Retried { id } => format!("queue.retry({id})"),
@@ -157,19 +185,20 @@ impl Happening {
             }
             Happening::NothingReady => "receive: nothing is ready".to_owned(),
             Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
-            Happening::Handled { id, outcome } => match outcome {
-                ScriptedOutcome::Ok => format!("handler({id}) succeeds"),
-                ScriptedOutcome::Crash => format!("handler({id}) crashes the process"),
-                ScriptedOutcome::Transient(message) => {
-                    format!("handler({id}) raises TransientError: {message}")
-                }
-                ScriptedOutcome::Permanent(message) => {
-                    format!("handler({id}) raises PermanentError: {message}")
-                }
-                ScriptedOutcome::Error { class, message } => {
-                    format!("handler({id}) raises {class}: {message}")
-                }
+            Happening::Handled { id, outcome } => match (outcome, outcome.raised()) {
+                (ScriptedOutcome::Crash, _) => format!("handler({id}) crashes the process"),
+                (_, None) => format!("handler({id}) succeeds"),
+                (_, Some(raised)) => match &raised.extends {
+                    Some(given) => format!(
+                        "handler({id}) raises {} (a subclass of {given})",
+                        raised.describe()
+                    ),
+                    None => format!("handler({id}) raises {}", raised.describe()),
+                },
             },
+            Happening::Took { id, takes, now } => {
+                format!("handler({id}) took {takes} to return: the clock reads {now}")
+            }
             Happening::Unscripted { id, call_number } => format!(
                 "handler({id}) is called a {} time, but the spec scripts no outcome for it",
                 ordinal(*call_number)
@@ -256,8 +285,8 @@ impl Happening {
                 let tone = match outcome {
                     ScriptedOutcome::Ok => Tone::Success,
                     ScriptedOutcome::Crash => Tone::Crash,
-                    ScriptedOutcome::Permanent(_) => Tone::Dead,
-                    ScriptedOutcome::Transient(_) | ScriptedOutcome::Error { .. } => Tone::Retry,
+                    permanent if permanent.is_permanent() => Tone::Dead,
+                    _ => Tone::Retry,
                 };
                 call(
                     "consumer",
@@ -297,6 +326,11 @@ impl Happening {
             Happening::Advanced { by, now } => Event::Mark {
                 lane: "consumer",
                 label: format!("clock +{by} = {now}"),
+                tone: Tone::Clock,
+            },
+            Happening::Took { takes, now, .. } => Event::Mark {
+                lane: "handler",
+                label: format!("clock +{takes} = {now}"),
                 tone: Tone::Clock,
             },
             Happening::Crashed { call, timing, .. } => Event::Mark {
@@ -351,6 +385,34 @@ mod tests {
             received.describe(),
             "receive a: receive_count 2, first received at 5; its id is already in the DLQ"
         );
+    }
+
+    #[test]
+    fn a_handler_call_names_a_subclass_and_the_time_it_took_outside_the_trace() {
+        let handled = Happening::Handled {
+            id: "a".into(),
+            outcome: ScriptedOutcome::Permanent(
+                crate::contracts::dlq_consumer::handler::GivenError::subclass(
+                    "OutOfStockError",
+                    "gone",
+                ),
+            ),
+        };
+        assert_eq!(
+            handled.describe(),
+            "handler(a) raises OutOfStockError: gone (a subclass of PermanentError)"
+        );
+        assert_eq!(handled.trace_line(), "handler(a) -> OutOfStockError");
+        let took = Happening::Took {
+            id: "a".into(),
+            takes: 5,
+            now: 7,
+        };
+        assert_eq!(
+            took.describe(),
+            "handler(a) took 5 to return: the clock reads 7"
+        );
+        assert!(handled.is_effect() && !took.is_effect());
     }
 
     #[test]

@@ -12,6 +12,8 @@ crate::mistakes! {
         "remembers when it first saw each id in a process-wide table, so a replayed message keeps its old first_attempt_at";
     RetriesPermanent = "retries-permanent", PERMANENT,
         "has no PermanentError branch: a permanent failure is retried like a transient one";
+    SubclassBlind = "subclass-blind", PERMANENT,
+        "takes only PermanentError itself for permanent (`type(e) is PermanentError`, `e.name === \"PermanentError\"`), so a subclass of it is retried like a transient error";
     BudgetBeforeClass = "budget-before-class", PERMANENT,
         "checks the budget before the error's class, so a PermanentError on the last attempt is recorded as exhausted";
     UnexpectedIsPermanent = "unexpected-is-permanent", UNEXPECTED_ERROR,
@@ -26,10 +28,14 @@ crate::mistakes! {
         "acks the message and sends it again instead of queue.retry, which restarts its receive_count";
     AcksBeforePut = "acks-before-put", DEAD_LETTER_SEQUENCE,
         "acks the message before putting its entry: dying in between loses it";
+    PutWithoutAck = "put-without-ack", DEAD_LETTER_SEQUENCE,
+        "dead-letters the message (dlq.put) but never acks it, so it stays in flight and comes back";
     NoDedupe = "no-dedupe", NO_DOUBLE_DEAD_LETTER,
         "never checks the DLQ for the id, so a redelivered dead message is handled again";
     DedupeWithoutAck = "dedupe-without-ack", NO_DOUBLE_DEAD_LETTER,
         "returns dead for an id already in the DLQ without acking it";
+    DedupeByBody = "dedupe-by-body", NO_DOUBLE_DEAD_LETTER,
+        "looks in the DLQ for the message's body instead of its id, so a new message with a dead-lettered body is acked as dead and a dead-lettered id sent again with another body is handled again";
     DedupeAfterPoison = "dedupe-after-poison", CHECK_ORDER,
         "checks for poison before checking the DLQ, so a poison pill already dead-lettered is put again";
     DedupeAfterHandler = "dedupe-after-handler", CHECK_ORDER,
@@ -60,6 +66,10 @@ crate::mistakes! {
         "cuts the error text to 40 characters to keep entries small";
     FailedAtIsFirstAttempt = "failed-at-first-attempt", ENTRY_FIELDS,
         "writes the first delivery's time as failed_at";
+    FailedAtBeforeHandler = "failed-at-before-handler", ENTRY_FIELDS,
+        "reads the clock for failed_at before calling the handler, so the time a failing call takes is left out of it";
+    ErrorNamesGivenClass = "error-names-given-class", ENTRY_FIELDS,
+        "names a PermanentError or TransientError in the entry's error by the given class it is (`e instanceof PermanentError ? \"PermanentError\" : ...`), not by the class raised, so a subclass's name is lost";
     FirstAttemptIsNow = "first-attempt-now", ENTRY_FIELDS,
         "writes the clock's time at dead-lettering as first_attempt_at";
     AttemptsOneShort = "attempts-one-short", ENTRY_FIELDS,
@@ -68,6 +78,8 @@ crate::mistakes! {
         "returns ok after the handler succeeds without acking";
     IdleRecovers = "idle-recovers", EMPTY_QUEUE,
         "calls queue.recover when nothing is ready, to unstick in-flight messages";
+    EmptyBodyIsNothing = "empty-body-is-nothing", EMPTY_QUEUE,
+        "takes a message with an empty body for nothing ready (`if not msg or not msg[\"body\"]:`), returning None and leaving it in flight";
     EmptyReturnsUndefined = "empty-returns-undefined", EMPTY_QUEUE,
         "ends processOne with a bare `return;` when nothing is ready: JavaScript's undefined, not null";
     AcksLeftover = "acks-leftover", NO_MISUSE,
@@ -82,6 +94,10 @@ crate::mistakes! {
         "replays the selected ids in the DLQ's order, not in the order given";
     ReplayEmptyMeansAll = "replay-empty-means-all", REPLAY_SELECTION,
         "treats replay([]) like replay() (`if not ids:`)";
+    ReplayAllSkipsPoison = "replay-all-skips-poison", REPLAY_SELECTION,
+        "replays only the entries with an error (`if entry[\"error\"]:`) when given no ids, so a poison pill, whose error is null, stays in the DLQ";
+    ReplayFindsObjectProperties = "replay-finds-object-properties", REPLAY_SELECTION,
+        "looks the ids to replay up in a plain JavaScript object (`id in entries`), so a name every object has, such as toString, counts as an entry: it is sent, with an empty body, and returned as replayed";
     ReplayReturnsRequested = "replay-returns-requested", REPLAY_SELECTION,
         "returns the ids it was asked for, including the ones it skipped";
     ReplayRepeatsIds = "replay-repeats-ids", REPLAY_SELECTION,

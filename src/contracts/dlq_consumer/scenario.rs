@@ -7,15 +7,16 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
+use super::handler::GivenError;
 use super::journal::{Happening, ordinal};
+use super::queue::Queue;
+use super::record::{Keep, Record, StepFacts, StepMark};
 use super::rules;
 use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
 };
 use super::world::{CrashTiming, Fault, Script, ScriptedOutcome, World};
-use crate::contracts::contract::{
-    Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
-};
+use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, Written};
 use crate::contracts::recorder::Recorder;
 use crate::contracts::timeline::Event;
 use crate::model::implementation::{
@@ -49,53 +50,6 @@ pub struct DlqScenario {
     pub expect: Option<(Position, Expectation)>,
 }
 
-impl Scenario for DlqScenario {
-    fn header(&self) -> &SpecHeader {
-        &self.header
-    }
-
-    fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
-        // Nobody reads what each step did from a plain run: it is not kept.
-        self.play(implementation, mode, false).0
-    }
-
-    fn smells(
-        &self,
-        implementation: &mut dyn Implementation,
-    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
-        let (run, record) = self.execute(implementation, RunMode::Record);
-        match run.outcome {
-            Outcome::Passed | Outcome::Mismatch(_) => {
-                let smells = super::smells::find(self, &run.checkpoints, &record);
-                Ok((smells, run))
-            }
-            cut_short => Err(cut_short),
-        }
-    }
-}
-
-/// What a run leaves behind besides its `ScenarioRun`: the world and what each step did.
-pub struct Record {
-    pub world: World,
-    pub steps: Vec<StepFacts>,
-}
-
-/// What one step did to the world.
-#[derive(Debug, Clone)]
-pub struct StepFacts {
-    pub position: Position,
-    pub name: &'static str,
-    /// Whether queue, DLQ, clock, handler calls or armed faults differ after the step.
-    pub changed: bool,
-    /// Whether nothing was ready or in flight after the step.
-    pub drained: bool,
-    /// What the call returned, for `process` and `replay` steps.
-    pub returned: Option<Value>,
-    /// The journal entries the step added (`World::journal`): what the implementation did
-    /// during it, which is where `dlqspec explore` places its crashes.
-    pub journal: std::ops::Range<usize>,
-}
-
 impl DlqScenario {
     /// The consumer's budget: the spec's `max_attempts`, or the lesson's default.
     pub fn budget(&self) -> u64 {
@@ -108,25 +62,37 @@ impl DlqScenario {
         implementation: &mut dyn Implementation,
         mode: RunMode,
     ) -> (ScenarioRun, Record) {
-        self.play(implementation, mode, true)
+        let facts = Keep {
+            facts: true,
+            ..Keep::default()
+        };
+        self.play(implementation, mode, facts, Box::default())
     }
 
-    /// Runs the scenario; the record holds what each step did only when `keep_facts`.
-    fn play(
+    /// Runs the scenario with `queue` for the world's queue; the record holds what `keep`
+    /// asks for besides the world.
+    pub(crate) fn play(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
-        keep_facts: bool,
+        keep: Keep,
+        queue: Box<dyn Queue>,
     ) -> (ScenarioRun, Record) {
         let naming = implementation.naming();
         let mut run = Run {
             scenario: self,
-            reference: implementation.info().is_reference,
+            // A spec is judged on the lesson's world: on a broker's, the reference is one
+            // implementation among others.
+            reference: implementation.info().is_reference && queue.is_fake(),
             implementation,
             naming,
             world: match mode {
-                RunMode::Explain => World::shared(Arc::clone(&self.script), naming).detailed(),
-                RunMode::Check | RunMode::Record => World::shared(Arc::clone(&self.script), naming),
+                RunMode::Explain => World::shared(Arc::clone(&self.script), naming)
+                    .on(queue)
+                    .detailed(),
+                RunMode::Check | RunMode::Record => {
+                    World::shared(Arc::clone(&self.script), naming).on(queue)
+                }
             },
             alive: false,
             generation: 0,
@@ -136,13 +102,22 @@ impl DlqScenario {
             first_call: false,
             misuse_reported: 0,
             recorder: Recorder::new(mode),
-            keep_facts,
+            keep_facts: keep.facts,
             facts: Vec::new(),
+            marks: keep.marks.then(Vec::new),
+            stashed: None,
+            constructor_raised: None,
+            until: keep.until,
         };
+        if keep.rules {
+            run.recorder.keep_step_rules();
+        }
         let stopped = run.all_steps().err();
         let record = Record {
             world: run.world,
             steps: run.facts,
+            marks: run.marks.unwrap_or_default(),
+            constructor_raised: run.constructor_raised,
         };
         (run.recorder.finish(stopped), record)
     }
@@ -194,13 +169,30 @@ struct Run<'a> {
     /// Whether `facts` is kept: lint and explore read it, a plain run does not.
     keep_facts: bool,
     facts: Vec<StepFacts>,
+    /// What each step did, for a diagnosis; `None` when not kept.
+    marks: Option<Vec<StepMark>>,
+    /// What the step at hand returned, kept when the step ends the run (marks only).
+    stashed: Option<Value>,
+    /// What the constructor raised when that ended the run (marks only).
+    constructor_raised: Option<crate::model::implementation::Raised>,
+    /// The last step to run (`Keep::until`).
+    until: Option<usize>,
 }
 
 impl Run<'_> {
+    /// What broke the broker under the world, if it did: the spec is then not run.
+    fn world_fault(&self) -> Result<(), Stop> {
+        match self.world.queue().fault() {
+            Some(fault) => Err(Outcome::WorldFault(fault)),
+            None => Ok(()),
+        }
+    }
+
     fn all_steps(&mut self) -> Result<(), Stop> {
         for message in &self.scenario.messages {
             self.world.send(&message.id, &message.body);
         }
+        self.world_fault()?;
         // Told only: a run without a timeline does not copy every id to say it.
         if self.recorder.telling() {
             let ids: Vec<String> = self
@@ -224,6 +216,9 @@ impl Run<'_> {
             );
         }
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
+            if self.until.is_some_and(|until| index > until) {
+                return Ok(());
+            }
             let label = StepLabel {
                 number: index + 1,
                 name: step.name(),
@@ -238,12 +233,26 @@ impl Run<'_> {
             let from = self.world.journal().len();
             self.recorder.begin_step();
             let mut ran = self.step(&label, &heading, *position, step);
+            if let Err(fault) = self.world_fault() {
+                ran = Err(fault);
+            }
             let world = &self.world;
             self.recorder
                 .describe_step(&mut ran, || written(step, &world.journal()[from..]));
-            let returned = ran?;
+            let returned = match ran {
+                Ok(returned) => returned,
+                Err(stop) => {
+                    let returned = self.stashed.take();
+                    self.mark(index, step, from, returned);
+                    return Err(stop);
+                }
+            };
             if !self.keep_facts {
+                self.mark(index, step, from, returned);
                 continue;
+            }
+            if self.marks.is_some() {
+                self.mark(index, step, from, returned.clone());
             }
             self.facts.push(StepFacts {
                 position: *position,
@@ -260,9 +269,38 @@ impl Run<'_> {
                 format!("final expect (line {})", position.line),
                 Event::Step { kind: "expect" },
             );
-            self.expect(&"final expect", *position, &[], expect)?;
+            let expected = self.expect(&"final expect", *position, &[], expect);
+            self.world_fault()?;
+            expected?;
         }
         self.unfired_faults()
+    }
+
+    /// Keeps what step `index` did (from journal entry `from` on) and `returned`, when a
+    /// diagnosis asks for marks.
+    fn mark(&mut self, index: usize, step: &Step, from: usize, returned: Option<Value>) {
+        let Some(marks) = &mut self.marks else {
+            return;
+        };
+        let (decision, firm, rules) = self.recorder.step();
+        marks.push(StepMark {
+            index,
+            name: step.name(),
+            journal: from..self.world.journal().len(),
+            returned,
+            decision,
+            firm,
+            rules: rules.to_vec(),
+            decisions: self.recorder.step_decisions().to_vec(),
+        });
+    }
+
+    /// Keeps what the step at hand returned, when a diagnosis asks for marks and the step is
+    /// about to end the run.
+    fn stash(&mut self, returned: Value) {
+        if self.marks.is_some() {
+            self.stashed = Some(returned);
+        }
     }
 
     /// A fault that never fired: on the reference the spec does not test what it says (a spec
@@ -315,38 +353,11 @@ impl Run<'_> {
                 let from = self.world.journal().len();
                 let reply = self.call(heading, "process_one", &[], from)?;
                 let actual = self.returned(reply)?;
-                if self.recorder.telling() {
-                    self.recorder.tell_event(
-                        format!("{heading}: process_one() returned {}", yaml::flow(&actual)),
-                        Event::Step { kind: "process" },
-                    );
-                }
-                self.narrate(from);
-                self.decide(from);
-                self.after_call(label, position)?;
-                if let Some(expected) = expected.expected() {
-                    // A checking run keeps no checkpoint that matches (see `Recorder`): at
-                    // every `process` step of a big scenario, building one would be waste.
-                    if actual.as_str() == Some(expected) && !self.recorder.keeps_matches() {
-                        return Ok(Some(actual));
-                    }
-                    let written = vec![Written::new(
-                        position,
-                        &["process"],
-                        json!(expected),
-                        actual.clone(),
-                    )];
-                    let note = (expected == "none" && actual == json!("undefined"))
-                        .then(|| UNDEFINED_IS_NOT_NULL.to_owned());
-                    let expected = json!(expected);
-                    let checkpoint = Checkpoint {
-                        position,
-                        label: "process".to_owned(),
-                        expected,
-                        actual: actual.clone(),
-                        written,
-                    };
-                    self.recorder.compare(label, checkpoint, note)?;
+                if let Err(stop) =
+                    self.processed(label, heading, position, *expected, from, &actual)
+                {
+                    self.stash(actual);
+                    return Err(stop);
                 }
                 return Ok(Some(actual));
             }
@@ -428,6 +439,52 @@ impl Run<'_> {
         Ok(None)
     }
 
+    /// What follows a `process_one` call that returned `actual` (as a spec writes it): the
+    /// timeline, the decision, the checks after the call and of the step's expectation.
+    fn processed(
+        &mut self,
+        label: &dyn fmt::Display,
+        heading: &str,
+        position: Position,
+        expected: super::spec::ProcessReturn,
+        from: usize,
+        actual: &Value,
+    ) -> Result<(), Stop> {
+        if self.recorder.telling() {
+            self.recorder.tell_event(
+                format!("{heading}: process_one() returned {}", yaml::flow(actual)),
+                Event::Step { kind: "process" },
+            );
+        }
+        self.narrate(from);
+        self.decide(from);
+        self.after_call(label, position)?;
+        let Some(expected) = expected.expected() else {
+            return Ok(());
+        };
+        // A checking run keeps no checkpoint that matches (see `Recorder`): at every
+        // `process` step of a big scenario, building one would be waste.
+        if actual.as_str() == Some(expected) && !self.recorder.keeps_matches() {
+            return Ok(());
+        }
+        let written = vec![Written::new(
+            position,
+            &["process"],
+            json!(expected),
+            actual.clone(),
+        )];
+        let note = (expected == "none" && *actual == json!("undefined"))
+            .then(|| UNDEFINED_IS_NOT_NULL.to_owned());
+        let checkpoint = Checkpoint {
+            position,
+            label: "process".to_owned(),
+            expected: json!(expected),
+            actual: actual.clone(),
+            written,
+        };
+        self.recorder.compare(label, checkpoint, note)
+    }
+
     fn replay(
         &mut self,
         label: &dyn fmt::Display,
@@ -447,8 +504,29 @@ impl Run<'_> {
         let from = self.world.journal().len();
         let reply = self.call(heading, "replay", &args, from)?;
         let actual = self.returned(reply)?;
+        match self.replayed(label, heading, position, replay, &call, from, &actual) {
+            Ok(()) => Ok(actual),
+            Err(stop) => {
+                self.stash(actual);
+                Err(stop)
+            }
+        }
+    }
+
+    /// What follows a `replay` call that returned `actual`, as `processed` for `process_one`.
+    #[allow(clippy::too_many_arguments)]
+    fn replayed(
+        &mut self,
+        label: &dyn fmt::Display,
+        heading: &str,
+        position: Position,
+        replay: &ReplayStep,
+        call: &str,
+        from: usize,
+        actual: &Value,
+    ) -> Result<(), Stop> {
         self.recorder.tell_event(
-            format!("{heading}: {call} returned {}", yaml::flow(&actual)),
+            format!("{heading}: {call} returned {}", yaml::flow(actual)),
             Event::Step { kind: "replay" },
         );
         self.narrate(from);
@@ -476,7 +554,7 @@ impl Run<'_> {
             };
             self.recorder.compare(label, checkpoint, None)?;
         }
-        Ok(actual)
+        Ok(())
     }
 
     /// Calls the implementation; when it breaks, what the world saw so far is still told.
@@ -645,6 +723,11 @@ impl Run<'_> {
             Happening::Handled { outcome, .. } => Some(outcome.clone()),
             _ => None,
         });
+        // A handler call that took time: how long, and the clock when it returned.
+        let took = happened.iter().find_map(|h| match h {
+            Happening::Took { takes, now, .. } => Some((*takes, *now)),
+            _ => None,
+        });
         let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
         let put_or_retried = effect(|h| matches!(h, Happening::Put { .. }))
             || effect(|h| matches!(h, Happening::Retried { .. }));
@@ -687,7 +770,7 @@ impl Run<'_> {
                         (!acked).then(|| format!("the ack of {id} never happens"))
                     }
                     Some(ScriptedOutcome::Crash) | None => None,
-                    Some(ScriptedOutcome::Permanent(_)) => {
+                    Some(outcome) if outcome.is_permanent() => {
                         Some(format!("the dead-lettering of {id} never happens"))
                     }
                     Some(_) if count < max => Some(format!("the retry of {id} never happens")),
@@ -732,7 +815,7 @@ impl Run<'_> {
                 &rules::POISON,
                 format_args!("receive_count {count} > max_attempts {max}: {id} is past its budget{before}, so it is dead-lettered as poison without calling the handler{stopped}"),
             );
-            self.dead_letter_lines(&id);
+            self.dead_letter_lines(&id, None);
             self.recorder.hush(false);
         } else {
             if count == max {
@@ -744,7 +827,7 @@ impl Run<'_> {
             }
             if let Some(outcome) = &handled {
                 self.recorder.hush(prevented.is_some());
-                self.handled_lines(&id, count, max, outcome, &stopped);
+                self.handled_lines(&id, count, max, outcome, took, &stopped);
                 self.recorder.hush(false);
             }
         }
@@ -903,7 +986,17 @@ impl Run<'_> {
     /// not.
     fn mark_decision(&mut self, id: &str, rule: &'static Rule, did: &Did, wanted: &Wanted) {
         let done = did.told(wanted);
-        if did.ending == wanted.ending && wanted.entry_differences(did).is_empty() {
+        // A put with no ack after it, or an ack before it, is the dead-lettering out of order.
+        let put = did.calls.contains(&"dlq.put");
+        let out_of_order = wanted.ending == Ending::DeadLettered
+            && put
+            && (did.calls.first() == Some(&"queue.ack") || !did.calls.contains(&"queue.ack"));
+        let rule = match out_of_order {
+            true => &rules::DEAD_LETTER_SEQUENCE,
+            false => rule,
+        };
+        if did.ending == wanted.ending && !out_of_order && wanted.entry_differences(did).is_empty()
+        {
             self.recorder.tell_event(
                 format!(
                     "    \u{2713} decision {}: the implementation did {done}",
@@ -936,6 +1029,7 @@ impl Run<'_> {
         count: u64,
         max: u64,
         outcome: &ScriptedOutcome,
+        took: Option<(u64, u64)>,
         stopped: &str,
     ) {
         match outcome {
@@ -947,7 +1041,17 @@ impl Run<'_> {
                 &rules::CRASH_PROPAGATES,
                 format_args!("the crash propagates out of process_one and {id} stays in flight"),
             ),
-            ScriptedOutcome::Permanent(_) => {
+            permanent if permanent.is_permanent() => {
+                if let ScriptedOutcome::Permanent(GivenError {
+                    subclass: Some(class),
+                    ..
+                }) = permanent
+                {
+                    self.rule_line(
+                        &rules::PERMANENT,
+                        format_args!("{class} is a subclass of PermanentError, so it is permanent, and the entry's error names {class}"),
+                    );
+                }
                 self.decision_line(
                     &rules::PERMANENT,
                     format_args!("a PermanentError dead-letters {id} at once, reason permanent, whatever budget is left{stopped}"),
@@ -958,15 +1062,25 @@ impl Run<'_> {
                         format_args!("receive_count {count} = max_attempts {max}, but the error is permanent: the reason is permanent, not exhausted"),
                     );
                 }
-                self.dead_letter_lines(id);
+                self.dead_letter_lines(id, took);
             }
             transient => {
-                if !matches!(transient, ScriptedOutcome::Transient(_)) {
-                    let why = format!(
-                        "{} is not a PermanentError, so it counts as transient",
-                        transient.label()
-                    );
-                    self.rule_line(&rules::UNEXPECTED_ERROR, &why);
+                match transient {
+                    ScriptedOutcome::Transient(GivenError {
+                        subclass: Some(class),
+                        ..
+                    }) => self.rule_line(
+                        &rules::TRANSIENT_RETRY,
+                        format_args!("{class} is a subclass of TransientError, so it is transient"),
+                    ),
+                    ScriptedOutcome::Transient(_) => {}
+                    _ => {
+                        let why = format!(
+                            "{} is not a PermanentError, so it counts as transient",
+                            transient.label()
+                        );
+                        self.rule_line(&rules::UNEXPECTED_ERROR, &why);
+                    }
                 }
                 if count < max {
                     self.decision_line(
@@ -984,13 +1098,15 @@ impl Run<'_> {
                         &rules::EXHAUSTED,
                         format_args!("receive_count {count} = max_attempts {max}: the budget is spent, dead-letter {id} with reason exhausted{stopped}"),
                     );
-                    self.dead_letter_lines(id);
+                    self.dead_letter_lines(id, took);
                 }
             }
         }
     }
 
-    fn dead_letter_lines(&mut self, id: &str) {
+    /// The rules of a dead-lettering; `took`, a handler call that took time, and the clock
+    /// when it returned, which is what `failed_at` reads.
+    fn dead_letter_lines(&mut self, id: &str, took: Option<(u64, u64)>) {
         self.rule_line(
             &rules::DEAD_LETTER_SEQUENCE,
             format_args!("dead-lettering is dlq.put, then queue.ack({id}), then return dead"),
@@ -999,6 +1115,12 @@ impl Run<'_> {
             &rules::ENTRY_FIELDS,
             "the entry holds id, body, reason, error \"Class: message\", attempts, first_attempt_at and failed_at",
         );
+        if let Some((takes, now)) = took {
+            self.rule_line(
+                &rules::ENTRY_FIELDS,
+                format_args!("the handler's call took {takes}: failed_at is the time of dead-lettering, after the call: the clock reads {now} when it returns"),
+            );
+        }
     }
 
     fn crash_line(&mut self, crashed: Option<&str>) {
@@ -1091,7 +1213,7 @@ impl Run<'_> {
         };
         let reply = self
             .implementation
-            .create(super::contract::NAME, &args, &mut self.world)
+            .create(super::NAME, &args, &mut self.world)
             .map_err(Outcome::Errored)?;
         match reply {
             // The constructor's value is no answer: `undefined` is as good as `null`.
@@ -1102,19 +1224,24 @@ impl Run<'_> {
                 Ok(())
             }
             Reply::Skipped(reason) => Err(Outcome::Skipped(reason)),
-            Reply::Raised(raised) => Err(Outcome::Mismatch(Mismatch {
-                step: "constructing DLQConsumer".into(),
-                position: Position::START,
-                expected: "constructed: true\n".into(),
-                actual: crate::text::cut::text(
-                    format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
-                    crate::text::cut::MAX_SIDE_BYTES,
-                )
-                .into(),
-                note: Some("the constructor raised".into()),
-                step_as_written: None,
-                rule: None,
-            })),
+            Reply::Raised(raised) => {
+                if self.marks.is_some() {
+                    self.constructor_raised = Some(raised.clone());
+                }
+                Err(Outcome::Mismatch(Mismatch {
+                    step: "constructing DLQConsumer".into(),
+                    position: Position::START,
+                    expected: "constructed: true\n".into(),
+                    actual: crate::text::cut::text(
+                        format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
+                        crate::text::cut::MAX_SIDE_BYTES,
+                    )
+                    .into(),
+                    note: Some("the constructor raised".into()),
+                    step_as_written: None,
+                    rule: None,
+                }))
+            }
         }
     }
 
@@ -1546,7 +1673,7 @@ fn expected_ending(
     Some(match handled.as_ref()? {
         ScriptedOutcome::Ok => (Ending::Acked, &rules::SUCCESS),
         ScriptedOutcome::Crash => (Ending::Crashed, &rules::CRASH_PROPAGATES),
-        ScriptedOutcome::Permanent(_) => (Ending::DeadLettered, &rules::PERMANENT),
+        permanent if permanent.is_permanent() => (Ending::DeadLettered, &rules::PERMANENT),
         _ if count < max => (Ending::Retried, &rules::TRANSIENT_RETRY),
         _ => (Ending::DeadLettered, &rules::EXHAUSTED),
     })
@@ -1668,8 +1795,8 @@ impl Did {
             Happening::Put { entry, .. } => Some(Arc::clone(entry)),
             _ => None,
         });
-        // The clock moves during a delivery only by the implementation's own advances: those
-        // after the put had not happened when it was made.
+        // The clock moves during a delivery only by the implementation's own advances and the
+        // handler calls that take time: those after the put had not happened when it was made.
         let put_in_journal = happened
             .iter()
             .position(|h| matches!(h, Happening::Put { id: of, .. } if of == id));
@@ -1677,7 +1804,7 @@ impl Did {
             happened[at..]
                 .iter()
                 .map(|h| match h {
-                    Happening::Advanced { by, .. } => *by,
+                    Happening::Advanced { by, .. } | Happening::Took { takes: by, .. } => *by,
                     _ => 0,
                 })
                 .sum()
@@ -1743,6 +1870,7 @@ impl Did {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::contract::Scenario;
     use crate::model::implementation::{ImplError, ImplInfo, WorldHost};
 
     /// Acks every message it receives twice: the second ack is a misuse.
@@ -1791,7 +1919,9 @@ mod tests {
     #[test]
     fn a_fault_that_never_fires_is_a_spec_error_on_the_reference_and_a_difference_elsewhere() {
         let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps:\n  - fault: {crash: after, call: dlq.put}\n  - process: ok\n";
-        let scenario = super::super::spec::load(&SourceFile::from_text("t.yaml", text)).unwrap();
+        let scenario =
+            crate::contracts::dlq_consumer::loading::load(&SourceFile::from_text("t.yaml", text))
+                .unwrap();
         let run = scenario.run(
             &mut crate::contracts::builtin::Builtin::new(),
             RunMode::Check,
@@ -1818,7 +1948,9 @@ mod tests {
     #[test]
     fn a_misuse_is_recorded_once_not_again_at_every_later_step() {
         let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nsteps:\n  - process: ok\n  - process: none\n  - process: none\n";
-        let scenario = super::super::spec::load(&SourceFile::from_text("t.yaml", text)).unwrap();
+        let scenario =
+            crate::contracts::dlq_consumer::loading::load(&SourceFile::from_text("t.yaml", text))
+                .unwrap();
         let run = scenario.run(&mut DoubleAcker, RunMode::Record);
         let misuse: Vec<_> = run
             .checkpoints
@@ -1869,7 +2001,8 @@ mod tests {
                 "contract: dlq-consumer\nname: t\nmessages: [{{id: a, body: x}}, {{id: b, body: y}}]\nhandler: {{a: [permanent: p], b: [ok]}}\nsteps:\n  - process: dead\n  - process: ok\n  - expect: {expectation}\n"
             );
             let file = SourceFile::from_text("t.yaml", text);
-            let scenario = super::super::spec::load(&file).expect("the spec loads");
+            let scenario =
+                crate::contracts::dlq_consumer::loading::load(&file).expect("the spec loads");
             let checked = scenario.run(
                 &mut crate::contracts::builtin::Builtin::new(),
                 RunMode::Check,

@@ -1,21 +1,28 @@
 //! The dlq-consumer smells `dlqspec lint` reports: what a recorded run shows a spec says in vain.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::journal::{Happening, ordinal};
-use super::scenario::{DlqScenario, Record, StepFacts};
-use super::spec::Step;
+use super::record::{Record, StepFacts};
+use super::spec::{MessageSpec, Step};
 use crate::contracts::contract::{Checkpoint, Smell};
 use crate::text::source::Position;
 
-/// Smell ids, stable: people and scripts refer to them.
-pub const NEVER_DELIVERED: &str = "never-delivered";
-pub const UNUSED_OUTCOMES: &str = "unused-outcomes";
-pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
+use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_DELIVERED, UNUSED_OUTCOMES};
 
-pub fn find(scenario: &DlqScenario, checkpoints: &[Checkpoint], record: &Record) -> Vec<Smell> {
+/// What of a scenario its smells are found in: where its messages, their outcomes and its
+/// steps are written.
+pub struct Written<'a> {
+    pub messages: &'a [MessageSpec],
+    pub message_positions: &'a [Position],
+    pub outcome_positions: &'a HashMap<String, Arc<[Position]>>,
+    pub steps: &'a [(Position, Step)],
+}
+
+pub fn find(scenario: &Written<'_>, checkpoints: &[Checkpoint], record: &Record) -> Vec<Smell> {
     let mut smells = never_delivered(scenario, checkpoints, record);
     smells.extend(unused_outcomes(scenario, record));
     smells.extend(idle_trailing_steps(&record.steps));
@@ -25,7 +32,7 @@ pub fn find(scenario: &DlqScenario, checkpoints: &[Checkpoint], record: &Record)
 
 /// A message no step ever receives and no expectation names: it only adds noise.
 fn never_delivered(
-    scenario: &DlqScenario,
+    scenario: &Written<'_>,
     checkpoints: &[Checkpoint],
     record: &Record,
 ) -> Vec<Smell> {
@@ -45,10 +52,10 @@ fn never_delivered(
     let mut messages: Vec<_> = scenario
         .messages
         .iter()
-        .zip(&scenario.message_positions)
+        .zip(scenario.message_positions)
         .map(|(message, position)| (message.id.as_str(), *position))
         .collect();
-    for (position, step) in &scenario.steps {
+    for (position, step) in scenario.steps {
         if let Step::Send(message) = step {
             messages.push((message.id.as_str(), *position));
         }
@@ -103,7 +110,7 @@ fn collect_strings(value: &Value, into: &mut HashSet<String>) {
 
 /// Scripted handler outcomes beyond the last handler call: they never happen. The messages
 /// of one `generate` group share their outcomes' lines: one smell for the line, with a count.
-fn unused_outcomes(scenario: &DlqScenario, record: &Record) -> Vec<Smell> {
+fn unused_outcomes(scenario: &Written<'_>, record: &Record) -> Vec<Smell> {
     let calls = record.world.handler_calls();
     let order: HashMap<&str, usize> = scenario
         .messages
@@ -217,7 +224,7 @@ mod tests {
 
     fn smells_of(text: &str) -> Vec<String> {
         let file = SourceFile::from_text("t.yaml", text);
-        let scenario = super::super::spec::load(&file).unwrap();
+        let scenario = crate::contracts::dlq_consumer::loading::load(&file).unwrap();
         scenario
             .smells(&mut Builtin::new())
             .unwrap()

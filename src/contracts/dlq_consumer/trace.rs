@@ -150,18 +150,31 @@ pub fn commute(a: &str, b: &str) -> bool {
 /// Greedy, and still exact: an effect can move to the front when it commutes with every
 /// effect before it, and equal lines never commute, so only the first occurrence can.
 pub fn align(expected: &[String], actual: &[String]) -> Vec<String> {
-    let mut rest: Vec<&String> = actual.iter().collect();
+    aligned_order(expected, actual)
+        .into_iter()
+        .map(|at| actual[at].clone())
+        .collect()
+}
+
+/// The order `align` puts `actual` in, as indices into it: a diagnosis compares the effects
+/// themselves (a put's entry too), not only their lines.
+pub fn aligned_order<S: AsRef<str>>(expected: &[S], actual: &[S]) -> Vec<usize> {
+    let mut rest: Vec<usize> = (0..actual.len()).collect();
     let mut aligned = Vec::with_capacity(actual.len());
     for want in expected {
-        let Some(found) = rest.iter().position(|line| *line == want) else {
+        let want = want.as_ref();
+        let Some(found) = rest.iter().position(|&at| actual[at].as_ref() == want) else {
             break;
         };
-        if !rest[..found].iter().all(|before| commute(before, want)) {
+        if !rest[..found]
+            .iter()
+            .all(|&before| commute(actual[before].as_ref(), want))
+        {
             break;
         }
-        aligned.push(rest.remove(found).clone());
+        aligned.push(rest.remove(found));
     }
-    aligned.extend(rest.into_iter().cloned());
+    aligned.extend(rest);
     aligned
 }
 

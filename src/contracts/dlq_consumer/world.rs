@@ -4,118 +4,19 @@
 //! `WorldHost::world_call`, so every call is recorded in one ordered trace and any call can be
 //! made to crash. The semantics are pinned by docs/contracts.md section 1.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use super::handler::{Outcomes, Script, ScriptedCall, ScriptedOutcome};
+pub use super::journal::CrashTiming;
 use super::journal::Happening;
+pub use super::queue::Message;
+use super::queue::Queue;
 use crate::model::implementation::{Naming, Raised, WorldHost};
 use crate::text::source::Position;
-
-/// A message as the queue hands it out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    pub id: String,
-    pub body: String,
-    pub receive_count: u64,
-    pub first_received_at: Option<u64>,
-}
-
-impl Message {
-    /// The message as the lesson of an implementation's language spells it: Python
-    /// `receive_count`, JavaScript `receiveCount`.
-    pub fn to_value(&self, naming: Naming) -> Value {
-        let mut fields = serde_json::Map::with_capacity(4);
-        fields.insert("id".to_owned(), json!(self.id));
-        fields.insert("body".to_owned(), json!(self.body));
-        fields.insert(
-            naming.key("receive_count").into_owned(),
-            json!(self.receive_count),
-        );
-        fields.insert(
-            naming.key("first_received_at").into_owned(),
-            json!(self.first_received_at),
-        );
-        Value::Object(fields)
-    }
-}
-
-/// What the handler does on one delivery, as the spec scripts it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum ScriptedOutcome {
-    /// The handler returns normally.
-    Ok,
-    /// The handler raises `TransientError` with this message.
-    Transient(String),
-    /// The handler raises `PermanentError` with this message.
-    Permanent(String),
-    /// An exception of another class, e.g. `TypeError`: the consumer must treat it as transient.
-    Error { class: String, message: String },
-    /// The handler crashes the process (`Crash`), which no consumer may catch.
-    Crash,
-}
-
-impl ScriptedOutcome {
-    /// The error the handler raises, if it raises.
-    fn raised(&self) -> Option<Raised> {
-        match self {
-            ScriptedOutcome::Ok => None,
-            ScriptedOutcome::Transient(message) => Some(Raised::error("TransientError", message)),
-            ScriptedOutcome::Permanent(message) => Some(Raised::error("PermanentError", message)),
-            ScriptedOutcome::Error { class, message } => Some(Raised::error(class, message)),
-            ScriptedOutcome::Crash => Some(Raised::crash("the handler crashed the process")),
-        }
-    }
-
-    /// The error a DLQ entry names for this outcome, `Class: message`, if it raises one an
-    /// entry can hold (a crash is never dead-lettered).
-    pub fn entry_error(&self) -> Option<String> {
-        match self {
-            ScriptedOutcome::Crash => None,
-            other => other.raised().map(|raised| raised.describe()),
-        }
-    }
-
-    pub fn label(&self) -> &str {
-        match self {
-            ScriptedOutcome::Ok => "ok",
-            ScriptedOutcome::Transient(_) => "TransientError",
-            ScriptedOutcome::Permanent(_) => "PermanentError",
-            ScriptedOutcome::Error { class, .. } => class,
-            ScriptedOutcome::Crash => "crash",
-        }
-    }
-}
-
-/// A message's scripted outcomes, shared: a `generate` group gives all its messages one list,
-/// and every run of a scenario reads the same script.
-pub type Outcomes = Arc<[ScriptedOutcome]>;
-
-/// The handler's outcomes per message id.
-pub type Script = HashMap<String, Outcomes>;
-
-/// Whether an injected crash happens instead of a call or right after it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CrashTiming {
-    Before,
-    After,
-}
-
-impl CrashTiming {
-    /// `before` or `after`, as specs write it.
-    pub fn word(self) -> &'static str {
-        match self {
-            CrashTiming::Before => "before",
-            CrashTiming::After => "after",
-        }
-    }
-}
 
 /// The calls of the world, by their protocol names.
 pub const CALLS: &[&str] = &[
@@ -171,9 +72,8 @@ pub struct World {
     /// How many misuses the journal holds.
     misuses: usize,
     clock: u64,
-    ready: VecDeque<Message>,
-    /// In the order the messages were received, which is the order `recover` restores.
-    in_flight: Vec<Message>,
+    /// The fake queue, or a broker's (`queue/`): the world's calls on it are the same.
+    queue: Box<dyn Queue>,
     /// Each entry shared with the journal's record of its put, not copied.
     dlq: Vec<Arc<Value>>,
     /// Shared with the scenario, so a run does not copy the script of every message.
@@ -203,6 +103,12 @@ impl World {
         }
     }
 
+    /// The world with `queue` for its queue (a broker's), instead of the fake.
+    pub fn on(mut self, queue: Box<dyn Queue>) -> Self {
+        self.queue = queue;
+        self
+    }
+
     /// A world whose journal also keeps what `explain` tells a person.
     pub fn detailed(mut self) -> Self {
         self.detailed = true;
@@ -212,22 +118,21 @@ impl World {
     /// A copy of the world to ask what a call would answer, with none of its journal: the
     /// answers never read it, and copying it would make every foresight cost the whole run so
     /// far. `None` when the world holds more than `limit` messages, entries, counts and faults
-    /// together, so that foresight costs a bounded amount per request.
+    /// together, so that foresight costs a bounded amount per request, and on a broker's
+    /// queue, which cannot be copied: there every call waits for its answer.
     pub fn foresight_copy(&self, limit: usize) -> Option<World> {
-        let size = self.ready.len()
-            + self.in_flight.len()
-            + self.dlq.len()
-            + self.handler_calls.len()
-            + self.faults.len();
-        (size <= limit).then(|| World {
+        let (ready, in_flight) = self.queue.lengths();
+        let size =
+            ready + in_flight + self.dlq.len() + self.handler_calls.len() + self.faults.len();
+        let queue = (size <= limit).then(|| self.queue.copy()).flatten()?;
+        Some(World {
             naming: self.naming,
             detailed: false,
             version: self.version,
             dlq_count: self.dlq_count.clone(),
             misuses: self.misuses,
             clock: self.clock,
-            ready: self.ready.clone(),
-            in_flight: self.in_flight.clone(),
+            queue,
             dlq: self.dlq.clone(),
             script: Arc::clone(&self.script),
             handler_calls: self.handler_calls.clone(),
@@ -248,19 +153,14 @@ impl World {
 
     pub fn send(&mut self, id: &str, body: &str) {
         self.version += 1;
-        self.ready.push_back(Message {
-            id: id.to_owned(),
-            body: body.to_owned(),
-            receive_count: 0,
-            first_received_at: None,
-        });
+        self.queue.send(id, body);
     }
 
     pub fn recover(&mut self) {
-        if !self.in_flight.is_empty() {
+        if self.queue.lengths().1 > 0 {
             self.version += 1;
         }
-        self.ready.extend(self.in_flight.drain(..));
+        self.queue.recover();
     }
 
     pub fn advance(&mut self, by: u64) {
@@ -281,32 +181,40 @@ impl World {
         self.clock
     }
 
-    pub fn pending(&self) -> Vec<String> {
-        self.ready.iter().map(|m| m.id.clone()).collect()
+    /// The ready ids, head first (a broker's queue is looked at for them).
+    pub fn pending(&mut self) -> Vec<String> {
+        self.queue.pending()
+    }
+
+    /// The ready ids as last seen, without looking at a broker's queue again.
+    pub fn ready_ids(&self) -> Vec<String> {
+        self.queue.ready_ids()
     }
 
     /// How many messages are ready and in flight, without copying their ids: what a `counts`
     /// expectation compares, perhaps at every step of a big `repeat`.
     pub fn queue_lengths(&self) -> (usize, usize) {
-        (self.ready.len(), self.in_flight.len())
+        self.queue.lengths()
     }
 
     /// Whether nothing is ready and nothing is in flight.
     pub fn is_drained(&self) -> bool {
-        self.ready.is_empty() && self.in_flight.is_empty()
+        self.queue.lengths() == (0, 0)
     }
 
     /// The ids of every message in flight or ready, in no order that means anything, without
     /// copying them. An id sent twice is there twice.
     pub fn queued_ids(&self) -> impl Iterator<Item = &str> {
-        self.in_flight
-            .iter()
-            .chain(&self.ready)
-            .map(|message| message.id.as_str())
+        self.queue.queued_ids()
     }
 
     pub fn in_flight(&self) -> Vec<String> {
-        self.in_flight.iter().map(|m| m.id.clone()).collect()
+        self.queue.in_flight()
+    }
+
+    /// The queue itself: a broker's says what broke it and where it departed from the fake.
+    pub fn queue(&self) -> &dyn Queue {
+        self.queue.as_ref()
     }
 
     pub fn dlq(&self) -> &[Arc<Value>] {
@@ -415,7 +323,7 @@ impl World {
     /// named call.
     fn is_effect(&self, name: &str, call: Option<&Call<'_>>) -> bool {
         match (name, call) {
-            ("queue.receive", _) => !self.ready.is_empty(),
+            ("queue.receive", _) => self.queue.lengths().0 > 0,
             ("dlq.remove", Some(Call::Remove(id))) => self.dlq_has(id),
             ("dlq.has" | "dlq.entries" | "queue.pending" | "clock.now", _) => false,
             _ => true,
@@ -492,12 +400,8 @@ impl World {
                 self.send(id, body);
                 Ok(Answer::Nothing)
             }
-            Call::Receive => match self.ready.pop_front() {
-                Some(mut message) => {
-                    message.receive_count += 1;
-                    if message.first_received_at.is_none() {
-                        message.first_received_at = Some(self.clock);
-                    }
+            Call::Receive => match self.queue.receive(self.clock) {
+                Some(message) => {
                     let already_dead = self.dlq_has(&message.id);
                     if self.detailed {
                         self.received_bodies
@@ -509,9 +413,7 @@ impl World {
                         first_received_at: message.first_received_at,
                         already_dead,
                     });
-                    let answer = Answer::Message(Some(message.clone()));
-                    self.in_flight.push(message);
-                    Ok(answer)
+                    Ok(Answer::Message(Some(message)))
                 }
                 None => {
                     self.happened(Happening::NothingReady);
@@ -520,14 +422,12 @@ impl World {
             },
             Call::Ack(id) | Call::Retry(id) => {
                 let retry = matches!(call, Call::Retry(_));
-                let Some(index) = self.in_flight.iter().position(|m| m.id == id) else {
+                if !self.queue.settle(id, retry) {
                     let name = call.name();
                     return Err(self.misused(format!("{name}({id}): {id} is not in flight")));
-                };
-                let message = self.in_flight.remove(index);
+                }
                 let id = id.to_owned();
                 if retry {
-                    self.ready.push_back(message);
                     self.happened(Happening::Retried { id });
                 } else {
                     self.happened(Happening::Acked { id });
@@ -603,12 +503,11 @@ impl World {
 
     fn handle(&mut self, body: &str) -> Result<(), Raised> {
         // The handler gets only the body; the message is the latest received one carrying it.
-        let Some(message) = self.in_flight.iter().rev().find(|m| m.body == body) else {
+        let Some(id) = self.queue.in_flight_with_body(body) else {
             return Err(self.misused(format!(
                 "handler({body:?}): no message in flight has this body"
             )));
         };
-        let id = message.id.clone();
         self.handler_call_total += 1;
         // Counted in place when the message was handled before: `entry` would copy the id at
         // every call. A new id goes last, as `entry` would put it.
@@ -628,9 +527,22 @@ impl World {
             .and_then(|outcomes| outcomes.get(call_number as usize - 1))
             .cloned();
         match scripted {
-            Some(outcome) => {
+            Some(ScriptedCall { outcome, takes }) => {
+                // The call takes time: the clock moves before the handler returns or raises,
+                // so what the implementation reads after the call (`failed_at`) sees its end.
+                // Loading keeps a spec's advances and takes together within MAX_CLOCK.
+                self.clock = self.clock.saturating_add(takes).min(MAX_CLOCK);
                 let raised = outcome.raised();
-                self.happened(Happening::Handled { id, outcome });
+                if takes > 0 {
+                    self.happened(Happening::Handled {
+                        id: id.clone(),
+                        outcome,
+                    });
+                    let now = self.clock;
+                    self.happened(Happening::Took { id, takes, now });
+                } else {
+                    self.happened(Happening::Handled { id, outcome });
+                }
                 raised.map_or(Ok(()), Err)
             }
             None => {
@@ -800,6 +712,7 @@ impl WorldHost for World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::dlq_consumer::handler;
     use crate::model::implementation::RaisedKind;
 
     fn call(world: &mut World, name: &str, args: Value) -> Result<Value, Raised> {
@@ -811,7 +724,7 @@ mod tests {
         World::new(
             script
                 .iter()
-                .map(|(id, o)| (id.to_string(), Outcomes::from(o.as_slice())))
+                .map(|(id, o)| (id.to_string(), handler::instant(o.iter().cloned())))
                 .collect(),
             Naming::Snake,
         )
@@ -896,6 +809,59 @@ mod tests {
                 call_number: 2
             })
         );
+    }
+
+    /// A world whose handler call for `a` takes 5 and raises `outcome`.
+    fn world_taking(outcome: ScriptedOutcome) -> World {
+        let calls: Outcomes = vec![ScriptedCall::taking(outcome, 5)].into();
+        let mut world = World::new(HashMap::from([("a".to_owned(), calls)]), Naming::Snake);
+        world.send("a", "x");
+        world.advance(2);
+        world
+    }
+
+    #[test]
+    fn a_handler_call_that_takes_time_moves_the_clock_before_it_returns() {
+        let mut world = world_taking(ScriptedOutcome::Transient("db timeout".into()));
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        let raised = call(&mut world, "handler", json!(["x"])).unwrap_err();
+        assert_eq!(raised.describe(), "TransientError: db timeout");
+        assert_eq!(call(&mut world, "clock.now", json!([])), Ok(json!(7)));
+        // The time is the handler's: no advance of the implementation's own in the trace.
+        assert_eq!(
+            world.trace(),
+            ["queue.receive() -> a", "handler(a) -> TransientError"]
+        );
+    }
+
+    #[test]
+    fn a_crash_before_the_handler_takes_no_time_and_one_after_it_does() {
+        for (timing, now) in [(CrashTiming::Before, 2), (CrashTiming::After, 7)] {
+            let mut world = world_taking(ScriptedOutcome::Ok);
+            world.arm(Fault {
+                timing,
+                call: "handler".into(),
+                remaining: 1,
+                armed_at: Position::START,
+            });
+            call(&mut world, "queue.receive", json!([])).unwrap();
+            let crashed = call(&mut world, "handler", json!(["x"])).unwrap_err();
+            assert_eq!(crashed.kind, RaisedKind::Crash);
+            assert_eq!(world.now(), now, "{timing:?}");
+        }
+    }
+
+    #[test]
+    fn a_subclass_of_a_given_error_is_raised_with_the_class_it_extends() {
+        let out_of_stock = handler::GivenError::subclass("OutOfStockError", "sku 4411");
+        let mut world = world_taking(ScriptedOutcome::Permanent(out_of_stock));
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        let raised = call(&mut world, "handler", json!(["x"])).unwrap_err();
+        assert_eq!(
+            serde_json::to_value(&raised).unwrap(),
+            json!({"kind": "error", "class": "OutOfStockError", "message": "sku 4411", "extends": "PermanentError"})
+        );
+        assert!(raised.is_a("PermanentError") && !raised.is_a("TransientError"));
     }
 
     #[test]

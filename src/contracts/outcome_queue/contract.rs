@@ -8,14 +8,15 @@ use super::queue::RetryQueue;
 use super::rules::RULES;
 use super::spec;
 use crate::contracts::builtin::Builtin;
-use crate::contracts::contract::{Contract, Scenario, Subject};
+use crate::contracts::builtin::Subject;
+use crate::contracts::contract::{Contract, Scenario};
 use crate::model::implementation::Reply;
 use crate::model::mistake::Mistake;
 use crate::model::rule::Rule;
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
-pub const NAME: &str = "outcome-queue";
+pub use super::NAME;
 
 pub struct OutcomeQueueContract;
 
@@ -45,7 +46,7 @@ impl Contract for OutcomeQueueContract {
     }
 
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
-        Ok(Box::new(spec::load(file)?))
+        Ok(Box::new(super::loading::load(file)?))
     }
 
     /// `RetryQueue(args.max_attempts)` with the raw value; an invalid one raises, as in Python.

@@ -32,7 +32,7 @@ impl Explorer for QueueExplorer {
     fn crash_schedules(&self, _file: &SourceFile) -> Result<Box<dyn Schedules>, String> {
         Err(format!(
             "{} has no world to crash: a RetryQueue makes no calls, so there is nothing to inject a crash between (crash schedules are for dlq-consumer specs)",
-            super::contract::NAME
+            super::NAME
         ))
     }
 }
@@ -136,7 +136,7 @@ const IDS: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
 const UNKNOWN_ID: &str = "zz";
 
 fn parsed(text: &str) -> Value {
-    serde_saphyr::from_str(text).unwrap_or(Value::String(text.to_owned()))
+    yaml::value(text).unwrap_or(Value::String(text.to_owned()))
 }
 
 /// Draws one case; each step is valid where it stands, so the spec loads and the built-in

@@ -66,6 +66,8 @@ crate::mistakes! {
         "puts a replayed job at the ready head";
     ReplayAlwaysTrue = "replay-always-true", REPLAY_MISSING_FALSE,
         "returns True from replay whether or not the job was in quarantine";
+    ReplayFindsObjectProperties = "replay-finds-object-properties", REPLAY_MISSING_FALSE,
+        "keeps the quarantine in a plain JavaScript object and replays with `jobId in quarantine`, so replay(\"toString\") finds a name every object has and returns true";
     ShallowState = "shallow-state", STATE_DEEP_COPY,
         "copies the lists in state() but shares the job entries with the queue";
     SharedDone = "shared-done", STATE_DEEP_COPY,

@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use super::mistakes::Slip;
 use super::state_ops;
-use crate::contracts::contract::Subject;
+use crate::contracts::builtin::Subject;
 use crate::model::implementation::{ImplError, ImplErrorKind, Raised, Reply, WorldHost};
+use crate::model::mistake::OBJECT_PROPERTIES;
 
 /// The outcome an application reports for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,22 +106,6 @@ pub struct RetryQueue {
     /// Reasons left on replayed jobs (`replay-keeps-reason`).
     kept_reasons: std::collections::HashMap<String, Reason>,
 }
-
-/// Names every JavaScript object answers to, which `outcome in POLICY` accepts.
-const OBJECT_PROPERTIES: &[&str] = &[
-    "constructor",
-    "toString",
-    "toLocaleString",
-    "valueOf",
-    "hasOwnProperty",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "__proto__",
-    "__defineGetter__",
-    "__defineSetter__",
-    "__lookupGetter__",
-    "__lookupSetter__",
-];
 
 impl RetryQueue {
     /// `RetryQueue(max_attempts)` with the raw argument, validated before anything else.
@@ -294,7 +279,9 @@ impl RetryQueue {
     /// An operator's decision: the job gets a fresh budget at the ready tail.
     pub fn replay(&mut self, job_id: &str) -> bool {
         let Some(index) = self.quarantine.iter().position(|e| e.id == job_id) else {
-            return self.is(Slip::ReplayAlwaysTrue);
+            return self.is(Slip::ReplayAlwaysTrue)
+                || (self.is(Slip::ReplayFindsObjectProperties)
+                    && OBJECT_PROPERTIES.contains(&job_id));
         };
         if self.is(Slip::ReplaySkipsEmptyPayload) && self.quarantine[index].payload.is_empty() {
             return false;
@@ -698,6 +685,9 @@ mod tests {
         check("replay b", q.replay("b"), true)?;
         check("again", q.replay("b"), false)?;
         check("unknown", q.replay("zz"), false)?;
+        for name in OBJECT_PROPERTIES {
+            check(name, q.replay(name), false)?;
+        }
         check(
             "state",
             q.state(),

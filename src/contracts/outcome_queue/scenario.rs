@@ -9,11 +9,10 @@ use serde_json::{Value, json};
 
 use super::claims;
 use super::rules;
+use super::smells::StepFacts;
 use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
 use super::state_ops::{self, StateOp, show_path};
-use crate::contracts::contract::{
-    Checkpoint, RunMode, Scenario, ScenarioRun, Smell, SpecHeader, Written,
-};
+use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, Written};
 use crate::contracts::recorder::Recorder;
 use crate::contracts::timeline::{Event, Tone};
 use crate::model::implementation::{Implementation, NoWorld, Raised, Reply, UNDEFINED_IS_NOT_NULL};
@@ -31,53 +30,53 @@ pub struct QueueScenario {
     pub expect: Option<(Position, StateSpec)>,
 }
 
-impl Scenario for QueueScenario {
-    fn header(&self) -> &SpecHeader {
-        &self.header
-    }
-
-    fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
-        self.execute(implementation, mode, false).0
-    }
-
-    fn smells(
-        &self,
-        implementation: &mut dyn Implementation,
-    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
-        let (run, facts) = self.execute(implementation, RunMode::Record, true);
-        match run.outcome {
-            Outcome::Passed | Outcome::Mismatch(_) => {
-                let smells = super::smells::find(self, &run.checkpoints, &facts);
-                Ok((smells, run))
-            }
-            cut_short => Err(cut_short),
-        }
-    }
-}
-
-/// What one step did, for `dlqspec lint`.
-#[derive(Debug, Clone)]
-pub struct StepFacts {
-    pub position: Position,
-    pub name: &'static str,
-    /// The arguments and the answer, to tell a repeated step from a new one.
-    pub call: Option<(Value, String)>,
-    /// Whether the step can have changed the queue (a create, a submit, a process that took a
-    /// job, a replay that returned true).
-    pub changed: bool,
-    /// The job a `process` step took: the head of `ready` before it (observed runs only).
-    pub took: Option<String>,
+/// One call a run made of the implementation, as a diagnosis compares it with the reference's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallMark {
+    /// The step it was made in, from 0 (the final expect is the step after the last).
+    pub step: usize,
+    /// `create`, `submit`, `process`, `replay`, `state` or `mutate_state`.
+    pub method: &'static str,
+    pub args: Vec<Value>,
+    pub reply: Reply,
+    /// A `state()` the diagnosis asked of the reference after the step, to see what it
+    /// changed: no call of the run itself.
+    pub witness: bool,
 }
 
 impl QueueScenario {
     /// Runs the scenario; `observe` also asks `state()` before each `process` to learn which
     /// job it takes (for linting only: it adds calls an implementation would otherwise not see).
-    fn execute(
+    pub(crate) fn execute(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
         observe: bool,
     ) -> (ScenarioRun, Vec<StepFacts>) {
+        let (run, facts, _) = self.play(implementation, mode, observe, None);
+        (run, facts)
+    }
+
+    /// Runs the scenario keeping every call it makes, for a diagnosis; `witness` also asks
+    /// `state()` after each step (of the reference only: calls no spec makes), marked so.
+    pub(crate) fn marked(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        witness: bool,
+    ) -> (ScenarioRun, Vec<CallMark>) {
+        let (run, _, calls) = self.play(implementation, mode, false, Some(witness));
+        (run, calls)
+    }
+
+    /// Runs the scenario; with `calls` (`Some(witness)`), keeps every call it makes.
+    fn play(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+        observe: bool,
+        calls: Option<bool>,
+    ) -> (ScenarioRun, Vec<StepFacts>, Vec<CallMark>) {
         let mut run = Run {
             scenario: self,
             reference: implementation.info().is_reference,
@@ -94,9 +93,13 @@ impl QueueScenario {
             constructed: false,
             pinned: None,
             after: None,
+            calls: calls.map(|_| Vec::new()),
+            witness: calls.unwrap_or(false),
+            step_index: 0,
         };
         let stopped = run.all_steps().err();
-        (run.recorder.finish(stopped), run.facts)
+        let calls = run.calls.take().unwrap_or_default();
+        (run.recorder.finish(stopped), run.facts, calls)
     }
 }
 
@@ -137,6 +140,12 @@ struct Run<'a> {
     /// Explaining a student's queue: its state right after the step's call, taken to mark the
     /// step's rule lines, which the state told after the step reuses.
     after: Option<Value>,
+    /// Every call made, for a diagnosis; `None` when not kept.
+    calls: Option<Vec<CallMark>>,
+    /// Whether `state()` is asked after each step too, into `calls` (the reference's run).
+    witness: bool,
+    /// The step at hand, from 0.
+    step_index: usize,
 }
 
 impl Run<'_> {
@@ -148,6 +157,7 @@ impl Run<'_> {
                 _ => None,
             };
             self.heading = format!("step {} (line {})", index + 1, position.line);
+            self.step_index = index;
             self.recorder.begin_step();
             if let Some(rule) = decision(step) {
                 self.recorder.decided(rule);
@@ -155,6 +165,7 @@ impl Run<'_> {
             let mut ran = self.step(&label, *position, step);
             self.recorder.describe_step(&mut ran, || step.written());
             ran?;
+            self.witness_state();
             if !matches!(step, Step::Expect(_)) {
                 self.tell_state();
             }
@@ -176,6 +187,7 @@ impl Run<'_> {
             });
         }
         if let Some((position, expect)) = &self.scenario.expect {
+            self.step_index = self.scenario.steps.len();
             self.recorder.begin_step();
             self.recorder.tell_event(
                 format!("final expect (line {}): state()", position.line),
@@ -230,12 +242,36 @@ impl Run<'_> {
         }
     }
 
+    /// Keeps a call and its reply, when a diagnosis asks for them.
+    fn mark_call(&mut self, method: &'static str, args: &[Value], reply: &Reply, witness: bool) {
+        if let Some(calls) = &mut self.calls {
+            calls.push(CallMark {
+                step: self.step_index,
+                method,
+                args: args.to_vec(),
+                reply: reply.clone(),
+                witness,
+            });
+        }
+    }
+
+    /// Asks the queue's state after a step, for a diagnosis of the reference's run only.
+    fn witness_state(&mut self) {
+        if !self.witness || !self.constructed {
+            return;
+        }
+        if let Ok(reply) = self.implementation.call("state", &[], &mut NoWorld) {
+            self.mark_call("state", &[], &reply, true);
+        }
+    }
+
     /// Calls a method of the current queue, noting the call and its answer in the timeline.
-    fn call(&mut self, method: &str, args: &[Value]) -> Result<Reply, Stop> {
+    fn call(&mut self, method: &'static str, args: &[Value]) -> Result<Reply, Stop> {
         let reply = self
             .implementation
             .call(method, args, &mut NoWorld)
             .map_err(Outcome::Errored)?;
+        self.mark_call(method, args, &reply, false);
         if method != "state" {
             let telling = self.recorder.telling();
             if telling {
@@ -376,12 +412,9 @@ impl Run<'_> {
         let raw = &create.max_attempts.value;
         let reply = self
             .implementation
-            .create(
-                super::contract::NAME,
-                &json!({ "max_attempts": raw }),
-                &mut NoWorld,
-            )
+            .create(super::NAME, &json!({ "max_attempts": raw }), &mut NoWorld)
             .map_err(Outcome::Errored)?;
+        self.mark_call("create", std::slice::from_ref(raw), &reply, false);
         if self.recorder.telling() {
             let call = format!(
                 "RetryQueue({raw}) -> {}",
@@ -1014,7 +1047,7 @@ fn shown_reply(reply: &Reply) -> String {
 /// The rule that decides what `step` must do, read from what the spec expects of it (which
 /// the reference passes): a difference in the step breaks it. `None` for an `expect`, where
 /// no single decision is known.
-fn decision(step: &Step) -> Option<&'static Rule> {
+pub(crate) fn decision(step: &Step) -> Option<&'static Rule> {
     use super::spec::ProcessReturn;
     Some(match step {
         Step::Create(_) => &rules::MAX_ATTEMPTS_VALIDATED,

@@ -4,21 +4,32 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::scenario::{QueueScenario, StepFacts};
 use super::spec::Step;
 use crate::contracts::contract::{Checkpoint, Smell};
+use crate::text::source::Position;
 
-/// Smell ids, stable: people and scripts refer to them (shared with dlq-consumer where the
-/// smell is the same).
-pub const NEVER_PROCESSED: &str = "never-processed";
-pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
+use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_PROCESSED};
+
+/// What one step did, for `dlqspec lint`.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub position: Position,
+    pub name: &'static str,
+    /// The arguments and the answer, to tell a repeated step from a new one.
+    pub call: Option<(Value, String)>,
+    /// Whether the step can have changed the queue (a create, a submit, a process that took a
+    /// job, a replay that returned true).
+    pub changed: bool,
+    /// The job a `process` step took: the head of `ready` before it (observed runs only).
+    pub took: Option<String>,
+}
 
 pub fn find(
-    scenario: &QueueScenario,
+    written: &[(Position, Step)],
     checkpoints: &[Checkpoint],
     steps: &[StepFacts],
 ) -> Vec<Smell> {
-    let mut smells = never_processed(scenario, checkpoints, steps);
+    let mut smells = never_processed(written, checkpoints, steps);
     smells.extend(idle_trailing_steps(steps));
     smells.sort_by_key(|smell| smell.position);
     smells
@@ -26,7 +37,7 @@ pub fn find(
 
 /// A job no `process` step ever takes and no expectation names: it only adds noise.
 fn never_processed(
-    scenario: &QueueScenario,
+    written: &[(Position, Step)],
     checkpoints: &[Checkpoint],
     steps: &[StepFacts],
 ) -> Vec<Smell> {
@@ -35,8 +46,7 @@ fn never_processed(
     for checkpoint in checkpoints {
         collect_strings(&checkpoint.expected, &mut named);
     }
-    scenario
-        .steps
+    written
         .iter()
         .filter_map(|(_, step)| match step {
             Step::Submit(submit) => Some(&submit.id),
@@ -108,7 +118,7 @@ mod tests {
             "contract: outcome-queue\nname: t\nrules: [outcome-queue/success-done]\nsteps:\n  - create: {{max_attempts: 2}}\n{steps}"
         );
         let file = SourceFile::from_text("t.yaml", text);
-        let scenario = super::super::spec::load(&file).unwrap();
+        let scenario = crate::contracts::outcome_queue::loading::load(&file).unwrap();
         scenario
             .smells(&mut Builtin::new())
             .unwrap()

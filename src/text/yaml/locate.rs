@@ -1,7 +1,7 @@
 //! Finding a value in a positioned YAML tree, whichever tree holds it: the node that starts at
 //! a position, the node under some keys of it, and where two values first differ in it.
 //!
-//! Two trees share this: `yaml_edit`'s, which keeps every byte range for rewriting, and the
+//! Two trees share this: `edit`'s, which keeps every byte range for rewriting, and the
 //! lighter tree of the fast load, which pinpoints a mismatch in a big spec without the memory
 //! of the other.
 

@@ -21,7 +21,7 @@ use serde::de::DeserializeOwned;
 
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
-use crate::text::yaml_edit::{Document, Kind, LeadKind, Node};
+use crate::text::yaml::edit::{Document, Kind, LeadKind, Node};
 
 /// The most bytes decoded again, in all, for a file's later errors: each later error costs
 /// a few whole decodes, so a big file gets fewer of them. `Untold::Work` says 32 MiB.

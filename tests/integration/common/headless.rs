@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::{Tier, tier_lacking};
+
 /// The names a Chromium is installed under, looked up on `PATH` in this order.
 const BROWSERS: &[&str] = &["chromium", "chromium-browser", "google-chrome"];
 
@@ -30,17 +32,24 @@ const MAX_DOM: u64 = 16 << 20;
 const MAX_LOG: u64 = 16 << 20;
 const MAX_NET_LOG: u64 = 64 << 20;
 
-/// The browser the tests use, or `None` (said on stderr) when there is none outside CI.
+/// The browser the tests use, or `None` when there is none: then the browser tier is skipped
+/// (`common::Tier`), which fails a run that must run it.
 pub fn browser() -> Option<PathBuf> {
-    let found = std::env::var_os(BROWSER_VARIABLE)
-        .map(PathBuf::from)
-        .or_else(|| find_on_path(&std::env::var_os("PATH").unwrap_or_default()));
-    browser_or_skip(found, in_ci())
+    let found = browser_or_skip(browser_path(), Tier::Browser.required());
+    if found.is_none() {
+        tier_lacking(
+            Tier::Browser,
+            Some("no chromium, chromium-browser or google-chrome on PATH".to_owned()),
+        );
+    }
+    found
 }
 
-/// Whether this is a CI run: `CI` set to anything but empty, `0` or `false` (`.ci/run` sets it).
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+/// The browser `DLQSPEC_BROWSER` names, else the first Chromium on `PATH`.
+pub fn browser_path() -> Option<PathBuf> {
+    std::env::var_os(BROWSER_VARIABLE)
+        .map(PathBuf::from)
+        .or_else(|| find_on_path(&std::env::var_os("PATH").unwrap_or_default()))
 }
 
 /// The first of `BROWSERS` that is an executable file in one of `path`'s folders.
@@ -54,19 +63,15 @@ pub fn find_on_path(path: &std::ffi::OsStr) -> Option<PathBuf> {
     })
 }
 
-/// A missing browser fails a CI run, which must check the pages, and is a skip said out loud
-/// elsewhere.
-pub fn browser_or_skip(found: Option<PathBuf>, in_ci: bool) -> Option<PathBuf> {
+/// A missing browser fails a run that must check the pages (CI), saying how to install one;
+/// elsewhere it is a skip, told at the end of the run.
+pub fn browser_or_skip(found: Option<PathBuf>, required: bool) -> Option<PathBuf> {
     if found.is_none() {
         assert!(
-            !in_ci,
+            !required,
             "chromium is missing, and CI must test the HTML pages in a browser: install it \
              (`apt-get install -y chromium` on Debian, as .ci/run does), or name one with \
              {BROWSER_VARIABLE}=PATH"
-        );
-        eprintln!(
-            "skipped: the HTML pages' browser checks (no chromium, chromium-browser or \
-             google-chrome on PATH; install one, or set {BROWSER_VARIABLE}=PATH)"
         );
     }
     found
@@ -121,6 +126,11 @@ impl Rendered {
 /// Renders `page` (a file) in `browser`, headless, in a window of `WINDOW`'s size; with
 /// `screenshot`, takes a picture of the window too.
 pub fn render(browser: &Path, page: &Path, screenshot: bool) -> Rendered {
+    render_in(browser, page, screenshot, WINDOW)
+}
+
+/// `render`, in a window of `window`'s size (width and height in CSS pixels).
+pub fn render_in(browser: &Path, page: &Path, screenshot: bool, window: (u32, u32)) -> Rendered {
     let work = tempfile::tempdir().expect("temp dir");
     let home = work.path().join("home");
     std::fs::create_dir(&home).expect("home");
@@ -154,7 +164,7 @@ pub fn render(browser: &Path, page: &Path, screenshot: bool) -> Rendered {
             work.path().join("profile").display()
         ))
         .arg(format!("--log-net-log={}", net_log.display()))
-        .arg(format!("--window-size={},{}", WINDOW.0, WINDOW.1))
+        .arg(format!("--window-size={},{}", window.0, window.1))
         .args(screenshot.then(|| format!("--screenshot={}", picture.display())))
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))

@@ -1,0 +1,60 @@
+//! What every command tells on the terminal the same way: usage errors, failures, warnings,
+//! an implementation that cannot run, and whether stdout takes colour.
+
+use crate::commands::cli::ColorWhen;
+use crate::report::Palette;
+
+/// Whether stdout gets colors: `auto` leaves it to anstream (tty, NO_COLOR, CLICOLOR_FORCE, TERM).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "prints: asks whether stdout takes colour"
+)]
+pub fn use_color(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// Prints a usage-level error (bad path, bad option value) the way every command does.
+pub fn usage_error(message: &str, palette: &Palette) -> i32 {
+    failure(message, palette);
+    crate::run::runner::exit::SPEC_OR_USAGE_ERROR
+}
+
+/// For a command given an implementation that cannot run (`--impl auto:` of a folder with no
+/// solution, a machine without Node.js): says why, as a usage error, and gives its exit code.
+pub fn refuse_unrunnable(
+    target: &crate::external::launch::Target,
+    palette: &Palette,
+) -> Option<i32> {
+    target
+        .unrunnable()
+        .map(|unrunnable| usage_error(&unrunnable.teacher, palette))
+}
+
+/// Prints a `warning:` line on stderr: something the user should know that stops nothing.
+pub fn warning(message: &str, palette: &Palette) {
+    use std::io::Write;
+    let _ = writeln!(
+        crate::report::sanitize::stderr(),
+        "{} {}",
+        crate::report::style::paint(palette.skip, "warning:"),
+        crate::report::sanitize::text(message)
+    );
+}
+
+/// Prints why a command could not do its work at all, as one `error:` line on stderr.
+pub fn failure(message: &str, palette: &Palette) {
+    use std::io::Write;
+    // Messages name paths found in spec folders: shown escaped, like every untrusted text.
+    let _ = writeln!(
+        crate::report::sanitize::stderr(),
+        "{} {}",
+        crate::report::style::paint(palette.fail, "error:"),
+        crate::report::sanitize::text(message)
+    );
+}

@@ -1,0 +1,823 @@
+//! Where a dlq-consumer implementation first departs from the reference: the first effect,
+//! returned value or raised error of a failing run that the built-in reference, run on the
+//! same scenario, does not make at that point; worded in one line, with the rule that decides
+//! what the reference does there, and the classic mistake of the catalogue that departs alike.
+//!
+//! Both runs act on the same world until the departure, so their journals agree step by step
+//! until then. A step is compared by its effects only (reads are any implementation's own
+//! business), in the orders the contract pins: effects it lets commute (`trace::commute`) are
+//! put in the reference's order first, as a `trace` expectation compares them.
+
+use serde_json::Value;
+
+use super::contract::DlqConsumerContract;
+use super::journal::Happening;
+use super::record::{Keep, Record, StepMark};
+use super::rules;
+use super::scenario::DlqScenario;
+use super::spec::entry_in;
+use super::world::CrashTiming;
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{RunMode, mistakes_alike};
+use crate::model::cause::{Departure, Ids, told_and_shaped};
+use crate::model::implementation::{Implementation, Naming, Raised};
+use crate::model::mistake::Mistake;
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
+use crate::text::yaml;
+
+/// The most journal entries the reference's run may hold for the catalogue of classic
+/// mistakes to be tried on the scenario: each mistake runs it once more.
+const MAX_CATALOGUE_JOURNAL: usize = 20_000;
+
+/// The departure of the run `record` of an implementation that spells keys as `naming`,
+/// against the reference's run of `scenario`. `None` when the reference does not pass the
+/// scenario (then it is the spec that is wrong) or no step of the run departs.
+pub fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> Option<Departure> {
+    let (outcome, reference) = run_marked(scenario, &mut Builtin::new(), true, None)?;
+    if !matches!(outcome, Outcome::Passed) {
+        return None;
+    }
+    if let Some(raised) = &record.constructor_raised {
+        let (told, shape) = told_and_shaped(|ids| {
+            let error = ids.raised(raised);
+            format!("making a DLQConsumer, yours raised {error}; the reference makes one")
+        });
+        return Some(Departure {
+            rule: None,
+            key: shape.clone(),
+            told,
+            shape,
+            mistakes: Vec::new(),
+            raised: Some(raised.clone()),
+        });
+    }
+    let found = first(&reference, record, naming)?;
+    let (told, shape) = told_and_shaped(|ids| words(&found, ids, false));
+    // What the failures of one mistake share wherever it shows: the same miss, whatever
+    // came before it in the step.
+    let key = words(&found, &mut Ids::shaped(), true);
+    let rule = rule_of(&found);
+    let mut mistakes = known_mistakes(scenario, &reference, record, &found, naming);
+    // The mistakes breaking the rule decided here name the departure first.
+    mistakes.sort_by_key(|m| rule.is_none_or(|rule| rule.id != m.rule.id));
+    let raised = found
+        .ours
+        .returned
+        .as_ref()
+        .filter(|_| found.kind == Kind::Returned || found.did_at().is_none())
+        .and_then(raised_of);
+    Some(Departure {
+        rule,
+        told,
+        shape,
+        key,
+        mistakes,
+        raised,
+    })
+}
+
+/// Runs `scenario` on `implementation` keeping a mark of every step (and, with `rules`, the
+/// rules noted in each), up to step `until` when given: its outcome and record. `None` when
+/// the implementation cannot begin.
+fn run_marked(
+    scenario: &DlqScenario,
+    implementation: &mut dyn Implementation,
+    rules: bool,
+    until: Option<usize>,
+) -> Option<(Outcome, Record)> {
+    implementation.begin_spec().ok()?;
+    let keep = Keep {
+        marks: true,
+        rules,
+        until,
+        ..Keep::default()
+    };
+    let (run, record) = scenario.play(implementation, RunMode::Check, keep, Box::default());
+    Some((run.outcome, record))
+}
+
+/// How a step departs.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// An effect the reference makes or does not make there.
+    Effect,
+    /// The same `dlq.put`, with another entry: the fields that differ.
+    Entry(Vec<Field>),
+    /// The same effects, another value returned (or raised).
+    Returned,
+}
+
+/// A field of an entry that differs: its key as the implementation spells it, and the value
+/// the reference puts and the implementation put (`None`: not there).
+#[derive(Debug, Clone, PartialEq)]
+struct Field {
+    key: String,
+    reference: Option<Value>,
+    ours: Option<Value>,
+}
+
+/// The step where a run departs, and how.
+struct Found<'r> {
+    /// The reference's and the implementation's mark of the step.
+    reference: &'r StepMark,
+    ours: &'r StepMark,
+    /// The effects of the step: the reference's, and the implementation's in the
+    /// reference's order where the contract leaves the order free.
+    want: Vec<&'r Happening>,
+    did: Vec<&'r Happening>,
+    /// Where in the step's effects the two first differ (their common length for `Returned`).
+    at: usize,
+    kind: Kind,
+    /// Whether nothing was ready for the reference's receive in this step.
+    nothing_ready: bool,
+}
+
+impl<'r> Found<'r> {
+    fn want_at(&self) -> Option<&'r Happening> {
+        self.want.get(self.at).copied()
+    }
+
+    fn did_at(&self) -> Option<&'r Happening> {
+        self.did.get(self.at).copied()
+    }
+
+    /// The last effect both made before the departure.
+    fn before(&self) -> Option<&'r Happening> {
+        self.at
+            .checked_sub(1)
+            .and_then(|at| self.want.get(at).copied())
+    }
+}
+
+/// The effects of the step `mark` of `record`.
+fn effects<'r>(record: &'r Record, mark: &StepMark) -> Vec<&'r Happening> {
+    record.world.journal()[mark.journal.clone()]
+        .iter()
+        .filter(|happening| happening.is_effect())
+        .collect()
+}
+
+/// The first step of `ours` that departs from the same step of `reference`.
+fn first<'r>(reference: &'r Record, ours: &'r Record, naming: Naming) -> Option<Found<'r>> {
+    for mark in &ours.marks {
+        let Some(theirs) = reference.marks.iter().find(|m| m.index == mark.index) else {
+            continue;
+        };
+        if let Some(found) = compare(reference, theirs, ours, mark, naming) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// How step `ours` of the implementation's run departs from step `theirs` of the
+/// reference's, if it does.
+fn compare<'r>(
+    reference: &'r Record,
+    theirs: &'r StepMark,
+    ours_record: &'r Record,
+    ours: &'r StepMark,
+    naming: Naming,
+) -> Option<Found<'r>> {
+    let want = effects(reference, theirs);
+    let done = effects(ours_record, ours);
+    let lines = |effects: &[&Happening]| -> Vec<String> {
+        effects.iter().map(|h| h.trace_line()).collect()
+    };
+    let order = super::trace::aligned_order(&lines(&want), &lines(&done));
+    let did: Vec<&Happening> = order.into_iter().map(|at| done[at]).collect();
+    let nothing_ready = reference.world.journal()[theirs.journal.clone()]
+        .iter()
+        .any(|h| matches!(h, Happening::NothingReady));
+    let found = |at, kind| Found {
+        reference: theirs,
+        ours,
+        want: want.clone(),
+        did: did.clone(),
+        at,
+        kind,
+        nothing_ready,
+    };
+    for at in 0..want.len().max(did.len()) {
+        match (want.get(at), did.get(at)) {
+            (Some(w), Some(d)) if w.trace_line() == d.trace_line() => {
+                let fields = entry_differences(w, d, naming);
+                if !fields.is_empty() {
+                    return Some(found(at, Kind::Entry(fields)));
+                }
+            }
+            _ => return Some(found(at, Kind::Effect)),
+        }
+    }
+    (theirs.returned != ours.returned).then(|| found(want.len(), Kind::Returned))
+}
+
+/// The fields in which the entry the implementation put (`ours`) differs from the one the
+/// reference put (`theirs`), keys as the implementation spells them; empty for two effects
+/// that are not puts.
+fn entry_differences(theirs: &Happening, ours: &Happening, naming: Naming) -> Vec<Field> {
+    let (Happening::Put { entry: want, .. }, Happening::Put { entry: put, .. }) = (theirs, ours)
+    else {
+        return Vec::new();
+    };
+    let want = entry_in(want, naming);
+    let (Value::Object(want), Value::Object(put)) = (&want, &**put) else {
+        return if want == **put {
+            Vec::new()
+        } else {
+            vec![Field {
+                key: "entry".to_owned(),
+                reference: Some(want.clone()),
+                ours: Some((**put).clone()),
+            }]
+        };
+    };
+    let mut fields: Vec<Field> = want
+        .iter()
+        .filter(|(key, value)| put.get(*key) != Some(*value))
+        .map(|(key, value)| Field {
+            key: key.clone(),
+            reference: Some(value.clone()),
+            ours: put.get(key).cloned(),
+        })
+        .collect();
+    fields.extend(
+        put.iter()
+            .filter(|(key, _)| !want.contains_key(*key))
+            .map(|(key, value)| Field {
+                key: key.clone(),
+                reference: None,
+                ours: Some(value.clone()),
+            }),
+    );
+    fields
+}
+
+/// Whether two implementations did the very same in one step: the same effects in the same
+/// order, the same entries put, the same value returned.
+fn same_step(
+    (one, one_mark, one_naming): (&Record, &StepMark, Naming),
+    (other, other_mark, other_naming): (&Record, &StepMark, Naming),
+) -> bool {
+    let (one_effects, other_effects) = (effects(one, one_mark), effects(other, other_mark));
+    one_mark.returned == other_mark.returned
+        && one_effects.len() == other_effects.len()
+        && one_effects.iter().zip(&other_effects).all(|(a, b)| {
+            a.trace_line() == b.trace_line()
+                && match (a, b) {
+                    (Happening::Put { entry: a, .. }, Happening::Put { entry: b, .. }) => {
+                        entry_in(a, other_naming) == entry_in(b, one_naming)
+                    }
+                    _ => true,
+                }
+        })
+}
+
+/// The classic mistakes of the catalogue that, switched on in the reference, depart from it
+/// on this scenario at the same step, doing there exactly what the implementation did.
+fn known_mistakes(
+    scenario: &DlqScenario,
+    reference: &Record,
+    ours: &Record,
+    found: &Found,
+    naming: Naming,
+) -> Vec<&'static Mistake> {
+    if reference.world.journal().len() > MAX_CATALOGUE_JOURNAL {
+        return Vec::new();
+    }
+    mistakes_alike(&DlqConsumerContract, |mistaken| {
+        // Only as far as the step where ours departs: one departing earlier or later is
+        // another mistake.
+        let until = Some(found.ours.index);
+        let Some((_, theirs)) = run_marked(scenario, mistaken, false, until) else {
+            return false;
+        };
+        let Some(departed) = first(reference, &theirs, Naming::Snake) else {
+            return false;
+        };
+        departed.ours.index == found.ours.index
+            && same_step(
+                (&theirs, departed.ours, Naming::Snake),
+                (ours, found.ours, naming),
+            )
+    })
+}
+
+/// The rule that decides what the reference does where the run departs: the step's
+/// decision, made precise by what departs (the order of a dead-lettering, an entry's field,
+/// the check that comes first).
+fn rule_of(found: &Found) -> Option<&'static Rule> {
+    let reference = found.reference;
+    // An injected crash decides what follows it: what departs before it (or in the call it
+    // stopped) is decided as it would be without the crash.
+    let crash_at = found
+        .want
+        .iter()
+        .position(|h| matches!(h, Happening::Crashed { .. }));
+    let before_crash = crash_at.is_some_and(|at| at >= found.at);
+    let decision = match before_crash {
+        true => reference
+            .decisions
+            .iter()
+            .rev()
+            .map(|(rule, _)| *rule)
+            .find(|rule| rule.id != rules::CRASH_PROPAGATES.id)
+            .or(reference.decision),
+        false => reference.decision,
+    };
+    // A firm decision is the one the step hinges on (the queue's count, a replay's fresh
+    // start): it decides what departs there, an entry only in the field it is about.
+    let firm: Vec<&'static Rule> = reference
+        .decisions
+        .iter()
+        .filter(|(_, firm)| *firm)
+        .map(|(rule, _)| *rule)
+        .collect();
+    let is_firm = |rule: &Rule| firm.iter().any(|f| f.id == rule.id);
+    let only =
+        |fields: &[Field], keys: &[&str]| fields.iter().all(|f| keys.contains(&f.key.as_str()));
+    match &found.kind {
+        Kind::Entry(fields)
+            if is_firm(&rules::REPLAY_FRESH_DELIVERY)
+                && only(fields, &["first_attempt_at", "firstAttemptAt"]) =>
+        {
+            return Some(&rules::REPLAY_FRESH_DELIVERY);
+        }
+        Kind::Entry(fields) if is_firm(&rules::COUNT_FROM_QUEUE) && only(fields, &["attempts"]) => {
+            return Some(&rules::COUNT_FROM_QUEUE);
+        }
+        Kind::Entry(_) => {}
+        _ if is_firm(&rules::COUNT_FROM_QUEUE) => return Some(&rules::COUNT_FROM_QUEUE),
+        _ if !firm.is_empty() => return firm.last().copied(),
+        _ => {}
+    }
+    let (want, did) = (found.want_at(), found.did_at());
+    // Misuse of the queue or the handler in process_one; a replay's, its selection's.
+    if matches!(did, Some(Happening::Misused { .. })) && found.ours.name != "replay" {
+        return Some(&rules::NO_MISUSE);
+    }
+    let noted = |rule: &Rule| reference.rules.contains(&rule.id);
+    let unexpected = noted(&rules::UNEXPECTED_ERROR);
+    match &found.kind {
+        Kind::Entry(fields) => {
+            let is = |key: &str| fields.iter().any(|f| f.key == key);
+            if is("reason") {
+                return if unexpected {
+                    Some(&rules::UNEXPECTED_ERROR)
+                } else {
+                    decision
+                };
+            }
+            let poison_fields = fields
+                .iter()
+                .all(|f| f.key == "error" || f.key == "attempts");
+            if decision == Some(&rules::POISON) && poison_fields {
+                return Some(&rules::POISON);
+            }
+            Some(&rules::ENTRY_FIELDS)
+        }
+        Kind::Returned => decision,
+        Kind::Effect => {
+            let already_dead = found.want.iter().any(|h| {
+                matches!(
+                    h,
+                    Happening::Received {
+                        already_dead: true,
+                        ..
+                    }
+                )
+            });
+            let put_before = matches!(found.before(), Some(Happening::Put { .. }));
+            // The order of a dead-lettering: the put, then the ack.
+            if (put_before && attempts(want) == Some("queue.ack"))
+                || (attempts(want) == Some("dlq.put") && attempts(did) == Some("queue.ack"))
+            {
+                return Some(&rules::DEAD_LETTER_SEQUENCE);
+            }
+            // The order of a replay: the send, then the removal.
+            if attempts(want) == Some("dlq.remove")
+                || (attempts(want) == Some("queue.send") && attempts(did) == Some("dlq.remove"))
+            {
+                return Some(&rules::REPLAY_SEND_BEFORE_REMOVE);
+            }
+            if already_dead {
+                let later_ack = found.did[found.at..]
+                    .iter()
+                    .any(|h| matches!(h, Happening::Acked { .. }));
+                let later_put = found.did[found.at..]
+                    .iter()
+                    .any(|h| matches!(h, Happening::Put { .. }));
+                return match did {
+                    Some(put @ Happening::Put { .. }) if reason(put) == Some("poison") => {
+                        Some(&rules::CHECK_ORDER)
+                    }
+                    Some(Happening::Handled { .. }) if later_ack && !later_put => {
+                        Some(&rules::CHECK_ORDER)
+                    }
+                    _ => Some(&rules::NO_DOUBLE_DEAD_LETTER),
+                };
+            }
+            if let Some(put @ Happening::Put { .. }) = did
+                && reason(put) == Some("poison")
+                && decision != Some(&rules::POISON)
+            {
+                return Some(&rules::POISON);
+            }
+            // Nothing ready is what `none` says: returned for a message received, it breaks
+            // the empty-queue rule.
+            let nothing = ["none", "undefined"].map(|word| Some(Value::from(word)));
+            if did.is_none()
+                && found.ours.name == "process"
+                && nothing.contains(&found.ours.returned)
+            {
+                return Some(&rules::EMPTY_QUEUE);
+            }
+            // The handler runs only when the poison check lets it.
+            if matches!(want, Some(Happening::Handled { .. })) {
+                return Some(&rules::POISON);
+            }
+            if unexpected && (attempts(did) == Some("dlq.put") || attempts(want) == Some("dlq.put"))
+            {
+                return Some(&rules::UNEXPECTED_ERROR);
+            }
+            decision
+        }
+    }
+}
+
+/// The call an effect makes, by its protocol name, or attempts where an injected crash
+/// stopped it (`None` for what is no such call).
+fn attempts(happening: Option<&Happening>) -> Option<&str> {
+    Some(match happening? {
+        Happening::Acked { .. } => "queue.ack",
+        Happening::Retried { .. } => "queue.retry",
+        Happening::Sent { .. } => "queue.send",
+        Happening::Put { .. } => "dlq.put",
+        Happening::Removed { .. } => "dlq.remove",
+        Happening::Crashed {
+            call,
+            timing: CrashTiming::Before,
+            ..
+        } => call.as_str(),
+        _ => return None,
+    })
+}
+
+/// The reason of the entry a put put.
+fn reason(put: &Happening) -> Option<&str> {
+    match put {
+        Happening::Put { entry, .. } => entry.get("reason").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The departure in one line: where (unless `without_context`), what the reference does,
+/// what the implementation did.
+fn words(found: &Found, ids: &mut Ids, without_context: bool) -> String {
+    let step = match found.ours.name {
+        "replay" => "replay",
+        _ => "process_one",
+    };
+    let context = |ids: &mut Ids| match found.before() {
+        _ if without_context => String::new(),
+        Some(before) => format!("after {}, ", named(before, ids)),
+        None if found.nothing_ready => "with nothing ready, ".to_owned(),
+        None => format!("in {step}, "),
+    };
+    let theirs = found.reference.returned.as_ref();
+    let ours = found.ours.returned.as_ref();
+    match &found.kind {
+        Kind::Entry(fields) => {
+            let put = found.want_at().map(|h| named(h, ids)).unwrap_or_default();
+            let fields: Vec<String> = fields.iter().map(|f| field_words(f, ids)).collect();
+            format!("{put}: yours wrote {}", fields.join("; "))
+        }
+        Kind::Returned => {
+            let context = context(ids);
+            let want = theirs.map(|v| returns(v, ids)).unwrap_or_default();
+            let did = ours.map(|v| returned(v, ids)).unwrap_or_default();
+            format!("{context}the reference {want}; yours {did}")
+        }
+        Kind::Effect => {
+            let context = context(ids);
+            match (found.want_at(), found.did_at()) {
+                (Some(want), None) => {
+                    let does = does(want, ids);
+                    let did = match ours {
+                        Some(value) => returned(value, ids),
+                        None => "stopped".to_owned(),
+                    };
+                    let doing = doing(want, ids);
+                    format!("{context}the reference {does}; yours {did} without {doing}")
+                }
+                (Some(want), Some(did)) => {
+                    let later = found.want[found.at + 1..]
+                        .iter()
+                        .any(|h| h.trace_line() == did.trace_line());
+                    let does = does(want, ids);
+                    if later {
+                        let doing = doing(did, ids);
+                        let done = done(did, ids);
+                        format!("{context}the reference {does} before {doing}; yours {done} first")
+                    } else {
+                        let done = done(did, ids);
+                        format!("{context}the reference {does}; yours {done}")
+                    }
+                }
+                (None, Some(did)) => {
+                    let want = theirs.map(|v| returns(v, ids)).unwrap_or_default();
+                    let done = done(did, ids);
+                    format!("{context}the reference {want}; yours then {done}")
+                }
+                (None, None) => context.trim_end_matches(", ").to_owned(),
+            }
+        }
+    }
+}
+
+/// An effect as a trace names it, for what comes after it: `dlq.put(X)`, `handler(X) ->
+/// TransientError`, `receiving X`.
+fn named(happening: &Happening, ids: &mut Ids) -> String {
+    match happening {
+        Happening::Received { id, .. } => format!("receiving {}", ids.id(id)),
+        Happening::Handled { id, outcome } => {
+            format!("handler({}) -> {}", ids.id(id), outcome.label())
+        }
+        Happening::Unscripted { id, .. } => format!("handler({}) -> unscripted", ids.id(id)),
+        Happening::Acked { id } => format!("queue.ack({})", ids.id(id)),
+        Happening::Retried { id } => format!("queue.retry({})", ids.id(id)),
+        Happening::Sent { id } => format!("queue.send({})", ids.id(id)),
+        Happening::Put { id, .. } => format!("dlq.put({})", ids.id(id)),
+        Happening::Removed { id, .. } => format!("dlq.remove({})", ids.id(id)),
+        Happening::Recovered { .. } => "queue.recover()".to_owned(),
+        Happening::Advanced { by, .. } => format!("clock.advance({})", ids.value(by, "N")),
+        Happening::Crashed { call, timing, .. } => {
+            format!("the crash injected {} {call}", timing.word())
+        }
+        Happening::Misused { .. } => "a misuse".to_owned(),
+        other => other.trace_line(),
+    }
+}
+
+/// The effect `call` would have had on `about`: what an injected crash before it stopped.
+fn stopped(call: &str, about: Option<&str>, ids: &mut Ids) -> Option<(String, String, String)> {
+    let id = ids.id(about?);
+    Some(match call {
+        "queue.ack" => (
+            format!("acks {id}"),
+            format!("acking {id}"),
+            format!("acked {id}"),
+        ),
+        "queue.retry" => (
+            format!("retries {id}"),
+            format!("retrying {id}"),
+            format!("retried {id}"),
+        ),
+        "queue.send" => (
+            format!("sends {id} to the queue"),
+            format!("sending {id}"),
+            format!("sent {id} to the queue"),
+        ),
+        "dlq.put" => (
+            format!("puts {id} in the DLQ"),
+            format!("putting {id} in the DLQ"),
+            format!("put {id} in the DLQ"),
+        ),
+        "dlq.remove" => (
+            format!("removes {id} from the DLQ"),
+            format!("removing {id} from the DLQ"),
+            format!("removed {id} from the DLQ"),
+        ),
+        _ => return None,
+    })
+}
+
+/// An effect in three forms: what the reference does, doing it, and what yours did.
+fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
+    let three = |does: String, doing: String, done: String| (does, doing, done);
+    match happening {
+        Happening::Received { id, .. } => {
+            let id = ids.id(id);
+            three(
+                format!("receives {id}"),
+                format!("receiving {id}"),
+                format!("received {id}"),
+            )
+        }
+        Happening::Handled { id, .. } => {
+            let id = ids.id(id);
+            three(
+                format!("calls the handler with {id}"),
+                "calling the handler".to_owned(),
+                format!("called the handler with {id}"),
+            )
+        }
+        Happening::Unscripted { id, .. } => {
+            let id = ids.id(id);
+            three(
+                format!("calls the handler with {id}"),
+                "calling the handler".to_owned(),
+                format!("called the handler with {id} once more than the spec scripts"),
+            )
+        }
+        Happening::Acked { id } => stopped("queue.ack", Some(id), ids).unwrap_or_default(),
+        Happening::Retried { id } => stopped("queue.retry", Some(id), ids).unwrap_or_default(),
+        Happening::Sent { id } => stopped("queue.send", Some(id), ids).unwrap_or_default(),
+        Happening::Put { id, .. } => stopped("dlq.put", Some(id), ids).unwrap_or_default(),
+        Happening::Removed { id, .. } => stopped("dlq.remove", Some(id), ids).unwrap_or_default(),
+        Happening::Recovered { .. } => three(
+            "moves what is in flight back to the queue".to_owned(),
+            "moving what is in flight back".to_owned(),
+            "moved what is in flight back to the queue".to_owned(),
+        ),
+        Happening::Advanced { .. } => three(
+            "moves the clock".to_owned(),
+            "moving the clock".to_owned(),
+            "moved the clock".to_owned(),
+        ),
+        Happening::Crashed {
+            call,
+            timing: CrashTiming::Before,
+            about,
+        } => stopped(call, about.as_deref(), ids).unwrap_or_else(|| {
+            three(
+                format!("calls {call}"),
+                format!("calling {call}"),
+                format!("called {call}"),
+            )
+        }),
+        Happening::Crashed { call, .. } => three(
+            format!("dies by the crash injected after {call}"),
+            "dying".to_owned(),
+            format!("died by the crash injected after {call}"),
+        ),
+        Happening::Misused { what } => {
+            // What was misused, as the world names it: `queue.ack`, `handler`, `dlq.put`.
+            let call = what
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+                .next()
+                .unwrap_or(what);
+            let done = if ids.is_shaped() {
+                format!("misused the world ({call})")
+            } else {
+                format!("misused the world: {what}")
+            };
+            three(format!("uses {call}"), format!("using {call}"), done)
+        }
+        other => {
+            let line = other.trace_line();
+            three(line.clone(), line.clone(), line)
+        }
+    }
+}
+
+fn does(happening: &Happening, ids: &mut Ids) -> String {
+    forms(happening, ids).0
+}
+
+fn doing(happening: &Happening, ids: &mut Ids) -> String {
+    forms(happening, ids).1
+}
+
+fn done(happening: &Happening, ids: &mut Ids) -> String {
+    forms(happening, ids).2
+}
+
+/// What the reference's call returns, as a sentence's verb: `returns dead`, `lets the crash
+/// propagate`.
+fn returns(value: &Value, ids: &mut Ids) -> String {
+    match value.as_str() {
+        Some("crash") => "lets the crash propagate".to_owned(),
+        _ => format!("returns {}", answer(value, ids)),
+    }
+}
+
+/// What the implementation's call returned, as a sentence's verb: `returned ok`, `raised
+/// KeyError: 'x'` (the class only in a shape).
+fn returned(value: &Value, ids: &mut Ids) -> String {
+    if let Some(raised) = raised_of(value) {
+        return format!("raised {}", ids.raised(&raised));
+    }
+    match value.as_str() {
+        Some("crash") => "let a crash out".to_owned(),
+        _ => format!("returned {}", answer(value, ids)),
+    }
+}
+
+/// A returned value as a spec writes it, its ids named by `ids`.
+fn answer(value: &Value, ids: &mut Ids) -> String {
+    match value {
+        Value::Array(items) => {
+            let named: Vec<String> = items
+                .iter()
+                .map(|item| match item.as_str() {
+                    Some(id) => ids.id(id),
+                    None => yaml::flow(item),
+                })
+                .collect();
+            format!("[{}]", named.join(", "))
+        }
+        Value::String(text) => text.clone(),
+        other => yaml::flow(other),
+    }
+}
+
+/// The error of a returned `raised Class: message`, as the run writes what a call raised.
+fn raised_of(value: &Value) -> Option<Raised> {
+    let described = value.as_str()?.strip_prefix("raised ")?;
+    let (class, message) = described.split_once(": ").unwrap_or((described, ""));
+    Some(Raised::error(class, message))
+}
+
+/// A field of an entry that differs, as a departure tells it.
+fn field_words(field: &Field, ids: &Ids) -> String {
+    let key = &field.key;
+    let shown = |value: &Option<Value>| {
+        value
+            .as_ref()
+            .map(|v| crate::text::cut::line(&yaml::flow(v), 80))
+            .unwrap_or_default()
+    };
+    match (&field.reference, &field.ours, ids.is_shaped()) {
+        (Some(_), Some(_), true) => format!("another {key} than the reference"),
+        (Some(_), Some(_), false) => format!(
+            "{key} {}, the reference writes {}",
+            shown(&field.ours),
+            shown(&field.reference)
+        ),
+        (Some(_), None, true) => format!("no {key}"),
+        (Some(_), None, false) => {
+            format!(
+                "no {key} (the reference writes {})",
+                shown(&field.reference)
+            )
+        }
+        (None, _, true) => format!("{key}, a key the contract does not name"),
+        (None, _, false) => format!(
+            "{key} {}, a key the contract does not name",
+            shown(&field.ours)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn departure_of(mistake: &str, text: &str) -> Departure {
+        crate::contracts::contract::departure_of(&DlqConsumerContract, mistake, text)
+    }
+
+    const PERMANENT: &str = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: bad]}\nsteps:\n  - process: dead\nexpect:\n  in_flight: []\n  trace: ['queue.receive() -> a', 'handler(a) -> PermanentError', 'dlq.put(a)', 'queue.ack(a)']\n  dlq: [{id: a, body: x, reason: permanent, error: 'PermanentError: bad', attempts: 1, first_attempt_at: 0, failed_at: 0}]\n";
+
+    #[test]
+    fn a_missing_ack_after_the_put_is_told_where_it_starts() {
+        let departure = departure_of("put-without-ack", PERMANENT);
+        assert_eq!(
+            departure.told,
+            "after dlq.put(a), the reference acks a; yours returned dead without acking a"
+        );
+        assert_eq!(
+            departure.shape,
+            "after dlq.put(X), the reference acks X; yours returned dead without acking X"
+        );
+        assert_eq!(departure.rule, Some(&rules::DEAD_LETTER_SEQUENCE));
+        let mistakes: Vec<&str> = departure.mistakes.iter().map(|m| m.id).collect();
+        assert_eq!(mistakes, ["put-without-ack"]);
+    }
+
+    #[test]
+    fn an_ack_before_the_put_breaks_the_dead_letter_sequence() {
+        let departure = departure_of("acks-before-put", PERMANENT);
+        assert_eq!(
+            departure.told,
+            "after handler(a) -> PermanentError, the reference puts a in the DLQ before acking a; yours acked a first"
+        );
+        assert_eq!(departure.rule, Some(&rules::DEAD_LETTER_SEQUENCE));
+    }
+
+    #[test]
+    fn an_entry_field_is_told_by_its_key() {
+        let departure = departure_of("attempts-one-short", PERMANENT);
+        assert_eq!(
+            departure.told,
+            "dlq.put(a): yours wrote attempts 0, the reference writes 1"
+        );
+        assert_eq!(
+            departure.shape,
+            "dlq.put(X): yours wrote another attempts than the reference"
+        );
+        assert_eq!(departure.rule, Some(&rules::ENTRY_FIELDS));
+    }
+
+    #[test]
+    fn a_permanent_error_retried_breaks_the_permanent_rule() {
+        let departure = departure_of("retries-permanent", PERMANENT);
+        assert_eq!(
+            departure.told,
+            "after handler(a) -> PermanentError, the reference puts a in the DLQ; yours retried a"
+        );
+        assert_eq!(departure.rule, Some(&rules::PERMANENT));
+    }
+}

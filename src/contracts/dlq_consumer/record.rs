@@ -1,0 +1,69 @@
+//! What a recorded run of a dlq-consumer scenario leaves behind besides its `ScenarioRun`: the
+//! world at its end, what each step did, and what a run is asked to keep of it, which `lint`'s
+//! smells, `explore`'s crash placement and a diagnosis read.
+
+use serde_json::Value;
+
+use super::world::World;
+use crate::model::rule::Rule;
+use crate::text::source::Position;
+
+/// What a run leaves behind besides its `ScenarioRun`: the world and what each step did.
+pub struct Record {
+    pub world: World,
+    pub steps: Vec<StepFacts>,
+    /// What each step that ran did, for a diagnosis (`Keep::marks`); empty otherwise.
+    pub marks: Vec<StepMark>,
+    /// What the constructor raised, when making a consumer ended the run (`Keep::marks`).
+    pub constructor_raised: Option<crate::model::implementation::Raised>,
+}
+
+/// What a run keeps besides its outcome: each one costs a plain run something per step.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Keep {
+    /// `StepFacts` of every step, for lint and explore.
+    pub facts: bool,
+    /// A `StepMark` of every step that ran, the one that ended the run included.
+    pub marks: bool,
+    /// The rules noted in each step, in its mark: read of the reference's run only.
+    pub rules: bool,
+    /// The last step to run, from 0 (`None`: every step and the final expect): a diagnosis
+    /// that needs a run only up to a step stops there.
+    pub until: Option<usize>,
+}
+
+/// What one step did, as a diagnosis compares it with the reference's same step.
+#[derive(Debug, Clone)]
+pub struct StepMark {
+    /// Its place among the spec's steps, from 0.
+    pub index: usize,
+    pub name: &'static str,
+    /// The journal entries the step added.
+    pub journal: std::ops::Range<usize>,
+    /// What its call returned, as a spec writes it (`ok`, `none`, `crash`, `raised ...`), for
+    /// `process` and `replay` steps that got an answer.
+    pub returned: Option<Value>,
+    /// The rule deciding the step, whether it is firm, and the rules noted in it and every
+    /// decision made in it, in order, with whether it was firm (these two only with
+    /// `Keep::rules`).
+    pub decision: Option<&'static Rule>,
+    pub firm: bool,
+    pub rules: Vec<&'static str>,
+    pub decisions: Vec<(&'static Rule, bool)>,
+}
+
+/// What one step did to the world.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub position: Position,
+    pub name: &'static str,
+    /// Whether queue, DLQ, clock, handler calls or armed faults differ after the step.
+    pub changed: bool,
+    /// Whether nothing was ready or in flight after the step.
+    pub drained: bool,
+    /// What the call returned, for `process` and `replay` steps.
+    pub returned: Option<Value>,
+    /// The journal entries the step added (`World::journal`): what the implementation did
+    /// during it, which is where `dlqspec explore` places its crashes.
+    pub journal: std::ops::Range<usize>,
+}

@@ -1,0 +1,547 @@
+//! What a box shows of the machine: the system folders and the interpreter's install prefix,
+//! bound read-only where they are; and the implementation's own files (the folder of each
+//! argument that names a path, the folder of a program outside any `bin`), copied into a folder
+//! of dlqspec's and shown read-only at their own paths, so the box reads a snapshot that only
+//! it sees, whatever the mode bits of the original and whatever lies beside it.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// What one box shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exposure {
+    /// Host paths shown read-only where they are.
+    pub bound: Vec<PathBuf>,
+    /// Host folders (or files) copied, and shown read-only at their own path.
+    pub copied: Vec<PathBuf>,
+}
+
+/// System folders and files interpreters read (measured with strace for Python, Node and
+/// tsx). Not all of `/etc`: `/etc/shadow` stays out of reach even of a uid 0.
+pub const SYSTEM_PATHS: &[&str] = &[
+    "/usr",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/locale.alias",
+    "/etc/alternatives",
+    "/etc/ssl/openssl.cnf",
+    "/etc/ssl/certs",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/mime.types",
+    "/etc/os-release",
+    "/sys/devices/system/cpu",
+    "/sys/kernel/mm/transparent_hugepage",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The variable `grade` sets for each of its runs: the submission (a file or a folder,
+/// absolute) the box shows of the class. A lone file in a class folder is shown alone, never
+/// with its classmates beside it.
+pub const SUBMISSION_VARIABLE: &str = "DLQSPEC_SUBMISSION";
+
+/// What the box of `program` run with `args` (each that names a path already absolute) shows.
+pub fn exposure(program: &Path, args: &[PathBuf]) -> Exposure {
+    let submission = std::env::var_os(SUBMISSION_VARIABLE)
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute());
+    exposure_of(program, args, submission.as_deref())
+}
+
+/// `exposure`, with the submission `grade` named, if any.
+fn exposure_of(program: &Path, args: &[PathBuf], submission: Option<&Path>) -> Exposure {
+    let mut exposure = Exposure {
+        bound: SYSTEM_PATHS.iter().map(PathBuf::from).collect(),
+        copied: Vec::new(),
+    };
+    for (prefix, in_bin) in install_prefixes_of(program) {
+        if in_bin {
+            exposure.bound.push(prefix);
+        } else {
+            exposure.copied.push(prefix);
+        }
+    }
+    for arg in args {
+        let folder = if let Some(submission) = submission.filter(|s| arg.starts_with(s)) {
+            // The submission itself: its folder, or the lone file without what lies beside it.
+            Some(submission.to_path_buf())
+        } else if arg.is_dir() {
+            Some(arg.clone())
+        } else {
+            arg.parent().map(Path::to_path_buf)
+        };
+        exposure
+            .copied
+            .extend(folder.filter(|folder| !folder.as_os_str().is_empty()));
+        exposure
+            .bound
+            .extend(crate::external::typescript::readable_paths(arg));
+    }
+    // What a bound tree already shows is not copied again.
+    let bound = exposure.bound.clone();
+    exposure.copied.retain(|copy| {
+        !bound
+            .iter()
+            .any(|tree| tree != Path::new("/") && copy.starts_with(tree) && tree.is_dir())
+    });
+    exposure.copied.sort();
+    exposure.copied.dedup();
+    // A copy inside another copy is in it already.
+    let copies = exposure.copied.clone();
+    exposure.copied.retain(|copy| {
+        !copies
+            .iter()
+            .any(|other| other != copy && copy.starts_with(other))
+    });
+    exposure.bound.sort();
+    exposure.bound.dedup();
+    exposure
+}
+
+/// Every path the box reads, for the fallback's Landlock rules (where no root can be built).
+pub fn readable_paths(program: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
+    let exposure = exposure(program, args);
+    let mut paths = exposure.bound;
+    paths.extend(exposure.copied);
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// The install prefix of a program: for `P` in a `bin` (or pyenv's `shims`) folder, that
+/// folder's parent, for P as found and as its links resolve (`/usr/bin/node` gives `/usr`,
+/// pyenv's shim `/root/.pyenv`, a venv's python the venv and the interpreter it links to);
+/// for a program elsewhere, its own folder.
+pub fn install_prefixes(program: &Path) -> Vec<PathBuf> {
+    install_prefixes_of(program)
+        .into_iter()
+        .map(|(prefix, _)| prefix)
+        .collect()
+}
+
+/// Each install prefix, and whether it is the folder above a `bin` (an installation, bound)
+/// rather than the program's own folder (a course's script, copied).
+fn install_prefixes_of(program: &Path) -> Vec<(PathBuf, bool)> {
+    let mut prefixes = Vec::new();
+    let canonical = std::fs::canonicalize(program).ok();
+    for path in std::iter::once(program.to_path_buf()).chain(canonical) {
+        let Some(folder) = path.parent() else {
+            continue;
+        };
+        let in_bin = folder
+            .file_name()
+            .is_some_and(|name| name == "bin" || name == "sbin" || name == "shims");
+        match folder.parent() {
+            Some(prefix) if in_bin && prefix != Path::new("/") => {
+                prefixes.push((prefix.to_path_buf(), true))
+            }
+            // /bin/sh: /bin is a system path, bound already.
+            _ if in_bin => prefixes.push((folder.to_path_buf(), true)),
+            _ => prefixes.push((folder.to_path_buf(), false)),
+        }
+    }
+    prefixes
+}
+
+/// Where `program` is: itself when it names a path (made absolute), else the first match on
+/// `path` (a `PATH` value).
+pub fn locate(program: &str, path: Option<&std::ffi::OsStr>, cwd: &Path) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(cwd.join(program));
+    }
+    let path = path?;
+    std::env::split_paths(path)
+        .map(|folder| cwd.join(folder).join(program))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// The first of `paths` (or of their folders) that a uid other than owner and group cannot
+/// reach through the mode bits: a folder without `o+x`, a file without `o+r` or `o+x`.
+pub fn blocked_for_others(paths: &[PathBuf]) -> Option<PathBuf> {
+    blocked(paths, true)
+}
+
+/// The first of `paths` a uid other than owner and group cannot read or run through its own
+/// mode bits, its folders aside: what a box's uid meets in the minimal root, whose folders
+/// above a bound path are the root's own.
+pub fn blocked_in_box(paths: &[PathBuf]) -> Option<PathBuf> {
+    blocked(paths, false)
+}
+
+fn blocked(paths: &[PathBuf], ancestors: bool) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    for path in paths {
+        let Ok(meta) = std::fs::metadata(path) else {
+            continue;
+        };
+        let mode = meta.permissions().mode();
+        if (meta.is_dir() && mode & 0o001 == 0) || (!meta.is_dir() && mode & 0o005 == 0) {
+            return Some(path.clone());
+        }
+        if !ancestors {
+            continue;
+        }
+        for ancestor in path.ancestors().skip(1) {
+            let mode = std::fs::metadata(ancestor).map_or(0o755, |m| m.permissions().mode());
+            if mode & 0o001 == 0 {
+                return Some(ancestor.to_path_buf());
+            }
+        }
+    }
+    None
+}
+
+/// The most entries (files, folders, links) one copy may hold.
+pub const MAX_COPY_ENTRIES: usize = 10_000;
+
+/// The most bytes one copy may hold.
+pub const MAX_COPY_BYTES: u64 = 256 << 20;
+
+/// How deep a copy may go.
+const MAX_COPY_DEPTH: usize = 64;
+
+/// What a copy made besides its files: the `node_modules` folders it found, shown bound in
+/// place of a copy (an empty folder in the copy stands for each).
+#[derive(Debug, Default)]
+pub struct Copied {
+    pub node_modules: Vec<PathBuf>,
+}
+
+/// Copies `from` (a folder, or a file) into `into`, which must not exist yet: regular files
+/// (their bytes and whether they are executable), folders, and links as links; never a link
+/// followed, never a FIFO, socket or device, never `.git`; a `node_modules` folder becomes an
+/// empty folder, to be bound over. Everything is made readable by every uid, and nothing
+/// writable by any but dlqspec's. Bounded by `MAX_COPY_ENTRIES` and `MAX_COPY_BYTES`.
+pub fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
+    let mut budget = Budget {
+        entries: 0,
+        bytes: 0,
+    };
+    let mut copied = Copied::default();
+    let meta = std::fs::symlink_metadata(from)?;
+    if meta.is_dir() {
+        make_folder(into)?;
+        copy_folder(from, into, 0, &mut budget, &mut copied)?;
+    } else if meta.is_file() {
+        copy_file(from, into, &mut budget)?;
+    } else {
+        return Err(io::Error::other(format!(
+            "{} is neither a folder nor a file",
+            from.display()
+        )));
+    }
+    Ok(copied)
+}
+
+struct Budget {
+    entries: usize,
+    bytes: u64,
+}
+
+impl Budget {
+    fn take_entry(&mut self, from: &Path) -> io::Result<()> {
+        self.entries += 1;
+        if self.entries > MAX_COPY_ENTRIES {
+            return Err(io::Error::other(format!(
+                "{} holds more than {MAX_COPY_ENTRIES} files and folders to copy into the box: keep the solution in a folder of its own",
+                from.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: a fresh folder of the box's copy is given its mode"
+)]
+fn make_folder(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().mode(0o755).create(path)?;
+    // The umask may have taken bits: every box's uid reads it.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: an implementation's own files are copied into a fresh folder of its box"
+)]
+fn copy_folder(
+    from: &Path,
+    into: &Path,
+    depth: usize,
+    budget: &mut Budget,
+    copied: &mut Copied,
+) -> io::Result<()> {
+    if depth > MAX_COPY_DEPTH {
+        return Err(io::Error::other(format!(
+            "{} is more than {MAX_COPY_DEPTH} folders deep to copy into the box",
+            from.display()
+        )));
+    }
+    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let source = entry.path();
+        let target = into.join(&name);
+        budget.take_entry(from)?;
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else if kind.is_dir() {
+            if name == ".git" {
+                continue;
+            }
+            make_folder(&target)?;
+            if name == "node_modules" {
+                copied.node_modules.push(source);
+                continue;
+            }
+            copy_folder(&source, &target, depth + 1, budget, copied)?;
+        } else if kind.is_file() {
+            copy_file(&source, &target, budget)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies one regular file, opened without following a link and without waiting on a FIFO
+/// that took its place.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: one file of the implementation is copied where nothing is, no link followed"
+)]
+fn copy_file(from: &Path, into: &Path, budget: &mut Budget) -> io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut source = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(from)?;
+    let meta = source.metadata()?;
+    if !meta.is_file() {
+        return Ok(());
+    }
+    let left = MAX_COPY_BYTES.saturating_sub(budget.bytes);
+    if meta.len() > left {
+        return Err(io::Error::other(format!(
+            "{} is more than the {} MiB a copy into the box may hold: keep the solution in a folder of its own",
+            from.display(),
+            MAX_COPY_BYTES >> 20
+        )));
+    }
+    let executable = meta.permissions().mode() & 0o111 != 0;
+    let mut target = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o644)
+        .open(into)?;
+    let written = io::copy(&mut (&mut source).take(left), &mut target)?;
+    budget.bytes += written;
+    let mode = if executable { 0o755 } else { 0o644 };
+    target.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    // The original's times, so a compiled cache beside it (Python's `__pycache__`, which
+    // records its source's mtime) still serves the copy.
+    let times = std::fs::FileTimes::new()
+        .set_accessed(meta.accessed()?)
+        .set_modified(meta.modified()?);
+    target.set_times(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_install_prefix_is_the_folder_above_bin() {
+        assert!(install_prefixes(Path::new("/usr/bin/node")).contains(&PathBuf::from("/usr")));
+        assert_eq!(
+            install_prefixes(Path::new("/no/such/.pyenv/shims/python3")),
+            [PathBuf::from("/no/such/.pyenv")]
+        );
+        // A script outside any bin folder gets its own folder, not the one above.
+        assert_eq!(
+            install_prefixes(Path::new("/no/such/course/tests/impl.sh")),
+            [PathBuf::from("/no/such/course/tests")]
+        );
+        // /bin/sh's prefix is /bin, never the whole file system.
+        assert!(!install_prefixes(Path::new("/bin/sh")).contains(&PathBuf::from("/")));
+    }
+
+    #[test]
+    fn the_system_and_the_interpreter_are_bound_and_the_solutions_folder_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let solution = dir.path().join("alice").join("solution.py");
+        std::fs::create_dir_all(solution.parent().unwrap()).unwrap();
+        std::fs::write(&solution, "").unwrap();
+        let shown = exposure(
+            Path::new("/opt/py/bin/python3"),
+            std::slice::from_ref(&solution),
+        );
+        assert_eq!(shown.copied, [dir.path().join("alice")]);
+        assert!(shown.bound.contains(&PathBuf::from("/opt/py")));
+        assert!(shown.bound.contains(&PathBuf::from("/etc/ld.so.cache")));
+        assert!(!shown.bound.iter().any(|p| p == Path::new("/etc")));
+        assert!(!shown.bound.iter().any(|p| p == Path::new("/")));
+        // A script outside a bin folder is the course's: copied, not bound.
+        let script = dir.path().join("impl.sh");
+        std::fs::write(&script, "").unwrap();
+        let shown = exposure(&script, &[]);
+        assert_eq!(shown.copied, [dir.path().to_path_buf()]);
+    }
+
+    #[test]
+    fn a_lone_submission_of_a_class_is_shown_without_its_classmates() {
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        std::fs::create_dir_all(&class).unwrap();
+        for name in ["alice.py", "bob.py"] {
+            std::fs::write(class.join(name), "").unwrap();
+        }
+        let alice = class.join("alice.py");
+        let shim = dir.path().join("shims/python/dlqspec_shim.py");
+        std::fs::create_dir_all(shim.parent().unwrap()).unwrap();
+        std::fs::write(&shim, "").unwrap();
+        let args = [shim.clone(), alice.clone()];
+        let python = Path::new("/usr/bin/python3");
+        let graded = exposure_of(python, &args, Some(&alice));
+        assert_eq!(
+            graded.copied,
+            [alice.clone(), dir.path().join("shims/python")]
+        );
+        // Run by hand, the folder of the file is its project.
+        let by_hand = exposure_of(python, &args, None);
+        assert_eq!(
+            by_hand.copied,
+            [class.clone(), dir.path().join("shims/python")]
+        );
+        // A folder submission is shown whole.
+        let folder = class.join("carol");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("solution.py"), "").unwrap();
+        let graded = exposure_of(python, &[folder.join("solution.py")], Some(&folder));
+        assert_eq!(graded.copied, [folder]);
+    }
+
+    #[test]
+    fn a_copy_holds_files_folders_and_links_never_what_a_link_leads_to() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("alice");
+        std::fs::create_dir_all(from.join("pkg/node_modules/tsx")).unwrap();
+        std::fs::create_dir_all(from.join(".git/objects")).unwrap();
+        std::fs::write(from.join("solution.py"), "print(1)").unwrap();
+        std::fs::write(from.join("run.sh"), "#!/bin/sh").unwrap();
+        std::fs::set_permissions(from.join("run.sh"), std::fs::Permissions::from_mode(0o700))
+            .unwrap();
+        std::fs::write(dir.path().join("secret"), "classmate").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), from.join("link")).unwrap();
+        let into = dir.path().join("copy");
+        let copied = copy_tree(&from, &into).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(into.join("solution.py")).unwrap(),
+            "print(1)"
+        );
+        assert_eq!(
+            std::fs::metadata(into.join("run.sh"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o755
+        );
+        assert_eq!(
+            std::fs::read_link(into.join("link")).unwrap(),
+            dir.path().join("secret")
+        );
+        assert!(!into.join(".git").exists());
+        assert!(into.join("pkg/node_modules").is_dir());
+        assert!(!into.join("pkg/node_modules/tsx").exists());
+        assert_eq!(copied.node_modules, [from.join("pkg/node_modules")]);
+        assert_eq!(
+            std::fs::metadata(&into).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    }
+
+    #[test]
+    fn a_copy_past_its_bounds_is_refused_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("many");
+        std::fs::create_dir(&from).unwrap();
+        for n in 0..=MAX_COPY_ENTRIES {
+            std::fs::write(from.join(n.to_string()), "").unwrap();
+        }
+        let error = copy_tree(&from, &dir.path().join("copy")).unwrap_err();
+        assert!(error.to_string().contains("a folder of its own"), "{error}");
+    }
+
+    #[test]
+    fn a_folder_without_search_for_others_blocks_another_uid() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        let file = inner.join("impl.sh");
+        std::fs::write(&file, "").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(
+            blocked_for_others(std::slice::from_ref(&file)),
+            Some(dir.path().to_path_buf())
+        );
+        // In the box, the folders above are the root's own: only the file's own bits count.
+        assert_eq!(blocked_in_box(std::slice::from_ref(&file)), None);
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let blocked = blocked_for_others(std::slice::from_ref(&file));
+        // Above the temporary folder, /tmp and / let everyone through.
+        assert!(
+            blocked.as_ref().is_none_or(|p| !p.starts_with(dir.path())),
+            "{blocked:?}"
+        );
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(
+            blocked_for_others(std::slice::from_ref(&file)),
+            Some(file.clone())
+        );
+        assert_eq!(blocked_in_box(std::slice::from_ref(&file)), Some(file));
+    }
+
+    #[test]
+    fn a_program_is_located_on_the_path_or_made_absolute() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            locate("./impl.sh", None, dir.path()),
+            Some(dir.path().join("./impl.sh"))
+        );
+        assert_eq!(
+            locate(
+                "sh",
+                Some(std::ffi::OsStr::new("/no/such:/bin:/usr/bin")),
+                dir.path()
+            )
+            .map(|p| p.file_name().unwrap().to_owned()),
+            Some("sh".into())
+        );
+        assert_eq!(locate("sh", None, dir.path()), None);
+    }
+}

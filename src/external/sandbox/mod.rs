@@ -1,0 +1,1316 @@
+//! The box around every implementation process (Linux): a container of its own, set up in the
+//! child before exec (docs/security.md).
+//!
+//! Everything that allocates is prepared in the parent, before fork (`prepare`): the copy of
+//! the implementation's own files, the plan of its minimal root, the maps of its user
+//! namespace, its cgroups, the Landlock ruleset (an inherited descriptor), the system-call
+//! filter. The child then makes only raw system calls (`enter`), in three processes:
+//! - A, the spawned child: joins the box's cgroups, builds the minimal root in a mount
+//!   namespace of its own and pivots into it (as root, in dlqspec's user namespace, so the
+//!   interpreter is found wherever it lies; otherwise in a user namespace of its own), clones
+//!   B into fresh user, PID, mount, network, IPC, UTS and cgroup namespaces, writes B's user
+//!   namespace maps (the box's one unprivileged uid and gid, nothing else), then closes every
+//!   descriptor and exits as C did (same code, same signal), which dlqspec reads;
+//! - B, process 1 of the new PID namespace: mounts a fresh `/proc` over the host's, forks C,
+//!   reaps every process of the namespace and leaves when C ends, which ends every process
+//!   left in it;
+//! - C: takes the box's uid with no group and no capability, joins a fresh session keyring,
+//!   sets no_new_privs, enters the Landlock domain, installs the system-call filter last, and
+//!   execs the implementation.
+//!
+//! Where the kernel cannot make the container (no user namespaces, no mount API), the box is
+//! Landlock, the filter and the limits only; what is missing is said once, one line each.
+
+#[cfg(target_os = "linux")]
+mod cgroups;
+mod cleanup;
+mod exposure;
+#[cfg(target_os = "linux")]
+mod landlock;
+#[cfg(target_os = "linux")]
+mod privileges;
+#[cfg(target_os = "linux")]
+mod raw;
+#[cfg(target_os = "linux")]
+mod root;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
+#[cfg(target_os = "linux")]
+pub mod warm;
+
+pub use cleanup::{BoxesFolder, remove_on_interrupt};
+pub use exposure::{
+    Exposure, SUBMISSION_VARIABLE, SYSTEM_PATHS, blocked_for_others, blocked_in_box, exposure,
+    install_prefixes, locate, readable_paths,
+};
+#[cfg(target_os = "linux")]
+pub use raw::{Mirrored, mirrored};
+
+use std::ffi::{CString, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use super::limits::Limits;
+
+/// Whether implementations run in the box, and how many processes one may have by default:
+/// limits of an implementation, kept with the others (`limits`).
+pub use super::limits::{DEFAULT_PROCESSES, Sandbox};
+
+/// The environment variable `grade` sets for each of its runs: the uid that run's
+/// implementation gets when dlqspec runs as root (one per submission).
+pub const UID_VARIABLE: &str = "DLQSPEC_SANDBOX_UID";
+
+/// The uid an implementation gets under a root dlqspec that was given none (`nobody`).
+const DEFAULT_UID: u32 = 65534;
+
+/// The first uid `grade` hands its submissions, one each from here.
+pub const GRADE_FIRST_UID: u32 = 61000;
+
+/// How many uids `grade` hands out from `GRADE_FIRST_UID` (the index of a submission in its
+/// class, modulo this).
+pub const GRADE_UIDS: u32 = 1_000_000;
+
+/// Every uid dlqspec gives a box as root: `grade`'s, which hold `DEFAULT_UID` too. A warm
+/// child is started only as one of these.
+pub const BOX_UIDS: std::ops::Range<u32> = GRADE_FIRST_UID..GRADE_FIRST_UID + GRADE_UIDS;
+const _: () = assert!(DEFAULT_UID >= BOX_UIDS.start && DEFAULT_UID < BOX_UIDS.end);
+
+/// The name a box gives its host (its own UTS namespace): nothing of the machine's.
+#[cfg(target_os = "linux")]
+const HOSTNAME: &[u8] = b"dlqspec-box";
+
+/// The variables an implementation sees of dlqspec's environment (besides its own `HOME`,
+/// `TMPDIR`, `TMP`, `TEMP` and the tree mark): what interpreters need to start, no more.
+const PASSED_VARIABLES: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "VIRTUAL_ENV",
+    "NODE_PATH",
+];
+
+/// The variables an implementation sees: those of `PASSED_VARIABLES` and the locale's `LC_*`
+/// that `lookup` has, then the private folder as its home and temporary folder.
+pub fn environment(
+    all: impl IntoIterator<Item = (OsString, OsString)>,
+    private: &Path,
+) -> Vec<(OsString, OsString)> {
+    let mut kept: Vec<(OsString, OsString)> = all
+        .into_iter()
+        .filter(|(name, _)| {
+            name.to_str().is_some_and(|name| {
+                PASSED_VARIABLES.contains(&name)
+                    || (name.starts_with("LC_")
+                        && name[3..]
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b == b'_'))
+            })
+        })
+        .collect();
+    for name in ["HOME", "TMPDIR", "TMP", "TEMP"] {
+        kept.push((name.into(), private.as_os_str().to_owned()));
+    }
+    kept
+}
+
+/// What the kernel of this machine lets the box do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Features {
+    /// The Landlock ABI version, 0 without Landlock.
+    pub landlock: i32,
+    /// Whether a box can be a container: user, PID, mount, network, IPC, UTS and cgroup
+    /// namespaces, and the mount API that builds its minimal root (Linux 5.12).
+    pub container: bool,
+    /// Whether a container can mount a fresh `/proc` of its own (the kernel allows it only
+    /// over a fully visible one: not inside most containers).
+    pub proc: bool,
+    /// Whether system calls can be filtered (seccomp).
+    pub seccomp: bool,
+    /// Where a box's pids and memory cgroups can be made (root only).
+    #[cfg(target_os = "linux")]
+    pub cgroups: cgroups::Hierarchies,
+    /// Whether dlqspec runs as root (then the implementation gets another uid).
+    pub root: bool,
+}
+
+/// One protection of the box, and whether this machine gives it.
+#[derive(Debug, Clone)]
+pub struct Protection {
+    pub held: bool,
+    /// What it is, when held; what a submission can do, when not.
+    pub text: String,
+}
+
+impl Features {
+    /// Whether a box's processes are counted in a pids cgroup.
+    pub fn pids_cgroup(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.cgroups.pids.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// Whether a box's memory is counted in a memory cgroup.
+    pub fn memory_cgroup(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.cgroups.memory.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// Each protection: held or, when missing, what a submission can do for lack of it.
+    pub fn protections(&self) -> Vec<Protection> {
+        let landlock = self.landlock;
+        let mut list = Vec::new();
+        list.push(if self.container {
+            held(
+                "root: a minimal root of its own (read-only: the interpreter, the system libraries, a copy of its own folder; no spec, socket file, /tmp, /run or /var of the machine)",
+            )
+        } else {
+            missing(
+                "the box lacks user and mount namespaces or the mount API (Linux 5.12): a submission sees the machine's file tree, held by Landlock alone",
+            )
+        });
+        list.push(if self.container {
+            held(
+                "changes: everything it sees but its private folder and /dev/shm is read-only (chmod, utime, xattr and writes fail, whatever its uid)",
+            )
+        } else {
+            missing(
+                "the box lacks read-only mounts: a submission can change the mode, times and attributes of files its uid owns",
+            )
+        });
+        list.push(if self.container && !self.proc {
+            missing(
+                "the kernel mounts no fresh /proc here (the machine's /proc is not fully visible, as inside a container): the box has no /proc",
+            )
+        } else if self.container {
+            held(
+                "processes: its own PID namespace and /proc (dlqspec's argv, environment and descriptors out of view; nothing it starts outlives it)",
+            )
+        } else {
+            missing(
+                "the box lacks PID namespaces: a submission can read dlqspec's argv, cwd and environment in /proc, and a daemon it starts lives until dlqspec's sweep finds it",
+            )
+        });
+        list.push(if landlock >= 1 {
+            held(format!(
+                "files, second wall: reads and runs only what it is shown; writes only its private folder, /dev/shm and /dev/null (Landlock ABI {landlock})"
+            ))
+        } else {
+            missing(
+                "the box lacks Landlock (Linux 5.13): a submission can read and write whatever its uid can, within what it is shown",
+            )
+        });
+        list.push(if self.container || landlock >= 4 {
+            held(if self.container {
+                "network: none (its own network namespace)".to_owned()
+            } else {
+                "network: no TCP (Landlock)".to_owned()
+            })
+        } else {
+            missing("the box lacks network namespaces and Landlock TCP rules: a submission can use the network")
+        });
+        list.push(if self.container || landlock >= 6 {
+            held(if landlock >= 6 {
+                "signals: none to processes outside the box (Landlock scope and PID namespace)"
+                    .to_owned()
+            } else {
+                "signals: none to processes outside the box (PID namespace)".to_owned()
+            })
+        } else {
+            missing(
+                "the box lacks signal scoping (Landlock ABI 6) and PID namespaces: a submission can signal dlqspec",
+            )
+        });
+        list.push(if self.seccomp {
+            held(
+                "system calls: a filter denies the kernel keyrings, ptrace, bpf, perf, userfaultfd, mounts, namespaces, modules, io_uring, Unix socket files and every socket family but IPv4, IPv6 and netlink (Docker's default list); a fresh session keyring",
+            )
+        } else {
+            missing(
+                "the kernel lacks seccomp filters: a submission can use the kernel keyrings, connect to Unix socket files it can reach and reach the hypervisor through VM sockets",
+            )
+        });
+        list.push(if self.memory_cgroup() {
+            held(
+                "memory: a memory cgroup counts everything the box holds, shared memory and its folders' pages included (--memory)",
+            )
+        } else {
+            held(
+                "memory: each process's data (--memory), /dev/shm and the private folder within --disk, no shared-memory files (no memory cgroup without root)",
+            )
+        });
+        list.push(if self.container {
+            held("disk: its private folder and /dev/shm are memory of --disk each, no file larger")
+        } else {
+            missing(
+                "the box lacks a folder of its own in memory: its private folder is on the machine's disk, each file at most --disk",
+            )
+        });
+        list.push(if !self.root || self.pids_cgroup() {
+            held(if self.root {
+                "process count: a pids cgroup per implementation (--processes)".to_owned()
+            } else {
+                "process count: RLIMIT_NPROC (--processes)".to_owned()
+            })
+        } else {
+            missing(
+                "the box lacks a writable pids cgroup: as root, a submission can start processes without limit",
+            )
+        });
+        list.push(if self.container {
+            held(if self.root {
+                format!(
+                    "user: an unprivileged uid ({UID_VARIABLE}, one per submission under grade), the only one its user namespace maps; no supplementary group"
+                )
+            } else {
+                "user: dlqspec's own uid, the only one its user namespace maps, without capabilities".to_owned()
+            })
+        } else if self.root {
+            held(format!(
+                "user: an unprivileged uid ({UID_VARIABLE}) where it reaches the interpreter, else uid 0 without capabilities"
+            ))
+        } else {
+            held("user: dlqspec's own uid, without capabilities".to_owned())
+        });
+        list.push(held(
+            "environment: an allowlist (PATH, locale, TZ, interpreter roots) and a private HOME and TMPDIR",
+        ));
+        list
+    }
+}
+
+fn held(text: impl Into<String>) -> Protection {
+    Protection {
+        held: true,
+        text: text.into(),
+    }
+}
+
+fn missing(text: impl Into<String>) -> Protection {
+    Protection {
+        held: false,
+        text: text.into(),
+    }
+}
+
+/// What this machine's kernel gives the box, found out once per dlqspec process.
+pub fn features() -> &'static Features {
+    static FEATURES: OnceLock<Features> = OnceLock::new();
+    FEATURES.get_or_init(probe)
+}
+
+#[cfg(target_os = "linux")]
+fn probe() -> Features {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    // SAFETY: the version query of landlock_create_ruleset reads no memory.
+    let landlock = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    let landlock = i32::try_from(landlock).unwrap_or(0).max(0);
+    let (container, proc) = probe_container(root);
+    Features {
+        landlock,
+        container,
+        proc,
+        seccomp: seccomp::available(),
+        cgroups: if root {
+            cgroups::probe()
+        } else {
+            cgroups::Hierarchies::default()
+        },
+        root,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe() -> Features {
+    Features {
+        landlock: 0,
+        container: false,
+        proc: false,
+        seccomp: false,
+        root: false,
+    }
+}
+
+/// The namespaces B is cloned into.
+#[cfg(target_os = "linux")]
+pub(super) const BOX_NAMESPACES: libc::c_int = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP;
+
+/// Whether a box can be a container here, and whether it can mount its own `/proc`: a forked
+/// child makes a small one (a tmpfs with a device bound in it, by the mount API, and a clone
+/// into the box's namespaces that mounts a `/proc`) and says by its status.
+#[cfg(target_os = "linux")]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "starts a process: a child that tries what the machine allows a box"
+)]
+fn probe_container(root: bool) -> (bool, bool) {
+    let Ok(staging) = tempfile::Builder::new().prefix("dlqspec-probe-").tempdir() else {
+        return (false, false);
+    };
+    let folder = staging.path();
+    let c = |path: &Path| CString::new(path.as_os_str().as_encoded_bytes()).unwrap_or_default();
+    let (staging_c, null_c, proc_c) = (c(folder), c(&folder.join("null")), c(&folder.join("proc")));
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let own = privileges::Maps::identity(uid, gid, true);
+    let boxed = if root {
+        privileges::Maps::identity(DEFAULT_UID, DEFAULT_UID, false)
+    } else {
+        privileges::Maps::identity(uid, gid, false)
+    };
+    // SAFETY: the forked child makes only raw system calls on memory prepared before the fork,
+    // then `_exit`s; the parent waits for it.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let code = probe_child(root, &own, &boxed, &staging_c, &null_c, &proc_c);
+            libc::_exit(code);
+        }
+        if pid < 0 {
+            return (false, false);
+        }
+        let mut status = 0;
+        if !raw::wait_for(pid, &mut status) || !libc::WIFEXITED(status) {
+            return (false, false);
+        }
+        match libc::WEXITSTATUS(status) {
+            0 => (true, true),
+            1 => (true, false),
+            _ => (false, false),
+        }
+    }
+}
+
+/// As an unprivileged user, enters a user namespace of its own (with a mount namespace owned
+/// by it) mapping `maps`' ids to themselves. A sealed dlqspec is not dumpable, which makes its
+/// `/proc/self` files root's and its maps unwritable: this copy of it, which holds nothing but
+/// the box's plan and is seen by no box, is made dumpable again first, so that it and the B it
+/// clones (whose maps it writes) own their `/proc` files.
+///
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn own_namespace(maps: &privileges::Maps) -> bool {
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) == 0
+            && libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) == 0
+            && maps.write_own()
+    }
+}
+
+/// The probe's child: 0 a container with its own `/proc`, 1 without, 2 none.
+///
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes to a descriptor: one byte on the probe's sync pipe"
+)]
+unsafe fn probe_child(
+    root: bool,
+    own: &privileges::Maps,
+    boxed: &privileges::Maps,
+    staging: &CString,
+    null: &CString,
+    proc: &CString,
+) -> i32 {
+    unsafe {
+        let proc_folder = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_DIRECTORY);
+        let unshared = if root {
+            libc::unshare(libc::CLONE_NEWNS) == 0
+        } else {
+            own_namespace(own)
+        };
+        if proc_folder < 0
+            || !unshared
+            || libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            || libc::mount(
+                c"tmpfs".as_ptr(),
+                staging.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=0755".as_ptr().cast(),
+            ) != 0
+            || !root::probe_bind(null, proc)
+        {
+            return 2;
+        }
+        let mut sync = [0; 2];
+        if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return 2;
+        }
+        let b = libc::syscall(
+            libc::SYS_clone,
+            (BOX_NAMESPACES | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        ) as libc::pid_t;
+        if b == 0 {
+            libc::close(sync[1]);
+            let mut byte = [0u8; 1];
+            if raw::read_fully(sync[0], &mut byte) != 1 {
+                libc::_exit(2);
+            }
+            let mounted = libc::mount(
+                c"proc".as_ptr(),
+                proc.as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) == 0;
+            libc::_exit(if mounted { 0 } else { 1 });
+        }
+        if b < 0 {
+            return 2;
+        }
+        libc::close(sync[0]);
+        if !boxed.write_for(proc_folder, b) {
+            libc::kill(b, libc::SIGKILL);
+            let mut status = 0;
+            raw::wait_for(b, &mut status);
+            return 2;
+        }
+        libc::write(sync[1], b"g".as_ptr().cast(), 1);
+        let mut status = 0;
+        if !raw::wait_for(b, &mut status) || !libc::WIFEXITED(status) {
+            return 2;
+        }
+        libc::WEXITSTATUS(status)
+    }
+}
+
+/// What to tell before the first implementation starts: that the box is off, or each
+/// protection it lacks on this machine. The command prints it (nothing here prints).
+pub fn warnings(sandbox: Sandbox) -> Vec<String> {
+    if sandbox == Sandbox::Off {
+        return vec![
+            "--sandbox off: implementations run outside the box, with dlqspec's rights and view; never grade untrusted submissions so".to_owned(),
+        ];
+    }
+    features()
+        .protections()
+        .into_iter()
+        .filter(|protection| !protection.held)
+        .map(|protection| protection.text)
+        .collect()
+}
+
+/// The uid the last implementation got as root, and, where it kept uid 0 (no container, and an
+/// interpreter out of reach of other uids), the path that uid cannot reach. `smoke` says it.
+static LAST_USER: std::sync::Mutex<Option<(u32, Option<PathBuf>)>> = std::sync::Mutex::new(None);
+
+/// One line saying which uid the last implementation started as root ran as, and why it kept
+/// uid 0 when it did.
+pub fn last_user() -> Option<(bool, String)> {
+    let (uid, blocked) = LAST_USER.lock().ok()?.clone()?;
+    Some(match blocked {
+        None => (
+            true,
+            format!("user: the implementation ran as uid {uid}, unprivileged"),
+        ),
+        Some(blocked) => (
+            false,
+            format!(
+                "user: uid 0 without capabilities, not uid {uid}: uid {uid} cannot reach {}",
+                blocked.display()
+            ),
+        ),
+    })
+}
+
+/// What the child does before exec to enter the box: plain data, ready before fork.
+#[cfg(target_os = "linux")]
+#[derive(Clone)]
+pub struct Entry {
+    /// The container's parts; `None` where the kernel cannot make one.
+    container: Option<Container>,
+    /// The `cgroup.procs` files A writes itself into.
+    cgroup_procs: Vec<CString>,
+    /// The uid and gid C takes (as the box's user namespace names them).
+    user: Option<(u32, u32)>,
+    /// Whether C clears its supplementary groups (as root; a namespace an unprivileged user
+    /// made denies `setgroups`, and the groups it keeps reach nothing in the minimal root).
+    clear_groups: bool,
+    ruleset: Option<libc::c_int>,
+    new_mounts: landlock::RulesForNewMounts,
+    filter: seccomp::Filter,
+    /// Where dlqspec's argv and environment strings are: B, a copy of dlqspec that any
+    /// process of the namespace can see as `/proc/1`, blanks them.
+    shown_areas: [(usize, usize); 2],
+    /// `RLIMIT_NPROC` (`--processes`), which A sets once it has a user namespace of its own
+    /// (`limit_processes`).
+    processes: Option<libc::rlimit>,
+}
+
+/// The container's parts.
+#[cfg(target_os = "linux")]
+#[derive(Clone)]
+struct Container {
+    plan: root::RootPlan,
+    /// As an unprivileged user, the user namespace A builds the root in (its own uid mapped).
+    own_namespace: Option<privileges::Maps>,
+    /// The maps of B's user namespace: the box's uid and gid only.
+    box_maps: privileges::Maps,
+    /// Whether B mounts a fresh `/proc` (A bound the host's for it to cover).
+    proc: bool,
+}
+
+/// What the parent holds for one boxed implementation while it runs: the Landlock ruleset
+/// (the child's copy is inherited), its private folder (with the copies it shows), its
+/// cgroups (emptied and removed when the implementation has ended).
+pub struct Prepared {
+    #[cfg(target_os = "linux")]
+    entry: Entry,
+    #[cfg(target_os = "linux")]
+    _ruleset: Option<std::os::fd::OwnedFd>,
+    #[cfg(target_os = "linux")]
+    cgroups: Option<cgroups::BoxCgroups>,
+    /// Its number among the live boxes, let go when it is dropped.
+    _live: cleanup::LiveBox,
+    _private: tempfile::TempDir,
+    /// The lock that tells other dlqspecs the private folder is in use; declared last, so it
+    /// is let go only once the folder is removed.
+    _claim: std::fs::File,
+}
+
+impl Prepared {
+    #[cfg(target_os = "linux")]
+    pub fn entry(&self) -> Entry {
+        self.entry.clone()
+    }
+
+    /// Whether the box's memory cgroup killed one of its processes (`--memory`).
+    pub fn killed_for_memory(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self
+            .cgroups
+            .as_ref()
+            .is_some_and(cgroups::BoxCgroups::killed_for_memory);
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// What a warm child needs of this box besides what its B hands over: the uid and the
+    /// system-call filter (as the kernel reads it), when the box has every part: a container,
+    /// a Landlock ruleset, a pids cgroup, a root dlqspec (which gives the zygote the rights to
+    /// join it) and a uid of its own. `None` otherwise: that start is cold.
+    #[cfg(target_os = "linux")]
+    pub(super) fn warm_parts(&self) -> Option<(u32, Vec<u8>)> {
+        let entry = &self.entry;
+        if !features().root
+            || entry.container.is_none()
+            || entry.cgroup_procs.is_empty()
+            || entry.ruleset.is_none()
+        {
+            return None;
+        }
+        Some((entry.user?.0, entry.filter.bytes()))
+    }
+}
+
+/// Prepares the box for an implementation's program and arguments: the command to start
+/// (its standard streams still to set) with a private folder as its home, temporary folder
+/// and working folder, an environment of the allowlist, and the program and arguments that
+/// name paths made absolute; and what the child enters.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "starts a process: the command that starts an implementation in its box"
+)]
+pub fn prepare(program: &str, args: &[String], limits: &Limits) -> io::Result<(Command, Prepared)> {
+    let cwd = std::env::current_dir()?;
+    let temp = std::env::temp_dir();
+    #[cfg(target_os = "linux")]
+    {
+        let hierarchies = &features().cgroups;
+        let mut stale: Vec<&Path> = vec![&temp];
+        stale.extend(hierarchies.pids.as_deref());
+        stale.extend(hierarchies.memory.as_deref());
+        stale.extend(hierarchies.cpu.as_deref());
+        cleanup::remove_stale(&stale);
+    }
+    #[cfg(not(target_os = "linux"))]
+    cleanup::remove_stale(&[&temp]);
+    let (private, claim) = cleanup::claimed_private()?;
+    let env_path = std::env::var_os("PATH");
+    let located = locate(program, env_path.as_deref(), &cwd);
+    // Paths are made absolute: the implementation's working folder is its private folder.
+    let absolute = |word: &String| -> Option<PathBuf> {
+        let path = Path::new(word);
+        (!word.is_empty() && !word.starts_with('-') && cwd.join(path).exists())
+            .then(|| cwd.join(path))
+    };
+    let named: Vec<PathBuf> = args.iter().filter_map(absolute).collect();
+    // Found here, not by exec's search of PATH: in the box, a folder of PATH it may not read
+    // would turn "no such program" into "permission denied".
+    let Some(found) = &located else {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    };
+    let mut rebuilt = Command::new(found);
+    {
+        use std::os::unix::process::CommandExt;
+        rebuilt.arg0(program);
+    }
+    rebuilt.args(
+        args.iter()
+            .map(|arg| absolute(arg).map_or_else(|| arg.into(), PathBuf::into_os_string)),
+    );
+    let mut variables = environment(std::env::vars_os(), private.path());
+    // pyenv finds its root from HOME, which is now the private folder.
+    let pyenv = found
+        .parent()
+        .filter(|folder| folder.ends_with(".pyenv/shims"))
+        .and_then(Path::parent);
+    if let Some(pyenv) = pyenv
+        && !variables.iter().any(|(name, _)| name == "PYENV_ROOT")
+    {
+        variables.push(("PYENV_ROOT".into(), pyenv.as_os_str().to_owned()));
+    }
+    rebuilt
+        .env_clear()
+        .envs(variables)
+        .current_dir(private.path());
+    let prepared = platform_prepare(private, claim, found, named, limits)?;
+    Ok((rebuilt, prepared))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn platform_prepare(
+    private: tempfile::TempDir,
+    claim: std::fs::File,
+    _program: &Path,
+    _named: Vec<PathBuf>,
+    _limits: &Limits,
+) -> io::Result<Prepared> {
+    Ok(Prepared {
+        _live: cleanup::LiveBox::register(Vec::new(), private.path().to_path_buf()),
+        _private: private,
+        _claim: claim,
+    })
+}
+
+/// The uid a root dlqspec gives this box: the one `grade` chose, else `nobody`.
+#[cfg(target_os = "linux")]
+fn wanted_uid() -> u32 {
+    std::env::var(UID_VARIABLE)
+        .ok()
+        .and_then(|text| text.parse::<u32>().ok())
+        .filter(|uid| *uid != 0)
+        .unwrap_or(DEFAULT_UID)
+}
+
+#[cfg(target_os = "linux")]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the box's own private folder is handed to the box's uid"
+)]
+fn platform_prepare(
+    private: tempfile::TempDir,
+    claim: std::fs::File,
+    program: &Path,
+    named: Vec<PathBuf>,
+    limits: &Limits,
+) -> io::Result<Prepared> {
+    let features = features();
+    let mut needed: Vec<PathBuf> = vec![program.to_path_buf()];
+    needed.extend(std::fs::canonicalize(program));
+    let (container, user, clear_groups, readable, writable) = if features.container {
+        let shown = exposure(program, &named);
+        let mut bound = shown.bound;
+        let mut copies = Vec::new();
+        let copy_root = private.path().join("copy");
+        std::fs::create_dir(&copy_root)?;
+        for (n, original) in shown.copied.iter().enumerate() {
+            let into = copy_root.join(n.to_string());
+            let copied = exposure::copy_tree(original, &into).map_err(|error| {
+                io::Error::other(format!(
+                    "cannot copy {} into the box: {error}",
+                    original.display()
+                ))
+            })?;
+            bound.extend(copied.node_modules);
+            copies.push((original.clone(), into));
+        }
+        let staging = private.path().join("root");
+        std::fs::create_dir(&staging)?;
+        // SAFETY: getuid and getgid have no preconditions.
+        let (own_uid, own_gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let (uid, gid) = if features.root {
+            let uid = wanted_uid();
+            // In the minimal root, the folders above what is bound are the root's own: only
+            // the interpreter's own mode bits can keep the box's uid out.
+            if let Some(blocked) = exposure::blocked_in_box(&needed) {
+                return Err(io::Error::other(format!(
+                    "the box's uid {uid} cannot run {}: its mode bits let no other user read and run {}; make it so (chmod o+rx), or name another interpreter (DLQSPEC_PYTHON, DLQSPEC_NODE)",
+                    program.display(),
+                    blocked.display()
+                )));
+            }
+            if let Ok(mut last) = LAST_USER.lock() {
+                *last = Some((uid, None));
+            }
+            (uid, uid)
+        } else {
+            (own_uid, own_gid)
+        };
+        let plan = root::RootPlan::new(&root::Layout {
+            bound: &bound,
+            copies: &copies,
+            work: private.path(),
+            staging: &staging,
+            disk: limits.disk.unwrap_or(u64::MAX >> 1),
+            owner: (uid, gid),
+            user: (uid, gid),
+            proc: features.proc,
+        });
+        let mut readable = bound.clone();
+        readable.extend(copies.iter().map(|(_, copy)| copy.clone()));
+        let container = Container {
+            plan,
+            own_namespace: (!features.root)
+                .then(|| privileges::Maps::identity(own_uid, own_gid, true)),
+            box_maps: privileges::Maps::identity(uid, gid, !features.root),
+            proc: features.proc,
+        };
+        let user = features.root.then_some((uid, gid));
+        (Some(container), user, features.root, readable, None)
+    } else {
+        let readable = readable_paths(program, &named);
+        let mut user = None;
+        if features.root {
+            let uid = wanted_uid();
+            needed.extend(named.iter().cloned());
+            let blocked = blocked_for_others(&needed);
+            if blocked.is_none() {
+                std::os::unix::fs::chown(private.path(), Some(uid), Some(uid))?;
+                user = Some((uid, uid));
+            }
+            if let Ok(mut last) = LAST_USER.lock() {
+                *last = Some((uid, blocked));
+            }
+        }
+        (None, user, features.root, readable, Some(private.path()))
+    };
+    let ruleset = if features.landlock >= 1 {
+        Some(
+            landlock::box_ruleset(features.landlock, &readable, writable)
+                .map_err(|error| io::Error::other(format!("the box's Landlock rules: {error}")))?,
+        )
+    } else {
+        None
+    };
+    let cgroups = if features.root {
+        Some(cgroups::BoxCgroups::make(
+            &features.cgroups,
+            &cleanup::own_prefix(),
+            limits.processes,
+            limits.memory,
+        )?)
+    } else {
+        None
+    };
+    let filter = if features.seccomp {
+        seccomp::Filter::for_box(!features.memory_cgroup())
+    } else {
+        seccomp::Filter::for_box(false).disabled()
+    };
+    use std::os::fd::AsRawFd;
+    let entry = Entry {
+        container,
+        cgroup_procs: cgroups
+            .as_ref()
+            .map(|c| c.procs.clone())
+            .unwrap_or_default(),
+        user,
+        clear_groups,
+        ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+        new_mounts: landlock::RulesForNewMounts::for_abi(features.landlock.max(1)),
+        filter,
+        shown_areas: shown_areas(),
+        processes: None,
+    };
+    let live_folders = cgroups
+        .as_ref()
+        .map(|c| c.folders().to_vec())
+        .unwrap_or_default();
+    Ok(Prepared {
+        entry,
+        _ruleset: ruleset,
+        cgroups,
+        _live: cleanup::LiveBox::register(live_folders, private.path().to_path_buf()),
+        _private: private,
+        _claim: claim,
+    })
+}
+
+#[cfg(target_os = "linux")]
+impl Entry {
+    /// The process count (`RLIMIT_NPROC`) A sets once the box's user namespaces are its own.
+    /// The kernel counts a user's processes in every user namespace up from a process's own,
+    /// each level against the limit its creator had when it made the next: set before A's own
+    /// namespace (as an ordinary user), it would bound every process of the user on the
+    /// machine together, each box's and dlqspec's own, so that one submission's processes
+    /// were counted against a classmate's; set after, it bounds this box alone.
+    pub fn limit_processes(&mut self, limit: Option<libc::rlimit>) {
+        self.processes = limit;
+    }
+
+    /// A's part of a container: joins the cgroups, builds the minimal root in a mount namespace
+    /// of its own (in a user namespace of its own first, when not root) and pivots into it.
+    /// Returns a descriptor of the host's `/proc`, opened before, through which A writes B's
+    /// maps; `None` when there is no container (then nothing was done but the cgroups).
+    ///
+    /// # Safety
+    /// Raw, async-signal-safe system calls only, on memory prepared before the fork.
+    unsafe fn build_container(&self) -> io::Result<Option<libc::c_int>> {
+        unsafe {
+            for procs in &self.cgroup_procs {
+                if !raw::write_file(procs, b"0") {
+                    return Err(raw::last_error());
+                }
+            }
+            let Some(container) = &self.container else {
+                return Ok(None);
+            };
+            let proc = libc::open(
+                c"/proc".as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if proc < 0 {
+                return Err(raw::last_error());
+            }
+            let unshared = match &container.own_namespace {
+                Some(maps) => own_namespace(maps),
+                None => libc::unshare(libc::CLONE_NEWNS) == 0,
+            };
+            if !unshared {
+                return Err(raw::last_error());
+            }
+            container.plan.build()?;
+            Ok(Some(proc))
+        }
+    }
+
+    /// Writes B's maps (A, after cloning B), through the host `/proc` descriptor `proc`.
+    ///
+    /// # Safety
+    /// Raw system calls only.
+    unsafe fn write_box_maps(&self, proc: libc::c_int, b: libc::pid_t) -> bool {
+        match &self.container {
+            Some(container) => unsafe { container.box_maps.write_for(proc, b) },
+            None => false,
+        }
+    }
+}
+
+/// How the box's A reads the status its B sent: C's wait status.
+#[cfg(target_os = "linux")]
+const STATUS_BYTES: usize = std::mem::size_of::<libc::c_int>();
+
+/// Enters the box, in the child between fork and exec (see the module's comment): A builds
+/// the root and clones B, B forks C (or, given `warm`, has the zygote start the
+/// implementation) and reaps, C drops its privileges and restricts itself; only C returns, to
+/// exec.
+///
+/// # Safety
+/// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
+#[cfg(target_os = "linux")]
+pub unsafe fn enter(entry: &Entry, warm: Option<&warm::WarmRequest>) -> io::Result<()> {
+    unsafe {
+        // A warm B hands the zygote's child the cgroups to join, which the minimal root no
+        // longer shows: opened here, before A leaves the host's view.
+        let mut procs = [-1; warm::CGROUPS];
+        if warm.is_some() {
+            for (fd, path) in procs.iter_mut().zip(entry.cgroup_procs.iter().cycle()) {
+                *fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            }
+        }
+        let built = entry.build_container()?;
+        if let Some(limit) = &entry.processes
+            && libc::setrlimit(libc::RLIMIT_NPROC, limit) != 0
+        {
+            return Err(raw::last_error());
+        }
+        if let Some(proc) = built {
+            let mut sync = [0; 2];
+            let mut status_pipe = [0; 2];
+            if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0
+                || libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0
+            {
+                return Err(raw::last_error());
+            }
+            let [sync_read, sync_write] = sync;
+            let [read_end, write_end] = status_pipe;
+            let b = libc::syscall(
+                libc::SYS_clone,
+                (BOX_NAMESPACES | libc::SIGCHLD) as libc::c_ulong,
+                0usize,
+                0usize,
+                0usize,
+                0usize,
+            ) as libc::pid_t;
+            if b < 0 {
+                return Err(raw::last_error());
+            }
+            if b > 0 {
+                // A: B waits for its maps; without them it is killed and the start fails.
+                libc::close(sync_read);
+                if !entry.write_box_maps(proc, b) {
+                    let error = raw::last_error();
+                    libc::kill(b, libc::SIGKILL);
+                    let mut status = 0;
+                    raw::wait_for(b, &mut status);
+                    return Err(error);
+                }
+                #[expect(
+                    clippy::disallowed_methods,
+                    reason = "writes to a descriptor: one byte on the sync pipe, once B's maps are written"
+                )]
+                libc::write(sync_write, b"g".as_ptr().cast(), 1);
+                // Nothing of dlqspec's stays open here (its streams, the exec-error pipe).
+                raw::close_all_but(read_end);
+                let mut status = 0;
+                let _ = raw::wait_for(b, &mut status);
+                let mut sent = [0u8; STATUS_BYTES];
+                let got = libc::read(read_end, sent.as_mut_ptr().cast(), STATUS_BYTES);
+                if got == STATUS_BYTES as isize {
+                    status = libc::c_int::from_ne_bytes(sent);
+                }
+                raw::mirror(status);
+            }
+            // B: process 1 of the namespace, once A has mapped its uid.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::close(sync_write);
+            libc::close(proc);
+            libc::close(read_end);
+            let mut byte = [0u8; 1];
+            if raw::read_fully(sync_read, &mut byte) != 1 {
+                libc::_exit(125);
+            }
+            libc::close(sync_read);
+            // B is a copy of dlqspec, with the whole suite in its memory (hidden specs too)
+            // and the pipe its status goes back on. As an ordinary user it has the box's uid
+            // and A made it dumpable to write its maps: no longer, so that its /proc files are
+            // not the implementation's (its memory, environment and descriptors), whatever
+            // Landlock or Yama hold. The implementation's exec makes C dumpable again.
+            if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+                return Err(raw::last_error());
+            }
+            become_process_one(entry)?;
+            if let (Some(warm), Some(ruleset)) = (warm, entry.ruleset)
+                && procs.iter().all(|fd| *fd >= 0)
+            {
+                // Returns only when the zygote could not be asked: then the start is cold.
+                warm::serve(warm, ruleset, procs, write_end);
+            }
+            for fd in procs {
+                if fd >= 0 {
+                    libc::close(fd);
+                }
+            }
+            #[expect(
+                clippy::disallowed_methods,
+                reason = "starts a process: the box's process 1 forks the implementation (C)"
+            )]
+            let c = libc::fork();
+            if c < 0 {
+                return Err(raw::last_error());
+            }
+            if c > 0 {
+                raw::close_all_but(write_end);
+                loop {
+                    let mut status = 0;
+                    let reaped = libc::waitpid(-1, &mut status, 0);
+                    if reaped == c {
+                        let bytes = status.to_ne_bytes();
+                        #[expect(
+                            clippy::disallowed_methods,
+                            reason = "writes to a descriptor: the box's status, to the pipe dlqspec reads it from"
+                        )]
+                        libc::write(write_end, bytes.as_ptr().cast(), STATUS_BYTES);
+                        // Process 1 leaving ends every process left in the namespace.
+                        libc::_exit(0);
+                    }
+                    if reaped < 0 && raw::last_error().raw_os_error() != Some(libc::EINTR) {
+                        libc::_exit(0);
+                    }
+                }
+            }
+            // C.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::close(write_end);
+            if let Some(container) = &entry.container
+                && libc::chdir(container.plan.work.as_ptr()) != 0
+            {
+                return Err(raw::last_error());
+            }
+        }
+        restrict_self(entry)
+    }
+}
+
+/// What every boxed process does last before the implementation runs, cold (C) or warm (the
+/// zygote's child does the same in Python): the box's uid without groups or capabilities, a
+/// fresh session keyring, no_new_privs, the Landlock domain, the system-call filter last.
+///
+/// # Safety
+/// Raw system calls only.
+#[cfg(target_os = "linux")]
+unsafe fn restrict_self(entry: &Entry) -> io::Result<()> {
+    unsafe {
+        privileges::drop_privileges(entry.user, entry.clear_groups)?;
+        privileges::join_fresh_session_keyring()?;
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(raw::last_error());
+        }
+        if let Some(ruleset) = entry.ruleset {
+            landlock::restrict_self(ruleset)?;
+        }
+        // No descriptor of dlqspec's reaches the implementation but those handed to it: one
+        // dlqspec opened without close-on-exec (`watch` had two) is closed by the exec.
+        libc::syscall(
+            libc::SYS_close_range,
+            (super::pipes::CHANNEL_FD + 1) as u32,
+            u32::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        );
+        entry.filter.install()
+    }
+}
+
+/// What process 1 of a box's PID namespace makes of it before the implementation starts, cold
+/// (B) or warm (the run's B, before the zygote's child joins it): dlqspec's argv and
+/// environment blanked, a fresh `/proc` over the host's, a host name of its own, and the
+/// Landlock rules for what the root mounted itself (the whole root to read, the private
+/// folder and `/dev/shm` to write).
+///
+/// # Safety
+/// Raw system calls only, on memory `entry` prepared before the fork.
+#[cfg(target_os = "linux")]
+pub(super) unsafe fn become_process_one(entry: &Entry) -> io::Result<()> {
+    unsafe {
+        for (start, end) in entry.shown_areas {
+            if end > start {
+                std::ptr::write_bytes(start as *mut u8, 0, end - start);
+            }
+        }
+        let Some(container) = &entry.container else {
+            return Ok(());
+        };
+        if container.proc
+            && libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+        {
+            // The host's /proc is never left in view: no box rather than that one.
+            return Err(raw::last_error());
+        }
+        if libc::sethostname(HOSTNAME.as_ptr().cast(), HOSTNAME.len()) != 0 {
+            return Err(raw::last_error());
+        }
+        if let Some(ruleset) = entry.ruleset {
+            let rules = entry.new_mounts;
+            landlock::allow_beneath(ruleset, c"/", rules.read)?;
+            landlock::allow_beneath(ruleset, &container.plan.work, rules.all)?;
+            landlock::allow_beneath(ruleset, c"/dev/shm", rules.all)?;
+        }
+        Ok(())
+    }
+}
+
+/// The capabilities the zygote keeps (`CAP_SETGID`, `CAP_SETUID`, `CAP_SETPCAP`,
+/// `CAP_SYS_CHROOT`, `CAP_SYS_ADMIN`): what its child needs to join a box's namespaces
+/// (`setns`). Every other one leaves its bounding set before it starts.
+#[cfg(target_os = "linux")]
+pub const ZYGOTE_CAPABILITIES: u64 = 1 << 6 | 1 << 7 | 1 << 8 | 1 << 18 | 1 << 21;
+
+/// The zygote's own box (`zygote`): network and IPC namespaces of its own, a mount namespace
+/// in which every file is read-only, a Landlock domain that uses no TCP and signals or
+/// reaches no abstract socket outside it, a pids cgroup of its own. Removed (its members
+/// killed) when dropped, after the zygote has ended.
+#[cfg(target_os = "linux")]
+pub struct ZygoteBox {
+    entry: ZygoteEntry,
+    _ruleset: Option<std::os::fd::OwnedFd>,
+    _cgroups: Option<cgroups::BoxCgroups>,
+    _live: cleanup::LiveBox,
+}
+
+/// What the zygote's spawned child does before exec (`enter_zygote`): plain data.
+#[cfg(target_os = "linux")]
+#[derive(Clone)]
+pub struct ZygoteEntry {
+    ruleset: Option<libc::c_int>,
+    cgroup_procs: Vec<CString>,
+}
+
+#[cfg(target_os = "linux")]
+impl ZygoteBox {
+    /// The zygote's box: at most `processes` processes; `private` is the zygote's own folder,
+    /// removed with the cgroup if dlqspec is interrupted.
+    pub fn prepare(processes: Option<u64>, private: &Path) -> Result<ZygoteBox, String> {
+        let features = features();
+        let ruleset = landlock::zygote_ruleset(features.landlock)?;
+        let cgroups = cgroups::BoxCgroups::make(
+            &features.cgroups,
+            &format!("{}zygote-", cleanup::own_prefix()),
+            processes,
+            None,
+        )
+        .map_err(|e| format!("the zygote's cgroup: {e}"))?;
+        use std::os::fd::AsRawFd;
+        Ok(ZygoteBox {
+            entry: ZygoteEntry {
+                ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+                cgroup_procs: cgroups.procs.clone(),
+            },
+            _ruleset: ruleset,
+            _live: cleanup::LiveBox::register(cgroups.folders().to_vec(), private.to_path_buf()),
+            _cgroups: Some(cgroups),
+        })
+    }
+
+    pub fn entry(&self) -> ZygoteEntry {
+        self.entry.clone()
+    }
+}
+
+/// Boxes the zygote (`zygote`), in its spawned child between fork and exec: its own network,
+/// IPC and mount namespaces (every mount of this one made read-only), its own pids cgroup,
+/// every capability but `ZYGOTE_CAPABILITIES` out of its bounding set, no_new_privs, and its
+/// Landlock domain. Its PID namespace stays dlqspec's: a warm child joins the PID namespace of
+/// its run's box, which only a process of an ancestor namespace may enter. It never runs
+/// student code.
+///
+/// # Safety
+/// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
+#[cfg(target_os = "linux")]
+pub unsafe fn enter_zygote(entry: &ZygoteEntry) -> io::Result<()> {
+    unsafe {
+        // The cgroups first: their files are read-only too once the namespace is.
+        for procs in &entry.cgroup_procs {
+            if !raw::write_file(procs, b"0") {
+                return Err(raw::last_error());
+            }
+        }
+        if libc::unshare(libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWNS) != 0
+            || !root::read_only_everywhere()
+        {
+            return Err(raw::last_error());
+        }
+        for capability in 0..64 {
+            if ZYGOTE_CAPABILITIES & (1 << capability) == 0 {
+                libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0);
+            }
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(raw::last_error());
+        }
+        if let Some(ruleset) = entry.ruleset {
+            landlock::restrict_self(ruleset)?;
+        }
+        Ok(())
+    }
+}
+
+/// close_range(2)'s flag that marks the descriptors close-on-exec instead of closing them.
+#[cfg(target_os = "linux")]
+const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
+
+/// The address ranges of this process's argv and environment strings (fields 48 to 51 of
+/// `/proc/self/stat`), or empty ranges when they cannot be read.
+#[cfg(target_os = "linux")]
+fn shown_areas() -> [(usize, usize); 2] {
+    static AREAS: OnceLock<[(usize, usize); 2]> = OnceLock::new();
+    *AREAS.get_or_init(|| {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let fields: Vec<usize> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| {
+                rest.split_whitespace()
+                    .map(|f| f.parse().unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // After the command name, field 3 (the state) is at index 0: field N at N - 3.
+        let at = |field: usize| fields.get(field - 3).copied().unwrap_or(0);
+        let area = |start: usize, end: usize| {
+            let (start, end) = (at(start), at(end));
+            if start != 0 && end > start && end - start < (1 << 24) {
+                (start, end)
+            } else {
+                (0, 0)
+            }
+        };
+        [area(48, 49), area(50, 51)]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_is_the_allowlist_and_the_private_folder() {
+        let all = [
+            ("PATH", "/usr/bin"),
+            ("LC_ALL", "C.UTF-8"),
+            ("LC_lower", "x"),
+            ("GITHUB_TOKEN", "secret"),
+            ("CI", "true"),
+            ("HOME", "/root"),
+            ("DLQSPEC_CACHE_DIR", "/cache"),
+            ("PYENV_ROOT", "/root/.pyenv"),
+        ]
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)));
+        let kept = environment(all, Path::new("/tmp/box"));
+        let kept: Vec<(String, String)> = kept
+            .into_iter()
+            .map(|(n, v)| (n.into_string().unwrap(), v.into_string().unwrap()))
+            .collect();
+        let expected = [
+            ("PATH", "/usr/bin"),
+            ("LC_ALL", "C.UTF-8"),
+            ("PYENV_ROOT", "/root/.pyenv"),
+            ("HOME", "/tmp/box"),
+            ("TMPDIR", "/tmp/box"),
+            ("TMP", "/tmp/box"),
+            ("TEMP", "/tmp/box"),
+        ]
+        .map(|(n, v)| (n.to_owned(), v.to_owned()));
+        assert_eq!(kept, expected);
+    }
+}

@@ -1,0 +1,712 @@
+//! The minimal root a box sees (Linux): a fresh tmpfs holding read-only bind mounts of exactly
+//! what the implementation needs, at the paths it has outside, one writable sized tmpfs (its
+//! home, temporary and working folder), a `/dev` of a few devices, `/etc/passwd` and
+//! `/etc/group` of its own, and `/proc`; then `pivot_root` into it (docs/security.md).
+//!
+//! The plan (`RootPlan`) is made before fork, from the paths the box shows; `build` carries it
+//! out with raw system calls in the box's first process, in a mount namespace of its own, and
+//! pivots into it. Nothing is ever created outside the new root's own tmpfs: a folder is made
+//! only where no bound tree lies, and never through a link.
+
+use std::collections::BTreeSet;
+use std::ffi::CString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::raw;
+
+/// What the box shows, besides its devices and `/proc`.
+pub struct Layout<'a> {
+    /// Host paths shown read-only at the same path (the system, the interpreter, packages).
+    pub bound: &'a [PathBuf],
+    /// Read-only copies: (the path the box sees, the copy on the host).
+    pub copies: &'a [(PathBuf, PathBuf)],
+    /// The box's writable folder, as the box sees it.
+    pub work: &'a Path,
+    /// The empty host folder the new root is mounted on (in the box's mount namespace only).
+    pub staging: &'a Path,
+    /// The most bytes the writable folder and `/dev/shm` may each hold (`--disk`).
+    pub disk: u64,
+    /// The owner of the writable folder, as the mount namespace's user namespace names it.
+    pub owner: (u32, u32),
+    /// The box's own uid and gid, as the box sees them (its `/etc/passwd` line).
+    pub user: (u32, u32),
+    /// Whether the host's `/proc` is bound for the box's first process to cover with a fresh
+    /// one (the kernel mounts a new `/proc` only over a fully visible one).
+    pub proc: bool,
+}
+
+/// One step of building the root, its paths already under the staging folder.
+#[derive(Clone)]
+enum Step {
+    /// A folder of the root's own tmpfs.
+    Folder(CString),
+    /// An empty file to mount a file on.
+    File(CString),
+    /// A read-only bind mount of `source` (recursive) on `target`, with `attributes`
+    /// (`MOUNT_ATTR_*`).
+    Bind {
+        source: CString,
+        target: CString,
+        attributes: u64,
+    },
+    /// A symbolic link holding `text`.
+    Link { text: CString, at: CString },
+    /// A fresh tmpfs.
+    Tmpfs { target: CString, options: CString },
+    /// A file of the root's own with these bytes.
+    Write { target: CString, bytes: Vec<u8> },
+}
+
+/// The root to build, made before fork.
+#[derive(Clone)]
+pub struct RootPlan {
+    staging: CString,
+    root_options: CString,
+    steps: Vec<Step>,
+    /// The writable folder, as the box sees it (its working folder).
+    pub(super) work: CString,
+}
+
+/// Bind attributes: read-only, no set-uid, no devices; devices keep `nodev` off.
+const READ_ONLY: u64 = libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NOSUID | libc::MOUNT_ATTR_NODEV;
+const DEVICE: u64 = libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NOSUID;
+/// The host's `/proc`, bound only to be covered: the flags a fresh `/proc` will have.
+const COVERED_PROC: u64 =
+    libc::MOUNT_ATTR_NOSUID | libc::MOUNT_ATTR_NODEV | libc::MOUNT_ATTR_NOEXEC;
+
+/// How many files and folders each of the box's tmpfs may hold.
+const INODES: u64 = 16_384;
+
+/// The devices a box has, and the links of `/dev` to `/proc/self/fd`.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+const DEVICE_LINKS: &[(&str, &str)] = &[
+    ("/dev/fd", "/proc/self/fd"),
+    ("/dev/stdin", "/proc/self/fd/0"),
+    ("/dev/stdout", "/proc/self/fd/1"),
+    ("/dev/stderr", "/proc/self/fd/2"),
+];
+
+/// The files of `/etc` the root writes itself rather than binding the host's: who is who.
+pub const OWN_ETC_FILES: &[&str] = &["/etc/passwd", "/etc/group"];
+
+fn c(path: &Path) -> CString {
+    CString::new(path.as_os_str().as_encoded_bytes()).unwrap_or_default()
+}
+
+impl RootPlan {
+    /// The plan of the root `layout` describes.
+    pub fn new(layout: &Layout) -> RootPlan {
+        let mut plan = Planner {
+            staging: layout.staging.to_path_buf(),
+            steps: Vec::new(),
+            made: BTreeSet::new(),
+            bound_trees: BTreeSet::new(),
+            host_trees: BTreeSet::new(),
+            links: BTreeSet::new(),
+        };
+        // In the order of the paths the box sees, so a folder comes before what lies in it
+        // (a copy before the packages bound inside it); a copy wins over the host's own path.
+        let mut shown: Vec<(&Path, Option<&Path>)> = layout
+            .bound
+            .iter()
+            .filter(|path| path.is_absolute())
+            .filter(|path| {
+                !OWN_ETC_FILES
+                    .iter()
+                    .any(|own| path.as_path() == Path::new(own))
+            })
+            .map(|path| (path.as_path(), None))
+            .chain(DEVICES.iter().map(|device| (Path::new(*device), None)))
+            .chain(
+                layout
+                    .copies
+                    .iter()
+                    .map(|(at, copy)| (at.as_path(), Some(copy.as_path()))),
+            )
+            .collect();
+        // A copy (`Some`) sorts before the host path it replaces, which `dedup` then drops.
+        shown.sort_by(|a, b| a.0.cmp(b.0).then_with(|| b.1.is_some().cmp(&a.1.is_some())));
+        shown.dedup_by(|later, earlier| later.0 == earlier.0);
+        for (at, copy) in shown {
+            match copy {
+                Some(copy) => plan.bind(at, copy, READ_ONLY, true),
+                None => plan.show_host(at),
+            }
+        }
+        let (uid, gid) = layout.user;
+        let passwd = format!(
+            "root:x:0:0:root:/root:/usr/sbin/nologin\n\
+             nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n{}",
+            if uid == 0 || uid == 65534 {
+                String::new()
+            } else {
+                format!(
+                    "box:x:{uid}:{gid}:dlqspec box:{}:/usr/sbin/nologin\n",
+                    layout.work.display()
+                )
+            }
+        );
+        let group = format!(
+            "root:x:0:\nnogroup:x:65534:\n{}",
+            if gid == 0 || gid == 65534 {
+                String::new()
+            } else {
+                format!("box:x:{gid}:\n")
+            }
+        );
+        plan.write(Path::new("/etc/passwd"), passwd.into_bytes());
+        plan.write(Path::new("/etc/group"), group.into_bytes());
+        for (at, text) in DEVICE_LINKS {
+            plan.link(Path::new(at), Path::new(text));
+        }
+        let sized = |mode: &str, owner: Option<(u32, u32)>| {
+            let owner = owner.map_or(String::new(), |(u, g)| format!(",uid={u},gid={g}"));
+            CString::new(format!(
+                "mode={mode},size={},nr_inodes={INODES}{owner}",
+                layout.disk.max(1 << 20)
+            ))
+            .unwrap_or_default()
+        };
+        plan.tmpfs(Path::new("/dev/shm"), sized("1777", None));
+        if layout.proc {
+            plan.bind(Path::new("/proc"), Path::new("/proc"), COVERED_PROC, false);
+        } else {
+            plan.folder(Path::new("/proc"));
+        }
+        plan.tmpfs(layout.work, sized("0700", Some(layout.owner)));
+        RootPlan {
+            staging: c(layout.staging),
+            root_options: CString::new(format!("mode=0755,size=4m,nr_inodes={INODES}"))
+                .unwrap_or_default(),
+            steps: plan.steps,
+            work: c(layout.work),
+        }
+    }
+
+    /// Builds the root and pivots into it: in a process that has a mount namespace of its own
+    /// and the right to mount in it. The old root is gone from its view afterwards, and its
+    /// working folder is the new root.
+    ///
+    /// # Safety
+    /// Raw system calls only, on memory prepared before the fork.
+    pub unsafe fn build(&self) -> io::Result<()> {
+        unsafe {
+            // Nothing mounted here reaches the host's namespace, nor the host's this one.
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(raw::last_error());
+            }
+            if libc::mount(
+                c"tmpfs".as_ptr(),
+                self.staging.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                self.root_options.as_ptr().cast(),
+            ) != 0
+            {
+                return Err(raw::last_error());
+            }
+            for step in &self.steps {
+                run(step)?;
+            }
+            // The root's own folders and files are read-only from now on.
+            if libc::mount(
+                std::ptr::null(),
+                self.staging.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT
+                    | libc::MS_BIND
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(raw::last_error());
+            }
+            if libc::chdir(self.staging.as_ptr()) != 0
+                || libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) != 0
+                || libc::umount2(c".".as_ptr(), libc::MNT_DETACH) != 0
+                || libc::chdir(c"/".as_ptr()) != 0
+            {
+                return Err(raw::last_error());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Carries out one step.
+///
+/// # Safety
+/// Raw system calls only.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: the files and links of the box's minimal root, in the fresh tmpfs it is built on"
+)]
+unsafe fn run(step: &Step) -> io::Result<()> {
+    let exists = || raw::last_error().raw_os_error() == Some(libc::EEXIST);
+    unsafe {
+        match step {
+            Step::Folder(path) => {
+                if libc::mkdir(path.as_ptr(), 0o755) != 0 && !exists() {
+                    return Err(raw::last_error());
+                }
+            }
+            Step::File(path) => {
+                let fd = libc::open(
+                    path.as_ptr(),
+                    libc::O_WRONLY
+                        | libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_NOFOLLOW
+                        | libc::O_CLOEXEC,
+                    0o644,
+                );
+                if fd >= 0 {
+                    libc::close(fd);
+                } else if !exists() {
+                    return Err(raw::last_error());
+                }
+            }
+            Step::Link { text, at } => {
+                if libc::symlink(text.as_ptr(), at.as_ptr()) != 0 && !exists() {
+                    return Err(raw::last_error());
+                }
+            }
+            Step::Write { target, bytes } => {
+                let fd = libc::open(
+                    target.as_ptr(),
+                    libc::O_WRONLY
+                        | libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_NOFOLLOW
+                        | libc::O_CLOEXEC,
+                    0o644,
+                );
+                if fd < 0 {
+                    return Err(raw::last_error());
+                }
+                let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+                libc::close(fd);
+                if written != bytes.len() as isize {
+                    return Err(raw::last_error());
+                }
+            }
+            Step::Tmpfs { target, options } => {
+                if libc::mount(
+                    c"tmpfs".as_ptr(),
+                    target.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    options.as_ptr().cast(),
+                ) != 0
+                {
+                    return Err(raw::last_error());
+                }
+            }
+            Step::Bind {
+                source,
+                target,
+                attributes,
+            } => bind(source, target, *attributes)?,
+        }
+        Ok(())
+    }
+}
+
+/// A recursive bind of `source` on `target` with `attributes` set on every mount of it, by the
+/// mount API (Linux 5.12): the tree is cloned, given its attributes while detached, and only
+/// then attached, so it is never writable where the box can see it.
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Result<()> {
+    unsafe {
+        let tree = libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            source.as_ptr(),
+            (libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC) as libc::c_uint
+                | libc::AT_RECURSIVE as libc::c_uint,
+        ) as libc::c_int;
+        if tree < 0 {
+            return Err(raw::last_error());
+        }
+        let attr = libc::mount_attr {
+            attr_set: attributes,
+            attr_clr: 0,
+            propagation: libc::MS_PRIVATE,
+            userns_fd: 0,
+        };
+        let set = libc::syscall(
+            libc::SYS_mount_setattr,
+            tree,
+            c"".as_ptr(),
+            (libc::AT_EMPTY_PATH | libc::AT_RECURSIVE) as libc::c_uint,
+            &attr as *const libc::mount_attr,
+            std::mem::size_of::<libc::mount_attr>(),
+        );
+        let moved = set == 0
+            && libc::syscall(
+                libc::SYS_move_mount,
+                tree,
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                target.as_ptr(),
+                libc::MOVE_MOUNT_F_EMPTY_PATH,
+            ) == 0;
+        let error = raw::last_error();
+        libc::close(tree);
+        if moved { Ok(()) } else { Err(error) }
+    }
+}
+
+/// For the kernel probe: binds `/dev/null` on a new file `null` and makes an empty folder
+/// `proc`, in a tmpfs already mounted; whether the mount API did it.
+///
+/// # Safety
+/// Raw system calls only.
+pub unsafe fn probe_bind(null: &CString, proc: &CString) -> bool {
+    unsafe {
+        run(&Step::File(null.clone())).is_ok()
+            && bind(&CString::from(c"/dev/null"), null, DEVICE).is_ok()
+            && libc::mkdir(proc.as_ptr(), 0o755) == 0
+    }
+}
+
+/// Makes every mount of this process's mount namespace read-only (one just unshared, kept
+/// private first so nothing of it reaches the host's): the zygote's view of the machine.
+///
+/// # Safety
+/// Raw system calls only.
+pub unsafe fn read_only_everywhere() -> bool {
+    unsafe {
+        let attr = libc::mount_attr {
+            attr_set: libc::MOUNT_ATTR_RDONLY,
+            attr_clr: 0,
+            propagation: libc::MS_PRIVATE,
+            userns_fd: 0,
+        };
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            c"/".as_ptr(),
+            libc::AT_RECURSIVE as libc::c_uint,
+            &attr as *const libc::mount_attr,
+            std::mem::size_of::<libc::mount_attr>(),
+        ) == 0
+    }
+}
+
+/// Turns what the box shows into steps.
+struct Planner {
+    staging: PathBuf,
+    steps: Vec<Step>,
+    /// The folders already made (or bound), as the box sees them.
+    made: BTreeSet<PathBuf>,
+    /// The folders bound (from the host or from a copy): what lies in them exists already, and
+    /// nothing may be made there.
+    bound_trees: BTreeSet<PathBuf>,
+    /// The host folders bound at their own path: a host path in one is shown already, as it
+    /// is (one in a copy is not: a copy holds an empty folder where a package is bound).
+    host_trees: BTreeSet<PathBuf>,
+    /// The links made: nothing is made through one.
+    links: BTreeSet<PathBuf>,
+}
+
+impl Planner {
+    fn under_staging(&self, at: &Path) -> CString {
+        let relative = at.strip_prefix("/").unwrap_or(at);
+        c(&self.staging.join(relative))
+    }
+
+    /// Whether `at` lies in a bound tree (so it exists, and nothing may be made there).
+    fn in_bound_tree(&self, at: &Path) -> bool {
+        at.ancestors()
+            .skip(1)
+            .any(|ancestor| self.bound_trees.contains(ancestor))
+    }
+
+    /// Whether `at` lies beneath a link the root holds (then it is what the link leads to).
+    fn through_link(&self, at: &Path) -> bool {
+        at.ancestors()
+            .skip(1)
+            .any(|ancestor| self.links.contains(ancestor))
+    }
+
+    /// Makes the folders above `at` (not `at` itself); false when `at` cannot be shown (it
+    /// lies beneath a link).
+    fn parents(&mut self, at: &Path) -> bool {
+        if self.through_link(at) {
+            return false;
+        }
+        let mut missing: Vec<PathBuf> = Vec::new();
+        for ancestor in at.ancestors().skip(1) {
+            if ancestor == Path::new("/")
+                || self.made.contains(ancestor)
+                || self.in_bound_tree(ancestor)
+                || self.bound_trees.contains(ancestor)
+            {
+                break;
+            }
+            missing.push(ancestor.to_path_buf());
+        }
+        for folder in missing.into_iter().rev() {
+            self.steps.push(Step::Folder(self.under_staging(&folder)));
+            self.made.insert(folder);
+        }
+        true
+    }
+
+    fn folder(&mut self, at: &Path) {
+        if self.parents(at) && !self.made.contains(at) && !self.in_bound_tree(at) {
+            self.steps.push(Step::Folder(self.under_staging(at)));
+            self.made.insert(at.to_path_buf());
+        }
+    }
+
+    /// A host path shown at the same path: a link as a link, a folder or file bound.
+    fn show_host(&mut self, path: &Path) {
+        if path
+            .ancestors()
+            .any(|ancestor| self.host_trees.contains(ancestor))
+        {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if meta.file_type().is_symlink() {
+            if let Ok(text) = std::fs::read_link(path) {
+                self.link(path, &text);
+            }
+            return;
+        }
+        use std::os::unix::fs::FileTypeExt;
+        let device = meta.file_type().is_char_device();
+        if meta.is_dir() || meta.is_file() || device {
+            self.bind(path, path, if device { DEVICE } else { READ_ONLY }, true);
+            if meta.is_dir() {
+                self.host_trees.insert(path.to_path_buf());
+            }
+        }
+    }
+
+    /// Binds `source` (a host path) at `at`; `tree` counts it as a bound tree (what lies in it
+    /// exists).
+    fn bind(&mut self, at: &Path, source: &Path, attributes: u64, tree: bool) {
+        let Ok(meta) = std::fs::metadata(source) else {
+            return;
+        };
+        if !self.parents(at) {
+            return;
+        }
+        let inside_bound = self.in_bound_tree(at);
+        if meta.is_dir() {
+            if !inside_bound && !self.made.contains(at) {
+                self.steps.push(Step::Folder(self.under_staging(at)));
+                self.made.insert(at.to_path_buf());
+            }
+            if tree {
+                self.bound_trees.insert(at.to_path_buf());
+            }
+        } else if !inside_bound {
+            self.steps.push(Step::File(self.under_staging(at)));
+        }
+        self.steps.push(Step::Bind {
+            source: c(source),
+            target: self.under_staging(at),
+            attributes,
+        });
+    }
+
+    fn link(&mut self, at: &Path, text: &Path) {
+        if self.in_bound_tree(at) || self.bound_trees.contains(at) || !self.parents(at) {
+            return;
+        }
+        self.steps.push(Step::Link {
+            text: c(text),
+            at: self.under_staging(at),
+        });
+        self.links.insert(at.to_path_buf());
+    }
+
+    fn tmpfs(&mut self, at: &Path, options: CString) {
+        self.folder(at);
+        if self.made.contains(at) {
+            self.steps.push(Step::Tmpfs {
+                target: self.under_staging(at),
+                options,
+            });
+        }
+    }
+
+    fn write(&mut self, at: &Path, bytes: Vec<u8>) {
+        if self.parents(at) && !self.in_bound_tree(at) {
+            self.steps.push(Step::Write {
+                target: self.under_staging(at),
+                bytes,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described(plan: &RootPlan, staging: &Path) -> Vec<String> {
+        let strip = |text: &CString| {
+            let text = text.to_string_lossy().into_owned();
+            text.strip_prefix(&*staging.to_string_lossy())
+                .map(str::to_owned)
+                .unwrap_or(text)
+        };
+        plan.steps
+            .iter()
+            .map(|step| match step {
+                Step::Folder(p) => format!("folder {}", strip(p)),
+                Step::File(p) => format!("file {}", strip(p)),
+                Step::Bind { source, target, .. } => {
+                    format!("bind {} {}", source.to_string_lossy(), strip(target))
+                }
+                Step::Link { text, at } => {
+                    format!("link {} -> {}", strip(at), text.to_string_lossy())
+                }
+                Step::Tmpfs { target, .. } => format!("tmpfs {}", strip(target)),
+                Step::Write { target, .. } => format!("write {}", strip(target)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn folders_come_before_what_they_hold_and_nothing_is_made_in_a_bound_tree() {
+        let host = tempfile::tempdir().unwrap();
+        let tree = host.path().join("prefix");
+        std::fs::create_dir_all(tree.join("lib/python")).unwrap();
+        std::fs::write(tree.join("lib/python/x.py"), "").unwrap();
+        let copy = host.path().join("copy");
+        std::fs::create_dir_all(&copy).unwrap();
+        let staging = host.path().join("root");
+        let work = PathBuf::from("/tmp/dlqspec-box-1-x");
+        let bound = vec![tree.clone(), tree.join("lib/python")];
+        let copies = vec![(tree.join("lib"), copy.clone())];
+        let plan = RootPlan::new(&Layout {
+            bound: &bound,
+            copies: &copies,
+            work: &work,
+            staging: &staging,
+            disk: 1 << 20,
+            owner: (61000, 61000),
+            user: (61000, 61000),
+            proc: true,
+        });
+        let steps = described(&plan, &staging);
+        let at = |wanted: &str| {
+            steps
+                .iter()
+                .position(|s| s == wanted)
+                .unwrap_or_else(|| panic!("no `{wanted}` in {steps:#?}"))
+        };
+        let prefix = tree.to_string_lossy().into_owned();
+        // The bound tree's parents are made, then it is bound; the path inside it is not bound
+        // again, and the copy inside it is mounted where the tree has the folder already.
+        assert!(at(&format!("folder {prefix}")) < at(&format!("bind {prefix} {prefix}")));
+        assert!(
+            !steps
+                .iter()
+                .any(|s| s == &format!("bind {prefix}/lib/python {prefix}/lib/python"))
+        );
+        assert!(!steps.iter().any(|s| s == &format!("folder {prefix}/lib")));
+        at(&format!("bind {} {prefix}/lib", copy.display()));
+        at("write /etc/passwd");
+        at("link /dev/fd -> /proc/self/fd");
+        at("tmpfs /dev/shm");
+        at("bind /proc /proc");
+        at("tmpfs /tmp/dlqspec-box-1-x");
+        assert!(at("folder /tmp") < at("folder /tmp/dlqspec-box-1-x"));
+    }
+
+    #[test]
+    fn a_package_bound_inside_a_copy_is_bound_over_its_empty_folder() {
+        let host = tempfile::tempdir().unwrap();
+        let project = host.path().join("project");
+        std::fs::create_dir_all(project.join("node_modules/tsx")).unwrap();
+        let copy = host.path().join("copy");
+        std::fs::create_dir_all(copy.join("node_modules")).unwrap();
+        let staging = host.path().join("root");
+        let work = PathBuf::from("/w");
+        let bound = vec![project.join("node_modules")];
+        let copies = vec![(project.clone(), copy.clone())];
+        let plan = RootPlan::new(&Layout {
+            bound: &bound,
+            copies: &copies,
+            work: &work,
+            staging: &staging,
+            disk: 1 << 20,
+            owner: (0, 0),
+            user: (0, 0),
+            proc: false,
+        });
+        let steps = described(&plan, &staging);
+        let project = project.display();
+        let copy_bind = steps
+            .iter()
+            .position(|s| s == &format!("bind {} {project}", copy.display()))
+            .unwrap_or_else(|| panic!("{steps:#?}"));
+        let package = steps
+            .iter()
+            .position(|s| s == &format!("bind {project}/node_modules {project}/node_modules"))
+            .unwrap_or_else(|| panic!("{steps:#?}"));
+        assert!(copy_bind < package, "{steps:#?}");
+        // The copy holds the folder to mount on: nothing is made in it.
+        assert!(
+            !steps
+                .iter()
+                .any(|s| s == &format!("folder {project}/node_modules"))
+        );
+    }
+
+    #[test]
+    fn nothing_is_made_beneath_a_link() {
+        let host = tempfile::tempdir().unwrap();
+        let target = host.path().join("real");
+        std::fs::create_dir_all(target.join("inside")).unwrap();
+        let link = host.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let staging = host.path().join("root");
+        let work = PathBuf::from("/w");
+        let bound = vec![link.clone(), link.join("inside")];
+        let plan = RootPlan::new(&Layout {
+            bound: &bound,
+            copies: &[],
+            work: &work,
+            staging: &staging,
+            disk: 1 << 20,
+            owner: (0, 0),
+            user: (0, 0),
+            proc: false,
+        });
+        let steps = described(&plan, &staging);
+        assert!(steps.contains(&format!("link {} -> {}", link.display(), target.display())));
+        assert!(
+            !steps
+                .iter()
+                .any(|s| s.contains(&*link.join("inside").to_string_lossy()))
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! `summary.json`, the record a `grade --output DIR` leaves (docs/autograders.md): its rows,
+//! rules, causes, suite and regrade as serde types, written by the grade summary reporter and
+//! read back by `grade --merge` and `--against`.
+//!
+//! Read back, the parts that describe the grading and decide nothing (the partition, the
+//! suite, the class's rules and causes, the regrade) read as absent when they have another
+//! shape; the rows are what a merge or a regrade uses, and each is checked
+//! (`grading::read_summary`).
+
+use indexmap::IndexMap;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::{Deserialize, Serialize};
+
+/// The whole of `summary.json`, in the order its keys are written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryFile {
+    /// `dlqspec-grade-summary` (`grading::SUMMARY_FORMAT`).
+    pub format: String,
+    /// `grading::SUMMARY_VERSION`.
+    pub version: u64,
+    /// The `--partition` share this grading was, when it was one.
+    #[serde(default, deserialize_with = "lenient")]
+    pub partition: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub suite: Option<SuiteRecord>,
+    /// Each rule with how many submissions passed it, in the rules' order.
+    #[serde(default, deserialize_with = "lenient")]
+    pub rules: Option<IndexMap<String, RuleShare>>,
+    /// The class's most common failure causes, most submissions first.
+    #[serde(default, deserialize_with = "lenient")]
+    pub causes: Option<Vec<CauseRecord>>,
+    /// What changed since the grading `--against` named, when it named one.
+    #[serde(default, deserialize_with = "lenient")]
+    pub against: Option<AgainstRecord>,
+    /// A row per submission; an error names the row (`rows[3]: ...`).
+    #[serde(deserialize_with = "each_row")]
+    pub rows: Vec<RowRecord>,
+}
+
+/// The two fields read before the rest, so that a file of another format or version is
+/// told as such rather than by the first field it lacks.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct SummaryHead {
+    #[serde(default, deserialize_with = "lenient")]
+    pub format: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub version: Option<u64>,
+}
+
+/// What the grading says of itself (`grading::About`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteRecord {
+    pub folders: Vec<String>,
+    pub specs: usize,
+    pub digest: String,
+    pub graded: String,
+    pub dlqspec: String,
+}
+
+/// A rule's share of the class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleShare {
+    pub passed: usize,
+    pub submissions: usize,
+}
+
+/// One of the class's failure causes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CauseRecord {
+    pub cause: String,
+    pub id: Option<String>,
+    pub rule: Option<String>,
+    /// The report names of the submissions it hit.
+    pub who: Vec<String>,
+    pub submissions: usize,
+    pub specs: usize,
+    pub failures: usize,
+    pub example: CauseExample,
+}
+
+/// A cause's first failure in the class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CauseExample {
+    pub submission: String,
+    pub name: String,
+    pub spec: String,
+}
+
+/// A regrade, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgainstRecord {
+    /// The earlier grading's folder, as given.
+    pub dir: String,
+    pub no_change: bool,
+    pub unchanged: usize,
+    pub changed: Vec<ChangedRecord>,
+    pub new: Vec<NewRecord>,
+    pub gone: Vec<GoneRecord>,
+}
+
+/// A submission's status and score, in brief.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StandingRecord {
+    pub status: String,
+    pub score: f64,
+    pub max_score: f64,
+}
+
+/// A submission graded both times whose grading changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangedRecord {
+    pub name: String,
+    pub submission: String,
+    pub before: StandingRecord,
+    pub after: StandingRecord,
+    pub specs: Vec<SpecChange>,
+}
+
+/// A spec whose outcome changed: `None` where it was not in that grading's suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecChange {
+    pub spec: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// A submission the earlier grading did not have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewRecord {
+    pub name: String,
+    pub submission: String,
+    pub after: StandingRecord,
+}
+
+/// A submission this grading does not have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GoneRecord {
+    pub name: String,
+    pub submission: String,
+    pub before: StandingRecord,
+}
+
+/// One submission's row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowRecord {
+    pub submission: String,
+    pub name: String,
+    /// `pass`, `fail`, `broken`, `timeout`, `crashed` or `ungraded`.
+    pub status: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub passed: usize,
+    pub failed: usize,
+    pub seconds: f64,
+    pub note: String,
+    /// `NAME.txt`, or null when none was written.
+    pub report: Option<String>,
+    /// `NAME.jsonl`, or null when none was written.
+    pub json_report: Option<String>,
+    /// The specs whose picture was written (null read as none).
+    #[serde(default, deserialize_with = "null_as_none")]
+    pub pictures: Vec<String>,
+    /// Each rule's verdict: `pass` or `fail`.
+    pub rules: IndexMap<String, String>,
+    /// Each spec of the suite's verdict, by path.
+    pub specs: IndexMap<String, SpecVerdictRecord>,
+}
+
+/// A spec's verdict in a row: its outcome, and its cause when it failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecVerdictRecord {
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause_rule: Option<String>,
+}
+
+/// A part that decides nothing: of another shape, it reads as absent.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(T::deserialize(value).ok())
+}
+
+fn null_as_none<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
+}
+
+/// The rows, each read on its own so that an error names the row it is in.
+fn each_row<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RowRecord>, D::Error> {
+    let rows = Vec::<serde_json::Value>::deserialize(d)?;
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            RowRecord::deserialize(row).map_err(|e| D::Error::custom(format!("rows[{i}]: {e}")))
+        })
+        .collect()
+}

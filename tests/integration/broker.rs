@@ -1,0 +1,470 @@
+//! The same specs on a real broker (`--world amqp://...`): RabbitMQ on 127.0.0.1:5672, which
+//! `.ci/run` installs and starts. Without one, the broker tier is skipped, and the run says so
+//! at its end with how to start one; in CI (`CI` set) a missing broker is a failure. The tests
+//! take turns, those of every test process on the machine (one stops the broker, and two
+//! `cargo test` at once share it), and each ends with no queue of dlqspec's left on it.
+
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+use crate::common::{Tier, dlqspec, ran, root, run, suite_of, tier_lacking};
+
+const QUORUM: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=quorum";
+const CLASSIC: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=classic";
+
+/// The tests on the broker of this test process, one at a time.
+static TURN: Mutex<()> = Mutex::new(());
+
+/// One test's turn on the broker: this process's, and the machine's (a lock on a file every
+/// test process of the machine takes), held until dropped.
+pub struct Turn {
+    _process: MutexGuard<'static, ()>,
+    _machine: std::fs::File,
+}
+
+/// The broker's turn, for a test elsewhere that runs a command on it; `None` when no broker
+/// listens on 127.0.0.1:5672 (the broker tests say so, and fail in CI).
+pub fn turn() -> Option<Turn> {
+    let process = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // The machine's turn before the broker is asked: a test of another process may have
+    // stopped it for its own turn, and starts it again before that turn ends.
+    let path = std::env::temp_dir().join("dlqspec-broker-tests.lock");
+    // Made by whoever comes first; another user's run locks it read-only.
+    let machine = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .or_else(|_| std::fs::File::open(&path))
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    machine
+        .lock()
+        .unwrap_or_else(|error| panic!("lock {}: {error}", path.display()));
+    let address = "127.0.0.1:5672".parse().expect("an address");
+    std::net::TcpStream::connect_timeout(&address, std::time::Duration::from_secs(5)).ok()?;
+    Some(Turn {
+        _process: process,
+        _machine: machine,
+    })
+}
+
+/// The broker's turn, or `None` when no broker listens: the broker tier is then skipped (in
+/// CI, a failure).
+fn broker() -> Option<Turn> {
+    if let Some(turn) = turn() {
+        return Some(turn);
+    }
+    tier_lacking(
+        Tier::Broker,
+        Some("no RabbitMQ at 127.0.0.1:5672".to_owned()),
+    );
+    None
+}
+
+/// `rabbitmqctl ARGS`, which must succeed.
+fn rabbitmqctl(args: &[&str]) -> String {
+    let output = Command::new("rabbitmqctl")
+        .args(args)
+        .output()
+        .expect("rabbitmqctl runs");
+    assert!(
+        output.status.success(),
+        "rabbitmqctl {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The queues of dlqspec's on the broker.
+fn dlqspec_queues() -> Vec<String> {
+    rabbitmqctl(&["list_queues", "name", "--quiet", "--no-table-headers"])
+        .lines()
+        .map(str::trim)
+        .filter(|name| name.starts_with("dlqspec."))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn assert_no_queue_left() {
+    assert_eq!(
+        dlqspec_queues(),
+        Vec::<String>::new(),
+        "queues of dlqspec's left"
+    );
+}
+
+#[test]
+fn the_builtin_and_the_python_example_part_from_the_fake_where_the_queue_type_does() {
+    let Some(_turn) = broker() else { return };
+    for implementation in ["builtin", "python:examples/python/solution.py"] {
+        let quorum = run(&[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            implementation,
+            "--world",
+            QUORUM,
+        ]);
+        assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
+        assert!(
+            quorum
+                .stdout
+                .contains("world: rabbitmq quorum at amqp://guest@127.0.0.1:5672/")
+        );
+        assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
+        // A quorum queue counts deliveries and requeues to the tail, as the lesson's does.
+        assert!(
+            !quorum.stdout.contains("no-delivery-count"),
+            "{}",
+            quorum.stdout
+        );
+        assert!(
+            !quorum.stdout.contains("requeue-at-head"),
+            "{}",
+            quorum.stdout
+        );
+
+        let classic = run(&[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            implementation,
+            "--world",
+            CLASSIC,
+        ]);
+        assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
+        assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
+        let tail = "DIVRG specs/dlq-consumer/transient-retried-to-the-tail.yaml";
+        let told = classic
+            .stdout
+            .split(tail)
+            .nth(1)
+            .expect("the retry spec diverges");
+        assert!(
+            told.lines()
+                .nth(2)
+                .is_some_and(|l| l.contains("broker property requeue-at-head")),
+            "{told}"
+        );
+        let budget = "DIVRG specs/dlq-consumer/exhausted-at-max-attempts.yaml";
+        let told = classic
+            .stdout
+            .split(budget)
+            .nth(1)
+            .expect("the budget spec diverges");
+        assert!(told.contains("broker property no-delivery-count"), "{told}");
+        assert!(classic.stdout.contains("diverged: "), "{}", classic.stdout);
+    }
+    assert_no_queue_left();
+}
+
+#[test]
+fn a_wrong_solution_fails_on_the_broker_apart_from_what_diverges() {
+    let Some(_turn) = broker() else { return };
+    let ran = run(&[
+        "run",
+        "specs/dlq-consumer",
+        "--impl",
+        "python:tests/solutions/dlq_no_poison.py",
+        "--world",
+        CLASSIC,
+        "--format",
+        "json",
+        "--output",
+        "-",
+    ]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let lines: Vec<serde_json::Value> = ran
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let outcomes = |kind: &str| {
+        lines
+            .iter()
+            .filter(|line| line["outcome"] == kind)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        !outcomes("mismatch").is_empty(),
+        "the solution's own failures"
+    );
+    let diverged = outcomes("divergence");
+    assert!(!diverged.is_empty());
+    for line in &diverged {
+        let property = &line["divergence"]["broker_properties"][0];
+        assert!(
+            property["id"].is_string() && property["first"].is_string(),
+            "{line}"
+        );
+        assert!(line["divergence"]["world"].as_str().is_some_and(|world| {
+            world.ends_with("queue-type=classic") && !world.contains(":guest@")
+        }));
+    }
+    let started = &lines[0];
+    assert_eq!(started["event"], "run_started");
+    assert!(
+        started["world"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("world: rabbitmq classic"))
+    );
+    let finished = lines.last().expect("a last line");
+    assert_eq!(finished["diverged"].as_u64(), Some(diverged.len() as u64));
+    assert_no_queue_left();
+}
+
+/// A solution that, on its `nth` construction, does `act` (Python) first: the example's
+/// consumer otherwise. Run with `--sandbox off`, so that it can reach the broker's tools.
+fn acting_solution(dir: &std::path::Path, nth: usize, act: &str) -> String {
+    let example = root().join("examples/python/solution.py");
+    let path = dir.join("acting.py");
+    let text = format!(
+        "import importlib.util, os, signal, subprocess\n\
+         _spec = importlib.util.spec_from_file_location('example', {example:?})\n\
+         _example = importlib.util.module_from_spec(_spec)\n\
+         _spec.loader.exec_module(_example)\n\
+         RetryQueue = _example.RetryQueue\n\
+         _made = [0]\n\
+         class DLQConsumer(_example.DLQConsumer):\n\
+         \x20   def __init__(self, *args, **kwargs):\n\
+         \x20       super().__init__(*args, **kwargs)\n\
+         \x20       _made[0] += 1\n\
+         \x20       if _made[0] == {nth}:\n\
+         \x20           {act}\n",
+        example = example.display().to_string()
+    );
+    std::fs::write(&path, text).expect("write the solution");
+    format!("python:{}", path.display())
+}
+
+#[test]
+fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
+    let Some(_turn) = broker() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let solution = acting_solution(
+        dir.path(),
+        4,
+        "subprocess.run(['rabbitmqctl', 'stop_app'], capture_output=True, check=True)",
+    );
+    let ran = run(&[
+        "run",
+        "specs/dlq-consumer",
+        "--impl",
+        &solution,
+        "--sandbox",
+        "off",
+        "--timeout",
+        "120",
+        "--world",
+        QUORUM,
+    ]);
+    rabbitmqctl(&["start_app"]);
+    rabbitmqctl(&["await_startup"]);
+    let all = suite_of("specs/dlq-consumer").len();
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("the RabbitMQ broker at amqp://guest@127.0.0.1:5672/%2F?queue-type=quorum: "),
+        "{}",
+        ran.stderr
+    );
+    let counts = ran.stdout.lines().last().expect("the closing count");
+    let (passed, skipped) = {
+        let number = |word: &str| {
+            counts
+                .split(", ")
+                .find_map(|part| part.strip_suffix(word)?.trim().parse::<usize>().ok())
+                .unwrap_or(0)
+        };
+        (number(" passed"), number(" skipped"))
+    };
+    assert!(counts.contains(" 0 failed"), "{counts}");
+    // The fourth consumer is made in the second, third or fourth spec: the spec it stopped
+    // under and every one after are not run, and none is told passed that did not finish.
+    assert!((1..=3).contains(&passed), "{counts}");
+    assert_eq!(passed + skipped, all, "{counts}");
+    assert!(
+        ran.stdout.contains("not run: the broker failed"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stderr.contains(&format!(
+            "the broker failed after {passed} of the run's {all} specs; {skipped} not run"
+        )),
+        "{}",
+        ran.stderr
+    );
+    // The stopped spec's queue could not be deleted; the next run deletes it.
+    let next = run(&[
+        "run",
+        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+        "--world",
+        QUORUM,
+    ]);
+    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
+    assert_no_queue_left();
+}
+
+#[test]
+fn a_killed_run_leaves_a_queue_the_next_run_deletes() {
+    let Some(_turn) = broker() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Kills the dlqspec that runs it (its parent, with the box off), mid-spec.
+    let solution = acting_solution(
+        dir.path(),
+        2,
+        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
+    );
+    let killed = ran(dlqspec()
+        .args([
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            &solution,
+            "--sandbox",
+            "off",
+        ])
+        .args(["--world", CLASSIC])
+        .output()
+        .expect("dlqspec runs"));
+    assert_ne!(killed.code, 0);
+    assert!(
+        !dlqspec_queues().is_empty(),
+        "a killed run leaves its spec's queue"
+    );
+    let next = run(&[
+        "run",
+        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+        "--world",
+        CLASSIC,
+    ]);
+    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
+    assert_no_queue_left();
+}
+
+#[test]
+fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
+    // Nothing listens on port 1: no broker needed.
+    let absent = run(&[
+        "run",
+        "specs/dlq-consumer",
+        "--world",
+        "amqp://guest:pw-absent@127.0.0.1:1/",
+    ]);
+    assert_eq!(absent.code, 2, "{}", absent.stdout);
+    assert!(
+        absent
+            .stderr
+            .contains("the RabbitMQ broker at amqp://guest@127.0.0.1:1/%2F: cannot connect"),
+        "{}",
+        absent.stderr
+    );
+    assert!(
+        absent.stderr.contains("rabbitmq-server -detached"),
+        "{}",
+        absent.stderr
+    );
+    assert!(!absent.stdout.contains("PASS") && !absent.stderr.contains("pw-absent"));
+    let Some(_turn) = broker() else { return };
+    let refused = run(&[
+        "run",
+        "specs/dlq-consumer",
+        "--world",
+        "amqp://guest:not-the-pw-7q@127.0.0.1:5672/",
+    ]);
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("refused the credentials (403"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!format!("{}{}", refused.stdout, refused.stderr).contains("not-the-pw-7q"));
+    assert!(!refused.stdout.contains("PASS"), "{}", refused.stdout);
+    assert_no_queue_left();
+}
+
+#[test]
+fn the_world_applies_to_dlq_consumer_specs_and_says_so_for_the_rest() {
+    let Some(_turn) = broker() else { return };
+    let ran = run(&[
+        "run",
+        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+        "specs/outcome-queue",
+        "--world",
+        QUORUM,
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let outcome_queue = suite_of("specs/outcome-queue").len();
+    assert!(
+        ran.stdout.contains(&format!("the {outcome_queue} outcome-queue specs ran as always (their queue is the implementation)")),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("first_received_at: no RabbitMQ queue keeps")
+    );
+    assert_no_queue_left();
+}
+
+#[test]
+fn explain_on_the_broker_tells_where_it_parts_from_the_fake() {
+    let Some(_turn) = broker() else { return };
+    let ran = run(&[
+        "explain",
+        "specs/dlq-consumer/transient-retried-to-the-tail.yaml",
+        "--world",
+        CLASSIC,
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("    \u{2717} pending: expected [b, a], got [a, b]\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains(
+        "broker: the ready queue is [a, b], where the lesson's is [b, a] (requeue-at-head"
+    ));
+    assert!(ran.stdout.contains("outcome: DIVERGES"), "{}", ran.stdout);
+    assert_no_queue_left();
+}
+
+/// docs/brokers.md holds, between its markers, what the command it shows writes.
+#[test]
+fn the_brokers_page_holds_the_matrix_its_command_writes() {
+    let Some(_turn) = broker() else { return };
+    let page = std::fs::read_to_string(root().join("docs/brokers.md")).expect("docs/brokers.md");
+    let begin = "<!-- generated: begin -->\n";
+    let end = "<!-- generated: end -->\n";
+    let held = page
+        .split(begin)
+        .nth(1)
+        .and_then(|rest| rest.split(end).next())
+        .expect("the page marks its generated part");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = dir.path().join("matrix.md");
+    let ran = run(&[
+        "matrix",
+        "specs/dlq-consumer",
+        "--world",
+        "fake",
+        "--world",
+        QUORUM,
+        "--world",
+        CLASSIC,
+        "--output",
+        output.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let written = std::fs::read_to_string(&output).expect("the matrix");
+    assert!(page.contains(&format!(
+        "dlqspec matrix specs/dlq-consumer --world fake --world '{QUORUM}' --world '{CLASSIC}' --output matrix.md"
+    )));
+    assert!(
+        held == written,
+        "docs/brokers.md is not what the command writes now: regenerate it (its command is on the page)"
+    );
+    assert_no_queue_left();
+}

@@ -1,0 +1,153 @@
+//! The rules clippy holds (clippy.toml), seen to hold: the violations the text reader of old
+//! let through (`tests/support/plants.rs`), planted in live code of low layers of a copy of
+//! the crate, each fail `cargo clippy -- -D warnings` at its own line. (The one clippy does
+//! not hold, an alias to a contract's folder, and all nine inside `#[cfg(any())]`, where no
+//! build looks, are tests/architecture.rs's.)
+//!
+//! One copy holds every plant, each in a file of its own, and is checked once: clippy reports
+//! a lint at every place it is broken, so each plant fails on its own, as in a copy of its own,
+//! at the cost of one check build of the crate instead of eight. The copy shares the build
+//! folder, so the dependencies are not checked again. The planted tier (common::Tier): CI
+//! runs it, a contributor's `cargo test` only when asked.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{Tier, root, target_dir, tier};
+use crate::plants::PLANTS;
+
+/// The files of low layers the plants go into, one each, in the order of `PLANTS`.
+const HOSTS: [&str; 9] = [
+    "src/text/suggest.rs",
+    "src/text/source.rs",
+    "src/model/rule.rs",
+    "src/generate/rng.rs",
+    "src/text/cut.rs",
+    "src/text/listing.rs",
+    "src/model/captured.rs",
+    "src/amqp/wire.rs",
+    "src/load/discover.rs",
+];
+
+/// Copies what a check build of the crate reads into `copy`: the manifest, the lock, the
+/// rules, `src/` (copied, to be planted in) and, linked, what it includes from elsewhere.
+fn copy_crate(copy: &Path) {
+    for file in ["Cargo.toml", "Cargo.lock", "clippy.toml"] {
+        std::fs::copy(root().join(file), copy.join(file)).expect(file);
+    }
+    copy_folder(&root().join("src"), &copy.join("src"));
+    // The manifest names the benchmarks; the shims and the protocol's schemas are included.
+    for folder in ["benches", "shims", "protocol"] {
+        std::os::unix::fs::symlink(root().join(folder), copy.join(folder)).expect(folder);
+    }
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder of the copy");
+    for entry in std::fs::read_dir(from).expect("a folder of src/") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("a file of src/");
+        }
+    }
+}
+
+/// Where clippy reported each lint it failed on: (file, line, lint).
+fn reported(json_lines: &str) -> Vec<(String, u64, String)> {
+    let mut found = Vec::new();
+    for line in json_lines.lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if message["reason"] != "compiler-message" {
+            continue;
+        }
+        let message = &message["message"];
+        let Some(lint) = message["code"]["code"].as_str() else {
+            continue;
+        };
+        for span in message["spans"].as_array().into_iter().flatten() {
+            if span["is_primary"] == true {
+                found.push((
+                    span["file_name"].as_str().unwrap_or_default().to_owned(),
+                    span["line_start"].as_u64().unwrap_or_default(),
+                    lint.to_owned(),
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn each_planted_violation_fails_clippy_at_its_line() {
+    if !tier(Tier::Planted) {
+        return;
+    }
+    std::fs::create_dir_all(target_dir().join("tmp")).expect("target/tmp");
+    let copy = tempfile::Builder::new()
+        .prefix("planted-")
+        .tempdir_in(target_dir().join("tmp"))
+        .expect("a folder for the copy");
+    copy_crate(copy.path());
+    let mut planted = Vec::new();
+    for (index, (plant, host)) in PLANTS.iter().zip(HOSTS).enumerate() {
+        let Some(lint) = plant.lint else { continue };
+        let path = copy.path().join(host);
+        let mut text = std::fs::read_to_string(&path).expect("the host file");
+        assert!(text.ends_with('\n'), "{host} ends with a newline");
+        // After the file's lines: an empty one, the attribute, the `fn`, then the plant's.
+        let line = text.lines().count() + 4 + plant.body.lines().count() - 1;
+        text.push_str(&format!(
+            "\n#[allow(dead_code)]\nfn planted_{index}() {{\n    {}\n}}\n",
+            plant.body
+        ));
+        std::fs::write(&path, text).expect("the planted file");
+        planted.push((plant.name, host, line as u64, lint));
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let checked = Command::new(cargo)
+        .args([
+            "clippy",
+            "--quiet",
+            "--locked",
+            "--message-format=json",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .current_dir(copy.path())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo clippy runs");
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        !checked.status.success(),
+        "clippy passed the planted copy:\n{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    let reported = reported(&stdout);
+    for (name, host, line, lint) in &planted {
+        assert!(
+            reported
+                .iter()
+                .any(|(file, at, by)| file == host && at == line && by == lint),
+            "the planted `{name}` ({host}:{line}) did not fail {lint}; clippy reported \
+             {reported:?}\n{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
+    }
+    // Nothing else failed: the copy is the crate, which passes.
+    for (file, at, lint) in &reported {
+        assert!(
+            planted
+                .iter()
+                .any(|(_, host, line, _)| host == file && line == at),
+            "clippy failed {file}:{at} ({lint}), where nothing was planted"
+        );
+    }
+}
