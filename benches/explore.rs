@@ -21,8 +21,8 @@ mod support;
 use dlqspec::contracts::CONTRACTS;
 use dlqspec::contracts::builtin::Builtin;
 use dlqspec::contracts::contract::RunMode;
-use dlqspec::explore::crashes::{self, Plan};
-use dlqspec::explore::{self, Quiet, Settings};
+use dlqspec::explore::crashes::{self, CrashPlan};
+use dlqspec::explore::{self, ExploreSettings, Quiet};
 
 use support::best_of;
 
@@ -34,7 +34,7 @@ const ROUNDS: usize = 5;
 fn main() {
     println!("explore on the built-in against itself: seed {SEED}, best of {ROUNDS}");
     for contract in CONTRACTS {
-        let settings = Settings {
+        let settings = ExploreSettings {
             seed: SEED,
             cases: CASES,
             time: None,
@@ -70,7 +70,7 @@ fn main() {
     let schedules = explorer
         .crash_schedules(&loaded.file)
         .expect("dlq-consumer has crash schedules");
-    let plan = Plan {
+    let plan = CrashPlan {
         contract: loaded.contract,
         spec: "replay-given-ids-in-their-order.yaml",
         max_crashes: 2,

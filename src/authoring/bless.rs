@@ -7,7 +7,7 @@
 
 use crate::authoring::lint::{self, SpecSmell};
 use crate::contracts::contract::RunMode;
-use crate::load::discover::Entry;
+use crate::load::discover::DiscoveredPath;
 use crate::load::loader;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
@@ -42,10 +42,10 @@ pub enum Blessing {
 
 /// Blesses the spec a discovery entry names against `implementation` (the built-in one, unless
 /// a person explicitly asked for another). Nothing is written here; see `atomic_file`.
-pub fn bless_entry(entry: &Entry, implementation: &mut dyn Implementation) -> Blessing {
+pub fn bless_entry(entry: &DiscoveredPath, implementation: &mut dyn Implementation) -> Blessing {
     let read = match entry {
-        Entry::Spec(found) => loader::read_found(found),
-        Entry::Unreadable { path, reason } => Err(loader::unreadable(path, reason)),
+        DiscoveredPath::Spec(found) => loader::read_found(found),
+        DiscoveredPath::Unreadable { path, reason } => Err(loader::unreadable(path, reason)),
     };
     match read {
         Ok(file) => bless(file, implementation),

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::contracts::contract::RunMode;
-use crate::contracts::timeline::Told;
+use crate::contracts::timeline::TimelineLine;
 use crate::load::loader::LoadedSpec;
 use crate::model::captured::Captured;
 use crate::model::cause::Cause;
@@ -29,7 +29,7 @@ pub struct Explanation {
     pub contract: &'static str,
     pub rules: Vec<String>,
     pub implementation: ImplInfo,
-    pub timeline: Vec<Told>,
+    pub timeline: Vec<TimelineLine>,
     /// The lanes the timeline's calls run between, as the picture draws them.
     pub lanes: &'static [&'static str],
     pub outcome: Outcome,

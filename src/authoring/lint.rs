@@ -27,7 +27,7 @@ use crate::text::yaml::edit::Document;
 
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub struct LintFinding {
     pub id: &'static str,
     pub location: Location,
     pub message: String,
@@ -49,7 +49,7 @@ pub enum Location {
 #[derive(Debug, Clone, Default)]
 pub struct LintReport {
     pub specs: usize,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<LintFinding>,
     /// Smells found but not reported: allowed by a spec or by `--allow`.
     pub allowed: usize,
     pub spec_errors: Vec<SpecError>,
@@ -261,7 +261,7 @@ pub fn lint(
                 report.allowed += 1;
                 continue;
             }
-            report.findings.push(Finding {
+            report.findings.push(LintFinding {
                 id,
                 location: Location::Spec {
                     path: path.clone(),
@@ -314,14 +314,14 @@ fn uncovered_rules(
     paths: &[PathBuf],
     contracts: &BTreeSet<&'static str>,
     covered: &BTreeSet<&'static str>,
-) -> Vec<Finding> {
+) -> Vec<LintFinding> {
     let folders: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
     CONTRACTS
         .iter()
         .filter(|contract| contracts.contains(contract.name()))
         .flat_map(|contract| contract.rules())
         .filter(|rule| !covered.contains(rule.id))
-        .map(|rule| Finding {
+        .map(|rule| LintFinding {
             id: UNCOVERED_RULE,
             location: Location::Rule(rule.id.to_owned()),
             message: format!(

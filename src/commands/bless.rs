@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::authoring::bless::{self, Blessing};
 use crate::authoring::lint::SpecSmell;
 use crate::commands::cli::BlessArgs;
-use crate::commands::interactive::{self, Answer};
+use crate::commands::interactive::{self, ReviewAnswer};
 use crate::contracts::builtin::Builtin;
 use crate::load::discover;
 use crate::report::sanitize;
@@ -81,13 +81,13 @@ pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
                     if args.interactive {
                         let _ = write!(out, "{shown} ({what}):\n{}\n{notes}", diff());
                         match interactive::ask(&format!("bless {shown}?"), &mut answers, &mut out) {
-                            Answer::Accept => {}
-                            Answer::Skip => {
+                            ReviewAnswer::Accept => {}
+                            ReviewAnswer::Skip => {
                                 tally.skipped += 1;
                                 let _ = writeln!(out, "skipped {shown}\n");
                                 continue;
                             }
-                            Answer::Quit => {
+                            ReviewAnswer::Quit => {
                                 tally.left = Some(files.len() - index);
                                 break;
                             }

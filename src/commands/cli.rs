@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::external::sandbox::Sandbox;
 use crate::model::world::WorldChoice;
 use crate::report::ReportFormat;
-use crate::run::select::{Filter, Partition};
+use crate::run::select::{Partition, SpecFilter};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -237,8 +237,8 @@ pub struct RunArgs {
     /// Run only specs whose name or path contains TEXT, or with a rule id that is TEXT or starts
     /// with it (`dlq-consumer/`). TEXT with * ? [ { is a path glob (`dlq-consumer/poison-*.yaml`).
     /// Repeatable: a spec runs when any filter matches.
-    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
-    pub filter: Vec<Filter>,
+    #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
+    pub filter: Vec<SpecFilter>,
 
     /// Run only the K-th of N shares of the selected specs, so N CI jobs together run each
     /// spec once: K/N or count:K/N (by position in path order), hash:K/N (by path hash).
@@ -323,8 +323,8 @@ pub struct WatchArgs {
     pub specs: SpecPaths,
 
     /// Run only specs a filter selects, as `run --filter` does (repeatable: any may match).
-    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
-    pub filter: Vec<Filter>,
+    #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
+    pub filter: Vec<SpecFilter>,
 
     /// How many specs run at once (as `run --jobs`).
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
@@ -599,8 +599,8 @@ pub struct MatrixArgs {
     pub specs: SpecPaths,
 
     /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
-    #[arg(long, value_name = "TEXT", value_parser = Filter::new)]
-    pub filter: Vec<Filter>,
+    #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
+    pub filter: Vec<SpecFilter>,
 
     /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts) or
     /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.

@@ -15,7 +15,7 @@ use crate::run::runner::exit;
 pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     // Before any implementation starts: the page goes out through stdout or --output, which
     // `grade` keeps as a submission's picture; no implementation may find or write them.
-    crate::external::seal::seal();
+    crate::external::hardening::harden_own_process();
     let mut out = crate::report::sanitize::stdout();
     if args.spec.is_dir() {
         let message = format!(
@@ -60,7 +60,7 @@ pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
         return code;
     }
-    super::box_note::tell(&target);
+    super::sandbox_warnings::warn_once(&target);
     let world = match super::world::chosen(args.world) {
         Ok(world) => world,
         Err(error) => return super::messages::usage_error(&error, &palette),

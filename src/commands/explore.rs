@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::commands::cli::ExploreArgs;
 use crate::contracts::contract::{Contract, RunMode};
 use crate::contracts::{self, CONTRACTS};
-use crate::explore::crashes::{self, Plan};
+use crate::explore::crashes::{self, CrashPlan};
 use crate::explore::render::ExploreReporter;
-use crate::explore::{self, DEFAULT_CASES, DEFAULT_SHRINK_TRIES, Finding, Settings};
+use crate::explore::{self, DEFAULT_CASES, DEFAULT_SHRINK_TRIES, ExploreSettings, Finding};
 use crate::external::launch::Target;
 use crate::generate::rng;
 use crate::model::outcome::Outcome;
@@ -51,7 +51,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     if let Err(message) = prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
-    let settings = Settings {
+    let settings = ExploreSettings {
         seed: args.seed.unwrap_or_else(rng::fresh_seed),
         cases: args.cases.unwrap_or(DEFAULT_CASES),
         time: args.budget,
@@ -130,7 +130,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
         return usage(&message);
     }
     let shown = display_path(spec);
-    let plan = Plan {
+    let plan = CrashPlan {
         contract,
         spec: &shown,
         max_crashes: args.crashes.unwrap_or(1) as usize,
@@ -236,7 +236,7 @@ fn implementation_and_reporter(
         .clone()
         .unwrap_or(Target::Builtin)
         .with_limits(target.limits.limits());
-    super::box_note::tell(&chosen);
+    super::sandbox_warnings::warn_once(&chosen);
     let implementation = chosen.instantiate(target.limits.timeout);
     let reporter = ExploreReporter::new(
         crate::report::sanitize::stdout(),

@@ -43,7 +43,7 @@ const MAX_PICTURE_BYTES: u64 = 8 << 20;
 const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
 
 /// The descriptor a run's JSON-lines report comes back through: a pipe only `grade` and that
-/// run hold (the run seals it from its implementation, `crate::external::seal`).
+/// run hold (the run hardens itself against its implementation, `crate::external::hardening`).
 const REPORT_FD: i32 = 3;
 
 /// How long the report's pipe may stay open once its run and everything it started are
@@ -60,9 +60,9 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         Err(error) => return usage_error(format!("cannot find dlqspec itself: {error}")),
     };
     // Said once here, not once per submission's run.
-    super::box_note::tell_for(args.limits.sandbox.into());
+    super::sandbox_warnings::warn_once_for(args.limits.sandbox.into());
     // The runs' reports come back through descriptors of grade's: no submission may open them.
-    crate::external::seal::seal();
+    crate::external::hardening::harden_own_process();
     let earlier = match earlier_grading(&args) {
         Ok(earlier) => earlier,
         Err(why) => return usage_error(why),
@@ -634,7 +634,11 @@ fn remove_stale(path: &Path) -> Result<(), String> {
 
 /// Writes a submission's `NAME.txt` and `NAME.jsonl`, each replacing what is there (a link or
 /// file planted there is replaced, never written through); which were written.
-fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading::Written, String> {
+fn write_reports(
+    output: &Path,
+    name: &str,
+    reports: Reports,
+) -> Result<grading::WrittenReports, String> {
     let text = output.join(format!("{name}.txt"));
     let jsonl = output.join(format!("{name}.jsonl"));
     let reports_json = reports.json_lines.is_some();
@@ -672,7 +676,7 @@ fn write_reports(output: &Path, name: &str, reports: Reports) -> Result<grading:
         .map(|spec| grading::picture_file(name, spec))
         .collect();
     remove_stale_pictures(output, name, &made)?;
-    Ok(grading::Written {
+    Ok(grading::WrittenReports {
         text: true,
         json_lines: reports_json,
         pictures,
@@ -741,7 +745,7 @@ fn not_run_row(submission: &Path, name: &str, suite: &[SuiteSpec]) -> Graded {
         specs: grading::tally("", suite).specs,
         took: Duration::ZERO,
         note: String::new(),
-        reports: grading::Written::default(),
+        reports: grading::WrittenReports::default(),
     }
 }
 

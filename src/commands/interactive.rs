@@ -18,7 +18,7 @@ pub fn stdin_is_terminal() -> bool {
 
 /// What the person said to one change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub enum ReviewAnswer {
     Accept,
     Skip,
     Quit,
@@ -29,7 +29,7 @@ const MAX_ANSWER: u64 = 256;
 
 /// Asks `question` on `out` until `input` gives `a`, `s` or `q` (or a word starting with
 /// one: `accept`, `skip`, `quit`); the end of the input is a quit.
-pub fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> Answer {
+pub fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> ReviewAnswer {
     loop {
         let _ = write!(out, "{question} [a]ccept, [s]kip, [q]uit: ");
         let _ = out.flush();
@@ -42,15 +42,15 @@ pub fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> Answ
         match read {
             Ok(0) | Err(_) => {
                 let _ = writeln!(out);
-                return Answer::Quit;
+                return ReviewAnswer::Quit;
             }
             Ok(_) => {}
         }
         let word = String::from_utf8_lossy(&line).trim().to_ascii_lowercase();
         match word.chars().next() {
-            Some('a') => return Answer::Accept,
-            Some('s') => return Answer::Skip,
-            Some('q') => return Answer::Quit,
+            Some('a') => return ReviewAnswer::Accept,
+            Some('s') => return ReviewAnswer::Skip,
+            Some('q') => return ReviewAnswer::Quit,
             _ => {
                 let _ = writeln!(out, "please answer a (accept), s (skip) or q (quit)");
             }
@@ -62,14 +62,14 @@ pub fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> Answ
 mod tests {
     use super::*;
 
-    fn answers(input: &str) -> (Vec<Answer>, String) {
+    fn answers(input: &str) -> (Vec<ReviewAnswer>, String) {
         let mut input = std::io::Cursor::new(input.as_bytes().to_vec());
         let mut out = Vec::new();
         let mut got = Vec::new();
         loop {
             let answer = ask("accept?", &mut input, &mut out);
             got.push(answer);
-            if answer == Answer::Quit {
+            if answer == ReviewAnswer::Quit {
                 break;
             }
         }
@@ -79,7 +79,10 @@ mod tests {
     #[test]
     fn letters_and_words_answer_and_anything_else_asks_again() {
         let (got, out) = answers("a\n skip \nwhat\n\nQ\n");
-        assert_eq!(got, [Answer::Accept, Answer::Skip, Answer::Quit]);
+        assert_eq!(
+            got,
+            [ReviewAnswer::Accept, ReviewAnswer::Skip, ReviewAnswer::Quit]
+        );
         assert_eq!(
             out.matches("please answer a (accept), s (skip) or q (quit)")
                 .count(),
@@ -89,8 +92,8 @@ mod tests {
 
     #[test]
     fn the_end_of_the_input_is_a_quit_and_a_long_line_is_cut() {
-        assert_eq!(answers("").0, [Answer::Quit]);
+        assert_eq!(answers("").0, [ReviewAnswer::Quit]);
         let long = format!("{}\na\n", "x".repeat(10_000));
-        assert_eq!(answers(&long).0, [Answer::Accept, Answer::Quit]);
+        assert_eq!(answers(&long).0, [ReviewAnswer::Accept, ReviewAnswer::Quit]);
     }
 }

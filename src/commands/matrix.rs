@@ -47,7 +47,7 @@ pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
         if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
             return code;
         }
-        super::box_note::tell(&target);
+        super::sandbox_warnings::warn_once(&target);
         if !targets.contains(&target) {
             targets.push(target);
         }

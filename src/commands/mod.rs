@@ -1,7 +1,6 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
 pub mod bless;
-pub mod box_note;
 pub mod cli;
 pub mod completions;
 pub mod dispatch;
@@ -17,6 +16,7 @@ pub mod messages;
 pub mod new;
 pub mod rules;
 pub mod run;
+pub mod sandbox_warnings;
 pub mod schema;
 pub mod smoke;
 pub mod strength;

@@ -17,7 +17,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
     let deadline = args.budget.map(|budget| std::time::Instant::now() + budget);
     // Before any implementation starts: what this run writes its verdict through (its
     // --output, the pipe `grade` handed it) is no implementation's to find or inherit.
-    crate::external::seal::seal();
+    crate::external::hardening::harden_own_process();
     if let Some(hint) = no_specs_here(&args.specs.paths) {
         return super::messages::usage_error(&hint, &palette);
     }
@@ -36,7 +36,7 @@ pub fn run(args: RunArgs, palette: Palette) -> i32 {
         .implementation
         .unwrap_or(Target::Builtin)
         .with_limits(args.target.limits.limits());
-    super::box_note::tell(&target);
+    super::sandbox_warnings::warn_once(&target);
     // Each job of an external implementation is a process: starting a second one costs more
     // than the bundled suite takes to run through the first (measured: docs/protocol.md).
     let jobs = match target {

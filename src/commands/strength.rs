@@ -5,14 +5,14 @@ use std::io::Write;
 use crate::commands::cli::StrengthArgs;
 use crate::report::Palette;
 use crate::run::runner::exit;
-use crate::strength::{self, Settings};
+use crate::strength::{self, StrengthSettings};
 
 pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
     let usage = |message: &str| super::messages::usage_error(message, &palette);
     if let Err(message) = super::explore::prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
-    let settings = Settings {
+    let settings = StrengthSettings {
         paths: args.specs.paths,
         explore_cases: args.explore_cases,
         seed: args.seed,

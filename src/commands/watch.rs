@@ -41,7 +41,7 @@ pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
     if let Some(code) = super::messages::refuse_unrunnable(&target, &palette) {
         return code;
     }
-    super::box_note::tell(&target);
+    super::sandbox_warnings::warn_once(&target);
     // Kept for the whole watch: every rerun of a Python solution is forked from it.
     let _warm = (!args.cold).then(|| warm_python(&args, &target)).flatten();
     let mut watched = Watched::default();

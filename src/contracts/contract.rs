@@ -7,7 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
 use crate::contracts::builtin::{Builtin, Subject};
-use crate::contracts::timeline::{Event, Told};
+use crate::contracts::timeline::{TimelineEvent, TimelineLine};
 use crate::model::cause::Departure;
 use crate::model::implementation::{Implementation, Reply};
 use crate::model::mistake::Mistake;
@@ -31,7 +31,7 @@ pub trait Contract: Sync {
     /// The rule catalogue, in the order reports list it.
     fn rules(&self) -> &'static [Rule];
 
-    /// The lanes the calls of an explained run go between (`timeline::Event::Call`), left
+    /// The lanes the calls of an explained run go between (`timeline::TimelineEvent::Call`), left
     /// to right, as `explain --format html` draws them.
     fn lanes(&self) -> &'static [&'static str];
 
@@ -307,12 +307,12 @@ pub struct Checkpoint {
     pub actual: Value,
     /// The parts of `expected` as the spec writes them, so `dlqspec bless` can rewrite each one
     /// with what was observed. Empty when the expectation cannot be rewritten in place.
-    pub written: Vec<Written>,
+    pub written: Vec<WrittenValue>,
 }
 
 /// One value of an expectation as written in the spec, and what was observed in its place.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Written {
+pub struct WrittenValue {
     /// Where a node of the spec starts: a value, or a mapping that holds it (see `path`).
     pub at: Position,
     /// Mapping keys leading from the node at `at` to the value; empty for the node itself.
@@ -323,9 +323,9 @@ pub struct Written {
     pub actual: Value,
 }
 
-impl Written {
+impl WrittenValue {
     pub fn new(at: Position, path: &[&str], expected: Value, actual: Value) -> Self {
-        Written {
+        WrittenValue {
             at,
             path: path.iter().map(|key| (*key).to_owned()).collect(),
             expected,
@@ -345,7 +345,7 @@ impl Checkpoint {
 
     /// The check in a timeline, one event per written value (or one for the whole), told
     /// `✓ key: value`, or `✗ key: expected ..., got ...`.
-    pub fn told(&self) -> Vec<Told> {
+    pub fn timeline_lines(&self) -> Vec<TimelineLine> {
         let parts: Vec<(&str, &Value, &Value)> = if self.written.is_empty() {
             vec![(self.label.as_str(), &self.expected, &self.actual)]
         } else {
@@ -373,9 +373,9 @@ impl Checkpoint {
                 } else {
                     shown_actual
                 };
-                Told {
+                TimelineLine {
                     line,
-                    event: Event::Check {
+                    event: TimelineEvent::Check {
                         expected: shown_expected,
                         actual,
                     },
@@ -447,7 +447,7 @@ pub struct ScenarioRun {
     pub checkpoints: Vec<Checkpoint>,
     /// A person-readable account of what happened, one line per event (`RunMode::Explain`
     /// only), each with what it is, for a picture.
-    pub timeline: Vec<Told>,
+    pub timeline: Vec<TimelineLine>,
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,

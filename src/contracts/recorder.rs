@@ -4,10 +4,10 @@
 use serde_json::json;
 
 use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun};
-use crate::contracts::timeline::{Event, Told};
+use crate::contracts::timeline::{TimelineEvent, TimelineLine};
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
-use crate::text::cut;
+use crate::text::truncate;
 use crate::text::yaml;
 
 /// Records what a run compares and tells. Checking stops at the first difference and keeps only
@@ -18,7 +18,7 @@ pub struct Recorder {
     mode: RunMode,
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
-    timeline: Vec<Told>,
+    timeline: Vec<TimelineLine>,
     exercised: Vec<&'static str>,
     /// While set, a rule reached is noted but not told: a decision a crash prevented.
     hushed: bool,
@@ -98,7 +98,7 @@ impl Recorder {
         if !std::mem::take(&mut self.differs_here) {
             return;
         }
-        let Some(text) = written().map(|text| cut::line(&text, MAX_STEP_BYTES)) else {
+        let Some(text) = written().map(|text| truncate::line(&text, MAX_STEP_BYTES)) else {
             return;
         };
         if let Err(Outcome::Mismatch(stopped)) = ran {
@@ -136,7 +136,7 @@ impl Recorder {
     /// pay for a sentence per decision.
     pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
-            self.tell_event(format!("    rule {}: {why}", rule.id), Event::Rule);
+            self.tell_event(format!("    rule {}: {why}", rule.id), TimelineEvent::Rule);
         }
         self.note(rule);
     }
@@ -175,19 +175,19 @@ impl Recorder {
     /// Adds one line to the timeline, a note.
     pub fn tell(&mut self, line: String) {
         if self.telling() {
-            self.timeline.push(Told::note(line));
+            self.timeline.push(TimelineLine::note(line));
         }
     }
 
     /// Adds one event to the timeline, told as `line`.
-    pub fn tell_event(&mut self, line: String, event: Event) {
+    pub fn tell_event(&mut self, line: String, event: TimelineEvent) {
         if self.telling() {
-            self.timeline.push(Told { line, event });
+            self.timeline.push(TimelineLine { line, event });
         }
     }
 
     /// Adds events to the timeline.
-    pub fn tell_all(&mut self, told: impl IntoIterator<Item = Told>) {
+    pub fn tell_all(&mut self, told: impl IntoIterator<Item = TimelineLine>) {
         if self.telling() {
             self.timeline.extend(told);
         }
@@ -227,7 +227,7 @@ impl Recorder {
         note: Option<String>,
     ) -> Result<(), Outcome> {
         if self.telling() {
-            let told = checkpoint.told().into_iter().map(|mut told| {
+            let told = checkpoint.timeline_lines().into_iter().map(|mut told| {
                 told.line.insert_str(0, "    ");
                 told
             });
@@ -300,13 +300,13 @@ const MAX_STEP_BYTES: usize = 300;
 /// may put tens of MiB in its DLQ), each side bounded.
 fn shown(checkpoint: &Checkpoint) -> (String, String) {
     let side = |value: &serde_json::Value| {
-        let value = cut::value(value);
+        let value = truncate::value(value);
         let text = if checkpoint.expected.is_object() {
             yaml::render(&value)
         } else {
             yaml::render(&json!({ checkpoint.label.as_str(): value }))
         };
-        cut::text(text, cut::MAX_SIDE_BYTES)
+        truncate::text(text, truncate::MAX_SIDE_BYTES)
     };
     (side(&checkpoint.expected), side(&checkpoint.actual))
 }
@@ -457,7 +457,7 @@ mod tests {
         let run = recorder.finish(None);
         assert_eq!(run.exercised, ["c/b", "c/a"]);
         assert_eq!(run.timeline[0].line, "    rule c/b: why");
-        assert_eq!(run.timeline[0].event, Event::Rule);
+        assert_eq!(run.timeline[0].event, TimelineEvent::Rule);
     }
 
     #[test]
@@ -486,6 +486,6 @@ mod tests {
         assert!(matches!(recorder.stop(), Outcome::Passed));
         let run = recorder.finish(None);
         assert!(matches!(run.outcome, Outcome::Passed));
-        assert_eq!(run.timeline, vec![Told::note("start".to_owned())]);
+        assert_eq!(run.timeline, vec![TimelineLine::note("start".to_owned())]);
     }
 }

@@ -110,7 +110,7 @@ pub struct Allow {
 /// once, with a reason that is not blank. Every broken allow is told.
 pub fn allows(file: &SourceFile, written: &[Spanned<AllowSpec>]) -> Result<Vec<Allow>, SpecError> {
     let mut out: Vec<Allow> = Vec::with_capacity(written.len());
-    let mut errors = crate::text::spec_error::Gathered::default();
+    let mut errors = crate::text::spec_error::SpecErrors::default();
     for item in written {
         if let Some(allow) = errors.keep(allow_of(file, item, &out)) {
             out.push(allow);

@@ -3,25 +3,25 @@
 
 /// One event of a timeline: the line told for it, and what the picture draws of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Told {
+pub struct TimelineLine {
     /// The event as one line of text, indented as the timeline indents it.
     pub line: String,
-    pub event: Event,
+    pub event: TimelineEvent,
 }
 
-impl Told {
+impl TimelineLine {
     /// A line that is only text: the picture shows it as a note.
     pub fn note(line: String) -> Self {
-        Told {
+        TimelineLine {
             line,
-            event: Event::Note,
+            event: TimelineEvent::Note,
         }
     }
 }
 
 /// What an event of a timeline is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub enum TimelineEvent {
     /// What the world holds before the first step.
     Start,
     /// A step begins (or the final expect, `expect`): the line is its heading; `kind` names
@@ -60,14 +60,14 @@ pub enum Event {
     Note,
 }
 
-impl Event {
+impl TimelineEvent {
     /// Whether this is a check whose value differs, or a decision the implementation got wrong.
     pub fn differs(&self) -> bool {
         match self {
-            Event::Check {
+            TimelineEvent::Check {
                 expected, actual, ..
             } => expected != actual,
-            Event::Decision { expected, .. } => expected.is_some(),
+            TimelineEvent::Decision { expected, .. } => expected.is_some(),
             _ => false,
         }
     }

@@ -19,7 +19,7 @@ use crate::text::source::SourceFile;
 
 /// What a case came to on the implementation under test.
 #[derive(Debug)]
-pub enum Judged {
+pub enum CaseVerdict {
     /// The case makes no spec the built-in passes (it does not load, or cannot be blessed):
     /// it judges nobody. Why, in words.
     Invalid(String),
@@ -42,9 +42,9 @@ pub fn judge_case(
     contract: &str,
     case: &dyn Case,
     implementation: &mut dyn Implementation,
-) -> Judged {
+) -> CaseVerdict {
     if let Some(why) = case.unsound() {
-        return Judged::Invalid(why);
+        return CaseVerdict::Invalid(why);
     }
     judge(
         contract,
@@ -55,7 +55,7 @@ pub fn judge_case(
 
 /// Blesses `text` (a whole spec of `contract`) on the built-in implementation and runs the
 /// result on `implementation`.
-pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementation) -> Judged {
+pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementation) -> CaseVerdict {
     let path = virtual_path(contract);
     let blessed = match bless::bless(
         SourceFile::from_text(&path, text.clone()),
@@ -63,12 +63,12 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
     ) {
         Blessing::Unchanged => text,
         Blessing::Rewritten { blessed, .. } => blessed,
-        Blessing::SpecError(error) => return Judged::Invalid(error.to_string()),
-        Blessing::Refused(reason) => return Judged::Invalid(reason),
+        Blessing::SpecError(error) => return CaseVerdict::Invalid(error.to_string()),
+        Blessing::Refused(reason) => return CaseVerdict::Invalid(reason),
     };
     let spec = match loader::load(SourceFile::from_text(&path, blessed.clone())) {
         Ok(spec) => spec,
-        Err(error) => return Judged::Invalid(error.to_string()),
+        Err(error) => return CaseVerdict::Invalid(error.to_string()),
     };
     if let Err(error) = implementation.begin_spec() {
         let run = ScenarioRun {
@@ -78,20 +78,20 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
             exercised: Vec::new(),
             later_spec_error: None,
         };
-        return Judged::Failed { text: blessed, run };
+        return CaseVerdict::Failed { text: blessed, run };
     }
     let run = spec.run(implementation, RunMode::Check);
     match &run.outcome {
-        Outcome::Passed => Judged::Passed,
-        Outcome::Skipped(reason) => Judged::Skipped(reason.clone()),
-        Outcome::Mismatch(_) | Outcome::Errored(_) => Judged::Failed { text: blessed, run },
-        Outcome::SpecError(error) => Judged::Invalid(error.to_string()),
+        Outcome::Passed => CaseVerdict::Passed,
+        Outcome::Skipped(reason) => CaseVerdict::Skipped(reason.clone()),
+        Outcome::Mismatch(_) | Outcome::Errored(_) => CaseVerdict::Failed { text: blessed, run },
+        Outcome::SpecError(error) => CaseVerdict::Invalid(error.to_string()),
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
-            Judged::Invalid("a known-failure outcome from a plain run".to_owned())
+            CaseVerdict::Invalid("a known-failure outcome from a plain run".to_owned())
         }
         // Explore runs on the fake world only.
         Outcome::Divergence(_) | Outcome::WorldFault(_) => {
-            Judged::Invalid("a broker's outcome from a run on the fake world".to_owned())
+            CaseVerdict::Invalid("a broker's outcome from a run on the fake world".to_owned())
         }
     }
 }
@@ -133,14 +133,14 @@ mod tests {
         let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nsteps:\n  - process: ok\n";
         // The handler is called with no outcome scripted: the spec is broken, not blessed.
         let judged = judge("dlq-consumer", text.to_owned(), &mut Builtin::new());
-        assert!(matches!(judged, Judged::Invalid(_)), "{judged:?}");
+        assert!(matches!(judged, CaseVerdict::Invalid(_)), "{judged:?}");
     }
 
     #[test]
     fn placeholders_are_blessed_and_the_reference_passes_its_own_answers() {
         let text = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: p]}\nsteps:\n  - process: ok\n  - expect: {dlq: [], pending: [], in_flight: []}\n";
         let judged = judge("dlq-consumer", text.to_owned(), &mut Builtin::new());
-        assert!(matches!(judged, Judged::Passed), "{judged:?}");
+        assert!(matches!(judged, CaseVerdict::Passed), "{judged:?}");
     }
 
     #[test]
@@ -150,7 +150,7 @@ mod tests {
             .and_then(|c| c.mistaken("success-without-ack"))
             .expect("a mistake");
         let mut mistaken = mistaken;
-        let Judged::Failed { run, .. } = judge("dlq-consumer", text.to_owned(), &mut mistaken)
+        let CaseVerdict::Failed { run, .. } = judge("dlq-consumer", text.to_owned(), &mut mistaken)
         else {
             panic!("the mistake passed");
         };

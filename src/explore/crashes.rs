@@ -12,36 +12,16 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::case::{self, Judged};
+use super::case::{self, CaseVerdict};
 use super::shrink::Failing;
-use super::{Finding, Found, Observer};
+use super::{Finding, FoundDivergence, Observer};
 use crate::contracts::contract::Contract;
 use crate::generate::crashes::{CrashPoint, Schedules};
 use crate::model::implementation::Implementation;
 
-/// What happens while schedules run, for reporters.
-pub enum Event<'a> {
-    Started {
-        spec: &'a str,
-        implementation: &'a str,
-        max_crashes: usize,
-        invariants: &'a [&'static str],
-    },
-    /// `run` schedules have run so far.
-    Ran {
-        run: u64,
-    },
-    /// A schedule breaks an invariant.
-    Violated {
-        schedule: &'a [CrashPoint],
-        violations: &'a [String],
-    },
-    Done(&'a Summary),
-}
-
 /// What running the schedules came to.
 #[derive(Debug)]
-pub struct Summary {
+pub struct CrashesSummary {
     pub spec: String,
     pub implementation: String,
     pub max_crashes: usize,
@@ -52,7 +32,7 @@ pub struct Summary {
     pub violation: Option<Violation>,
 }
 
-impl Summary {
+impl CrashesSummary {
     /// Schedules per second, writing up a violation left out.
     pub fn rate(&self) -> f64 {
         let shrinking = self
@@ -76,7 +56,7 @@ pub struct Violation {
 }
 
 /// Where the schedules' scenario comes from, and how far to go.
-pub struct Plan<'a> {
+pub struct CrashPlan<'a> {
     pub contract: &'static dyn Contract,
     /// The spec's path, as shown.
     pub spec: &'a str,
@@ -87,20 +67,20 @@ pub struct Plan<'a> {
 /// Runs every schedule of up to `plan.max_crashes` crashes, fewest crashes first, until one
 /// breaks an invariant.
 pub fn explore(
-    plan: &Plan,
+    plan: &CrashPlan,
     schedules: &dyn Schedules,
     implementation: &mut dyn Implementation,
     observer: &mut dyn Observer,
-) -> Summary {
+) -> CrashesSummary {
     let started = Instant::now();
     let label = implementation.info().label;
-    observer.event(&super::Event::Crashes(Event::Started {
+    observer.event(&super::ExploreEvent::CrashesStarted {
         spec: plan.spec,
         implementation: &label,
         max_crashes: plan.max_crashes,
         invariants: schedules.invariants(),
-    }));
-    let mut summary = Summary {
+    });
+    let mut summary = CrashesSummary {
         spec: plan.spec.to_owned(),
         implementation: label.clone(),
         max_crashes: plan.max_crashes,
@@ -113,14 +93,14 @@ pub fn explore(
     while let Some(schedule) = waiting.pop_front() {
         let run = schedules.run(&schedule, implementation);
         summary.schedules += 1;
-        observer.event(&super::Event::Crashes(Event::Ran {
+        observer.event(&super::ExploreEvent::SchedulesRan {
             run: summary.schedules,
-        }));
+        });
         if !run.violations.is_empty() {
-            observer.event(&super::Event::Crashes(Event::Violated {
+            observer.event(&super::ExploreEvent::Violated {
                 schedule: &schedule,
                 violations: &run.violations,
-            }));
+            });
             let after = started.elapsed();
             let number = summary.schedules;
             summary.violation = Some(write_up(
@@ -141,7 +121,7 @@ pub fn explore(
         }
     }
     summary.elapsed = started.elapsed();
-    observer.event(&super::Event::Crashes(Event::Done(&summary)));
+    observer.event(&super::ExploreEvent::CrashesDone(&summary));
     summary
 }
 
@@ -152,7 +132,7 @@ type Violating<'a> = (Vec<CrashPoint>, Vec<String>, u64, Duration, &'a str);
 /// built-in. When some crash does not fire there (the implementation made a call the
 /// built-in does not), fewer crashes are tried, fewest dropped first.
 fn write_up(
-    plan: &Plan,
+    plan: &CrashPlan,
     schedules: &dyn Schedules,
     implementation: &mut dyn Implementation,
     observer: &mut dyn Observer,
@@ -164,9 +144,9 @@ fn write_up(
         let crashes: Vec<CrashPoint> = kept.iter().map(|&i| schedule[i].clone()).collect();
         let case = schedules.case(&crashes);
         match case::judge_case(contract, case.as_ref(), implementation) {
-            Judged::Failed { text, run } => {
+            CaseVerdict::Failed { text, run } => {
                 let told: Vec<String> = crashes.iter().map(ToString::to_string).collect();
-                let found = Found {
+                let found = FoundDivergence {
                     contract: plan.contract,
                     origin: format!("crash schedule {number} of {}", plan.spec),
                     found_by: format!(
@@ -192,7 +172,7 @@ fn write_up(
                     no_spec: None,
                 };
             }
-            Judged::Invalid(reason) if why.is_empty() => why = reason,
+            CaseVerdict::Invalid(reason) if why.is_empty() => why = reason,
             _ => {}
         }
     }

@@ -19,13 +19,14 @@ pub mod shrink;
 
 use std::time::{Duration, Instant};
 
-use case::Judged;
+use case::CaseVerdict;
 use shrink::Failing;
 
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{Contract, RunMode, Smell};
 use crate::generate::Explorer;
 use crate::generate::case::Header;
+use crate::generate::crashes::CrashPoint;
 use crate::generate::rng::Rng;
 use crate::load::loader;
 use crate::model::implementation::Implementation;
@@ -34,7 +35,7 @@ use crate::text::source::SourceFile;
 
 /// How much to explore.
 #[derive(Clone)]
-pub struct Settings {
+pub struct ExploreSettings {
     pub seed: u64,
     /// Cases per contract.
     pub cases: u64,
@@ -58,7 +59,7 @@ pub const DEFAULT_CASES: u64 = 400;
 pub const DEFAULT_SHRINK_TRIES: usize = 2000;
 
 /// What happens during exploration, for reporters.
-pub enum Event<'a> {
+pub enum ExploreEvent<'a> {
     Started {
         seed: u64,
         implementation: &'a str,
@@ -87,26 +88,41 @@ pub enum Event<'a> {
         tries: usize,
         steps: usize,
     },
-    Done(&'a Summary),
-    /// Crash schedules (see `crashes`).
-    Crashes(crashes::Event<'a>),
+    Done(&'a ExploreSummary),
+    /// Crash schedules (see `crashes`) start on one spec.
+    CrashesStarted {
+        spec: &'a str,
+        implementation: &'a str,
+        max_crashes: usize,
+        invariants: &'a [&'static str],
+    },
+    /// `run` schedules have run so far.
+    SchedulesRan {
+        run: u64,
+    },
+    /// A schedule breaks an invariant.
+    Violated {
+        schedule: &'a [CrashPoint],
+        violations: &'a [String],
+    },
+    CrashesDone(&'a crashes::CrashesSummary),
 }
 
 /// Hears what exploring does; reporters implement it.
 pub trait Observer {
-    fn event(&mut self, event: &Event);
+    fn event(&mut self, event: &ExploreEvent);
 }
 
 /// An observer that hears nothing, for callers that only want the summary.
 pub struct Quiet;
 
 impl Observer for Quiet {
-    fn event(&mut self, _: &Event) {}
+    fn event(&mut self, _: &ExploreEvent) {}
 }
 
 /// What an exploration came to.
 #[derive(Debug)]
-pub struct Summary {
+pub struct ExploreSummary {
     pub seed: u64,
     pub implementation: String,
     /// Cases run, per explored contract, in order.
@@ -123,7 +139,7 @@ pub struct Summary {
     pub broken: Option<String>,
 }
 
-impl Summary {
+impl ExploreSummary {
     pub fn total_cases(&self) -> u64 {
         self.cases.iter().map(|(_, n)| n).sum()
     }
@@ -166,13 +182,13 @@ pub struct Finding {
 
 /// Explores `implementation` as `settings` say, stopping at the first divergence.
 pub fn search(
-    settings: &Settings,
+    settings: &ExploreSettings,
     implementation: &mut dyn Implementation,
     observer: &mut dyn Observer,
-) -> Summary {
+) -> ExploreSummary {
     let started = Instant::now();
     let label = implementation.info().label;
-    let mut summary = Summary {
+    let mut summary = ExploreSummary {
         seed: settings.seed,
         implementation: label.clone(),
         cases: Vec::new(),
@@ -186,7 +202,7 @@ pub fn search(
         Ok(offer) => offer,
         Err(error) => {
             summary.broken = Some(format!("{label} cannot be explored: {}", error.message));
-            observer.event(&Event::Done(&summary));
+            observer.event(&ExploreEvent::Done(&summary));
             return summary;
         }
     };
@@ -207,7 +223,7 @@ pub fn search(
         }
     }
     let names: Vec<&'static str> = explored.iter().map(|(c, _)| c.name()).collect();
-    observer.event(&Event::Started {
+    observer.event(&ExploreEvent::Started {
         seed: settings.seed,
         implementation: &label,
         contracts: &names,
@@ -215,7 +231,7 @@ pub fn search(
         time: settings.time,
     });
     for (contract, reason) in &summary.skipped {
-        observer.event(&Event::Skipped {
+        observer.event(&ExploreEvent::Skipped {
             contract,
             reason: reason.as_str(),
         });
@@ -238,21 +254,21 @@ pub fn search(
             summary.cases[index].1 += 1;
             run += 1;
             match case::judge_case(contract.name(), case.as_ref(), implementation) {
-                Judged::Passed => observer.event(&Event::Passed { run }),
-                Judged::Invalid(why) => {
+                CaseVerdict::Passed => observer.event(&ExploreEvent::Passed { run }),
+                CaseVerdict::Invalid(why) => {
                     summary.invalid.0 += 1;
                     summary.invalid.1.get_or_insert(why);
                 }
-                Judged::Skipped(reason) => {
-                    observer.event(&Event::Skipped {
+                CaseVerdict::Skipped(reason) => {
+                    observer.event(&ExploreEvent::Skipped {
                         contract: contract.name(),
                         reason: &reason,
                     });
                     summary.skipped.push((contract.name(), reason));
                 }
-                Judged::Failed { text, run } => {
+                CaseVerdict::Failed { text, run } => {
                     let failing = Failing { case, text, run };
-                    let found = Found {
+                    let found = FoundDivergence {
                         contract,
                         origin: match &settings.tag {
                             None => format!("explore seed {}, case {case_number}", settings.seed),
@@ -288,12 +304,12 @@ pub fn search(
         }
     }
     summary.elapsed = started.elapsed();
-    observer.event(&Event::Done(&summary));
+    observer.event(&ExploreEvent::Done(&summary));
     summary
 }
 
 /// Where a divergence was found, for naming its spec.
-pub struct Found {
+pub struct FoundDivergence {
     pub contract: &'static dyn Contract,
     /// Where the case came from, for the spec's name: `explore seed 7, case 12`.
     pub origin: String,
@@ -307,7 +323,7 @@ pub struct Found {
 
 /// Shrinks a failing case and writes it up as a spec.
 pub fn finish(
-    found: Found,
+    found: FoundDivergence,
     failing: Failing,
     implementation: &mut dyn Implementation,
     max_tries: usize,
@@ -315,7 +331,7 @@ pub fn finish(
 ) -> Finding {
     let contract = found.contract;
     let steps_before = failing.case.steps();
-    observer.event(&Event::Diverged {
+    observer.event(&ExploreEvent::Diverged {
         contract: contract.name(),
         origin: &found.origin,
         steps: steps_before,
@@ -326,7 +342,7 @@ pub fn finish(
         failing,
         implementation,
         max_tries,
-        &mut |tries, steps| observer.event(&Event::Shrinking { tries, steps }),
+        &mut |tries, steps| observer.event(&ExploreEvent::Shrinking { tries, steps }),
     );
     let failing = shrunk.failing;
     let divergence = shrink::divergence(&failing.run);
@@ -352,7 +368,7 @@ pub fn finish(
     // The spec as written: blessed again under its real header, and judged once more, so what
     // is reported is exactly what the file says.
     let (spec, outcome) = match case::judge(contract.name(), text, implementation) {
-        Judged::Failed { text, run } => (text, run.outcome),
+        CaseVerdict::Failed { text, run } => (text, run.outcome),
         _ => (failing.text.clone(), failing.run.outcome.clone()),
     };
     let smells = smells_of(&spec);
@@ -403,8 +419,8 @@ mod tests {
     use super::*;
     use crate::contracts::CONTRACTS;
 
-    fn settings(cases: u64) -> Settings {
-        Settings {
+    fn settings(cases: u64) -> ExploreSettings {
+        ExploreSettings {
             seed: 7,
             cases,
             time: None,
@@ -457,7 +473,7 @@ mod tests {
                 let mut found = Vec::new();
                 for seed in &seeds {
                     let mut mistaken = contract.mistaken(mistake.id).expect("a mistake");
-                    let only = Settings {
+                    let only = ExploreSettings {
                         seed: *seed,
                         cases: 3000,
                         time: None,

@@ -4,8 +4,8 @@
 //! Labels, reasons, divergences and specs carry text from the implementation under test (its
 //! path, its error messages), so they go through `sanitize` like every other report's.
 
-use crate::explore::crashes::{self, Summary as CrashSummary};
-use crate::explore::{Event, Finding, Observer, Summary};
+use crate::explore::crashes::CrashesSummary;
+use crate::explore::{ExploreEvent, ExploreSummary, Finding, Observer};
 use crate::report::progress::{DelayedBar, seconds, suspended};
 use crate::report::render;
 use crate::report::sanitize::{line, text as shown_text};
@@ -45,10 +45,10 @@ impl<W: Write> ExploreReporter<W> {
 }
 
 impl<W: Write> Observer for ExploreReporter<W> {
-    fn event(&mut self, event: &Event) {
+    fn event(&mut self, event: &ExploreEvent) {
         let p = self.palette;
         match event {
-            Event::Started {
+            ExploreEvent::Started {
                 seed,
                 implementation,
                 contracts,
@@ -67,7 +67,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 );
                 self.say(&text);
             }
-            Event::Skipped { contract, reason } => {
+            ExploreEvent::Skipped { contract, reason } => {
                 let text = format!(
                     "{} {contract}: {}\n",
                     paint(p.skip, "skipped"),
@@ -75,8 +75,10 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 );
                 self.say(&text);
             }
-            Event::Passed { run } => self.progress(format!("{run} cases, no divergence yet")),
-            Event::Diverged {
+            ExploreEvent::Passed { run } => {
+                self.progress(format!("{run} cases, no divergence yet"))
+            }
+            ExploreEvent::Diverged {
                 contract,
                 origin,
                 steps,
@@ -89,15 +91,15 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 );
                 self.say(&text);
             }
-            Event::Shrinking { tries, steps } => {
+            ExploreEvent::Shrinking { tries, steps } => {
                 self.progress(format!("shrinking: {tries} tries, down to {steps} steps"));
             }
-            Event::Crashes(crashes::Event::Started {
+            ExploreEvent::CrashesStarted {
                 spec,
                 implementation,
                 max_crashes,
                 invariants,
-            }) => {
+            } => {
                 let (spec, implementation) = (line(spec), line(implementation));
                 let mut text = format!(
                     "explore {spec} on {implementation}: every schedule of up to {max_crashes} crash{}, checking that\n",
@@ -108,13 +110,13 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 }
                 self.say(&text);
             }
-            Event::Crashes(crashes::Event::Ran { run }) => {
+            ExploreEvent::SchedulesRan { run } => {
                 self.progress(format!("{run} schedules"));
             }
-            Event::Crashes(crashes::Event::Violated {
+            ExploreEvent::Violated {
                 schedule,
                 violations,
-            }) => {
+            } => {
                 let crashes: Vec<String> = schedule.iter().map(ToString::to_string).collect();
                 let mut text = format!(
                     "{} with {}:\n",
@@ -130,7 +132,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
                 }
                 self.say(&text);
             }
-            Event::Done(_) | Event::Crashes(crashes::Event::Done(_)) => {
+            ExploreEvent::Done(_) | ExploreEvent::CrashesDone(_) => {
                 if let Some(bar) = &mut self.bar {
                     bar.finish();
                 }
@@ -141,7 +143,7 @@ impl<W: Write> Observer for ExploreReporter<W> {
 
 /// The end of an exploration: the finding with its diff and spec (or where the spec was
 /// written), then the closing line with the count, the rate and the seed.
-pub fn search(summary: &Summary, written: Option<&Path>, palette: &Palette) -> String {
+pub fn search(summary: &ExploreSummary, written: Option<&Path>, palette: &Palette) -> String {
     let mut out = String::new();
     if let Some(finding) = &summary.finding {
         out.push_str(&finding_text(finding, written, palette));
@@ -184,7 +186,7 @@ pub fn search(summary: &Summary, written: Option<&Path>, palette: &Palette) -> S
 }
 
 /// The end of a crash-schedule exploration.
-pub fn crashes(summary: &CrashSummary, written: Option<&Path>, palette: &Palette) -> String {
+pub fn crashes(summary: &CrashesSummary, written: Option<&Path>, palette: &Palette) -> String {
     let mut out = String::new();
     if let Some(violation) = &summary.violation {
         match (&violation.finding, &violation.no_spec) {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::case::{self, Judged};
+use super::case::{self, CaseVerdict};
 use crate::contracts::contract::ScenarioRun;
 use crate::generate::case::Case;
 use crate::model::implementation::Implementation;
@@ -48,7 +48,7 @@ pub fn shrink(
     let mut try_case = |candidate: Box<dyn Case>, tries: &mut usize| -> Option<Failing> {
         *tries += 1;
         match case::judge_case(contract, candidate.as_ref(), implementation) {
-            Judged::Failed { text, run } if run.outcome.kind() == kind => Some(Failing {
+            CaseVerdict::Failed { text, run } if run.outcome.kind() == kind => Some(Failing {
                 case: candidate,
                 text,
                 run,

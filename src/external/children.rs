@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::limits::Limits;
-use super::sandbox::Prepared;
+use super::sandbox::PreparedBox;
 
 /// The environment variable that marks an implementation's process tree.
 pub const TREE_VARIABLE: &str = "DLQSPEC_TREE";
@@ -67,7 +67,7 @@ pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard
 pub fn spawn_boxed(
     command: &mut Command,
     limits: &Limits,
-    entry: Option<&Prepared>,
+    entry: Option<&PreparedBox>,
 ) -> io::Result<(Child, Guard)> {
     let own = format!(
         "{}-{}",
@@ -126,9 +126,9 @@ fn spawn_registered(command: &mut Command, tree: String) -> io::Result<(Child, G
 }
 
 /// Its own process group, and on Unix what the child sets on itself before exec.
-fn configure(command: &mut Command, limits: &Limits, prepared: Option<&Prepared>) {
+fn configure(command: &mut Command, limits: &Limits, prepared: Option<&PreparedBox>) {
     #[cfg(target_os = "linux")]
-    let mut entry = prepared.map(Prepared::entry);
+    let mut entry = prepared.map(PreparedBox::entry);
     #[cfg(unix)]
     let rlimits = rlimits(limits, prepared.is_some());
     // A warm start (`zygote`): the same box, entered by a child of grade's zygote.
@@ -335,7 +335,7 @@ pub fn sweep(tree: Option<&str>) {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             let table = process_table();
-            let mine: Vec<&Entry> = table
+            let mine: Vec<&ProcessTableRow> = table
                 .iter()
                 .filter(|entry| entry.parent == me && !running.contains_key(&entry.pid))
                 .collect();
@@ -446,7 +446,7 @@ fn any_child_of(tasks: &std::path::Path) -> Option<bool> {
 
 /// One line of the process table.
 #[cfg(target_os = "linux")]
-struct Entry {
+struct ProcessTableRow {
     pid: i32,
     parent: i32,
     zombie: bool,
@@ -454,7 +454,7 @@ struct Entry {
 
 /// Every process, with its parent, from `/proc/PID/stat`.
 #[cfg(target_os = "linux")]
-fn process_table() -> Vec<Entry> {
+fn process_table() -> Vec<ProcessTableRow> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -468,7 +468,7 @@ fn process_table() -> Vec<Entry> {
             let mut fields = rest.split_whitespace();
             let state = fields.next()?;
             let parent = fields.next()?.parse().ok()?;
-            Some(Entry {
+            Some(ProcessTableRow {
                 pid,
                 parent,
                 zombie: state == "Z" || state == "X",
@@ -503,7 +503,7 @@ fn descendants_of(roots: &[i32]) -> Vec<i32> {
 }
 
 #[cfg(target_os = "linux")]
-fn descendants_in(table: &[Entry], roots: &[i32]) -> Vec<i32> {
+fn descendants_in(table: &[ProcessTableRow], roots: &[i32]) -> Vec<i32> {
     let mut children: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
     for entry in table {
         children.entry(entry.parent).or_default().push(entry.pid);

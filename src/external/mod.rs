@@ -4,6 +4,7 @@ pub mod children;
 #[cfg(unix)]
 pub mod descriptors;
 pub mod entry;
+pub mod hardening;
 pub mod launch;
 pub mod limits;
 pub mod lines;
@@ -11,7 +12,6 @@ pub mod pipes;
 pub mod process;
 pub mod protocol;
 pub mod sandbox;
-pub mod seal;
 pub mod shims_cache;
 pub mod smoke;
 pub mod typescript;

@@ -21,10 +21,10 @@ use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
 use super::lines::{self, Lines, StdoutEvent};
 use super::pipes::{self as channel, Unwritten};
 use super::protocol::{
-    self, DecodeError, ForeseenCall, ImplementationInfo, Incoming, Outgoing, PROTOCOL_VERSION,
-    Reply as Message, Request, Returned,
+    self, DecodeError, ForeseenCall, ImplementationInfo, Incoming, IncomingBody, Outgoing,
+    PROTOCOL_VERSION, Request, Returned,
 };
-use super::sandbox::{self, Prepared, Sandbox};
+use super::sandbox::{self, PreparedBox, Sandbox};
 use crate::model::captured::{Captured, StreamName, Traceback};
 use crate::model::implementation::Foreseen;
 use crate::model::implementation::{
@@ -94,7 +94,7 @@ pub struct Handshake {
 
 /// How a process left when asked to (`bye`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Departure {
+pub struct ProcessExit {
     /// Whether it answered `bye` before leaving.
     pub said_bye: bool,
     /// `None` when it lingered and had to be killed.
@@ -196,7 +196,7 @@ impl ExternalImplementation {
 
     /// Says `bye` and waits for the process to leave (killing it if it lingers). One started
     /// ahead and never greeted is killed at once: nothing of a run reached it.
-    pub fn shutdown(&mut self) -> Option<Departure> {
+    pub fn shutdown(&mut self) -> Option<ProcessExit> {
         drop(self.starting.take());
         self.process.take().map(Process::leave)
     }
@@ -223,10 +223,10 @@ impl ExternalImplementation {
                 captured: &mut self.captured,
             },
         ) {
-            Ok(Message::Return(Returned::Value(value))) => Ok(Reply::Returned(value)),
-            Ok(Message::Return(Returned::Undefined)) => Ok(Reply::Undefined),
+            Ok(IncomingBody::Return(Returned::Value(value))) => Ok(Reply::Returned(value)),
+            Ok(IncomingBody::Return(Returned::Undefined)) => Ok(Reply::Undefined),
             // Python's MemoryError is the memory limit's doing, not an answer to judge.
-            Ok(Message::Raised { error, .. }) if error.class == "MemoryError" => {
+            Ok(IncomingBody::Raised { error, .. }) if error.class == "MemoryError" => {
                 Err(ImplError::new(
                     ImplErrorKind::Errored,
                     format!(
@@ -236,7 +236,7 @@ impl ExternalImplementation {
                     ),
                 ))
             }
-            Ok(Message::Raised { error, traceback }) => {
+            Ok(IncomingBody::Raised { error, traceback }) => {
                 if let Some(frames) = traceback.filter(|frames| !frames.is_empty()) {
                     self.captured.add_traceback(Traceback {
                         error: format!("{}: {}", error.class, error.message),
@@ -245,9 +245,9 @@ impl ExternalImplementation {
                 }
                 Ok(Reply::Raised(error))
             }
-            Ok(Message::Skipped { reason }) => Ok(Reply::Skipped(reason)),
+            Ok(IncomingBody::Skipped { reason }) => Ok(Reply::Skipped(reason)),
             // The implementation could not do it; the process itself is fine.
-            Ok(Message::Errored {
+            Ok(IncomingBody::Errored {
                 message,
                 details,
                 traceback,
@@ -557,7 +557,7 @@ struct Process {
     log: Option<std::fs::File>,
     /// Its box's parts held by dlqspec (its private folder, its cgroup), removed when it has
     /// ended: declared last, so dropped after the process is.
-    _boxed: Option<Prepared>,
+    _boxed: Option<PreparedBox>,
 }
 
 impl Process {
@@ -589,7 +589,7 @@ impl Process {
             },
         );
         let reply = reply.and_then(|message| match message {
-            Message::Hello {
+            IncomingBody::Hello {
                 implementation,
                 contracts,
                 defines,
@@ -605,7 +605,7 @@ impl Process {
                 pid: process.child.id(),
                 startup: started.elapsed(),
             }),
-            Message::Errored {
+            IncomingBody::Errored {
                 message,
                 file,
                 line,
@@ -827,7 +827,7 @@ impl Process {
         world: &mut dyn WorldHost,
         timeout: Duration,
         spent: &mut Spent,
-    ) -> Result<Message, Broke> {
+    ) -> Result<IncomingBody, Broke> {
         let budget = &mut *spent.budget;
         let deadline = Instant::now() + timeout;
         let takes_output = !matches!(request, Request::Hello { .. });
@@ -872,13 +872,13 @@ impl Process {
                 )));
             }
             let (n, call, args, took_foreseen) = match incoming.body {
-                Message::World {
+                IncomingBody::World {
                     n,
                     call,
                     args,
                     foreseen,
                 } => (n, call, args, foreseen),
-                Message::Output { stream, text, cut } => {
+                IncomingBody::Output { stream, text, cut } => {
                     // Its raw writes came before what the shim held back to send now.
                     if takes_output && let Some((raw, raw_cut)) = self.stdout.take_output() {
                         spent.captured.push(StreamName::Stdout, &raw, raw_cut);
@@ -1099,7 +1099,7 @@ impl Process {
         if self
             ._boxed
             .as_ref()
-            .is_some_and(Prepared::killed_for_memory)
+            .is_some_and(PreparedBox::killed_for_memory)
         {
             let held = self
                 .limits
@@ -1179,7 +1179,7 @@ impl Process {
     }
 
     /// `bye`, then closed stdin, then a grace period, then a kill.
-    fn leave(mut self) -> Departure {
+    fn leave(mut self) -> ProcessExit {
         let started = Instant::now();
         let mut said_bye = false;
         if self.reaped.is_none() {
@@ -1195,7 +1195,8 @@ impl Process {
                 {
                     self.log('<', &line);
                     if let Ok(Incoming {
-                        body: Message::Bye, ..
+                        body: IncomingBody::Bye,
+                        ..
                     }) = protocol::decode(&line)
                     {
                         said_bye = true;
@@ -1209,7 +1210,7 @@ impl Process {
         let status = self.await_exit(grace);
         // Gone by itself or not, what it started goes too.
         self.kill();
-        Departure {
+        ProcessExit {
             said_bye,
             status,
             took: started.elapsed(),
@@ -1271,7 +1272,7 @@ fn brief(message: &str) -> String {
     out
 }
 
-fn not_a_reply(message: &Message, what: &str) -> String {
+fn not_a_reply(message: &IncomingBody, what: &str) -> String {
     format!(
         "a `{}` message is not a reply to {what}",
         message.type_name()

@@ -105,12 +105,12 @@ pub struct Incoming {
     /// Echoes the request being answered or served.
     pub seq: u64,
     #[serde(flatten)]
-    pub body: Reply,
+    pub body: IncomingBody,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Reply {
+pub enum IncomingBody {
     /// The answer to `hello`: who is speaking and which contracts it provides.
     Hello {
         protocol: u64,
@@ -179,18 +179,18 @@ pub enum Reply {
     Bye,
 }
 
-impl Reply {
+impl IncomingBody {
     /// The `type` as written on the wire, for messages about a reply out of place.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Reply::Hello { .. } => "hello",
-            Reply::Errored { .. } => "errored",
-            Reply::Return(_) => "return",
-            Reply::Raised { .. } => "raised",
-            Reply::Skipped { .. } => "skipped",
-            Reply::World { .. } => "world",
-            Reply::Output { .. } => "output",
-            Reply::Bye => "bye",
+            IncomingBody::Hello { .. } => "hello",
+            IncomingBody::Errored { .. } => "errored",
+            IncomingBody::Return(_) => "return",
+            IncomingBody::Raised { .. } => "raised",
+            IncomingBody::Skipped { .. } => "skipped",
+            IncomingBody::World { .. } => "world",
+            IncomingBody::Output { .. } => "output",
+            IncomingBody::Bye => "bye",
         }
     }
 }
@@ -324,7 +324,7 @@ impl WorldLine<'_> {
         let line: WorldLine = serde_json::from_str(text).ok()?;
         (line.kind == "world").then(|| Incoming {
             seq: line.seq,
-            body: Reply::World {
+            body: IncomingBody::World {
                 n: line.n,
                 call: line.call,
                 args: line.args,
@@ -550,26 +550,26 @@ mod tests {
         let hello = decode(br#"{"seq":1,"type":"hello","protocol":1,"implementation":{"name":"solution.py","language":"python","version":"3.11.7"},"contracts":["dlq-consumer"]}"#).unwrap();
         assert_eq!(hello.seq, 1);
         assert!(
-            matches!(hello.body, Reply::Hello { ref contracts, .. } if contracts == &["dlq-consumer"])
+            matches!(hello.body, IncomingBody::Hello { ref contracts, .. } if contracts == &["dlq-consumer"])
         );
         let raised = decode(br#"{"seq":3,"type":"raised","error":{"kind":"invalid_argument","class":"ValueError","message":"no"}}"#).unwrap();
         assert_eq!(
             raised.body,
-            Reply::Raised {
+            IncomingBody::Raised {
                 error: Raised::invalid_argument("ValueError", "no"),
                 traceback: None,
             }
         );
         let traced = decode(br#"{"seq":3,"type":"raised","error":{"kind":"error","class":"KeyError","message":"'x'"},"traceback":[{"file":"/s/solution.py","line":12,"function":"process_one","source":"x = m['x']"}]}"#).unwrap();
         assert!(
-            matches!(traced.body, Reply::Raised { traceback: Some(ref frames), .. } if frames[0].line == 12 && frames[0].function.as_deref() == Some("process_one"))
+            matches!(traced.body, IncomingBody::Raised { traceback: Some(ref frames), .. } if frames[0].line == 12 && frames[0].function.as_deref() == Some("process_one"))
         );
         let output =
             decode(br#"{"seq":3,"type":"output","stream":"stdout","text":"hi\n","cut":5}"#)
                 .unwrap();
         assert_eq!(
             output.body,
-            Reply::Output {
+            IncomingBody::Output {
                 stream: StreamName::Stdout,
                 text: "hi\n".into(),
                 cut: 5
@@ -579,7 +579,7 @@ mod tests {
             decode(br#"{"seq":3,"type":"world","n":1,"call":"queue.receive","args":[]}"#).unwrap();
         assert_eq!(
             world.body,
-            Reply::World {
+            IncomingBody::World {
                 n: 1,
                 call: "queue.receive".into(),
                 args: vec![],
@@ -592,7 +592,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             foreseen.body,
-            Reply::World {
+            IncomingBody::World {
                 foreseen: true,
                 n: 2,
                 ..
@@ -601,7 +601,7 @@ mod tests {
         let errored = decode(br#"{"seq":1,"type":"errored","message":"SyntaxError: invalid syntax","file":"/s.py","line":12}"#).unwrap();
         assert!(matches!(
             errored.body,
-            Reply::Errored {
+            IncomingBody::Errored {
                 line: Some(12),
                 details: None,
                 traceback: None,
@@ -610,7 +610,7 @@ mod tests {
         ));
         // An error no call could catch carries its frames.
         let late = decode(br#"{"seq":4,"type":"errored","message":"uncaught exception after a call returned: Error: late","traceback":[{"file":"/s.mjs","line":3,"source":"throw e;"}]}"#).unwrap();
-        let Reply::Errored {
+        let IncomingBody::Errored {
             traceback: Some(frames),
             ..
         } = late.body
@@ -633,11 +633,11 @@ mod tests {
         let body = |line: &str| decode(line.as_bytes()).map(|m| m.body);
         assert_eq!(
             body(r#"{"seq":3,"type":"return","value":null}"#),
-            Ok(Reply::Return(Returned::Value(Value::Null)))
+            Ok(IncomingBody::Return(Returned::Value(Value::Null)))
         );
         assert_eq!(
             body(r#"{"seq":3,"type":"return","undefined":true}"#),
-            Ok(Reply::Return(Returned::Undefined))
+            Ok(IncomingBody::Return(Returned::Undefined))
         );
         let refused = [
             (
@@ -668,7 +668,7 @@ mod tests {
         for returned in [Returned::Value(json!("ok")), Returned::Undefined] {
             let message = Incoming {
                 seq: 3,
-                body: Reply::Return(returned),
+                body: IncomingBody::Return(returned),
             };
             let line = serde_json::to_string(&message).unwrap();
             assert_eq!(decode(line.as_bytes()), Ok(message), "{line}");

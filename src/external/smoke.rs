@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::process::{
-    Departure, ExternalImplementation, Handshake, Launch, describe_call, describe_exit,
+    ExternalImplementation, Handshake, Launch, ProcessExit, describe_call, describe_exit,
 };
 use crate::contracts::dlq_consumer::handler;
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
@@ -29,7 +29,7 @@ pub struct SmokeReport {
     pub contracts: Vec<ContractCheck>,
     /// The contracts dlqspec checks, for a hint when none is claimed.
     pub known_contracts: Vec<&'static str>,
-    pub departure: Option<Departure>,
+    pub departure: Option<ProcessExit>,
     pub took: Duration,
     /// What the box held around it on this machine; `None` with `--sandbox off`.
     pub sandbox: Option<Vec<super::sandbox::Protection>>,
@@ -51,13 +51,13 @@ pub struct SmokeStep {
     pub took: Duration,
     /// World calls the implementation made while serving it.
     pub world_calls: usize,
-    pub verdict: Verdict,
+    pub verdict: SmokeVerdict,
     /// What the implementation printed and raised while serving it.
     pub output: Option<Captured>,
 }
 
 #[derive(Debug)]
-pub enum Verdict {
+pub enum SmokeVerdict {
     /// It answered as expected; the answer as written in a spec.
     Ok(String),
     /// It answered something else.
@@ -88,17 +88,17 @@ impl SmokeReport {
                 let contract = &check.contract;
                 let request = &step.request;
                 match &step.verdict {
-                    Verdict::Ok(_) => {}
-                    Verdict::Wrong {
+                    SmokeVerdict::Ok(_) => {}
+                    SmokeVerdict::Wrong {
                         actual, expected, ..
                     } => problems.push(format!(
                         "{contract}: {request} answered {actual}, expected {expected}"
                     )),
-                    Verdict::Broke(error) => problems.push(format!(
+                    SmokeVerdict::Broke(error) => problems.push(format!(
                         "{contract}: {}",
                         error.message.lines().next().unwrap_or_default()
                     )),
-                    Verdict::Skipped(reason) => problems.push(format!(
+                    SmokeVerdict::Skipped(reason) => problems.push(format!(
                         "{contract}: claimed in hello, but `new` was skipped: {reason}"
                     )),
                 }
@@ -314,7 +314,7 @@ fn exercise(
         let world_calls = counting.calls;
         let output = implementation.take_output();
         let verdict = judge(reply, &expected);
-        let stop = !matches!(verdict, Verdict::Ok(_));
+        let stop = !matches!(verdict, SmokeVerdict::Ok(_));
         steps.push(SmokeStep {
             request,
             took,
@@ -329,9 +329,9 @@ fn exercise(
     steps
 }
 
-fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
+fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> SmokeVerdict {
     let shown = |value: &Value| crate::text::yaml::flow(value);
-    let wrong = |actual: String| Verdict::Wrong {
+    let wrong = |actual: String| SmokeVerdict::Wrong {
         actual,
         expected: expected.returns.as_ref().map_or_else(
             || match expected.method {
@@ -343,22 +343,22 @@ fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> Verdict {
         why: expected.why,
     };
     match reply {
-        Err(error) => Verdict::Broke(error),
-        Ok(Reply::Skipped(reason)) => Verdict::Skipped(reason),
+        Err(error) => SmokeVerdict::Broke(error),
+        Ok(Reply::Skipped(reason)) => SmokeVerdict::Skipped(reason),
         Ok(Reply::Raised(raised)) => wrong(match raised.kind {
             RaisedKind::Crash => format!("raised Crash: {}", raised.message),
             _ => format!("raised {}", raised.describe()),
         }),
         Ok(Reply::Returned(value)) => match &expected.returns {
-            None if expected.method == "new" => Verdict::Ok("made".to_owned()),
-            None => Verdict::Ok(shown(&value)),
-            Some(want) if *want == value => Verdict::Ok(shown(&value)),
+            None if expected.method == "new" => SmokeVerdict::Ok("made".to_owned()),
+            None => SmokeVerdict::Ok(shown(&value)),
+            Some(want) if *want == value => SmokeVerdict::Ok(shown(&value)),
             Some(_) => wrong(shown(&value)),
         },
         // JavaScript's `undefined`: right where any value will do, wrong where one is pinned.
         Ok(Reply::Undefined) => match &expected.returns {
-            None if expected.method == "new" => Verdict::Ok("made".to_owned()),
-            None => Verdict::Ok("undefined".to_owned()),
+            None if expected.method == "new" => SmokeVerdict::Ok("made".to_owned()),
+            None => SmokeVerdict::Ok("undefined".to_owned()),
             Some(_) => wrong("undefined".to_owned()),
         },
     }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 #[cfg(target_os = "linux")]
-use super::sandbox::{self, Prepared};
+use super::sandbox::{self, PreparedBox};
 #[cfg(target_os = "linux")]
 use super::shims_cache::PYTHON_SHIM;
 
@@ -55,7 +55,7 @@ fn inherited() -> Option<&'static (RawFd, PathBuf)> {
 #[cfg(target_os = "linux")]
 pub fn request_for(
     command: &Command,
-    prepared: &Prepared,
+    prepared: &PreparedBox,
     rlimits: &[(i64, libc::rlimit)],
 ) -> Option<sandbox::warm::WarmRequest> {
     let (control, program) = inherited()?;

@@ -25,7 +25,7 @@ pub struct DiscoverError {
 
 /// A spec file to read, and which file it was when found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub struct FoundSpec {
     /// The path as found (through the folder given), which is the path reports show.
     pub path: PathBuf,
     /// The file it was when found: reading checks it is still that file, so that a link
@@ -35,8 +35,8 @@ pub struct Found {
 
 /// One entry of a discovery, in report order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Entry {
-    Spec(Found),
+pub enum DiscoveredPath {
+    Spec(FoundSpec),
     /// A path that should have held specs but cannot be read; reported as a broken spec.
     Unreadable {
         path: PathBuf,
@@ -44,11 +44,11 @@ pub enum Entry {
     },
 }
 
-impl Entry {
+impl DiscoveredPath {
     pub fn path(&self) -> &Path {
         match self {
-            Entry::Spec(found) => &found.path,
-            Entry::Unreadable { path, .. } => path,
+            DiscoveredPath::Spec(found) => &found.path,
+            DiscoveredPath::Unreadable { path, .. } => path,
         }
     }
 }
@@ -75,7 +75,7 @@ impl Skipped {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Discovery {
     /// Spec files and unreadable paths, sorted within each folder so runs are reproducible.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<DiscoveredPath>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -103,7 +103,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                     ),
                 });
             }
-            Err(error) => discovery.entries.push(Entry::Unreadable {
+            Err(error) => discovery.entries.push(DiscoveredPath::Unreadable {
                 path: path.clone(),
                 reason: format!("cannot read it: {error}"),
             }),
@@ -123,20 +123,20 @@ pub fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, DiscoverError> {
         .entries
         .into_iter()
         .filter_map(|entry| match entry {
-            Entry::Spec(found) => Some(found.path),
-            Entry::Unreadable { .. } => None,
+            DiscoveredPath::Spec(found) => Some(found.path),
+            DiscoveredPath::Unreadable { .. } => None,
         })
         .collect())
 }
 
 /// A file named on the command line: taken when it is a regular file whose real path lies in
 /// the folder it was named in.
-fn named_file(path: &Path) -> Entry {
+fn named_file(path: &Path) -> DiscoveredPath {
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let unreadable = |reason: String| Entry::Unreadable {
+    let unreadable = |reason: String| DiscoveredPath::Unreadable {
         path: path.to_path_buf(),
         reason,
     };
@@ -151,7 +151,7 @@ fn named_file(path: &Path) -> Entry {
         ));
     }
     match std::fs::metadata(&real) {
-        Ok(meta) if meta.is_file() => Entry::Spec(Found {
+        Ok(meta) if meta.is_file() => DiscoveredPath::Spec(FoundSpec {
             path: path.to_path_buf(),
             identity: Some(FileId::of(&meta)),
         }),
@@ -163,7 +163,7 @@ fn named_file(path: &Path) -> Entry {
 /// Walks `folder`, following only links that stay inside it.
 fn walk(folder: &Path, discovery: &mut Discovery) {
     let Ok(root) = std::fs::canonicalize(folder) else {
-        discovery.entries.push(Entry::Unreadable {
+        discovery.entries.push(DiscoveredPath::Unreadable {
             path: folder.to_path_buf(),
             reason: "cannot find where the folder is".into(),
         });
@@ -202,15 +202,17 @@ fn walk(folder: &Path, discovery: &mut Discovery) {
                 }
                 let meta = entry.metadata();
                 match meta {
-                    Ok(meta) if file_type.is_file() => found.push(Entry::Spec(Found {
-                        path: entry.into_path(),
-                        identity: Some(FileId::of(&meta)),
-                    })),
+                    Ok(meta) if file_type.is_file() => {
+                        found.push(DiscoveredPath::Spec(FoundSpec {
+                            path: entry.into_path(),
+                            identity: Some(FileId::of(&meta)),
+                        }))
+                    }
                     Ok(meta) => problems.push(Skipped {
                         path: entry.into_path(),
                         reason: format!("it is {}, not a regular file", kind_of(&meta)),
                     }),
-                    Err(error) => found.push(Entry::Unreadable {
+                    Err(error) => found.push(DiscoveredPath::Unreadable {
                         path: entry.into_path(),
                         reason: format!("cannot read it: {error}"),
                     }),
@@ -241,7 +243,7 @@ fn walk(folder: &Path, discovery: &mut Discovery) {
                     let why = error
                         .io_error()
                         .map_or_else(|| error.to_string(), ToString::to_string);
-                    found.push(Entry::Unreadable {
+                    found.push(DiscoveredPath::Unreadable {
                         reason: format!("cannot read it: {why}"),
                         path,
                     });
@@ -388,7 +390,7 @@ mod tests {
         // Named directly, a link out of its folder is refused at its path.
         let refused = discover(&[root.join("out.yaml")]).unwrap();
         assert!(
-            matches!(&refused.entries[..], [Entry::Unreadable { reason, .. }] if reason.contains("outside its folder")),
+            matches!(&refused.entries[..], [DiscoveredPath::Unreadable { reason, .. }] if reason.contains("outside its folder")),
             "{refused:?}"
         );
     }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::contracts;
 use crate::contracts::contract::{Checkpoint, Contract, RunMode, Scenario, ScenarioRun};
-use crate::load::discover::{Entry, Found};
+use crate::load::discover::{DiscoveredPath, FoundSpec};
 use crate::model::cause::Departure;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
@@ -125,10 +125,10 @@ pub fn load_path(path: &Path) -> Result<LoadedSpec, SpecError> {
 
 /// Loads what a discovery entry holds: a spec (checking it is still the file discovery
 /// found), or the error of a path that cannot be read.
-pub fn load_entry(entry: &Entry) -> Result<LoadedSpec, SpecError> {
+pub fn load_entry(entry: &DiscoveredPath) -> Result<LoadedSpec, SpecError> {
     match entry {
-        Entry::Spec(found) => load(read_found(found)?),
-        Entry::Unreadable { path, reason } => Err(unreadable(path, reason)),
+        DiscoveredPath::Spec(found) => load(read_found(found)?),
+        DiscoveredPath::Unreadable { path, reason } => Err(unreadable(path, reason)),
     }
 }
 
@@ -138,7 +138,7 @@ pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
 }
 
 /// Reads a spec as discovery found it.
-pub fn read_found(found: &Found) -> Result<SourceFile, SpecError> {
+pub fn read_found(found: &FoundSpec) -> Result<SourceFile, SpecError> {
     SourceFile::read_checked(&found.path, found.identity)
         .map_err(|error| unreadable(&found.path, &error.to_string()))
 }

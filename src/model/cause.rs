@@ -288,7 +288,7 @@ fn error_kind(kind: ImplErrorKind) -> String {
 const MAX_LINE_BYTES: usize = 300;
 
 fn line(text: &str) -> String {
-    crate::text::cut::line(text.lines().next().unwrap_or_default(), MAX_LINE_BYTES)
+    crate::text::truncate::line(text.lines().next().unwrap_or_default(), MAX_LINE_BYTES)
 }
 
 /// A stable key of `parts`: FNV-1a (64 bits) of them, each ended by a zero byte, as
@@ -362,7 +362,7 @@ impl Ids {
         if self.shaped {
             raised.class.clone()
         } else {
-            crate::text::cut::line(&raised.describe(), 160)
+            crate::text::truncate::line(&raised.describe(), 160)
         }
     }
 

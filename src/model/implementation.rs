@@ -116,12 +116,15 @@ pub enum ImplErrorKind {
 }
 
 impl ImplError {
-    /// The message is bounded (`cut::MAX_SHOWN_BYTES`): parts of it come from the
+    /// The message is bounded (`truncate::MAX_SHOWN_BYTES`): parts of it come from the
     /// implementation, which may send megabytes.
     pub fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
         ImplError {
             kind,
-            message: crate::text::cut::text(message.into(), crate::text::cut::MAX_SHOWN_BYTES),
+            message: crate::text::truncate::text(
+                message.into(),
+                crate::text::truncate::MAX_SHOWN_BYTES,
+            ),
         }
     }
 }

@@ -52,7 +52,7 @@ impl WorldChoice {
         if !text.starts_with("amqp") {
             return Err(format!(
                 "expected `fake` or a RabbitMQ address such as amqp://guest:guest@localhost:5672/%2f?queue-type=quorum, not `{}`",
-                crate::text::cut::text(text.to_owned(), 80)
+                crate::text::truncate::text(text.to_owned(), 80)
             ));
         }
         let address = Address::parse(text)?;

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use crate::contracts::timeline::{Event, Told};
+use crate::contracts::timeline::{TimelineEvent, TimelineLine};
 use crate::report::sanitize;
 
 /// What the page shows besides the timeline: the spec, the implementation and the verdict.
@@ -27,7 +27,7 @@ pub struct Page<'a> {
     pub description: &'a str,
     /// The lanes the calls run between, left to right.
     pub lanes: &'a [&'static str],
-    pub timeline: &'a [Told],
+    pub timeline: &'a [TimelineLine],
     /// `PASS: ...`, `FAIL: ...`, as the text says it.
     pub verdict: &'a str,
     pub passed: bool,
@@ -157,8 +157,10 @@ fn fits(x: u32, right: u32) -> usize {
 }
 
 /// The timeline as an SVG sequence diagram.
-fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
-    let lists = timeline.iter().any(|t| matches!(t.event, Event::Lists(_)));
+fn svg(lanes: &[&'static str], timeline: &[TimelineLine]) -> String {
+    let lists = timeline
+        .iter()
+        .any(|t| matches!(t.event, TimelineEvent::Lists(_)));
     let lanes_right = FIRST_LANE + lane_gap(lanes) * lanes.len().saturating_sub(1) as u32 + 60;
     let lists_left = lanes_right + 20;
     let width = if lists {
@@ -174,7 +176,7 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
         let text = told.line.trim_start();
         let indent = if told.line.starts_with(' ') { 24 } else { 0 };
         match &told.event {
-            Event::Start => {
+            TimelineEvent::Start => {
                 let _ = writeln!(
                     rows,
                     "<g class=\"start\"><text x=\"{LEFT}\" y=\"{}\">{}</text></g>",
@@ -183,18 +185,18 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                 );
                 y += 22;
             }
-            Event::Step { kind } => {
+            TimelineEvent::Step { kind } => {
                 y = band(&mut rows, kind, y, width, text, right);
             }
             // A call that is a step's heading (outcome-queue's) starts the step's band too.
-            Event::Call { .. } if indent == 0 => {
+            TimelineEvent::Call { .. } if indent == 0 => {
                 y = band(&mut rows, "call-step", y, width, text, right);
                 y = arrow(&mut rows, lanes, &told.event, y, indent, text, right);
             }
-            Event::Call { .. } => {
+            TimelineEvent::Call { .. } => {
                 y = arrow(&mut rows, lanes, &told.event, y, indent, text, right);
             }
-            Event::Mark { lane, label, tone } => {
+            TimelineEvent::Mark { lane, label, tone } => {
                 let x = lane_x(lanes, lane).unwrap_or(FIRST_LANE);
                 let symbol = match tone.word() {
                     "crash" => format!("<path d=\"M{} {} l12 12 m0 -12 l-12 12\"/>", x - 6, y + 4),
@@ -210,10 +212,10 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                 );
                 y += 24;
             }
-            Event::Rule => {
+            TimelineEvent::Rule => {
                 y = note_row(&mut rows, "rule", y, indent, text, right);
             }
-            Event::Decision { did, expected } => {
+            TimelineEvent::Decision { did, expected } => {
                 let first = expected.is_some() && !std::mem::replace(&mut marked, true);
                 match expected {
                     Some(expected) if first => {
@@ -223,7 +225,7 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                     None => y = note_row(&mut rows, "decision ok", y, indent, text, right),
                 }
             }
-            Event::Check {
+            TimelineEvent::Check {
                 expected, actual, ..
             } => {
                 let differs = told.event.differs();
@@ -234,7 +236,7 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                     y = note_row(&mut rows, class, y, indent, text, right);
                 }
             }
-            Event::Lists(lists) => {
+            TimelineEvent::Lists(lists) => {
                 let _ = write!(rows, "<g class=\"lists\">");
                 for (i, (name, items)) in lists.iter().enumerate() {
                     let x = lists_left + i as u32 * (LIST_WIDTH + 10);
@@ -255,7 +257,7 @@ fn svg(lanes: &[&'static str], timeline: &[Told]) -> String {
                 rows.push_str("</g>\n");
                 y += 26;
             }
-            Event::Note => {
+            TimelineEvent::Note => {
                 y = note_row(&mut rows, "note", y, indent, text, right);
             }
         }
@@ -324,13 +326,13 @@ fn band(rows: &mut String, kind: &str, y: u32, width: u32, text: &str, right: u3
 fn arrow(
     rows: &mut String,
     lanes: &[&str],
-    event: &Event,
+    event: &TimelineEvent,
     y: u32,
     indent: u32,
     text: &str,
     right: u32,
 ) -> u32 {
-    let Event::Call {
+    let TimelineEvent::Call {
         from,
         to,
         label,
@@ -492,7 +494,7 @@ mod tests {
     use super::*;
     use crate::contracts::timeline::Tone;
 
-    fn page<'a>(timeline: &'a [Told], lanes: &'a [&'static str]) -> Page<'a> {
+    fn page<'a>(timeline: &'a [TimelineLine], lanes: &'a [&'static str]) -> Page<'a> {
         Page {
             name: "n",
             path: "p.yaml",
@@ -510,9 +512,9 @@ mod tests {
 
     #[test]
     fn hostile_text_is_escaped_and_cut() {
-        let timeline = [Told {
+        let timeline = [TimelineLine {
             line: "    x".to_owned(),
-            event: Event::Call {
+            event: TimelineEvent::Call {
                 from: "queue",
                 to: "consumer",
                 label: format!("<script>\u{1b}[31m{}", "y".repeat(500)),
@@ -527,9 +529,9 @@ mod tests {
 
     #[test]
     fn only_the_first_difference_is_marked_as_such() {
-        let check = |actual: &str| Told {
+        let check = |actual: &str| TimelineLine {
             line: format!("    \u{2717} k: expected 1, got {actual}"),
-            event: Event::Check {
+            event: TimelineEvent::Check {
                 expected: "1".into(),
                 actual: actual.into(),
             },
@@ -553,9 +555,9 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let timeline = [Told {
+        let timeline = [TimelineLine {
             line: format!("    \u{2717} {}", long("decided")),
-            event: Event::Check {
+            event: TimelineEvent::Check {
                 expected: long("want"),
                 actual: long("got"),
             },

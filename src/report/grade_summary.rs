@@ -871,7 +871,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::run::grading::{SpecVerdict, Written};
+    use crate::run::grading::{SpecVerdict, WrittenReports};
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
@@ -894,7 +894,7 @@ mod tests {
             .into(),
             took: Duration::from_millis(1500),
             note: String::new(),
-            reports: Written {
+            reports: WrittenReports {
                 text: true,
                 json_lines: true,
                 pictures: Vec::new(),
@@ -959,7 +959,7 @@ mod tests {
     #[test]
     fn only_reports_that_were_written_are_linked() {
         let mut none = row("carol", Status::Broken);
-        none.reports = Written::default();
+        none.reports = WrittenReports::default();
         let mut text_only = row("dave", Status::Timeout);
         text_only.name = "dave".into();
         text_only.reports.json_lines = false;
@@ -1158,7 +1158,7 @@ mod tests {
         };
         let mut empty = row("class/empty", Status::Broken);
         empty.rules.clear();
-        empty.reports = Written::default();
+        empty.reports = WrittenReports::default();
         let broken = row("class/syntax", Status::Broken);
         let mut ungraded = row("class/linus", Status::Ungraded);
         ungraded.rules.clear();
@@ -1252,7 +1252,7 @@ mod tests {
         ];
         rows[1].name = "b".into();
         rows[1].note = "a \"note\"".into();
-        rows[1].reports = Written::default();
+        rows[1].reports = WrittenReports::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
         let text = json(&rows, Some("1/2"), None, None);

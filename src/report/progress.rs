@@ -147,9 +147,9 @@ mod tests {
     use crate::model::outcome::Outcome;
     use crate::run::runner::{SpecReport, Summary};
 
-    struct Count<'c>(&'c mut Vec<&'static str>);
+    struct EventNames<'c>(&'c mut Vec<&'static str>);
 
-    impl Reporter for Count<'_> {
+    impl Reporter for EventNames<'_> {
         fn event(&mut self, event: &Event) {
             self.0.push(match event {
                 Event::Started { .. } => "started",
@@ -181,7 +181,7 @@ mod tests {
             cause: None,
         };
         {
-            let mut progress = ProgressReporter::new(Box::new(Count(&mut seen)));
+            let mut progress = ProgressReporter::new(Box::new(EventNames(&mut seen)));
             progress.event(&Event::Started {
                 total: 2,
                 filtered_out: 0,

@@ -10,12 +10,12 @@ use crate::model::captured::{Captured, Stream};
 use crate::model::cause::Cause;
 use crate::model::implementation::ImplError;
 use crate::model::outcome::{Divergence, ExpectedFailure, Mismatch, Outcome};
-use crate::text::cut;
 use crate::text::source::{Excerpt, Position};
 use crate::text::spec_error::SpecError;
+use crate::text::truncate;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line, control
-/// characters in the values shown escaped; at most `cut::MAX_SHOWN_BYTES`, the cut told.
+/// characters in the values shown escaped; at most `truncate::MAX_SHOWN_BYTES`, the cut told.
 pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
@@ -46,11 +46,11 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
                 let _ = writeln!(out, "{}", paint(style, &format!("{sign}{line}")));
             }
         }
-        if out.len() > cut::MAX_SHOWN_BYTES {
+        if out.len() > truncate::MAX_SHOWN_BYTES {
             break;
         }
     }
-    cut::text(out, cut::MAX_SHOWN_BYTES)
+    truncate::text(out, truncate::MAX_SHOWN_BYTES)
 }
 
 /// Each error of a spec file, in source order: its message, `path:line:col`, the offending
@@ -217,7 +217,7 @@ pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
         let _ = writeln!(out, "{}", sanitize::text(note));
     }
     out.push_str(&diff(&mismatch.expected, &mismatch.actual, palette));
-    cut::text(out, cut::MAX_SHOWN_BYTES)
+    truncate::text(out, truncate::MAX_SHOWN_BYTES)
 }
 
 /// The spot in the spec a failure points at: the expectation that failed, or the broken spot.
@@ -234,12 +234,12 @@ pub fn impl_error(error: &ImplError) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    cut::text(
+    truncate::text(
         format!(
             "implementation error ({kind}): {}\n",
             sanitize::text(&error.message)
         ),
-        cut::MAX_SHOWN_BYTES,
+        truncate::MAX_SHOWN_BYTES,
     )
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::render;
 use super::sanitize::{self, line};
 use super::style::{Palette, paint};
-use crate::external::smoke::{SmokeReport, Verdict};
+use crate::external::smoke::{SmokeReport, SmokeVerdict};
 
 /// `12.3 ms`, or `1.20 s` from a second on.
 pub fn duration(took: Duration) -> String {
@@ -95,7 +95,7 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
             let timing = paint(p.dim, &format!("({}{world})", duration(step.took)));
             let request = line(&step.request);
             match &step.verdict {
-                Verdict::Ok(answer) => {
+                SmokeVerdict::Ok(answer) => {
                     let answer = line(answer);
                     let _ = writeln!(
                         out,
@@ -103,7 +103,7 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                         paint(p.pass, "ok  ")
                     );
                 }
-                Verdict::Wrong {
+                SmokeVerdict::Wrong {
                     actual,
                     expected,
                     why,
@@ -121,13 +121,13 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                         sanitize::text(why)
                     );
                 }
-                Verdict::Broke(error) => {
+                SmokeVerdict::Broke(error) => {
                     let _ = writeln!(out, "  {}  {request}  {timing}", paint(p.fail, "FAIL"));
                     for line in render::impl_error(error).lines() {
                         let _ = writeln!(out, "        {line}");
                     }
                 }
-                Verdict::Skipped(reason) => {
+                SmokeVerdict::Skipped(reason) => {
                     let _ = writeln!(
                         out,
                         "  {}  {request}: {}",
@@ -137,7 +137,8 @@ pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
                 }
             }
             // Under a failing check, what the implementation printed and raised serving it.
-            if let (false, Some(captured)) = (matches!(step.verdict, Verdict::Ok(_)), &step.output)
+            if let (false, Some(captured)) =
+                (matches!(step.verdict, SmokeVerdict::Ok(_)), &step.output)
             {
                 for line in render::captured(captured, p).lines() {
                     let _ = writeln!(out, "        {line}");

@@ -134,7 +134,7 @@ pub struct Graded {
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub note: String,
     /// Which of its reports are in the output folder: the summaries link only to those.
-    pub reports: Written,
+    pub reports: WrittenReports,
 }
 
 /// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
@@ -142,14 +142,14 @@ pub struct Graded {
 /// (`NAME/explain/SPEC.html`, see [`picture_file`]). A submission with no entry file has
 /// none; a run that sent nothing through its pipe has no `NAME.jsonl`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Written {
+pub struct WrittenReports {
     pub text: bool,
     pub json_lines: bool,
     /// The paths of the specs whose picture was written, as the run reports them.
     pub pictures: Vec<String>,
 }
 
-impl Written {
+impl WrittenReports {
     /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`, `html`
     /// for a picture), relative to the output folder.
     pub fn files(&self, name: &str) -> Vec<(&'static str, String)> {
@@ -689,7 +689,7 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
             "`pictures` must be a list of at most {MAX_PICTURES} spec paths"
         ));
     }
-    let reports = Written {
+    let reports = WrittenReports {
         text: report("report", &row.report, "txt")?,
         json_lines: report("json_report", &row.json_report, "jsonl")?,
         pictures: row.pictures,
@@ -1023,7 +1023,7 @@ mod tests {
             specs: BTreeMap::new(),
             took: Duration::ZERO,
             note: String::new(),
-            reports: Written::default(),
+            reports: WrittenReports::default(),
         };
         let merged = merge(vec![
             (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),
@@ -1085,7 +1085,7 @@ mod tests {
                 .collect(),
             took: Duration::ZERO,
             note: String::new(),
-            reports: Written::default(),
+            reports: WrittenReports::default(),
         };
         let before = [
             row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),

@@ -24,18 +24,18 @@ use crate::text::yaml::{self, Spanned};
 pub struct KnownFailures {
     /// The file as given, for messages.
     pub path: String,
-    entries: Vec<Entry>,
+    entries: Vec<KnownFailure>,
 }
 
 #[derive(Debug, Clone)]
-struct Entry {
-    listed: Listed,
+struct KnownFailure {
+    listed: KnownFailureKey,
     reason: Option<String>,
     position: Position,
 }
 
 #[derive(Debug, Clone)]
-enum Listed {
+enum KnownFailureKey {
     /// A spec file, as found on disk.
     Spec(PathBuf),
     Rule(String),
@@ -85,7 +85,7 @@ impl KnownFailures {
                             ),
                         ));
                     };
-                    Listed::Spec(found)
+                    KnownFailureKey::Spec(found)
                 }
                 (None, Some(rule)) => {
                     let known = CONTRACTS
@@ -101,7 +101,7 @@ impl KnownFailures {
                             ),
                         ));
                     }
-                    Listed::Rule(rule.value)
+                    KnownFailureKey::Rule(rule.value)
                 }
                 (Some(_), Some(_)) | (None, None) => {
                     return Err(SpecError::invalid(
@@ -111,7 +111,7 @@ impl KnownFailures {
                     ));
                 }
             };
-            entries.push(Entry {
+            entries.push(KnownFailure {
                 listed,
                 reason,
                 position,
@@ -123,7 +123,7 @@ impl KnownFailures {
         })
     }
 
-    fn listed_at(&self, entry: &Entry) -> String {
+    fn listed_at(&self, entry: &KnownFailure) -> String {
         format!(
             "{}:{}:{}",
             self.path, entry.position.line, entry.position.column
@@ -135,8 +135,8 @@ impl KnownFailures {
     pub fn lists(&self, path: &str, rules: &[String]) -> bool {
         let canonical = std::fs::canonicalize(path).ok();
         self.entries.iter().any(|entry| match &entry.listed {
-            Listed::Spec(file) => canonical.as_ref() == Some(file),
-            Listed::Rule(rule) => rules.contains(rule),
+            KnownFailureKey::Spec(file) => canonical.as_ref() == Some(file),
+            KnownFailureKey::Rule(rule) => rules.contains(rule),
         })
     }
 
@@ -149,12 +149,12 @@ impl KnownFailures {
             let canonical = std::fs::canonicalize(path).ok();
             for (entry_index, entry) in self.entries.iter().enumerate() {
                 match &entry.listed {
-                    Listed::Spec(file) => {
+                    KnownFailureKey::Spec(file) => {
                         if canonical.as_ref() == Some(file) && by_spec[index].is_none() {
                             by_spec[index] = Some(entry_index);
                         }
                     }
-                    Listed::Rule(rule) => {
+                    KnownFailureKey::Rule(rule) => {
                         let covers = loaded
                             .as_ref()
                             .is_ok_and(|s| s.scenario.header().rule_ids().any(|r| r == rule));
@@ -194,7 +194,7 @@ impl Expectations<'_> {
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| matches!(&e.listed, Listed::Rule(r) if rules.contains(r)))
+            .filter(|(_, e)| matches!(&e.listed, KnownFailureKey::Rule(r) if rules.contains(r)))
             .map(|(i, _)| i)
             .collect();
         let by_spec = self.by_spec.get(index).copied().flatten();
@@ -227,7 +227,7 @@ impl Expectations<'_> {
                 });
                 if let Some(&entry) = stale {
                     let entry = &list.entries[entry];
-                    let Listed::Rule(rule) = &entry.listed else {
+                    let KnownFailureKey::Rule(rule) = &entry.listed else {
                         return;
                     };
                     *outcome = Outcome::Stale(format!(

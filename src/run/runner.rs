@@ -20,7 +20,7 @@ use crate::model::world::WorldChoice;
 use crate::run::known_failures::KnownFailures;
 use crate::run::parallel;
 use crate::run::rerun::{self, RerunPlan};
-use crate::run::select::{Filter, Partition};
+use crate::run::select::{Partition, SpecFilter};
 use crate::text::source::display_path;
 use crate::text::spec_error::{SpecError, SpecErrorKind};
 
@@ -38,7 +38,7 @@ pub mod exit {
 pub struct RunConfig {
     pub paths: Vec<PathBuf>,
     /// Run only specs some filter matches (all specs when there is none).
-    pub filters: Vec<Filter>,
+    pub filters: Vec<SpecFilter>,
     /// Run only this share of the selected specs.
     pub partition: Option<Partition>,
     /// How many specs run at once; `None` means one per available core.
@@ -270,15 +270,15 @@ pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
 }
 
 /// The selected specs, and the paths discovery left out (for a command to warn about).
-pub struct Gathered {
+pub struct SelectedSpecs {
     pub specs: Vec<Prepared>,
     pub skipped: Vec<Skipped>,
 }
 
 /// `prepare`, keeping what discovery skipped.
-pub fn gather(config: &RunConfig) -> Result<Gathered, DiscoverError> {
+pub fn gather(config: &RunConfig) -> Result<SelectedSpecs, DiscoverError> {
     let (loaded, skipped) = load_all(config)?;
-    Ok(Gathered {
+    Ok(SelectedSpecs {
         specs: select(config, loaded),
         skipped,
     })
@@ -930,7 +930,7 @@ mod tests {
         ]);
         let config = RunConfig {
             paths: vec![dir.path().to_path_buf()],
-            filters: vec![Filter::new("passes").unwrap()],
+            filters: vec![SpecFilter::new("passes").unwrap()],
             partition: Some("2/2".parse().unwrap()),
             ..RunConfig::default()
         };

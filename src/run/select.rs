@@ -11,24 +11,24 @@ use crate::contracts::contract::SpecHeader;
 
 /// One `--filter` value. A spec is selected when any filter matches it.
 #[derive(Debug, Clone)]
-pub struct Filter {
+pub struct SpecFilter {
     text: String,
     /// Set when the text has glob characters: then it is matched against the spec path only.
     glob: Option<GlobMatcher>,
 }
 
-impl std::fmt::Display for Filter {
+impl std::fmt::Display for SpecFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.text)
     }
 }
 
-impl Filter {
+impl SpecFilter {
     /// Plain text matches a name or path containing it, or a rule id equal to it or starting
     /// with it (`dlq-consumer/` selects every rule of that contract). Text with `*`, `?`, `[`
     /// or `{` is a path glob, matched against the whole path or any tail of it that starts at
     /// a folder boundary; `*` stays within one folder, `**` crosses folders.
-    pub fn new(text: &str) -> Result<Filter, String> {
+    pub fn new(text: &str) -> Result<SpecFilter, String> {
         if text.is_empty() {
             return Err("a filter cannot be empty".into());
         }
@@ -46,7 +46,7 @@ impl Filter {
         } else {
             None
         };
-        Ok(Filter {
+        Ok(SpecFilter {
             text: text.to_owned(),
             glob,
         })
@@ -188,39 +188,51 @@ mod tests {
     fn plain_text_matches_name_path_or_rule_prefix() {
         let h = header("poison pill", &["dlq-consumer/poison"]);
         let path = "specs/dlq-consumer/a.yaml";
-        assert!(Filter::new("pill").unwrap().matches(path, Some(&h)));
-        assert!(Filter::new("a.yaml").unwrap().matches(path, Some(&h)));
+        assert!(SpecFilter::new("pill").unwrap().matches(path, Some(&h)));
+        assert!(SpecFilter::new("a.yaml").unwrap().matches(path, Some(&h)));
         assert!(
-            Filter::new("dlq-consumer/poison")
+            SpecFilter::new("dlq-consumer/poison")
                 .unwrap()
                 .matches("x", Some(&h))
         );
-        assert!(Filter::new("dlq-consumer/").unwrap().matches("x", Some(&h)));
+        assert!(
+            SpecFilter::new("dlq-consumer/")
+                .unwrap()
+                .matches("x", Some(&h))
+        );
         // A rule id is matched from its start, not anywhere inside it.
         assert!(
-            !Filter::new("poison")
+            !SpecFilter::new("poison")
                 .unwrap()
                 .matches("x", Some(&header("n", &["dlq-consumer/poison"])))
         );
-        assert!(!Filter::new("pill").unwrap().matches(path, None));
+        assert!(!SpecFilter::new("pill").unwrap().matches(path, None));
     }
 
     #[test]
     fn globs_match_the_path_at_folder_boundaries() {
         let path = "specs/dlq-consumer/poison-cycle.yaml";
         let h = header("poison", &[]);
-        assert!(Filter::new("poison-*.yaml").unwrap().matches(path, None));
-        assert!(Filter::new("specs/**/poison*").unwrap().matches(path, None));
         assert!(
-            Filter::new("dlq-consumer/*.yaml")
+            SpecFilter::new("poison-*.yaml")
                 .unwrap()
                 .matches(path, None)
         );
-        assert!(!Filter::new("specs/*.yaml").unwrap().matches(path, None));
-        assert!(!Filter::new("ison-*.yaml").unwrap().matches(path, None));
+        assert!(
+            SpecFilter::new("specs/**/poison*")
+                .unwrap()
+                .matches(path, None)
+        );
+        assert!(
+            SpecFilter::new("dlq-consumer/*.yaml")
+                .unwrap()
+                .matches(path, None)
+        );
+        assert!(!SpecFilter::new("specs/*.yaml").unwrap().matches(path, None));
+        assert!(!SpecFilter::new("ison-*.yaml").unwrap().matches(path, None));
         // A glob is about paths: it does not match names.
         assert!(
-            !Filter::new("pois*")
+            !SpecFilter::new("pois*")
                 .unwrap()
                 .matches("specs/a.yaml", Some(&h))
         );
@@ -229,10 +241,10 @@ mod tests {
     #[test]
     fn a_bad_glob_or_empty_filter_is_refused() {
         assert_eq!(
-            Filter::new("specs/[a").unwrap_err(),
+            SpecFilter::new("specs/[a").unwrap_err(),
             "invalid path glob `specs/[a`: unclosed character class; missing ']'"
         );
-        assert_eq!(Filter::new("").unwrap_err(), "a filter cannot be empty");
+        assert_eq!(SpecFilter::new("").unwrap_err(), "a filter cannot be empty");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub const DEFAULT_EXPLORE_CASES: u64 = 400;
 
 /// What to measure.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub struct StrengthSettings {
     pub paths: Vec<PathBuf>,
     /// Cases explore tries per survivor; 0 skips the search.
     pub explore_cases: u64,
@@ -56,12 +56,12 @@ pub struct ContractStrength {
     /// The specs of this contract that judge.
     pub specs: usize,
     /// Every mistake of the catalogue, in its order.
-    pub mistakes: Vec<Verdict>,
+    pub mistakes: Vec<MistakeVerdict>,
 }
 
 /// What the suite does to one mistake.
 #[derive(Debug)]
-pub struct Verdict {
+pub struct MistakeVerdict {
     pub mistake: &'static Mistake,
     /// The first spec (path) that fails on it, if any.
     pub caught_by: Option<String>,
@@ -89,7 +89,7 @@ impl ContractStrength {
 }
 
 /// Measures the specs under `settings.paths`.
-pub fn measure(settings: &Settings) -> Result<Report, DiscoverError> {
+pub fn measure(settings: &StrengthSettings) -> Result<Report, DiscoverError> {
     let config = RunConfig {
         paths: settings.paths.clone(),
         ..RunConfig::default()
@@ -144,8 +144,8 @@ fn judge(
     contract: &'static dyn Contract,
     mistake: &'static Mistake,
     specs: &[&(String, LoadedSpec)],
-    settings: &Settings,
-) -> Verdict {
+    settings: &StrengthSettings,
+) -> MistakeVerdict {
     let mistaken = || {
         contract
             .mistaken(mistake.id)
@@ -159,7 +159,7 @@ fn judge(
         matches!(outcome, Outcome::Mismatch(_) | Outcome::Errored(_)).then(|| path.clone())
     });
     let suggestion = if caught_by.is_none() && settings.explore_cases > 0 {
-        let search = explore::Settings {
+        let search = explore::ExploreSettings {
             seed: settings.seed,
             cases: settings.explore_cases,
             time: None,
@@ -176,7 +176,7 @@ fn judge(
     } else {
         None
     };
-    Verdict {
+    MistakeVerdict {
         mistake,
         caught_by,
         suggestion,
@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn one_spec_catches_few_mistakes_and_explore_suggests_a_spec_for_a_survivor() {
-        let settings = Settings {
+        let settings = StrengthSettings {
             paths: vec![root().join("specs/outcome-queue/success-moves-to-done.yaml")],
             explore_cases: 0,
             seed: 1,
@@ -224,7 +224,7 @@ mod tests {
             "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: dead}]\n",
         )
         .expect("written");
-        let settings = Settings {
+        let settings = StrengthSettings {
             paths: vec![dir.path().to_path_buf()],
             explore_cases: 0,
             seed: 1,

@@ -153,11 +153,11 @@ impl SpecError {
 
 /// The errors of one file gathered as they are found, so that one run tells them all.
 #[derive(Debug, Default)]
-pub struct Gathered {
+pub struct SpecErrors {
     errors: Vec<SpecError>,
 }
 
-impl Gathered {
+impl SpecErrors {
     pub fn push(&mut self, error: SpecError) {
         self.errors.push(error);
     }

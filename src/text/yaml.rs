@@ -72,7 +72,7 @@ fn derived_parser_options() -> serde_saphyr::granit_parser::Options {
 
 /// The fast path's limits: serde-saphyr's, less a margin, so that a spec near one is loaded
 /// (and, past it, refused) by serde-saphyr alone.
-const TREE_LIMITS: tree::Limits = tree::Limits {
+const TREE_LIMITS: tree::TreeLimits = tree::TreeLimits {
     max_nodes: MAX_NODES - 1024,
     max_events: 2 * MAX_NODES - 2048,
     max_depth: MAX_DEPTH - 2,
@@ -876,14 +876,14 @@ mod tests {
 
     #[derive(Debug, Deserialize, PartialEq)]
     #[serde(rename_all = "snake_case", deny_unknown_fields)]
-    enum Step {
+    enum SampleStep {
         Process(String),
         Recover,
     }
 
     #[derive(Debug, Deserialize)]
     struct Steps {
-        steps: Vec<SingleKey<Step>>,
+        steps: Vec<SingleKey<SampleStep>>,
     }
 
     fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, SpecError> {
@@ -917,8 +917,8 @@ mod tests {
     #[test]
     fn names_and_one_key_mappings_decode() {
         let steps = parse_text::<Steps>("steps: [recover, {process: ok}]\n").unwrap();
-        assert_eq!(steps.steps[0].0, Step::Recover);
-        assert_eq!(steps.steps[1].0, Step::Process("ok".into()));
+        assert_eq!(steps.steps[0].0, SampleStep::Recover);
+        assert_eq!(steps.steps[1].0, SampleStep::Process("ok".into()));
     }
 
     #[test]

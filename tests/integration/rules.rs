@@ -22,7 +22,7 @@ const HOSTS: [&str; 9] = [
     "src/text/source.rs",
     "src/model/rule.rs",
     "src/generate/rng.rs",
-    "src/text/cut.rs",
+    "src/text/truncate.rs",
     "src/text/listing.rs",
     "src/model/captured.rs",
     "src/amqp/wire.rs",

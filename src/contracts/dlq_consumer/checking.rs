@@ -2,7 +2,7 @@
 //! runner knows: a run, on a broker's world too, a failing run's departure from the reference, and lint's smells.
 
 use super::queue::rabbitmq::RabbitQueue;
-use super::record::Keep;
+use super::record::RecordKeeping;
 use super::scenario::DlqScenario;
 use crate::contracts::contract::{RunMode, Scenario, ScenarioRun, Smell, SpecHeader};
 use crate::model::cause::Departure;
@@ -17,8 +17,13 @@ impl Scenario for DlqScenario {
 
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
         // Nobody reads what each step did from a plain run: it is not kept.
-        self.play(implementation, mode, Keep::default(), Box::default())
-            .0
+        self.play(
+            implementation,
+            mode,
+            RecordKeeping::default(),
+            Box::default(),
+        )
+        .0
     }
 
     fn diagnose(
@@ -30,9 +35,9 @@ impl Scenario for DlqScenario {
         if implementation.info().is_reference {
             return (self.run(implementation, mode), None);
         }
-        let marks = Keep {
+        let marks = RecordKeeping {
             marks: true,
-            ..Keep::default()
+            ..RecordKeeping::default()
         };
         let (run, record) = self.play(implementation, mode, marks, Box::default());
         let departure = match run.outcome {
@@ -55,7 +60,12 @@ impl Scenario for DlqScenario {
             Ok(queue) => queue,
             Err(fault) => return ScenarioRun::ended(Outcome::WorldFault(fault)),
         };
-        let (mut run, record) = self.play(implementation, mode, Keep::default(), Box::new(queue));
+        let (mut run, record) = self.play(
+            implementation,
+            mode,
+            RecordKeeping::default(),
+            Box::new(queue),
+        );
         let (fault, departures) = (
             record.world.queue().fault(),
             record.world.queue().departures(),
@@ -69,7 +79,7 @@ impl Scenario for DlqScenario {
         if mode == RunMode::Explain {
             for departure in &departures {
                 run.timeline
-                    .push(crate::contracts::timeline::Told::note(format!(
+                    .push(crate::contracts::timeline::TimelineLine::note(format!(
                         "broker: {} ({}: {})",
                         departure.detail, departure.property.id, departure.property.says
                     )));
@@ -85,7 +95,7 @@ impl Scenario for DlqScenario {
             .play(
                 implementation,
                 RunMode::Check,
-                Keep::default(),
+                RecordKeeping::default(),
                 Box::default(),
             )
             .0;
@@ -118,7 +128,7 @@ impl Scenario for DlqScenario {
         let (run, record) = self.execute(implementation, RunMode::Record);
         match run.outcome {
             Outcome::Passed | Outcome::Mismatch(_) => {
-                let written = super::smells::Written {
+                let written = super::smells::WrittenScenario {
                     messages: &self.messages,
                     message_positions: &self.message_positions,
                     outcome_positions: &self.outcome_positions,

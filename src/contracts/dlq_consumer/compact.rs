@@ -75,14 +75,14 @@ impl Expansion {
 /// The length of `value`'s debug text, counted without building it: the measure of one
 /// expanded thing's size that every kind of step, outcome and entry has.
 fn weight(value: &impl std::fmt::Debug) -> u64 {
-    struct Count(u64);
-    impl std::fmt::Write for Count {
+    struct LengthCount(u64);
+    impl std::fmt::Write for LengthCount {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
             self.0 = self.0.saturating_add(s.len() as u64);
             Ok(())
         }
     }
-    let mut count = Count(0);
+    let mut count = LengthCount(0);
     // Writing into a counter cannot fail.
     let _ = std::fmt::write(&mut count, format_args!("{value:?}"));
     count.0

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::given::{Entry, Given};
+use super::given::{DlqEntry, Given};
 use super::handler::{PERMANENT_ERROR, TRANSIENT_ERROR};
 use super::mistakes::Slip;
 use super::world::Message;
@@ -197,7 +197,7 @@ impl DlqConsumer {
 
     /// A received message with the count and first time this consumer goes by: the queue's,
     /// unless a mistake makes it remember its own.
-    fn delivery(&mut self, message: Message) -> Delivery {
+    fn delivery(&mut self, message: Message) -> ReceivedMessage {
         let count = if self.is(Slip::CountsInMemory) {
             let counted = self.counted.entry(message.id.clone()).or_insert(0);
             *counted += 1;
@@ -214,7 +214,7 @@ impl DlqConsumer {
         } else {
             message.first_received_at
         };
-        Delivery {
+        ReceivedMessage {
             message,
             count,
             first_at,
@@ -266,7 +266,7 @@ impl DlqConsumer {
     fn dead_letter(
         &self,
         given: &mut Given,
-        delivery: &Delivery,
+        delivery: &ReceivedMessage,
         reason: &str,
         error: Option<String>,
         attempts: u64,
@@ -276,7 +276,7 @@ impl DlqConsumer {
             Some(early) => early,
             None => given.now()?,
         };
-        let entry = Entry {
+        let entry = DlqEntry {
             id: message.id.clone(),
             body: message.body.clone(),
             reason: reason.to_owned(),
@@ -377,7 +377,7 @@ impl DlqConsumer {
 }
 
 /// A received message, with the count and first-delivery time the consumer goes by.
-struct Delivery {
+struct ReceivedMessage {
     message: Message,
     count: u64,
     first_at: Option<u64>,

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::explore::{CaseStep, DlqCase, case_of, effect_call, probe};
-use super::journal::Happening;
+use super::journal::WorldEvent;
 use super::record::Record;
 use super::scenario::DlqScenario;
 use super::world::ScriptedOutcome;
@@ -229,7 +229,7 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
     let mut delivery: HashMap<&str, (u64, bool, u32)> = HashMap::new();
     for (at, happening) in journal.iter().enumerate() {
         match happening {
-            Happening::Received {
+            WorldEvent::Received {
                 id,
                 receive_count,
                 already_dead,
@@ -237,7 +237,7 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
             } => {
                 delivery.insert(id, (*receive_count, *already_dead, 0));
             }
-            Happening::Handled { id, .. } | Happening::Unscripted { id, .. } => {
+            WorldEvent::Handled { id, .. } | WorldEvent::Unscripted { id, .. } => {
                 let (count, dead, calls) = delivery.entry(id).or_insert((0, false, 0));
                 *calls += 1;
                 if *count > budget {
@@ -256,7 +256,7 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
                     ));
                 }
             }
-            Happening::Put { id, entry, .. } => {
+            WorldEvent::Put { id, entry, .. } => {
                 let count = in_dlq.entry(id).or_insert(0);
                 if *count > 0 {
                     say(format!("{id} was put in the DLQ while already in it"));
@@ -270,12 +270,12 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
                     ));
                 }
             }
-            Happening::Removed {
+            WorldEvent::Removed {
                 id, removed: true, ..
             } => {
                 in_dlq.insert(id, 0);
             }
-            Happening::Sent { id } => arrive(&mut arrived, id, at),
+            WorldEvent::Sent { id } => arrive(&mut arrived, id, at),
             _ => {}
         }
     }
@@ -287,10 +287,10 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
         let mut sent: BTreeSet<&str> = BTreeSet::new();
         for happening in &journal[facts.journal.clone()] {
             match happening {
-                Happening::Sent { id } => {
+                WorldEvent::Sent { id } => {
                     sent.insert(id);
                 }
-                Happening::Removed {
+                WorldEvent::Removed {
                     id, removed: true, ..
                 } if !sent.contains(id.as_str()) => say(format!(
                     "replay (step {}) removed {id} from the DLQ before sending it back: a crash in between loses it",
@@ -326,7 +326,7 @@ fn violations(case: &DlqCase, record: &Record, budget: u64) -> Vec<String> {
 /// The ids acked after a successful handler call since they last `arrived`, in one pass over
 /// the journal.
 fn acked_after_success<'a>(
-    journal: &'a [Happening],
+    journal: &'a [WorldEvent],
     arrived: &HashMap<String, usize>,
 ) -> HashSet<&'a str> {
     let since_arrival = |id: &str, at: usize| arrived.get(id).is_some_and(|from| at >= *from);
@@ -334,13 +334,15 @@ fn acked_after_success<'a>(
     let mut acked: HashSet<&str> = HashSet::new();
     for (at, happening) in journal.iter().enumerate() {
         match happening {
-            Happening::Handled {
+            WorldEvent::Handled {
                 id,
                 outcome: ScriptedOutcome::Ok,
             } if since_arrival(id, at) => {
                 succeeded.insert(id);
             }
-            Happening::Acked { id } if since_arrival(id, at) && succeeded.contains(id.as_str()) => {
+            WorldEvent::Acked { id }
+                if since_arrival(id, at) && succeeded.contains(id.as_str()) =>
+            {
                 acked.insert(id);
             }
             _ => {}
@@ -353,7 +355,7 @@ fn acked_after_success<'a>(
 mod tests {
     use super::*;
     use crate::explore::Quiet;
-    use crate::explore::crashes::{self as schedules, Plan};
+    use crate::explore::crashes::{self as schedules, CrashPlan};
     use crate::text::source::SourceFile;
 
     fn schedules_of(path: &str) -> DlqSchedules {
@@ -366,8 +368,8 @@ mod tests {
         path: &str,
         implementation: &mut dyn Implementation,
         k: usize,
-    ) -> schedules::Summary {
-        let plan = Plan {
+    ) -> schedules::CrashesSummary {
+        let plan = CrashPlan {
             contract: crate::contracts::find("dlq-consumer").expect("registered"),
             spec: path,
             max_crashes: k,

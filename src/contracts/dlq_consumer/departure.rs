@@ -11,8 +11,8 @@
 use serde_json::Value;
 
 use super::contract::DlqConsumerContract;
-use super::journal::Happening;
-use super::record::{Keep, Record, StepMark};
+use super::journal::WorldEvent;
+use super::record::{Record, RecordKeeping, StepMark};
 use super::rules;
 use super::scenario::DlqScenario;
 use super::spec::entry_in;
@@ -65,7 +65,7 @@ pub fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> Option<D
         .ours
         .returned
         .as_ref()
-        .filter(|_| found.kind == Kind::Returned || found.did_at().is_none())
+        .filter(|_| found.kind == DepartureKind::Returned || found.did_at().is_none())
         .and_then(raised_of);
     Some(Departure {
         rule,
@@ -87,11 +87,11 @@ fn run_marked(
     until: Option<usize>,
 ) -> Option<(Outcome, Record)> {
     implementation.begin_spec().ok()?;
-    let keep = Keep {
+    let keep = RecordKeeping {
         marks: true,
         rules,
         until,
-        ..Keep::default()
+        ..RecordKeeping::default()
     };
     let (run, record) = scenario.play(implementation, RunMode::Check, keep, Box::default());
     Some((run.outcome, record))
@@ -99,11 +99,11 @@ fn run_marked(
 
 /// How a step departs.
 #[derive(Debug, Clone, PartialEq)]
-enum Kind {
+enum DepartureKind {
     /// An effect the reference makes or does not make there.
     Effect,
     /// The same `dlq.put`, with another entry: the fields that differ.
-    Entry(Vec<Field>),
+    Entry(Vec<DifferingField>),
     /// The same effects, another value returned (or raised).
     Returned,
 }
@@ -111,39 +111,39 @@ enum Kind {
 /// A field of an entry that differs: its key as the implementation spells it, and the value
 /// the reference puts and the implementation put (`None`: not there).
 #[derive(Debug, Clone, PartialEq)]
-struct Field {
+struct DifferingField {
     key: String,
     reference: Option<Value>,
     ours: Option<Value>,
 }
 
 /// The step where a run departs, and how.
-struct Found<'r> {
+struct StepDeparture<'r> {
     /// The reference's and the implementation's mark of the step.
     reference: &'r StepMark,
     ours: &'r StepMark,
     /// The effects of the step: the reference's, and the implementation's in the
     /// reference's order where the contract leaves the order free.
-    want: Vec<&'r Happening>,
-    did: Vec<&'r Happening>,
+    want: Vec<&'r WorldEvent>,
+    did: Vec<&'r WorldEvent>,
     /// Where in the step's effects the two first differ (their common length for `Returned`).
     at: usize,
-    kind: Kind,
+    kind: DepartureKind,
     /// Whether nothing was ready for the reference's receive in this step.
     nothing_ready: bool,
 }
 
-impl<'r> Found<'r> {
-    fn want_at(&self) -> Option<&'r Happening> {
+impl<'r> StepDeparture<'r> {
+    fn want_at(&self) -> Option<&'r WorldEvent> {
         self.want.get(self.at).copied()
     }
 
-    fn did_at(&self) -> Option<&'r Happening> {
+    fn did_at(&self) -> Option<&'r WorldEvent> {
         self.did.get(self.at).copied()
     }
 
     /// The last effect both made before the departure.
-    fn before(&self) -> Option<&'r Happening> {
+    fn before(&self) -> Option<&'r WorldEvent> {
         self.at
             .checked_sub(1)
             .and_then(|at| self.want.get(at).copied())
@@ -151,7 +151,7 @@ impl<'r> Found<'r> {
 }
 
 /// The effects of the step `mark` of `record`.
-fn effects<'r>(record: &'r Record, mark: &StepMark) -> Vec<&'r Happening> {
+fn effects<'r>(record: &'r Record, mark: &StepMark) -> Vec<&'r WorldEvent> {
     record.world.journal()[mark.journal.clone()]
         .iter()
         .filter(|happening| happening.is_effect())
@@ -159,7 +159,7 @@ fn effects<'r>(record: &'r Record, mark: &StepMark) -> Vec<&'r Happening> {
 }
 
 /// The first step of `ours` that departs from the same step of `reference`.
-fn first<'r>(reference: &'r Record, ours: &'r Record, naming: Naming) -> Option<Found<'r>> {
+fn first<'r>(reference: &'r Record, ours: &'r Record, naming: Naming) -> Option<StepDeparture<'r>> {
     for mark in &ours.marks {
         let Some(theirs) = reference.marks.iter().find(|m| m.index == mark.index) else {
             continue;
@@ -179,18 +179,18 @@ fn compare<'r>(
     ours_record: &'r Record,
     ours: &'r StepMark,
     naming: Naming,
-) -> Option<Found<'r>> {
+) -> Option<StepDeparture<'r>> {
     let want = effects(reference, theirs);
     let done = effects(ours_record, ours);
-    let lines = |effects: &[&Happening]| -> Vec<String> {
+    let lines = |effects: &[&WorldEvent]| -> Vec<String> {
         effects.iter().map(|h| h.trace_line()).collect()
     };
     let order = super::trace::aligned_order(&lines(&want), &lines(&done));
-    let did: Vec<&Happening> = order.into_iter().map(|at| done[at]).collect();
+    let did: Vec<&WorldEvent> = order.into_iter().map(|at| done[at]).collect();
     let nothing_ready = reference.world.journal()[theirs.journal.clone()]
         .iter()
-        .any(|h| matches!(h, Happening::NothingReady));
-    let found = |at, kind| Found {
+        .any(|h| matches!(h, WorldEvent::NothingReady));
+    let found = |at, kind| StepDeparture {
         reference: theirs,
         ours,
         want: want.clone(),
@@ -204,20 +204,24 @@ fn compare<'r>(
             (Some(w), Some(d)) if w.trace_line() == d.trace_line() => {
                 let fields = entry_differences(w, d, naming);
                 if !fields.is_empty() {
-                    return Some(found(at, Kind::Entry(fields)));
+                    return Some(found(at, DepartureKind::Entry(fields)));
                 }
             }
-            _ => return Some(found(at, Kind::Effect)),
+            _ => return Some(found(at, DepartureKind::Effect)),
         }
     }
-    (theirs.returned != ours.returned).then(|| found(want.len(), Kind::Returned))
+    (theirs.returned != ours.returned).then(|| found(want.len(), DepartureKind::Returned))
 }
 
 /// The fields in which the entry the implementation put (`ours`) differs from the one the
 /// reference put (`theirs`), keys as the implementation spells them; empty for two effects
 /// that are not puts.
-fn entry_differences(theirs: &Happening, ours: &Happening, naming: Naming) -> Vec<Field> {
-    let (Happening::Put { entry: want, .. }, Happening::Put { entry: put, .. }) = (theirs, ours)
+fn entry_differences(
+    theirs: &WorldEvent,
+    ours: &WorldEvent,
+    naming: Naming,
+) -> Vec<DifferingField> {
+    let (WorldEvent::Put { entry: want, .. }, WorldEvent::Put { entry: put, .. }) = (theirs, ours)
     else {
         return Vec::new();
     };
@@ -226,17 +230,17 @@ fn entry_differences(theirs: &Happening, ours: &Happening, naming: Naming) -> Ve
         return if want == **put {
             Vec::new()
         } else {
-            vec![Field {
+            vec![DifferingField {
                 key: "entry".to_owned(),
                 reference: Some(want.clone()),
                 ours: Some((**put).clone()),
             }]
         };
     };
-    let mut fields: Vec<Field> = want
+    let mut fields: Vec<DifferingField> = want
         .iter()
         .filter(|(key, value)| put.get(*key) != Some(*value))
-        .map(|(key, value)| Field {
+        .map(|(key, value)| DifferingField {
             key: key.clone(),
             reference: Some(value.clone()),
             ours: put.get(key).cloned(),
@@ -245,7 +249,7 @@ fn entry_differences(theirs: &Happening, ours: &Happening, naming: Naming) -> Ve
     fields.extend(
         put.iter()
             .filter(|(key, _)| !want.contains_key(*key))
-            .map(|(key, value)| Field {
+            .map(|(key, value)| DifferingField {
                 key: key.clone(),
                 reference: None,
                 ours: Some(value.clone()),
@@ -266,7 +270,7 @@ fn same_step(
         && one_effects.iter().zip(&other_effects).all(|(a, b)| {
             a.trace_line() == b.trace_line()
                 && match (a, b) {
-                    (Happening::Put { entry: a, .. }, Happening::Put { entry: b, .. }) => {
+                    (WorldEvent::Put { entry: a, .. }, WorldEvent::Put { entry: b, .. }) => {
                         entry_in(a, other_naming) == entry_in(b, one_naming)
                     }
                     _ => true,
@@ -280,7 +284,7 @@ fn known_mistakes(
     scenario: &DlqScenario,
     reference: &Record,
     ours: &Record,
-    found: &Found,
+    found: &StepDeparture,
     naming: Naming,
 ) -> Vec<&'static Mistake> {
     if reference.world.journal().len() > MAX_CATALOGUE_JOURNAL {
@@ -307,14 +311,14 @@ fn known_mistakes(
 /// The rule that decides what the reference does where the run departs: the step's
 /// decision, made precise by what departs (the order of a dead-lettering, an entry's field,
 /// the check that comes first).
-fn rule_of(found: &Found) -> Option<&'static Rule> {
+fn rule_of(found: &StepDeparture) -> Option<&'static Rule> {
     let reference = found.reference;
     // An injected crash decides what follows it: what departs before it (or in the call it
     // stopped) is decided as it would be without the crash.
     let crash_at = found
         .want
         .iter()
-        .position(|h| matches!(h, Happening::Crashed { .. }));
+        .position(|h| matches!(h, WorldEvent::Crashed { .. }));
     let before_crash = crash_at.is_some_and(|at| at >= found.at);
     let decision = match before_crash {
         true => reference
@@ -335,32 +339,35 @@ fn rule_of(found: &Found) -> Option<&'static Rule> {
         .map(|(rule, _)| *rule)
         .collect();
     let is_firm = |rule: &Rule| firm.iter().any(|f| f.id == rule.id);
-    let only =
-        |fields: &[Field], keys: &[&str]| fields.iter().all(|f| keys.contains(&f.key.as_str()));
+    let only = |fields: &[DifferingField], keys: &[&str]| {
+        fields.iter().all(|f| keys.contains(&f.key.as_str()))
+    };
     match &found.kind {
-        Kind::Entry(fields)
+        DepartureKind::Entry(fields)
             if is_firm(&rules::REPLAY_FRESH_DELIVERY)
                 && only(fields, &["first_attempt_at", "firstAttemptAt"]) =>
         {
             return Some(&rules::REPLAY_FRESH_DELIVERY);
         }
-        Kind::Entry(fields) if is_firm(&rules::COUNT_FROM_QUEUE) && only(fields, &["attempts"]) => {
+        DepartureKind::Entry(fields)
+            if is_firm(&rules::COUNT_FROM_QUEUE) && only(fields, &["attempts"]) =>
+        {
             return Some(&rules::COUNT_FROM_QUEUE);
         }
-        Kind::Entry(_) => {}
+        DepartureKind::Entry(_) => {}
         _ if is_firm(&rules::COUNT_FROM_QUEUE) => return Some(&rules::COUNT_FROM_QUEUE),
         _ if !firm.is_empty() => return firm.last().copied(),
         _ => {}
     }
     let (want, did) = (found.want_at(), found.did_at());
     // Misuse of the queue or the handler in process_one; a replay's, its selection's.
-    if matches!(did, Some(Happening::Misused { .. })) && found.ours.name != "replay" {
+    if matches!(did, Some(WorldEvent::Misused { .. })) && found.ours.name != "replay" {
         return Some(&rules::NO_MISUSE);
     }
     let noted = |rule: &Rule| reference.rules.contains(&rule.id);
     let unexpected = noted(&rules::UNEXPECTED_ERROR);
     match &found.kind {
-        Kind::Entry(fields) => {
+        DepartureKind::Entry(fields) => {
             let is = |key: &str| fields.iter().any(|f| f.key == key);
             if is("reason") {
                 return if unexpected {
@@ -377,18 +384,18 @@ fn rule_of(found: &Found) -> Option<&'static Rule> {
             }
             Some(&rules::ENTRY_FIELDS)
         }
-        Kind::Returned => decision,
-        Kind::Effect => {
+        DepartureKind::Returned => decision,
+        DepartureKind::Effect => {
             let already_dead = found.want.iter().any(|h| {
                 matches!(
                     h,
-                    Happening::Received {
+                    WorldEvent::Received {
                         already_dead: true,
                         ..
                     }
                 )
             });
-            let put_before = matches!(found.before(), Some(Happening::Put { .. }));
+            let put_before = matches!(found.before(), Some(WorldEvent::Put { .. }));
             // The order of a dead-lettering: the put, then the ack.
             if (put_before && attempts(want) == Some("queue.ack"))
                 || (attempts(want) == Some("dlq.put") && attempts(did) == Some("queue.ack"))
@@ -404,21 +411,21 @@ fn rule_of(found: &Found) -> Option<&'static Rule> {
             if already_dead {
                 let later_ack = found.did[found.at..]
                     .iter()
-                    .any(|h| matches!(h, Happening::Acked { .. }));
+                    .any(|h| matches!(h, WorldEvent::Acked { .. }));
                 let later_put = found.did[found.at..]
                     .iter()
-                    .any(|h| matches!(h, Happening::Put { .. }));
+                    .any(|h| matches!(h, WorldEvent::Put { .. }));
                 return match did {
-                    Some(put @ Happening::Put { .. }) if reason(put) == Some("poison") => {
+                    Some(put @ WorldEvent::Put { .. }) if reason(put) == Some("poison") => {
                         Some(&rules::CHECK_ORDER)
                     }
-                    Some(Happening::Handled { .. }) if later_ack && !later_put => {
+                    Some(WorldEvent::Handled { .. }) if later_ack && !later_put => {
                         Some(&rules::CHECK_ORDER)
                     }
                     _ => Some(&rules::NO_DOUBLE_DEAD_LETTER),
                 };
             }
-            if let Some(put @ Happening::Put { .. }) = did
+            if let Some(put @ WorldEvent::Put { .. }) = did
                 && reason(put) == Some("poison")
                 && decision != Some(&rules::POISON)
             {
@@ -434,7 +441,7 @@ fn rule_of(found: &Found) -> Option<&'static Rule> {
                 return Some(&rules::EMPTY_QUEUE);
             }
             // The handler runs only when the poison check lets it.
-            if matches!(want, Some(Happening::Handled { .. })) {
+            if matches!(want, Some(WorldEvent::Handled { .. })) {
                 return Some(&rules::POISON);
             }
             if unexpected && (attempts(did) == Some("dlq.put") || attempts(want) == Some("dlq.put"))
@@ -448,14 +455,14 @@ fn rule_of(found: &Found) -> Option<&'static Rule> {
 
 /// The call an effect makes, by its protocol name, or attempts where an injected crash
 /// stopped it (`None` for what is no such call).
-fn attempts(happening: Option<&Happening>) -> Option<&str> {
+fn attempts(happening: Option<&WorldEvent>) -> Option<&str> {
     Some(match happening? {
-        Happening::Acked { .. } => "queue.ack",
-        Happening::Retried { .. } => "queue.retry",
-        Happening::Sent { .. } => "queue.send",
-        Happening::Put { .. } => "dlq.put",
-        Happening::Removed { .. } => "dlq.remove",
-        Happening::Crashed {
+        WorldEvent::Acked { .. } => "queue.ack",
+        WorldEvent::Retried { .. } => "queue.retry",
+        WorldEvent::Sent { .. } => "queue.send",
+        WorldEvent::Put { .. } => "dlq.put",
+        WorldEvent::Removed { .. } => "dlq.remove",
+        WorldEvent::Crashed {
             call,
             timing: CrashTiming::Before,
             ..
@@ -465,16 +472,16 @@ fn attempts(happening: Option<&Happening>) -> Option<&str> {
 }
 
 /// The reason of the entry a put put.
-fn reason(put: &Happening) -> Option<&str> {
+fn reason(put: &WorldEvent) -> Option<&str> {
     match put {
-        Happening::Put { entry, .. } => entry.get("reason").and_then(Value::as_str),
+        WorldEvent::Put { entry, .. } => entry.get("reason").and_then(Value::as_str),
         _ => None,
     }
 }
 
 /// The departure in one line: where (unless `without_context`), what the reference does,
 /// what the implementation did.
-fn words(found: &Found, ids: &mut Ids, without_context: bool) -> String {
+fn words(found: &StepDeparture, ids: &mut Ids, without_context: bool) -> String {
     let step = match found.ours.name {
         "replay" => "replay",
         _ => "process_one",
@@ -488,18 +495,18 @@ fn words(found: &Found, ids: &mut Ids, without_context: bool) -> String {
     let theirs = found.reference.returned.as_ref();
     let ours = found.ours.returned.as_ref();
     match &found.kind {
-        Kind::Entry(fields) => {
+        DepartureKind::Entry(fields) => {
             let put = found.want_at().map(|h| named(h, ids)).unwrap_or_default();
             let fields: Vec<String> = fields.iter().map(|f| field_words(f, ids)).collect();
             format!("{put}: yours wrote {}", fields.join("; "))
         }
-        Kind::Returned => {
+        DepartureKind::Returned => {
             let context = context(ids);
             let want = theirs.map(|v| returns(v, ids)).unwrap_or_default();
             let did = ours.map(|v| returned(v, ids)).unwrap_or_default();
             format!("{context}the reference {want}; yours {did}")
         }
-        Kind::Effect => {
+        DepartureKind::Effect => {
             let context = context(ids);
             match (found.want_at(), found.did_at()) {
                 (Some(want), None) => {
@@ -538,24 +545,24 @@ fn words(found: &Found, ids: &mut Ids, without_context: bool) -> String {
 
 /// An effect as a trace names it, for what comes after it: `dlq.put(X)`, `handler(X) ->
 /// TransientError`, `receiving X`.
-fn named(happening: &Happening, ids: &mut Ids) -> String {
+fn named(happening: &WorldEvent, ids: &mut Ids) -> String {
     match happening {
-        Happening::Received { id, .. } => format!("receiving {}", ids.id(id)),
-        Happening::Handled { id, outcome } => {
+        WorldEvent::Received { id, .. } => format!("receiving {}", ids.id(id)),
+        WorldEvent::Handled { id, outcome } => {
             format!("handler({}) -> {}", ids.id(id), outcome.label())
         }
-        Happening::Unscripted { id, .. } => format!("handler({}) -> unscripted", ids.id(id)),
-        Happening::Acked { id } => format!("queue.ack({})", ids.id(id)),
-        Happening::Retried { id } => format!("queue.retry({})", ids.id(id)),
-        Happening::Sent { id } => format!("queue.send({})", ids.id(id)),
-        Happening::Put { id, .. } => format!("dlq.put({})", ids.id(id)),
-        Happening::Removed { id, .. } => format!("dlq.remove({})", ids.id(id)),
-        Happening::Recovered { .. } => "queue.recover()".to_owned(),
-        Happening::Advanced { by, .. } => format!("clock.advance({})", ids.value(by, "N")),
-        Happening::Crashed { call, timing, .. } => {
+        WorldEvent::Unscripted { id, .. } => format!("handler({}) -> unscripted", ids.id(id)),
+        WorldEvent::Acked { id } => format!("queue.ack({})", ids.id(id)),
+        WorldEvent::Retried { id } => format!("queue.retry({})", ids.id(id)),
+        WorldEvent::Sent { id } => format!("queue.send({})", ids.id(id)),
+        WorldEvent::Put { id, .. } => format!("dlq.put({})", ids.id(id)),
+        WorldEvent::Removed { id, .. } => format!("dlq.remove({})", ids.id(id)),
+        WorldEvent::Recovered { .. } => "queue.recover()".to_owned(),
+        WorldEvent::Advanced { by, .. } => format!("clock.advance({})", ids.value(by, "N")),
+        WorldEvent::Crashed { call, timing, .. } => {
             format!("the crash injected {} {call}", timing.word())
         }
-        Happening::Misused { .. } => "a misuse".to_owned(),
+        WorldEvent::Misused { .. } => "a misuse".to_owned(),
         other => other.trace_line(),
     }
 }
@@ -594,10 +601,10 @@ fn stopped(call: &str, about: Option<&str>, ids: &mut Ids) -> Option<(String, St
 }
 
 /// An effect in three forms: what the reference does, doing it, and what yours did.
-fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
+fn forms(happening: &WorldEvent, ids: &mut Ids) -> (String, String, String) {
     let three = |does: String, doing: String, done: String| (does, doing, done);
     match happening {
-        Happening::Received { id, .. } => {
+        WorldEvent::Received { id, .. } => {
             let id = ids.id(id);
             three(
                 format!("receives {id}"),
@@ -605,7 +612,7 @@ fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
                 format!("received {id}"),
             )
         }
-        Happening::Handled { id, .. } => {
+        WorldEvent::Handled { id, .. } => {
             let id = ids.id(id);
             three(
                 format!("calls the handler with {id}"),
@@ -613,7 +620,7 @@ fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
                 format!("called the handler with {id}"),
             )
         }
-        Happening::Unscripted { id, .. } => {
+        WorldEvent::Unscripted { id, .. } => {
             let id = ids.id(id);
             three(
                 format!("calls the handler with {id}"),
@@ -621,22 +628,22 @@ fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
                 format!("called the handler with {id} once more than the spec scripts"),
             )
         }
-        Happening::Acked { id } => stopped("queue.ack", Some(id), ids).unwrap_or_default(),
-        Happening::Retried { id } => stopped("queue.retry", Some(id), ids).unwrap_or_default(),
-        Happening::Sent { id } => stopped("queue.send", Some(id), ids).unwrap_or_default(),
-        Happening::Put { id, .. } => stopped("dlq.put", Some(id), ids).unwrap_or_default(),
-        Happening::Removed { id, .. } => stopped("dlq.remove", Some(id), ids).unwrap_or_default(),
-        Happening::Recovered { .. } => three(
+        WorldEvent::Acked { id } => stopped("queue.ack", Some(id), ids).unwrap_or_default(),
+        WorldEvent::Retried { id } => stopped("queue.retry", Some(id), ids).unwrap_or_default(),
+        WorldEvent::Sent { id } => stopped("queue.send", Some(id), ids).unwrap_or_default(),
+        WorldEvent::Put { id, .. } => stopped("dlq.put", Some(id), ids).unwrap_or_default(),
+        WorldEvent::Removed { id, .. } => stopped("dlq.remove", Some(id), ids).unwrap_or_default(),
+        WorldEvent::Recovered { .. } => three(
             "moves what is in flight back to the queue".to_owned(),
             "moving what is in flight back".to_owned(),
             "moved what is in flight back to the queue".to_owned(),
         ),
-        Happening::Advanced { .. } => three(
+        WorldEvent::Advanced { .. } => three(
             "moves the clock".to_owned(),
             "moving the clock".to_owned(),
             "moved the clock".to_owned(),
         ),
-        Happening::Crashed {
+        WorldEvent::Crashed {
             call,
             timing: CrashTiming::Before,
             about,
@@ -647,12 +654,12 @@ fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
                 format!("called {call}"),
             )
         }),
-        Happening::Crashed { call, .. } => three(
+        WorldEvent::Crashed { call, .. } => three(
             format!("dies by the crash injected after {call}"),
             "dying".to_owned(),
             format!("died by the crash injected after {call}"),
         ),
-        Happening::Misused { what } => {
+        WorldEvent::Misused { what } => {
             // What was misused, as the world names it: `queue.ack`, `handler`, `dlq.put`.
             let call = what
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
@@ -672,15 +679,15 @@ fn forms(happening: &Happening, ids: &mut Ids) -> (String, String, String) {
     }
 }
 
-fn does(happening: &Happening, ids: &mut Ids) -> String {
+fn does(happening: &WorldEvent, ids: &mut Ids) -> String {
     forms(happening, ids).0
 }
 
-fn doing(happening: &Happening, ids: &mut Ids) -> String {
+fn doing(happening: &WorldEvent, ids: &mut Ids) -> String {
     forms(happening, ids).1
 }
 
-fn done(happening: &Happening, ids: &mut Ids) -> String {
+fn done(happening: &WorldEvent, ids: &mut Ids) -> String {
     forms(happening, ids).2
 }
 
@@ -731,12 +738,12 @@ fn raised_of(value: &Value) -> Option<Raised> {
 }
 
 /// A field of an entry that differs, as a departure tells it.
-fn field_words(field: &Field, ids: &Ids) -> String {
+fn field_words(field: &DifferingField, ids: &Ids) -> String {
     let key = &field.key;
     let shown = |value: &Option<Value>| {
         value
             .as_ref()
-            .map(|v| crate::text::cut::line(&yaml::flow(v), 80))
+            .map(|v| crate::text::truncate::line(&yaml::flow(v), 80))
             .unwrap_or_default()
     };
     match (&field.reference, &field.ours, ids.is_shaped()) {

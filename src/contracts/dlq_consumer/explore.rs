@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::handler::GivenError;
-use super::journal::Happening;
+use super::journal::WorldEvent;
 use super::record::Record;
 use super::scenario::DlqScenario;
 use super::spec::{self, Step};
@@ -376,11 +376,11 @@ fn place_crash(
         let effects = &journal[facts.journal.clone()];
         // A poison pill's dead-lettering is rare and full of edges: crash it more often.
         let poison = effects.iter().any(|happening| {
-            matches!(happening, Happening::Received { receive_count, .. } if *receive_count > budget)
+            matches!(happening, WorldEvent::Received { receive_count, .. } if *receive_count > budget)
         });
         let sends = effects
             .iter()
-            .filter(|h| matches!(h, Happening::Sent { .. }))
+            .filter(|h| matches!(h, WorldEvent::Sent { .. }))
             .count();
         let mut seen: Vec<&'static str> = Vec::new();
         for at in facts.journal.clone() {
@@ -440,15 +440,15 @@ fn replay_crash(call: &str, nth: usize, sends: usize) -> Option<Option<bool>> {
 }
 
 /// The call a fault names for an effect of the journal; `None` for what no fault can crash.
-pub fn effect_call(happening: &Happening) -> Option<&'static str> {
+pub fn effect_call(happening: &WorldEvent) -> Option<&'static str> {
     Some(match happening {
-        Happening::Received { .. } => "queue.receive",
-        Happening::Handled { .. } | Happening::Unscripted { .. } => "handler",
-        Happening::Acked { .. } => "queue.ack",
-        Happening::Retried { .. } => "queue.retry",
-        Happening::Sent { .. } => "queue.send",
-        Happening::Put { .. } => "dlq.put",
-        Happening::Removed { removed: true, .. } => "dlq.remove",
+        WorldEvent::Received { .. } => "queue.receive",
+        WorldEvent::Handled { .. } | WorldEvent::Unscripted { .. } => "handler",
+        WorldEvent::Acked { .. } => "queue.ack",
+        WorldEvent::Retried { .. } => "queue.retry",
+        WorldEvent::Sent { .. } => "queue.send",
+        WorldEvent::Put { .. } => "dlq.put",
+        WorldEvent::Removed { removed: true, .. } => "dlq.remove",
         _ => return None,
     })
 }
@@ -617,11 +617,11 @@ impl DlqCase {
             let effects = &journal[facts.journal.clone()];
             let Some(crash) = effects
                 .iter()
-                .position(|h| matches!(h, Happening::Crashed { .. }))
+                .position(|h| matches!(h, WorldEvent::Crashed { .. }))
             else {
                 continue;
             };
-            let Happening::Crashed { call, timing, .. } = &effects[crash] else {
+            let WorldEvent::Crashed { call, timing, .. } = &effects[crash] else {
                 continue;
             };
             let in_dlq = dead_lettered(&journal[..facts.journal.start]);
@@ -720,12 +720,12 @@ fn outcome_text(call: &ScriptedCall) -> String {
 }
 
 /// The ids in the DLQ after `journal`, in put order, each once.
-fn dead_lettered(journal: &[Happening]) -> Vec<String> {
+fn dead_lettered(journal: &[WorldEvent]) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for happening in journal {
         match happening {
-            Happening::Put { id, .. } if !ids.contains(id) => ids.push(id.clone()),
-            Happening::Removed {
+            WorldEvent::Put { id, .. } if !ids.contains(id) => ids.push(id.clone()),
+            WorldEvent::Removed {
                 id, removed: true, ..
             } => ids.retain(|other| other != id),
             _ => {}
@@ -954,7 +954,7 @@ fn bodies(case: &DlqCase) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::case::{Judged, judge};
+    use crate::explore::case::{CaseVerdict, judge};
     use crate::generate::variants;
 
     #[test]
@@ -963,7 +963,7 @@ mod tests {
             let case = generate(&mut Rng::for_case(3, "dlq-consumer", number));
             let text = variants::draft("dlq-consumer", &case);
             let judged = judge("dlq-consumer", text.clone(), &mut Builtin::new());
-            assert!(matches!(judged, Judged::Passed), "{judged:?}\n{text}");
+            assert!(matches!(judged, CaseVerdict::Passed), "{judged:?}\n{text}");
             assert_eq!(case.unsound(), None, "{text}");
             let distinct: HashSet<String> = bodies(&case).into_iter().collect();
             assert_eq!(distinct.len(), bodies(&case).len(), "{text}");

@@ -14,7 +14,7 @@ use crate::model::implementation::{Raised, WorldHost};
 
 /// A DLQ entry as docs/contracts.md section 1 pins it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct DlqEntry {
     pub id: String,
     pub body: String,
     pub reason: String,
@@ -99,7 +99,7 @@ impl<'w> Given<'w> {
         })
     }
 
-    pub fn put(&mut self, entry: &Entry) -> Result<(), Raised> {
+    pub fn put(&mut self, entry: &DlqEntry) -> Result<(), Raised> {
         self.ask(Call::Put(json!(entry)), nothing)
     }
 
@@ -111,11 +111,11 @@ impl<'w> Given<'w> {
         self.ask(Call::Remove(id), yes_or_no)
     }
 
-    pub fn entries(&mut self) -> Result<Vec<Entry>, Raised> {
+    pub fn entries(&mut self) -> Result<Vec<DlqEntry>, Raised> {
         self.ask(Call::Entries, |answer| match answer {
             Answer::Entries(entries) => entries
                 .iter()
-                .map(Entry::deserialize)
+                .map(DlqEntry::deserialize)
                 .collect::<Result<_, _>>()
                 .ok(),
             _ => None,
@@ -196,7 +196,7 @@ mod tests {
     /// Every call `Given` makes, the faulted, the misused and the unscripted ones included,
     /// with what each answered.
     fn every_call(given: &mut Given) -> Vec<String> {
-        let entry = Entry {
+        let entry = DlqEntry {
             id: "b".into(),
             body: "y".into(),
             reason: "permanent".into(),

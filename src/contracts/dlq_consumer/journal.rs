@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::text::listing::list;
 
 use super::handler::ScriptedOutcome;
-use crate::contracts::timeline::{Event, Told, Tone};
+use crate::contracts::timeline::{TimelineEvent, TimelineLine, Tone};
 use crate::text::yaml;
 
 /// Whether an injected crash happens instead of a call or right after it.
@@ -37,7 +37,7 @@ pub const LANES: &[&str] = &["queue", "consumer", "handler", "DLQ"];
 
 /// One thing that happened in the world while an implementation called it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Happening {
+pub enum WorldEvent {
     /// `queue.receive` handed out a message. `already_dead`: its id was in the DLQ then.
     Received {
         id: String,
@@ -120,7 +120,7 @@ pub enum Happening {
     },
 }
 
-impl Happening {
+impl WorldEvent {
     /// Whether this is an effect, which a trace lists, rather than a read, which it leaves out:
     /// docs/contracts.md pins every effect and leaves free how and how often an implementation reads
     /// (`dlq.has`, `dlq.entries`, `queue.pending`, a receive that finds nothing, the removal of
@@ -129,12 +129,12 @@ impl Happening {
     pub fn is_effect(&self) -> bool {
         !matches!(
             self,
-            Happening::NothingReady
-                | Happening::Took { .. }
-                | Happening::Checked { .. }
-                | Happening::PendingRead { .. }
-                | Happening::EntriesRead { .. }
-                | Happening::Removed { removed: false, .. }
+            WorldEvent::NothingReady
+                | WorldEvent::Took { .. }
+                | WorldEvent::Checked { .. }
+                | WorldEvent::PendingRead { .. }
+                | WorldEvent::EntriesRead { .. }
+                | WorldEvent::Removed { removed: false, .. }
         )
     }
 
@@ -142,32 +142,32 @@ impl Happening {
     /// it delivered or did.
     pub fn trace_line(&self) -> String {
         match self {
-            Happening::Received { id, .. } => format!("queue.receive() -> {id}"),
-            Happening::NothingReady => "queue.receive() -> none".to_owned(),
-            Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
-            Happening::Handled { id, outcome } => format!("handler({id}) -> {}", outcome.label()),
-            Happening::Took { id, takes, .. } => format!("handler({id}) took {takes}"),
-            Happening::Unscripted { id, .. } => format!("handler({id}) -> unscripted"),
-            Happening::Acked { id } => format!("queue.ack({id})"),
-            Happening::Retried { id } => format!("queue.retry({id})"),
-            Happening::Sent { id } => format!("queue.send({id})"),
-            Happening::Put { id, .. } => format!("dlq.put({id})"),
-            Happening::Removed { id, .. } => format!("dlq.remove({id})"),
-            Happening::Recovered { .. } => "queue.recover()".to_owned(),
-            Happening::Advanced { by, .. } => format!("clock.advance({by})"),
-            Happening::Crashed { call, timing, .. } => {
+            WorldEvent::Received { id, .. } => format!("queue.receive() -> {id}"),
+            WorldEvent::NothingReady => "queue.receive() -> none".to_owned(),
+            WorldEvent::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
+            WorldEvent::Handled { id, outcome } => format!("handler({id}) -> {}", outcome.label()),
+            WorldEvent::Took { id, takes, .. } => format!("handler({id}) took {takes}"),
+            WorldEvent::Unscripted { id, .. } => format!("handler({id}) -> unscripted"),
+            WorldEvent::Acked { id } => format!("queue.ack({id})"),
+            WorldEvent::Retried { id } => format!("queue.retry({id})"),
+            WorldEvent::Sent { id } => format!("queue.send({id})"),
+            WorldEvent::Put { id, .. } => format!("dlq.put({id})"),
+            WorldEvent::Removed { id, .. } => format!("dlq.remove({id})"),
+            WorldEvent::Recovered { .. } => "queue.recover()".to_owned(),
+            WorldEvent::Advanced { by, .. } => format!("clock.advance({by})"),
+            WorldEvent::Crashed { call, timing, .. } => {
                 format!("{call} -> crash (injected {} the call)", timing.word())
             }
-            Happening::Misused { what } => format!("{what} !misuse"),
-            Happening::PendingRead { .. } => "queue.pending()".to_owned(),
-            Happening::EntriesRead { .. } => "dlq.entries()".to_owned(),
+            WorldEvent::Misused { what } => format!("{what} !misuse"),
+            WorldEvent::PendingRead { .. } => "queue.pending()".to_owned(),
+            WorldEvent::EntriesRead { .. } => "dlq.entries()".to_owned(),
         }
     }
 
     /// One line for a person.
     pub fn describe(&self) -> String {
         match self {
-            Happening::Received {
+            WorldEvent::Received {
                 id,
                 receive_count,
                 first_received_at,
@@ -183,9 +183,9 @@ impl Happening {
                 };
                 format!("receive {id}: receive_count {receive_count}{first}{dead}")
             }
-            Happening::NothingReady => "receive: nothing is ready".to_owned(),
-            Happening::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
-            Happening::Handled { id, outcome } => match (outcome, outcome.raised()) {
+            WorldEvent::NothingReady => "receive: nothing is ready".to_owned(),
+            WorldEvent::Checked { id, has } => format!("dlq.has({id}) -> {has}"),
+            WorldEvent::Handled { id, outcome } => match (outcome, outcome.raised()) {
                 (ScriptedOutcome::Crash, _) => format!("handler({id}) crashes the process"),
                 (_, None) => format!("handler({id}) succeeds"),
                 (_, Some(raised)) => match &raised.extends {
@@ -196,17 +196,17 @@ impl Happening {
                     None => format!("handler({id}) raises {}", raised.describe()),
                 },
             },
-            Happening::Took { id, takes, now } => {
+            WorldEvent::Took { id, takes, now } => {
                 format!("handler({id}) took {takes} to return: the clock reads {now}")
             }
-            Happening::Unscripted { id, call_number } => format!(
+            WorldEvent::Unscripted { id, call_number } => format!(
                 "handler({id}) is called a {} time, but the spec scripts no outcome for it",
                 ordinal(*call_number)
             ),
-            Happening::Acked { id } => format!("queue.ack({id}): {id} leaves the queue for good"),
-            Happening::Retried { id } => format!("queue.retry({id}): {id} goes to the ready tail"),
-            Happening::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
-            Happening::Put { entry, dlq, .. } => {
+            WorldEvent::Acked { id } => format!("queue.ack({id}): {id} leaves the queue for good"),
+            WorldEvent::Retried { id } => format!("queue.retry({id}): {id} goes to the ready tail"),
+            WorldEvent::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
+            WorldEvent::Put { entry, dlq, .. } => {
                 let id = entry.get("id").map(yaml::flow).unwrap_or_default();
                 let fields: Vec<String> = match &**entry {
                     Value::Object(fields) => fields
@@ -222,43 +222,43 @@ impl Happening {
                     list(dlq)
                 )
             }
-            Happening::Removed { id, removed, dlq } => {
+            WorldEvent::Removed { id, removed, dlq } => {
                 if *removed {
                     format!("dlq.remove({id}): the DLQ holds {}", list(dlq))
                 } else {
                     format!("dlq.remove({id}): {id} was not in the DLQ")
                 }
             }
-            Happening::Recovered { ids } => {
+            WorldEvent::Recovered { ids } => {
                 format!("queue.recover(): {} back to the ready tail", list(ids))
             }
-            Happening::Advanced { by, now } => {
+            WorldEvent::Advanced { by, now } => {
                 format!("clock.advance({by}): the clock reads {now}")
             }
-            Happening::Crashed { call, timing, .. } => {
+            WorldEvent::Crashed { call, timing, .. } => {
                 format!("CRASH injected {} {call}: the process dies", timing.word())
             }
-            Happening::Misused { what } => format!("MISUSE: {what}"),
-            Happening::PendingRead { ids } => format!("queue.pending() -> [{}]", ids.join(", ")),
-            Happening::EntriesRead { dlq } => {
+            WorldEvent::Misused { what } => format!("MISUSE: {what}"),
+            WorldEvent::PendingRead { ids } => format!("queue.pending() -> [{}]", ids.join(", ")),
+            WorldEvent::EntriesRead { dlq } => {
                 format!("dlq.entries(): the DLQ holds {}", list(dlq))
             }
         }
     }
 }
 
-impl Happening {
+impl WorldEvent {
     /// The happening as a timeline event: its line for a person (`describe`), and the call
     /// between two of `LANES` (or the mark on one) a picture draws for it.
-    pub fn told(&self) -> Told {
-        let call = |from, to, label: String, tone| Event::Call {
+    pub fn timeline_line(&self) -> TimelineLine {
+        let call = |from, to, label: String, tone| TimelineEvent::Call {
             from,
             to,
             label,
             tone,
         };
         let event = match self {
-            Happening::Received {
+            WorldEvent::Received {
                 id, receive_count, ..
             } => call(
                 "queue",
@@ -266,22 +266,22 @@ impl Happening {
                 format!("{id} (receive_count {receive_count})"),
                 Tone::Delivery,
             ),
-            Happening::NothingReady => {
+            WorldEvent::NothingReady => {
                 call("queue", "consumer", "nothing ready".to_owned(), Tone::Read)
             }
-            Happening::Checked { id, has } => {
+            WorldEvent::Checked { id, has } => {
                 call("consumer", "DLQ", format!("has({id}) -> {has}"), Tone::Read)
             }
             // A crash of the process is a mark where it happens, as an injected one is.
-            Happening::Handled {
+            WorldEvent::Handled {
                 id,
                 outcome: ScriptedOutcome::Crash,
-            } => Event::Mark {
+            } => TimelineEvent::Mark {
                 lane: "handler",
                 label: format!("CRASH: handler({id}) crashes the process"),
                 tone: Tone::Crash,
             },
-            Happening::Handled { id, outcome } => {
+            WorldEvent::Handled { id, outcome } => {
                 let tone = match outcome {
                     ScriptedOutcome::Ok => Tone::Success,
                     ScriptedOutcome::Crash => Tone::Crash,
@@ -295,62 +295,62 @@ impl Happening {
                     tone,
                 )
             }
-            Happening::Unscripted { id, .. } => call(
+            WorldEvent::Unscripted { id, .. } => call(
                 "consumer",
                 "handler",
                 format!("{id} -> unscripted"),
                 Tone::Misuse,
             ),
-            Happening::Acked { id } => {
+            WorldEvent::Acked { id } => {
                 call("consumer", "queue", format!("ack({id})"), Tone::Success)
             }
-            Happening::Retried { id } => {
+            WorldEvent::Retried { id } => {
                 call("consumer", "queue", format!("retry({id})"), Tone::Retry)
             }
-            Happening::Sent { id } => {
+            WorldEvent::Sent { id } => {
                 call("consumer", "queue", format!("send({id})"), Tone::Replay)
             }
-            Happening::Put { id, entry, .. } => {
+            WorldEvent::Put { id, entry, .. } => {
                 let reason = entry.get("reason").map(yaml::flow).unwrap_or_default();
                 call("consumer", "DLQ", format!("put({id}) {reason}"), Tone::Dead)
             }
-            Happening::Removed { id, removed, .. } => call(
+            WorldEvent::Removed { id, removed, .. } => call(
                 "consumer",
                 "DLQ",
                 format!("remove({id}) -> {removed}"),
                 if *removed { Tone::Replay } else { Tone::Read },
             ),
-            Happening::Recovered { .. } => {
+            WorldEvent::Recovered { .. } => {
                 call("consumer", "queue", "recover()".to_owned(), Tone::Plain)
             }
-            Happening::Advanced { by, now } => Event::Mark {
+            WorldEvent::Advanced { by, now } => TimelineEvent::Mark {
                 lane: "consumer",
                 label: format!("clock +{by} = {now}"),
                 tone: Tone::Clock,
             },
-            Happening::Took { takes, now, .. } => Event::Mark {
+            WorldEvent::Took { takes, now, .. } => TimelineEvent::Mark {
                 lane: "handler",
                 label: format!("clock +{takes} = {now}"),
                 tone: Tone::Clock,
             },
-            Happening::Crashed { call, timing, .. } => Event::Mark {
+            WorldEvent::Crashed { call, timing, .. } => TimelineEvent::Mark {
                 lane: "consumer",
                 label: format!("CRASH {} {call}", timing.word()),
                 tone: Tone::Crash,
             },
-            Happening::Misused { what } => Event::Mark {
+            WorldEvent::Misused { what } => TimelineEvent::Mark {
                 lane: "consumer",
                 label: format!("MISUSE: {what}"),
                 tone: Tone::Misuse,
             },
-            Happening::PendingRead { .. } => {
+            WorldEvent::PendingRead { .. } => {
                 call("consumer", "queue", "pending()".to_owned(), Tone::Read)
             }
-            Happening::EntriesRead { .. } => {
+            WorldEvent::EntriesRead { .. } => {
                 call("consumer", "DLQ", "entries()".to_owned(), Tone::Read)
             }
         };
-        Told {
+        TimelineLine {
             line: format!("    {}", self.describe()),
             event,
         }
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn a_receive_names_its_count_and_first_time() {
-        let received = Happening::Received {
+        let received = WorldEvent::Received {
             id: "a".into(),
             receive_count: 2,
             first_received_at: Some(5),
@@ -389,7 +389,7 @@ mod tests {
 
     #[test]
     fn a_handler_call_names_a_subclass_and_the_time_it_took_outside_the_trace() {
-        let handled = Happening::Handled {
+        let handled = WorldEvent::Handled {
             id: "a".into(),
             outcome: ScriptedOutcome::Permanent(
                 crate::contracts::dlq_consumer::handler::GivenError::subclass(
@@ -403,7 +403,7 @@ mod tests {
             "handler(a) raises OutOfStockError: gone (a subclass of PermanentError)"
         );
         assert_eq!(handled.trace_line(), "handler(a) -> OutOfStockError");
-        let took = Happening::Took {
+        let took = WorldEvent::Took {
             id: "a".into(),
             takes: 5,
             now: 7,
@@ -417,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_put_shows_the_entry_and_the_dlq_after() {
-        let put = Happening::Put {
+        let put = WorldEvent::Put {
             id: "a".into(),
             entry: Arc::new(
                 json!({"id": "a", "body": "x", "reason": "exhausted", "error": "TransientError: t", "attempts": 3}),

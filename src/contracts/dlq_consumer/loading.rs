@@ -12,7 +12,7 @@ use super::spec::{Expectation, FaultSpec, MessageSpec, SpecFile, Step, check_fau
 use super::world::{MAX_CLOCK, ScriptedCall, ScriptedOutcome};
 use crate::contracts::contract::{Grading, SpecHeader};
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{Gathered, SpecError};
+use crate::text::spec_error::{SpecError, SpecErrors};
 use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
 
 /// Parses a dlq-consumer spec and checks what the YAML shape cannot, telling every
@@ -35,7 +35,7 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScen
     let ids_complete =
         !blanked.any(&["messages", "generate"], "") && !blanked.any(&["steps"], "send");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
-    let mut errors = Gathered::default();
+    let mut errors = SpecErrors::default();
 
     let grading = errors
         .keep(Grading::from_keys(
@@ -264,7 +264,7 @@ impl HandlerTime {
         file: &SourceFile,
         outcomes: &[Spanned<SingleKey<ScriptedCall>>],
         messages: u64,
-        errors: &mut Gathered,
+        errors: &mut SpecErrors,
     ) {
         for outcome in outcomes {
             let call = &outcome.value.0;
@@ -293,7 +293,7 @@ fn check_trace(
     file: &SourceFile,
     expect: &Expectation,
     ids: &HashSet<String>,
-    errors: &mut Gathered,
+    errors: &mut SpecErrors,
 ) {
     for line in expect.trace.iter().flatten() {
         if let Err(message) = super::trace::check_line(&line.value, ids) {

@@ -12,15 +12,15 @@ use crate::text::source::Position;
 pub struct Record {
     pub world: World,
     pub steps: Vec<StepFacts>,
-    /// What each step that ran did, for a diagnosis (`Keep::marks`); empty otherwise.
+    /// What each step that ran did, for a diagnosis (`RecordKeeping::marks`); empty otherwise.
     pub marks: Vec<StepMark>,
-    /// What the constructor raised, when making a consumer ended the run (`Keep::marks`).
+    /// What the constructor raised, when making a consumer ended the run (`RecordKeeping::marks`).
     pub constructor_raised: Option<crate::model::implementation::Raised>,
 }
 
 /// What a run keeps besides its outcome: each one costs a plain run something per step.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Keep {
+pub(crate) struct RecordKeeping {
     /// `StepFacts` of every step, for lint and explore.
     pub facts: bool,
     /// A `StepMark` of every step that ran, the one that ended the run included.
@@ -45,7 +45,7 @@ pub struct StepMark {
     pub returned: Option<Value>,
     /// The rule deciding the step, whether it is firm, and the rules noted in it and every
     /// decision made in it, in order, with whether it was firm (these two only with
-    /// `Keep::rules`).
+    /// `RecordKeeping::rules`).
     pub decision: Option<&'static Rule>,
     pub firm: bool,
     pub rules: Vec<&'static str>,

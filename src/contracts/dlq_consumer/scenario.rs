@@ -8,17 +8,17 @@ use serde_json::{Map, Value, json};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::handler::GivenError;
-use super::journal::{Happening, ordinal};
+use super::journal::{WorldEvent, ordinal};
 use super::queue::Queue;
-use super::record::{Keep, Record, StepFacts, StepMark};
+use super::record::{Record, RecordKeeping, StepFacts, StepMark};
 use super::rules;
 use super::spec::{
     Expectation, MessageSpec, ReplayStep, Step, canonical_entry, entry_in, normalize_entry,
 };
 use super::world::{CrashTiming, Fault, Script, ScriptedOutcome, World};
-use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, Written};
+use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, WrittenValue};
 use crate::contracts::recorder::Recorder;
-use crate::contracts::timeline::Event;
+use crate::contracts::timeline::TimelineEvent;
 use crate::model::implementation::{
     Implementation, Naming, RaisedKind, Reply, UNDEFINED_IS_NOT_NULL,
 };
@@ -62,9 +62,9 @@ impl DlqScenario {
         implementation: &mut dyn Implementation,
         mode: RunMode,
     ) -> (ScenarioRun, Record) {
-        let facts = Keep {
+        let facts = RecordKeeping {
             facts: true,
-            ..Keep::default()
+            ..RecordKeeping::default()
         };
         self.play(implementation, mode, facts, Box::default())
     }
@@ -75,7 +75,7 @@ impl DlqScenario {
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
-        keep: Keep,
+        keep: RecordKeeping,
         queue: Box<dyn Queue>,
     ) -> (ScenarioRun, Record) {
         let naming = implementation.naming();
@@ -141,7 +141,7 @@ type Stop = Outcome;
 
 /// One key of an expectation: the key, expected and actual as shown and compared, and, when
 /// they differ from those, as the spec writes them (so a difference can be pointed at).
-type Part<'k> = (&'k str, Value, Value, Option<(Value, Value)>);
+type ComparedKey<'k> = (&'k str, Value, Value, Option<(Value, Value)>);
 
 struct Run<'a> {
     scenario: &'a DlqScenario,
@@ -175,7 +175,7 @@ struct Run<'a> {
     stashed: Option<Value>,
     /// What the constructor raised when that ended the run (marks only).
     constructor_raised: Option<crate::model::implementation::Raised>,
-    /// The last step to run (`Keep::until`).
+    /// The last step to run (`RecordKeeping::until`).
     until: Option<usize>,
 }
 
@@ -193,7 +193,7 @@ impl Run<'_> {
             self.world.send(&message.id, &message.body);
         }
         self.world_fault()?;
-        // Told only: a run without a timeline does not copy every id to say it.
+        // TimelineLine only: a run without a timeline does not copy every id to say it.
         if self.recorder.telling() {
             let ids: Vec<String> = self
                 .scenario
@@ -212,7 +212,7 @@ impl Run<'_> {
                         ),
                     }
                 ),
-                Event::Start,
+                TimelineEvent::Start,
             );
         }
         for (index, (position, step)) in self.scenario.steps.iter().enumerate() {
@@ -267,7 +267,7 @@ impl Run<'_> {
             self.recorder.begin_step();
             self.recorder.tell_event(
                 format!("final expect (line {})", position.line),
-                Event::Step { kind: "expect" },
+                TimelineEvent::Step { kind: "expect" },
             );
             let expected = self.expect(&"final expect", *position, &[], expect);
             self.world_fault()?;
@@ -363,7 +363,7 @@ impl Run<'_> {
             }
             Step::Replay(replay) => return self.replay(label, heading, position, replay).map(Some),
             Step::Recover => {
-                // Told only: a run without a timeline does not copy what is in flight.
+                // TimelineLine only: a run without a timeline does not copy what is in flight.
                 if self.recorder.telling() {
                     let moved = self.world.in_flight();
                     self.recorder.tell_event(
@@ -371,7 +371,7 @@ impl Run<'_> {
                             "{heading}: recover: the visibility timeout runs out; {} back to the ready tail",
                             listing::list(&moved)
                         ),
-                        Event::Step { kind: "recover" },
+                        TimelineEvent::Step { kind: "recover" },
                     );
                 }
                 self.world.recover();
@@ -381,7 +381,7 @@ impl Run<'_> {
                     format!(
                         "{heading}: restart: a fresh consumer instance takes over, remembering nothing"
                     ),
-                    Event::Step { kind: "restart" },
+                    TimelineEvent::Step { kind: "restart" },
                 );
                 self.alive = false;
             }
@@ -394,14 +394,14 @@ impl Run<'_> {
                             "{heading}: advance: the clock moves by {by}, from {was} to {}",
                             self.world.now()
                         ),
-                        Event::Step { kind: "advance" },
+                        TimelineEvent::Step { kind: "advance" },
                     );
                 }
             }
             Step::Send(message) => {
                 self.recorder.tell_event(
                     format!("{heading}: send: {} joins the ready tail", message.id),
-                    Event::Step { kind: "send" },
+                    TimelineEvent::Step { kind: "send" },
                 );
                 self.world.send(&message.id, &message.body);
             }
@@ -418,7 +418,7 @@ impl Run<'_> {
                         "{heading}: fault: a crash is armed {when} {which} of {}",
                         fault.call.value.as_str()
                     ),
-                    Event::Step { kind: "fault" },
+                    TimelineEvent::Step { kind: "fault" },
                 );
                 self.world.arm(Fault {
                     timing: fault.crash,
@@ -428,8 +428,10 @@ impl Run<'_> {
                 });
             }
             Step::Expect(expect) => {
-                self.recorder
-                    .tell_event(format!("{heading}: expect"), Event::Step { kind: "expect" });
+                self.recorder.tell_event(
+                    format!("{heading}: expect"),
+                    TimelineEvent::Step { kind: "expect" },
+                );
                 self.expect(label, position, &["expect"], expect)?;
             }
             // `compact::flatten` writes every `repeat` out on loading, and a scenario is only
@@ -453,7 +455,7 @@ impl Run<'_> {
         if self.recorder.telling() {
             self.recorder.tell_event(
                 format!("{heading}: process_one() returned {}", yaml::flow(actual)),
-                Event::Step { kind: "process" },
+                TimelineEvent::Step { kind: "process" },
             );
         }
         self.narrate(from);
@@ -467,7 +469,7 @@ impl Run<'_> {
         if actual.as_str() == Some(expected) && !self.recorder.keeps_matches() {
             return Ok(());
         }
-        let written = vec![Written::new(
+        let written = vec![WrittenValue::new(
             position,
             &["process"],
             json!(expected),
@@ -527,7 +529,7 @@ impl Run<'_> {
     ) -> Result<(), Stop> {
         self.recorder.tell_event(
             format!("{heading}: {call} returned {}", yaml::flow(actual)),
-            Event::Step { kind: "replay" },
+            TimelineEvent::Step { kind: "replay" },
         );
         self.narrate(from);
         self.decide_replay(from, replay.ids.as_deref());
@@ -544,7 +546,7 @@ impl Run<'_> {
         } else if let Some(returns) = &replay.returns {
             let expected = json!(returns.value);
             let at = yaml::at(returns);
-            let written = vec![Written::new(at, &[], expected.clone(), actual.clone())];
+            let written = vec![WrittenValue::new(at, &[], expected.clone(), actual.clone())];
             let checkpoint = Checkpoint {
                 position: at,
                 label: "replay".to_owned(),
@@ -573,7 +575,7 @@ impl Run<'_> {
         if let Err(error) = &reply {
             self.recorder.tell_event(
                 format!("{heading}: {method} broke: {error}"),
-                Event::Step { kind: "broke" },
+                TimelineEvent::Step { kind: "broke" },
             );
             self.narrate(from);
         }
@@ -587,7 +589,7 @@ impl Run<'_> {
         }
         let told: Vec<_> = self.world.journal()[from..]
             .iter()
-            .map(Happening::told)
+            .map(WorldEvent::timeline_line)
             .collect();
         self.recorder.tell_all(told);
     }
@@ -611,12 +613,12 @@ impl Run<'_> {
         let sent: Vec<String> = happened
             .iter()
             .filter_map(|h| match h {
-                Happening::Sent { id } => Some(id.clone()),
+                WorldEvent::Sent { id } => Some(id.clone()),
                 _ => None,
             })
             .collect();
         let crashed = happened.iter().find_map(|h| match h {
-            Happening::Crashed { call, .. } => Some(call.clone()),
+            WorldEvent::Crashed { call, .. } => Some(call.clone()),
             _ => None,
         });
         let selection = match ids {
@@ -669,7 +671,7 @@ impl Run<'_> {
         // The DLQ before the call: what it holds now, and what the call removed from it.
         let mut held: HashSet<String> = self.world.dlq_ids().into_iter().collect();
         held.extend(self.world.journal()[from..].iter().filter_map(|h| match h {
-            Happening::Removed {
+            WorldEvent::Removed {
                 id, removed: true, ..
             } => Some(id.clone()),
             _ => None,
@@ -707,11 +709,11 @@ impl Run<'_> {
         let happened = &self.world.journal()[from..];
         let max = self.scenario.budget();
         let crashed = happened.iter().find_map(|h| match h {
-            Happening::Crashed { call, .. } => Some(call.clone()),
+            WorldEvent::Crashed { call, .. } => Some(call.clone()),
             _ => None,
         });
         let received = happened.iter().find_map(|h| match h {
-            Happening::Received {
+            WorldEvent::Received {
                 id,
                 receive_count,
                 already_dead,
@@ -720,18 +722,18 @@ impl Run<'_> {
             _ => None,
         });
         let handled = happened.iter().find_map(|h| match h {
-            Happening::Handled { outcome, .. } => Some(outcome.clone()),
+            WorldEvent::Handled { outcome, .. } => Some(outcome.clone()),
             _ => None,
         });
         // A handler call that took time: how long, and the clock when it returned.
         let took = happened.iter().find_map(|h| match h {
-            Happening::Took { takes, now, .. } => Some((*takes, *now)),
+            WorldEvent::Took { takes, now, .. } => Some((*takes, *now)),
             _ => None,
         });
-        let effect = |wanted: fn(&Happening) -> bool| happened.iter().any(wanted);
-        let put_or_retried = effect(|h| matches!(h, Happening::Put { .. }))
-            || effect(|h| matches!(h, Happening::Retried { .. }));
-        let acked = effect(|h| matches!(h, Happening::Acked { .. }));
+        let effect = |wanted: fn(&WorldEvent) -> bool| happened.iter().any(wanted);
+        let put_or_retried = effect(|h| matches!(h, WorldEvent::Put { .. }))
+            || effect(|h| matches!(h, WorldEvent::Retried { .. }));
+        let acked = effect(|h| matches!(h, WorldEvent::Acked { .. }));
         // Explaining only: what the implementation did with the message it received, to be
         // set against what the deciding rule expects.
         let did = match &received {
@@ -741,7 +743,7 @@ impl Run<'_> {
             _ => None,
         };
         let Some((id, count, already_dead)) = received else {
-            if happened.contains(&Happening::NothingReady) {
+            if happened.contains(&WorldEvent::NothingReady) {
                 self.decision_line(&rules::EMPTY_QUEUE, "nothing is ready: return none");
             }
             return self.crash_line(crashed.as_deref());
@@ -974,7 +976,7 @@ impl Run<'_> {
                 "    \u{2717} decision {}: the implementation called {text}; expected: {expected}",
                 rule.id
             ),
-            Event::Decision {
+            TimelineEvent::Decision {
                 did: format!("called {text}"),
                 expected: Some(expected),
             },
@@ -1002,7 +1004,7 @@ impl Run<'_> {
                     "    \u{2713} decision {}: the implementation did {done}",
                     rule.id
                 ),
-                Event::Decision {
+                TimelineEvent::Decision {
                     did: done,
                     expected: None,
                 },
@@ -1014,7 +1016,7 @@ impl Run<'_> {
                     "    \u{2717} decision {}: the implementation did {done}; expected: {expected}",
                     rule.id
                 ),
-                Event::Decision {
+                TimelineEvent::Decision {
                     did: done,
                     expected: Some(expected),
                 },
@@ -1167,7 +1169,7 @@ impl Run<'_> {
                 format_args!("{id} was replayed: its receive_count starts again at {count}"),
             );
         }
-        // Judged once per instance, at its first delivery: is anything an earlier consumer
+        // CaseVerdict once per instance, at its first delivery: is anything an earlier consumer
         // received still around for this one to wrongly ack or retry?
         // Each instance after a crash would scan the whole queue here: a scenario of many
         // crashes over a big queue would grow quadratically, so the scan runs only while it can
@@ -1232,9 +1234,9 @@ impl Run<'_> {
                     step: "constructing DLQConsumer".into(),
                     position: Position::START,
                     expected: "constructed: true\n".into(),
-                    actual: crate::text::cut::text(
+                    actual: crate::text::truncate::text(
                         format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
-                        crate::text::cut::MAX_SIDE_BYTES,
+                        crate::text::truncate::MAX_SIDE_BYTES,
                     )
                     .into(),
                     note: Some("the constructor raised".into()),
@@ -1419,7 +1421,7 @@ impl Run<'_> {
         if !self.recorder.keeps_matches() && self.holds(expect) {
             return Ok(());
         }
-        let mut parts: Vec<Part> = Vec::new();
+        let mut parts: Vec<ComparedKey> = Vec::new();
         if let Some(entries) = &expect.dlq {
             let naming = self.naming;
             let written: Vec<Value> = entries.iter().map(|e| e.to_value()).collect();
@@ -1540,7 +1542,7 @@ impl Run<'_> {
             at_key.push(key);
             let (expected_written, actual_written) =
                 as_written.unwrap_or_else(|| (expected_part.clone(), actual_part.clone()));
-            written.push(Written::new(
+            written.push(WrittenValue::new(
                 position,
                 &at_key,
                 expected_written,
@@ -1571,7 +1573,7 @@ impl Run<'_> {
 /// run, not written in the spec, and is what a student needs to follow a difference. `None`
 /// for the steps that call nothing, where no difference is found but in an `expect`, whose
 /// diff is the whole step.
-fn written(step: &Step, happened: &[Happening]) -> Option<String> {
+fn written(step: &Step, happened: &[WorldEvent]) -> Option<String> {
     let mut text = match step {
         Step::Process(expected) => format!("process: {}", expected.expected().unwrap_or("any")),
         Step::Replay(replay) => {
@@ -1592,13 +1594,13 @@ fn written(step: &Step, happened: &[Happening]) -> Option<String> {
     let received: Vec<String> = happened
         .iter()
         .filter_map(|happening| match happening {
-            Happening::Received {
+            WorldEvent::Received {
                 id, receive_count, ..
             } => Some(format!(
                 "{}, delivery {receive_count}",
                 yaml::flow(&json!(id))
             )),
-            Happening::NothingReady => Some("nothing: no message was ready".to_owned()),
+            WorldEvent::NothingReady => Some("nothing: no message was ready".to_owned()),
             _ => None,
         })
         .collect();
@@ -1751,14 +1753,14 @@ struct Did {
 }
 
 impl Did {
-    fn of(happened: &[Happening], id: &str, handled: &Option<ScriptedOutcome>, now: u64) -> Did {
-        let mine: Vec<&Happening> = happened
+    fn of(happened: &[WorldEvent], id: &str, handled: &Option<ScriptedOutcome>, now: u64) -> Did {
+        let mine: Vec<&WorldEvent> = happened
             .iter()
             .filter(|h| match h {
-                Happening::Acked { id: of }
-                | Happening::Retried { id: of }
-                | Happening::Put { id: of, .. } => of == id,
-                Happening::Misused { .. } => true,
+                WorldEvent::Acked { id: of }
+                | WorldEvent::Retried { id: of }
+                | WorldEvent::Put { id: of, .. } => of == id,
+                WorldEvent::Misused { .. } => true,
                 _ => false,
             })
             .collect();
@@ -1766,22 +1768,22 @@ impl Did {
         let calls = mine
             .iter()
             .map(|h| match h {
-                Happening::Acked { .. } => "queue.ack",
-                Happening::Retried { .. } => "queue.retry",
-                Happening::Put { .. } => "dlq.put",
+                WorldEvent::Acked { .. } => "queue.ack",
+                WorldEvent::Retried { .. } => "queue.retry",
+                WorldEvent::Put { .. } => "dlq.put",
                 _ => "misuse",
             })
             .collect();
-        let has = |wanted: fn(&Happening) -> bool| mine.iter().filter(|h| wanted(h)).count();
+        let has = |wanted: fn(&WorldEvent) -> bool| mine.iter().filter(|h| wanted(h)).count();
         let (acks, retries, puts) = (
-            has(|h| matches!(h, Happening::Acked { .. })),
-            has(|h| matches!(h, Happening::Retried { .. })),
-            has(|h| matches!(h, Happening::Put { .. })),
+            has(|h| matches!(h, WorldEvent::Acked { .. })),
+            has(|h| matches!(h, WorldEvent::Retried { .. })),
+            has(|h| matches!(h, WorldEvent::Put { .. })),
         );
         let crashed = matches!(handled, Some(ScriptedOutcome::Crash))
             || happened
                 .iter()
-                .any(|h| matches!(h, Happening::Crashed { .. }));
+                .any(|h| matches!(h, WorldEvent::Crashed { .. }));
         let ending = match (effects.len(), acks, retries, puts) {
             _ if crashed && effects.is_empty() => Ending::Crashed,
             (0, ..) => Ending::LeftInFlight,
@@ -1790,27 +1792,29 @@ impl Did {
             (2, 1, 0, 1) => Ending::DeadLettered,
             _ => Ending::Other,
         };
-        let put_at = mine.iter().position(|h| matches!(h, Happening::Put { .. }));
+        let put_at = mine
+            .iter()
+            .position(|h| matches!(h, WorldEvent::Put { .. }));
         let put = put_at.and_then(|at| match mine[at] {
-            Happening::Put { entry, .. } => Some(Arc::clone(entry)),
+            WorldEvent::Put { entry, .. } => Some(Arc::clone(entry)),
             _ => None,
         });
         // The clock moves during a delivery only by the implementation's own advances and the
         // handler calls that take time: those after the put had not happened when it was made.
         let put_in_journal = happened
             .iter()
-            .position(|h| matches!(h, Happening::Put { id: of, .. } if of == id));
+            .position(|h| matches!(h, WorldEvent::Put { id: of, .. } if of == id));
         let moved_since: u64 = put_in_journal.map_or(0, |at| {
             happened[at..]
                 .iter()
                 .map(|h| match h {
-                    Happening::Advanced { by, .. } | Happening::Took { takes: by, .. } => *by,
+                    WorldEvent::Advanced { by, .. } | WorldEvent::Took { takes: by, .. } => *by,
                     _ => 0,
                 })
                 .sum()
         });
         let first_received_at = happened.iter().find_map(|h| match h {
-            Happening::Received {
+            WorldEvent::Received {
                 id: of,
                 first_received_at,
                 ..
@@ -1818,7 +1822,7 @@ impl Did {
             _ => None,
         });
         let crash = happened.iter().find_map(|h| match h {
-            Happening::Crashed {
+            WorldEvent::Crashed {
                 call,
                 timing,
                 about,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::journal::{Happening, ordinal};
+use super::journal::{WorldEvent, ordinal};
 use super::record::{Record, StepFacts};
 use super::spec::{MessageSpec, Step};
 use crate::contracts::contract::{Checkpoint, Smell};
@@ -15,14 +15,18 @@ use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_DELIVERED, UNUSED_OUTCOM
 
 /// What of a scenario its smells are found in: where its messages, their outcomes and its
 /// steps are written.
-pub struct Written<'a> {
+pub struct WrittenScenario<'a> {
     pub messages: &'a [MessageSpec],
     pub message_positions: &'a [Position],
     pub outcome_positions: &'a HashMap<String, Arc<[Position]>>,
     pub steps: &'a [(Position, Step)],
 }
 
-pub fn find(scenario: &Written<'_>, checkpoints: &[Checkpoint], record: &Record) -> Vec<Smell> {
+pub fn find(
+    scenario: &WrittenScenario<'_>,
+    checkpoints: &[Checkpoint],
+    record: &Record,
+) -> Vec<Smell> {
     let mut smells = never_delivered(scenario, checkpoints, record);
     smells.extend(unused_outcomes(scenario, record));
     smells.extend(idle_trailing_steps(&record.steps));
@@ -32,7 +36,7 @@ pub fn find(scenario: &Written<'_>, checkpoints: &[Checkpoint], record: &Record)
 
 /// A message no step ever receives and no expectation names: it only adds noise.
 fn never_delivered(
-    scenario: &Written<'_>,
+    scenario: &WrittenScenario<'_>,
     checkpoints: &[Checkpoint],
     record: &Record,
 ) -> Vec<Smell> {
@@ -41,7 +45,7 @@ fn never_delivered(
         .journal()
         .iter()
         .filter_map(|happening| match happening {
-            Happening::Received { id, .. } => Some(id.as_str()),
+            WorldEvent::Received { id, .. } => Some(id.as_str()),
             _ => None,
         })
         .collect();
@@ -110,7 +114,7 @@ fn collect_strings(value: &Value, into: &mut HashSet<String>) {
 
 /// Scripted handler outcomes beyond the last handler call: they never happen. The messages
 /// of one `generate` group share their outcomes' lines: one smell for the line, with a count.
-fn unused_outcomes(scenario: &Written<'_>, record: &Record) -> Vec<Smell> {
+fn unused_outcomes(scenario: &WrittenScenario<'_>, record: &Record) -> Vec<Smell> {
     let calls = record.world.handler_calls();
     let order: HashMap<&str, usize> = scenario
         .messages

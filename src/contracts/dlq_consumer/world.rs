@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 pub use super::handler::{Outcomes, Script, ScriptedCall, ScriptedOutcome};
 pub use super::journal::CrashTiming;
-use super::journal::Happening;
+use super::journal::WorldEvent;
 pub use super::queue::Message;
 use super::queue::Queue;
 use crate::model::implementation::{Naming, Raised, WorldHost};
@@ -83,7 +83,7 @@ pub struct World {
     handler_call_total: u64,
     faults: Vec<Fault>,
     unscripted: Option<Unscripted>,
-    journal: Vec<Happening>,
+    journal: Vec<WorldEvent>,
     /// Detailed worlds only: the body each id was last received with, which the DLQ entry of
     /// that delivery must hold (`explain --impl` sets the entry put against it).
     received_bodies: HashMap<String, String>,
@@ -230,13 +230,13 @@ impl World {
         self.handler_call_total
     }
 
-    /// Every effect of the implementation's calls, in order, as `Happening::trace_line` writes
+    /// Every effect of the implementation's calls, in order, as `WorldEvent::trace_line` writes
     /// it. Reads are left out: how and how often an implementation reads is its own business.
     pub fn trace(&self) -> Vec<String> {
         self.journal
             .iter()
             .filter(|happening| happening.is_effect())
-            .map(Happening::trace_line)
+            .map(WorldEvent::trace_line)
             .collect()
     }
 
@@ -250,14 +250,14 @@ impl World {
         self.journal
             .iter()
             .filter_map(|happening| match happening {
-                Happening::Misused { what } => Some(what.clone()),
+                WorldEvent::Misused { what } => Some(what.clone()),
                 _ => None,
             })
             .collect()
     }
 
     /// What happened, call by call: the one record the trace and the misuse are read from.
-    pub fn journal(&self) -> &[Happening] {
+    pub fn journal(&self) -> &[WorldEvent] {
         &self.journal
     }
 
@@ -277,11 +277,11 @@ impl World {
         &self.faults
     }
 
-    fn happened(&mut self, happening: Happening) {
+    fn happened(&mut self, happening: WorldEvent) {
         if happening.is_effect() {
             self.version += 1;
         }
-        if matches!(happening, Happening::Misused { .. }) {
+        if matches!(happening, WorldEvent::Misused { .. }) {
             self.misuses += 1;
         }
         self.journal.push(happening);
@@ -311,7 +311,7 @@ impl World {
     }
 
     fn misused(&mut self, what: String) -> Raised {
-        self.happened(Happening::Misused { what: what.clone() });
+        self.happened(WorldEvent::Misused { what: what.clone() });
         Raised::error("MisuseError", what)
     }
 
@@ -368,7 +368,7 @@ impl World {
         match fault {
             Some(CrashTiming::Before) => {
                 let about = call.as_ref().ok().and_then(Call::about);
-                self.happened(Happening::Crashed {
+                self.happened(WorldEvent::Crashed {
                     call: name.to_owned(),
                     timing: CrashTiming::Before,
                     about,
@@ -378,7 +378,7 @@ impl World {
             Some(CrashTiming::After) => {
                 let about = call.as_ref().ok().and_then(Call::about);
                 self.perform(call)?;
-                self.happened(Happening::Crashed {
+                self.happened(WorldEvent::Crashed {
                     call: name.to_owned(),
                     timing: CrashTiming::After,
                     about,
@@ -396,7 +396,7 @@ impl World {
         };
         match call {
             Call::Send { id, body } => {
-                self.happened(Happening::Sent { id: id.to_owned() });
+                self.happened(WorldEvent::Sent { id: id.to_owned() });
                 self.send(id, body);
                 Ok(Answer::Nothing)
             }
@@ -407,7 +407,7 @@ impl World {
                         self.received_bodies
                             .insert(message.id.clone(), message.body.clone());
                     }
-                    self.happened(Happening::Received {
+                    self.happened(WorldEvent::Received {
                         id: message.id.clone(),
                         receive_count: message.receive_count,
                         first_received_at: message.first_received_at,
@@ -416,7 +416,7 @@ impl World {
                     Ok(Answer::Message(Some(message)))
                 }
                 None => {
-                    self.happened(Happening::NothingReady);
+                    self.happened(WorldEvent::NothingReady);
                     Ok(Answer::Message(None))
                 }
             },
@@ -428,15 +428,15 @@ impl World {
                 }
                 let id = id.to_owned();
                 if retry {
-                    self.happened(Happening::Retried { id });
+                    self.happened(WorldEvent::Retried { id });
                 } else {
-                    self.happened(Happening::Acked { id });
+                    self.happened(WorldEvent::Acked { id });
                 }
                 Ok(Answer::Nothing)
             }
             Call::Recover => {
                 let ids = self.in_flight();
-                self.happened(Happening::Recovered { ids });
+                self.happened(WorldEvent::Recovered { ids });
                 self.recover();
                 Ok(Answer::Nothing)
             }
@@ -448,7 +448,7 @@ impl World {
                 } else {
                     Vec::new()
                 };
-                self.happened(Happening::PendingRead { ids });
+                self.happened(WorldEvent::PendingRead { ids });
                 Ok(Answer::Ids(pending))
             }
             Call::Put(entry) => match entry.get("id") {
@@ -458,7 +458,7 @@ impl World {
                     let entry = Arc::new(entry);
                     self.dlq.push(Arc::clone(&entry));
                     let dlq = self.dlq_view();
-                    self.happened(Happening::Put { id, entry, dlq });
+                    self.happened(WorldEvent::Put { id, entry, dlq });
                     Ok(Answer::Nothing)
                 }
                 _ => Err(self.misused(format!("dlq.put: the entry has no string id: {entry}"))),
@@ -466,7 +466,7 @@ impl World {
             Call::Has(id) => {
                 let has = self.dlq_has(id);
                 let id = id.to_owned();
-                self.happened(Happening::Checked { id, has });
+                self.happened(WorldEvent::Checked { id, has });
                 Ok(Answer::Bool(has))
             }
             Call::Remove(id) => {
@@ -475,12 +475,12 @@ impl World {
                     self.dlq.retain(|e| e["id"] != *id);
                 }
                 let (id, dlq) = (id.to_owned(), self.dlq_view());
-                self.happened(Happening::Removed { id, removed, dlq });
+                self.happened(WorldEvent::Removed { id, removed, dlq });
                 Ok(Answer::Bool(removed))
             }
             Call::Entries => {
                 let dlq = self.dlq_view();
-                self.happened(Happening::EntriesRead { dlq });
+                self.happened(WorldEvent::EntriesRead { dlq });
                 let entries = self.dlq.iter().map(|entry| (**entry).clone()).collect();
                 Ok(Answer::Entries(entries))
             }
@@ -494,7 +494,7 @@ impl World {
                 }
                 self.advance(by);
                 let now = self.clock;
-                self.happened(Happening::Advanced { by, now });
+                self.happened(WorldEvent::Advanced { by, now });
                 Ok(Answer::Nothing)
             }
             Call::Handler(body) => self.handle(body).map(|()| Answer::Nothing),
@@ -534,19 +534,19 @@ impl World {
                 self.clock = self.clock.saturating_add(takes).min(MAX_CLOCK);
                 let raised = outcome.raised();
                 if takes > 0 {
-                    self.happened(Happening::Handled {
+                    self.happened(WorldEvent::Handled {
                         id: id.clone(),
                         outcome,
                     });
                     let now = self.clock;
-                    self.happened(Happening::Took { id, takes, now });
+                    self.happened(WorldEvent::Took { id, takes, now });
                 } else {
-                    self.happened(Happening::Handled { id, outcome });
+                    self.happened(WorldEvent::Handled { id, outcome });
                 }
                 raised.map_or(Ok(()), Err)
             }
             None => {
-                self.happened(Happening::Unscripted {
+                self.happened(WorldEvent::Unscripted {
                     id: id.clone(),
                     call_number,
                 });

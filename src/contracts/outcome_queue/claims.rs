@@ -13,7 +13,7 @@ use crate::text::yaml;
 /// (both as `normalize_state` orders them), did what `rule`'s line claims of it: `None` when
 /// `state()` cannot show it (a job's attempts once it is done), or the rule is not one a
 /// call's effect decides.
-pub fn borne_out(
+pub fn call_follows_rule(
     rule: &Rule,
     args: &[Value],
     reply: &Reply,
@@ -142,7 +142,7 @@ pub fn borne_out(
     })
 }
 
-/// The lists of a state view `borne_out` reads for `rule`: what a line that is not borne out
+/// The lists of a state view `call_follows_rule` reads for `rule`: what a line that is not borne out
 /// shows of the queue.
 pub fn looked_at(rule: &Rule) -> &'static [&'static str] {
     match rule.id {
@@ -217,7 +217,7 @@ mod tests {
         );
         let args = [json!("permanent")];
         let reply = returned(json!("retry"));
-        let judge = |rule: &Rule| borne_out(rule, &args, &reply, &before, &retried);
+        let judge = |rule: &Rule| call_follows_rule(rule, &args, &reply, &before, &retried);
         assert_eq!(judge(&rules::ATTEMPT_COUNTED_FIRST), Some(true));
         assert_eq!(judge(&rules::PERMANENT_QUARANTINE), Some(false));
         assert_eq!(judge(&rules::ENTRY_RETAINS_DIAGNOSTICS), Some(false));
@@ -233,7 +233,7 @@ mod tests {
             &rules::ENTRY_RETAINS_DIAGNOSTICS,
         ] {
             assert_eq!(
-                borne_out(rule, &args, &dead, &before, &quarantined),
+                call_follows_rule(rule, &args, &dead, &before, &quarantined),
                 Some(true),
                 "{}",
                 rule.id
@@ -241,7 +241,7 @@ mod tests {
         }
         // The right list, the wrong answer: the line says what process returns too.
         assert_eq!(
-            borne_out(
+            call_follows_rule(
                 &rules::PERMANENT_QUARANTINE,
                 &args,
                 &reply,
@@ -263,15 +263,15 @@ mod tests {
         let args = [json!("success")];
         let reply = returned(json!("done"));
         assert_eq!(
-            borne_out(&rules::ATTEMPT_COUNTED_FIRST, &args, &reply, &before, &done),
+            call_follows_rule(&rules::ATTEMPT_COUNTED_FIRST, &args, &reply, &before, &done),
             None
         );
         assert_eq!(
-            borne_out(&rules::SUCCESS_DONE, &args, &reply, &before, &done),
+            call_follows_rule(&rules::SUCCESS_DONE, &args, &reply, &before, &done),
             Some(true)
         );
         assert_eq!(
-            borne_out(&rules::SUCCESS_DONE, &args, &reply, &before, &before),
+            call_follows_rule(&rules::SUCCESS_DONE, &args, &reply, &before, &before),
             Some(false)
         );
         let quarantined = state(
@@ -292,11 +292,11 @@ mod tests {
             json!([]),
         );
         assert_eq!(
-            borne_out(&rules::REPLAY_RESETS, &args, &yes, &quarantined, &reset),
+            call_follows_rule(&rules::REPLAY_RESETS, &args, &yes, &quarantined, &reset),
             Some(true)
         );
         assert_eq!(
-            borne_out(&rules::REPLAY_RESETS, &args, &yes, &quarantined, &kept),
+            call_follows_rule(&rules::REPLAY_RESETS, &args, &yes, &quarantined, &kept),
             Some(false)
         );
     }
@@ -316,7 +316,7 @@ mod tests {
         let raised = Reply::Raised(Raised::error("ValueError", "bad outcome"));
         let args = [json!("bogus")];
         let judge = |after: &Value| {
-            borne_out(
+            call_follows_rule(
                 &rules::OUTCOME_VALIDATED_FIRST,
                 &args,
                 &raised,
@@ -330,11 +330,11 @@ mod tests {
         let none = returned(Value::Null);
         let args = [json!("success")];
         assert_eq!(
-            borne_out(&rules::EMPTY_RETURNS_NONE, &args, &none, &empty, &empty),
+            call_follows_rule(&rules::EMPTY_RETURNS_NONE, &args, &none, &empty, &empty),
             Some(true)
         );
         assert_eq!(
-            borne_out(
+            call_follows_rule(
                 &rules::EMPTY_RETURNS_NONE,
                 &args,
                 &Reply::Undefined,

@@ -38,7 +38,7 @@ pub fn find(scenario: &QueueScenario, ours: &[CallMark]) -> Option<Departure> {
     }
     let calls: Vec<&CallMark> = theirs.iter().filter(|call| !call.witness).collect();
     let at = first(&calls, ours)?;
-    let found = Found {
+    let found = CallDeparture {
         theirs: calls[at],
         ours: &ours[at],
         earlier: &ours[..at],
@@ -196,7 +196,7 @@ fn job_id(job: &Value) -> String {
 }
 
 /// Where a run departs, and what is needed to tell it.
-struct Found<'c> {
+struct CallDeparture<'c> {
     theirs: &'c CallMark,
     ours: &'c CallMark,
     /// The implementation's calls before it.
@@ -207,7 +207,7 @@ struct Found<'c> {
     steps: usize,
 }
 
-impl Found<'_> {
+impl CallDeparture<'_> {
     /// The last step before the departing call that changed one of the jobs a state
     /// difference is about, as the reference's states after each step show.
     fn attributed(&self, difference: &StateDifference) -> Option<usize> {
@@ -379,7 +379,12 @@ fn job_words(job: &Value, ids: &mut Ids) -> String {
     let details: Vec<String> = fields
         .iter()
         .filter(|(key, _)| !matches!(key.as_str(), "id" | "payload"))
-        .map(|(key, value)| format!("{key} {}", crate::text::cut::line(&yaml::flow(value), 60)))
+        .map(|(key, value)| {
+            format!(
+                "{key} {}",
+                crate::text::truncate::line(&yaml::flow(value), 60)
+            )
+        })
         .collect();
     match details.is_empty() {
         true => id,
@@ -427,7 +432,7 @@ fn answer(method: &str, reply: &Reply, reference: bool, ids: &mut Ids) -> String
         Reply::Returned(Value::Null) => format!("{returns} none"),
         Reply::Returned(value) => format!(
             "{returns} {}",
-            crate::text::cut::line(&yaml::flow(value), 80)
+            crate::text::truncate::line(&yaml::flow(value), 80)
         ),
         Reply::Undefined => format!("{returns} undefined"),
         Reply::Raised(raised) => format!("{raises} {}", ids.raised(raised)),

@@ -446,7 +446,7 @@ impl Case for QueueCase {
 mod tests {
     use super::*;
     use crate::contracts::builtin::Builtin;
-    use crate::explore::case::{Judged, judge};
+    use crate::explore::case::{CaseVerdict, judge};
     use crate::generate::variants;
 
     #[test]
@@ -455,7 +455,7 @@ mod tests {
             let case = generate(&mut Rng::for_case(5, "outcome-queue", number));
             let text = variants::draft("outcome-queue", &case);
             let judged = judge("outcome-queue", text.clone(), &mut Builtin::new());
-            assert!(matches!(judged, Judged::Passed), "{judged:?}\n{text}");
+            assert!(matches!(judged, CaseVerdict::Passed), "{judged:?}\n{text}");
         }
     }
 

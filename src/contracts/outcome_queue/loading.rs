@@ -9,7 +9,7 @@ use super::spec::{OUTCOMES, ProcessStep, SpecFile, Step, shown, unportable_numbe
 
 use crate::contracts::contract::{Grading, SpecHeader};
 use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{Gathered, SpecError};
+use crate::text::spec_error::{SpecError, SpecErrors};
 use crate::text::yaml::{self, Blanked};
 
 /// Whether a queue exists at a point of the spec, as far as loading can tell.
@@ -39,7 +39,7 @@ pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
 fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<QueueScenario, SpecError> {
     let queue_known = !blanked.any(&["steps"], "create");
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
-    let mut errors = Gathered::default();
+    let mut errors = SpecErrors::default();
 
     let grading = errors
         .keep(Grading::from_keys(
@@ -67,7 +67,7 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<QueueSc
     let mut queue = QueueAt::Missing;
     // Whether a queue is there for `what`; when not, an error, and one assumed from then on.
     let needs_queue =
-        |queue: &mut QueueAt, what: &str, position: Position, errors: &mut Gathered| {
+        |queue: &mut QueueAt, what: &str, position: Position, errors: &mut SpecErrors| {
             let why = match queue {
                 QueueAt::Live(_) => return,
                 _ if !queue_known => {

@@ -33,18 +33,18 @@ impl AttemptOutcome {
 
 /// What `process` did with the job it took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Disposition {
     Done,
     Retry,
     Dead,
 }
 
-impl Verdict {
+impl Disposition {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Done => "done",
-            Verdict::Retry => "retry",
-            Verdict::Dead => "dead",
+            Disposition::Done => "done",
+            Disposition::Retry => "retry",
+            Disposition::Dead => "dead",
         }
     }
 }
@@ -174,7 +174,7 @@ impl RetryQueue {
 
     /// One attempt of the ready head. The outcome is checked before any job is touched, and
     /// the attempt is counted before the budget is looked at.
-    pub fn process(&mut self, outcome: &Value) -> Result<Option<Verdict>, Raised> {
+    pub fn process(&mut self, outcome: &Value) -> Result<Option<Disposition>, Raised> {
         let invalid = || {
             Raised::invalid_argument(
                 "ValueError",
@@ -222,7 +222,7 @@ impl RetryQueue {
         // A permanent failure is quarantined whatever budget is left.
         let retried_anyway = self.is(Slip::PermanentRetried) && left;
         let budget_first = self.is(Slip::BudgetBeforeOutcome) && !left;
-        let verdict = match outcome {
+        let disposition = match outcome {
             AttemptOutcome::Success => {
                 if !self.is(Slip::SuccessForgotten) {
                     if self.is(Slip::DoneNewestFirst) {
@@ -231,11 +231,11 @@ impl RetryQueue {
                         self.done.push_back(job.id);
                     }
                 }
-                Verdict::Done
+                Disposition::Done
             }
             AttemptOutcome::Permanent if !retried_anyway && !budget_first => {
                 self.quarantine_job(job, Reason::Permanent);
-                Verdict::Dead
+                Disposition::Dead
             }
             _ if left => {
                 if self.is(Slip::RetryAtHead) {
@@ -243,7 +243,7 @@ impl RetryQueue {
                 } else {
                     self.ready.push_back(job);
                 }
-                Verdict::Retry
+                Disposition::Retry
             }
             _ => {
                 let reason = if self.is(Slip::ExhaustedAsPermanent) {
@@ -252,10 +252,10 @@ impl RetryQueue {
                     Reason::Exhausted
                 };
                 self.quarantine_job(job, reason);
-                Verdict::Dead
+                Disposition::Dead
             }
         };
-        Ok(Some(verdict))
+        Ok(Some(disposition))
     }
 
     fn quarantine_job(&mut self, job: ReadyJob, reason: Reason) {
@@ -468,8 +468,8 @@ impl Subject for RetryQueue {
             }
             "process" if self.is(Slip::EmptyReturnsFalse) => {
                 arity(method, args, 1)?;
-                let verdict = self.process(&args[0]);
-                Ok(reply(verdict.map(|v| match v {
+                let disposition = self.process(&args[0]);
+                Ok(reply(disposition.map(|v| match v {
                     Some(v) => json!(v.as_str()),
                     None => json!(false),
                 })))
@@ -478,13 +478,15 @@ impl Subject for RetryQueue {
                 arity(method, args, 1)?;
                 Ok(match self.process(&args[0]) {
                     Ok(None) => Reply::Undefined,
-                    verdict => reply(verdict.map(|v| json!(v.map(Verdict::as_str)))),
+                    disposition => reply(disposition.map(|v| json!(v.map(Disposition::as_str)))),
                 })
             }
             "process" => {
                 arity(method, args, 1)?;
-                let verdict = self.process(&args[0]);
-                Ok(reply(verdict.map(|v| json!(v.map(Verdict::as_str)))))
+                let disposition = self.process(&args[0]);
+                Ok(reply(
+                    disposition.map(|v| json!(v.map(Disposition::as_str))),
+                ))
             }
             "replay" => {
                 arity(method, args, 1)?;
@@ -528,7 +530,7 @@ mod tests {
 
     fn run(q: &mut RetryQueue, outcome: &str) -> Result<Option<&'static str>, RaisedKind> {
         q.process(&json!(outcome))
-            .map(|v| v.map(Verdict::as_str))
+            .map(|v| v.map(Disposition::as_str))
             .map_err(|e| e.kind)
     }
 

@@ -12,9 +12,9 @@ use super::rules;
 use super::smells::StepFacts;
 use super::spec::{CreateStep, ProcessStep, StateSpec, Step, normalize_state};
 use super::state_ops::{self, StateOp, show_path};
-use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, Written};
+use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, SpecHeader, WrittenValue};
 use crate::contracts::recorder::Recorder;
-use crate::contracts::timeline::{Event, Tone};
+use crate::contracts::timeline::{TimelineEvent, Tone};
 use crate::model::implementation::{Implementation, NoWorld, Raised, Reply, UNDEFINED_IS_NOT_NULL};
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
@@ -191,7 +191,7 @@ impl Run<'_> {
             self.recorder.begin_step();
             self.recorder.tell_event(
                 format!("final expect (line {}): state()", position.line),
-                Event::Step { kind: "expect" },
+                TimelineEvent::Step { kind: "expect" },
             );
             self.expect("final expect", *position, &[], expect)?;
         }
@@ -220,7 +220,7 @@ impl Run<'_> {
                 let actual = answer(reply, &expected)?;
                 let at = yaml::at(&replay.returns);
                 let written = returned(&actual)
-                    .map(|actual| Written::new(at, &[], json!(replay.returns.value), actual))
+                    .map(|actual| WrittenValue::new(at, &[], json!(replay.returns.value), actual))
                     .into_iter()
                     .collect();
                 let checkpoint = Checkpoint {
@@ -236,7 +236,7 @@ impl Run<'_> {
             Step::Expect(expect) => {
                 let heading = format!("{}: state()", self.heading);
                 self.recorder
-                    .tell_event(heading, Event::Step { kind: "expect" });
+                    .tell_event(heading, TimelineEvent::Step { kind: "expect" });
                 self.expect(label, position, &["expect"], expect)
             }
         }
@@ -280,7 +280,7 @@ impl Run<'_> {
                 let tone = call_tone(method, &reply);
                 self.recorder.tell_event(
                     format!("{}: {call}", self.heading),
-                    Event::Call {
+                    TimelineEvent::Call {
                         from: "test",
                         to: "queue",
                         label: call,
@@ -327,7 +327,7 @@ impl Run<'_> {
                 }
                 let borne = match (&before, &after) {
                     (Some(before), Some(after)) => {
-                        claims::borne_out(rule, args, &reply, before, after)
+                        claims::call_follows_rule(rule, args, &reply, before, after)
                     }
                     _ => None,
                 };
@@ -361,7 +361,7 @@ impl Run<'_> {
         match (borne, did) {
             (Some(true), _) => self.recorder.tell_event(
                 format!("    \u{2713} rule {}: {why}", rule.id),
-                Event::Decision {
+                TimelineEvent::Decision {
                     did: why.to_owned(),
                     expected: None,
                 },
@@ -373,7 +373,7 @@ impl Run<'_> {
                         "    \u{2717} rule {}: expected: {why}; this queue: {did}",
                         rule.id
                     ),
-                    Event::Decision {
+                    TimelineEvent::Decision {
                         did,
                         expected: Some(why.to_owned()),
                     },
@@ -384,7 +384,7 @@ impl Run<'_> {
                     "    rule {}: expected, which state() does not show: {why}",
                     rule.id
                 ),
-                Event::Rule,
+                TimelineEvent::Rule,
             ),
         }
     }
@@ -425,7 +425,7 @@ impl Run<'_> {
             );
             self.recorder.tell_event(
                 format!("{}: {call}", self.heading),
-                Event::Call {
+                TimelineEvent::Call {
                     from: "test",
                     to: "queue",
                     label: call,
@@ -524,7 +524,7 @@ impl Run<'_> {
         let actual = answer(reply, &expected)?;
         // Only a return can be blessed in place: `returns: none` stands for null.
         let written = match (&step.returns, &step.raises, returned(&actual)) {
-            (Some(returns), None, Some(value)) => vec![Written::new(
+            (Some(returns), None, Some(value)) => vec![WrittenValue::new(
                 at,
                 &[],
                 as_written(&returns.value.to_value()),
@@ -616,7 +616,7 @@ impl Run<'_> {
                 if let Some(actual_part) = actual.get(key) {
                     let mut at_key = path.to_vec();
                     at_key.push(key);
-                    written.push(Written::new(
+                    written.push(WrittenValue::new(
                         position,
                         &at_key,
                         expected_part.clone(),
@@ -706,7 +706,7 @@ impl Run<'_> {
             .collect();
         self.recorder.tell_event(
             format!("    state: {}", describe_state(&state)),
-            Event::Lists(lists),
+            TimelineEvent::Lists(lists),
         );
         self.seen = Some(state);
     }

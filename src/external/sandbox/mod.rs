@@ -551,7 +551,7 @@ pub fn last_user() -> Option<(bool, String)> {
 /// What the child does before exec to enter the box: plain data, ready before fork.
 #[cfg(target_os = "linux")]
 #[derive(Clone)]
-pub struct Entry {
+pub struct BoxEntry {
     /// The container's parts; `None` where the kernel cannot make one.
     container: Option<Container>,
     /// The `cgroup.procs` files A writes itself into.
@@ -563,7 +563,7 @@ pub struct Entry {
     clear_groups: bool,
     ruleset: Option<libc::c_int>,
     new_mounts: landlock::RulesForNewMounts,
-    filter: seccomp::Filter,
+    filter: seccomp::SyscallFilter,
     /// Where dlqspec's argv and environment strings are: B, a copy of dlqspec that any
     /// process of the namespace can see as `/proc/1`, blanks them.
     shown_areas: [(usize, usize); 2],
@@ -588,9 +588,9 @@ struct Container {
 /// What the parent holds for one boxed implementation while it runs: the Landlock ruleset
 /// (the child's copy is inherited), its private folder (with the copies it shows), its
 /// cgroups (emptied and removed when the implementation has ended).
-pub struct Prepared {
+pub struct PreparedBox {
     #[cfg(target_os = "linux")]
-    entry: Entry,
+    entry: BoxEntry,
     #[cfg(target_os = "linux")]
     _ruleset: Option<std::os::fd::OwnedFd>,
     #[cfg(target_os = "linux")]
@@ -603,9 +603,9 @@ pub struct Prepared {
     _claim: std::fs::File,
 }
 
-impl Prepared {
+impl PreparedBox {
     #[cfg(target_os = "linux")]
-    pub fn entry(&self) -> Entry {
+    pub fn entry(&self) -> BoxEntry {
         self.entry.clone()
     }
 
@@ -646,7 +646,11 @@ impl Prepared {
     clippy::disallowed_methods,
     reason = "starts a process: the command that starts an implementation in its box"
 )]
-pub fn prepare(program: &str, args: &[String], limits: &Limits) -> io::Result<(Command, Prepared)> {
+pub fn prepare(
+    program: &str,
+    args: &[String],
+    limits: &Limits,
+) -> io::Result<(Command, PreparedBox)> {
     let cwd = std::env::current_dir()?;
     let temp = std::env::temp_dir();
     #[cfg(target_os = "linux")]
@@ -710,8 +714,8 @@ fn platform_prepare(
     _program: &Path,
     _named: Vec<PathBuf>,
     _limits: &Limits,
-) -> io::Result<Prepared> {
-    Ok(Prepared {
+) -> io::Result<PreparedBox> {
+    Ok(PreparedBox {
         _live: cleanup::LiveBox::register(Vec::new(), private.path().to_path_buf()),
         _private: private,
         _claim: claim,
@@ -739,7 +743,7 @@ fn platform_prepare(
     program: &Path,
     named: Vec<PathBuf>,
     limits: &Limits,
-) -> io::Result<Prepared> {
+) -> io::Result<PreparedBox> {
     let features = features();
     let mut needed: Vec<PathBuf> = vec![program.to_path_buf()];
     needed.extend(std::fs::canonicalize(program));
@@ -839,12 +843,12 @@ fn platform_prepare(
         None
     };
     let filter = if features.seccomp {
-        seccomp::Filter::for_box(!features.memory_cgroup())
+        seccomp::SyscallFilter::for_box(!features.memory_cgroup())
     } else {
-        seccomp::Filter::for_box(false).disabled()
+        seccomp::SyscallFilter::for_box(false).disabled()
     };
     use std::os::fd::AsRawFd;
-    let entry = Entry {
+    let entry = BoxEntry {
         container,
         cgroup_procs: cgroups
             .as_ref()
@@ -862,7 +866,7 @@ fn platform_prepare(
         .as_ref()
         .map(|c| c.folders().to_vec())
         .unwrap_or_default();
-    Ok(Prepared {
+    Ok(PreparedBox {
         entry,
         _ruleset: ruleset,
         cgroups,
@@ -873,7 +877,7 @@ fn platform_prepare(
 }
 
 #[cfg(target_os = "linux")]
-impl Entry {
+impl BoxEntry {
     /// The process count (`RLIMIT_NPROC`) A sets once the box's user namespaces are its own.
     /// The kernel counts a user's processes in every user namespace up from a process's own,
     /// each level against the limit its creator had when it made the next: set before A's own
@@ -944,7 +948,7 @@ const STATUS_BYTES: usize = std::mem::size_of::<libc::c_int>();
 /// # Safety
 /// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
 #[cfg(target_os = "linux")]
-pub unsafe fn enter(entry: &Entry, warm: Option<&warm::WarmRequest>) -> io::Result<()> {
+pub unsafe fn enter(entry: &BoxEntry, warm: Option<&warm::WarmRequest>) -> io::Result<()> {
     unsafe {
         // A warm B hands the zygote's child the cgroups to join, which the minimal root no
         // longer shows: opened here, before A leaves the host's view.
@@ -1085,7 +1089,7 @@ pub unsafe fn enter(entry: &Entry, warm: Option<&warm::WarmRequest>) -> io::Resu
 /// # Safety
 /// Raw system calls only.
 #[cfg(target_os = "linux")]
-unsafe fn restrict_self(entry: &Entry) -> io::Result<()> {
+unsafe fn restrict_self(entry: &BoxEntry) -> io::Result<()> {
     unsafe {
         privileges::drop_privileges(entry.user, entry.clear_groups)?;
         privileges::join_fresh_session_keyring()?;
@@ -1116,7 +1120,7 @@ unsafe fn restrict_self(entry: &Entry) -> io::Result<()> {
 /// # Safety
 /// Raw system calls only, on memory `entry` prepared before the fork.
 #[cfg(target_os = "linux")]
-pub(super) unsafe fn become_process_one(entry: &Entry) -> io::Result<()> {
+pub(super) unsafe fn become_process_one(entry: &BoxEntry) -> io::Result<()> {
     unsafe {
         for (start, end) in entry.shown_areas {
             if end > start {

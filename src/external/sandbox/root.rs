@@ -38,7 +38,7 @@ pub struct Layout<'a> {
 
 /// One step of building the root, its paths already under the staging folder.
 #[derive(Clone)]
-enum Step {
+enum RootStep {
     /// A folder of the root's own tmpfs.
     Folder(CString),
     /// An empty file to mount a file on.
@@ -63,7 +63,7 @@ enum Step {
 pub struct RootPlan {
     staging: CString,
     root_options: CString,
-    steps: Vec<Step>,
+    steps: Vec<RootStep>,
     /// The writable folder, as the box sees it (its working folder).
     pub(super) work: CString,
 }
@@ -257,16 +257,16 @@ impl RootPlan {
     clippy::disallowed_methods,
     reason = "writes a file: the files and links of the box's minimal root, in the fresh tmpfs it is built on"
 )]
-unsafe fn run(step: &Step) -> io::Result<()> {
+unsafe fn run(step: &RootStep) -> io::Result<()> {
     let exists = || raw::last_error().raw_os_error() == Some(libc::EEXIST);
     unsafe {
         match step {
-            Step::Folder(path) => {
+            RootStep::Folder(path) => {
                 if libc::mkdir(path.as_ptr(), 0o755) != 0 && !exists() {
                     return Err(raw::last_error());
                 }
             }
-            Step::File(path) => {
+            RootStep::File(path) => {
                 let fd = libc::open(
                     path.as_ptr(),
                     libc::O_WRONLY
@@ -282,12 +282,12 @@ unsafe fn run(step: &Step) -> io::Result<()> {
                     return Err(raw::last_error());
                 }
             }
-            Step::Link { text, at } => {
+            RootStep::Link { text, at } => {
                 if libc::symlink(text.as_ptr(), at.as_ptr()) != 0 && !exists() {
                     return Err(raw::last_error());
                 }
             }
-            Step::Write { target, bytes } => {
+            RootStep::Write { target, bytes } => {
                 let fd = libc::open(
                     target.as_ptr(),
                     libc::O_WRONLY
@@ -306,7 +306,7 @@ unsafe fn run(step: &Step) -> io::Result<()> {
                     return Err(raw::last_error());
                 }
             }
-            Step::Tmpfs { target, options } => {
+            RootStep::Tmpfs { target, options } => {
                 if libc::mount(
                     c"tmpfs".as_ptr(),
                     target.as_ptr(),
@@ -318,7 +318,7 @@ unsafe fn run(step: &Step) -> io::Result<()> {
                     return Err(raw::last_error());
                 }
             }
-            Step::Bind {
+            RootStep::Bind {
                 source,
                 target,
                 attributes,
@@ -382,7 +382,7 @@ unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Resul
 /// Raw system calls only.
 pub unsafe fn probe_bind(null: &CString, proc: &CString) -> bool {
     unsafe {
-        run(&Step::File(null.clone())).is_ok()
+        run(&RootStep::File(null.clone())).is_ok()
             && bind(&CString::from(c"/dev/null"), null, DEVICE).is_ok()
             && libc::mkdir(proc.as_ptr(), 0o755) == 0
     }
@@ -415,7 +415,7 @@ pub unsafe fn read_only_everywhere() -> bool {
 /// Turns what the box shows into steps.
 struct Planner {
     staging: PathBuf,
-    steps: Vec<Step>,
+    steps: Vec<RootStep>,
     /// The folders already made (or bound), as the box sees them.
     made: BTreeSet<PathBuf>,
     /// The folders bound (from the host or from a copy): what lies in them exists already, and
@@ -466,7 +466,8 @@ impl Planner {
             missing.push(ancestor.to_path_buf());
         }
         for folder in missing.into_iter().rev() {
-            self.steps.push(Step::Folder(self.under_staging(&folder)));
+            self.steps
+                .push(RootStep::Folder(self.under_staging(&folder)));
             self.made.insert(folder);
         }
         true
@@ -474,7 +475,7 @@ impl Planner {
 
     fn folder(&mut self, at: &Path) {
         if self.parents(at) && !self.made.contains(at) && !self.in_bound_tree(at) {
-            self.steps.push(Step::Folder(self.under_staging(at)));
+            self.steps.push(RootStep::Folder(self.under_staging(at)));
             self.made.insert(at.to_path_buf());
         }
     }
@@ -518,16 +519,16 @@ impl Planner {
         let inside_bound = self.in_bound_tree(at);
         if meta.is_dir() {
             if !inside_bound && !self.made.contains(at) {
-                self.steps.push(Step::Folder(self.under_staging(at)));
+                self.steps.push(RootStep::Folder(self.under_staging(at)));
                 self.made.insert(at.to_path_buf());
             }
             if tree {
                 self.bound_trees.insert(at.to_path_buf());
             }
         } else if !inside_bound {
-            self.steps.push(Step::File(self.under_staging(at)));
+            self.steps.push(RootStep::File(self.under_staging(at)));
         }
-        self.steps.push(Step::Bind {
+        self.steps.push(RootStep::Bind {
             source: c(source),
             target: self.under_staging(at),
             attributes,
@@ -538,7 +539,7 @@ impl Planner {
         if self.in_bound_tree(at) || self.bound_trees.contains(at) || !self.parents(at) {
             return;
         }
-        self.steps.push(Step::Link {
+        self.steps.push(RootStep::Link {
             text: c(text),
             at: self.under_staging(at),
         });
@@ -548,7 +549,7 @@ impl Planner {
     fn tmpfs(&mut self, at: &Path, options: CString) {
         self.folder(at);
         if self.made.contains(at) {
-            self.steps.push(Step::Tmpfs {
+            self.steps.push(RootStep::Tmpfs {
                 target: self.under_staging(at),
                 options,
             });
@@ -557,7 +558,7 @@ impl Planner {
 
     fn write(&mut self, at: &Path, bytes: Vec<u8>) {
         if self.parents(at) && !self.in_bound_tree(at) {
-            self.steps.push(Step::Write {
+            self.steps.push(RootStep::Write {
                 target: self.under_staging(at),
                 bytes,
             });
@@ -579,16 +580,16 @@ mod tests {
         plan.steps
             .iter()
             .map(|step| match step {
-                Step::Folder(p) => format!("folder {}", strip(p)),
-                Step::File(p) => format!("file {}", strip(p)),
-                Step::Bind { source, target, .. } => {
+                RootStep::Folder(p) => format!("folder {}", strip(p)),
+                RootStep::File(p) => format!("file {}", strip(p)),
+                RootStep::Bind { source, target, .. } => {
                     format!("bind {} {}", source.to_string_lossy(), strip(target))
                 }
-                Step::Link { text, at } => {
+                RootStep::Link { text, at } => {
                     format!("link {} -> {}", strip(at), text.to_string_lossy())
                 }
-                Step::Tmpfs { target, .. } => format!("tmpfs {}", strip(target)),
-                Step::Write { target, .. } => format!("write {}", strip(target)),
+                RootStep::Tmpfs { target, .. } => format!("tmpfs {}", strip(target)),
+                RootStep::Write { target, .. } => format!("write {}", strip(target)),
             })
             .collect()
     }

@@ -26,7 +26,7 @@ pub struct Instruction {
 
 /// The box's filter: its instructions, ready to install.
 #[derive(Debug, Clone)]
-pub struct Filter {
+pub struct SyscallFilter {
     instructions: Vec<Instruction>,
 }
 
@@ -126,11 +126,11 @@ pub const DENIED: &[(&str, libc::c_long)] = &[
     ("vhangup", libc::SYS_vhangup),
 ];
 
-impl Filter {
+impl SyscallFilter {
     /// The box's filter. `no_shared_memory_files` also denies `memfd_create`, where no memory
     /// cgroup counts what such a file holds (then it would be memory outside every limit).
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    pub fn for_box(no_shared_memory_files: bool) -> Filter {
+    pub fn for_box(no_shared_memory_files: bool) -> SyscallFilter {
         let mut denied: Vec<libc::c_long> = DENIED.iter().map(|(_, number)| *number).collect();
         if no_shared_memory_files {
             denied.push(libc::SYS_memfd_create);
@@ -177,22 +177,22 @@ impl Filter {
             ret(ALLOW),
         ]);
         program.push(ret(ALLOW));
-        Filter {
+        SyscallFilter {
             instructions: program,
         }
     }
 
     /// No filter on this architecture: `installable` says so.
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    pub fn for_box(_no_shared_memory_files: bool) -> Filter {
-        Filter {
+    pub fn for_box(_no_shared_memory_files: bool) -> SyscallFilter {
+        SyscallFilter {
             instructions: Vec::new(),
         }
     }
 
     /// No filter at all: for a kernel without seccomp.
-    pub fn disabled(self) -> Filter {
-        Filter {
+    pub fn disabled(self) -> SyscallFilter {
+        SyscallFilter {
             instructions: Vec::new(),
         }
     }
@@ -294,7 +294,7 @@ mod tests {
     use super::*;
 
     /// Runs `probe` in a forked child under the filter; its exit code.
-    fn under_filter(filter: &Filter, probe: fn() -> i32) -> i32 {
+    fn under_filter(filter: &SyscallFilter, probe: fn() -> i32) -> i32 {
         // SAFETY: the child makes raw system calls and exits; the parent waits for it.
         unsafe {
             let pid = libc::fork();
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn the_keyrings_are_denied_with_eperm() {
-        let got = under_filter(&Filter::for_box(true), || unsafe {
+        let got = under_filter(&SyscallFilter::for_box(true), || unsafe {
             let r = libc::syscall(libc::SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0);
             if r < 0 && errno() == libc::EPERM {
                 0
@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn a_unix_socket_is_denied_but_a_socket_pair_and_an_inet_socket_are_not() {
-        let got = under_filter(&Filter::for_box(true), || unsafe {
+        let got = under_filter(&SyscallFilter::for_box(true), || unsafe {
             let unix = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
             if !(unix < 0 && errno() == libc::EPERM) {
                 return 1;
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn a_socket_of_a_family_no_network_namespace_holds_is_denied() {
-        let got = under_filter(&Filter::for_box(true), || unsafe {
+        let got = under_filter(&SyscallFilter::for_box(true), || unsafe {
             for family in [
                 libc::AF_VSOCK,
                 libc::AF_ALG,
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_namespace_is_denied_and_clone3_falls_back() {
-        let got = under_filter(&Filter::for_box(true), || unsafe {
+        let got = under_filter(&SyscallFilter::for_box(true), || unsafe {
             if !(libc::unshare(libc::CLONE_NEWUSER) != 0 && errno() == libc::EPERM) {
                 return 1;
             }
@@ -432,13 +432,13 @@ mod tests {
                 1
             }
         }
-        assert_eq!(under_filter(&Filter::for_box(true), memfd), 7);
-        assert_eq!(under_filter(&Filter::for_box(false), memfd), 0);
+        assert_eq!(under_filter(&SyscallFilter::for_box(true), memfd), 7);
+        assert_eq!(under_filter(&SyscallFilter::for_box(false), memfd), 0);
     }
 
     #[test]
     fn every_denied_call_answers_eperm_and_the_bytes_are_the_instructions() {
-        let filter = Filter::for_box(true);
+        let filter = SyscallFilter::for_box(true);
         assert_eq!(filter.bytes().len(), filter.instructions.len() * 8);
         let got = under_filter(&filter, || unsafe {
             // Calls whose arguments would do something are made with invalid ones: the filter

@@ -136,7 +136,7 @@ impl<'t> Document<'t> {
                 other => events.push((other, span)),
             }
         }
-        let mut builder = Builder {
+        let mut builder = DocumentBuilder {
             text,
             events,
             next: 0,
@@ -631,13 +631,13 @@ pub fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
 }
 
 /// Builds nodes from the parser's events, one document.
-struct Builder<'t> {
+struct DocumentBuilder<'t> {
     text: &'t str,
     events: Vec<(Event<'t>, Span)>,
     next: usize,
 }
 
-impl<'t> Builder<'t> {
+impl<'t> DocumentBuilder<'t> {
     fn take(&mut self) -> Result<(Event<'t>, Span), EditError> {
         let Some((event, span)) = self.events.get(self.next).cloned() else {
             return Err(EditError::new(Position::START, "the document ends early"));

@@ -15,7 +15,7 @@ use serde::de::{
     Visitor,
 };
 
-use super::tree::Node;
+use super::tree::TreeNode;
 
 /// "Not here: let serde-saphyr decode it". Never shown to anyone.
 #[derive(Debug)]
@@ -43,7 +43,7 @@ const SPANNED: &str = "__yaml_spanned";
 const SPANNED_MARKER: &str = "__serde_saphyr_private_spanned";
 
 /// Decodes one node.
-pub struct NodeDeserializer<'t, 'a>(pub &'t Node<'a>);
+pub struct NodeDeserializer<'t, 'a>(pub &'t TreeNode<'a>);
 
 /// What a plain scalar means when nothing says which type it should be.
 enum Plain<'s> {
@@ -120,7 +120,7 @@ impl<'t, 'a> NodeDeserializer<'t, 'a> {
     /// The text of a scalar that is not null.
     fn text(&self) -> Result<&'t str> {
         match self.0 {
-            Node::Scalar { text, plain, .. } if !(*plain && is_null(text)) => Ok(text),
+            TreeNode::Scalar { text, plain, .. } if !(*plain && is_null(text)) => Ok(text),
             _ => Err(Declined),
         }
     }
@@ -128,7 +128,7 @@ impl<'t, 'a> NodeDeserializer<'t, 'a> {
     /// The text of a plain scalar.
     fn plain_text(&self) -> Result<&'t str> {
         match self.0 {
-            Node::Scalar {
+            TreeNode::Scalar {
                 text, plain: true, ..
             } => Ok(text),
             _ => Err(Declined),
@@ -136,7 +136,7 @@ impl<'t, 'a> NodeDeserializer<'t, 'a> {
     }
 
     fn is_null(&self) -> bool {
-        matches!(self.0, Node::Scalar { text, plain: true, .. } if is_null(text))
+        matches!(self.0, TreeNode::Scalar { text, plain: true, .. } if is_null(text))
     }
 }
 
@@ -171,7 +171,7 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.0 {
-            Node::Scalar {
+            TreeNode::Scalar {
                 text, plain: true, ..
             } => match plain(text).ok_or(Declined)? {
                 Plain::Null => visitor.visit_unit(),
@@ -181,9 +181,9 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
                 Plain::Float(x) => visitor.visit_f64(x),
                 Plain::Text(text) => visitor.visit_str(text),
             },
-            Node::Scalar { text, .. } => visitor.visit_str(text),
-            Node::List { items, .. } => visitor.visit_seq(Items(items.iter())),
-            Node::Map { pairs, .. } => visitor.visit_map(Pairs {
+            TreeNode::Scalar { text, .. } => visitor.visit_str(text),
+            TreeNode::List { items, .. } => visitor.visit_seq(Items(items.iter())),
+            TreeNode::Map { pairs, .. } => visitor.visit_map(Pairs {
                 pairs: pairs.iter(),
                 value: None,
             }),
@@ -256,7 +256,7 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.0 {
-            Node::List { items, .. } => visitor.visit_seq(Items(items.iter())),
+            TreeNode::List { items, .. } => visitor.visit_seq(Items(items.iter())),
             _ => Err(Declined),
         }
     }
@@ -276,7 +276,7 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.0 {
-            Node::Map { pairs, .. } => visitor.visit_map(Pairs {
+            TreeNode::Map { pairs, .. } => visitor.visit_map(Pairs {
                 pairs: pairs.iter(),
                 value: None,
             }),
@@ -300,18 +300,18 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
         visitor: V,
     ) -> Result<V::Value> {
         match self.0 {
-            Node::Scalar { .. } => visitor.visit_enum(Variant {
+            TreeNode::Scalar { .. } => visitor.visit_enum(Variant {
                 name: self.text()?,
                 value: None,
             }),
-            Node::Map { pairs, .. } => match pairs.as_slice() {
+            TreeNode::Map { pairs, .. } => match pairs.as_slice() {
                 [(key, value)] => visitor.visit_enum(Variant {
                     name: NodeDeserializer(key).text()?,
                     value: Some(value),
                 }),
                 _ => Err(Declined),
             },
-            Node::List { .. } => Err(Declined),
+            TreeNode::List { .. } => Err(Declined),
         }
     }
 
@@ -324,7 +324,7 @@ impl<'de, 't, 'a> de::Deserializer<'de> for NodeDeserializer<'t, 'a> {
     }
 }
 
-struct Items<'t, 'a>(std::slice::Iter<'t, Node<'a>>);
+struct Items<'t, 'a>(std::slice::Iter<'t, TreeNode<'a>>);
 
 impl<'de> SeqAccess<'de> for Items<'_, '_> {
     type Error = Declined;
@@ -342,8 +342,8 @@ impl<'de> SeqAccess<'de> for Items<'_, '_> {
 }
 
 struct Pairs<'t, 'a> {
-    pairs: std::slice::Iter<'t, (Node<'a>, Node<'a>)>,
-    value: Option<&'t Node<'a>>,
+    pairs: std::slice::Iter<'t, (TreeNode<'a>, TreeNode<'a>)>,
+    value: Option<&'t TreeNode<'a>>,
 }
 
 impl<'de> MapAccess<'de> for Pairs<'_, '_> {
@@ -369,7 +369,7 @@ impl<'de> MapAccess<'de> for Pairs<'_, '_> {
 /// An enum's variant: a bare name, or the one key of a mapping and its value.
 struct Variant<'t, 'a> {
     name: &'t str,
-    value: Option<&'t Node<'a>>,
+    value: Option<&'t TreeNode<'a>>,
 }
 
 impl<'de, 't, 'a> EnumAccess<'de> for Variant<'t, 'a> {
@@ -410,7 +410,7 @@ impl<'de> VariantAccess<'de> for Variant<'_, '_> {
 
 /// The mapping serde-saphyr shows `Spanned`'s visitor: a marker, the value, and where it is
 /// written (`referenced` and `defined` are the same place: there are no aliases here).
-struct SpannedView<'t, 'a>(&'t Node<'a>);
+struct SpannedView<'t, 'a>(&'t TreeNode<'a>);
 
 impl<'de> de::Deserializer<'de> for SpannedView<'_, '_> {
     type Error = Declined;
@@ -430,7 +430,7 @@ impl<'de> de::Deserializer<'de> for SpannedView<'_, '_> {
 }
 
 struct SpannedFields<'t, 'a> {
-    node: &'t Node<'a>,
+    node: &'t TreeNode<'a>,
     field: u8,
 }
 

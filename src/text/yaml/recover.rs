@@ -385,7 +385,8 @@ enum Scope {
     Item,
 }
 
-struct Part {
+/// The bytes of a document blanked to recover from an error.
+struct BlankedPart {
     range: std::ops::Range<usize>,
     /// The mapping key blanked, if a key and its value are what is blanked, and the bytes of
     /// the mapping it is in.
@@ -393,7 +394,7 @@ struct Part {
 }
 
 /// A step down from a collection to one of its parts, with what is needed to blank it.
-struct Step<'d> {
+struct Descent<'d> {
     /// The collection.
     parent: &'d Node,
     /// Which of its items or entries.
@@ -401,7 +402,12 @@ struct Step<'d> {
 }
 
 /// What to blank for `error`: see the module's comment.
-fn part_to_blank(document: &Document, text: &str, error: &SpecError, scope: Scope) -> Option<Part> {
+fn part_to_blank(
+    document: &Document,
+    text: &str,
+    error: &SpecError,
+    scope: Scope,
+) -> Option<BlankedPart> {
     let offset = byte_offset(text, error.position)?;
     let mut path = Vec::new();
     descend(document.root(), offset, &mut path);
@@ -426,7 +432,7 @@ fn part_to_blank(document: &Document, text: &str, error: &SpecError, scope: Scop
     if parts(step.parent) == 1 {
         return None;
     }
-    Some(Part {
+    Some(BlankedPart {
         range: range_of(step.parent, step.index, text),
         key: match &step.parent.kind {
             Kind::Mapping { entries, .. } => {
@@ -448,7 +454,7 @@ fn parts(node: &Node) -> usize {
 }
 
 /// The steps from `node` down to the deepest part whose bytes hold `offset`.
-fn descend<'d>(node: &'d Node, offset: usize, path: &mut Vec<Step<'d>>) {
+fn descend<'d>(node: &'d Node, offset: usize, path: &mut Vec<Descent<'d>>) {
     let (index, child) = match &node.kind {
         Kind::Sequence { items, .. } => match items
             .iter()
@@ -466,7 +472,7 @@ fn descend<'d>(node: &'d Node, offset: usize, path: &mut Vec<Step<'d>>) {
         },
         _ => return,
     };
-    path.push(Step {
+    path.push(Descent {
         parent: node,
         index,
     });

@@ -18,7 +18,7 @@ use crate::text::source::Position;
 
 /// One YAML value and where it starts.
 #[derive(Debug)]
-pub enum Node<'a> {
+pub enum TreeNode<'a> {
     Scalar {
         text: Cow<'a, str>,
         /// Plain (unquoted, not a block scalar): only plain text can mean null, a number or a
@@ -27,46 +27,48 @@ pub enum Node<'a> {
         at: Position,
     },
     List {
-        items: Vec<Node<'a>>,
+        items: Vec<TreeNode<'a>>,
         at: Position,
     },
     Map {
         /// Keys are text, each once.
-        pairs: Vec<(Node<'a>, Node<'a>)>,
+        pairs: Vec<(TreeNode<'a>, TreeNode<'a>)>,
         at: Position,
     },
 }
 
-impl Node<'_> {
+impl TreeNode<'_> {
     pub fn at(&self) -> Position {
         match self {
-            Node::Scalar { at, .. } | Node::List { at, .. } | Node::Map { at, .. } => *at,
+            TreeNode::Scalar { at, .. } | TreeNode::List { at, .. } | TreeNode::Map { at, .. } => {
+                *at
+            }
         }
     }
 }
 
-impl Located for Node<'_> {
+impl Located for TreeNode<'_> {
     fn position(&self) -> Position {
         self.at()
     }
 
     fn key_name(&self) -> Option<&str> {
         match self {
-            Node::Scalar { text, .. } => Some(text),
+            TreeNode::Scalar { text, .. } => Some(text),
             _ => None,
         }
     }
 
     fn entries(&self) -> Option<&[(Self, Self)]> {
         match self {
-            Node::Map { pairs, .. } => Some(pairs),
+            TreeNode::Map { pairs, .. } => Some(pairs),
             _ => None,
         }
     }
 
     fn items(&self) -> Option<&[Self]> {
         match self {
-            Node::List { items, .. } => Some(items),
+            TreeNode::List { items, .. } => Some(items),
             _ => None,
         }
     }
@@ -74,7 +76,7 @@ impl Located for Node<'_> {
 
 /// The limits the tree stops short of: those of the serde-saphyr load it stands in for, with
 /// a margin, so that a spec near a limit is judged (and told) by serde-saphyr alone.
-pub struct Limits {
+pub struct TreeLimits {
     pub max_nodes: usize,
     pub max_events: usize,
     pub max_depth: usize,
@@ -85,8 +87,8 @@ pub struct Limits {
 const SCANNED_KEYS: usize = 16;
 
 /// Builds the tree of a one-document text, or `None` when serde-saphyr should read it.
-pub fn build<'a>(text: &'a str, options: Options, limits: &Limits) -> Option<Node<'a>> {
-    let mut builder = Builder {
+pub fn build<'a>(text: &'a str, options: Options, limits: &TreeLimits) -> Option<TreeNode<'a>> {
+    let mut builder = TreeBuilder {
         open: Vec::new(),
         root: None,
         nodes: 0,
@@ -115,7 +117,7 @@ pub fn build<'a>(text: &'a str, options: Options, limits: &Limits) -> Option<Nod
                 if builder.scalar_bytes > limits.max_scalar_bytes {
                     return None;
                 }
-                let node = Node::Scalar {
+                let node = TreeNode::Scalar {
                     plain: style == ScalarStyle::Plain,
                     text,
                     at: position(&span),
@@ -134,12 +136,12 @@ pub fn build<'a>(text: &'a str, options: Options, limits: &Limits) -> Option<Nod
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let node = match builder.open.pop()? {
-                    Open::List(items, at) => Node::List { items, at },
+                    Open::List(items, at) => TreeNode::List { items, at },
                     Open::Map(pairs, None, at) => {
                         if pairs.len() > SCANNED_KEYS && !keys_unique(&pairs) {
                             return None;
                         }
-                        Node::Map { pairs, at }
+                        TreeNode::Map { pairs, at }
                     }
                     Open::Map(_, Some(_), _) => return None,
                 };
@@ -157,27 +159,31 @@ pub fn build<'a>(text: &'a str, options: Options, limits: &Limits) -> Option<Nod
 
 /// A list or mapping whose end has not come yet (a mapping may hold a key awaiting its value).
 enum Open<'a> {
-    List(Vec<Node<'a>>, Position),
-    Map(Vec<(Node<'a>, Node<'a>)>, Option<Node<'a>>, Position),
+    List(Vec<TreeNode<'a>>, Position),
+    Map(
+        Vec<(TreeNode<'a>, TreeNode<'a>)>,
+        Option<TreeNode<'a>>,
+        Position,
+    ),
 }
 
-struct Builder<'a> {
+struct TreeBuilder<'a> {
     open: Vec<Open<'a>>,
-    root: Option<Node<'a>>,
+    root: Option<TreeNode<'a>>,
     nodes: usize,
     scalar_bytes: usize,
 }
 
-impl<'a> Builder<'a> {
+impl<'a> TreeBuilder<'a> {
     /// Checks a list or mapping about to open.
-    fn open(&mut self, anchor: usize, tagged: bool, limits: &Limits) -> Option<()> {
+    fn open(&mut self, anchor: usize, tagged: bool, limits: &TreeLimits) -> Option<()> {
         let deep_enough = self.open.len() + 1 >= limits.max_depth;
         (anchor == 0 && !tagged && !deep_enough).then_some(())
     }
 
     /// Puts a finished node where it belongs: the root, a list's next item, a mapping's key or
     /// the value of its pending key.
-    fn add(&mut self, node: Node<'a>, limits: &Limits) -> Option<()> {
+    fn add(&mut self, node: TreeNode<'a>, limits: &TreeLimits) -> Option<()> {
         self.nodes += 1;
         if self.nodes > limits.max_nodes {
             return None;
@@ -189,7 +195,7 @@ impl<'a> Builder<'a> {
             Some(Open::Map(pairs, pending, _)) => match pending.take() {
                 Some(key) => pairs.push((key, node)),
                 None => {
-                    let Node::Scalar { text, plain, .. } = &node else {
+                    let TreeNode::Scalar { text, plain, .. } = &node else {
                         return None;
                     };
                     // `<<` merges another mapping in: serde-saphyr's to read.
@@ -211,7 +217,7 @@ impl<'a> Builder<'a> {
 
 /// Whether no key of a mapping repeats (keys compared as text, whatever their quoting: a
 /// stricter test than serde-saphyr's, which only sends more specs its way).
-fn keys_unique(pairs: &[(Node<'_>, Node<'_>)]) -> bool {
+fn keys_unique(pairs: &[(TreeNode<'_>, TreeNode<'_>)]) -> bool {
     let mut seen = HashSet::with_capacity(pairs.len());
     pairs.iter().all(|(key, _)| seen.insert(key.key_name()))
 }
@@ -225,14 +231,14 @@ fn position(span: &Span) -> Position {
 mod tests {
     use super::*;
 
-    const LIMITS: Limits = Limits {
+    const LIMITS: TreeLimits = TreeLimits {
         max_nodes: 1000,
         max_events: 2000,
         max_depth: 8,
         max_scalar_bytes: 1000,
     };
 
-    fn tree(text: &str) -> Option<Node<'_>> {
+    fn tree(text: &str) -> Option<TreeNode<'_>> {
         let mut options = Options::default();
         options.set_emit_comments(false);
         build(text, options, &LIMITS)
@@ -241,17 +247,17 @@ mod tests {
     #[test]
     fn a_spec_shaped_text_becomes_a_positioned_tree() {
         let node = tree("name: x\nsteps:\n  - process: ok\n  - 'q'\n").unwrap();
-        let Node::Map { pairs, at } = node else {
+        let TreeNode::Map { pairs, at } = node else {
             panic!("a mapping")
         };
         assert_eq!(at, Position::new(1, 1));
         assert_eq!(pairs.len(), 2);
-        let Node::List { items, at } = &pairs[1].1 else {
+        let TreeNode::List { items, at } = &pairs[1].1 else {
             panic!("a list")
         };
         assert_eq!(*at, Position::new(3, 3));
         assert!(
-            matches!(&items[1], Node::Scalar { text, plain: false, at } if text == "q" && *at == Position::new(4, 5))
+            matches!(&items[1], TreeNode::Scalar { text, plain: false, at } if text == "q" && *at == Position::new(4, 5))
         );
     }
 

@@ -2,7 +2,7 @@
 //! queue (`rabbitmq.rs`), so the same world, journal and faults run on either.
 //!
 //! A broker's queue keeps a fake beside it and compares every answer: where the broker's
-//! answer is not the fake's, it notes a `Departure` naming the broker's property, which is
+//! answer is not the fake's, it notes a `BrokerDeparture` naming the broker's property, which is
 //! what tells a divergence from an implementation's failure.
 
 pub mod fake;
@@ -98,7 +98,7 @@ pub trait Queue: Send + fmt::Debug {
     }
 
     /// Where the broker's answers were not the fake's, in order.
-    fn departures(&self) -> Vec<Departure> {
+    fn departures(&self) -> Vec<BrokerDeparture> {
         Vec::new()
     }
 }
@@ -167,7 +167,7 @@ pub const PROPERTIES: &[&Property] = &[
 
 /// One point where the broker's answer was not the fake's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Departure {
+pub struct BrokerDeparture {
     pub property: &'static Property,
     /// What the broker answered and what the fake would have, e.g. `queue.receive() handed
     /// out a (receive_count 2), where the lesson's queue hands out b`.

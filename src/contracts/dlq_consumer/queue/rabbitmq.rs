@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use super::Message;
 use super::fake::FakeQueue;
 use super::{
-    DELIVERY_COUNT, Departure, NO_DELIVERY_COUNT, ORDER, Property, Queue, RECOVER_AT_HEAD,
+    BrokerDeparture, DELIVERY_COUNT, NO_DELIVERY_COUNT, ORDER, Property, Queue, RECOVER_AT_HEAD,
     REQUEUE_AT_HEAD,
 };
 use crate::amqp::wire::{Field, Properties, Table};
@@ -143,7 +143,7 @@ pub struct RabbitQueue {
     shadow: FakeQueue,
     copies: HashMap<u64, Copy>,
     fault: Option<String>,
-    departures: Vec<Departure>,
+    departures: Vec<BrokerDeparture>,
 }
 
 impl std::fmt::Debug for RabbitQueue {
@@ -219,7 +219,7 @@ impl RabbitQueue {
     }
 
     fn depart(&mut self, property: &'static Property, detail: String) {
-        self.departures.push(Departure { property, detail });
+        self.departures.push(BrokerDeparture { property, detail });
     }
 
     fn id(&self, copy: u64) -> &str {
@@ -554,7 +554,7 @@ impl Queue for RabbitQueue {
         self.fault.clone()
     }
 
-    fn departures(&self) -> Vec<Departure> {
+    fn departures(&self) -> Vec<BrokerDeparture> {
         self.departures.clone()
     }
 }

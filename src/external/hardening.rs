@@ -9,9 +9,9 @@
 //! entries owned by root and refuses `ptrace` to other processes of its user; root, or a
 //! process with `CAP_SYS_PTRACE`, still passes (the sandbox takes that away).
 
-/// Seals the calling process: every descriptor above stderr is closed on `exec`, and the
+/// Hardens the calling process: every descriptor above stderr is closed on `exec`, and the
 /// process is no longer dumpable. Call it before starting any implementation.
-pub fn seal() {
+pub fn harden_own_process() {
     #[cfg(target_os = "linux")]
     {
         for fd in open_descriptors() {
@@ -49,7 +49,7 @@ fn open_descriptors() -> Vec<i32> {
 mod tests {
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_sealed_process_keeps_no_descriptor_for_its_children() {
+    fn a_hardened_process_keeps_no_descriptor_for_its_children() {
         use std::os::unix::io::AsRawFd;
         let file = tempfile::tempfile().unwrap();
         let fd = file.as_raw_fd();
@@ -57,7 +57,7 @@ mod tests {
         unsafe {
             libc::fcntl(fd, libc::F_SETFD, 0);
         }
-        super::seal();
+        super::harden_own_process();
         // SAFETY: as above.
         let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
         assert_eq!(flags & libc::FD_CLOEXEC, libc::FD_CLOEXEC);
