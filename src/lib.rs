@@ -39,17 +39,17 @@
     )
 )]
 
-pub mod amqp;
+pub(crate) mod amqp;
 pub mod authoring;
 pub mod commands;
 pub mod contracts;
 pub mod explore;
 pub mod external;
-pub mod files;
+pub(crate) mod files;
 pub mod generate;
 pub mod load;
 pub mod model;
 pub mod report;
 pub mod run;
-pub mod strength;
+pub(crate) mod strength;
 pub mod text;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Best-of-N wall time of `work`: a fair estimate of its cost on a noisy machine.
-pub fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
+pub(crate) fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
     (0..rounds)
         .map(|_| {
             let started = Instant::now();
@@ -21,7 +21,10 @@ pub fn best_of(rounds: usize, mut work: impl FnMut()) -> Duration {
 /// this process) a round took, where the system tells it. Wall time over CPU time tells how
 /// much of the machine a run had: a run with two jobs that takes as much CPU time as one job
 /// yet no less wall time was kept waiting for a core, not held up by its own threads.
-pub fn best_of_with_cpu(rounds: usize, mut work: impl FnMut()) -> (Duration, Option<Duration>) {
+pub(crate) fn best_of_with_cpu(
+    rounds: usize,
+    mut work: impl FnMut(),
+) -> (Duration, Option<Duration>) {
     let mut wall = Duration::MAX;
     let mut cpu: Option<Duration> = None;
     for _ in 0..rounds {
@@ -38,7 +41,7 @@ pub fn best_of_with_cpu(rounds: usize, mut work: impl FnMut()) -> (Duration, Opt
 
 /// User and system CPU time this process has used so far, all threads counted.
 #[cfg(unix)]
-pub fn process_cpu() -> Option<Duration> {
+pub(crate) fn process_cpu() -> Option<Duration> {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes one rusage into memory that is valid for it.
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
@@ -59,7 +62,7 @@ pub fn process_cpu() -> Option<Duration> {
 
 /// Writes `count` specs under `dir`: the bundled suite copied until there are enough, each
 /// copy with a name of its own, 50 to a folder. Returns their paths in order.
-pub fn write_corpus(root: &Path, dir: &Path, count: usize) -> Vec<PathBuf> {
+pub(crate) fn write_corpus(root: &Path, dir: &Path, count: usize) -> Vec<PathBuf> {
     let bundled =
         dlqspec::load::discover::spec_files(&[root.join("specs")]).expect("specs/ exists");
     let texts: Vec<String> = bundled

@@ -5,24 +5,24 @@ use std::fmt;
 
 /// Where a broker is and whom to log in as. Its `Display` never shows the password.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Address {
-    pub user: String,
+pub(crate) struct Address {
+    pub(crate) user: String,
     password: String,
-    pub host: String,
-    pub port: u16,
-    pub vhost: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) vhost: String,
     /// The query's `KEY=VALUE` pairs, in order, for the caller to read (`queue-type=...`).
-    pub query: Vec<(String, String)>,
+    pub(crate) query: Vec<(String, String)>,
 }
 
 /// RabbitMQ's port for AMQP without TLS.
-pub const DEFAULT_PORT: u16 = 5672;
+pub(crate) const DEFAULT_PORT: u16 = 5672;
 
 impl Address {
     /// Reads `amqp://USER:PASS@HOST:PORT/VHOST?KEY=VALUE&...`. User and password default to
     /// RabbitMQ's `guest`, the port to 5672, the virtual host to `/` (written `%2f` in the
     /// path, or left out). `Err` says what is wrong, without repeating the password.
-    pub fn parse(text: &str) -> Result<Address, String> {
+    pub(crate) fn parse(text: &str) -> Result<Address, String> {
         let rest = match text.split_once("://") {
             Some(("amqp", rest)) => rest,
             Some(("amqps", _)) => {
@@ -88,12 +88,12 @@ impl Address {
         })
     }
 
-    pub fn password(&self) -> &str {
+    pub(crate) fn password(&self) -> &str {
         &self.password
     }
 
     /// The value of query key `key`, if given.
-    pub fn param(&self, key: &str) -> Option<&str> {
+    pub(crate) fn param(&self, key: &str) -> Option<&str> {
         self.query
             .iter()
             .find(|(k, _)| k == key)

@@ -6,15 +6,15 @@
 //! `MAX_BODY`, each wait by the connection's timeout. Heartbeats are switched off: the world
 //! is only ever waiting on the broker, so a dead broker shows as an error of the next call.
 
-pub mod address;
-pub mod wire;
+pub(crate) mod address;
+pub(crate) mod wire;
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-pub use address::Address;
+pub(crate) use address::Address;
 use wire::{
     FRAME_BODY, FRAME_END, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, Field, Properties, Reader,
     Table, Writer, frame,
@@ -25,11 +25,11 @@ const FRAME_MAX: u32 = 131_072;
 
 /// The largest message body dlqspec reads back: its own messages are a spec's bodies, far
 /// smaller; a larger one is refused rather than allocated.
-pub const MAX_BODY: u64 = 64 << 20;
+pub(crate) const MAX_BODY: u64 = 64 << 20;
 
 /// How a call on the broker failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
+pub(crate) enum Error {
     /// No connection could be made (nothing listens there, the name does not resolve...).
     Unreachable(String),
     /// The connection broke, or the broker did not answer in time.
@@ -46,7 +46,7 @@ pub enum Error {
 
 impl Error {
     /// Whether the connection survives this error (only a channel's own error leaves it).
-    pub fn is_channel_error(&self) -> bool {
+    pub(crate) fn is_channel_error(&self) -> bool {
         matches!(self, Error::Channel { .. })
     }
 }
@@ -84,34 +84,34 @@ impl From<wire::Malformed> for Error {
 
 /// A message taken by `basic.get`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Delivery {
-    pub tag: u64,
-    pub redelivered: bool,
-    pub properties: Properties,
-    pub body: Vec<u8>,
+pub(crate) struct Delivery {
+    pub(crate) tag: u64,
+    pub(crate) redelivered: bool,
+    pub(crate) properties: Properties,
+    pub(crate) body: Vec<u8>,
     /// How many messages were left ready behind it.
-    pub message_count: u32,
+    pub(crate) message_count: u32,
 }
 
 /// What `queue.declare` answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     /// Messages ready (neither delivered nor unacked).
-    pub messages: u32,
-    pub consumers: u32,
+    pub(crate) messages: u32,
+    pub(crate) consumers: u32,
 }
 
 /// The flags of `queue.declare`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QueueFlags {
-    pub passive: bool,
-    pub durable: bool,
-    pub exclusive: bool,
-    pub auto_delete: bool,
+pub(crate) struct QueueFlags {
+    pub(crate) passive: bool,
+    pub(crate) durable: bool,
+    pub(crate) exclusive: bool,
+    pub(crate) auto_delete: bool,
 }
 
 /// One connection to a broker, used from one thread.
-pub struct Connection {
+pub(crate) struct Connection {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
     frame_max: u32,
@@ -126,7 +126,7 @@ pub struct Connection {
 impl Connection {
     /// Connects and logs in; each wait (the connection, every answer later) is at most
     /// `timeout`.
-    pub fn open(address: &Address, timeout: Duration) -> Result<Connection, Error> {
+    pub(crate) fn open(address: &Address, timeout: Duration) -> Result<Connection, Error> {
         let targets = (address.host.as_str(), address.port)
             .to_socket_addrs()
             .map_err(|error| Error::Unreachable(error.to_string()))?;
@@ -342,7 +342,7 @@ impl Connection {
     }
 
     /// Opens a channel and returns its number.
-    pub fn open_channel(&mut self) -> Result<u16, Error> {
+    pub(crate) fn open_channel(&mut self) -> Result<u16, Error> {
         let number = (1..=self.channel_max)
             .find(|n| !self.open.contains(n))
             .ok_or_else(|| Error::Malformed("every channel of the connection is open".into()))?;
@@ -355,7 +355,7 @@ impl Connection {
     }
 
     /// Closes a channel: the broker requeues what was delivered on it and not acked.
-    pub fn close_channel(&mut self, channel: u16) -> Result<(), Error> {
+    pub(crate) fn close_channel(&mut self, channel: u16) -> Result<(), Error> {
         if !self.open.contains(&channel) {
             return Ok(());
         }
@@ -372,13 +372,8 @@ impl Connection {
         Ok(())
     }
 
-    /// Whether `channel` is open (the broker closes a channel on a channel error).
-    pub fn is_open(&self, channel: u16) -> bool {
-        self.open.contains(&channel)
-    }
-
     /// Puts the channel in confirm mode: each `publish` on it then waits for the broker's ack.
-    pub fn confirm_select(&mut self, channel: u16) -> Result<(), Error> {
+    pub(crate) fn confirm_select(&mut self, channel: u16) -> Result<(), Error> {
         let mut select = Writer::method(85, 10);
         select.bit(false);
         self.send(channel, select)?;
@@ -387,7 +382,7 @@ impl Connection {
         Ok(())
     }
 
-    pub fn declare_queue(
+    pub(crate) fn declare_queue(
         &mut self,
         channel: u16,
         name: &str,
@@ -415,7 +410,7 @@ impl Connection {
     }
 
     /// Deletes a queue, with what it held; a queue that is not there is no error (RabbitMQ).
-    pub fn delete_queue(&mut self, channel: u16, name: &str) -> Result<(), Error> {
+    pub(crate) fn delete_queue(&mut self, channel: u16, name: &str) -> Result<(), Error> {
         self.send(channel, Self::delete(name, false))?;
         self.expect(channel, 50, 41)?;
         Ok(())
@@ -423,7 +418,7 @@ impl Connection {
 
     /// `delete_queue` without waiting for the answer (none comes): the next call on the same
     /// channel is performed after it.
-    pub fn delete_queue_nowait(&mut self, channel: u16, name: &str) -> Result<(), Error> {
+    pub(crate) fn delete_queue_nowait(&mut self, channel: u16, name: &str) -> Result<(), Error> {
         self.send(channel, Self::delete(name, true))
     }
 
@@ -438,52 +433,8 @@ impl Connection {
         delete
     }
 
-    pub fn declare_exchange(&mut self, channel: u16, name: &str, kind: &str) -> Result<(), Error> {
-        let mut declare = Writer::method(40, 10);
-        declare
-            .u16(0)
-            .short_string(name)
-            .short_string(kind)
-            .bit(false)
-            .bit(false)
-            .bit(false)
-            .bit(false)
-            .bit(false)
-            .table(&Table::default());
-        self.send(channel, declare)?;
-        self.expect(channel, 40, 11)?;
-        Ok(())
-    }
-
-    pub fn delete_exchange(&mut self, channel: u16, name: &str) -> Result<(), Error> {
-        let mut delete = Writer::method(40, 20);
-        delete.u16(0).short_string(name).bit(false).bit(false);
-        self.send(channel, delete)?;
-        self.expect(channel, 40, 21)?;
-        Ok(())
-    }
-
-    pub fn bind_queue(
-        &mut self,
-        channel: u16,
-        queue: &str,
-        exchange: &str,
-        routing_key: &str,
-    ) -> Result<(), Error> {
-        let mut bind = Writer::method(50, 20);
-        bind.u16(0)
-            .short_string(queue)
-            .short_string(exchange)
-            .short_string(routing_key)
-            .bit(false)
-            .table(&Table::default());
-        self.send(channel, bind)?;
-        self.expect(channel, 50, 21)?;
-        Ok(())
-    }
-
     /// Publishes a message; on a channel in confirm mode, returns once the broker has it.
-    pub fn publish(
+    pub(crate) fn publish(
         &mut self,
         channel: u16,
         exchange: &str,
@@ -572,7 +523,7 @@ impl Connection {
 
     /// `basic.get` without auto-ack: the message stays unacked on `channel` until acked,
     /// nacked, or the channel closes. `None` when the queue has nothing ready.
-    pub fn get(&mut self, channel: u16, queue: &str) -> Result<Option<Delivery>, Error> {
+    pub(crate) fn get(&mut self, channel: u16, queue: &str) -> Result<Option<Delivery>, Error> {
         let mut get = Writer::method(60, 70);
         get.u16(0).short_string(queue).bit(false);
         self.send(channel, get)?;
@@ -629,21 +580,21 @@ impl Connection {
     }
 
     /// Acknowledges one delivery of `channel` (the broker answers nothing).
-    pub fn ack(&mut self, channel: u16, tag: u64) -> Result<(), Error> {
+    pub(crate) fn ack(&mut self, channel: u16, tag: u64) -> Result<(), Error> {
         let mut ack = Writer::method(60, 80);
         ack.u64(tag).bit(false);
         self.send(channel, ack)
     }
 
     /// Rejects one delivery of `channel`; with `requeue` the broker puts it back.
-    pub fn nack(&mut self, channel: u16, tag: u64, requeue: bool) -> Result<(), Error> {
+    pub(crate) fn nack(&mut self, channel: u16, tag: u64, requeue: bool) -> Result<(), Error> {
         let mut nack = Writer::method(60, 120);
         nack.u64(tag).bit(false).bit(requeue);
         self.send(channel, nack)
     }
 
     /// Closes the connection politely (the broker then logs no error).
-    pub fn close(mut self) {
+    pub(crate) fn close(mut self) {
         let mut close = Writer::method(10, 50);
         close.u16(200).short_string("dlqspec is done").u16(0).u16(0);
         if self.send(0, close).is_ok() {

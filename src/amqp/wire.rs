@@ -7,17 +7,17 @@
 use std::fmt;
 
 /// The frame types of AMQP 0.9.1.
-pub const FRAME_METHOD: u8 = 1;
-pub const FRAME_HEADER: u8 = 2;
-pub const FRAME_BODY: u8 = 3;
-pub const FRAME_HEARTBEAT: u8 = 8;
+pub(crate) const FRAME_METHOD: u8 = 1;
+pub(crate) const FRAME_HEADER: u8 = 2;
+pub(crate) const FRAME_BODY: u8 = 3;
+pub(crate) const FRAME_HEARTBEAT: u8 = 8;
 /// The octet that ends every frame.
-pub const FRAME_END: u8 = 0xCE;
+pub(crate) const FRAME_END: u8 = 0xCE;
 
 /// A field value, as RabbitMQ writes them in tables (its own table of types, not the
 /// standard's, where the two disagree: `s` is a signed 16-bit number).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Field {
+pub(crate) enum Field {
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -36,21 +36,14 @@ pub enum Field {
 
 impl Field {
     /// A long string from text.
-    pub fn text(text: &str) -> Field {
+    pub(crate) fn text(text: &str) -> Field {
         Field::Text(text.as_bytes().to_vec())
     }
 
-    pub fn as_int(&self) -> Option<i64> {
+    pub(crate) fn as_int(&self) -> Option<i64> {
         match self {
             Field::Int(n) => Some(*n),
             Field::Timestamp(n) => i64::try_from(*n).ok(),
-            _ => None,
-        }
-    }
-
-    pub fn as_text(&self) -> Option<String> {
-        match self {
-            Field::Text(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
             _ => None,
         }
     }
@@ -58,14 +51,14 @@ impl Field {
 
 /// A field table, in the order written.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table(pub Vec<(String, Field)>);
+pub(crate) struct Table(pub Vec<(String, Field)>);
 
 impl Table {
-    pub fn get(&self, key: &str) -> Option<&Field> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Field> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    pub fn with(mut self, key: &str, value: Field) -> Table {
+    pub(crate) fn with(mut self, key: &str, value: Field) -> Table {
         self.0.push((key.to_owned(), value));
         self
     }
@@ -73,7 +66,7 @@ impl Table {
 
 /// What the broker sent that does not read as AMQP.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Malformed(pub String);
+pub(crate) struct Malformed(pub String);
 
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -82,7 +75,7 @@ impl fmt::Display for Malformed {
 }
 
 /// Reads the arguments of one frame's payload, never past its end.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     /// Bits are packed into octets: the octet being read and the next bit's place in it.
@@ -94,7 +87,7 @@ pub struct Reader<'a> {
 const MAX_DEPTH: usize = 16;
 
 impl<'a> Reader<'a> {
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Reader {
             bytes,
             at: 0,
@@ -119,21 +112,21 @@ impl<'a> Reader<'a> {
         Ok(taken)
     }
 
-    pub fn u8(&mut self) -> Result<u8, Malformed> {
+    pub(crate) fn u8(&mut self) -> Result<u8, Malformed> {
         Ok(self.take(1)?[0])
     }
 
-    pub fn u16(&mut self) -> Result<u16, Malformed> {
+    pub(crate) fn u16(&mut self) -> Result<u16, Malformed> {
         let b = self.take(2)?;
         Ok(u16::from_be_bytes([b[0], b[1]]))
     }
 
-    pub fn u32(&mut self) -> Result<u32, Malformed> {
+    pub(crate) fn u32(&mut self) -> Result<u32, Malformed> {
         let b = self.take(4)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    pub fn u64(&mut self) -> Result<u64, Malformed> {
+    pub(crate) fn u64(&mut self) -> Result<u64, Malformed> {
         let b = self.take(8)?;
         let mut array = [0u8; 8];
         array.copy_from_slice(b);
@@ -141,7 +134,7 @@ impl<'a> Reader<'a> {
     }
 
     /// One bit of a run of packed bits.
-    pub fn bit(&mut self) -> Result<bool, Malformed> {
+    pub(crate) fn bit(&mut self) -> Result<bool, Malformed> {
         let (octet, place) = match self.bits {
             Some((octet, place)) if place < 8 => (octet, place),
             _ => (self.u8()?, 0),
@@ -150,21 +143,21 @@ impl<'a> Reader<'a> {
         Ok(octet & (1 << place) != 0)
     }
 
-    pub fn short_string(&mut self) -> Result<String, Malformed> {
+    pub(crate) fn short_string(&mut self) -> Result<String, Malformed> {
         let len = self.u8()? as usize;
         Ok(String::from_utf8_lossy(self.take(len)?).into_owned())
     }
 
-    pub fn long_bytes(&mut self) -> Result<Vec<u8>, Malformed> {
+    pub(crate) fn long_bytes(&mut self) -> Result<Vec<u8>, Malformed> {
         let len = self.u32()? as usize;
         Ok(self.take(len)?.to_vec())
     }
 
-    pub fn long_string(&mut self) -> Result<String, Malformed> {
+    pub(crate) fn long_string(&mut self) -> Result<String, Malformed> {
         Ok(String::from_utf8_lossy(&self.long_bytes()?).into_owned())
     }
 
-    pub fn table(&mut self) -> Result<Table, Malformed> {
+    pub(crate) fn table(&mut self) -> Result<Table, Malformed> {
         self.table_at(0)
     }
 
@@ -227,44 +220,44 @@ impl<'a> Reader<'a> {
 
 /// Writes method arguments and tables.
 #[derive(Default)]
-pub struct Writer {
-    pub bytes: Vec<u8>,
+pub(crate) struct Writer {
+    pub(crate) bytes: Vec<u8>,
     /// Where the octet of the current run of bits is, and how many bits it holds.
     bits: Option<(usize, u8)>,
 }
 
 impl Writer {
-    pub fn method(class: u16, method: u16) -> Writer {
+    pub(crate) fn method(class: u16, method: u16) -> Writer {
         let mut writer = Writer::default();
         writer.u16(class).u16(method);
         writer
     }
 
-    pub fn u8(&mut self, value: u8) -> &mut Self {
+    pub(crate) fn u8(&mut self, value: u8) -> &mut Self {
         self.bits = None;
         self.bytes.push(value);
         self
     }
 
-    pub fn u16(&mut self, value: u16) -> &mut Self {
+    pub(crate) fn u16(&mut self, value: u16) -> &mut Self {
         self.bits = None;
         self.bytes.extend_from_slice(&value.to_be_bytes());
         self
     }
 
-    pub fn u32(&mut self, value: u32) -> &mut Self {
+    pub(crate) fn u32(&mut self, value: u32) -> &mut Self {
         self.bits = None;
         self.bytes.extend_from_slice(&value.to_be_bytes());
         self
     }
 
-    pub fn u64(&mut self, value: u64) -> &mut Self {
+    pub(crate) fn u64(&mut self, value: u64) -> &mut Self {
         self.bits = None;
         self.bytes.extend_from_slice(&value.to_be_bytes());
         self
     }
 
-    pub fn bit(&mut self, value: bool) -> &mut Self {
+    pub(crate) fn bit(&mut self, value: bool) -> &mut Self {
         let (at, place) = match self.bits {
             Some((at, place)) if place < 8 => (at, place),
             _ => {
@@ -281,7 +274,7 @@ impl Writer {
 
     /// A short string, which holds at most 255 bytes: callers keep to that (a longer text
     /// is cut at a character boundary rather than written as a frame the broker refuses).
-    pub fn short_string(&mut self, text: &str) -> &mut Self {
+    pub(crate) fn short_string(&mut self, text: &str) -> &mut Self {
         let mut end = text.len().min(255);
         while !text.is_char_boundary(end) {
             end -= 1;
@@ -292,13 +285,13 @@ impl Writer {
         self
     }
 
-    pub fn long_bytes(&mut self, bytes: &[u8]) -> &mut Self {
+    pub(crate) fn long_bytes(&mut self, bytes: &[u8]) -> &mut Self {
         self.u32(bytes.len() as u32);
         self.bytes.extend_from_slice(bytes);
         self
     }
 
-    pub fn table(&mut self, table: &Table) -> &mut Self {
+    pub(crate) fn table(&mut self, table: &Table) -> &mut Self {
         let mut inner = Writer::default();
         for (key, value) in &table.0 {
             inner.short_string(key);
@@ -330,7 +323,7 @@ impl Writer {
 }
 
 /// One frame with its header and end octet, ready to send.
-pub fn frame(kind: u8, channel: u16, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn frame(kind: u8, channel: u16, payload: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(payload.len() + 8);
     bytes.push(kind);
     bytes.extend_from_slice(&channel.to_be_bytes());
@@ -342,11 +335,11 @@ pub fn frame(kind: u8, channel: u16, payload: &[u8]) -> Vec<u8> {
 
 /// The basic properties of a message that dlqspec writes or reads; the others are skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Properties {
-    pub message_id: Option<String>,
-    pub headers: Table,
+pub(crate) struct Properties {
+    pub(crate) message_id: Option<String>,
+    pub(crate) headers: Table,
     /// 2 for persistent.
-    pub delivery_mode: Option<u8>,
+    pub(crate) delivery_mode: Option<u8>,
 }
 
 // The property flags of class `basic`, from the highest bit down.
@@ -367,7 +360,7 @@ const CLUSTER_ID: u16 = 1 << 2;
 
 impl Properties {
     /// The content header's payload for a body of `size` bytes.
-    pub fn header(&self, size: u64) -> Vec<u8> {
+    pub(crate) fn header(&self, size: u64) -> Vec<u8> {
         let mut flags = 0u16;
         if !self.headers.0.is_empty() {
             flags |= HEADERS;
@@ -393,7 +386,7 @@ impl Properties {
     }
 
     /// Reads a content header: the body's size and the properties.
-    pub fn read_header(payload: &[u8]) -> Result<(u64, Properties), Malformed> {
+    pub(crate) fn read_header(payload: &[u8]) -> Result<(u64, Properties), Malformed> {
         let mut reader = Reader::new(payload);
         let _class = reader.u16()?;
         let _weight = reader.u16()?;

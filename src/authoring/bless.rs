@@ -42,7 +42,10 @@ pub enum Blessing {
 
 /// Blesses the spec a discovery entry names against `implementation` (the built-in one, unless
 /// a person explicitly asked for another). Nothing is written here; see `atomic_file`.
-pub fn bless_entry(entry: &DiscoveredPath, implementation: &mut dyn Implementation) -> Blessing {
+pub(crate) fn bless_entry(
+    entry: &DiscoveredPath,
+    implementation: &mut dyn Implementation,
+) -> Blessing {
     let read = match entry {
         DiscoveredPath::Spec(found) => loader::read_found(found),
         DiscoveredPath::Unreadable { path, reason } => Err(loader::unreadable(path, reason)),
@@ -182,7 +185,7 @@ fn judge_blessed(
 }
 
 /// A unified diff of a file before and after blessing, with `path` in the headers.
-pub fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String {
+pub(crate) fn diff(path: &str, before: &str, after: &str, palette: &Palette) -> String {
     let body = render::diff(before, after, palette);
     // The shared diff says "expected"/"actual"; for a file, say which file.
     let mut lines = body.lines();

@@ -23,25 +23,25 @@ use crate::report::style::paint;
 /// A scenario told step by step.
 #[derive(Debug, Clone)]
 pub struct Explanation {
-    pub path: String,
-    pub name: String,
-    pub description: String,
-    pub contract: &'static str,
-    pub rules: Vec<String>,
-    pub implementation: ImplInfo,
-    pub timeline: Vec<TimelineLine>,
+    pub(crate) path: String,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) contract: &'static str,
+    pub(crate) rules: Vec<String>,
+    pub(crate) implementation: ImplInfo,
+    pub(crate) timeline: Vec<TimelineLine>,
     /// The lanes the timeline's calls run between, as the picture draws them.
-    pub lanes: &'static [&'static str],
+    pub(crate) lanes: &'static [&'static str],
     pub outcome: Outcome,
     /// How many checked values differed (a recording run goes on past the first).
-    pub differences: usize,
+    pub(crate) differences: usize,
     /// What the implementation printed and raised while the scenario ran.
-    pub output: Option<Captured>,
+    pub(crate) output: Option<Captured>,
     /// Why it failed, as `run` tells it: where the implementation first departed from the
     /// reference, and the rule that decides it.
-    pub cause: Option<Cause>,
+    pub(crate) cause: Option<Cause>,
     /// What the run says of its world (`--world`), one line each; empty on the fake.
-    pub world: Vec<String>,
+    pub(crate) world: Vec<String>,
 }
 
 pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Explanation {
@@ -49,7 +49,7 @@ pub fn explain(spec: &LoadedSpec, implementation: &mut dyn Implementation) -> Ex
 }
 
 /// `explain` on `world`, readied already, whose header lines are `told`.
-pub fn explain_in(
+pub(crate) fn explain_in(
     spec: &LoadedSpec,
     implementation: &mut dyn Implementation,
     world: &WorldChoice,
@@ -156,7 +156,7 @@ pub fn render(explanation: &Explanation, palette: &Palette) -> String {
 }
 
 /// The explanation as a self-contained HTML page: the timeline drawn as a sequence diagram.
-pub fn html(explanation: &Explanation) -> String {
+pub(crate) fn html(explanation: &Explanation) -> String {
     let plain = Palette::plain();
     let (verdict, _) = verdict(explanation, &plain);
     let details = details(explanation, &plain);

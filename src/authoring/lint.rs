@@ -28,13 +28,13 @@ use crate::text::yaml::edit::Document;
 /// One smell, where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LintFinding {
-    pub id: &'static str,
-    pub location: Location,
-    pub message: String,
+    pub(crate) id: &'static str,
+    pub(crate) location: Location,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
+pub(crate) enum Location {
     /// A place in a spec file, with its line for the caret.
     Spec {
         path: String,
@@ -48,34 +48,34 @@ pub enum Location {
 /// Everything `dlqspec lint` found.
 #[derive(Debug, Clone, Default)]
 pub struct LintReport {
-    pub specs: usize,
+    pub(crate) specs: usize,
     pub findings: Vec<LintFinding>,
     /// Smells found but not reported: allowed by a spec or by `--allow`.
-    pub allowed: usize,
-    pub spec_errors: Vec<SpecError>,
+    pub(crate) allowed: usize,
+    pub(crate) spec_errors: Vec<SpecError>,
     /// Specs whose run ended too early to judge, and why.
-    pub not_judged: Vec<(String, String)>,
+    pub(crate) not_judged: Vec<(String, String)>,
     /// Paths discovery left out, with why.
-    pub skipped: Vec<Skipped>,
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// What to leave out of a lint, and whether to judge rule coverage.
 #[derive(Debug, Clone, Default)]
 pub struct LintOptions {
     /// Smell ids not to report anywhere (`--allow`), each a catalogue id (`crate::contracts::smell`).
-    pub allow: Vec<&'static str>,
+    pub(crate) allow: Vec<&'static str>,
     /// Judge the rule coverage of every contract the linted specs use (`--coverage`), not
     /// only of the contracts whose whole folder is linted (`whole_contracts`).
-    pub coverage: bool,
+    pub(crate) coverage: bool,
 }
 
 /// One smell of one spec before allows apply: id, place, message.
-pub type SpecSmell = (&'static str, Position, String);
+pub(crate) type SpecSmell = (&'static str, Position, String);
 
 /// The smells one spec has on its own (every smell but duplicate names and coverage), found by
 /// a recorded run on `implementation` (the built-in one), sorted by place, with that run.
 /// The spec's own `allow:` is not applied here. `Err` is a run that ended too early to judge.
-pub fn spec_smells(
+pub(crate) fn spec_smells(
     spec: &LoadedSpec,
     implementation: &mut dyn Implementation,
 ) -> Result<(Vec<SpecSmell>, ScenarioRun), Outcome> {
@@ -151,7 +151,7 @@ impl<'t> Placer<'t> {
 /// The smells of `smells` the spec's `allow:` leaves to report, and how many it allowed; an
 /// allow that suppressed nothing becomes a `stale-allow` smell at its place, unless
 /// `judge_stale` says its smell cannot be judged stale in this lint.
-pub fn apply_allows(
+pub(crate) fn apply_allows(
     header: &crate::contracts::contract::SpecHeader,
     smells: Vec<SpecSmell>,
     judge_stale: impl Fn(&'static str) -> bool,
@@ -287,7 +287,7 @@ pub fn lint(
 /// is named after the contract (`specs/dlq-consumer`), or holds a folder named after it
 /// (`specs`, which holds `specs/dlq-consumer` and `specs/outcome-queue`). A few files, or a
 /// folder of some other name, cover few rules and say nothing of the others.
-pub fn whole_contracts(
+pub(crate) fn whole_contracts(
     paths: &[PathBuf],
     coverage: bool,
     used: &BTreeSet<&'static str>,
@@ -334,7 +334,7 @@ fn uncovered_rules(
 }
 
 /// The report as text: each finding as `path:line:col: id: message` with its line and a caret.
-pub fn render(report: &LintReport, palette: &Palette) -> String {
+pub(crate) fn render(report: &LintReport, palette: &Palette) -> String {
     let mut out = String::new();
     for error in &report.spec_errors {
         out.push_str(&render::spec_error(error, palette));

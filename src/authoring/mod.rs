@@ -3,5 +3,5 @@
 pub mod bless;
 pub mod explain;
 pub mod lint;
-pub mod schema;
-pub mod starter;
+pub(crate) mod schema;
+pub(crate) mod starter;

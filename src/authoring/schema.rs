@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use crate::contracts::CONTRACTS;
 
 /// Where the generated schema is committed, relative to the repository root.
-pub const SCHEMA_PATH: &str = "schema/dlqspec.schema.json";
+pub(crate) const SCHEMA_PATH: &str = "schema/dlqspec.schema.json";
 
 /// The schema (draft-07, which yaml-language-server supports fully) of every contract's specs.
-pub fn spec_schema() -> Value {
+pub(crate) fn spec_schema() -> Value {
     let mut generator = SchemaSettings::draft07().into_generator();
     let names: Vec<&str> = CONTRACTS.iter().map(|c| c.name()).collect();
     let branches: Vec<Value> = CONTRACTS
@@ -44,7 +44,7 @@ pub fn spec_schema() -> Value {
 }
 
 /// The schema as it is committed: pretty JSON with a final newline.
-pub fn spec_schema_text() -> String {
+pub(crate) fn spec_schema_text() -> String {
     let mut text = serde_json::to_string_pretty(&spec_schema()).unwrap_or_default();
     text.push('\n');
     text

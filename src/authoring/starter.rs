@@ -9,7 +9,7 @@ use crate::text::source::display_path;
 use super::schema::SCHEMA_PATH;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NewError {
+pub(crate) enum NewError {
     #[error("{0} already exists; `dlqspec new` never overwrites a file")]
     Exists(String),
     #[error("unknown contract `{name}`; expected one of {known}")]
@@ -24,14 +24,14 @@ pub enum NewError {
 
 /// A starter spec written to disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Created {
-    pub path: String,
-    pub contract: &'static str,
+pub(crate) struct Created {
+    pub(crate) path: String,
+    pub(crate) contract: &'static str,
 }
 
 /// Writes the starter spec of `contract` (or of the contract the file's folder is named
 /// after) to `path`, creating its folder. The spec's name comes from the file's name.
-pub fn create(path: &Path, contract: Option<&str>) -> Result<Created, NewError> {
+pub(crate) fn create(path: &Path, contract: Option<&str>) -> Result<Created, NewError> {
     let shown = display_path(path);
     if path.exists() {
         return Err(NewError::Exists(shown));
@@ -117,7 +117,6 @@ mod tests {
             let file = SourceFile::from_text("new.yaml", contract.starter("a: tricky name"));
             let scenario = contract.load(&file).unwrap();
             assert_eq!(scenario.header().name, "a: tricky name");
-            assert_eq!(scenario.header().contract, contract.name());
             let run = scenario.run(&mut Builtin::new(), RunMode::Check);
             let name = contract.name();
             assert!(

@@ -27,7 +27,7 @@ struct Tally {
     left: Option<usize>,
 }
 
-pub fn bless(args: BlessArgs, palette: Palette) -> i32 {
+pub(crate) fn bless(args: BlessArgs, palette: Palette) -> i32 {
     if args.interactive && !interactive::stdin_is_terminal() {
         return super::messages::usage_error(
             "`bless --interactive` asks about each change on the terminal, but stdin is not a terminal: run it in a terminal, or drop --interactive (`dlqspec bless --check` shows every change without writing)",

@@ -21,21 +21,21 @@ use crate::run::select::{Partition, SpecFilter};
 pub struct Cli {
     /// When to color the output. NO_COLOR, CLICOLOR_FORCE and TERM=dumb are respected by `auto`.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
-    pub color: ColorWhen,
+    pub(crate) color: ColorWhen,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+pub(crate) enum ColorWhen {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run specs and report each one, with a diff for every mismatch.
     #[command(
         after_help = "Examples:\n  dlqspec run\n  dlqspec run specs/dlq-consumer/poison-at-budget-plus-one.yaml\n  dlqspec run specs --impl python:solution.py\n  dlqspec run specs --impl node:solution.ts\n  dlqspec run specs --impl auto:submissions/alice\n  dlqspec run specs --impl cmd:'java -cp examples/java/classes Main'\n  dlqspec run specs --filter dlq-consumer/poison\n  dlqspec run --filter 'dlq-consumer/*.yaml' --fail-fast\n  dlqspec run --partition 2/3 --format junit --output junit.xml\n\nExit codes: 0 every spec passed; 1 some spec failed; 2 a spec is broken or the command line is wrong.\nThe JSON, JUnit and TAP formats are described in docs/reports.md."
@@ -140,48 +140,48 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct GradeArgs {
+pub(crate) struct GradeArgs {
     /// Solution files, or folders holding one solution each.
     #[arg(required_unless_present = "merge", value_name = "SUBMISSION")]
-    pub submissions: Vec<PathBuf>,
+    pub(crate) submissions: Vec<PathBuf>,
 
     /// Grade only the K-th of N shares of the submissions, so N CI jobs together grade each
     /// once: K/N or count:K/N (round-robin over the submissions sorted by name, then path as
     /// given), hash:K/N (by a hash of the same).
     #[arg(long, value_name = "K/N", value_parser = Partition::from_str, conflicts_with = "merge")]
-    pub partition: Option<Partition>,
+    pub(crate) partition: Option<Partition>,
 
     /// Join the output folders of shards (each written by `grade --output DIR`) into one
     /// summary in --output, copying their reports; a submission in two shards is refused.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "submissions")]
-    pub merge: Vec<PathBuf>,
+    pub(crate) merge: Vec<PathBuf>,
 
     /// Spec files or folders to grade against.
     #[arg(long, value_name = "PATH", default_value = "specs")]
-    pub specs: Vec<PathBuf>,
+    pub(crate) specs: Vec<PathBuf>,
 
     /// Compare with an earlier grading: DIR is the --output folder it wrote (only its
     /// summary.json is read, nothing is written there). Says, per submission, the score
     /// before and after and which specs changed verdict, and which submissions are new or gone.
     #[arg(long, value_name = "DIR", conflicts_with = "partition")]
-    pub against: Option<PathBuf>,
+    pub(crate) against: Option<PathBuf>,
 
     /// How many submissions are graded at once [default: the number of CPU cores].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
-    pub jobs: Option<NonZeroUsize>,
+    pub(crate) jobs: Option<NonZeroUsize>,
 
     /// The folder the reports and the summary are written to (created if missing).
     #[arg(long, short, value_name = "DIR", default_value = "grades")]
-    pub output: PathBuf,
+    pub(crate) output: PathBuf,
 
     /// Wall-clock seconds each submission may take in all; past them its run is stopped, with
     /// everything it started, and its row says so.
     #[arg(long, value_name = "SECS", default_value = "120", value_parser = crate::external::launch::parse_timeout)]
-    pub budget: std::time::Duration,
+    pub(crate) budget: std::time::Duration,
 
     /// The limits on each submission's processes, as `run` takes them, handed on to each run.
     #[command(flatten)]
-    pub limits: ProcessLimits,
+    pub(crate) limits: ProcessLimits,
 
     /// Start every submission cold: its own interpreter, as on a machine where the warm start
     /// cannot be had. By default Python submissions start warm: one zygote, boxed itself, has
@@ -189,34 +189,34 @@ pub struct GradeArgs {
     /// start gets (as root, with namespaces, Landlock, a pids cgroup and an interpreter a box's
     /// uid can reach; elsewhere every submission starts cold, said in one note).
     #[arg(long)]
-    pub cold: bool,
+    pub(crate) cold: bool,
 
     /// The old flag for the default warm start, which does nothing: kept one release, hidden,
     /// with a note.
     #[arg(long = "warm", hide = true, conflicts_with = "cold")]
-    pub old_warm: bool,
+    pub(crate) old_warm: bool,
 
     /// The world every submission's dlq-consumer specs act on, as `run --world`: `fake` (the
     /// default) or amqp://... Handed to each run in its environment, not on its command line.
     #[arg(long, value_name = "URL", value_parser = checked(WorldChoice::parse))]
-    pub world: Option<String>,
+    pub(crate) world: Option<String>,
 
     /// Draw the pictures (`explain --format html`) of the first N failing specs of each
     /// failing submission (at most 5), each by a boxed run of its own that costs an
     /// interpreter start: 0 draws none.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u8).range(0..=5))]
-    pub pictures: u8,
+    pub(crate) pictures: u8,
 
     /// The Python interpreter every run is given (`DLQSPEC_PYTHON`), found once when
     /// `python3` is pyenv's shim; not an option.
     #[arg(skip)]
-    pub python: Option<PathBuf>,
+    pub(crate) python: Option<PathBuf>,
 
     /// The folder every run's boxes are made in (`sandbox::BoxesFolder`), given to each run
     /// as `TMPDIR`; not an option.
     #[arg(skip)]
-    pub boxes: Option<PathBuf>,
+    pub(crate) boxes: Option<PathBuf>,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.
@@ -230,69 +230,69 @@ where
 }
 
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Run only specs whose name or path contains TEXT, or with a rule id that is TEXT or starts
     /// with it (`dlq-consumer/`). TEXT with * ? [ { is a path glob (`dlq-consumer/poison-*.yaml`).
     /// Repeatable: a spec runs when any filter matches.
     #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
-    pub filter: Vec<SpecFilter>,
+    pub(crate) filter: Vec<SpecFilter>,
 
     /// Run only the K-th of N shares of the selected specs, so N CI jobs together run each
     /// spec once: K/N or count:K/N (by position in path order), hash:K/N (by path hash).
     #[arg(long, value_name = "K/N", value_parser = Partition::from_str)]
-    pub partition: Option<Partition>,
+    pub(crate) partition: Option<Partition>,
 
     /// How many specs run at once [default: the number of CPU cores; 1 for an external
     /// --impl, where each job is a process of its own and starting one costs more than the
     /// whole suite takes to run].
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
-    pub jobs: Option<NonZeroUsize>,
+    pub(crate) jobs: Option<NonZeroUsize>,
 
     /// Start no more specs after the first failure; the rest are reported as skipped.
     #[arg(long)]
-    pub fail_fast: bool,
+    pub(crate) fail_fast: bool,
 
     /// Look for no failure's cause (where the implementation first departs from the
     /// reference): each failure is told by its difference alone. The verdicts are the same
     /// either way; a cause costs runs of the reference and its classic mistakes per failure.
     #[arg(long)]
-    pub no_causes: bool,
+    pub(crate) no_causes: bool,
 
     /// Wall-clock seconds the whole run may take: then no spec starts, the implementation is
     /// ended, every spec not finished is skipped (`not run: budget`) and the report written.
     #[arg(long, value_name = "SECS", value_parser = crate::external::launch::parse_timeout)]
-    pub budget: Option<std::time::Duration>,
+    pub(crate) budget: Option<std::time::Duration>,
 
     /// The report format written to stdout, or to --output.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = RunFormat::Human)]
-    pub format: RunFormat,
+    pub(crate) format: RunFormat,
 
     /// Write the report to FILE (replaced atomically); the human report still goes to stdout.
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     #[command(flatten)]
-    pub shown: ShownArgs,
+    pub(crate) shown: ShownArgs,
 
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Failures to expect from this implementation (a YAML list of specs and rules, see
     /// docs/known-failures.md): reported, not failing the run; one that passes fails the run.
     #[arg(long, value_name = "FILE")]
-    pub known_failures: Option<PathBuf>,
+    pub(crate) known_failures: Option<PathBuf>,
 
     /// Tell each spec that is not `visible` as `hidden spec N` in the human report, with its
     /// verdict and rules only: no path, diff or output. For `grade`'s per-submission report,
     /// which students read.
     #[arg(long, hide = true)]
-    pub conceal_hidden: bool,
+    pub(crate) conceal_hidden: bool,
 
     #[command(flatten)]
-    pub authoring: RunAuthoringArgs,
+    pub(crate) authoring: RunAuthoringArgs,
 
     /// The world the dlq-consumer specs act on: `fake` (the lesson's queue, DLQ and clock,
     /// the default) or a RabbitMQ queue,
@@ -300,78 +300,78 @@ pub struct RunArgs {
     /// dlqspec's). A spec that passes on the fake and fails there is a divergence, named by
     /// the broker's property (docs/brokers.md). Without it, $DLQSPEC_WORLD, else `fake`.
     #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
-    pub world: Option<WorldChoice>,
+    pub(crate) world: Option<WorldChoice>,
 }
 
 /// What the human report of a run shows, for `run` and `watch` alike.
 #[derive(Debug, Args)]
-pub struct ShownArgs {
+pub(crate) struct ShownArgs {
     /// Print only the specs that did not pass, and the closing count.
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Show what an implementation printed and raised under passing specs too (it is always
     /// shown under failing ones).
     #[arg(long)]
-    pub show_output: bool,
+    pub(crate) show_output: bool,
 }
 
 /// What `dlqspec watch` runs, and against which implementation.
 #[derive(Debug, Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Run only specs a filter selects, as `run --filter` does (repeatable: any may match).
     #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
-    pub filter: Vec<SpecFilter>,
+    pub(crate) filter: Vec<SpecFilter>,
 
     /// How many specs run at once (as `run --jobs`).
     #[arg(long, short, value_name = "N", value_parser = parse_jobs)]
-    pub jobs: Option<NonZeroUsize>,
+    pub(crate) jobs: Option<NonZeroUsize>,
 
     #[command(flatten)]
-    pub shown: ShownArgs,
+    pub(crate) shown: ShownArgs,
 
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Start a Python solution cold on every run: by default, as root (as `grade`), one
     /// zygote that has started the interpreter forks each run's process into its box.
     #[arg(long)]
-    pub cold: bool,
+    pub(crate) cold: bool,
 
     /// Stop after this many reruns, with the last run's exit code (for tests and scripts).
     #[arg(long, value_name = "K", hide = true)]
-    pub max_reruns: Option<u64>,
+    pub(crate) max_reruns: Option<u64>,
 }
 
 /// The options of `run` for an author at work: list, rerun failures, timings.
 #[derive(Debug, Args)]
-pub struct RunAuthoringArgs {
+pub(crate) struct RunAuthoringArgs {
     /// List the selected specs (path, name, rules), one a line, without running them;
     /// `--format json` gives one JSON object a line.
     #[arg(long)]
-    pub list: bool,
+    pub(crate) list: bool,
 
     /// Run only the selected specs that failed in the last runs (recorded in .dlqspec/, or
     /// $DLQSPEC_CACHE_DIR); all of them when none did.
     #[arg(long, visible_alias = "lf", conflicts_with = "failed_first")]
-    pub last_failed: bool,
+    pub(crate) last_failed: bool,
 
     /// Run the selected specs that failed in the last runs first, then the others.
     #[arg(long, visible_alias = "ff")]
-    pub failed_first: bool,
+    pub(crate) failed_first: bool,
 
     /// After the run, list the N slowest specs with their times.
     #[arg(long, value_name = "N")]
-    pub durations: Option<usize>,
+    pub(crate) durations: Option<usize>,
 
     /// Mark a spec that takes SECS or longer as SLOW, with its time. Off unless asked: a mark
     /// carries the run's own time, and a report that changes with the machine's load cannot be
     /// compared with the last one.
     #[arg(long = "slow", value_name = "SECS", value_parser = parse_seconds)]
-    pub slow: Option<std::time::Duration>,
+    pub(crate) slow: Option<std::time::Duration>,
 }
 
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -391,35 +391,35 @@ fn parse_jobs(text: &str) -> Result<NonZeroUsize, String> {
 }
 
 #[derive(Debug, Args)]
-pub struct ExploreArgs {
+pub(crate) struct ExploreArgs {
     /// A spec whose scenario to run under every schedule of up to --crashes crashes. Without
     /// it, scenarios are generated.
     #[arg(value_name = "SPEC")]
-    pub spec: Option<PathBuf>,
+    pub(crate) spec: Option<PathBuf>,
 
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Generate scenarios of this contract only (all contracts by default).
     #[arg(long, value_name = "NAME")]
-    pub contract: Option<String>,
+    pub(crate) contract: Option<String>,
 
     /// The seed of the random scenarios (a fresh one by default; it is printed either way).
     #[arg(long, value_name = "S")]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
 
     /// How many scenarios to try per contract [default: 400].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub cases: Option<u64>,
+    pub(crate) cases: Option<u64>,
 
     /// Wall-clock seconds the search may take: then no scenario starts, even with cases left.
     #[arg(long, value_name = "SECS", value_parser = parse_positive_seconds)]
-    pub budget: Option<std::time::Duration>,
+    pub(crate) budget: Option<std::time::Duration>,
 
     /// The folder the spec found is written into (created if missing), ready for specs/;
     /// without it the spec is printed.
     #[arg(long, short, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// `--output`'s old spelling, kept one release, hidden, with a note.
     #[arg(
@@ -428,36 +428,36 @@ pub struct ExploreArgs {
         hide = true,
         conflicts_with = "output"
     )]
-    pub old_out: Option<PathBuf>,
+    pub(crate) old_out: Option<PathBuf>,
 
     /// `--budget`'s old spelling, kept one release, hidden, with a note.
     #[arg(long = "time", value_name = "SECS", hide = true, conflicts_with = "budget",
           value_parser = parse_positive_seconds)]
-    pub old_time: Option<std::time::Duration>,
+    pub(crate) old_time: Option<std::time::Duration>,
 
     /// With SPEC: the most crashes a schedule injects [default: 1].
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(0..=4))]
-    pub crashes: Option<u64>,
+    pub(crate) crashes: Option<u64>,
 }
 
 #[derive(Debug, Args)]
-pub struct StrengthArgs {
+pub(crate) struct StrengthArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Scenarios explore may try per surviving mistake to find a spec that catches it; 0
     /// skips the search.
     #[arg(long, value_name = "N", default_value_t = crate::strength::DEFAULT_EXPLORE_CASES)]
-    pub explore_cases: u64,
+    pub(crate) explore_cases: u64,
 
     /// The seed of those searches.
     #[arg(long, value_name = "S", default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
 
     /// The folder the specs explore found are written into (created if missing), one file
     /// each; without it they are printed.
     #[arg(long, short, value_name = "DIR")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// `--output`'s old spelling, kept one release, hidden, with a note.
     #[arg(
@@ -466,7 +466,7 @@ pub struct StrengthArgs {
         hide = true,
         conflicts_with = "output"
     )]
-    pub old_out: Option<PathBuf>,
+    pub(crate) old_out: Option<PathBuf>,
 }
 
 fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -479,189 +479,189 @@ fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// The subcommand whose page to print (dlqspec-SUBCOMMAND(1)); none for dlqspec(1).
     #[arg(value_name = "SUBCOMMAND")]
-    pub subcommand: Option<String>,
+    pub(crate) subcommand: Option<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 }
 
 #[derive(Debug, Args)]
-pub struct NewArgs {
+pub(crate) struct NewArgs {
     /// The spec file to create.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 
     /// The contract the spec is for; by default the name of the file's folder.
     #[arg(long, value_name = "NAME")]
-    pub contract: Option<String>,
+    pub(crate) contract: Option<String>,
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The spec file to explain.
-    pub spec: PathBuf,
+    pub(crate) spec: PathBuf,
 
     /// How to tell it: text, or html (the run as an SVG sequence diagram in a self-contained page).
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
-    pub format: ExplainFormat,
+    pub(crate) format: ExplainFormat,
 
     /// Write the explanation to FILE instead of stdout (`-` is stdout).
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     #[command(flatten)]
-    pub target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// The world to run it on, as `run --world`: `fake` or amqp://... Without it,
     /// $DLQSPEC_WORLD, else `fake`.
     #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
-    pub world: Option<WorldChoice>,
+    pub(crate) world: Option<WorldChoice>,
 }
 
 /// How `explain` tells a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExplainFormat {
+pub(crate) enum ExplainFormat {
     Text,
     Html,
 }
 
 #[derive(Debug, Args)]
-pub struct BlessArgs {
+pub(crate) struct BlessArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Write nothing: show what would change, as a diff per file, and exit 1 if anything would.
     #[arg(long)]
-    pub check: bool,
+    pub(crate) check: bool,
 
     /// Show each spec's change as a diff and ask: a (accept: write it), s (skip: leave the
     /// file), q (quit: stop; what was accepted is written). Needs a terminal on stdin.
     #[arg(long, short, conflicts_with = "check")]
-    pub interactive: bool,
+    pub(crate) interactive: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct LintArgs {
+pub(crate) struct LintArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Do not report the smell ID anywhere (repeatable); a spec allows one for itself with
     /// `allow: [{smell: ID, reason: ...}]`.
     #[arg(long, value_name = "ID", value_parser = crate::contracts::smell::known)]
-    pub allow: Vec<&'static str>,
+    pub(crate) allow: Vec<&'static str>,
 
     /// Judge rule coverage (uncovered-rule) for every contract the linted specs use, even when
     /// no whole contract folder (specs/CONTRACT, or a folder holding one) is given.
     #[arg(long)]
-    pub coverage: bool,
+    pub(crate) coverage: bool,
 }
 
 /// Which implementation to check and how long it may take to answer (run, smoke).
 #[derive(Debug, Args)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// The implementation to check: python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:PATH (a file
     /// or folder whose language and entry file are picked as `grade` picks them),
     /// cmd:'COMMAND LINE', or builtin (the default). The shims are built in (written to the cache folder;
     /// $DLQSPEC_SHIMS overrides them); $DLQSPEC_PYTHON and $DLQSPEC_NODE name the interpreters.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
-    pub implementation: Option<crate::external::launch::Target>,
+    pub(crate) implementation: Option<crate::external::launch::Target>,
 
     #[command(flatten)]
-    pub limits: ProcessLimits,
+    pub(crate) limits: ProcessLimits,
 }
 
 #[derive(Debug, Args)]
-pub struct SmokeArgs {
+pub(crate) struct SmokeArgs {
     /// The implementation to try: python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:PATH (entry file
     /// picked as `grade` picks it) or cmd:'COMMAND LINE'.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
-    pub implementation: crate::external::launch::Target,
+    pub(crate) implementation: crate::external::launch::Target,
 
     #[command(flatten)]
-    pub limits: ProcessLimits,
+    pub(crate) limits: ProcessLimits,
 }
 
 #[derive(Debug, Args)]
-pub struct MatrixArgs {
+pub(crate) struct MatrixArgs {
     #[command(flatten)]
-    pub specs: SpecPaths,
+    pub(crate) specs: SpecPaths,
 
     /// Use only specs a filter selects, as `run --filter` does (repeatable: any may match).
     #[arg(long, value_name = "TEXT", value_parser = SpecFilter::new)]
-    pub filter: Vec<SpecFilter>,
+    pub(crate) filter: Vec<SpecFilter>,
 
     /// An implementation to compare (repeatable): python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts) or
     /// cmd:'COMMAND LINE'. The built-in implementation is always the first column.
     #[arg(long = "impl", value_name = "IMPL", value_parser = crate::external::launch::parse)]
-    pub implementations: Vec<crate::external::launch::Target>,
+    pub(crate) implementations: Vec<crate::external::launch::Target>,
 
     #[command(flatten)]
-    pub limits: ProcessLimits,
+    pub(crate) limits: ProcessLimits,
 
     /// How to write the matrix: text (the table the terminal shows), markdown, or html (a
     /// self-contained page; markdown and html link each failing cell to its diff). [default:
     /// markdown for an --output FILE ending in .md, html for .html, else text]
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<MatrixFormat>,
+    pub(crate) format: Option<MatrixFormat>,
 
     /// Also write the matrix to FILE, in --format (replaced atomically); the terminal table
     /// still goes to stdout.
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// A world to run on (repeatable), as `run --world`: `fake` or amqp://... Two or more
     /// give a rule-by-world table, a column per world (per implementation and world).
     #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
-    pub world: Vec<WorldChoice>,
+    pub(crate) world: Vec<WorldChoice>,
 }
 
 /// The spec files a command reads.
 #[derive(Debug, Args)]
-pub struct SpecPaths {
+pub(crate) struct SpecPaths {
     /// Spec files or folders (folders are searched for .yaml/.yml files).
     #[arg(default_value = "specs")]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
 }
 
 /// How long an external implementation may take to answer and what each of its processes may
 /// use (docs/protocol.md, Limits): defined once, for every command that starts one.
 #[derive(Debug, Clone, Copy, Args)]
-pub struct ProcessLimits {
+pub(crate) struct ProcessLimits {
     /// Seconds an external implementation may take to answer one request before it is killed.
     #[arg(long = "timeout", value_name = "SECS", default_value = "5", value_parser = crate::external::launch::parse_timeout)]
-    pub timeout: std::time::Duration,
+    pub(crate) timeout: std::time::Duration,
 
     /// Memory each implementation may use, such as 512M or 2G, or unlimited: each process's
     /// data, and, as root, everything its box holds (shared memory and its folders' files
     /// too). Past it allocations fail, and the spec is errored saying so.
     #[arg(long = "memory", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_MEMORY_TEXT, value_parser = |v: &str| crate::external::limits::parse_memory(v).map(Limit))]
-    pub memory: Limit,
+    pub(crate) memory: Limit,
 
     /// CPU time each implementation process may use over its life, in seconds, or unlimited.
     #[arg(long = "cpu", value_name = "SECS", default_value = crate::external::limits::DEFAULT_CPU_TEXT, value_parser = |v: &str| crate::external::limits::parse_cpu(v).map(Limit))]
-    pub cpu: Limit,
+    pub(crate) cpu: Limit,
 
     /// Processes and threads each implementation may have at once (in the box: a pids cgroup
     /// as root, RLIMIT_NPROC otherwise), or unlimited.
     #[arg(long = "processes", value_name = "N", default_value = "256", value_parser = |v: &str| crate::external::limits::parse_processes(v).map(Limit))]
-    pub processes: Limit,
+    pub(crate) processes: Limit,
 
     /// What each implementation may write, such as 64M or 1G, or unlimited: its private
     /// folder and its /dev/shm each hold at most this, and no file it writes grows past it.
     #[arg(long = "disk", value_name = "SIZE", default_value = crate::external::limits::DEFAULT_DISK_TEXT, value_parser = |v: &str| crate::external::limits::parse_disk(v).map(Limit))]
-    pub disk: Limit,
+    pub(crate) disk: Limit,
 
     /// Run each implementation process in the box (docs/security.md): its own files, no view
     /// of dlqspec, no network, no signals out, a process limit, an unprivileged uid (under
@@ -672,13 +672,13 @@ pub struct ProcessLimits {
         value_enum,
         default_value = "on"
     )]
-    pub sandbox: SandboxChoice,
+    pub(crate) sandbox: SandboxChoice,
 }
 
 /// Whether implementations run in the box (`--sandbox`): the command line's word for
 /// `sandbox::Sandbox`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SandboxChoice {
+pub(crate) enum SandboxChoice {
     /// Every implementation process runs in the box.
     On,
     /// No box: the implementation runs with dlqspec's rights (for debugging only; unsafe for
@@ -698,10 +698,10 @@ impl From<SandboxChoice> for Sandbox {
 /// A limit's amount, `None` for unlimited (a type of its own: clap reads `Option` as
 /// "the option may be left out").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit(pub Option<u64>);
+pub(crate) struct Limit(pub Option<u64>);
 
 impl ProcessLimits {
-    pub fn limits(&self) -> crate::external::limits::Limits {
+    pub(crate) fn limits(&self) -> crate::external::limits::Limits {
         crate::external::limits::Limits {
             memory: self.memory.0,
             cpu_seconds: self.cpu.0,
@@ -713,7 +713,7 @@ impl ProcessLimits {
 
     /// The options that give these limits, as the command line reads them: what `grade`
     /// hands on to each of its runs.
-    pub fn to_args(&self) -> Vec<String> {
+    pub(crate) fn to_args(self) -> Vec<String> {
         let amount = |limit: Limit| {
             limit
                 .0
@@ -739,7 +739,7 @@ impl ProcessLimits {
 
 /// `run --format`: the command line's words for `report::ReportFormat`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum RunFormat {
+pub(crate) enum RunFormat {
     /// Colored lines for people, with diffs.
     #[default]
     Human,
@@ -770,7 +770,7 @@ impl From<RunFormat> for ReportFormat {
 
 /// `matrix --format`: how the matrix is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MatrixFormat {
+pub(crate) enum MatrixFormat {
     /// The table the terminal shows, without colors in a file.
     Text,
     /// A Markdown table.
@@ -781,7 +781,7 @@ pub enum MatrixFormat {
 
 impl MatrixFormat {
     /// The format a file name says by its extension (`.md`, `.markdown`, `.html`, `.htm`).
-    pub fn of_extension(path: &std::path::Path) -> Option<MatrixFormat> {
+    pub(crate) fn of_extension(path: &std::path::Path) -> Option<MatrixFormat> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "md" | "markdown" => Some(MatrixFormat::Markdown),
             "html" | "htm" => Some(MatrixFormat::Html),
@@ -793,7 +793,7 @@ impl MatrixFormat {
 impl Command {
     /// Carries what an old spelling of an option gave over to the option it is now, and
     /// returns the note to print for each old spelling used (kept one release).
-    pub fn adopt_old_spellings(&mut self) -> Vec<String> {
+    pub(crate) fn adopt_old_spellings(&mut self) -> Vec<String> {
         let mut notes = Vec::new();
         match self {
             Command::Explore(args) => {

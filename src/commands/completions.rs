@@ -9,7 +9,7 @@ use crate::run::runner::exit;
     clippy::disallowed_methods,
     reason = "prints: the completion script goes to stdout"
 )]
-pub fn completions(args: CompletionsArgs) -> i32 {
+pub(crate) fn completions(args: CompletionsArgs) -> i32 {
     let mut command = offered(&Cli::command());
     let name = command.get_name().to_owned();
     clap_complete::generate(args.shell, &mut command, name, &mut std::io::stdout());

@@ -12,7 +12,7 @@ use crate::model::outcome::Outcome;
 use crate::report::{Palette, render};
 use crate::run::runner::exit;
 
-pub fn explain(args: ExplainArgs, palette: Palette) -> i32 {
+pub(crate) fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     // Before any implementation starts: the page goes out through stdout or --output, which
     // `grade` keeps as a submission's picture; no implementation may find or write them.
     crate::external::hardening::harden_own_process();

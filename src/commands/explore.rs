@@ -17,7 +17,7 @@ use crate::report::{Palette, ReportOptions, render};
 use crate::run::runner::exit;
 use crate::text::source::display_path;
 
-pub fn explore(args: ExploreArgs, palette: Palette) -> i32 {
+pub(crate) fn explore(args: ExploreArgs, palette: Palette) -> i32 {
     if let Some(target) = &args.target.implementation
         && let Some(code) = super::messages::refuse_unrunnable(target, &palette)
     {
@@ -175,7 +175,7 @@ fn crash_schedules(args: ExploreArgs, spec: &Path, palette: Palette) -> i32 {
 }
 
 /// Makes `--output DIR` exist before any work is done, so a bad path fails at once.
-pub fn prepare_out(out: Option<&Path>) -> Result<(), String> {
+pub(crate) fn prepare_out(out: Option<&Path>) -> Result<(), String> {
     match out {
         None => Ok(()),
         Some(dir) if dir.is_file() => Err(format!(
@@ -190,7 +190,7 @@ pub fn prepare_out(out: Option<&Path>) -> Result<(), String> {
 /// Writes the finding's spec into `out`, when both are there, as a new file (a numbered name
 /// when the name is taken: an earlier finding, perhaps edited since, is never overwritten);
 /// the path written.
-pub fn write_finding(
+pub(crate) fn write_finding(
     out: Option<&Path>,
     finding: Option<&Finding>,
 ) -> Result<Option<PathBuf>, String> {

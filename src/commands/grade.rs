@@ -50,7 +50,7 @@ const REPORT_FD: i32 = 3;
 /// gone: a hang-guard only, nothing is left to hold it.
 const REPORT_END: Duration = Duration::from_secs(10);
 
-pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
+pub(crate) fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
         return merge(&args, &palette);
     }

@@ -6,10 +6,10 @@ use std::io::{BufRead, Read, Write};
 /// The environment variable that makes dlqspec take stdin for a terminal whatever it is. It
 /// exists for the tests alone: they drive the real binary with answers piped to stdin, which
 /// is never a terminal. Set to `1`; it is not documented for users.
-pub const ASSUME_TTY: &str = "DLQSPEC_ASSUME_TTY";
+pub(crate) const ASSUME_TTY: &str = "DLQSPEC_ASSUME_TTY";
 
 /// Whether a person can answer on stdin: it is a terminal (or `DLQSPEC_ASSUME_TTY=1`).
-pub fn stdin_is_terminal() -> bool {
+pub(crate) fn stdin_is_terminal() -> bool {
     if std::env::var_os(ASSUME_TTY).is_some_and(|v| v == "1") {
         return true;
     }
@@ -18,7 +18,7 @@ pub fn stdin_is_terminal() -> bool {
 
 /// What the person said to one change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReviewAnswer {
+pub(crate) enum ReviewAnswer {
     Accept,
     Skip,
     Quit,
@@ -29,7 +29,7 @@ const MAX_ANSWER: u64 = 256;
 
 /// Asks `question` on `out` until `input` gives `a`, `s` or `q` (or a word starting with
 /// one: `accept`, `skip`, `quit`); the end of the input is a quit.
-pub fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> ReviewAnswer {
+pub(crate) fn ask(question: &str, input: &mut dyn BufRead, out: &mut dyn Write) -> ReviewAnswer {
     loop {
         let _ = write!(out, "{question} [a]ccept, [s]kip, [q]uit: ");
         let _ = out.flush();

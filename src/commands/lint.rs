@@ -8,7 +8,7 @@ use crate::contracts::builtin::Builtin;
 use crate::report::Palette;
 use crate::run::runner::exit;
 
-pub fn lint(args: LintArgs, palette: Palette) -> i32 {
+pub(crate) fn lint(args: LintArgs, palette: Palette) -> i32 {
     let options = lint::LintOptions {
         allow: args.allow,
         coverage: args.coverage,

@@ -9,7 +9,7 @@ use crate::run::runner::{self, RunConfig, exit};
 
 /// Lists what `config` selects; exits 2 when a selected spec is broken, as a run would.
 #[expect(clippy::disallowed_methods, reason = "prints: the list goes to stdout")]
-pub fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 {
+pub(crate) fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 {
     if !lists(format) {
         let message = "--list prints the human or the json format";
         return super::messages::usage_error(message, palette);
@@ -63,6 +63,6 @@ pub fn list(config: &RunConfig, format: ReportFormat, palette: &Palette) -> i32 
 }
 
 /// Whether `format` can list specs (`run --list`): human and JSON lines can.
-pub fn lists(format: ReportFormat) -> bool {
+pub(crate) fn lists(format: ReportFormat) -> bool {
     matches!(format, ReportFormat::Human | ReportFormat::Json)
 }

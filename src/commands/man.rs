@@ -12,7 +12,7 @@ use crate::run::runner::exit;
     clippy::disallowed_methods,
     reason = "prints: the man page goes to stdout"
 )]
-pub fn man(args: ManArgs, palette: Palette) -> i32 {
+pub(crate) fn man(args: ManArgs, palette: Palette) -> i32 {
     let page = match render(args.subcommand.as_deref()) {
         Ok(page) => page,
         Err(message) => return super::messages::usage_error(&message, &palette),
@@ -23,7 +23,7 @@ pub fn man(args: ManArgs, palette: Palette) -> i32 {
 }
 
 /// dlqspec(1), or dlqspec-SUBCOMMAND(1) with that subcommand's options and examples.
-pub fn render(subcommand: Option<&str>) -> Result<Vec<u8>, String> {
+pub(crate) fn render(subcommand: Option<&str>) -> Result<Vec<u8>, String> {
     let command = Cli::command();
     let command = match subcommand {
         None => command,

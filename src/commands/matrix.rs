@@ -24,7 +24,7 @@ fn chosen_format(args: &MatrixArgs) -> Result<MatrixFormat, String> {
     }
 }
 
-pub fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
+pub(crate) fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
     let format = match chosen_format(&args) {
         Ok(format) => format,
         Err(why) => return super::messages::usage_error(&why, &palette),

@@ -9,7 +9,7 @@ use crate::report::Palette;
     clippy::disallowed_methods,
     reason = "prints: asks whether stdout takes colour"
 )]
-pub fn use_color(when: ColorWhen) -> bool {
+pub(crate) fn use_color(when: ColorWhen) -> bool {
     match when {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
@@ -20,14 +20,14 @@ pub fn use_color(when: ColorWhen) -> bool {
 }
 
 /// Prints a usage-level error (bad path, bad option value) the way every command does.
-pub fn usage_error(message: &str, palette: &Palette) -> i32 {
+pub(crate) fn usage_error(message: &str, palette: &Palette) -> i32 {
     failure(message, palette);
     crate::run::runner::exit::SPEC_OR_USAGE_ERROR
 }
 
 /// For a command given an implementation that cannot run (`--impl auto:` of a folder with no
 /// solution, a machine without Node.js): says why, as a usage error, and gives its exit code.
-pub fn refuse_unrunnable(
+pub(crate) fn refuse_unrunnable(
     target: &crate::external::launch::Target,
     palette: &Palette,
 ) -> Option<i32> {
@@ -37,7 +37,7 @@ pub fn refuse_unrunnable(
 }
 
 /// Prints a `warning:` line on stderr: something the user should know that stops nothing.
-pub fn warning(message: &str, palette: &Palette) {
+pub(crate) fn warning(message: &str, palette: &Palette) {
     use std::io::Write;
     let _ = writeln!(
         crate::report::sanitize::stderr(),
@@ -48,7 +48,7 @@ pub fn warning(message: &str, palette: &Palette) {
 }
 
 /// Prints why a command could not do its work at all, as one `error:` line on stderr.
-pub fn failure(message: &str, palette: &Palette) {
+pub(crate) fn failure(message: &str, palette: &Palette) {
     use std::io::Write;
     // Messages name paths found in spec folders: shown escaped, like every untrusted text.
     let _ = writeln!(

@@ -1,26 +1,26 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
 
-pub mod bless;
+pub(crate) mod bless;
 pub mod cli;
-pub mod completions;
-pub mod dispatch;
-pub mod explain;
-pub mod explore;
-pub mod grade;
-pub mod interactive;
-pub mod lint;
-pub mod list;
-pub mod man;
-pub mod matrix;
-pub mod messages;
-pub mod new;
-pub mod rules;
-pub mod run;
-pub mod sandbox_warnings;
-pub mod schema;
-pub mod smoke;
-pub mod strength;
-pub mod watch;
-pub mod world;
+pub(crate) mod completions;
+pub(crate) mod dispatch;
+pub(crate) mod explain;
+pub(crate) mod explore;
+pub(crate) mod grade;
+pub(crate) mod interactive;
+pub(crate) mod lint;
+pub(crate) mod list;
+pub(crate) mod man;
+pub(crate) mod matrix;
+pub(crate) mod messages;
+pub(crate) mod new;
+pub(crate) mod rules;
+pub(crate) mod run;
+pub(crate) mod sandbox_warnings;
+pub(crate) mod schema;
+pub(crate) mod smoke;
+pub(crate) mod strength;
+pub(crate) mod watch;
+pub(crate) mod world;
 
 pub use dispatch::execute;

@@ -8,7 +8,7 @@ use crate::report::Palette;
 use crate::report::sanitize;
 use crate::run::runner::exit;
 
-pub fn new_spec(args: NewArgs, palette: Palette) -> i32 {
+pub(crate) fn new_spec(args: NewArgs, palette: Palette) -> i32 {
     match starter::create(&args.path, args.contract.as_deref()) {
         Ok(created) => {
             let path = sanitize::line(&created.path);

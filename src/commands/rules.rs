@@ -12,7 +12,7 @@ use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::run::runner::{self, RunConfig, exit};
 
-pub fn rules(args: RulesArgs, palette: Palette) -> i32 {
+pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
     let config = RunConfig {
         paths: args.specs.paths,
         ..RunConfig::default()

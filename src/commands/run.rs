@@ -12,7 +12,7 @@ use crate::run::runner::{self, Event, Reporter, RunConfig};
     clippy::disallowed_macros,
     reason = "prints: notes on the run are told on stderr"
 )]
-pub fn run(args: RunArgs, palette: Palette) -> i32 {
+pub(crate) fn run(args: RunArgs, palette: Palette) -> i32 {
     // The budget counts from here: loading the specs spends it too.
     let deadline = args.budget.map(|budget| std::time::Instant::now() + budget);
     // Before any implementation starts: what this run writes its verdict through (its

@@ -9,14 +9,14 @@ use crate::report::sanitize;
 
 /// Prints the box's warnings on stderr the first time an external implementation is about
 /// to run; the built-in runs in dlqspec itself and needs no box.
-pub fn warn_once(target: &Target) {
+pub(crate) fn warn_once(target: &Target) {
     if let Target::External(launch) = target {
         warn_once_for(launch.limits.sandbox);
     }
 }
 
 /// The same for a setting that applies to processes started later (`grade`'s runs).
-pub fn warn_once_for(setting: Sandbox) {
+pub(crate) fn warn_once_for(setting: Sandbox) {
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
         let mut err = sanitize::stderr();

@@ -9,7 +9,7 @@ use crate::run::runner::exit;
     clippy::disallowed_methods,
     reason = "prints: the schema goes to stdout"
 )]
-pub fn schema() -> i32 {
+pub(crate) fn schema() -> i32 {
     let mut out = std::io::stdout().lock();
     // A closed stdout (e.g. piped into `head`) must not turn into a panic.
     let _ = out.write_all(schema::spec_schema_text().as_bytes());

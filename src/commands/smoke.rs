@@ -8,7 +8,7 @@ use crate::external::smoke;
 use crate::report::Palette;
 use crate::run::runner::exit;
 
-pub fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
+pub(crate) fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     if let Some(code) = super::messages::refuse_unrunnable(&args.implementation, &palette) {
         return code;
     }

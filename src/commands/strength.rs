@@ -7,7 +7,7 @@ use crate::report::Palette;
 use crate::run::runner::exit;
 use crate::strength::{self, StrengthSettings};
 
-pub fn strength(args: StrengthArgs, palette: Palette) -> i32 {
+pub(crate) fn strength(args: StrengthArgs, palette: Palette) -> i32 {
     let usage = |message: &str| super::messages::usage_error(message, &palette);
     if let Err(message) = super::explore::prepare_out(args.output.as_deref()) {
         return usage(&message);

@@ -31,7 +31,7 @@ const MAX_SETTLE: Duration = Duration::from_secs(2);
 /// A change event as the watcher hands it on.
 type Change = notify::Result<notify::Event>;
 
-pub fn watch(args: WatchArgs, palette: Palette) -> i32 {
+pub(crate) fn watch(args: WatchArgs, palette: Palette) -> i32 {
     let target = args
         .target
         .implementation

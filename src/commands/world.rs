@@ -5,11 +5,11 @@
 use crate::model::world::WorldChoice;
 
 /// The variable `grade` hands its runs the world in.
-pub const VARIABLE: &str = "DLQSPEC_WORLD";
+pub(crate) const VARIABLE: &str = "DLQSPEC_WORLD";
 
 /// The world `$DLQSPEC_WORLD` names, the fake when it is unset or empty; `Err` says what is
 /// wrong with it.
-pub fn from_env() -> Result<WorldChoice, String> {
+pub(crate) fn from_env() -> Result<WorldChoice, String> {
     match std::env::var(VARIABLE) {
         Ok(text) if !text.is_empty() => {
             WorldChoice::parse(&text).map_err(|error| format!("${VARIABLE}: {error}"))
@@ -19,7 +19,7 @@ pub fn from_env() -> Result<WorldChoice, String> {
 }
 
 /// `--world` if given, else `$DLQSPEC_WORLD`, else the fake.
-pub fn chosen(given: Option<WorldChoice>) -> Result<WorldChoice, String> {
+pub(crate) fn chosen(given: Option<WorldChoice>) -> Result<WorldChoice, String> {
     match given {
         Some(world) => Ok(world),
         None => from_env(),

@@ -10,7 +10,7 @@ use crate::model::implementation::{
 
 /// Makes a subject of the named contract from the spec's arguments; `Err` is the reply when
 /// it cannot (a raise for bad arguments, a skip for a contract it does not implement).
-pub type SubjectFactory = dyn FnMut(&str, &Value) -> Result<Box<dyn Subject>, Reply> + Send;
+pub(crate) type SubjectFactory = dyn FnMut(&str, &Value) -> Result<Box<dyn Subject>, Reply> + Send;
 
 /// An implementation whose subjects come from a factory, one at a time.
 pub struct Builtin {
@@ -23,7 +23,7 @@ pub struct Builtin {
 
 impl Builtin {
     /// An implementation described by `info` whose subjects `factory` makes.
-    pub fn from_subjects(info: ImplInfo, factory: Box<SubjectFactory>) -> Self {
+    pub(crate) fn from_subjects(info: ImplInfo, factory: Box<SubjectFactory>) -> Self {
         Builtin {
             info,
             factory,
@@ -35,7 +35,7 @@ impl Builtin {
     /// The built-in implementation of `contract` making the catalogue mistake `mistake`, whose
     /// subjects `make` builds from a spec's arguments. It is not the reference; specs of another
     /// contract are skipped.
-    pub fn mistaken(
+    pub(crate) fn mistaken(
         contract: &'static str,
         mistake: &'static str,
         mut make: impl FnMut(&Value) -> Result<Box<dyn Subject>, Reply> + Send + 'static,
@@ -59,7 +59,7 @@ impl Builtin {
 
     /// Runs `reset` before each spec, for subjects that share state the way a process's
     /// globals are shared by its instances.
-    pub fn on_begin_spec(mut self, reset: Box<dyn FnMut() + Send>) -> Self {
+    pub(crate) fn on_begin_spec(mut self, reset: Box<dyn FnMut() + Send>) -> Self {
         self.fresh_process = Some(reset);
         self
     }

@@ -89,7 +89,7 @@ pub trait Contract: Sync {
 
 /// The classic mistakes of `contract` whose built-in (begun on a spec as a fresh process
 /// would be) `alike` finds departing from the reference as an implementation under test did.
-pub fn mistakes_alike(
+pub(crate) fn mistakes_alike(
     contract: &dyn Contract,
     mut alike: impl FnMut(&mut Builtin) -> bool,
 ) -> Vec<&'static Mistake> {
@@ -106,7 +106,7 @@ pub fn mistakes_alike(
 
 /// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any
 /// name (`a: tricky name`) stays one string.
-pub fn starter_named(template: &str, name: &str) -> String {
+pub(crate) fn starter_named(template: &str, name: &str) -> String {
     template.replace(
         "{name}",
         &crate::text::yaml::flow(&Value::String(name.to_owned())),
@@ -118,7 +118,7 @@ pub fn starter_named(template: &str, name: &str) -> String {
     Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum Visibility {
+pub(crate) enum Visibility {
     /// The student sees the result with its diff and output.
     #[default]
     Visible,
@@ -132,16 +132,16 @@ pub enum Visibility {
 
 impl Visibility {
     /// Whether the student may see more than pass or fail right away.
-    pub fn shows_details(self) -> bool {
+    pub(crate) fn shows_details(self) -> bool {
         self == Visibility::Visible
     }
 }
 
 /// What a spec is worth when a submission is graded.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Grading {
-    pub points: f64,
-    pub visibility: Visibility,
+pub(crate) struct Grading {
+    pub(crate) points: f64,
+    pub(crate) visibility: Visibility,
 }
 
 impl Default for Grading {
@@ -155,7 +155,7 @@ impl Default for Grading {
 
 impl Grading {
     /// From a spec's optional `points` and `visibility` keys; points are finite, not negative.
-    pub fn from_keys(
+    pub(crate) fn from_keys(
         file: &SourceFile,
         points: Option<&Spanned<f64>>,
         visibility: Option<Visibility>,
@@ -181,23 +181,21 @@ impl Grading {
 /// The parts every spec has, whatever its contract.
 #[derive(Debug, Clone)]
 pub struct SpecHeader {
-    pub contract: &'static str,
-    pub name: String,
+    pub(crate) name: String,
     pub description: String,
     /// Rule ids with where each is written, so an unknown id can be pointed at.
     pub rules: Vec<(String, Position)>,
     /// Points and visibility, for autograder results.
-    pub grading: Grading,
+    pub(crate) grading: Grading,
     /// The smells `dlqspec lint` is not to report in this spec, each with its reason.
-    pub allow: Vec<crate::contracts::smell::Allow>,
+    pub(crate) allow: Vec<crate::contracts::smell::Allow>,
 }
 
 impl SpecHeader {
-    /// The header of a spec of `contract` from the fields every vocabulary has, checking what
-    /// YAML cannot: a name that is not blank.
-    pub fn new(
+    /// The header of a spec from the fields every vocabulary has, checking what YAML cannot:
+    /// a name that is not blank.
+    pub(crate) fn new(
         file: &SourceFile,
-        contract: &'static str,
         name: Spanned<String>,
         description: String,
         rules: &[Spanned<String>],
@@ -207,7 +205,6 @@ impl SpecHeader {
             return Err(SpecError::invalid(file, yaml::at(&name), "`name` is empty"));
         }
         Ok(SpecHeader {
-            contract,
             name: name.value,
             description,
             rules: rules
@@ -219,17 +216,7 @@ impl SpecHeader {
         })
     }
 
-    /// The header with the spec's `allow:` list, checked (see `crate::contracts::smell::allows`).
-    pub fn allowing(
-        mut self,
-        file: &SourceFile,
-        allow: &[Spanned<crate::contracts::smell::AllowSpec>],
-    ) -> Result<Self, SpecError> {
-        self.allow = crate::contracts::smell::allows(file, allow)?;
-        Ok(self)
-    }
-
-    pub fn rule_ids(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn rule_ids(&self) -> impl Iterator<Item = &str> {
         self.rules.iter().map(|(id, _)| id.as_str())
     }
 }
@@ -278,10 +265,10 @@ pub trait Scenario: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Smell {
     /// Stable id, e.g. `never-delivered`, for people and scripts to refer to.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// Where in the spec the smell is.
-    pub position: Position,
-    pub message: String,
+    pub(crate) position: Position,
+    pub(crate) message: String,
 }
 
 /// How much a run keeps: each mode adds to the one before, and costs more.
@@ -300,11 +287,11 @@ pub enum RunMode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
     /// Where the expected value starts in the spec file.
-    pub position: Position,
+    pub(crate) position: Position,
     /// What is compared, e.g. `process` or `expect`.
-    pub label: String,
-    pub expected: Value,
-    pub actual: Value,
+    pub(crate) label: String,
+    pub(crate) expected: Value,
+    pub(crate) actual: Value,
     /// The parts of `expected` as the spec writes them, so `dlqspec bless` can rewrite each one
     /// with what was observed. Empty when the expectation cannot be rewritten in place.
     pub written: Vec<WrittenValue>,
@@ -318,13 +305,13 @@ pub struct WrittenValue {
     /// Mapping keys leading from the node at `at` to the value; empty for the node itself.
     pub path: Vec<String>,
     /// The value as the scenario compares it.
-    pub expected: Value,
+    pub(crate) expected: Value,
     /// What blessing writes instead when it differs from `expected`.
-    pub actual: Value,
+    pub(crate) actual: Value,
 }
 
 impl WrittenValue {
-    pub fn new(at: Position, path: &[&str], expected: Value, actual: Value) -> Self {
+    pub(crate) fn new(at: Position, path: &[&str], expected: Value, actual: Value) -> Self {
         WrittenValue {
             at,
             path: path.iter().map(|key| (*key).to_owned()).collect(),
@@ -333,19 +320,19 @@ impl WrittenValue {
         }
     }
 
-    pub fn matches(&self) -> bool {
+    pub(crate) fn matches(&self) -> bool {
         self.expected == self.actual
     }
 }
 
 impl Checkpoint {
-    pub fn matches(&self) -> bool {
+    pub(crate) fn matches(&self) -> bool {
         self.expected == self.actual
     }
 
     /// The check in a timeline, one event per written value (or one for the whole), told
     /// `✓ key: value`, or `✗ key: expected ..., got ...`.
-    pub fn timeline_lines(&self) -> Vec<TimelineLine> {
+    pub(crate) fn timeline_lines(&self) -> Vec<TimelineLine> {
         let parts: Vec<(&str, &Value, &Value)> = if self.written.is_empty() {
             vec![(self.label.as_str(), &self.expected, &self.actual)]
         } else {
@@ -387,7 +374,7 @@ impl Checkpoint {
 
 /// A value in a timeline line: in flow style, each long list (at any depth) by its ends and
 /// how many between (a big scenario's DLQ would otherwise make a line of megabytes).
-pub fn told_value(value: &Value) -> String {
+pub(crate) fn told_value(value: &Value) -> String {
     match value {
         Value::Array(items) if items.len() > crate::text::listing::MAX_LISTED => {
             format!(
@@ -427,7 +414,7 @@ fn holds_long_list(value: &Value) -> bool {
 
 impl ScenarioRun {
     /// A run that ended before its first step, with `outcome`.
-    pub fn ended(outcome: Outcome) -> ScenarioRun {
+    pub(crate) fn ended(outcome: Outcome) -> ScenarioRun {
         ScenarioRun {
             outcome,
             checkpoints: Vec::new(),
@@ -447,7 +434,7 @@ pub struct ScenarioRun {
     pub checkpoints: Vec<Checkpoint>,
     /// A person-readable account of what happened, one line per event (`RunMode::Explain`
     /// only), each with what it is, for a picture.
-    pub timeline: Vec<TimelineLine>,
+    pub(crate) timeline: Vec<TimelineLine>,
     /// The ids of the rules that decided something in this run, in the order first met: what
     /// the spec really exercises (on the built-in implementation), whatever its `rules:` claim.
     pub exercised: Vec<&'static str>,
@@ -460,7 +447,7 @@ pub struct ScenarioRun {
 /// For the tests of a contract's departures: the departure of its built-in with `mistake`
 /// switched on, on a spec of `text`, which that mistake fails with a difference.
 #[cfg(test)]
-pub fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -> Departure {
+pub(crate) fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -> Departure {
     let scenario = contract
         .load(&SourceFile::from_text("t.yaml", text))
         .unwrap_or_else(|e| panic!("the spec loads: {e}"));

@@ -3,10 +3,10 @@
 pub mod builtin;
 pub mod contract;
 pub mod dlq_consumer;
-pub mod outcome_queue;
-pub mod recorder;
-pub mod registry;
-pub mod smell;
-pub mod timeline;
+pub(crate) mod outcome_queue;
+pub(crate) mod recorder;
+pub(crate) mod registry;
+pub(crate) mod smell;
+pub(crate) mod timeline;
 
 pub use registry::{CONTRACTS, find};

@@ -14,7 +14,7 @@ use crate::text::yaml;
 /// that checkpoint, the one its readers look for; recording goes on and keeps every
 /// checkpoint, so `bless` and `explain` see all of them.
 #[derive(Debug)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     mode: RunMode,
     checkpoints: Vec<Checkpoint>,
     first_mismatch: Option<Mismatch>,
@@ -40,7 +40,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(mode: RunMode) -> Self {
+    pub(crate) fn new(mode: RunMode) -> Self {
         Recorder {
             mode,
             checkpoints: Vec::new(),
@@ -57,12 +57,12 @@ impl Recorder {
     }
 
     /// Keeps the rules noted in each step (`step`), for a diagnosis.
-    pub fn keep_step_rules(&mut self) {
+    pub(crate) fn keep_step_rules(&mut self) {
         self.step_rules = Some(Vec::new());
     }
 
     /// A new step begins: no rule decides it yet.
-    pub fn begin_step(&mut self) {
+    pub(crate) fn begin_step(&mut self) {
         self.decision = None;
         self.firm = false;
         self.differs_here = false;
@@ -72,17 +72,17 @@ impl Recorder {
         }
     }
 
-    /// What decides the step at hand so far: its rule, whether that rule is firm (see
-    /// `decided_firmly`), and the rules noted in it (empty unless `keep_step_rules`).
-    pub fn step(&self) -> (Option<&'static Rule>, bool, &[&'static str]) {
+    /// What decides the step at hand so far: its rule, and the rules noted in it (empty
+    /// unless `keep_step_rules`).
+    pub(crate) fn step(&self) -> (Option<&'static Rule>, &[&'static str]) {
         let noted = self.step_rules.as_deref().unwrap_or_default();
-        (self.decision, self.firm, noted)
+        (self.decision, noted)
     }
 
     /// Every decision made in the step at hand, in order, each with whether it was firm
     /// (empty unless `keep_step_rules`): a later one may override an earlier one's rule,
     /// which a diagnosis of what departed before it still needs.
-    pub fn step_decisions(&self) -> &[(&'static Rule, bool)] {
+    pub(crate) fn step_decisions(&self) -> &[(&'static Rule, bool)] {
         &self.step_decisions
     }
 
@@ -90,7 +90,7 @@ impl Recorder {
     /// found in this step. `written` is called only then, so a run pays nothing per step;
     /// `ran` is what the step gave its runner, which a checking run stopped with a copy of the
     /// difference.
-    pub fn describe_step<T>(
+    pub(crate) fn describe_step<T>(
         &mut self,
         ran: &mut Result<T, Outcome>,
         written: impl FnOnce() -> Option<String>,
@@ -111,7 +111,7 @@ impl Recorder {
 
     /// `rule` decides what the step at hand must do (a later call overrides an earlier one):
     /// a difference in this step breaks it.
-    pub fn decided(&mut self, rule: &'static Rule) {
+    pub(crate) fn decided(&mut self, rule: &'static Rule) {
         if !self.firm {
             self.decision = Some(rule);
         }
@@ -123,7 +123,7 @@ impl Recorder {
     /// `rule` decides the step whatever rule is applied after it: the step is the one case
     /// where a consumer that breaks `rule` acts differently (it counts from memory, and its
     /// count differs from the queue's).
-    pub fn decided_firmly(&mut self, rule: &'static Rule) {
+    pub(crate) fn decided_firmly(&mut self, rule: &'static Rule) {
         self.decision = Some(rule);
         self.firm = true;
         if self.step_rules.is_some() {
@@ -134,7 +134,7 @@ impl Recorder {
     /// Notes that the run reached a decision `rule` governs, and tells why in the timeline.
     /// `why` is written out only when the line is told, so a run that tells nothing does not
     /// pay for a sentence per decision.
-    pub fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
+    pub(crate) fn exercise(&mut self, rule: &Rule, why: impl std::fmt::Display) {
         if !self.hushed && self.telling() {
             self.tell_event(format!("    rule {}: {why}", rule.id), TimelineEvent::Rule);
         }
@@ -143,7 +143,7 @@ impl Recorder {
 
     /// Notes that the run reached a decision `rule` governs, telling nothing: the caller tells
     /// the line itself, marked with whether the implementation bore it out.
-    pub fn note(&mut self, rule: &Rule) {
+    pub(crate) fn note(&mut self, rule: &Rule) {
         if !self.exercised.contains(&rule.id) {
             self.exercised.push(rule.id);
         }
@@ -155,39 +155,39 @@ impl Recorder {
     /// Notes the rules reached from now on without telling them (`true`), or tells them
     /// again (`false`): for a decision the run reached but a crash kept from happening, whose
     /// rule the scenario still exercises while the timeline tells only what happened.
-    pub fn hush(&mut self, hushed: bool) {
+    pub(crate) fn hush(&mut self, hushed: bool) {
         self.hushed = hushed;
     }
 
     /// Whether noting `rule` again would change anything: in a timeline every decision is
     /// told, elsewhere only the first one counts. Lets a check that costs a scan of the world
     /// run once, not at every step.
-    pub fn wants(&self, rule: &Rule) -> bool {
+    pub(crate) fn wants(&self, rule: &Rule) -> bool {
         self.telling() || !self.exercised.contains(&rule.id)
     }
 
     /// Whether the run keeps a timeline: only `explain` is told one, so no other run pays
     /// for telling what nobody reads.
-    pub fn telling(&self) -> bool {
+    pub(crate) fn telling(&self) -> bool {
         self.mode == RunMode::Explain
     }
 
     /// Adds one line to the timeline, a note.
-    pub fn tell(&mut self, line: String) {
+    pub(crate) fn tell(&mut self, line: String) {
         if self.telling() {
             self.timeline.push(TimelineLine::note(line));
         }
     }
 
     /// Adds one event to the timeline, told as `line`.
-    pub fn tell_event(&mut self, line: String, event: TimelineEvent) {
+    pub(crate) fn tell_event(&mut self, line: String, event: TimelineEvent) {
         if self.telling() {
             self.timeline.push(TimelineLine { line, event });
         }
     }
 
     /// Adds events to the timeline.
-    pub fn tell_all(&mut self, told: impl IntoIterator<Item = TimelineLine>) {
+    pub(crate) fn tell_all(&mut self, told: impl IntoIterator<Item = TimelineLine>) {
         if self.telling() {
             self.timeline.extend(told);
         }
@@ -195,19 +195,14 @@ impl Recorder {
 
     /// Whether a checkpoint that matches is kept. A checking run keeps only the one that
     /// differs: nothing reads the others, and a big scenario would hold one per step.
-    pub fn keeps_matches(&self) -> bool {
+    pub(crate) fn keeps_matches(&self) -> bool {
         self.mode != RunMode::Check
-    }
-
-    /// The checkpoints kept so far, in the order they were compared.
-    pub fn checkpoints(&self) -> &[Checkpoint] {
-        &self.checkpoints
     }
 
     /// Records a checkpoint at `step`, telling it in the timeline; on a difference, stops
     /// (checking) or remembers it if it is the first (recording). `note` says what a diff
     /// alone cannot.
-    pub fn compare(
+    pub(crate) fn compare(
         &mut self,
         step: impl std::fmt::Display,
         checkpoint: Checkpoint,
@@ -219,7 +214,7 @@ impl Recorder {
 
     /// `compare`, naming the rule a difference breaks when it is not the step's decision (a
     /// misuse breaks `no-misuse` whatever the step decided).
-    pub fn compare_breaking(
+    pub(crate) fn compare_breaking(
         &mut self,
         rule: Option<&'static Rule>,
         step: impl std::fmt::Display,
@@ -257,7 +252,7 @@ impl Recorder {
     }
 
     /// The outcome of a run that cannot go on: the first mismatch, or a pass when there is none.
-    pub fn stop(&self) -> Outcome {
+    pub(crate) fn stop(&self) -> Outcome {
         self.first_mismatch
             .clone()
             .map_or(Outcome::Passed, Outcome::Mismatch)
@@ -269,7 +264,7 @@ impl Recorder {
     /// past a difference to show the rest, but what it meets later (an unscripted handler call,
     /// a broken implementation) does not change the verdict. So `run`, which stops at the first
     /// difference, and `explain` and `bless --check`, which record, always agree.
-    pub fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
+    pub(crate) fn finish(self, stopped: Option<Outcome>) -> ScenarioRun {
         let mut later_spec_error = None;
         let outcome = match (self.first_mismatch, stopped) {
             (Some(mismatch), later) => {

@@ -14,12 +14,12 @@ pub fn find(name: &str) -> Option<&'static dyn Contract> {
     CONTRACTS.iter().copied().find(|c| c.name() == name)
 }
 
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     CONTRACTS.iter().map(|c| c.name()).collect()
 }
 
 /// The reference subject of the named contract.
-pub fn reference_subject(contract: &str, args: &Value) -> Result<Box<dyn Subject>, Reply> {
+pub(crate) fn reference_subject(contract: &str, args: &Value) -> Result<Box<dyn Subject>, Reply> {
     match find(contract) {
         Some(contract) => contract.create_builtin(args),
         None => Err(Reply::Skipped(format!(

@@ -13,24 +13,24 @@ use crate::text::yaml::{self, Spanned};
 
 /// The smells `dlqspec lint` finds across specs or in any spec (each contract names its own
 /// scenario smells).
-pub const NO_RULE: &str = "no-rule";
-pub const DUPLICATE_NAME: &str = "duplicate-name";
-pub const UNCOVERED_RULE: &str = "uncovered-rule";
-pub const UNEXERCISED_RULE: &str = "unexercised-rule";
-pub const CHECKS_NOTHING: &str = "checks-nothing";
+pub(crate) const NO_RULE: &str = "no-rule";
+pub(crate) const DUPLICATE_NAME: &str = "duplicate-name";
+pub(crate) const UNCOVERED_RULE: &str = "uncovered-rule";
+pub(crate) const UNEXERCISED_RULE: &str = "unexercised-rule";
+pub(crate) const CHECKS_NOTHING: &str = "checks-nothing";
 
 /// The smells of one contract's scenarios, found by that contract (`dlq_consumer/smells.rs`,
 /// `outcome_queue/smells.rs`) and named here, where every id is listed.
-pub const NEVER_DELIVERED: &str = "never-delivered";
-pub const UNUSED_OUTCOMES: &str = "unused-outcomes";
-pub const NEVER_PROCESSED: &str = "never-processed";
-pub const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
+pub(crate) const NEVER_DELIVERED: &str = "never-delivered";
+pub(crate) const UNUSED_OUTCOMES: &str = "unused-outcomes";
+pub(crate) const NEVER_PROCESSED: &str = "never-processed";
+pub(crate) const IDLE_TRAILING_STEP: &str = "idle-trailing-step";
 
 /// An allow in a spec that suppresses nothing: reported like a stale known failure.
-pub const STALE_ALLOW: &str = "stale-allow";
+pub(crate) const STALE_ALLOW: &str = "stale-allow";
 
 /// Every smell id, in the order the docs list them.
-pub const SMELLS: &[&str] = &[
+pub(crate) const SMELLS: &[&str] = &[
     NO_RULE,
     UNEXERCISED_RULE,
     CHECKS_NOTHING,
@@ -45,7 +45,7 @@ pub const SMELLS: &[&str] = &[
 
 /// The catalogue's spelling of `word`, or why it is not a smell id, with a did-you-mean;
 /// also the value parser of `lint --allow`.
-pub fn known(word: &str) -> Result<&'static str, String> {
+pub(crate) fn known(word: &str) -> Result<&'static str, String> {
     if let Some(id) = SMELLS.iter().find(|id| **id == word) {
         return Ok(id);
     }
@@ -59,15 +59,15 @@ pub fn known(word: &str) -> Result<&'static str, String> {
 /// One `allow:` item as a spec writes it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AllowSpec {
+pub(crate) struct AllowSpec {
     /// The id of the smell to allow in this spec (`dlqspec lint` prints ids with each smell).
     #[schemars(schema_with = "smell_schema")]
-    pub smell: Spanned<String>,
+    pub(crate) smell: Spanned<String>,
     /// Why the smell is fine here, for the next reader; required, not blank.
     // Optional to the parser only, so that a missing reason is a spec error saying what to
     // write; the schema requires it.
     #[schemars(required, schema_with = "reason_schema")]
-    pub reason: Option<Spanned<String>>,
+    pub(crate) reason: Option<Spanned<String>>,
 }
 
 /// The smells a spec may allow: all but those about a whole suite or about allows.
@@ -99,16 +99,19 @@ fn reason_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// A smell a spec allows, checked: `lint` does not report it in this spec, and reports the
 /// allow itself (`stale-allow`) when the spec has no such smell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Allow {
-    pub smell: &'static str,
-    pub reason: String,
+pub(crate) struct Allow {
+    pub(crate) smell: &'static str,
+    pub(crate) reason: String,
     /// Where the allowed smell's id is written.
-    pub position: Position,
+    pub(crate) position: Position,
 }
 
 /// The allows of a spec, checked: each names a smell of the catalogue that one spec can have,
 /// once, with a reason that is not blank. Every broken allow is told.
-pub fn allows(file: &SourceFile, written: &[Spanned<AllowSpec>]) -> Result<Vec<Allow>, SpecError> {
+pub(crate) fn allows(
+    file: &SourceFile,
+    written: &[Spanned<AllowSpec>],
+) -> Result<Vec<Allow>, SpecError> {
     let mut out: Vec<Allow> = Vec::with_capacity(written.len());
     let mut errors = crate::text::spec_error::SpecErrors::default();
     for item in written {

@@ -3,15 +3,15 @@
 
 /// One event of a timeline: the line told for it, and what the picture draws of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimelineLine {
+pub(crate) struct TimelineLine {
     /// The event as one line of text, indented as the timeline indents it.
-    pub line: String,
-    pub event: TimelineEvent,
+    pub(crate) line: String,
+    pub(crate) event: TimelineEvent,
 }
 
 impl TimelineLine {
     /// A line that is only text: the picture shows it as a note.
-    pub fn note(line: String) -> Self {
+    pub(crate) fn note(line: String) -> Self {
         TimelineLine {
             line,
             event: TimelineEvent::Note,
@@ -21,7 +21,7 @@ impl TimelineLine {
 
 /// What an event of a timeline is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TimelineEvent {
+pub(crate) enum TimelineEvent {
     /// What the world holds before the first step.
     Start,
     /// A step begins (or the final expect, `expect`): the line is its heading; `kind` names
@@ -62,7 +62,7 @@ pub enum TimelineEvent {
 
 impl TimelineEvent {
     /// Whether this is a check whose value differs, or a decision the implementation got wrong.
-    pub fn differs(&self) -> bool {
+    pub(crate) fn differs(&self) -> bool {
         match self {
             TimelineEvent::Check {
                 expected, actual, ..
@@ -75,7 +75,7 @@ impl TimelineEvent {
 
 /// What kind of effect a call or mark is, for its colour in the picture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// A call that only reads.
     Read,
     /// A message handed out.
@@ -100,7 +100,7 @@ pub enum Tone {
 
 impl Tone {
     /// The word the picture's classes use for it.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Tone::Read => "read",
             Tone::Delivery => "delivery",

@@ -19,7 +19,7 @@ use crate::text::source::SourceFile;
 
 /// What a case came to on the implementation under test.
 #[derive(Debug)]
-pub enum CaseVerdict {
+pub(crate) enum CaseVerdict {
     /// The case makes no spec the built-in passes (it does not load, or cannot be blessed):
     /// it judges nobody. Why, in words.
     Invalid(String),
@@ -32,13 +32,13 @@ pub enum CaseVerdict {
 }
 
 /// The path generated specs are shown under until they are written somewhere.
-pub fn virtual_path(contract: &str) -> String {
+pub(crate) fn virtual_path(contract: &str) -> String {
     format!("explore/{contract}.yaml")
 }
 
 /// Judges `case` under the placeholder header (`shrink::draft`): invalid when unsound,
 /// otherwise blessed and run.
-pub fn judge_case(
+pub(crate) fn judge_case(
     contract: &str,
     case: &dyn Case,
     implementation: &mut dyn Implementation,
@@ -55,7 +55,11 @@ pub fn judge_case(
 
 /// Blesses `text` (a whole spec of `contract`) on the built-in implementation and runs the
 /// result on `implementation`.
-pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementation) -> CaseVerdict {
+pub(crate) fn judge(
+    contract: &str,
+    text: String,
+    implementation: &mut dyn Implementation,
+) -> CaseVerdict {
     let path = virtual_path(contract);
     let blessed = match bless::bless(
         SourceFile::from_text(&path, text.clone()),
@@ -97,7 +101,7 @@ pub fn judge(contract: &str, text: String, implementation: &mut dyn Implementati
 }
 
 /// The step a failed run first differs at, 0-based, when it is a step of the spec.
-pub fn failing_step(run: &ScenarioRun) -> Option<usize> {
+pub(crate) fn failing_step(run: &ScenarioRun) -> Option<usize> {
     let Outcome::Mismatch(mismatch) = &run.outcome else {
         return None;
     };
@@ -107,7 +111,7 @@ pub fn failing_step(run: &ScenarioRun) -> Option<usize> {
 
 /// The keys of the expectation a failed run first differs at, when it is an `expect` with
 /// keys; the keys that hold are left out.
-pub fn differing_keys(run: &ScenarioRun) -> Vec<String> {
+pub(crate) fn differing_keys(run: &ScenarioRun) -> Vec<String> {
     let Some(failed) = run.checkpoints.iter().rev().find(|c| !c.matches()) else {
         return Vec::new();
     };

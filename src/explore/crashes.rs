@@ -34,7 +34,7 @@ pub struct CrashesSummary {
 
 impl CrashesSummary {
     /// Schedules per second, writing up a violation left out.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         let shrinking = self
             .violation
             .as_ref()

@@ -12,10 +12,10 @@
 //! invariants that hold whatever crashes; `crate::strength` measures a suite with the
 //! contracts' catalogues of classic mistakes.
 
-pub mod case;
+pub(crate) mod case;
 pub mod crashes;
-pub mod render;
-pub mod shrink;
+pub(crate) mod render;
+pub(crate) mod shrink;
 
 use std::time::{Duration, Instant};
 
@@ -53,10 +53,10 @@ pub struct ExploreSettings {
 /// Cases per contract when `--cases` is not given: enough to find every broken solution of
 /// the project's corpus, and every classic mistake of the catalogues, with seed 1 (CI checks
 /// both with that seed; another seed explores other cases and may need more).
-pub const DEFAULT_CASES: u64 = 400;
+pub(crate) const DEFAULT_CASES: u64 = 400;
 
 /// Variants shrinking judges at most, when not told.
-pub const DEFAULT_SHRINK_TRIES: usize = 2000;
+pub(crate) const DEFAULT_SHRINK_TRIES: usize = 2000;
 
 /// What happens during exploration, for reporters.
 pub enum ExploreEvent<'a> {
@@ -145,7 +145,7 @@ impl ExploreSummary {
     }
 
     /// Cases per second, shrinking left out.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         let shrinking = self
             .finding
             .as_ref()
@@ -309,20 +309,20 @@ pub fn search(
 }
 
 /// Where a divergence was found, for naming its spec.
-pub struct FoundDivergence {
-    pub contract: &'static dyn Contract,
+pub(crate) struct FoundDivergence {
+    pub(crate) contract: &'static dyn Contract,
     /// Where the case came from, for the spec's name: `explore seed 7, case 12`.
-    pub origin: String,
+    pub(crate) origin: String,
     /// How it was found: the opening sentence of the spec's description.
-    pub found_by: String,
+    pub(crate) found_by: String,
     /// The file name to write the spec under.
-    pub file_name: String,
+    pub(crate) file_name: String,
     /// From the start of the exploration to the divergence.
-    pub after: Duration,
+    pub(crate) after: Duration,
 }
 
 /// Shrinks a failing case and writes it up as a spec.
-pub fn finish(
+pub(crate) fn finish(
     found: FoundDivergence,
     failing: Failing,
     implementation: &mut dyn Implementation,

@@ -15,14 +15,14 @@ use std::path::Path;
 
 /// Prints the opening lines as exploring starts, and keeps a progress line on stderr when
 /// asked to (on a terminal, outside CI: see `ReportOptions::progress_wanted`).
-pub struct ExploreReporter<W: Write> {
+pub(crate) struct ExploreReporter<W: Write> {
     out: W,
     palette: Palette,
     bar: Option<DelayedBar>,
 }
 
 impl<W: Write> ExploreReporter<W> {
-    pub fn new(out: W, palette: Palette, progress: bool) -> Self {
+    pub(crate) fn new(out: W, palette: Palette, progress: bool) -> Self {
         let bar = progress.then(|| DelayedBar::start("{spinner} [{elapsed}] {wide_msg}"));
         ExploreReporter { out, palette, bar }
     }
@@ -143,7 +143,11 @@ impl<W: Write> Observer for ExploreReporter<W> {
 
 /// The end of an exploration: the finding with its diff and spec (or where the spec was
 /// written), then the closing line with the count, the rate and the seed.
-pub fn search(summary: &ExploreSummary, written: Option<&Path>, palette: &Palette) -> String {
+pub(crate) fn search(
+    summary: &ExploreSummary,
+    written: Option<&Path>,
+    palette: &Palette,
+) -> String {
     let mut out = String::new();
     if let Some(finding) = &summary.finding {
         out.push_str(&finding_text(finding, written, palette));
@@ -186,7 +190,11 @@ pub fn search(summary: &ExploreSummary, written: Option<&Path>, palette: &Palett
 }
 
 /// The end of a crash-schedule exploration.
-pub fn crashes(summary: &CrashesSummary, written: Option<&Path>, palette: &Palette) -> String {
+pub(crate) fn crashes(
+    summary: &CrashesSummary,
+    written: Option<&Path>,
+    palette: &Palette,
+) -> String {
     let mut out = String::new();
     if let Some(violation) = &summary.violation {
         match (&violation.finding, &violation.no_spec) {

@@ -18,24 +18,24 @@ use crate::model::outcome::Outcome;
 
 /// A case that fails on the implementation, with the spec it makes and that spec's run there.
 #[derive(Debug)]
-pub struct Failing {
-    pub case: Box<dyn Case>,
-    pub text: String,
-    pub run: ScenarioRun,
+pub(crate) struct Failing {
+    pub(crate) case: Box<dyn Case>,
+    pub(crate) text: String,
+    pub(crate) run: ScenarioRun,
 }
 
 /// What shrinking came to.
 #[derive(Debug)]
-pub struct Shrunk {
-    pub failing: Failing,
+pub(crate) struct Shrunk {
+    pub(crate) failing: Failing,
     /// How many variants were judged.
-    pub tries: usize,
-    pub elapsed: Duration,
+    pub(crate) tries: usize,
+    pub(crate) elapsed: Duration,
 }
 
 /// Shrinks `failing` on `implementation`, judging at most `max_tries` variants; `progress`
 /// hears the tries so far and the steps of the smallest case yet.
-pub fn shrink(
+pub(crate) fn shrink(
     contract: &str,
     failing: Failing,
     implementation: &mut dyn Implementation,
@@ -95,7 +95,7 @@ fn focus(failing: &Failing) -> Option<Box<dyn Case>> {
 
 /// What a failed run shows, in one sentence: where, and what differs from the built-in's
 /// answer.
-pub fn divergence(run: &ScenarioRun) -> String {
+pub(crate) fn divergence(run: &ScenarioRun) -> String {
     match &run.outcome {
         Outcome::Mismatch(mismatch) => {
             let failed = run.checkpoints.iter().rev().find(|c| !c.matches());
@@ -124,7 +124,7 @@ pub fn divergence(run: &ScenarioRun) -> String {
 }
 
 /// A short title for the same: what a spec's name says.
-pub fn headline(run: &ScenarioRun) -> String {
+pub(crate) fn headline(run: &ScenarioRun) -> String {
     match &run.outcome {
         Outcome::Mismatch(mismatch) => {
             let failed = run.checkpoints.iter().rev().find(|c| !c.matches());

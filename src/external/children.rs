@@ -26,7 +26,7 @@ use super::limits::Limits;
 use super::sandbox::PreparedBox;
 
 /// The environment variable that marks an implementation's process tree.
-pub const TREE_VARIABLE: &str = "DLQSPEC_TREE";
+pub(crate) const TREE_VARIABLE: &str = "DLQSPEC_TREE";
 
 /// Running implementations: their process id (also their group id) and their tree's mark.
 /// Held while spawning too, so that a sweep never reaps a child before it is registered.
@@ -37,14 +37,14 @@ static NEXT_TREE: AtomicU64 = AtomicU64::new(1);
 const MAX_OUTER_MARK: usize = 256;
 
 /// A running implementation's registration: its group and tree, ended on interrupt.
-pub struct Guard {
+pub(crate) struct Guard {
     pid: Option<i32>,
     tree: String,
 }
 
 impl Guard {
     /// The mark of this implementation's tree.
-    pub fn tree(&self) -> &str {
+    pub(crate) fn tree(&self) -> &str {
         &self.tree
     }
 }
@@ -59,12 +59,12 @@ impl Drop for Guard {
 
 /// Starts `command` as an implementation process: its own group, its tree's mark, its
 /// limits, dying with dlqspec. The child is registered before anyone can sweep it.
-pub fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
+pub(crate) fn spawn(command: &mut Command, limits: &Limits) -> io::Result<(Child, Guard)> {
     spawn_boxed(command, limits, None)
 }
 
 /// `spawn`, entering the box `entry` describes before exec (see `sandbox`).
-pub fn spawn_boxed(
+pub(crate) fn spawn_boxed(
     command: &mut Command,
     limits: &Limits,
     entry: Option<&PreparedBox>,
@@ -89,7 +89,7 @@ pub fn spawn_boxed(
 
 /// `spawn`, for `grade`'s zygote (`zygote`): then it enters its own box (`sandbox::ZygoteBox`).
 #[cfg(target_os = "linux")]
-pub fn spawn_zygote(
+pub(crate) fn spawn_zygote(
     command: &mut Command,
     limits: &Limits,
     boxed: &super::sandbox::ZygoteBox,
@@ -269,7 +269,7 @@ fn become_subreaper() {
 /// Ends an implementation's part: kills its child's group and whole tree, reaps the child
 /// (unless `reaped` says it was), then kills and reaps what was reparented to dlqspec with the
 /// tree's mark. The child's exit status, when it was reaped here.
-pub fn end(child: &mut Child, reaped: bool, tree: &str) -> Option<ExitStatus> {
+pub(crate) fn end(child: &mut Child, reaped: bool, tree: &str) -> Option<ExitStatus> {
     let mut status = None;
     if !reaped && let Ok(pid) = i32::try_from(child.id()) {
         // Found while the child lives: its descendants, whatever their group.
@@ -320,7 +320,7 @@ fn reap_killed(pids: &[i32]) {
 /// Kills what was reparented to dlqspec and bears `tree`'s mark (any mark, for `None`), and
 /// everything below it, and reaps it; with `None`, also reaps every zombie among dlqspec's
 /// children that is no running implementation.
-pub fn sweep(tree: Option<&str>) {
+pub(crate) fn sweep(tree: Option<&str>) {
     #[cfg(target_os = "linux")]
     {
         // No child, no zombie: nothing was reparented here, nothing to reap.
@@ -380,7 +380,7 @@ pub fn sweep(tree: Option<&str>) {
 
 /// Kills every descendant of dlqspec and every implementation's group: dlqspec is being
 /// interrupted and dies next.
-pub fn kill_everything() {
+pub(crate) fn kill_everything() {
     #[cfg(unix)]
     {
         let running: Vec<i32> = RUNNING
@@ -403,7 +403,7 @@ pub fn kill_everything() {
 
 /// Kills and reaps every process dlqspec still has below it: its run is over. Called when a
 /// command returns, after every implementation has been ended.
-pub fn end_all() {
+pub(crate) fn end_all() {
     #[cfg(target_os = "linux")]
     {
         // The common case, told without reading every process's `/proc` entry.

@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// dlqspec's copies of the descriptors handed to a child: keep them until the child is spawned,
 /// then drop them (the child has its own by then).
-pub struct Handed {
+pub(crate) struct Handed {
     _copies: Vec<OwnedFd>,
 }
 
@@ -21,7 +21,7 @@ pub struct Handed {
 /// Each is first copied above every number handed, so that in the child no `dup2` lands on a
 /// descriptor still to be handed, and none is a `dup2` onto itself (which would keep
 /// close-on-exec).
-pub fn hand(command: &mut Command, descriptors: &[(RawFd, RawFd)]) -> io::Result<Handed> {
+pub(crate) fn hand(command: &mut Command, descriptors: &[(RawFd, RawFd)]) -> io::Result<Handed> {
     if let Some((_, number)) = descriptors.iter().find(|(_, number)| *number <= 2) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,

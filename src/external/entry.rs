@@ -24,14 +24,14 @@ const FOUND_SHOWN: usize = 10;
 /// Why a submission has no entry file, to be told to whoever reads it: the teacher (the
 /// submission's path, `teacher`) or its student (their own files only, `student`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoEntry {
+pub(crate) struct NoEntry {
     /// The submission as given.
-    pub submission: PathBuf,
-    pub why: NoEntryWhy,
+    pub(crate) submission: PathBuf,
+    pub(crate) why: NoEntryWhy,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NoEntryWhy {
+pub(crate) enum NoEntryWhy {
     /// A file that is not a solution file.
     NotASolution,
     /// Nothing there.
@@ -46,17 +46,17 @@ pub enum NoEntryWhy {
 
 impl NoEntry {
     /// For the teacher: the submission's path and the fix.
-    pub fn teacher(&self) -> String {
+    pub(crate) fn teacher(&self) -> String {
         format!("{} {}", self.submission.display(), self.reason())
     }
 
     /// For the student: the same, naming only their own files.
-    pub fn student(&self) -> String {
+    pub(crate) fn student(&self) -> String {
         format!("Your submission {}", self.reason())
     }
 
     /// What is wrong, without the submission's name: `holds no solution file: ...`.
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         let expected = format!(
             "expected {} (or one file of those kinds, whatever its name)",
             or_list(&ENTRY_FILES)
@@ -103,12 +103,12 @@ impl std::fmt::Display for NoEntry {
 }
 
 /// The file a submission's grading runs: the file itself, or the entry file of a folder.
-pub fn entry_file(submission: &Path) -> Result<PathBuf, String> {
+pub(crate) fn entry_file(submission: &Path) -> Result<PathBuf, String> {
     find_entry(submission).map_err(|no| no.teacher())
 }
 
 /// `entry_file`, telling why there is none in a form for the teacher and for the student.
-pub fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
+pub(crate) fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
     let no = |why| NoEntry {
         submission: submission.to_path_buf(),
         why,
@@ -166,13 +166,13 @@ pub fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
 }
 
 /// The solution-file extension of `path`, if it has one.
-pub fn extension(path: &Path) -> Option<&str> {
+pub(crate) fn extension(path: &Path) -> Option<&str> {
     let ext = path.extension()?.to_str()?;
     EXTENSIONS.contains(&ext).then_some(ext)
 }
 
 /// The `--impl` value that runs an entry file.
-pub fn implementation(entry: &Path) -> String {
+pub(crate) fn implementation(entry: &Path) -> String {
     let kind = if extension(entry) == Some("py") {
         "python"
     } else {

@@ -11,7 +11,7 @@
 
 /// Hardens the calling process: every descriptor above stderr is closed on `exec`, and the
 /// process is no longer dumpable. Call it before starting any implementation.
-pub fn harden_own_process() {
+pub(crate) fn harden_own_process() {
     #[cfg(target_os = "linux")]
     {
         for fd in open_descriptors() {

@@ -12,18 +12,19 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::limits::Limits;
-use super::process::{ExternalImplementation, Launch};
+use super::process::ExternalImplementation;
+pub use super::process::Launch;
 use crate::contracts::builtin::Builtin;
 use crate::model::implementation::Implementation;
 
-pub use super::shims_cache::{NODE_SHIM, PYTHON_SHIM};
+pub(crate) use super::shims_cache::{NODE_SHIM, PYTHON_SHIM};
 
 /// Given to Node before the shim: with Node 20's module loader in reach, the shim points `given`
 /// at its own copy in the main thread, where a `module.register()` hook would start a thread of
 /// its own first (about 20 ms of every start: docs/performance.md, "Starting the Node shim").
 /// Node 22.15 on needs no flag for it (`module.registerHooks`); on a Node whose loader the shim
 /// does not know, it registers the hook.
-pub const NODE_IN_THREAD_FLAG: &str = "--expose-internals";
+pub(crate) const NODE_IN_THREAD_FLAG: &str = "--expose-internals";
 
 /// An implementation to check, as named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,22 +41,22 @@ pub enum Target {
 /// the terminal `teacher`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unrunnable {
-    pub label: String,
+    pub(crate) label: String,
     /// For the person who runs dlqspec: paths, variables and the fix.
-    pub teacher: String,
+    pub(crate) teacher: String,
     /// For the student whose submission it is: their own files only.
-    pub student: String,
+    pub(crate) student: String,
     /// The machine's fault (no Node.js, one too old), not the submission's.
-    pub machine: bool,
+    pub(crate) machine: bool,
 }
 
 /// What a student is told when the grading machine cannot run their language: nothing of the
 /// grader's paths or settings, and that it is not their code.
-pub const MACHINE_STUDENT: &str = "The grader could not run your submission: the grading machine cannot run JavaScript or TypeScript. This is a problem with the grader's setup, not with your code; let your instructor know.";
+pub(crate) const MACHINE_STUDENT: &str = "The grader could not run your submission: the grading machine cannot run JavaScript or TypeScript. This is a problem with the grader's setup, not with your code; let your instructor know.";
 
 /// Why this machine cannot run JavaScript and TypeScript solutions (the Node.js that
 /// `$DLQSPEC_NODE` names, else `node`: missing, not starting, too old), if it cannot.
-pub fn node_problem() -> Option<String> {
+pub(crate) fn node_problem() -> Option<String> {
     let line = std::env::var("DLQSPEC_NODE")
         .ok()
         .filter(|line| !line.trim().is_empty());
@@ -70,7 +71,7 @@ pub fn node_problem() -> Option<String> {
 }
 
 impl Target {
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         match self {
             Target::Builtin => "builtin",
             Target::External(launch) => &launch.label,
@@ -79,7 +80,7 @@ impl Target {
     }
 
     /// The same implementation with other limits for its processes (none for the built-in).
-    pub fn with_limits(self, limits: Limits) -> Target {
+    pub(crate) fn with_limits(self, limits: Limits) -> Target {
         match self {
             Target::External(launch) => Target::External(Launch { limits, ..launch }),
             other => other,
@@ -87,7 +88,7 @@ impl Target {
     }
 
     /// Why it cannot run, when it cannot: what a command says instead of running it.
-    pub fn unrunnable(&self) -> Option<&Unrunnable> {
+    pub(crate) fn unrunnable(&self) -> Option<&Unrunnable> {
         match self {
             Target::Unrunnable(unrunnable) => Some(unrunnable),
             _ => None,
@@ -162,7 +163,10 @@ pub fn parse(value: &str) -> Result<Target, String> {
 }
 
 /// `parse`, with the environment given (for tests).
-pub fn parse_with(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Target, String> {
+pub(crate) fn parse_with(
+    value: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Target, String> {
     if value == "builtin" {
         return Ok(Target::Builtin);
     }
@@ -350,7 +354,7 @@ fn shims_folder(env: &dyn Fn(&str) -> Option<String>) -> Result<(PathBuf, &'stat
     clippy::disallowed_methods,
     reason = "starts a process: pyenv is asked which interpreter it runs"
 )]
-pub fn pyenv_interpreter() -> Option<PathBuf> {
+pub(crate) fn pyenv_interpreter() -> Option<PathBuf> {
     if std::env::var_os("DLQSPEC_PYTHON").is_some_and(|value| !value.is_empty()) {
         return None;
     }
@@ -387,7 +391,7 @@ pub fn pyenv_interpreter() -> Option<PathBuf> {
 }
 
 /// Parses `--timeout SECS`: a positive number of seconds, fractions allowed.
-pub fn parse_timeout(value: &str) -> Result<Duration, String> {
+pub(crate) fn parse_timeout(value: &str) -> Result<Duration, String> {
     let secs: f64 = value
         .trim()
         .parse()

@@ -5,7 +5,7 @@
 
 /// Whether implementations run in the box (`--sandbox`, `sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sandbox {
+pub(crate) enum Sandbox {
     /// Every implementation process runs in the box.
     On,
     /// No box: the implementation runs with dlqspec's rights (for debugging only; unsafe for
@@ -15,46 +15,46 @@ pub enum Sandbox {
 
 /// The most processes and threads one implementation may have at once, by default: Node runs
 /// about 11 threads, tsx with esbuild some 30, Python one per thread it starts.
-pub const DEFAULT_PROCESSES: u64 = 256;
+pub(crate) const DEFAULT_PROCESSES: u64 = 256;
 
 /// The longest line an implementation may write on stdout.
-pub const MAX_LINE_BYTES: usize = 16 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// The most bytes of world-call lines one spec may receive: the world keeps what it is given
 /// (DLQ entries, sent messages, the trace), so this bounds what an implementation can make
 /// dlqspec hold. A plain spec of 10^5 messages takes about 20 MB through the world.
-pub const MAX_WORLD_BYTES_PER_SPEC: usize = 64 << 20;
+pub(crate) const MAX_WORLD_BYTES_PER_SPEC: usize = 64 << 20;
 
 /// The data memory (`RLIMIT_DATA`: heap and private writable mappings) each implementation
 /// process may use by default. Not the address space (`RLIMIT_AS`): Node reserves far more
 /// address space than it uses. Measured: Node 20 needs about 100 MiB to start, tsx about
 /// 150 MiB, Python about 20 MiB.
-pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
+pub(crate) const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
 
 /// The CPU time each implementation process may use over its whole life, by default. One
 /// process serves a whole run; a hang within one request is `--timeout`'s business.
-pub const DEFAULT_CPU_SECONDS: u64 = 600;
+pub(crate) const DEFAULT_CPU_SECONDS: u64 = 600;
 
 /// What a box may write by default (`--disk`): its private folder and its `/dev/shm` each
 /// hold at most this, and no file it writes grows past it.
-pub const DEFAULT_DISK_BYTES: u64 = 64 << 20;
+pub(crate) const DEFAULT_DISK_BYTES: u64 = 64 << 20;
 
 /// The defaults as the command line writes them (its `--memory`, `--cpu` and `--disk`); a
 /// test holds them equal to the numbers above.
-pub const DEFAULT_MEMORY_TEXT: &str = "2G";
-pub const DEFAULT_CPU_TEXT: &str = "600";
-pub const DEFAULT_DISK_TEXT: &str = "64M";
+pub(crate) const DEFAULT_MEMORY_TEXT: &str = "2G";
+pub(crate) const DEFAULT_CPU_TEXT: &str = "600";
+pub(crate) const DEFAULT_DISK_TEXT: &str = "64M";
 
 /// Resource limits for each implementation process; `None` is unlimited. And whether it runs
 /// in the box (`sandbox`), where `processes` bounds its processes and threads together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub memory: Option<u64>,
-    pub cpu_seconds: Option<u64>,
-    pub processes: Option<u64>,
+pub(crate) struct Limits {
+    pub(crate) memory: Option<u64>,
+    pub(crate) cpu_seconds: Option<u64>,
+    pub(crate) processes: Option<u64>,
     /// What the box may write: its private folder and `/dev/shm` (each), and any one file.
-    pub disk: Option<u64>,
-    pub sandbox: Sandbox,
+    pub(crate) disk: Option<u64>,
+    pub(crate) sandbox: Sandbox,
 }
 
 impl Default for Limits {
@@ -71,7 +71,7 @@ impl Default for Limits {
 
 impl Limits {
     /// No limit and no box: for a process of dlqspec's own (`grade`'s runs).
-    pub fn unlimited() -> Self {
+    pub(crate) fn unlimited() -> Self {
         Limits {
             memory: None,
             cpu_seconds: None,
@@ -82,7 +82,7 @@ impl Limits {
     }
 
     /// `2 GiB of data (--memory)`, for messages.
-    pub fn memory_text(&self) -> String {
+    pub(crate) fn memory_text(&self) -> String {
         match self.memory {
             Some(bytes) => format!("{} of data (--memory)", size(bytes)),
             None => "unlimited (--memory)".to_owned(),
@@ -90,7 +90,7 @@ impl Limits {
     }
 
     /// `64 MiB (--disk)`, for messages.
-    pub fn disk_text(&self) -> String {
+    pub(crate) fn disk_text(&self) -> String {
         match self.disk {
             Some(bytes) => format!("{} (--disk)", size(bytes)),
             None => "unlimited (--disk)".to_owned(),
@@ -98,7 +98,7 @@ impl Limits {
     }
 
     /// `600 s of CPU time (--cpu)`, for messages.
-    pub fn cpu_text(&self) -> String {
+    pub(crate) fn cpu_text(&self) -> String {
         match self.cpu_seconds {
             Some(seconds) => format!("{seconds} s of CPU time (--cpu)"),
             None => "unlimited (--cpu)".to_owned(),
@@ -107,7 +107,7 @@ impl Limits {
 }
 
 /// `512 MiB`, `2 GiB`, `1000 bytes`.
-pub fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
         if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
             return format!("{} {unit}", bytes >> shift);
@@ -118,7 +118,7 @@ pub fn size(bytes: u64) -> String {
 
 /// Parses `--memory`: bytes with an optional K, M or G (powers of 1024, `MiB` and `MB` alike),
 /// or `unlimited`.
-pub fn parse_memory(value: &str) -> Result<Option<u64>, String> {
+pub(crate) fn parse_memory(value: &str) -> Result<Option<u64>, String> {
     if value.trim().eq_ignore_ascii_case("unlimited") {
         return Ok(None);
     }
@@ -137,7 +137,7 @@ pub fn parse_memory(value: &str) -> Result<Option<u64>, String> {
 
 /// Parses `--disk`: bytes with an optional K, M or G, as `--memory` reads them, at least 1M,
 /// or `unlimited`.
-pub fn parse_disk(value: &str) -> Result<Option<u64>, String> {
+pub(crate) fn parse_disk(value: &str) -> Result<Option<u64>, String> {
     if value.trim().eq_ignore_ascii_case("unlimited") {
         return Ok(None);
     }
@@ -169,7 +169,7 @@ fn parse_size(value: &str) -> Option<u64> {
 }
 
 /// Parses `--cpu`: whole seconds of CPU time, or `unlimited`.
-pub fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
+pub(crate) fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
     let text = value.trim();
     if text.eq_ignore_ascii_case("unlimited") {
         return Ok(None);
@@ -184,7 +184,7 @@ pub fn parse_cpu(value: &str) -> Result<Option<u64>, String> {
 
 /// Parses `--processes`: how many processes and threads at once, at least 8 (an interpreter
 /// runs a few threads to start), or `unlimited`.
-pub fn parse_processes(value: &str) -> Result<Option<u64>, String> {
+pub(crate) fn parse_processes(value: &str) -> Result<Option<u64>, String> {
     let text = value.trim();
     if text.eq_ignore_ascii_case("unlimited") {
         return Ok(None);
@@ -200,7 +200,7 @@ pub fn parse_processes(value: &str) -> Result<Option<u64>, String> {
 /// Whether a line of an implementation's output says it ran out of memory (Python's
 /// MemoryError, V8's fatal out-of-memory, C and C++ allocation failures, the JVM's fatal
 /// report, which it prints on stdout, and its heap reservation).
-pub fn says_out_of_memory(line: &str) -> bool {
+pub(crate) fn says_out_of_memory(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     [
         "memoryerror",

@@ -15,7 +15,7 @@ use crate::model::captured::MAX_STREAM_BYTES;
 
 /// What reading stdout gave.
 #[derive(Debug, PartialEq, Eq)]
-pub enum StdoutEvent {
+pub(crate) enum StdoutEvent {
     /// One line, without its line ending.
     Line(Vec<u8>),
     /// A line longer than the protocol allows; nothing more is read.
@@ -146,7 +146,7 @@ mod platform {
     /// stops must not hold the reply back.
     const DRAIN_READS: usize = 16;
 
-    pub struct Lines {
+    pub(crate) struct Lines {
         /// Where protocol lines come from: stdout, or the channel once the implementation chose it.
         protocol: File,
         buffer: Buffer,
@@ -171,7 +171,7 @@ mod platform {
     const MAX_HELD_LINES: usize = 20;
 
     impl Lines {
-        pub fn new(stdout: ChildStdout, channel: Option<File>) -> std::io::Result<Lines> {
+        pub(crate) fn new(stdout: ChildStdout, channel: Option<File>) -> std::io::Result<Lines> {
             Ok(Lines {
                 protocol: File::from(OwnedFd::from(stdout)),
                 buffer: Buffer::default(),
@@ -185,7 +185,7 @@ mod platform {
         }
 
         /// The next event, waiting for it at most `wait`; `None` when none came in time.
-        pub fn next(&mut self, wait: Duration) -> Option<StdoutEvent> {
+        pub(crate) fn next(&mut self, wait: Duration) -> Option<StdoutEvent> {
             let until = Instant::now() + wait;
             if self.offered.is_some() {
                 self.choose(until)?;
@@ -327,13 +327,13 @@ mod platform {
 
         /// The stdout line held while the channel was open, once waiting for the first message
         /// is over: what to judge it as instead of a timeout.
-        pub fn take_held(&mut self) -> Option<Vec<u8>> {
+        pub(crate) fn take_held(&mut self) -> Option<Vec<u8>> {
             self.held.pop_front()
         }
 
         /// The implementation's own output (stdout, when the protocol is on the channel) read
         /// so far, after reading what is there now: text, and bytes cut.
-        pub fn take_output(&mut self) -> Option<(String, u64)> {
+        pub(crate) fn take_output(&mut self) -> Option<(String, u64)> {
             for _ in 0..DRAIN_READS {
                 let Some(own) = &self.own else { break };
                 match readable(own, None, Duration::ZERO) {
@@ -388,13 +388,13 @@ mod platform {
 
     use super::{Buffer, CHUNK, StdoutEvent};
 
-    pub struct Lines {
+    pub(crate) struct Lines {
         events: Receiver<StdoutEvent>,
     }
 
     impl Lines {
         /// No channel is offered off Unix: `channel` is always `None` there.
-        pub fn new(
+        pub(crate) fn new(
             mut stdout: ChildStdout,
             _channel: Option<std::fs::File>,
         ) -> std::io::Result<Lines> {
@@ -426,16 +426,16 @@ mod platform {
         }
 
         /// Stdout carries the protocol, so there is no output of the implementation's own.
-        pub fn take_output(&mut self) -> Option<(String, u64)> {
+        pub(crate) fn take_output(&mut self) -> Option<(String, u64)> {
             None
         }
 
         /// Nothing is held back without a channel.
-        pub fn take_held(&mut self) -> Option<Vec<u8>> {
+        pub(crate) fn take_held(&mut self) -> Option<Vec<u8>> {
             None
         }
 
-        pub fn next(&mut self, wait: Duration) -> Option<StdoutEvent> {
+        pub(crate) fn next(&mut self, wait: Duration) -> Option<StdoutEvent> {
             match self.events.recv_timeout(wait) {
                 Ok(event) => Some(event),
                 Err(RecvTimeoutError::Disconnected) => Some(StdoutEvent::Closed),
@@ -445,7 +445,7 @@ mod platform {
     }
 }
 
-pub use platform::Lines;
+pub(crate) use platform::Lines;
 
 #[cfg(test)]
 mod tests {

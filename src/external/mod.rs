@@ -1,19 +1,19 @@
 //! External implementations: programs checked through the JSON-lines protocol (docs/protocol.md).
 
-pub mod children;
+pub(crate) mod children;
 #[cfg(unix)]
-pub mod descriptors;
+pub(crate) mod descriptors;
 pub mod entry;
-pub mod hardening;
+pub(crate) mod hardening;
 pub mod launch;
-pub mod limits;
-pub mod lines;
-pub mod pipes;
-pub mod process;
-pub mod protocol;
-pub mod sandbox;
-pub mod shims_cache;
-pub mod smoke;
-pub mod typescript;
-pub mod warm_request;
-pub mod zygote;
+pub(crate) mod limits;
+pub(crate) mod lines;
+pub(crate) mod pipes;
+pub(crate) mod process;
+pub(crate) mod protocol;
+pub(crate) mod sandbox;
+pub(crate) mod shims_cache;
+pub(crate) mod smoke;
+pub(crate) mod typescript;
+pub(crate) mod warm_request;
+pub(crate) mod zygote;

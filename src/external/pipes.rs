@@ -12,12 +12,12 @@ use std::process::{ChildStdin, Command};
 use std::time::Instant;
 
 /// The descriptor the protocol channel is offered as, and the variable that names it.
-pub const CHANNEL_FD: i32 = 3;
-pub const CHANNEL_VARIABLE: &str = "DLQSPEC_PROTOCOL_FD";
+pub(crate) const CHANNEL_FD: i32 = 3;
+pub(crate) const CHANNEL_VARIABLE: &str = "DLQSPEC_PROTOCOL_FD";
 
 /// Why a line did not reach the process.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Unwritten {
+pub(crate) enum Unwritten {
     /// Its stdin is closed: the process is gone or going.
     Closed,
     /// Its stdin took no more by the deadline: it stopped reading.
@@ -27,18 +27,18 @@ pub enum Unwritten {
 /// The channel's pipe while the process starts: the end dlqspec reads, and the end the child
 /// gets as fd 3 (dlqspec's copy of it is closed once the child has its own).
 #[cfg(unix)]
-pub struct Offered {
+pub(crate) struct Offered {
     read: std::os::fd::OwnedFd,
     write: super::descriptors::Handed,
 }
 
 #[cfg(not(unix))]
-pub struct Offered;
+pub(crate) struct Offered;
 
 impl Offered {
     /// The end to read, closing dlqspec's copy of the write end: the channel ends when the
     /// implementation's processes have all closed theirs.
-    pub fn reader(self) -> std::fs::File {
+    pub(crate) fn reader(self) -> std::fs::File {
         #[cfg(unix)]
         {
             drop(self.write);
@@ -52,7 +52,7 @@ impl Offered {
 /// Sets `command` up to give its child the channel as fd 3, and names it in its environment.
 /// `None` where no channel is offered (off Unix): stdout carries the protocol there.
 #[cfg(unix)]
-pub fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
+pub(crate) fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
     let mut fds = [0; 2];
@@ -68,12 +68,12 @@ pub fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
 }
 
 #[cfg(not(unix))]
-pub fn offer(_command: &mut Command) -> io::Result<Option<Offered>> {
+pub(crate) fn offer(_command: &mut Command) -> io::Result<Option<Offered>> {
     Ok(None)
 }
 
 /// Makes dlqspec's end of the child's stdin non-blocking (the child's end is its own).
-pub fn non_blocking(stdin: &ChildStdin) -> io::Result<()> {
+pub(crate) fn non_blocking(stdin: &ChildStdin) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::fd::AsRawFd;
@@ -92,7 +92,11 @@ pub fn non_blocking(stdin: &ChildStdin) -> io::Result<()> {
 /// Writes all of `bytes` to a non-blocking stdin, waiting for room until `deadline` at most.
 /// A line that fits the pipe is one write, with no wait.
 #[cfg(unix)]
-pub fn write_by(stdin: &mut ChildStdin, bytes: &[u8], deadline: Instant) -> Result<(), Unwritten> {
+pub(crate) fn write_by(
+    stdin: &mut ChildStdin,
+    bytes: &[u8],
+    deadline: Instant,
+) -> Result<(), Unwritten> {
     let mut rest = bytes;
     while !rest.is_empty() {
         match stdin.write(rest) {
@@ -112,7 +116,11 @@ pub fn write_by(stdin: &mut ChildStdin, bytes: &[u8], deadline: Instant) -> Resu
 
 /// Off Unix stdin blocks: a process that stops reading holds the write (see the Unix version).
 #[cfg(not(unix))]
-pub fn write_by(stdin: &mut ChildStdin, bytes: &[u8], _deadline: Instant) -> Result<(), Unwritten> {
+pub(crate) fn write_by(
+    stdin: &mut ChildStdin,
+    bytes: &[u8],
+    _deadline: Instant,
+) -> Result<(), Unwritten> {
     stdin
         .write_all(bytes)
         .and_then(|()| stdin.flush())

@@ -56,20 +56,20 @@ const STDERR_LINE_CHARS: usize = 400;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Launch {
     /// Shown in reports, e.g. `python:examples/python/solution.py`.
-    pub label: String,
+    pub(crate) label: String,
     /// The language until the implementation names its own in `hello`.
-    pub language: String,
-    pub program: String,
-    pub args: Vec<String>,
+    pub(crate) language: String,
+    pub(crate) program: String,
+    pub(crate) args: Vec<String>,
     /// Said when the program cannot be started, e.g. which variable names another interpreter.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
     /// Memory and CPU time each of its processes may use.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
 }
 
 impl Launch {
     /// The command line, for messages.
-    pub fn command_line(&self) -> String {
+    pub(crate) fn command_line(&self) -> String {
         std::iter::once(self.program.as_str())
             .chain(self.args.iter().map(String::as_str))
             .map(|word| shell_words::quote(word).into_owned())
@@ -80,30 +80,30 @@ impl Launch {
 
 /// What an implementation said about itself when greeted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Handshake {
-    pub implementation: ImplementationInfo,
-    pub contracts: Vec<String>,
-    pub defines: Option<Vec<String>>,
-    pub naming: Naming,
+pub(crate) struct Handshake {
+    pub(crate) implementation: ImplementationInfo,
+    pub(crate) contracts: Vec<String>,
+    pub(crate) defines: Option<Vec<String>>,
+    pub(crate) naming: Naming,
     /// The optional protocol features it listed (`protocol::FEATURES`), known or not.
-    pub features: Vec<String>,
-    pub pid: u32,
+    pub(crate) features: Vec<String>,
+    pub(crate) pid: u32,
     /// From starting the process to its `hello`.
-    pub startup: Duration,
+    pub(crate) startup: Duration,
 }
 
 /// How a process left when asked to (`bye`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProcessExit {
+pub(crate) struct ProcessExit {
     /// Whether it answered `bye` before leaving.
-    pub said_bye: bool,
+    pub(crate) said_bye: bool,
     /// `None` when it lingered and had to be killed.
-    pub status: Option<ExitStatus>,
-    pub took: Duration,
+    pub(crate) status: Option<ExitStatus>,
+    pub(crate) took: Duration,
 }
 
 /// An external implementation: a process started on first use and restarted after it broke.
-pub struct ExternalImplementation {
+pub(crate) struct ExternalImplementation {
     launch: Launch,
     timeout: Duration,
     process: Option<Process>,
@@ -142,7 +142,7 @@ fn allowed_features() -> Vec<String> {
 }
 
 impl ExternalImplementation {
-    pub fn new(launch: Launch, timeout: Duration) -> Self {
+    pub(crate) fn new(launch: Launch, timeout: Duration) -> Self {
         ExternalImplementation {
             launch,
             timeout,
@@ -160,7 +160,7 @@ impl ExternalImplementation {
     }
 
     /// Starts the process and greets it, unless it is running already.
-    pub fn start(&mut self) -> Result<&Handshake, ImplError> {
+    pub(crate) fn start(&mut self) -> Result<&Handshake, ImplError> {
         if let Some(fatal) = &self.fatal {
             if !std::mem::replace(&mut self.fatal_told, true) {
                 return Err(fatal.clone());
@@ -196,7 +196,7 @@ impl ExternalImplementation {
 
     /// Says `bye` and waits for the process to leave (killing it if it lingers). One started
     /// ahead and never greeted is killed at once: nothing of a run reached it.
-    pub fn shutdown(&mut self) -> Option<ProcessExit> {
+    pub(crate) fn shutdown(&mut self) -> Option<ProcessExit> {
         drop(self.starting.take());
         self.process.take().map(Process::leave)
     }
@@ -441,7 +441,7 @@ fn not_foreseen(
 }
 
 /// `replay(["a","b"])`: a call as a person would write it, cut if long.
-pub fn describe_call(method: &str, args: &[Value]) -> String {
+pub(crate) fn describe_call(method: &str, args: &[Value]) -> String {
     let args: Vec<String> = args.iter().map(Value::to_string).collect();
     let args = args.join(", ");
     let args = if args.chars().count() > 60 {
@@ -1316,7 +1316,7 @@ fn seconds(duration: Duration) -> String {
 }
 
 /// `exited with status 3`, `was killed by signal 9 (SIGKILL)`.
-pub fn describe_exit(status: ExitStatus) -> String {
+pub(crate) fn describe_exit(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exited with status {code}");
     }

@@ -10,20 +10,20 @@ use crate::model::captured::{Frame, StreamName};
 use crate::model::implementation::{Foreseen, Naming, Raised};
 
 /// The protocol version this dlqspec speaks, sent in `hello` and required back.
-pub const PROTOCOL_VERSION: u64 = 1;
+pub(crate) const PROTOCOL_VERSION: u64 = 1;
 
 /// A message dlqspec writes to the implementation's stdin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Outgoing {
+pub(crate) struct Outgoing {
     /// The request's number (1, 2, 3... per process); a world answer repeats the request's.
-    pub seq: u64,
+    pub(crate) seq: u64,
     #[serde(flatten)]
-    pub body: Request,
+    pub(crate) body: Request,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Request {
+pub(crate) enum Request {
     Hello {
         protocol: u64,
     },
@@ -56,23 +56,23 @@ pub enum Request {
 
 /// A foreseen world call as the protocol writes it: `call`, `args`, and `value` or `raise`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ForeseenCall {
-    pub call: String,
-    pub args: Vec<Value>,
+pub(crate) struct ForeseenCall {
+    pub(crate) call: String,
+    pub(crate) args: Vec<Value>,
     /// Present when the call returns, even as `null`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub value: Option<Value>,
+    pub(crate) value: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raise: Option<Raised>,
+    pub(crate) raise: Option<Raised>,
 }
 
 impl ForeseenCall {
     /// Whether `answer` is the one foreseen.
-    pub fn answers(&self, answer: &Result<Value, Raised>) -> bool {
+    pub(crate) fn answers(&self, answer: &Result<Value, Raised>) -> bool {
         match answer {
             Ok(value) => self.raise.is_none() && self.value.as_ref() == Some(value),
             Err(raised) => self.value.is_none() && self.raise.as_ref() == Some(raised),
@@ -97,20 +97,20 @@ impl From<Foreseen> for ForeseenCall {
 
 /// The features of protocol v1 beyond its core, which an implementation lists in its `hello`
 /// (`features`) to have dlqspec use them (docs/protocol.md).
-pub const FEATURES: &[&str] = &["foresight"];
+pub(crate) const FEATURES: &[&str] = &["foresight"];
 
 /// A message the implementation writes to its stdout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Incoming {
+pub(crate) struct Incoming {
     /// Echoes the request being answered or served.
-    pub seq: u64,
+    pub(crate) seq: u64,
     #[serde(flatten)]
-    pub body: IncomingBody,
+    pub(crate) body: IncomingBody,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum IncomingBody {
+pub(crate) enum IncomingBody {
     /// The answer to `hello`: who is speaking and which contracts it provides.
     Hello {
         protocol: u64,
@@ -181,7 +181,7 @@ pub enum IncomingBody {
 
 impl IncomingBody {
     /// The `type` as written on the wire, for messages about a reply out of place.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self {
             IncomingBody::Hello { .. } => "hello",
             IncomingBody::Errored { .. } => "errored",
@@ -201,7 +201,7 @@ impl IncomingBody {
 /// both says two things.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "ReturnFields", into = "ReturnFields")]
-pub enum Returned {
+pub(crate) enum Returned {
     Value(Value),
     Undefined,
 }
@@ -263,15 +263,15 @@ impl From<Returned> for ReturnFields {
 
 /// Who answered `hello`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImplementationInfo {
-    pub name: String,
-    pub language: String,
-    pub version: String,
+pub(crate) struct ImplementationInfo {
+    pub(crate) name: String,
+    pub(crate) language: String,
+    pub(crate) version: String,
 }
 
 /// Why a line from the implementation is not a message dlqspec can use.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DecodeError {
+pub(crate) enum DecodeError {
     /// Not JSON at all: typically a stray print on stdout.
     NotJson(String),
     /// Not UTF-8: the byte offset of the first byte that is not.
@@ -285,7 +285,7 @@ pub enum DecodeError {
 }
 
 /// Encodes a message as one line, `\n` included.
-pub fn encode(message: &Outgoing) -> String {
+pub(crate) fn encode(message: &Outgoing) -> String {
     // Serializing these types cannot fail: every key is a string and every number finite.
     let mut line = serde_json::to_string(message).unwrap_or_default();
     line.push('\n');
@@ -335,7 +335,7 @@ impl WorldLine<'_> {
 }
 
 /// Decodes one line (without its line ending) written by an implementation.
-pub fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
+pub(crate) fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
     let text =
         std::str::from_utf8(line).map_err(|error| DecodeError::NotUtf8(error.valid_up_to()))?;
     if let Some(world) = WorldLine::read(text) {
@@ -367,7 +367,7 @@ pub fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
 
 /// The keys each reply type may carry, as reply.schema.json lists them (its
 /// `additionalProperties: false`); a test holds the two equal.
-pub const REPLY_KEYS: &[(&str, &[&str])] = &[
+pub(crate) const REPLY_KEYS: &[(&str, &[&str])] = &[
     (
         "hello",
         &[

@@ -21,14 +21,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The Python shim, as a path in the shims folder.
-pub const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
+pub(crate) const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
 /// The Node shim, as a path in the shims folder.
-pub const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
+pub(crate) const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
 
 /// One file of the shims folder: its path in the folder, and what it holds.
-pub struct ShimFile {
-    pub path: &'static str,
-    pub bytes: &'static [u8],
+pub(crate) struct ShimFile {
+    pub(crate) path: &'static str,
+    pub(crate) bytes: &'static [u8],
 }
 
 macro_rules! shim_file {
@@ -42,7 +42,7 @@ macro_rules! shim_file {
 
 /// Every file the shims need at run time. A unit test holds this list equal to the files of
 /// `shims/` that ship (all but the READMEs, the npm manifests, node_modules and the tests).
-pub static SHIM_FILES: &[ShimFile] = &[
+pub(crate) static SHIM_FILES: &[ShimFile] = &[
     shim_file!("python/dlqspec_shim.py"),
     shim_file!("python/dlqspec_zygote.py"),
     shim_file!("node/dlqspec-shim.mjs"),
@@ -64,7 +64,7 @@ const MAX_ENTRIES: usize = 64;
 /// The hash of the embedded shims (FNV-1a, 64 bits, over each path and its bytes), as 16 hex
 /// digits: it names the cache folder, so another version of the shims gets another folder.
 /// Not a guard (the check compares every byte): a name only.
-pub fn shims_hash() -> &'static str {
+pub(crate) fn shims_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
     HASH.get_or_init(|| {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -85,14 +85,14 @@ pub fn shims_hash() -> &'static str {
 }
 
 /// The name of this version's shims folder inside the cache folder.
-pub fn folder_name() -> String {
+pub(crate) fn folder_name() -> String {
     format!("shims-{}", shims_hash())
 }
 
 /// The cache folder the shims go in, from the environment: `$DLQSPEC_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/dlqspec`, else `$HOME/.cache/dlqspec`. Made absolute, since the shim's
 /// path is handed to an interpreter.
-pub fn cache_root(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, String> {
+pub(crate) fn cache_root(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, String> {
     let set = |name: &str| env(name).filter(|value| !value.is_empty());
     let root = if let Some(dir) = set(crate::model::cache_dir::CACHE_DIR_ENV) {
         PathBuf::from(dir)
@@ -112,7 +112,7 @@ pub fn cache_root(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, Strin
 
 /// The shims folder of this version under `root`: checked, and written (again) when missing
 /// or wrong. Gives its path.
-pub fn materialise(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn materialise(root: &Path) -> Result<PathBuf, String> {
     let dir = root.join(folder_name());
     let fix = "set DLQSPEC_CACHE_DIR to a writable folder of yours";
     match check(&dir) {
@@ -151,7 +151,7 @@ pub fn materialise(root: &Path) -> Result<PathBuf, String> {
 
 /// What a shims folder on disk is worth.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     /// Exactly the embedded shims, ours, read-only to others: use it.
     Good,
     Missing,
@@ -162,7 +162,7 @@ pub enum Check {
 }
 
 /// Checks the shims folder at `dir` against the embedded files, byte for byte.
-pub fn check(dir: &Path) -> Check {
+pub(crate) fn check(dir: &Path) -> Check {
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Check::Missing,

@@ -22,42 +22,42 @@ use crate::model::implementation::{
 
 /// Everything a smoke run found out.
 #[derive(Debug)]
-pub struct SmokeReport {
-    pub label: String,
-    pub command: String,
-    pub handshake: Result<Handshake, ImplError>,
-    pub contracts: Vec<ContractCheck>,
+pub(crate) struct SmokeReport {
+    pub(crate) label: String,
+    pub(crate) command: String,
+    pub(crate) handshake: Result<Handshake, ImplError>,
+    pub(crate) contracts: Vec<ContractCheck>,
     /// The contracts dlqspec checks, for a hint when none is claimed.
-    pub known_contracts: Vec<&'static str>,
-    pub departure: Option<ProcessExit>,
-    pub took: Duration,
+    pub(crate) known_contracts: Vec<&'static str>,
+    pub(crate) departure: Option<ProcessExit>,
+    pub(crate) took: Duration,
     /// What the box held around it on this machine; `None` with `--sandbox off`.
-    pub sandbox: Option<Vec<super::sandbox::Protection>>,
+    pub(crate) sandbox: Option<Vec<super::sandbox::Protection>>,
 }
 
 /// The calls made on one claimed contract.
 #[derive(Debug)]
-pub struct ContractCheck {
-    pub contract: String,
+pub(crate) struct ContractCheck {
+    pub(crate) contract: String,
     /// `false` for a contract dlqspec does not know: nothing is called.
-    pub known: bool,
-    pub steps: Vec<SmokeStep>,
+    pub(crate) known: bool,
+    pub(crate) steps: Vec<SmokeStep>,
 }
 
 #[derive(Debug)]
-pub struct SmokeStep {
+pub(crate) struct SmokeStep {
     /// The request, e.g. `process_one()`.
-    pub request: String,
-    pub took: Duration,
+    pub(crate) request: String,
+    pub(crate) took: Duration,
     /// World calls the implementation made while serving it.
-    pub world_calls: usize,
-    pub verdict: SmokeVerdict,
+    pub(crate) world_calls: usize,
+    pub(crate) verdict: SmokeVerdict,
     /// What the implementation printed and raised while serving it.
-    pub output: Option<Captured>,
+    pub(crate) output: Option<Captured>,
 }
 
 #[derive(Debug)]
-pub enum SmokeVerdict {
+pub(crate) enum SmokeVerdict {
     /// It answered as expected; the answer as written in a spec.
     Ok(String),
     /// It answered something else.
@@ -74,7 +74,7 @@ pub enum SmokeVerdict {
 
 impl SmokeReport {
     /// What is wrong, one sentence each; empty when all is well.
-    pub fn problems(&self) -> Vec<String> {
+    pub(crate) fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         if let Err(error) = &self.handshake {
             problems.push(format!(
@@ -126,11 +126,11 @@ impl SmokeReport {
         problems
     }
 
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.problems().is_empty()
     }
 
-    pub fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.contracts.iter().map(|c| c.steps.len()).sum()
     }
 }
@@ -222,7 +222,7 @@ fn outcome_queue_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
 }
 
 /// Starts the implementation, greets it, exercises each contract it claims, says `bye`.
-pub fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
+pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
     let command = launch.command_line();
     let label = launch.label.clone();

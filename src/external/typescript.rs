@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 /// Whether `path` names a TypeScript file (`.ts`, `.mts`, `.cts`).
-pub fn is_typescript(path: &Path) -> bool {
+pub(crate) fn is_typescript(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "ts" | "mts" | "cts"))
@@ -25,7 +25,7 @@ pub fn is_typescript(path: &Path) -> bool {
 /// tsx fails on one it may not read), every `node_modules` folder on the way up (its project's
 /// tsx and esbuild, the packages it imports), and the tsx behind a `tsx` on `PATH` when its
 /// project has none. Nothing for another file, or one that does not exist.
-pub fn readable_paths(arg: &Path) -> Vec<PathBuf> {
+pub(crate) fn readable_paths(arg: &Path) -> Vec<PathBuf> {
     if !is_typescript(arg) || !arg.is_file() {
         return Vec::new();
     }
@@ -66,7 +66,7 @@ fn project_tsx(solution: &Path) -> Option<PathBuf> {
 
 /// Whether the Node shim will find a tsx for `solution`, as it looks: in its project, on
 /// `PATH`, or beside the shim at `shim`.
-pub fn has_tsx(solution: &Path, shim: &Path) -> bool {
+pub(crate) fn has_tsx(solution: &Path, shim: &Path) -> bool {
     let beside = shim
         .parent()
         .is_some_and(|node| node.join("node_modules/tsx/package.json").is_file());
@@ -103,7 +103,7 @@ fn find_tsx_on_path() -> Option<PathBuf> {
 
 /// A Node.js version, as `node --version` tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct NodeVersion(pub u32, pub u32, pub u32);
+pub(crate) struct NodeVersion(pub u32, pub u32, pub u32);
 
 impl std::fmt::Display for NodeVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -113,13 +113,13 @@ impl std::fmt::Display for NodeVersion {
 
 impl NodeVersion {
     /// The oldest Node the shim runs on.
-    pub const OLDEST: NodeVersion = NodeVersion(20, 0, 0);
+    pub(crate) const OLDEST: NodeVersion = NodeVersion(20, 0, 0);
 
     /// The first Node with `--experimental-transform-types`.
     const TRANSFORMS: NodeVersion = NodeVersion(22, 7, 0);
 
     /// Reads `v20.20.2` (what `node --version` prints).
-    pub fn parse(text: &str) -> Option<NodeVersion> {
+    pub(crate) fn parse(text: &str) -> Option<NodeVersion> {
         let mut parts = text.trim().strip_prefix('v')?.splitn(3, '.');
         let mut next = || -> Option<u32> {
             let part = parts.next()?;
@@ -132,7 +132,7 @@ impl NodeVersion {
 
 /// Why a Node.js cannot run solutions on this machine: it does not start, or is too old.
 /// Said to whoever set the machine up (the teacher, the grader's author), never to a student.
-pub fn node_problem(program: &str) -> Option<String> {
+pub(crate) fn node_problem(program: &str) -> Option<String> {
     match node_version(program) {
         Ok(version) if version >= NodeVersion::OLDEST => None,
         Ok(version) => Some(format!(
@@ -144,7 +144,7 @@ pub fn node_problem(program: &str) -> Option<String> {
 
 /// The version of the Node.js `program` starts, asked once per program (`node --version`
 /// costs a few milliseconds; `grade` and `explore` parse `--impl` often).
-pub fn node_version(program: &str) -> Result<NodeVersion, String> {
+pub(crate) fn node_version(program: &str) -> Result<NodeVersion, String> {
     static ASKED: Mutex<Vec<(String, Result<NodeVersion, String>)>> = Mutex::new(Vec::new());
     let mut asked = ASKED
         .lock()
@@ -194,7 +194,7 @@ fn ask_version(program: &str) -> Result<NodeVersion, String> {
 /// the full transform (enums, namespaces and parameter properties, not only erased types),
 /// its experimental warning kept off the solution's stderr. None for an older Node, which
 /// the shim's own transform serves, or one that does not tell its version.
-pub fn transform_flags(version: Option<NodeVersion>) -> &'static [&'static str] {
+pub(crate) fn transform_flags(version: Option<NodeVersion>) -> &'static [&'static str] {
     match version {
         Some(version) if version >= NodeVersion::TRANSFORMS => &[
             "--experimental-transform-types",

@@ -14,17 +14,17 @@ use super::shims_cache::PYTHON_SHIM;
 
 /// The variable `grade` sets for each run: `FD:PROGRAM`, the run's end of the zygote's socket
 /// and the interpreter the zygote is (a run with another interpreter starts cold).
-pub const ZYGOTE_VARIABLE: &str = "DLQSPEC_PYTHON_ZYGOTE";
+pub(crate) const ZYGOTE_VARIABLE: &str = "DLQSPEC_PYTHON_ZYGOTE";
 
 /// The most bytes one request may have (the zygote's buffer).
-pub const MAX_REQUEST: usize = 1 << 20;
+pub(crate) const MAX_REQUEST: usize = 1 << 20;
 
 /// The zygote that serves this process's own starts (`watch`'s), when it started one.
 static SERVED_HERE: std::sync::OnceLock<(RawFd, PathBuf)> = std::sync::OnceLock::new();
 
 /// Serves this process's own Python starts from now on from the zygote whose socket is
 /// `control` and whose interpreter is `program` (`Zygote::serve_here`).
-pub fn serve_here(control: RawFd, program: PathBuf) {
+pub(crate) fn serve_here(control: RawFd, program: PathBuf) {
     let _ = SERVED_HERE.set((control, program));
 }
 
@@ -53,7 +53,7 @@ fn inherited() -> Option<&'static (RawFd, PathBuf)> {
 /// interpreter, the command is the Python shim on a solution, and its box has every part
 /// (none when anything is missing: then it starts cold).
 #[cfg(target_os = "linux")]
-pub fn request_for(
+pub(crate) fn request_for(
     command: &Command,
     prepared: &PreparedBox,
     rlimits: &[(i64, libc::rlimit)],

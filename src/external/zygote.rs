@@ -31,10 +31,10 @@ use super::warm_request;
 
 use super::warm_request::MAX_REQUEST;
 /// The variable `grade` sets for each run (`warm_request`, which reads it).
-pub use super::warm_request::ZYGOTE_VARIABLE;
+pub(crate) use super::warm_request::ZYGOTE_VARIABLE;
 
 /// Where a run gets its end of the zygote's socket.
-pub const RUN_FD: RawFd = 4;
+pub(crate) const RUN_FD: RawFd = 4;
 
 /// The zygote's program, beside the Python shim in the shims folder.
 const ZYGOTE_SCRIPT: &str = "dlqspec_zygote.py";
@@ -46,7 +46,7 @@ const ZYGOTE_FD: RawFd = 3;
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A running zygote, held by `grade`; dropping it ends the zygote and every child it has.
-pub struct Zygote {
+pub(crate) struct Zygote {
     child: Child,
     guard: Guard,
     control: OwnedFd,
@@ -66,7 +66,11 @@ impl Zygote {
         clippy::disallowed_methods,
         reason = "starts a process: the zygote of the warm start"
     )]
-    pub fn start(program: &str, shim: &Path, processes: Option<u64>) -> Result<Zygote, String> {
+    pub(crate) fn start(
+        program: &str,
+        shim: &Path,
+        processes: Option<u64>,
+    ) -> Result<Zygote, String> {
         let features = sandbox::features();
         if !(features.root
             && features.container
@@ -152,7 +156,11 @@ impl Zygote {
     }
 
     #[cfg(not(target_os = "linux"))]
-    pub fn start(_program: &str, _shim: &Path, _processes: Option<u64>) -> Result<Zygote, String> {
+    pub(crate) fn start(
+        _program: &str,
+        _shim: &Path,
+        _processes: Option<u64>,
+    ) -> Result<Zygote, String> {
         Err("the warm start is for Linux only".to_owned())
     }
 
@@ -209,7 +217,7 @@ impl Zygote {
     }
 
     /// The descriptor to hand each run as `RUN_FD`, and the value of `ZYGOTE_VARIABLE`.
-    pub fn handed(&self) -> (RawFd, String) {
+    pub(crate) fn handed(&self) -> (RawFd, String) {
         (
             self.control.as_raw_fd(),
             format!("{RUN_FD}:{}", self.program.display()),
@@ -248,7 +256,7 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 impl Zygote {
     /// Serves this process's own Python starts from now on (`watch`): the zygote must then
     /// live as long as the process starts implementations.
-    pub fn serve_here(&self) {
+    pub(crate) fn serve_here(&self) {
         warm_request::serve_here(self.control.as_raw_fd(), self.program.clone());
     }
 }

@@ -92,7 +92,7 @@ const MAX_PLACEMENTS: usize = 4;
 
 /// A file being written: created early (so an unwritable target fails before any work), put
 /// in place by `commit`, removed if dropped uncommitted.
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     sink: Sink,
 }
 
@@ -101,7 +101,7 @@ fn refuse(kind: io::ErrorKind, message: String) -> io::Error {
 }
 
 impl AtomicFile {
-    pub fn create(target: &Path) -> io::Result<AtomicFile> {
+    pub(crate) fn create(target: &Path) -> io::Result<AtomicFile> {
         if target.as_os_str() == "-" {
             return Ok(AtomicFile { sink: Sink::Stdout });
         }
@@ -146,7 +146,7 @@ impl AtomicFile {
         clippy::disallowed_methods,
         reason = "prints: `--output -` (or /dev/stdout) writes the report to that stream through the same commit"
     )]
-    pub fn commit(self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn commit(self, bytes: &[u8]) -> io::Result<()> {
         match self.sink {
             Sink::Replace(replacement) => replacement.commit(bytes),
             Sink::Through(mut file) => file.write_all(bytes).and_then(|()| file.flush()),
@@ -616,7 +616,7 @@ fn own_stream(meta: &std::fs::Metadata) -> Option<Sink> {
     clippy::disallowed_methods,
     reason = "writes a file: creates a file only where nothing is"
 )]
-pub fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+pub(crate) fn write_new(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     for n in 1..=MAX_NEW_NAMES {
         let path = match (n, ext) {
@@ -652,19 +652,19 @@ const MAX_NEW_NAMES: usize = 1000;
 /// Replaces the file at `path` by a new one holding `bytes`, whatever is there: for a file that
 /// is dlqspec's own (a cache), so a link or a FIFO planted at `path` is replaced by the rename,
 /// never followed or written through.
-pub fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Replacement::new(path.to_path_buf(), None)?.commit(bytes)
 }
 
 /// Replaces `path`'s contents with `bytes` in one step.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     AtomicFile::create(path)?.commit(bytes)
 }
 
 /// Rewrites a spec file in one step, refusing what a rename would get wrong: a file that is
 /// not a regular file, is read-only, or has other hard links (which would keep the old text
 /// while this name got the new one).
-pub fn write_spec(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_spec(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         return Err(refuse(

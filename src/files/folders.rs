@@ -8,13 +8,13 @@ use std::path::{Component, Path, PathBuf};
 /// `root/relative`, each folder of `relative` made where nothing is. Refused where one is a
 /// symbolic link or not a folder (planted, or made by someone else): written through, it could
 /// put a file anywhere. `root` is the user's to choose, and may itself be a link.
-pub fn own_folder(root: &Path, relative: &Path) -> io::Result<PathBuf> {
+pub(crate) fn own_folder(root: &Path, relative: &Path) -> io::Result<PathBuf> {
     walk(root, relative, true)
 }
 
 /// `root/relative` when each folder of `relative` is there and a folder, none a link; `None`
 /// otherwise. Nothing is made.
-pub fn existing_own_folder(root: &Path, relative: &Path) -> Option<PathBuf> {
+pub(crate) fn existing_own_folder(root: &Path, relative: &Path) -> Option<PathBuf> {
     walk(root, relative, false).ok()
 }
 

@@ -20,10 +20,10 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// While alive, its temporary file is removed if dlqspec is interrupted.
 #[derive(Debug)]
-pub struct TempFileGuard(u64);
+pub(crate) struct TempFileGuard(u64);
 
 /// Registers a temporary file to remove if dlqspec is interrupted before it is renamed.
-pub fn remove_on_interrupt(path: &Path) -> TempFileGuard {
+pub(crate) fn remove_on_interrupt(path: &Path) -> TempFileGuard {
     let number = NEXT.fetch_add(1, Ordering::SeqCst);
     if let Ok(mut files) = TEMP_FILES.lock() {
         files.insert(number, path.to_path_buf());
@@ -49,7 +49,7 @@ static PLACING: Mutex<()> = Mutex::new(());
 /// Leave to put a file in place, held until it is; `None` once dlqspec is being
 /// interrupted. Killing the implementation wakes the run, which would otherwise go on to
 /// write a report of a run that was stopped (its specs errored by the kill) over the old one.
-pub fn placing() -> Option<MutexGuard<'static, ()>> {
+pub(crate) fn placing() -> Option<MutexGuard<'static, ()>> {
     let guard = PLACING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -80,7 +80,7 @@ fn undo() {
 /// Blocks SIGINT, SIGTERM and SIGHUP in this thread (and so in every thread it starts from now
 /// on) and starts the thread that waits for them. A signal dlqspec's parent chose to ignore
 /// (`nohup`, a background job) stays ignored. Calling it again does nothing.
-pub fn install() {
+pub(crate) fn install() {
     #[cfg(unix)]
     unix::install();
 }
@@ -91,7 +91,7 @@ mod unix {
 
     static INSTALL: Once = Once::new();
 
-    pub fn install() {
+    pub(crate) fn install() {
         INSTALL.call_once(|| {
             // SAFETY: sigset_t is a plain C struct, initialised by sigemptyset before use; the
             // calls have no other preconditions.

@@ -10,7 +10,7 @@ use std::path::Path;
     clippy::disallowed_methods,
     reason = "writes a file: creates a file only where nothing is"
 )]
-pub fn create(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn create(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

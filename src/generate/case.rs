@@ -38,16 +38,16 @@ pub trait Case: Send + Sync + fmt::Debug {
 
 /// The top of a spec file: what every contract's spec starts with.
 #[derive(Debug, Clone)]
-pub struct Header<'a> {
-    pub contract: &'a str,
-    pub name: &'a str,
-    pub description: &'a str,
-    pub rules: &'a [&'a str],
+pub(crate) struct Header<'a> {
+    pub(crate) contract: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) rules: &'a [&'a str],
 }
 
 /// A whole spec: `header`, then `body`. The schema line is the bundled specs' own, so a spec
 /// written for `specs/CONTRACT/` gets completion in editors as they do.
-pub fn spec_text(header: &Header, body: &str) -> String {
+pub(crate) fn spec_text(header: &Header, body: &str) -> String {
     let mut text =
         String::from("# yaml-language-server: $schema=../../schema/dlqspec.schema.json\n");
     text.push_str(&format!("contract: {}\n", header.contract));

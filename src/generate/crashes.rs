@@ -10,15 +10,15 @@ use crate::model::implementation::Implementation;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrashPoint {
     /// The step of the scenario (0-based) the crash happens in.
-    pub step: usize,
+    pub(crate) step: usize,
     /// The step's name, for people: `process`, `replay`.
-    pub step_name: &'static str,
+    pub(crate) step_name: &'static str,
     /// Whether the call happens before the crash.
-    pub after: bool,
+    pub(crate) after: bool,
     /// The effect, as a fault names it: `dlq.put`, `queue.ack`...
-    pub call: String,
+    pub(crate) call: String,
     /// Which of the step's calls of `call`, counting from 1.
-    pub nth: u32,
+    pub(crate) nth: u32,
 }
 
 impl fmt::Display for CrashPoint {
@@ -43,9 +43,9 @@ impl fmt::Display for CrashPoint {
 #[derive(Debug, Clone, Default)]
 pub struct ScheduleRun {
     /// Where a further crash can go: the effects after the schedule's last crash.
-    pub points: Vec<CrashPoint>,
+    pub(crate) points: Vec<CrashPoint>,
     /// The invariants the run broke, one line each.
-    pub violations: Vec<String>,
+    pub(crate) violations: Vec<String>,
 }
 
 /// A contract's scenario, ready to run under crash schedules.

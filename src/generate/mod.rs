@@ -5,7 +5,7 @@
 pub mod case;
 pub mod crashes;
 pub mod rng;
-pub mod variants;
+pub(crate) mod variants;
 
 use crate::text::source::SourceFile;
 use case::Case;

@@ -14,7 +14,7 @@ impl Rng {
     }
 
     /// The generator of case `case` of the contract named `contract`, in the run seeded `seed`.
-    pub fn for_case(seed: u64, contract: &str, case: u64) -> Self {
+    pub(crate) fn for_case(seed: u64, contract: &str, case: u64) -> Self {
         // FNV-1a of the name: stable across builds and platforms, unlike `DefaultHasher`.
         let named = contract
             .bytes()
@@ -44,12 +44,12 @@ impl Rng {
     }
 
     /// A number from `low` to `high`, both included.
-    pub fn between(&mut self, low: u64, high: u64) -> u64 {
+    pub(crate) fn between(&mut self, low: u64, high: u64) -> u64 {
         low + self.below((high - low + 1) as usize) as u64
     }
 
     /// True `percent` times in a hundred.
-    pub fn chance(&mut self, percent: usize) -> bool {
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
@@ -59,7 +59,7 @@ impl Rng {
     }
 
     /// One of `choices`, each as likely as its weight says.
-    pub fn weighted<T: Clone>(&mut self, choices: &[(usize, T)]) -> T {
+    pub(crate) fn weighted<T: Clone>(&mut self, choices: &[(usize, T)]) -> T {
         let total: usize = choices.iter().map(|(weight, _)| weight).sum();
         let mut roll = self.below(total);
         for (weight, choice) in choices {
@@ -72,7 +72,7 @@ impl Rng {
     }
 
     /// `items` in a random order (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             items.swap(i, self.below(i + 1));
         }
@@ -81,7 +81,7 @@ impl Rng {
 
 /// A seed for a run that was given none: the clock's nanoseconds and the process id, which is
 /// different enough from run to run. It is printed, so the run can be replayed.
-pub fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

@@ -5,7 +5,7 @@ use super::case::{self, Case, Header};
 
 /// `steps` with chunks left out, from half of them down to one at a time, as delta debugging
 /// cuts: the step lists every contract's shrinking tries first.
-pub fn chunks_removed<T: Clone>(steps: &[T]) -> Vec<Vec<T>> {
+pub(crate) fn chunks_removed<T: Clone>(steps: &[T]) -> Vec<Vec<T>> {
     let mut smaller = Vec::new();
     let n = steps.len();
     let mut size = n / 2;
@@ -23,7 +23,11 @@ pub fn chunks_removed<T: Clone>(steps: &[T]) -> Vec<Vec<T>> {
 }
 
 /// `steps` with the step at `index` replaced by each of `variants`.
-pub fn with_step_replaced<T: Clone>(steps: &[T], index: usize, variants: Vec<T>) -> Vec<Vec<T>> {
+pub(crate) fn with_step_replaced<T: Clone>(
+    steps: &[T],
+    index: usize,
+    variants: Vec<T>,
+) -> Vec<Vec<T>> {
     variants
         .into_iter()
         .map(|variant| {
@@ -35,7 +39,7 @@ pub fn with_step_replaced<T: Clone>(steps: &[T], index: usize, variants: Vec<T>)
 }
 
 /// The variants but those equal to `case`, boxed as cases: what `Case::shrinks` returns.
-pub fn boxed_except<C: Case + PartialEq + 'static>(
+pub(crate) fn boxed_except<C: Case + PartialEq + 'static>(
     variants: Vec<C>,
     case: &C,
 ) -> Vec<Box<dyn Case>> {
@@ -47,7 +51,7 @@ pub fn boxed_except<C: Case + PartialEq + 'static>(
 }
 
 /// The spec text of `case` while exploring: a placeholder header, which blessing leaves alone.
-pub fn draft(contract: &str, case: &dyn Case) -> String {
+pub(crate) fn draft(contract: &str, case: &dyn Case) -> String {
     let header = Header {
         contract,
         name: "explored case",

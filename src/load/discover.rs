@@ -19,18 +19,18 @@ use crate::text::source::{FileId, display_path};
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{path}: {reason}")]
 pub struct DiscoverError {
-    pub path: String,
-    pub reason: String,
+    pub(crate) path: String,
+    pub(crate) reason: String,
 }
 
 /// A spec file to read, and which file it was when found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundSpec {
     /// The path as found (through the folder given), which is the path reports show.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The file it was when found: reading checks it is still that file, so that a link
     /// swapped in after discovery cannot point the read elsewhere.
-    pub identity: Option<FileId>,
+    pub(crate) identity: Option<FileId>,
 }
 
 /// One entry of a discovery, in report order.
@@ -45,7 +45,7 @@ pub enum DiscoveredPath {
 }
 
 impl DiscoveredPath {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             DiscoveredPath::Spec(found) => &found.path,
             DiscoveredPath::Unreadable { path, .. } => path,
@@ -56,13 +56,13 @@ impl DiscoveredPath {
 /// A path left out, with why: shown as a warning, never failing a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
+    pub(crate) path: PathBuf,
+    pub(crate) reason: String,
 }
 
 impl Skipped {
     /// `warning: PATH: skipped, REASON` (not sanitized: renderers do that).
-    pub fn warning(&self) -> String {
+    pub(crate) fn warning(&self) -> String {
         format!(
             "warning: {}: skipped, {}",
             display_path(&self.path),
@@ -76,7 +76,7 @@ impl Skipped {
 pub struct Discovery {
     /// Spec files and unreadable paths, sorted within each folder so runs are reproducible.
     pub entries: Vec<DiscoveredPath>,
-    pub skipped: Vec<Skipped>,
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// Spec files below `paths`; see the module documentation for what is followed and skipped.

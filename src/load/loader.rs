@@ -31,7 +31,7 @@ impl LoadedSpec {
     }
 
     /// `run`, on `world`.
-    pub fn run_in(
+    pub(crate) fn run_in(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
@@ -44,19 +44,10 @@ impl LoadedSpec {
         self.pinpointed(run)
     }
 
-    /// `run`, with the departure behind a mismatch (`Scenario::diagnose`): what a failure's
-    /// cause is made from.
-    pub fn diagnose(
-        &self,
-        implementation: &mut dyn Implementation,
-        mode: RunMode,
-    ) -> (ScenarioRun, Option<Departure>) {
-        self.diagnose_in(implementation, mode, &WorldChoice::Fake)
-    }
-
-    /// `diagnose`, on `world`. The reference a departure is found against acts on the fake,
-    /// so on a broker's queue the run is not diagnosed.
-    pub fn diagnose_in(
+    /// `run` on `world`, with the departure behind a mismatch (`Scenario::diagnose`): what a
+    /// failure's cause is made from. The reference a departure is found against acts on the
+    /// fake, so on a broker's queue the run is not diagnosed.
+    pub(crate) fn diagnose_in(
         &self,
         implementation: &mut dyn Implementation,
         mode: RunMode,
@@ -133,18 +124,18 @@ pub fn load_entry(entry: &DiscoveredPath) -> Result<LoadedSpec, SpecError> {
 }
 
 /// Reads a spec file (bounded, never blocking); a file that cannot be read is a spec error.
-pub fn read(path: &Path) -> Result<SourceFile, SpecError> {
+pub(crate) fn read(path: &Path) -> Result<SourceFile, SpecError> {
     SourceFile::read(path).map_err(|error| unreadable(path, &error.to_string()))
 }
 
 /// Reads a spec as discovery found it.
-pub fn read_found(found: &FoundSpec) -> Result<SourceFile, SpecError> {
+pub(crate) fn read_found(found: &FoundSpec) -> Result<SourceFile, SpecError> {
     SourceFile::read_checked(&found.path, found.identity)
         .map_err(|error| unreadable(&found.path, &error.to_string()))
 }
 
 /// The spec error of a path that cannot be read, and why.
-pub fn unreadable(path: &Path, why: &str) -> SpecError {
+pub(crate) fn unreadable(path: &Path, why: &str) -> SpecError {
     SpecError {
         kind: SpecErrorKind::Unreadable,
         path: crate::text::source::display_path(path),

@@ -3,4 +3,4 @@
 //! (`external::shims_cache`).
 
 /// The variable that names another cache folder (tests use it; so may a CI job).
-pub const CACHE_DIR_ENV: &str = "DLQSPEC_CACHE_DIR";
+pub(crate) const CACHE_DIR_ENV: &str = "DLQSPEC_CACHE_DIR";

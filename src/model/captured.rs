@@ -7,11 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 /// The most bytes of one stream kept for one spec; the rest is counted, not kept.
-pub const MAX_STREAM_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_STREAM_BYTES: usize = 64 * 1024;
 
 /// The most tracebacks kept for one spec, and frames kept of each.
-pub const MAX_TRACEBACKS: usize = 8;
-pub const MAX_FRAMES: usize = 40;
+pub(crate) const MAX_TRACEBACKS: usize = 8;
+pub(crate) const MAX_FRAMES: usize = 40;
 
 /// The longest file name, function name and source line of a frame kept, in characters.
 const MAX_FIELD_CHARS: usize = 300;
@@ -19,48 +19,48 @@ const MAX_FIELD_CHARS: usize = 300;
 /// The output and tracebacks of one spec.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Captured {
-    pub stdout: Stream,
-    pub stderr: Stream,
+    pub(crate) stdout: Stream,
+    pub(crate) stderr: Stream,
     /// Errors raised from the implementation's own code, in the order they were raised.
-    pub tracebacks: Vec<Traceback>,
+    pub(crate) tracebacks: Vec<Traceback>,
     /// Tracebacks beyond `MAX_TRACEBACKS`, counted.
-    pub tracebacks_cut: usize,
+    pub(crate) tracebacks_cut: usize,
 }
 
 /// One captured stream: the first `MAX_STREAM_BYTES` of it, and how many bytes were cut.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stream {
-    pub text: String,
-    pub cut_bytes: u64,
+pub(crate) struct Stream {
+    pub(crate) text: String,
+    pub(crate) cut_bytes: u64,
 }
 
 /// An error raised from the implementation's code, with the frames in the solution's files,
 /// innermost first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Traceback {
+pub(crate) struct Traceback {
     /// `KeyError: 'first_received'`.
-    pub error: String,
-    pub frames: Vec<Frame>,
+    pub(crate) error: String,
+    pub(crate) frames: Vec<Frame>,
 }
 
 /// One frame in a solution's file, as a shim reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Frame {
+pub(crate) struct Frame {
     /// The file, as the shim names it (an absolute path).
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based.
-    pub line: u64,
+    pub(crate) line: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function: Option<String>,
+    pub(crate) function: Option<String>,
     /// The text of that line, trimmed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
 }
 
 /// Which stream an `output` message carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StreamName {
+pub(crate) enum StreamName {
     Stdout,
     Stderr,
 }
@@ -68,7 +68,7 @@ pub enum StreamName {
 impl Stream {
     /// Appends `text`, keeping at most `MAX_STREAM_BYTES` (cut at a character boundary);
     /// `cut` more bytes were already dropped by the sender.
-    pub fn push(&mut self, text: &str, cut: u64) {
+    pub(crate) fn push(&mut self, text: &str, cut: u64) {
         let room = MAX_STREAM_BYTES.saturating_sub(self.text.len());
         let mut take = room.min(text.len());
         while !text.is_char_boundary(take) {
@@ -81,13 +81,13 @@ impl Stream {
             .saturating_add(cut);
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.text.is_empty() && self.cut_bytes == 0
     }
 }
 
 impl Captured {
-    pub fn push(&mut self, stream: StreamName, text: &str, cut: u64) {
+    pub(crate) fn push(&mut self, stream: StreamName, text: &str, cut: u64) {
         match stream {
             StreamName::Stdout => self.stdout.push(text, cut),
             StreamName::Stderr => self.stderr.push(text, cut),
@@ -95,7 +95,7 @@ impl Captured {
     }
 
     /// Keeps a traceback, bounded: long fields cut, at most `MAX_FRAMES` frames.
-    pub fn add_traceback(&mut self, traceback: Traceback) {
+    pub(crate) fn add_traceback(&mut self, traceback: Traceback) {
         if self.tracebacks.len() == MAX_TRACEBACKS {
             self.tracebacks_cut += 1;
             return;
@@ -117,12 +117,12 @@ impl Captured {
         });
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.stdout.is_empty() && self.stderr.is_empty() && self.tracebacks.is_empty()
     }
 
     /// `None` when nothing was captured.
-    pub fn non_empty(self) -> Option<Captured> {
+    pub(crate) fn non_empty(self) -> Option<Captured> {
         (!self.is_empty()).then_some(self)
     }
 }

@@ -27,40 +27,40 @@ pub struct Departure {
     pub told: String,
     /// The same, each message id written as a placeholder (`X`, `Y`, ...) and values left out,
     /// so the same mistake met on other messages reads the same.
-    pub shape: String,
+    pub(crate) shape: String,
     /// What the failures of one mistake share: the shape of the miss itself, without what led
     /// to it in the step (`the reference acks X; yours returned dead without acking X`).
-    pub key: String,
+    pub(crate) key: String,
     /// The classic mistakes of the contract's catalogue that depart the same way here (the
     /// reference with one of them switched on does exactly what the implementation did),
     /// those breaking `rule` first.
     pub mistakes: Vec<&'static Mistake>,
     /// The error the implementation raised at that point, when it raised one: what the
     /// traceback it sent is matched against.
-    pub raised: Option<Raised>,
+    pub(crate) raised: Option<Raised>,
 }
 
 /// Why a spec failed, as every report carries it: failures with one `id` share one cause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Cause {
+pub(crate) struct Cause {
     /// A short stable key (`c` and 12 hex digits) of what the failures sharing it have in
     /// common: the departure's shape and rule, the classic mistake, or the exception and the
     /// line it was raised at.
-    pub id: String,
+    pub(crate) id: String,
     /// The rule the cause breaks: the one deciding the departure, never the spec's `rules:`.
-    pub rule: Option<&'static str>,
+    pub(crate) rule: Option<&'static str>,
     /// The cause in one line, the same for every failure sharing it.
-    pub line: String,
+    pub(crate) line: String,
     /// This failure's own departure, in its spec's ids; `None` when there is none to tell
     /// besides `line` (an error, a spec error).
-    pub told: Option<String>,
+    pub(crate) told: Option<String>,
     /// The classic mistake it is, in plain words, when the catalogue knows it.
-    pub mistake: Option<&'static str>,
+    pub(crate) mistake: Option<&'static str>,
 }
 
 impl Cause {
     /// `rule: line`, or the line alone: how a list of causes shows one.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match self.rule {
             Some(rule) => format!("{rule}: {}", self.line),
             None => self.line.clone(),
@@ -71,7 +71,7 @@ impl Cause {
     /// itself (an error's first line, the shape of a difference no departure explains).
     /// `output` is what the implementation raised and printed during the spec; `rules` the
     /// spec's `rules:`, named only when nothing else is known. `None` for what is no failure.
-    pub fn of(
+    pub(crate) fn of(
         outcome: &Outcome,
         departure: Option<&Departure>,
         output: Option<&Captured>,
@@ -187,7 +187,7 @@ impl Cause {
 /// the same rule. Which cause a failure joins depends only on the failures before it, so a
 /// run told spec by spec, in order, tells every failure's cause as it goes.
 #[derive(Debug, Default)]
-pub struct Causes {
+pub(crate) struct Causes {
     known: Vec<Known>,
 }
 
@@ -206,7 +206,7 @@ struct Known {
 impl Causes {
     /// The cause of a failure that comes after those settled so far (`Cause::of`, joined to
     /// an earlier cause when it is the same); `None` for what is no failure.
-    pub fn settle(
+    pub(crate) fn settle(
         &mut self,
         outcome: &Outcome,
         departure: Option<&Departure>,
@@ -306,7 +306,7 @@ fn key(parts: &[&str]) -> String {
 
 /// Writes a departure in the spec's ids and with placeholders, from one function: `write`
 /// names each id through the [`Ids`] it is given, and is called once for each way.
-pub fn told_and_shaped(mut write: impl FnMut(&mut Ids) -> String) -> (String, String) {
+pub(crate) fn told_and_shaped(mut write: impl FnMut(&mut Ids) -> String) -> (String, String) {
     let told = write(&mut Ids::told());
     let shape = write(&mut Ids::shaped());
     (told, shape)
@@ -315,17 +315,17 @@ pub fn told_and_shaped(mut write: impl FnMut(&mut Ids) -> String) -> (String, St
 /// How a departure names message ids: as they are, or as placeholders in the order they are
 /// first named (`X`, `Y`, `Z`, then `X4`, `X5`...).
 #[derive(Debug, Default)]
-pub struct Ids {
+pub(crate) struct Ids {
     shaped: bool,
     seen: Vec<String>,
 }
 
 impl Ids {
-    pub fn told() -> Ids {
+    pub(crate) fn told() -> Ids {
         Ids::default()
     }
 
-    pub fn shaped() -> Ids {
+    pub(crate) fn shaped() -> Ids {
         Ids {
             shaped: true,
             seen: Vec::new(),
@@ -333,12 +333,12 @@ impl Ids {
     }
 
     /// Whether values (numbers, messages) are left out: a shape names no value.
-    pub fn is_shaped(&self) -> bool {
+    pub(crate) fn is_shaped(&self) -> bool {
         self.shaped
     }
 
     /// `id` as this way names it.
-    pub fn id(&mut self, id: &str) -> String {
+    pub(crate) fn id(&mut self, id: &str) -> String {
         if !self.shaped {
             return id.to_owned();
         }
@@ -358,7 +358,7 @@ impl Ids {
     }
 
     /// An error as this way names it: `Class: message`, or the class alone in a shape.
-    pub fn raised(&self, raised: &Raised) -> String {
+    pub(crate) fn raised(&self, raised: &Raised) -> String {
         if self.shaped {
             raised.class.clone()
         } else {
@@ -367,7 +367,7 @@ impl Ids {
     }
 
     /// `value` as this way names it: as it is, or `placeholder` in a shape.
-    pub fn value(&self, value: impl std::fmt::Display, placeholder: &str) -> String {
+    pub(crate) fn value(&self, value: impl std::fmt::Display, placeholder: &str) -> String {
         if self.shaped {
             placeholder.to_owned()
         } else {

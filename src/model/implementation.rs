@@ -11,7 +11,7 @@ use serde_json::Value;
 /// How a raised error is classified, independent of language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RaisedKind {
+pub(crate) enum RaisedKind {
     /// The process died (`Crash`): it must propagate, never be handled.
     Crash,
     /// The language's invalid-argument error (Python `ValueError`, JS `RangeError`).
@@ -23,18 +23,22 @@ pub enum RaisedKind {
 /// An error raised by an implementation, or by the world into an implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Raised {
-    pub kind: RaisedKind,
-    pub class: String,
-    pub message: String,
+    pub(crate) kind: RaisedKind,
+    pub(crate) class: String,
+    pub(crate) message: String,
     /// The given class this one is a subclass of (`PermanentError`, `TransientError`), when the
     /// world raises a subclass a spec names: the protocol's `extends`, which a shim raises as a
     /// real subclass, so that `except PermanentError` / `instanceof PermanentError` holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extends: Option<String>,
+    pub(crate) extends: Option<String>,
 }
 
 impl Raised {
-    pub fn new(kind: RaisedKind, class: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        kind: RaisedKind,
+        class: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Raised {
             kind,
             class: class.into(),
@@ -44,38 +48,38 @@ impl Raised {
     }
 
     /// The same error, of a subclass of the given class `given`.
-    pub fn extending(mut self, given: impl Into<String>) -> Self {
+    pub(crate) fn extending(mut self, given: impl Into<String>) -> Self {
         self.extends = Some(given.into());
         self
     }
 
     /// Whether it is an error of class `class`, or of a subclass of it: what `except class`
     /// catches.
-    pub fn is_a(&self, class: &str) -> bool {
+    pub(crate) fn is_a(&self, class: &str) -> bool {
         self.class == class || self.extends.as_deref() == Some(class)
     }
 
-    pub fn crash(message: impl Into<String>) -> Self {
+    pub(crate) fn crash(message: impl Into<String>) -> Self {
         Self::new(RaisedKind::Crash, "Crash", message)
     }
 
-    pub fn error(class: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn error(class: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(RaisedKind::Error, class, message)
     }
 
-    pub fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(RaisedKind::InvalidArgument, class, message)
     }
 
     /// `Class: message`, the form docs/contracts.md pins for DLQ entries.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}: {}", self.class, self.message)
     }
 }
 
 /// The note under a difference where `null` was expected and `undefined` returned: the diff
 /// shows the two words, this says which one the contract wants and how to write it.
-pub const UNDEFINED_IS_NOT_NULL: &str = "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`";
+pub(crate) const UNDEFINED_IS_NOT_NULL: &str = "JavaScript's undefined is not null: the contract pins null here, so write `return null;`, not a bare `return;`";
 
 /// What an implementation answered to `create` or `call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,13 +98,13 @@ pub enum Reply {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ImplError {
-    pub kind: ImplErrorKind,
-    pub message: String,
+    pub(crate) kind: ImplErrorKind,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ImplErrorKind {
+pub(crate) enum ImplErrorKind {
     /// The process could not be started, or its solution could not be loaded.
     Startup,
     /// No answer within the timeout.
@@ -118,7 +122,7 @@ pub enum ImplErrorKind {
 impl ImplError {
     /// The message is bounded (`truncate::MAX_SHOWN_BYTES`): parts of it come from the
     /// implementation, which may send megabytes.
-    pub fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ImplErrorKind, message: impl Into<String>) -> Self {
         ImplError {
             kind,
             message: crate::text::truncate::text(
@@ -147,14 +151,14 @@ pub trait WorldHost {
 /// arrives, in order; a foresight only saves the wait, and one not followed costs nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Foreseen {
-    pub call: String,
+    pub(crate) call: String,
     /// As the implementation's language spells them (`Naming`), as its call will carry them.
-    pub args: Vec<Value>,
-    pub answer: Result<Value, Raised>,
+    pub(crate) args: Vec<Value>,
+    pub(crate) answer: Result<Value, Raised>,
 }
 
 /// A world for contracts that have none: any call is refused.
-pub struct NoWorld;
+pub(crate) struct NoWorld;
 
 impl WorldHost for NoWorld {
     fn world_call(&mut self, call: &str, _args: &[Value]) -> Result<Value, Raised> {
@@ -180,7 +184,7 @@ pub enum Naming {
 
 impl Naming {
     /// The spelling a language's lesson uses: camelCase for JavaScript and TypeScript.
-    pub fn of_language(language: &str) -> Naming {
+    pub(crate) fn of_language(language: &str) -> Naming {
         match language.to_ascii_lowercase().as_str() {
             "javascript" | "typescript" | "js" | "ts" => Naming::Camel,
             _ => Naming::Snake,
@@ -188,7 +192,7 @@ impl Naming {
     }
 
     /// `key` (written in snake_case, as specs and docs/contracts.md write it) in this spelling.
-    pub fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
+    pub(crate) fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
         match self {
             Naming::Snake => std::borrow::Cow::Borrowed(key),
             Naming::Camel if !key.contains('_') => std::borrow::Cow::Borrowed(key),
@@ -215,8 +219,8 @@ impl Naming {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImplInfo {
     /// Short label, e.g. `builtin` or `python:solution.py`.
-    pub label: String,
-    pub language: String,
+    pub(crate) label: String,
+    pub(crate) language: String,
     /// The reference implementation: a scenario it cannot satisfy is a broken spec.
     pub is_reference: bool,
 }
@@ -225,9 +229,9 @@ pub struct ImplInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Offer {
     /// The contracts it provides, by name.
-    pub contracts: Vec<String>,
+    pub(crate) contracts: Vec<String>,
     /// The names its solution file defines at top level (classes, functions), when it says.
-    pub defines: Option<Vec<String>>,
+    pub(crate) defines: Option<Vec<String>>,
 }
 
 /// An implementation under test. One value lives for a whole run and serves spec after spec.

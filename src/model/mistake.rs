@@ -20,7 +20,7 @@ pub struct Mistake {
 
 /// Names every plain JavaScript object answers to through its prototype: what a lookup with
 /// `in` (`outcome in POLICY`, `id in entries`) finds in an object that holds none of them.
-pub const OBJECT_PROPERTIES: &[&str] = &[
+pub(crate) const OBJECT_PROPERTIES: &[&str] = &[
     "constructor",
     "toString",
     "toLocaleString",
@@ -36,7 +36,7 @@ pub const OBJECT_PROPERTIES: &[&str] = &[
 ];
 
 /// The mistake of `catalogue` with this id.
-pub fn find(catalogue: &'static [Mistake], id: &str) -> Option<&'static Mistake> {
+pub(crate) fn find(catalogue: &'static [Mistake], id: &str) -> Option<&'static Mistake> {
     catalogue.iter().find(|m| m.id == id)
 }
 
@@ -47,20 +47,21 @@ macro_rules! mistakes {
     ($($variant:ident = $id:literal, $rule:expr, $what:literal;)+) => {
         /// A mistake of the catalogue, as the reference implementation switches it on.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Slip {
+        pub(crate) enum Slip {
             $($variant),+
         }
 
         /// The catalogue, in the order reports list it.
-        pub const MISTAKES: &[$crate::model::mistake::Mistake] = &[
+        pub(crate) const MISTAKES: &[$crate::model::mistake::Mistake] = &[
             $($crate::model::mistake::Mistake { id: $id, rule: &$rule, what: $what }),+
         ];
 
         impl Slip {
-            pub const ALL: &'static [Slip] = &[$(Slip::$variant),+];
+            #[cfg(test)]
+            pub(crate) const ALL: &'static [Slip] = &[$(Slip::$variant),+];
 
             /// The mistake with this id.
-            pub fn of(id: &str) -> Option<Slip> {
+            pub(crate) fn of(id: &str) -> Option<Slip> {
                 match id {
                     $($id => Some(Slip::$variant),)+
                     _ => None,
@@ -73,7 +74,7 @@ macro_rules! mistakes {
 /// For unit tests of a reference implementation's scenarios: `Ok` when `got` is `want`, else
 /// what differs, so a scenario can say which check a mistake broke.
 #[cfg(test)]
-pub fn expect_eq<T: PartialEq + std::fmt::Debug>(
+pub(crate) fn expect_eq<T: PartialEq + std::fmt::Debug>(
     what: &str,
     got: T,
     want: T,

@@ -33,30 +33,30 @@ pub enum Outcome {
 #[derive(Debug, Clone)]
 pub struct Divergence {
     /// The broker's world, as `--world` names it, without the password.
-    pub world: String,
+    pub(crate) world: String,
     /// Each property of the broker by which its answers parted from the fake's, in the order
     /// first met, each once.
-    pub properties: Vec<DivergedBy>,
+    pub(crate) properties: Vec<DivergedBy>,
     /// How the spec failed on the broker: its difference, or the implementation's error.
-    pub failure: Outcome,
+    pub(crate) failure: Outcome,
 }
 
 /// One property of a broker a divergence names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DivergedBy {
+pub(crate) struct DivergedBy {
     /// Stable: `requeue-at-head`, `no-delivery-count`, ...
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// What the broker does.
-    pub says: &'static str,
+    pub(crate) says: &'static str,
     /// What it means for a consumer written to the lesson.
-    pub means: &'static str,
+    pub(crate) means: &'static str,
     /// Where the broker's answer first parted from the fake's for it.
-    pub first: String,
+    pub(crate) first: String,
 }
 
 impl Divergence {
     /// `requeue-at-head, no-delivery-count`: the properties, by id.
-    pub fn ids(&self) -> String {
+    pub(crate) fn ids(&self) -> String {
         self.properties
             .iter()
             .map(|p| p.id)
@@ -69,10 +69,10 @@ impl Divergence {
 #[derive(Debug, Clone)]
 pub struct ExpectedFailure {
     /// What actually happened: a mismatch or an implementation error.
-    pub failure: Outcome,
+    pub(crate) failure: Outcome,
     /// The entry that lists it, as `path:line:col` in the known-failures file.
-    pub listed_at: String,
-    pub reason: Option<String>,
+    pub(crate) listed_at: String,
+    pub(crate) reason: Option<String>,
 }
 
 /// Where and how an implementation differed from a spec.
@@ -81,11 +81,11 @@ pub struct Mismatch {
     /// The step that first differed, e.g. "step 4 (process)"; "final expect" at the end.
     pub step: String,
     /// Where the expectation that failed is written.
-    pub position: Position,
+    pub(crate) position: Position,
     /// Expected and actual, rendered as YAML. Boxed, as `step_as_written` is: every `Result` of
     /// a run carries an `Outcome` by value, and these keep it as small as it was.
-    pub expected: Box<str>,
-    pub actual: Box<str>,
+    pub(crate) expected: Box<str>,
+    pub(crate) actual: Box<str>,
     /// A sentence for what a diff alone cannot say, e.g. an unscripted handler call.
     pub note: Option<String>,
     /// The step that differed as its spec writes it, on one line, with what its call met:
@@ -93,11 +93,11 @@ pub struct Mismatch {
     /// 3)`. So a student sees the arguments without opening the spec. `None` for an `expect`
     /// and the final one, whose diff is the whole step.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub step_as_written: Option<Box<str>>,
+    pub(crate) step_as_written: Option<Box<str>>,
     /// The rule the difference breaks: the rule deciding the step where it was found (a
     /// misuse breaks `no-misuse`). `None` where no single decision is known (a final expect).
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "rule_id")]
-    pub rule: Option<&'static crate::model::rule::Rule>,
+    pub(crate) rule: Option<&'static crate::model::rule::Rule>,
 }
 
 /// A rule as reports write it: its id.
@@ -124,7 +124,7 @@ pub enum OutcomeKind {
 
 impl OutcomeKind {
     /// Its name in reports (`passed`, `spec_error`, ...), as it serializes.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             OutcomeKind::Passed => "passed",
             OutcomeKind::Mismatch => "mismatch",
@@ -156,7 +156,7 @@ impl Outcome {
 
     /// Whether this outcome fails a run. A divergence does not: it is the broker's, and the
     /// report tells it apart.
-    pub fn is_failure(&self) -> bool {
+    pub(crate) fn is_failure(&self) -> bool {
         matches!(
             self,
             Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_) | Outcome::Stale(_)

@@ -7,5 +7,5 @@ pub struct Rule {
     /// Stable id, `contract/slug`, used in specs, reports and known-failure lists.
     pub id: &'static str,
     /// What the rule demands, in one line.
-    pub statement: &'static str,
+    pub(crate) statement: &'static str,
 }

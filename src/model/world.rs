@@ -18,13 +18,13 @@ pub enum WorldChoice {
 /// A queue on RabbitMQ, as `amqp://USER:PASS@HOST:PORT/VHOST?queue-type=...` gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RabbitMq {
-    pub address: Address,
-    pub queue_type: QueueType,
+    pub(crate) address: Address,
+    pub(crate) queue_type: QueueType,
 }
 
 /// RabbitMQ's two kinds of queue for this, which differ exactly where the lessons look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueType {
+pub(crate) enum QueueType {
     /// Raft-replicated; keeps a delivery count (`x-delivery-count`); requeues to the tail.
     Quorum,
     /// The original queue: only a `redelivered` flag; requeues to the head.
@@ -32,7 +32,7 @@ pub enum QueueType {
 }
 
 impl QueueType {
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             QueueType::Quorum => "quorum",
             QueueType::Classic => "classic",
@@ -45,7 +45,7 @@ const KEYS: &[&str] = &["queue-type"];
 
 impl WorldChoice {
     /// Reads `fake` or `amqp://...?queue-type=quorum|classic` (quorum when left out).
-    pub fn parse(text: &str) -> Result<WorldChoice, String> {
+    pub(crate) fn parse(text: &str) -> Result<WorldChoice, String> {
         if text == "fake" {
             return Ok(WorldChoice::Fake);
         }
@@ -77,12 +77,12 @@ impl WorldChoice {
         }))
     }
 
-    pub fn is_fake(&self) -> bool {
+    pub(crate) fn is_fake(&self) -> bool {
         matches!(self, WorldChoice::Fake)
     }
 
     /// A short name for a column or a line: `fake`, `rabbitmq quorum`, `rabbitmq classic`.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         match self {
             WorldChoice::Fake => "fake".to_owned(),
             WorldChoice::RabbitMq(rabbit) => format!("rabbitmq {}", rabbit.queue_type.word()),

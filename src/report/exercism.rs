@@ -19,7 +19,7 @@ const MAX_OUTPUT_CHARS: usize = 500;
 /// The most characters of the top-level `message`.
 const MAX_MESSAGE_CHARS: usize = 65_535;
 
-pub struct ExercismReporter<W: Write> {
+pub(crate) struct ExercismReporter<W: Write> {
     out: W,
     /// The folder of the solution, for paths said relative to it.
     solution_dir: Option<PathBuf>,
@@ -33,7 +33,7 @@ pub struct ExercismReporter<W: Write> {
 }
 
 impl<W: Write> ExercismReporter<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         ExercismReporter {
             out,
             solution_dir: None,
@@ -150,7 +150,7 @@ fn error_results(message: &str) -> Value {
 }
 
 /// Results for a run that could not run any spec (a solution that provides no contract).
-pub fn aborted(message: &str, implementation_label: &str) -> String {
+pub(crate) fn aborted(message: &str, implementation_label: &str) -> String {
     let message = render::relative_to(
         message,
         render::solution_dir(implementation_label).as_deref(),

@@ -18,21 +18,21 @@ use crate::contracts::timeline::{TimelineEvent, TimelineLine};
 use crate::report::sanitize;
 
 /// What the page shows besides the timeline: the spec, the implementation and the verdict.
-pub struct Page<'a> {
-    pub name: &'a str,
-    pub path: &'a str,
-    pub contract: &'a str,
-    pub implementation: &'a str,
-    pub rules: &'a [String],
-    pub description: &'a str,
+pub(crate) struct Page<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) contract: &'a str,
+    pub(crate) implementation: &'a str,
+    pub(crate) rules: &'a [String],
+    pub(crate) description: &'a str,
     /// The lanes the calls run between, left to right.
-    pub lanes: &'a [&'static str],
-    pub timeline: &'a [TimelineLine],
+    pub(crate) lanes: &'a [&'static str],
+    pub(crate) timeline: &'a [TimelineLine],
     /// `PASS: ...`, `FAIL: ...`, as the text says it.
-    pub verdict: &'a str,
-    pub passed: bool,
+    pub(crate) verdict: &'a str,
+    pub(crate) passed: bool,
     /// The outcome's details as the text tells them (the diff of the first difference).
-    pub details: &'a str,
+    pub(crate) details: &'a str,
 }
 
 /// Left margin of every row.
@@ -55,7 +55,7 @@ const MIN_WIDTH: u32 = 960;
 /// The most characters any one text of the page keeps (a description, a detail line).
 const MAX_TEXT: usize = 2000;
 /// The most rows drawn: a long scenario's picture stays a page a browser opens at once.
-pub const MAX_ROWS: usize = 4000;
+pub(crate) const MAX_ROWS: usize = 4000;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n\
 h1{font-size:1.3em;margin:.2em 0}\n\
@@ -86,7 +86,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}\n";
 
 /// The page: header, the picture, the verdict and its details, and the timeline as text.
-pub fn html(page: &Page) -> String {
+pub(crate) fn html(page: &Page) -> String {
     let mut out =
         String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     let _ = writeln!(

@@ -8,18 +8,18 @@ use super::sanitize::{self, github_data, github_property};
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport};
 
-pub struct GithubAnnotations<W: Write> {
+pub(crate) struct GithubAnnotations<W: Write> {
     out: W,
 }
 
 impl<W: Write> GithubAnnotations<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         GithubAnnotations { out }
     }
 }
 
 /// The `::error ...::message` command for a failed spec; `None` for one that did not fail.
-pub fn annotation(report: &SpecReport) -> Option<String> {
+pub(crate) fn annotation(report: &SpecReport) -> Option<String> {
     let name = report.name.as_deref().unwrap_or(&report.path);
     let kind = match &report.outcome {
         Outcome::Passed

@@ -16,9 +16,9 @@ use crate::run::grading::{
 };
 
 /// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
-pub struct Against {
-    pub dir: String,
-    pub diff: Regrade,
+pub(crate) struct Against {
+    pub(crate) dir: String,
+    pub(crate) diff: Regrade,
 }
 
 /// How many changed specs the terminal lists under a submission; summary.json and
@@ -54,7 +54,7 @@ fn standing(row: &Graded) -> Standing {
 
 /// The regrade for a terminal, short: a line per submission that changed (`bob 35 -> 86`)
 /// with its first changed specs under it, then the new and the gone; or `no change`.
-pub fn against_text(rows: &[Graded], against: &Against) -> String {
+pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
     let diff = &against.diff;
     let dir = sanitize::line(&against.dir);
     if diff.no_change() {
@@ -248,7 +248,7 @@ fn verdict(row: &Graded, rule: &str) -> &'static str {
 /// Each rule with how many of the class's submissions passed it, and the class's size: a
 /// submission that never ran (or did not reach a rule) passed none; one the machine could
 /// not run (`ungraded`) is not counted.
-pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
+pub(crate) fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
     let graded = rows
         .iter()
         .filter(|row| row.status != Status::Ungraded)
@@ -266,33 +266,33 @@ pub fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
 }
 
 /// How many of the class's most common failure causes the summaries list.
-pub const TOP_CAUSES: usize = 10;
+pub(crate) const TOP_CAUSES: usize = 10;
 
 /// A failure cause across the class: the run's cause of a failing spec (as its "failures by
 /// cause" groups them, by the cause's key), and whom and what it hit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClassCause {
+pub(crate) struct ClassCause {
     /// Its one line, as its first failure in the class's order tells it.
-    pub cause: String,
+    pub(crate) cause: String,
     /// Its key (`cause_id`), when the runs gave one: failures of one key are one cause.
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The rule it breaks, when a rule of the suite decides it.
-    pub rule: Option<String>,
+    pub(crate) rule: Option<String>,
     /// The rows of the submissions it hit, in the class's order.
-    pub who: Vec<usize>,
+    pub(crate) who: Vec<usize>,
     /// How many submissions failed some spec of it.
-    pub submissions: usize,
+    pub(crate) submissions: usize,
     /// How many specs of the suite it failed, in any submission.
-    pub specs: usize,
+    pub(crate) specs: usize,
     /// How many failures it is: each submission's each spec.
-    pub failures: usize,
+    pub(crate) failures: usize,
     /// Its first failure, in the class's order: the row, and the spec's path.
-    pub example: (usize, String),
+    pub(crate) example: (usize, String),
 }
 
 /// The class's most common failure causes, most submissions first (then most failures, then
 /// the order the class first met them), at most [`TOP_CAUSES`].
-pub fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
+pub(crate) fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
     let mut causes: Vec<(ClassCause, BTreeSet<usize>, BTreeSet<&str>)> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         for (path, verdict) in &row.specs {
@@ -345,7 +345,7 @@ pub fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
 }
 
 /// The class's most common failure causes for a terminal: a line each, with an example.
-pub fn cause_table(rows: &[Graded]) -> String {
+pub(crate) fn cause_table(rows: &[Graded]) -> String {
     let causes = class_causes(rows);
     if causes.is_empty() {
         return String::new();
@@ -377,7 +377,7 @@ fn who(cause: &ClassCause, rows: &[Graded]) -> String {
 }
 
 /// The class view for a terminal: a line per rule, its share of the class passing.
-pub fn rule_table(rows: &[Graded]) -> String {
+pub(crate) fn rule_table(rows: &[Graded]) -> String {
     let shares = rule_shares(rows);
     let width = shares
         .iter()
@@ -397,7 +397,7 @@ pub fn rule_table(rows: &[Graded]) -> String {
 }
 
 /// `2 pass, 1 fail, 1 broken, 1 timeout`.
-pub fn counts(rows: &[Graded]) -> String {
+pub(crate) fn counts(rows: &[Graded]) -> String {
     let mut parts = Vec::new();
     for status in [
         Status::Pass,
@@ -433,7 +433,7 @@ fn field(text: &str) -> String {
     }
 }
 
-pub fn csv(rows: &[Graded]) -> String {
+pub(crate) fn csv(rows: &[Graded]) -> String {
     let rules = rules(rows);
     let mut out = String::from(
         "submission,status,score,max_score,passed,failed,seconds,note,report,json_report",
@@ -520,7 +520,7 @@ fn link(href: &str, label: &str) -> String {
 
 /// `summary.json`: the rows as data, versioned, for `grade --merge` (the text as given: JSON
 /// escapes what it must, and `sanitize::json` what a terminal would act on).
-pub fn json(
+pub(crate) fn json(
     rows: &[Graded],
     partition: Option<&str>,
     about: Option<&About>,
@@ -622,7 +622,7 @@ const SORT_SCRIPT: &str = "<script>\ndocument.querySelectorAll('#rows th[data-co
 
 /// `passed` of `of` as a whole percentage, rounded to the nearest, but never 0% for some nor
 /// 100% for not all: 1 of 6 is 17%, 199 of 200 is 99%.
-pub fn percent(passed: usize, of: usize) -> usize {
+pub(crate) fn percent(passed: usize, of: usize) -> usize {
     if of == 0 {
         return 0;
     }
@@ -847,7 +847,7 @@ fn rules_html(out: &mut String, rows: &[Graded]) {
 /// `summary.html`: the header, the submissions' table first, then the class view (each rule's
 /// share, the most common failure causes) and the regrade. It fits a 1,400 px window: a
 /// suite with so many rules that their columns do not scrolls inside its table only.
-pub fn html(rows: &[Graded], about: Option<&About>, against: Option<&Against>) -> String {
+pub(crate) fn html(rows: &[Graded], about: Option<&About>, against: Option<&Against>) -> String {
     let title = about.map_or_else(String::new, |about| {
         format!(": {}", sanitize::html(&about.folders.join(", ")))
     });

@@ -12,7 +12,7 @@ use crate::model::implementation::{ImplErrorKind, ImplInfo};
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
-pub struct GradescopeReporter<W: Write> {
+pub(crate) struct GradescopeReporter<W: Write> {
     out: W,
     /// The folder of the solution, for paths said relative to it.
     solution_dir: Option<PathBuf>,
@@ -27,7 +27,7 @@ pub struct GradescopeReporter<W: Write> {
 }
 
 impl<W: Write> GradescopeReporter<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         GradescopeReporter {
             out,
             solution_dir: None,
@@ -133,7 +133,7 @@ impl<W: Write> GradescopeReporter<W> {
 
 /// Results for a run that could not run any spec (a solution that provides no contract),
 /// paths under the solution's folder said relative to it.
-pub fn aborted(message: &str, implementation_label: &str) -> String {
+pub(crate) fn aborted(message: &str, implementation_label: &str) -> String {
     let message = render::relative_to(
         message,
         render::solution_dir(implementation_label).as_deref(),

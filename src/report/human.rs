@@ -10,26 +10,26 @@ use crate::model::cause::Cause;
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
-pub struct HumanReporter<W: Write> {
+pub(crate) struct HumanReporter<W: Write> {
     out: W,
     palette: Palette,
     /// Print passing, skipped and known-failing specs too, not only those that failed.
-    pub show_passes: bool,
+    pub(crate) show_passes: bool,
     /// Show what the implementation printed and raised under passing specs too, not only
     /// under failing ones (`--show-output`).
-    pub show_output: bool,
+    pub(crate) show_output: bool,
     /// Consecutive skipped specs with one reason, told together when the run moves on.
     skipped: Vec<(String, Option<String>)>,
     skip_reason: String,
     /// A spec that took longer than this is marked SLOW.
-    pub slow: Option<Duration>,
+    pub(crate) slow: Option<Duration>,
     /// How many of the slowest specs to list after the run (0: none).
-    pub durations: usize,
+    pub(crate) durations: usize,
     /// Every spec that ran, with its time, for `durations`.
     times: Vec<(String, Duration)>,
     /// A spec that is not `visible` is told as `hidden spec N`, its verdict and rules only:
     /// the report is read by students, who may not see its expectations.
-    pub conceal_hidden: bool,
+    pub(crate) conceal_hidden: bool,
     /// How many specs have been told as hidden.
     hidden_told: usize,
     /// The failures so far, grouped by cause, in the order each cause was first seen.
@@ -64,7 +64,7 @@ enum Seen {
 }
 
 impl<W: Write> HumanReporter<W> {
-    pub fn new(out: W, palette: Palette) -> Self {
+    pub(crate) fn new(out: W, palette: Palette) -> Self {
         HumanReporter {
             out,
             palette,
@@ -492,7 +492,7 @@ fn specs(count: usize) -> String {
 }
 
 /// A duration as people read it: `0.42 ms`, `15 ms`, `1.52 s`.
-pub fn seconds(duration: Duration) -> String {
+pub(crate) fn seconds(duration: Duration) -> String {
     let ms = duration.as_secs_f64() * 1000.0;
     if ms < 10.0 {
         format!("{ms:.2} ms")

@@ -17,18 +17,19 @@ use crate::run::record::{
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 use crate::text::spec_error::{SpecError, Untold};
 
-pub use crate::run::record::FORMAT_VERSION;
+pub(crate) use crate::run::record::FORMAT_VERSION;
 
-pub struct JsonReporter<W: Write> {
+pub(crate) struct JsonReporter<W: Write> {
     out: W,
 }
 
 impl<W: Write> JsonReporter<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         JsonReporter { out }
     }
 
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 }

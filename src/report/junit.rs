@@ -16,7 +16,7 @@ use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 use crate::text::spec_error::SpecError;
 
-pub struct JunitReporter<W: Write> {
+pub(crate) struct JunitReporter<W: Write> {
     out: W,
     implementation: String,
     /// One suite per classname, in the order specs first use it.
@@ -24,7 +24,7 @@ pub struct JunitReporter<W: Write> {
 }
 
 impl<W: Write> JunitReporter<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         JunitReporter {
             out,
             implementation: String::new(),
@@ -32,7 +32,8 @@ impl<W: Write> JunitReporter<W> {
         }
     }
 
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 

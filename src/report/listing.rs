@@ -9,19 +9,19 @@ use super::style::{Palette, paint};
 
 /// One selected spec, as listed.
 #[derive(Debug, Clone, Serialize)]
-pub struct Listed {
-    pub path: String,
+pub(crate) struct Listed {
+    pub(crate) path: String,
     /// `None` when the spec cannot be loaded.
-    pub name: Option<String>,
-    pub contract: Option<&'static str>,
-    pub rules: Vec<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) contract: Option<&'static str>,
+    pub(crate) rules: Vec<String>,
     /// Why the spec cannot be loaded, as `path:line:col: message`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub spec_error: Option<String>,
+    pub(crate) spec_error: Option<String>,
 }
 
 /// `path  name  [rule, rule]`, or `path  SPEC ERROR: ...` for a spec that cannot be loaded.
-pub fn human(listed: &Listed, palette: &Palette) -> String {
+pub(crate) fn human(listed: &Listed, palette: &Palette) -> String {
     let mut out = sanitize::line(&listed.path).into_owned();
     match (&listed.name, &listed.spec_error) {
         (_, Some(error)) => {
@@ -48,7 +48,7 @@ pub fn human(listed: &Listed, palette: &Palette) -> String {
 }
 
 /// One JSON object on one line: `{"event":"spec_listed","path":...,"name":...,...}`.
-pub fn json(listed: &Listed) -> String {
+pub(crate) fn json(listed: &Listed) -> String {
     #[derive(Serialize)]
     struct Line<'a> {
         event: &'static str,

@@ -42,7 +42,7 @@ fn pad(painted: String, text: &str, width: usize) -> String {
 
 /// Column headers for a terminal: `python:solution.py` rather than the whole path, unless
 /// two would read the same.
-pub fn short_labels(labels: &[&str]) -> Vec<String> {
+pub(crate) fn short_labels(labels: &[&str]) -> Vec<String> {
     let short: Vec<String> = labels
         .iter()
         .map(|label| match label.split_once(':') {
@@ -68,7 +68,7 @@ pub fn short_labels(labels: &[&str]) -> Vec<String> {
 }
 
 /// The table for a terminal, then the failures of each implementation, one line each.
-pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
+pub(crate) fn terminal(matrix: &Matrix, p: &Palette) -> String {
     let mut out = String::new();
     let labels: Vec<String> = matrix
         .columns
@@ -217,7 +217,7 @@ pub fn terminal(matrix: &Matrix, p: &Palette) -> String {
 }
 
 /// An anchor id for one implementation's failure of one spec: letters, digits and dashes.
-pub fn anchor(column: usize, path: &str) -> String {
+pub(crate) fn anchor(column: usize, path: &str) -> String {
     let mut slug = String::new();
     for c in path.chars() {
         if c.is_ascii_alphanumeric() {
@@ -310,7 +310,7 @@ fn spec_heading(
     }
 }
 
-pub fn markdown(matrix: &Matrix) -> String {
+pub(crate) fn markdown(matrix: &Matrix) -> String {
     let mut out = String::from("# dlqspec conformance matrix\n\n");
     let _ = writeln!(
         out,
@@ -457,7 +457,7 @@ pre{background:#f8f8f8;padding:.8rem;overflow-x:auto}.del{color:#b00}.ins{color:
 code{font-size:.95em}section{margin-top:1.5rem}";
 
 /// A page with no outside resources: the table, then each failure with its diff.
-pub fn html(matrix: &Matrix) -> String {
+pub(crate) fn html(matrix: &Matrix) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -14,7 +14,7 @@ use crate::files::atomic_file::AtomicFile;
 use crate::run::runner::{Event, Reporter};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     /// Colored lines for people, with diffs.
     #[default]
     Human,
@@ -33,37 +33,37 @@ pub enum ReportFormat {
 impl ReportFormat {
     /// Whether the report is an autograder's results file, which must be written even when no
     /// spec could run.
-    pub fn is_autograder(self) -> bool {
+    pub(crate) fn is_autograder(self) -> bool {
         matches!(self, ReportFormat::Gradescope | ReportFormat::Exercism)
     }
 }
 
 #[derive(Debug, Clone)]
-pub struct ReportOptions {
-    pub format: ReportFormat,
+pub(crate) struct ReportOptions {
+    pub(crate) format: ReportFormat,
     /// Write the chosen format here instead of stdout; stdout then gets the human report.
-    pub output: Option<PathBuf>,
-    pub palette: Palette,
+    pub(crate) output: Option<PathBuf>,
+    pub(crate) palette: Palette,
     /// Human reports list passing specs too.
-    pub show_passes: bool,
+    pub(crate) show_passes: bool,
     /// Human reports show captured output under passing specs too.
-    pub show_output: bool,
+    pub(crate) show_output: bool,
     /// Human reports tell a spec that is not `visible` as `hidden spec N`, verdict and rules
     /// only (a report students read).
-    pub conceal_hidden: bool,
+    pub(crate) conceal_hidden: bool,
     /// Print `::error` workflow commands for failures.
-    pub github_annotations: bool,
+    pub(crate) github_annotations: bool,
     /// Show a progress bar on stderr.
-    pub progress: bool,
+    pub(crate) progress: bool,
     /// Human reports mark a spec that took longer than this as SLOW.
-    pub slow: Option<std::time::Duration>,
+    pub(crate) slow: Option<std::time::Duration>,
     /// Human reports list this many of the slowest specs after the run.
-    pub durations: usize,
+    pub(crate) durations: usize,
 }
 
 impl ReportOptions {
     /// Whether this runs as a GitHub Actions step.
-    pub fn in_github_actions() -> bool {
+    pub(crate) fn in_github_actions() -> bool {
         std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
     }
 
@@ -74,20 +74,20 @@ impl ReportOptions {
         clippy::disallowed_methods,
         reason = "prints: asks whether stdout and stderr are terminals a person watches"
     )]
-    pub fn progress_wanted() -> bool {
+    pub(crate) fn progress_wanted() -> bool {
         std::env::var_os("CI").is_none() && io::stderr().is_terminal() && io::stdout().is_terminal()
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the report to {path}: {source}")]
-pub struct OutputError {
-    pub path: String,
-    pub source: io::Error,
+pub(crate) struct OutputError {
+    pub(crate) path: String,
+    pub(crate) source: io::Error,
 }
 
 /// The reporters of one run. `finish` must be called after the run to write `--output`.
-pub struct Outputs {
+pub(crate) struct Outputs {
     reporter: Box<dyn Reporter>,
     file: Option<(PendingFile, SharedBuffer)>,
 }
@@ -98,7 +98,7 @@ impl Outputs {
         clippy::disallowed_methods,
         reason = "prints: the reporters of a run write to stdout (and annotations to stderr)"
     )]
-    pub fn open(options: &ReportOptions) -> Result<Outputs, OutputError> {
+    pub(crate) fn open(options: &ReportOptions) -> Result<Outputs, OutputError> {
         let mut reporters: Vec<Box<dyn Reporter>> = Vec::new();
         let mut file = None;
         let stdout_format = if let Some(path) = &options.output {
@@ -143,7 +143,7 @@ impl Outputs {
         Ok(Outputs { reporter, file })
     }
 
-    pub fn reporter(&mut self) -> &mut dyn Reporter {
+    pub(crate) fn reporter(&mut self) -> &mut dyn Reporter {
         self.reporter.as_mut()
     }
 
@@ -154,7 +154,7 @@ impl Outputs {
         clippy::disallowed_methods,
         reason = "prints: a whole report written to stdout when there is no --output"
     )]
-    pub fn finish_with(self, text: &str) -> Result<(), OutputError> {
+    pub(crate) fn finish_with(self, text: &str) -> Result<(), OutputError> {
         let Outputs { reporter, file } = self;
         drop(reporter);
         match file {
@@ -170,7 +170,7 @@ impl Outputs {
     }
 
     /// Writes `--output`, if any, replacing the file in one step.
-    pub fn finish(self) -> Result<(), OutputError> {
+    pub(crate) fn finish(self) -> Result<(), OutputError> {
         let Outputs { reporter, file } = self;
         // Dropping the reporters clears the progress bar and flushes everything they hold.
         drop(reporter);

@@ -14,20 +14,20 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::run::runner::{Event, Reporter};
 
 /// How long work goes before the bar appears.
-pub const DELAY: Duration = Duration::from_millis(300);
+pub(crate) const DELAY: Duration = Duration::from_millis(300);
 
 /// Whether a bar on stderr has someone to watch it: stderr is a terminal and this is no CI job.
 #[expect(
     clippy::disallowed_methods,
     reason = "prints: asks whether stderr is a terminal a person watches"
 )]
-pub fn wanted_on_stderr() -> bool {
+pub(crate) fn wanted_on_stderr() -> bool {
     std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
 }
 
 /// A bar on stderr, hidden until `DELAY` has passed, then ticking; cleared when finished or
 /// dropped.
-pub struct DelayedBar {
+pub(crate) struct DelayedBar {
     bar: ProgressBar,
     /// Dropping the sender tells the delay thread the work is over.
     reveal: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
@@ -39,7 +39,7 @@ impl DelayedBar {
         clippy::disallowed_methods,
         reason = "prints: the bar is drawn on stderr"
     )]
-    pub fn start(template: &str) -> Self {
+    pub(crate) fn start(template: &str) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         let mut delayed = DelayedBar { bar, reveal: None };
         delayed.set_template(template);
@@ -55,19 +55,19 @@ impl DelayedBar {
         delayed
     }
 
-    pub fn set_template(&self, template: &str) {
+    pub(crate) fn set_template(&self, template: &str) {
         if let Ok(style) = ProgressStyle::with_template(template) {
             self.bar.set_style(style);
         }
     }
 
     /// The bar itself, to count, to set its message, or to print through (`suspend`).
-    pub fn bar(&self) -> &ProgressBar {
+    pub(crate) fn bar(&self) -> &ProgressBar {
         &self.bar
     }
 
     /// Stops the delay and clears the bar.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some((sender, handle)) = self.reveal.take() {
             drop(sender);
             let _ = handle.join();
@@ -83,7 +83,7 @@ impl Drop for DelayedBar {
 }
 
 /// Runs `print` without tearing `bar`, when there is one.
-pub fn suspended<R>(bar: Option<&ProgressBar>, print: impl FnOnce() -> R) -> R {
+pub(crate) fn suspended<R>(bar: Option<&ProgressBar>, print: impl FnOnce() -> R) -> R {
     match bar {
         Some(bar) => bar.suspend(print),
         None => print(),
@@ -91,7 +91,7 @@ pub fn suspended<R>(bar: Option<&ProgressBar>, print: impl FnOnce() -> R) -> R {
 }
 
 /// A longer duration as people read it: `0.4 s`, `12 s`.
-pub fn seconds(duration: Duration) -> String {
+pub(crate) fn seconds(duration: Duration) -> String {
     let secs = duration.as_secs_f64();
     if secs < 10.0 {
         format!("{secs:.1} s")
@@ -101,14 +101,14 @@ pub fn seconds(duration: Duration) -> String {
 }
 
 /// A progress bar around another reporter: its events pass through, the bar counts specs.
-pub struct ProgressReporter<'a> {
+pub(crate) struct ProgressReporter<'a> {
     inner: Box<dyn Reporter + 'a>,
     bar: DelayedBar,
 }
 
 impl<'a> ProgressReporter<'a> {
     /// Starts the clock at once, so that loading the specs shows a spinner too.
-    pub fn new(inner: Box<dyn Reporter + 'a>) -> Self {
+    pub(crate) fn new(inner: Box<dyn Reporter + 'a>) -> Self {
         let bar = DelayedBar::start("{spinner} [{elapsed}] {msg}");
         bar.bar().set_message("loading specs");
         ProgressReporter { inner, bar }

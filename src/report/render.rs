@@ -16,7 +16,7 @@ use crate::text::truncate;
 
 /// A unified diff of expected (`-`) against actual (`+`), colored per line, control
 /// characters in the values shown escaped; at most `truncate::MAX_SHOWN_BYTES`, the cut told.
-pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
+pub(crate) fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
     let _ = writeln!(out, "{}", paint(palette.removed, "--- expected"));
@@ -55,7 +55,7 @@ pub fn diff(expected: &str, actual: &str, palette: &Palette) -> String {
 
 /// Each error of a spec file, in source order: its message, `path:line:col`, the offending
 /// line and a caret under the column; under a count when the file has more than one.
-pub fn spec_error(error: &SpecError, palette: &Palette) -> String {
+pub(crate) fn spec_error(error: &SpecError, palette: &Palette) -> String {
     let mut out = String::new();
     if !error.more.is_empty() || error.untold.is_some() {
         let count = match error.count() {
@@ -114,7 +114,7 @@ fn one_spec_error(error: &SpecError, palette: &Palette) -> String {
 /// The line and a caret under `position.column`, indented under a gutter as wide as the number.
 /// A cut line shows `...` where it goes on; control characters show as escapes, and the
 /// caret counts their width.
-pub fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String {
+pub(crate) fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String {
     let mut out = String::new();
     let number = position.line.to_string();
     let gutter = " ".repeat(number.len());
@@ -145,7 +145,7 @@ pub fn caret(excerpt: &Excerpt, position: Position, palette: &Palette) -> String
 }
 
 /// One `warning: PATH: skipped, REASON` line per path discovery left out.
-pub fn skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) -> String {
+pub(crate) fn skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) -> String {
     let mut out = String::new();
     for entry in skipped {
         let warning = entry.warning();
@@ -161,7 +161,7 @@ pub fn skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) ->
 }
 
 /// Prints [`skipped`] on stderr, where warnings go whatever the report format.
-pub fn warn_skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) {
+pub(crate) fn warn_skipped(skipped: &[crate::load::discover::Skipped], palette: &Palette) {
     use std::io::Write;
     if !skipped.is_empty() {
         let _ = sanitize::stderr().write_all(self::skipped(skipped, palette).as_bytes());
@@ -169,7 +169,7 @@ pub fn warn_skipped(skipped: &[crate::load::discover::Skipped], palette: &Palett
 }
 
 /// Where a mismatch happened: `first difference at STEP (PATH:LINE:COL)`.
-pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+pub(crate) fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     format!(
         "first difference at {} ({}:{}:{})",
         paint(palette.bold, &sanitize::line(&mismatch.step)),
@@ -182,7 +182,7 @@ pub fn first_difference(path: &str, mismatch: &Mismatch, palette: &Palette) -> S
 /// The lines that head a failure's details: the rule its cause breaks (or, where none is
 /// known, the spec's `rules:` as its context), its departure from the reference, and the
 /// classic mistake it is.
-pub fn cause_heading(cause: Option<&Cause>, rules: &[String]) -> String {
+pub(crate) fn cause_heading(cause: Option<&Cause>, rules: &[String]) -> String {
     let mut out = String::new();
     match cause.and_then(|c| c.rule) {
         Some(rule) => {
@@ -207,7 +207,7 @@ pub fn cause_heading(cause: Option<&Cause>, rules: &[String]) -> String {
 }
 
 /// Where a mismatch happened, its note, and the diff.
-pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
+pub(crate) fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
     let mut out = first_difference(path, mismatch, palette);
     out.push('\n');
     if let Some(step) = &mismatch.step_as_written {
@@ -221,7 +221,7 @@ pub fn mismatch(path: &str, mismatch: &Mismatch, palette: &Palette) -> String {
 }
 
 /// The spot in the spec a failure points at: the expectation that failed, or the broken spot.
-pub fn failing_position(outcome: &Outcome) -> Option<Position> {
+pub(crate) fn failing_position(outcome: &Outcome) -> Option<Position> {
     match outcome {
         Outcome::Mismatch(m) => Some(m.position),
         Outcome::SpecError(e) => Some(e.position),
@@ -229,7 +229,7 @@ pub fn failing_position(outcome: &Outcome) -> Option<Position> {
     }
 }
 
-pub fn impl_error(error: &ImplError) -> String {
+pub(crate) fn impl_error(error: &ImplError) -> String {
     let kind = serde_json::to_value(error.kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
@@ -267,7 +267,7 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
 /// A spec's details (`details`), a difference's headed by its cause: the rule broken, where
 /// the implementation departed from the reference, the classic mistake it is, and the cause's
 /// id, by which failures of one cause are grouped.
-pub fn explained(report: &crate::run::runner::SpecReport) -> String {
+pub(crate) fn explained(report: &crate::run::runner::SpecReport) -> String {
     let mut out = match &report.outcome {
         Outcome::Mismatch(_) => cause_heading(report.cause.as_ref(), &report.rules),
         _ => String::new(),
@@ -286,7 +286,12 @@ pub fn explained(report: &crate::run::runner::SpecReport) -> String {
 /// A divergence told: the world, each broker property with what it means for a consumer and
 /// where it first showed, the spec's rules (whose assumption the broker does not meet), then
 /// how the spec failed on the broker.
-pub fn divergence(path: &str, divergence: &Divergence, rules: &[String], p: &Palette) -> String {
+pub(crate) fn divergence(
+    path: &str,
+    divergence: &Divergence,
+    rules: &[String],
+    p: &Palette,
+) -> String {
     let mut out = format!(
         "diverges on {}: passes on the lesson's fake world, fails on the broker\n",
         sanitize::line(&divergence.world)
@@ -320,7 +325,7 @@ pub fn divergence(path: &str, divergence: &Divergence, rules: &[String], p: &Pal
 
 /// A file a frame names, relative to `base` when it lies under it (the working directory
 /// when `base` is `None`).
-pub fn shown_file(file: &str, base: Option<&std::path::Path>) -> String {
+pub(crate) fn shown_file(file: &str, base: Option<&std::path::Path>) -> String {
     let cwd;
     let base = match base {
         Some(base) => base,
@@ -348,7 +353,7 @@ fn dir_prefix(dir: &std::path::Path) -> String {
 ///
 /// A solution at the root (`/solution.py`) has the folder `/`, a prefix of every absolute path
 /// and of every `/` in the text: nothing is shortened then.
-pub fn relative_to(text: &str, dir: Option<&std::path::Path>) -> String {
+pub(crate) fn relative_to(text: &str, dir: Option<&std::path::Path>) -> String {
     match dir.map(dir_prefix) {
         Some(prefix) if prefix != "/" => text.replace(&prefix, ""),
         _ => text.to_owned(),
@@ -357,7 +362,7 @@ pub fn relative_to(text: &str, dir: Option<&std::path::Path>) -> String {
 
 /// The absolute folder of a `python:FILE` or `node:FILE` solution, from its label; `None`
 /// for a command (`cmd:`) or the built-in implementation.
-pub fn solution_dir(label: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn solution_dir(label: &str) -> Option<std::path::PathBuf> {
     if label.starts_with("cmd:") {
         return None;
     }
@@ -372,7 +377,7 @@ pub fn solution_dir(label: &str) -> Option<std::path::PathBuf> {
 }
 
 /// A score or a number of points as people write it: `3` or `2.5`.
-pub fn number(value: f64) -> String {
+pub(crate) fn number(value: f64) -> String {
     if value.fract() == 0.0 {
         format!("{value:.0}")
     } else {
@@ -382,7 +387,7 @@ pub fn number(value: f64) -> String {
 
 /// The errors the implementation's own code raised, each with its frames in the solution's
 /// files, innermost first: `path:line in function` and the line of source.
-pub fn tracebacks(
+pub(crate) fn tracebacks(
     captured: &Captured,
     base: Option<&std::path::Path>,
     palette: &Palette,
@@ -424,7 +429,7 @@ pub fn tracebacks(
 }
 
 /// One captured stream under a heading, with how much was cut; empty when it is empty.
-pub fn stream(name: &str, stream: &Stream, palette: &Palette) -> String {
+pub(crate) fn stream(name: &str, stream: &Stream, palette: &Palette) -> String {
     if stream.is_empty() {
         return String::new();
     }
@@ -449,7 +454,7 @@ pub fn stream(name: &str, stream: &Stream, palette: &Palette) -> String {
 }
 
 /// Tracebacks, then captured stdout and stderr.
-pub fn captured(captured: &Captured, palette: &Palette) -> String {
+pub(crate) fn captured(captured: &Captured, palette: &Palette) -> String {
     let mut out = tracebacks(captured, None, palette);
     out.push_str(&stream("stdout", &captured.stdout, palette));
     out.push_str(&stream("stderr", &captured.stderr, palette));
@@ -459,7 +464,10 @@ pub fn captured(captured: &Captured, palette: &Palette) -> String {
 /// Everything a student reads about one spec, without color: what happened (the diff, the
 /// error) and what their code printed and raised, paths under `base` (the solution's folder)
 /// said relative to it. For autograder results; sanitized here, once.
-pub fn feedback(report: &crate::run::runner::SpecReport, base: Option<&std::path::Path>) -> String {
+pub(crate) fn feedback(
+    report: &crate::run::runner::SpecReport,
+    base: Option<&std::path::Path>,
+) -> String {
     let plain = Palette::plain();
     let mut out = relative_to(&explained(report), base);
     if let Some(captured) = &report.output {
@@ -471,7 +479,7 @@ pub fn feedback(report: &crate::run::runner::SpecReport, base: Option<&std::path
 }
 
 /// The text of a stream with a last line saying how much was cut, for JUnit and TAP.
-pub fn stream_text(stream: &Stream) -> String {
+pub(crate) fn stream_text(stream: &Stream) -> String {
     let mut out = sanitize::text(&stream.text).into_owned();
     if stream.cut_bytes > 0 {
         if !out.ends_with('\n') && !out.is_empty() {
@@ -483,7 +491,7 @@ pub fn stream_text(stream: &Stream) -> String {
 }
 
 /// Where an expected failure is listed and why, and the first line of what happened.
-pub fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
+pub(crate) fn expected_failure(path: &str, known: &ExpectedFailure) -> String {
     let mut out = format!(
         "known failure, listed at {}",
         sanitize::line(&known.listed_at)

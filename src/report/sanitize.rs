@@ -60,19 +60,19 @@ fn escaped(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
 
 /// Multi-line text as shown to a person: newlines and tabs stay, every other control
 /// character reads as an escape (`\x1b`, `\r`, `\u{202e}`).
-pub fn text(text: &str) -> Cow<'_, str> {
+pub(crate) fn text(text: &str) -> Cow<'_, str> {
     escaped(text, |c| c == '\n' || c == '\t')
 }
 
 /// A value shown within one line (a name, a path, a rule id): as [`text`], with newlines and
 /// tabs escaped too, so that it cannot start a line of its own.
-pub fn line(text: &str) -> Cow<'_, str> {
+pub(crate) fn line(text: &str) -> Cow<'_, str> {
     escaped(text, |_| false)
 }
 
 /// The escape of one character as [`text`] shows it, for code that lays text out column by
 /// column (a caret under a column must count an escape's width).
-pub fn shown_char(c: char) -> Cow<'static, str> {
+pub(crate) fn shown_char(c: char) -> Cow<'static, str> {
     if hidden(c) && c != '\t' && c != '\n' {
         let mut out = String::new();
         escape_into(c, &mut out);
@@ -85,7 +85,7 @@ pub fn shown_char(c: char) -> Cow<'static, str> {
 /// A line of serialized JSON with every character [`text`] would escape written as a JSON
 /// escape (`\u007f`, `\u202e`), and `##[` as `##\u005b`: the same data for a JSON reader,
 /// nothing raw for a terminal or a CI log. serde_json escapes only C0 controls itself.
-pub fn json(serialized: &str) -> Cow<'_, str> {
+pub(crate) fn json(serialized: &str) -> Cow<'_, str> {
     if !serialized.chars().any(hidden) && !serialized.contains("##[") {
         return Cow::Borrowed(serialized);
     }
@@ -107,7 +107,7 @@ pub fn json(serialized: &str) -> Cow<'_, str> {
 /// Text for an HTML page (element content or a quoted attribute value): control characters
 /// shown as [`line`] shows them, then HTML's special characters (`&`, `<`, `>`, both quotes)
 /// as entities, so that no spec or implementation can add markup or script to the page.
-pub fn html(text: &str) -> String {
+pub(crate) fn html(text: &str) -> String {
     let shown = line(text);
     let mut out = String::with_capacity(shown.len() + 8);
     for c in shown.chars() {
@@ -126,7 +126,7 @@ pub fn html(text: &str) -> String {
 /// `text` cut to at most `max` characters (never fewer than 8), an ellipsis as the last one
 /// saying it was cut. Cut what is shown, after [`line`] or [`text`], so that an escape counts
 /// at its width, and before [`html`], so that an entity is never cut in two.
-pub fn cut(text: &str, max: usize) -> Cow<'_, str> {
+pub(crate) fn cut(text: &str, max: usize) -> Cow<'_, str> {
     let max = max.max(8);
     match text.char_indices().nth(max) {
         None => Cow::Borrowed(text),
@@ -142,7 +142,7 @@ pub fn cut(text: &str, max: usize) -> Cow<'_, str> {
 
 /// Whether dlqspec runs as a GitHub Actions step, where its output is scanned for workflow
 /// commands.
-pub fn in_github_actions() -> bool {
+pub(crate) fn in_github_actions() -> bool {
     std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
 }
 
@@ -151,7 +151,7 @@ pub fn in_github_actions() -> bool {
 /// The runner reads a line as a command when, past leading white space, it starts with `::`,
 /// or (the older syntax) when it holds `##[` anywhere. Such a line gets its first `:` or its
 /// `[` shown as an escape (`\x3a`, `\x5b`): still readable, no longer a command.
-pub fn workflow_safe(line: &str) -> Cow<'_, str> {
+pub(crate) fn workflow_safe(line: &str) -> Cow<'_, str> {
     let body = line.trim_start();
     let command = body.starts_with("::");
     if !command && !line.contains("##[") {
@@ -168,7 +168,7 @@ pub fn workflow_safe(line: &str) -> Cow<'_, str> {
 /// Serialized XML whose lines cannot be read as workflow commands, with the same content for
 /// an XML reader: a line's leading `:` becomes `&#58;`, the `[` of `##[` becomes `&#91;`
 /// (both can only sit in text or attribute values, where character references are allowed).
-pub fn xml(serialized: &str) -> Cow<'_, str> {
+pub(crate) fn xml(serialized: &str) -> Cow<'_, str> {
     // What XML forbids is shown as an escape, as in any other report: the document parses.
     let serialized: Cow<'_, str> = if serialized.chars().all(allowed_in_xml) {
         Cow::Borrowed(serialized)
@@ -203,14 +203,14 @@ pub fn xml(serialized: &str) -> Cow<'_, str> {
 }
 
 /// GitHub's escaping of a workflow command's message: `%`, CR and LF.
-pub fn github_data(text: &str) -> String {
+pub(crate) fn github_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// GitHub's escaping of a workflow command's property value, where `:` and `,` separate too.
-pub fn github_property(text: &str) -> String {
+pub(crate) fn github_property(text: &str) -> String {
     github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -218,14 +218,14 @@ pub fn github_property(text: &str) -> String {
 /// stream a person reads (stdout and stderr) but the one that carries dlqspec's own
 /// annotations. Lines are passed on whole, so a command cannot be assembled from two writes;
 /// a last line without its newline is passed on when the writer is dropped.
-pub struct WorkflowSafe<W: Write> {
+pub(crate) struct WorkflowSafe<W: Write> {
     out: W,
     guard: bool,
     pending: Vec<u8>,
 }
 
 impl<W: Write> WorkflowSafe<W> {
-    pub fn new(out: W, guard: bool) -> Self {
+    pub(crate) fn new(out: W, guard: bool) -> Self {
         WorkflowSafe {
             out,
             guard,
@@ -234,7 +234,7 @@ impl<W: Write> WorkflowSafe<W> {
     }
 
     /// Guarded when dlqspec runs under GitHub Actions.
-    pub fn for_ci(out: W) -> Self {
+    pub(crate) fn for_ci(out: W) -> Self {
         Self::new(out, in_github_actions())
     }
 
@@ -278,7 +278,7 @@ impl<W: Write> Drop for WorkflowSafe<W> {
     clippy::disallowed_types,
     reason = "prints: the guarded stdout every command prints its human-readable output through"
 )]
-pub fn stdout() -> WorkflowSafe<io::Stdout> {
+pub(crate) fn stdout() -> WorkflowSafe<io::Stdout> {
     WorkflowSafe::for_ci(io::stdout())
 }
 
@@ -288,7 +288,7 @@ pub fn stdout() -> WorkflowSafe<io::Stdout> {
     clippy::disallowed_types,
     reason = "prints: the guarded stderr every command warns through"
 )]
-pub fn stderr() -> WorkflowSafe<io::Stderr> {
+pub(crate) fn stderr() -> WorkflowSafe<io::Stderr> {
     WorkflowSafe::for_ci(io::stderr())
 }
 

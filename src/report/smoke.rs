@@ -9,7 +9,7 @@ use super::style::{Palette, paint};
 use crate::external::smoke::{SmokeReport, SmokeVerdict};
 
 /// `12.3 ms`, or `1.20 s` from a second on.
-pub fn duration(took: Duration) -> String {
+pub(crate) fn duration(took: Duration) -> String {
     let ms = took.as_secs_f64() * 1000.0;
     if ms >= 1000.0 {
         format!("{:.2} s", ms / 1000.0)
@@ -18,7 +18,7 @@ pub fn duration(took: Duration) -> String {
     }
 }
 
-pub fn smoke(report: &SmokeReport, p: &Palette) -> String {
+pub(crate) fn smoke(report: &SmokeReport, p: &Palette) -> String {
     let mut out = String::new();
     let label = line(&report.label);
     let _ = writeln!(out, "smoke test of {}", paint(p.bold, &label));

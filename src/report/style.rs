@@ -5,20 +5,20 @@ use anstyle::{AnsiColor, Style};
 /// Styles for each kind of text; every style is plain when color is off.
 #[derive(Debug, Clone, Copy)]
 pub struct Palette {
-    pub pass: Style,
-    pub fail: Style,
-    pub skip: Style,
-    pub spec: Style,
-    pub dim: Style,
-    pub bold: Style,
-    pub removed: Style,
-    pub added: Style,
-    pub hunk: Style,
-    pub caret: Style,
+    pub(crate) pass: Style,
+    pub(crate) fail: Style,
+    pub(crate) skip: Style,
+    pub(crate) spec: Style,
+    pub(crate) dim: Style,
+    pub(crate) bold: Style,
+    pub(crate) removed: Style,
+    pub(crate) added: Style,
+    pub(crate) hunk: Style,
+    pub(crate) caret: Style,
 }
 
 impl Palette {
-    pub fn new(color: bool) -> Self {
+    pub(crate) fn new(color: bool) -> Self {
         if !color {
             return Palette::plain();
         }
@@ -55,7 +55,7 @@ impl Palette {
 }
 
 /// `text` wrapped in `style`'s escape codes (none for a plain style).
-pub fn paint(style: Style, text: &str) -> String {
+pub(crate) fn paint(style: Style, text: &str) -> String {
     if style == Style::new() {
         text.to_owned()
     } else {

@@ -7,17 +7,18 @@ use super::sanitize;
 use crate::model::outcome::Outcome;
 use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 
-pub struct TapReporter<W: Write> {
+pub(crate) struct TapReporter<W: Write> {
     out: W,
     number: usize,
 }
 
 impl<W: Write> TapReporter<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         TapReporter { out, number: 0 }
     }
 
-    pub fn into_inner(self) -> W {
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
         self.out
     }
 

@@ -13,169 +13,169 @@ use serde::{Deserialize, Serialize};
 
 /// The whole of `summary.json`, in the order its keys are written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SummaryFile {
+pub(crate) struct SummaryFile {
     /// `dlqspec-grade-summary` (`grading::SUMMARY_FORMAT`).
-    pub format: String,
+    pub(crate) format: String,
     /// `grading::SUMMARY_VERSION`.
-    pub version: u64,
+    pub(crate) version: u64,
     /// The `--partition` share this grading was, when it was one.
     #[serde(default, deserialize_with = "lenient")]
-    pub partition: Option<String>,
+    pub(crate) partition: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
-    pub suite: Option<SuiteRecord>,
+    pub(crate) suite: Option<SuiteRecord>,
     /// Each rule with how many submissions passed it, in the rules' order.
     #[serde(default, deserialize_with = "lenient")]
-    pub rules: Option<IndexMap<String, RuleShare>>,
+    pub(crate) rules: Option<IndexMap<String, RuleShare>>,
     /// The class's most common failure causes, most submissions first.
     #[serde(default, deserialize_with = "lenient")]
-    pub causes: Option<Vec<CauseRecord>>,
+    pub(crate) causes: Option<Vec<CauseRecord>>,
     /// What changed since the grading `--against` named, when it named one.
     #[serde(default, deserialize_with = "lenient")]
-    pub against: Option<AgainstRecord>,
+    pub(crate) against: Option<AgainstRecord>,
     /// A row per submission; an error names the row (`rows[3]: ...`).
     #[serde(deserialize_with = "each_row")]
-    pub rows: Vec<RowRecord>,
+    pub(crate) rows: Vec<RowRecord>,
 }
 
 /// The two fields read before the rest, so that a file of another format or version is
 /// told as such rather than by the first field it lacks.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct SummaryHead {
+pub(crate) struct SummaryHead {
     #[serde(default, deserialize_with = "lenient")]
-    pub format: Option<String>,
+    pub(crate) format: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
-    pub version: Option<u64>,
+    pub(crate) version: Option<u64>,
 }
 
 /// What the grading says of itself (`grading::About`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SuiteRecord {
-    pub folders: Vec<String>,
-    pub specs: usize,
-    pub digest: String,
-    pub graded: String,
-    pub dlqspec: String,
+pub(crate) struct SuiteRecord {
+    pub(crate) folders: Vec<String>,
+    pub(crate) specs: usize,
+    pub(crate) digest: String,
+    pub(crate) graded: String,
+    pub(crate) dlqspec: String,
 }
 
 /// A rule's share of the class.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuleShare {
-    pub passed: usize,
-    pub submissions: usize,
+pub(crate) struct RuleShare {
+    pub(crate) passed: usize,
+    pub(crate) submissions: usize,
 }
 
 /// One of the class's failure causes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CauseRecord {
-    pub cause: String,
-    pub id: Option<String>,
-    pub rule: Option<String>,
+pub(crate) struct CauseRecord {
+    pub(crate) cause: String,
+    pub(crate) id: Option<String>,
+    pub(crate) rule: Option<String>,
     /// The report names of the submissions it hit.
-    pub who: Vec<String>,
-    pub submissions: usize,
-    pub specs: usize,
-    pub failures: usize,
-    pub example: CauseExample,
+    pub(crate) who: Vec<String>,
+    pub(crate) submissions: usize,
+    pub(crate) specs: usize,
+    pub(crate) failures: usize,
+    pub(crate) example: CauseExample,
 }
 
 /// A cause's first failure in the class.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CauseExample {
-    pub submission: String,
-    pub name: String,
-    pub spec: String,
+pub(crate) struct CauseExample {
+    pub(crate) submission: String,
+    pub(crate) name: String,
+    pub(crate) spec: String,
 }
 
 /// A regrade, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AgainstRecord {
+pub(crate) struct AgainstRecord {
     /// The earlier grading's folder, as given.
-    pub dir: String,
-    pub no_change: bool,
-    pub unchanged: usize,
-    pub changed: Vec<ChangedRecord>,
-    pub new: Vec<NewRecord>,
-    pub gone: Vec<GoneRecord>,
+    pub(crate) dir: String,
+    pub(crate) no_change: bool,
+    pub(crate) unchanged: usize,
+    pub(crate) changed: Vec<ChangedRecord>,
+    pub(crate) new: Vec<NewRecord>,
+    pub(crate) gone: Vec<GoneRecord>,
 }
 
 /// A submission's status and score, in brief.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StandingRecord {
-    pub status: String,
-    pub score: f64,
-    pub max_score: f64,
+pub(crate) struct StandingRecord {
+    pub(crate) status: String,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
 }
 
 /// A submission graded both times whose grading changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChangedRecord {
-    pub name: String,
-    pub submission: String,
-    pub before: StandingRecord,
-    pub after: StandingRecord,
-    pub specs: Vec<SpecChange>,
+pub(crate) struct ChangedRecord {
+    pub(crate) name: String,
+    pub(crate) submission: String,
+    pub(crate) before: StandingRecord,
+    pub(crate) after: StandingRecord,
+    pub(crate) specs: Vec<SpecChange>,
 }
 
 /// A spec whose outcome changed: `None` where it was not in that grading's suite.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpecChange {
-    pub spec: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
+pub(crate) struct SpecChange {
+    pub(crate) spec: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
 }
 
 /// A submission the earlier grading did not have.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NewRecord {
-    pub name: String,
-    pub submission: String,
-    pub after: StandingRecord,
+pub(crate) struct NewRecord {
+    pub(crate) name: String,
+    pub(crate) submission: String,
+    pub(crate) after: StandingRecord,
 }
 
 /// A submission this grading does not have.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GoneRecord {
-    pub name: String,
-    pub submission: String,
-    pub before: StandingRecord,
+pub(crate) struct GoneRecord {
+    pub(crate) name: String,
+    pub(crate) submission: String,
+    pub(crate) before: StandingRecord,
 }
 
 /// One submission's row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RowRecord {
-    pub submission: String,
-    pub name: String,
+pub(crate) struct RowRecord {
+    pub(crate) submission: String,
+    pub(crate) name: String,
     /// `pass`, `fail`, `broken`, `timeout`, `crashed` or `ungraded`.
-    pub status: String,
-    pub score: f64,
-    pub max_score: f64,
-    pub passed: usize,
-    pub failed: usize,
-    pub seconds: f64,
-    pub note: String,
+    pub(crate) status: String,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) seconds: f64,
+    pub(crate) note: String,
     /// `NAME.txt`, or null when none was written.
-    pub report: Option<String>,
+    pub(crate) report: Option<String>,
     /// `NAME.jsonl`, or null when none was written.
-    pub json_report: Option<String>,
+    pub(crate) json_report: Option<String>,
     /// The specs whose picture was written (null read as none).
     #[serde(default, deserialize_with = "null_as_none")]
-    pub pictures: Vec<String>,
+    pub(crate) pictures: Vec<String>,
     /// Each rule's verdict: `pass` or `fail`.
-    pub rules: IndexMap<String, String>,
+    pub(crate) rules: IndexMap<String, String>,
     /// Each spec of the suite's verdict, by path.
-    pub specs: IndexMap<String, SpecVerdictRecord>,
+    pub(crate) specs: IndexMap<String, SpecVerdictRecord>,
 }
 
 /// A spec's verdict in a row: its outcome, and its cause when it failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpecVerdictRecord {
-    pub outcome: String,
+pub(crate) struct SpecVerdictRecord {
+    pub(crate) outcome: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<String>,
+    pub(crate) cause: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause_id: Option<String>,
+    pub(crate) cause_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause_rule: Option<String>,
+    pub(crate) cause_rule: Option<String>,
 }
 
 /// A part that decides nothing: of another shape, it reads as absent.

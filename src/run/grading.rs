@@ -14,22 +14,22 @@ use crate::run::record::{RunEvent, SpecFinished, read_events};
 use crate::run::select::Partition;
 
 /// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
-pub const SUMMARY_JSON: &str = "summary.json";
+pub(crate) const SUMMARY_JSON: &str = "summary.json";
 
 /// What `summary.json` says it is, and the version of its layout this build writes and reads.
-pub const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
+pub(crate) const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
 /// Version 2 added each row's `specs`, and the class's `causes` and `against`.
-pub const SUMMARY_VERSION: u64 = 2;
+pub(crate) const SUMMARY_VERSION: u64 = 2;
 
 /// The most of a `summary.json` read back.
-pub const MAX_SUMMARY_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
 /// The most of one submission's report (`NAME.txt` or `NAME.jsonl`) kept or copied.
-pub const MAX_REPORT_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_REPORT_BYTES: u64 = 64 << 20;
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Every spec passed.
     Pass,
     /// It ran, and some spec did not pass.
@@ -46,7 +46,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Pass => "pass",
             Status::Fail => "fail",
@@ -60,7 +60,7 @@ impl Status {
 
 /// A rule's verdict for one submission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleVerdict {
+pub(crate) enum RuleVerdict {
     /// Every spec covering it passed.
     Pass,
     /// Some spec covering it did not.
@@ -69,24 +69,24 @@ pub enum RuleVerdict {
 
 /// What became of one spec of the suite for one submission.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SpecVerdict {
+pub(crate) struct SpecVerdict {
     /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or [`NOT_RUN`].
-    pub outcome: String,
+    pub(crate) outcome: String,
     /// Why it failed, in one line (the run's `cause`), when it failed.
-    pub cause: Option<String>,
+    pub(crate) cause: Option<String>,
     /// The key of that cause (the run's `cause_id`): failures with one key, in one
     /// submission or across the class, share one cause.
-    pub cause_id: Option<String>,
+    pub(crate) cause_id: Option<String>,
     /// The rule that cause breaks (the run's `cause_rule`), when it is a rule of the suite.
-    pub cause_rule: Option<String>,
+    pub(crate) cause_rule: Option<String>,
 }
 
 /// The outcome of a spec the run did not finish: its budget ran out first, or its report
 /// does not mention it (a run that never reported, a run not trusted).
-pub const NOT_RUN: &str = "not_run";
+pub(crate) const NOT_RUN: &str = "not_run";
 
 /// The outcomes a run reports (docs/reports.md), and [`NOT_RUN`]: a verdict is one of them.
-pub const OUTCOMES: [&str; 9] = [
+pub(crate) const OUTCOMES: [&str; 9] = [
     "passed",
     "mismatch",
     "errored",
@@ -99,7 +99,7 @@ pub const OUTCOMES: [&str; 9] = [
 ];
 
 /// The most of a cause's text kept: one line, whatever the message it came from.
-pub const MAX_CAUSE_BYTES: usize = 300;
+pub(crate) const MAX_CAUSE_BYTES: usize = 300;
 
 /// `text`'s first line, at most [`MAX_CAUSE_BYTES`] of it, `…` where it was cut.
 fn cause_line(text: &str) -> String {
@@ -116,25 +116,25 @@ fn cause_line(text: &str) -> String {
 
 /// One row of the summary.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Graded {
+pub(crate) struct Graded {
     /// The submission as given on the command line.
-    pub submission: String,
+    pub(crate) submission: String,
     /// The file name its reports share in the output folder, without extension.
-    pub name: String,
-    pub status: Status,
-    pub score: f64,
-    pub max_score: f64,
-    pub passed: usize,
-    pub failed: usize,
-    pub rules: BTreeMap<String, RuleVerdict>,
+    pub(crate) name: String,
+    pub(crate) status: Status,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) rules: BTreeMap<String, RuleVerdict>,
     /// Each spec of the suite's verdict, by path: what a regrade (`--against`) compares and
     /// the class's causes are counted from.
-    pub specs: BTreeMap<String, SpecVerdict>,
-    pub took: Duration,
+    pub(crate) specs: BTreeMap<String, SpecVerdict>,
+    pub(crate) took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
-    pub note: String,
+    pub(crate) note: String,
     /// Which of its reports are in the output folder: the summaries link only to those.
-    pub reports: WrittenReports,
+    pub(crate) reports: WrittenReports,
 }
 
 /// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
@@ -142,17 +142,17 @@ pub struct Graded {
 /// (`NAME/explain/SPEC.html`, see [`picture_file`]). A submission with no entry file has
 /// none; a run that sent nothing through its pipe has no `NAME.jsonl`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WrittenReports {
-    pub text: bool,
-    pub json_lines: bool,
+pub(crate) struct WrittenReports {
+    pub(crate) text: bool,
+    pub(crate) json_lines: bool,
     /// The paths of the specs whose picture was written, as the run reports them.
-    pub pictures: Vec<String>,
+    pub(crate) pictures: Vec<String>,
 }
 
 impl WrittenReports {
     /// The file names of the reports written, with `kind` for each (`txt`, `jsonl`, `html`
     /// for a picture), relative to the output folder.
-    pub fn files(&self, name: &str) -> Vec<(&'static str, String)> {
+    pub(crate) fn files(&self, name: &str) -> Vec<(&'static str, String)> {
         let mut files: Vec<(&'static str, String)> =
             [("txt", self.text), ("jsonl", self.json_lines)]
                 .into_iter()
@@ -170,13 +170,13 @@ impl WrittenReports {
 
 /// The most pictures `grade` draws of one submission: one per failing spec, the first ones
 /// of the suite's order. Each needs a run of its own (`dlqspec explain`).
-pub const MAX_PICTURES: usize = 5;
+pub(crate) const MAX_PICTURES: usize = 5;
 
 /// Where the picture of `spec` (a path as the run reports it) for submission `name` goes,
 /// relative to the output folder: `NAME/explain/STEM.html`, the stem made of letters, digits,
 /// `-` and `_`, with `.` for each `/` (so `specs/dlq-consumer/a.yaml` is
 /// `specs.dlq-consumer.a.html`).
-pub fn picture_file(name: &str, spec: &str) -> String {
+pub(crate) fn picture_file(name: &str, spec: &str) -> String {
     let stem = spec
         .strip_suffix(".yaml")
         .or_else(|| spec.strip_suffix(".yml"))
@@ -197,13 +197,13 @@ pub fn picture_file(name: &str, spec: &str) -> String {
 }
 
 /// The folder of submission `name`'s pictures, relative to the output folder.
-pub fn picture_folder(name: &str) -> String {
+pub(crate) fn picture_folder(name: &str) -> String {
     format!("{name}/explain")
 }
 
 /// Whether `file` (a name in a [`picture_folder`]) is one [`picture_file`] could give: the
 /// pictures of an earlier grading are known by it, and nothing else there is touched.
-pub fn is_picture_name(file: &str) -> bool {
+pub(crate) fn is_picture_name(file: &str) -> bool {
     file.strip_suffix(".html").is_some_and(|stem| {
         !stem.starts_with('.')
             && stem
@@ -215,7 +215,7 @@ pub fn is_picture_name(file: &str) -> bool {
 /// The specs of `suite` whose outcome in a submission's JSON-lines report is `mismatch`, in
 /// the suite's order: those whose picture shows where the submission and the spec part ways.
 /// A hidden spec is none of them: its picture would show its student its expectations.
-pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
+pub(crate) fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
     let mut outcomes: BTreeMap<String, OutcomeKind> = BTreeMap::new();
     for event in read_events(json_lines) {
         if let RunEvent::SpecFinished(spec) = event {
@@ -233,7 +233,7 @@ pub fn mismatched(json_lines: &str, suite: &[SuiteSpec]) -> Vec<String> {
 /// file but holds folders (a GitHub Classroom clone, a Gradescope export) stands for one
 /// submission per folder in it, sorted by name; anything else stands for itself. Hidden
 /// folders (`.git`) and links are no submissions: a link could lead out of the class.
-pub fn class_members(submissions: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn class_members(submissions: &[PathBuf]) -> Vec<PathBuf> {
     let mut members = Vec::new();
     for submission in submissions {
         match subfolders(submission) {
@@ -273,7 +273,7 @@ fn subfolders(submission: &Path) -> Option<Vec<PathBuf>> {
 /// What orders a class for `--partition`: a submission's own name (its last component, which
 /// does not depend on where the class was checked out), then its path as given, so the same
 /// submissions in any order on any machine sort the same way.
-pub fn sort_key(submission: &Path) -> String {
+pub(crate) fn sort_key(submission: &Path) -> String {
     let name = submission
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -282,7 +282,7 @@ pub fn sort_key(submission: &Path) -> String {
 }
 
 /// The submissions in the order of their [`sort_key`].
-pub fn sorted(submissions: &[PathBuf]) -> Vec<usize> {
+pub(crate) fn sorted(submissions: &[PathBuf]) -> Vec<usize> {
     let keys: Vec<String> = submissions.iter().map(|s| sort_key(s)).collect();
     let mut order: Vec<usize> = (0..submissions.len()).collect();
     order.sort_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
@@ -292,7 +292,7 @@ pub fn sorted(submissions: &[PathBuf]) -> Vec<usize> {
 /// The indexes (into `submissions`, in the order given) of the share `partition` selects:
 /// `K/N` (or `count:K/N`) deals the submissions sorted by [`sort_key`] round-robin, `hash:K/N`
 /// by an FNV-1a hash of the key, as `run --partition` does with spec paths.
-pub fn share(submissions: &[PathBuf], partition: Option<&Partition>) -> Vec<usize> {
+pub(crate) fn share(submissions: &[PathBuf], partition: Option<&Partition>) -> Vec<usize> {
     let Some(partition) = partition else {
         return (0..submissions.len()).collect();
     };
@@ -308,7 +308,7 @@ pub fn share(submissions: &[PathBuf], partition: Option<&Partition>) -> Vec<usiz
 
 /// File names for the submissions' reports: their own names, made safe and unique. Given out
 /// in [`sort_key`] order, so every shard of a class names each submission the same.
-pub fn report_names(submissions: &[PathBuf]) -> Vec<String> {
+pub(crate) fn report_names(submissions: &[PathBuf]) -> Vec<String> {
     let mut names = vec![String::new(); submissions.len()];
     let mut seen = BTreeSet::new();
     for i in sorted(submissions) {
@@ -318,7 +318,7 @@ pub fn report_names(submissions: &[PathBuf]) -> Vec<String> {
 }
 
 /// Whether `name` is one [`report_names`] could give: safe as a file name in a folder.
-pub fn is_report_name(name: &str) -> bool {
+pub(crate) fn is_report_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 200
         && !name.starts_with('.')
@@ -356,56 +356,56 @@ fn report_name(submission: &Path, seen: &mut BTreeSet<String>) -> String {
 
 /// What a submission's JSON-lines report says: the counts, the score and each rule's verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ReportTally {
-    pub score: f64,
-    pub max_score: f64,
-    pub passed: usize,
-    pub failed: usize,
-    pub rules: BTreeMap<String, RuleVerdict>,
+pub(crate) struct ReportTally {
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) rules: BTreeMap<String, RuleVerdict>,
     /// Each spec of the suite's verdict, by path.
-    pub specs: BTreeMap<String, SpecVerdict>,
+    pub(crate) specs: BTreeMap<String, SpecVerdict>,
     /// Whether the run finished (its `run_finished` line is there).
-    pub finished: bool,
+    pub(crate) finished: bool,
     /// Whether no spec could run at all: every spec reported errored while the solution was
     /// starting.
-    pub nothing_ran: bool,
+    pub(crate) nothing_ran: bool,
     /// The first implementation error, for a broken submission's note.
-    pub first_error: Option<String>,
+    pub(crate) first_error: Option<String>,
     /// How many specs of the suite the run's budget kept from finishing
     /// ([`NOT_RUN_BUDGET`](crate::run::runner::NOT_RUN_BUDGET)).
-    pub not_run_budget: usize,
+    pub(crate) not_run_budget: usize,
 }
 
 /// A spec of the suite a class is graded on, as `grade` found it running the suite on the
 /// built-in reference: what it is worth and what it covers come from here, never from a
 /// submission's report.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SuiteSpec {
+pub(crate) struct SuiteSpec {
     /// As the run reports it (`path` of its `spec_finished` event).
-    pub path: String,
-    pub points: f64,
-    pub rules: Vec<String>,
+    pub(crate) path: String,
+    pub(crate) points: f64,
+    pub(crate) rules: Vec<String>,
     /// Not `visible`: its student may not see its expectations, so it is never drawn.
-    pub hidden: bool,
+    pub(crate) hidden: bool,
 }
 
 /// What a grading says of itself on its page and in `summary.json`: the suite (the `--specs`
 /// folders as given, how many specs, a digest of them), when, and by which dlqspec.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct About {
-    pub folders: Vec<String>,
-    pub specs: usize,
+pub(crate) struct About {
+    pub(crate) folders: Vec<String>,
+    pub(crate) specs: usize,
     /// 12 hex digits of FNV-1a over each spec's path and bytes, in the suite's order: two
     /// gradings show the same digest when they ran the same spec files.
-    pub digest: String,
+    pub(crate) digest: String,
     /// When it was graded, in UTC: `2026-12-01 22:43 UTC`.
-    pub graded: String,
-    pub dlqspec: String,
+    pub(crate) graded: String,
+    pub(crate) dlqspec: String,
 }
 
 impl About {
     /// This grading's, of `suite` from `folders`, now.
-    pub fn now(folders: &[PathBuf], suite: &[SuiteSpec]) -> About {
+    pub(crate) fn now(folders: &[PathBuf], suite: &[SuiteSpec]) -> About {
         About {
             folders: folders.iter().map(|f| f.display().to_string()).collect(),
             specs: suite.len(),
@@ -416,7 +416,7 @@ impl About {
     }
 
     /// As `summary.json` holds it.
-    pub fn record(&self) -> SuiteRecord {
+    pub(crate) fn record(&self) -> SuiteRecord {
         SuiteRecord {
             folders: self.folders.clone(),
             specs: self.specs,
@@ -442,7 +442,7 @@ impl From<SuiteRecord> for About {
 
 /// The digest of a suite's spec files (`About::digest`); a file that cannot be read adds its
 /// path alone.
-pub fn suite_digest(suite: &[SuiteSpec]) -> String {
+pub(crate) fn suite_digest(suite: &[SuiteSpec]) -> String {
     use crate::run::select::{FNV1A_START, fnv1a_more};
     let hash = suite.iter().fold(FNV1A_START, |hash, spec| {
         let bytes = read_bounded(Path::new(&spec.path), MAX_REPORT_BYTES).unwrap_or_default();
@@ -459,7 +459,7 @@ pub fn suite_digest(suite: &[SuiteSpec]) -> String {
 }
 
 /// `time` as `YYYY-MM-DD HH:MM UTC` (the proleptic Gregorian calendar, from days since 1970).
-pub fn utc_minute(time: std::time::SystemTime) -> String {
+pub(crate) fn utc_minute(time: std::time::SystemTime) -> String {
     let secs = time
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -485,7 +485,7 @@ pub fn utc_minute(time: std::time::SystemTime) -> String {
 /// spec of the suite counts in `max_score`, and only a spec the report says `passed` earns
 /// its points. A spec it skipped (a class it does not have) or does not mention scores 0 and
 /// fails its rules; a listed known failure earns nothing but fails nothing.
-pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
+pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     let mut tally = ReportTally::default();
     let known: BTreeSet<&str> = suite
         .iter()
@@ -584,7 +584,7 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
 /// Reads at most `limit` bytes of a regular file, refusing a link, a FIFO, a device or a
 /// larger file with a sentence naming it: `source`'s bounded read, which checks the file it
 /// opened (never blocking on a FIFO, never following a link), with errors for a person.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let (file, meta) = crate::text::source::open_regular(path, false).map_err(|e| {
         let not_regular = std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file());
         if not_regular {
@@ -611,12 +611,12 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
 
 /// Reads a shard's `summary.json` back into its rows, validated: every error names the file
 /// (with `:line:col` for JSON that does not parse) and says what to do.
-pub fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
+pub(crate) fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
     read_summary_about(path).map(|(rows, _)| rows)
 }
 
 /// `read_summary`, with what the summary says of its grading (`About`), when it says it.
-pub fn read_summary_about(path: &Path) -> Result<(Vec<Graded>, Option<About>), String> {
+pub(crate) fn read_summary_about(path: &Path) -> Result<(Vec<Graded>, Option<About>), String> {
     let shown = path.display();
     let bytes = read_bounded(path, MAX_SUMMARY_BYTES)?;
     // Where the text is no JSON, where it is JSON of another shape: each told as such.
@@ -750,7 +750,7 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
 /// holding the `summary.json` a grade wrote (read as `--merge` reads a shard's: bounded, a
 /// regular file only, its format and version checked). Every error is one sentence saying
 /// what to give instead.
-pub fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
+pub(crate) fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
     let shown = dir.display();
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
@@ -776,7 +776,7 @@ pub fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
 
 /// Whether `output` is `dir` or a folder inside it (where neither need exist yet): a regrade
 /// writes nothing into the grading it compares with.
-pub fn is_within(output: &Path, dir: &Path) -> bool {
+pub(crate) fn is_within(output: &Path, dir: &Path) -> bool {
     let Ok(dir) = std::fs::canonicalize(dir) else {
         return false;
     };
@@ -805,10 +805,10 @@ pub fn is_within(output: &Path, dir: &Path) -> bool {
 
 /// A submission's grading before and after, in brief.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Standing {
-    pub status: Status,
-    pub score: f64,
-    pub max_score: f64,
+pub(crate) struct Standing {
+    pub(crate) status: Status,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
 }
 
 impl Standing {
@@ -823,36 +823,36 @@ impl Standing {
 
 /// One submission graded both times whose grading changed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Changed {
+pub(crate) struct Changed {
     /// Its row in the new grading.
-    pub row: usize,
-    pub before: Standing,
+    pub(crate) row: usize,
+    pub(crate) before: Standing,
     /// Each spec whose verdict changed: its path, its outcome before and after (`None`: the
     /// spec was not in that grading's suite).
-    pub specs: Vec<(String, Option<String>, Option<String>)>,
+    pub(crate) specs: Vec<(String, Option<String>, Option<String>)>,
 }
 
 /// What changed from an earlier grading to this one, submissions matched by name.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Regrade {
-    pub changed: Vec<Changed>,
+pub(crate) struct Regrade {
+    pub(crate) changed: Vec<Changed>,
     /// The rows (of the new grading) of submissions the earlier one did not have.
-    pub new: Vec<usize>,
+    pub(crate) new: Vec<usize>,
     /// The earlier rows of submissions this grading does not have, with their standing.
-    pub gone: Vec<(String, String, Standing)>,
+    pub(crate) gone: Vec<(String, String, Standing)>,
     /// How many submissions were graded both times the same.
-    pub unchanged: usize,
+    pub(crate) unchanged: usize,
 }
 
 impl Regrade {
-    pub fn no_change(&self) -> bool {
+    pub(crate) fn no_change(&self) -> bool {
         self.changed.is_empty() && self.new.is_empty() && self.gone.is_empty()
     }
 }
 
 /// Compares `after` with `before`, matching submissions by their report name; the changed
 /// and new in `after`'s order, the gone in `before`'s.
-pub fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
+pub(crate) fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
     let earlier: BTreeMap<&str, &Graded> = before.iter().map(|r| (r.name.as_str(), r)).collect();
     let now: BTreeSet<&str> = after.iter().map(|r| r.name.as_str()).collect();
     let mut diff = Regrade::default();
@@ -891,7 +891,7 @@ pub fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
 
 /// The rows of several shards as one class, sorted by [`sort_key`]; refused when a
 /// submission, or a report name, is in two shards (its reports would overwrite each other).
-pub fn merge(shards: Vec<(PathBuf, Vec<Graded>)>) -> Result<Vec<Graded>, String> {
+pub(crate) fn merge(shards: Vec<(PathBuf, Vec<Graded>)>) -> Result<Vec<Graded>, String> {
     let mut by_submission: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut by_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut rows = Vec::new();

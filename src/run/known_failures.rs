@@ -23,7 +23,7 @@ use crate::text::yaml::{self, Spanned};
 #[derive(Debug, Clone)]
 pub struct KnownFailures {
     /// The file as given, for messages.
-    pub path: String,
+    pub(crate) path: String,
     entries: Vec<KnownFailure>,
 }
 
@@ -50,7 +50,7 @@ struct RawEntry {
 }
 
 impl KnownFailures {
-    pub fn load(path: &Path) -> Result<KnownFailures, SpecError> {
+    pub(crate) fn load(path: &Path) -> Result<KnownFailures, SpecError> {
         // Read like a spec: bounded and never blocking.
         let file = SourceFile::read(path).map_err(|error| SpecError {
             kind: SpecErrorKind::Unreadable,
@@ -64,7 +64,7 @@ impl KnownFailures {
         Self::parse(&file)
     }
 
-    pub fn parse(file: &SourceFile) -> Result<KnownFailures, SpecError> {
+    pub(crate) fn parse(file: &SourceFile) -> Result<KnownFailures, SpecError> {
         let raw: Option<Vec<Spanned<RawEntry>>> = yaml::parse(file)?;
         let mut entries = Vec::new();
         for item in raw.unwrap_or_default() {
@@ -132,7 +132,7 @@ impl KnownFailures {
 
     /// Whether the failure of the spec at `path`, of `rules`, would be expected: its path or
     /// one of its rules is listed.
-    pub fn lists(&self, path: &str, rules: &[String]) -> bool {
+    pub(crate) fn lists(&self, path: &str, rules: &[String]) -> bool {
         let canonical = std::fs::canonicalize(path).ok();
         self.entries.iter().any(|entry| match &entry.listed {
             KnownFailureKey::Spec(file) => canonical.as_ref() == Some(file),
@@ -142,7 +142,10 @@ impl KnownFailures {
 
     /// What to expect of the specs about to run, in their order: each its path and what
     /// loading it gave (the run's prepared specs).
-    pub fn expect(&self, prepared: &[(String, Result<LoadedSpec, SpecError>)]) -> Expectations<'_> {
+    pub(crate) fn expect(
+        &self,
+        prepared: &[(String, Result<LoadedSpec, SpecError>)],
+    ) -> Expectations<'_> {
         let mut by_spec = vec![None; prepared.len()];
         let mut last_covering = HashMap::new();
         for (index, (path, loaded)) in prepared.iter().enumerate() {
@@ -175,7 +178,7 @@ impl KnownFailures {
 }
 
 /// Known failures matched to the specs of one run; applied to each report as it finishes.
-pub struct Expectations<'a> {
+pub(crate) struct Expectations<'a> {
     list: &'a KnownFailures,
     /// The entry listing each spec by path.
     by_spec: Vec<Option<usize>>,
@@ -188,7 +191,7 @@ pub struct Expectations<'a> {
 impl Expectations<'_> {
     /// Turns the outcome of spec `index`, of `rules`, into an expected failure, or a stale
     /// listing.
-    pub fn apply(&mut self, index: usize, rules: &[String], outcome: &mut Outcome) {
+    pub(crate) fn apply(&mut self, index: usize, rules: &[String], outcome: &mut Outcome) {
         let list = self.list;
         let rule_entries: Vec<usize> = list
             .entries

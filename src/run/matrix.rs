@@ -15,38 +15,37 @@ use crate::run::runner::{self, Prepared, SpecReport, Summary};
 
 /// One implementation's results on one world, in the order of the specs.
 #[derive(Debug, Clone)]
-pub struct Column {
+pub(crate) struct Column {
     /// The implementation, its label naming the world too when the matrix has several, or a
     /// broker's: `builtin on rabbitmq classic`; the world alone in a table of worlds.
-    pub implementation: ImplInfo,
-    pub reports: Vec<SpecReport>,
-    pub summary: Summary,
+    pub(crate) implementation: ImplInfo,
+    pub(crate) reports: Vec<SpecReport>,
+    pub(crate) summary: Summary,
 }
 
 /// One rule and how each implementation fares on the specs covering it.
 #[derive(Debug, Clone)]
-pub struct RuleRow {
-    pub contract: &'static str,
-    pub rule: Rule,
+pub(crate) struct RuleRow {
+    pub(crate) rule: Rule,
     /// One per column.
-    pub cells: Vec<Cell>,
+    pub(crate) cells: Vec<Cell>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Cell {
-    pub passed: usize,
-    pub failed: usize,
-    pub total: usize,
+pub(crate) struct Cell {
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) total: usize,
     /// The first covering spec that failed, to link to its details.
-    pub first_failure: Option<usize>,
+    pub(crate) first_failure: Option<usize>,
     /// Covering specs that pass on the fake world and fail on this column's broker.
-    pub diverged: usize,
+    pub(crate) diverged: usize,
     /// The first of them, to link to its details.
-    pub first_divergence: Option<usize>,
+    pub(crate) first_divergence: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellStatus {
+pub(crate) enum CellStatus {
     /// No spec covers the rule.
     Uncovered,
     Passed,
@@ -61,7 +60,7 @@ pub enum CellStatus {
 }
 
 impl Cell {
-    pub fn status(&self) -> CellStatus {
+    pub(crate) fn status(&self) -> CellStatus {
         if self.total == 0 {
             CellStatus::Uncovered
         } else if self.failed > 0 {
@@ -78,7 +77,7 @@ impl Cell {
     }
 
     /// `2/3`, `skipped`, or `-` for a rule no spec covers.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self.status() {
             CellStatus::Uncovered => "-".to_owned(),
             CellStatus::Skipped => "skipped".to_owned(),
@@ -95,15 +94,15 @@ impl Cell {
 }
 
 #[derive(Debug, Clone)]
-pub struct Matrix {
-    pub columns: Vec<Column>,
-    pub rows: Vec<RuleRow>,
-    pub duration: Duration,
+pub(crate) struct Matrix {
+    pub(crate) columns: Vec<Column>,
+    pub(crate) rows: Vec<RuleRow>,
+    pub(crate) duration: Duration,
 }
 
 impl Matrix {
     /// Tallies the columns (each holding reports for the same specs, in the same order).
-    pub fn build(columns: Vec<Column>, duration: Duration) -> Matrix {
+    pub(crate) fn build(columns: Vec<Column>, duration: Duration) -> Matrix {
         let specs = spec_list(&columns);
         let mut rows = Vec::new();
         for contract in CONTRACTS {
@@ -122,11 +121,7 @@ impl Matrix {
                     .iter()
                     .map(|column| tally(&covering, &column.reports))
                     .collect();
-                rows.push(RuleRow {
-                    contract: contract.name(),
-                    rule: *rule,
-                    cells,
-                });
+                rows.push(RuleRow { rule: *rule, cells });
             }
         }
         Matrix {
@@ -137,12 +132,12 @@ impl Matrix {
     }
 
     /// The specs in the order they ran (paths, names, rules).
-    pub fn specs(&self) -> &[SpecReport] {
+    pub(crate) fn specs(&self) -> &[SpecReport] {
         spec_list(&self.columns)
     }
 
     /// Specs that could not be loaded: broken for every implementation alike.
-    pub fn spec_errors(&self) -> Vec<&SpecReport> {
+    pub(crate) fn spec_errors(&self) -> Vec<&SpecReport> {
         self.specs()
             .iter()
             .filter(|s| matches!(s.outcome, Outcome::SpecError(_)))
@@ -150,7 +145,7 @@ impl Matrix {
     }
 
     /// For each column, the specs that diverged on its broker, in order.
-    pub fn divergences(&self, column: usize) -> Vec<&SpecReport> {
+    pub(crate) fn divergences(&self, column: usize) -> Vec<&SpecReport> {
         self.columns.get(column).map_or_else(Vec::new, |c| {
             c.reports
                 .iter()
@@ -160,7 +155,7 @@ impl Matrix {
     }
 
     /// What broke a broker under a column, if one did.
-    pub fn world_faults(&self) -> Vec<&str> {
+    pub(crate) fn world_faults(&self) -> Vec<&str> {
         self.columns
             .iter()
             .filter_map(|c| c.summary.world_fault.as_deref())
@@ -168,7 +163,7 @@ impl Matrix {
     }
 
     /// For each column, the specs it failed (spec errors aside), in order.
-    pub fn failures(&self, column: usize) -> Vec<&SpecReport> {
+    pub(crate) fn failures(&self, column: usize) -> Vec<&SpecReport> {
         self.columns.get(column).map_or_else(Vec::new, |c| {
             c.reports
                 .iter()
@@ -178,7 +173,7 @@ impl Matrix {
     }
 
     /// 0 every implementation passed every spec it ran; 1 some failed; 2 some spec is broken.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         if !self.spec_errors().is_empty() || !self.world_faults().is_empty() {
             runner::exit::SPEC_OR_USAGE_ERROR
         } else if self.columns.iter().any(|c| c.summary.failed() > 0) {
@@ -225,7 +220,7 @@ fn tally(covering: &[usize], reports: &[SpecReport]) -> Cell {
 /// Runs the specs against each target on each world (the fake when `worlds` is empty), one
 /// thread per column (external ones are processes of their own), and tallies the matrix. The
 /// built-in implementation should come first.
-pub fn run(
+pub(crate) fn run(
     prepared: &[Prepared],
     targets: &[Target],
     worlds: &[WorldChoice],

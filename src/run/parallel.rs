@@ -15,7 +15,7 @@ const MAX_BATCH: usize = 32;
 /// `emit(i, result)` on this thread in order of i. Once `stops(result)` holds for the result
 /// of some i, no index after i is started (those before it all finish); those never started
 /// are emitted as `None`.
-pub fn run_in_order<S, R>(
+pub(crate) fn run_in_order<S, R>(
     count: usize,
     mut states: Vec<S>,
     work: &(dyn Fn(&mut S, usize) -> R + Sync),

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 use crate::model::cache_dir::CACHE_DIR_ENV;
 
 /// The cache folder, relative to the current folder, when `$DLQSPEC_CACHE_DIR` is not set.
-pub const DEFAULT_CACHE_DIR: &str = ".dlqspec";
+pub(crate) const DEFAULT_CACHE_DIR: &str = ".dlqspec";
 
 /// The state file inside the cache folder.
-pub const STATE_FILE: &str = "failed.json";
+pub(crate) const STATE_FILE: &str = "failed.json";
 
 /// The largest state file read: far more than any suite's failures take.
 const MAX_STATE_BYTES: u64 = 16 << 20;
@@ -33,7 +33,7 @@ const VERSION: u32 = 1;
 
 /// How a run uses the failures the last runs recorded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Rerun {
+pub(crate) enum Rerun {
     /// Every selected spec, in path order.
     #[default]
     All,
@@ -46,9 +46,9 @@ pub enum Rerun {
 /// A rerun choice with the failures it is made from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RerunPlan {
-    pub mode: Rerun,
+    pub(crate) mode: Rerun,
     /// The spec paths recorded as failed, as reports show them.
-    pub failed: BTreeSet<String>,
+    pub(crate) failed: BTreeSet<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -58,7 +58,7 @@ struct State {
 }
 
 /// The cache folder: `$DLQSPEC_CACHE_DIR`, or `.dlqspec` in the current folder.
-pub fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     std::env::var_os(CACHE_DIR_ENV)
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| PathBuf::from(DEFAULT_CACHE_DIR), PathBuf::from)
@@ -66,7 +66,7 @@ pub fn cache_dir() -> PathBuf {
 
 /// The failed spec paths recorded in `dir`, and a warning when the state file was there but
 /// could not be used. A missing file is no failures and no warning.
-pub fn load(dir: &Path) -> (BTreeSet<String>, Option<String>) {
+pub(crate) fn load(dir: &Path) -> (BTreeSet<String>, Option<String>) {
     let path = dir.join(STATE_FILE);
     match read_state(&path) {
         Ok(None) => (BTreeSet::new(), None),
@@ -109,7 +109,10 @@ fn read_state(path: &Path) -> Result<Option<BTreeSet<String>>, String> {
 
 /// The failures after a run: `before`, less the specs that ran and did not fail, plus those that
 /// failed. Specs the run did not run (left out, skipped) keep what was recorded for them.
-pub fn after_run(before: &BTreeSet<String>, ran: &[(String, RunResult)]) -> BTreeSet<String> {
+pub(crate) fn after_run(
+    before: &BTreeSet<String>,
+    ran: &[(String, RunResult)],
+) -> BTreeSet<String> {
     let mut failed = before.clone();
     for (path, result) in ran {
         match result {
@@ -127,7 +130,7 @@ pub fn after_run(before: &BTreeSet<String>, ran: &[(String, RunResult)]) -> BTre
 
 /// What one spec's outcome means for the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunResult {
+pub(crate) enum RunResult {
     Passed,
     Failed,
     /// Skipped: nothing learnt about the spec.
@@ -136,7 +139,7 @@ pub enum RunResult {
 
 /// Writes the failures to `dir`, creating it (with a `.gitignore` that keeps it out of git).
 /// Refuses a cache folder or state file that is a link or not a folder or regular file.
-pub fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
+pub(crate) fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
     let refuse = |what: &Path, why: &str| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -180,7 +183,7 @@ pub fn save(dir: &Path, failed: &BTreeSet<String>) -> io::Result<()> {
 
 /// The items a rerun plan keeps, in the order it runs them, and a note when `--last-failed`
 /// found no recorded failure among them (and so keeps them all).
-pub fn choose<T>(
+pub(crate) fn choose<T>(
     items: Vec<T>,
     path_of: impl Fn(&T) -> &str,
     plan: &RerunPlan,

@@ -25,13 +25,13 @@ use crate::text::source::display_path;
 use crate::text::spec_error::{SpecError, SpecErrorKind};
 
 /// Exit codes, as documented in the README.
-pub mod exit {
+pub(crate) mod exit {
     /// Every spec passed (skipped specs do not count against a run).
-    pub const PASSED: i32 = 0;
+    pub(crate) const PASSED: i32 = 0;
     /// Some spec failed: a mismatch, or the implementation errored.
-    pub const FAILED: i32 = 1;
+    pub(crate) const FAILED: i32 = 1;
     /// A spec is broken, or the command line is wrong.
-    pub const SPEC_OR_USAGE_ERROR: i32 = 2;
+    pub(crate) const SPEC_OR_USAGE_ERROR: i32 = 2;
 }
 
 #[derive(Debug, Clone, Default)]
@@ -67,7 +67,7 @@ pub struct RunConfig {
 
 impl RunConfig {
     /// The number of worker threads asked for.
-    pub fn jobs(&self) -> usize {
+    pub(crate) fn jobs(&self) -> usize {
         self.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
             NonZeroUsize::get,
@@ -76,70 +76,70 @@ impl RunConfig {
 }
 
 /// Why specs that `--fail-fast` kept from running are skipped.
-pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
+pub(crate) const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
 
 /// Why specs are skipped once the world (a broker) broke: the one it broke under, and every
 /// one not finished.
-pub const NOT_RUN_WORLD: &str = "not run: the broker failed";
+pub(crate) const NOT_RUN_WORLD: &str = "not run: the broker failed";
 
 /// Why specs not finished when the run's budget ran out are skipped: those never started,
 /// and the one running then (its implementation was ended under it, so its end says nothing).
-pub const NOT_RUN_BUDGET: &str = "not run: budget";
+pub(crate) const NOT_RUN_BUDGET: &str = "not run: budget";
 
 /// The result of one spec.
 #[derive(Debug, Clone)]
 pub struct SpecReport {
     pub path: String,
     /// `None` when the spec could not be loaded.
-    pub name: Option<String>,
-    pub contract: Option<&'static str>,
+    pub(crate) name: Option<String>,
+    pub(crate) contract: Option<&'static str>,
     pub rules: Vec<String>,
     pub outcome: Outcome,
-    pub duration: Duration,
+    pub(crate) duration: Duration,
     /// What the implementation printed and raised while the spec ran, when it says.
-    pub output: Option<Captured>,
+    pub(crate) output: Option<Captured>,
     /// Its points and visibility (the defaults when it could not be loaded).
-    pub grading: Grading,
+    pub(crate) grading: Grading,
     /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
-    pub source: Option<Arc<str>>,
+    pub(crate) source: Option<Arc<str>>,
     /// Where the implementation first departed from the reference, when the spec failed with
     /// a difference and its contract could tell: what `cause` is made from.
     pub departure: Option<Box<Departure>>,
     /// Why it failed (`None` for what is no failure): where the implementation departed from
     /// the reference, or what broke; in a run, joined to the cause of an earlier failure of
     /// the same mistake (`model::cause::Causes`).
-    pub cause: Option<Cause>,
+    pub(crate) cause: Option<Cause>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub passed: usize,
-    pub mismatched: usize,
-    pub errored: usize,
-    pub spec_errors: usize,
-    pub skipped: usize,
+    pub(crate) mismatched: usize,
+    pub(crate) errored: usize,
+    pub(crate) spec_errors: usize,
+    pub(crate) skipped: usize,
     /// Failures a known-failures file lists: they do not fail the run.
-    pub expected_failures: usize,
+    pub(crate) expected_failures: usize,
     /// Listed known failures that passed: they fail the run.
-    pub stale: usize,
-    pub duration: Duration,
+    pub(crate) stale: usize,
+    pub(crate) duration: Duration,
     /// What the run has to say about how it chose its specs (e.g. `--last-failed` found
     /// none recorded), for the command to tell.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// How many of the skipped specs the budget kept from finishing ([`NOT_RUN_BUDGET`]).
-    pub not_run_budget: usize,
+    pub(crate) not_run_budget: usize,
     /// Specs that pass on the lesson's fake world and fail on the broker's (`--world`): the
     /// broker's, counted apart, failing no run.
-    pub diverged: usize,
+    pub(crate) diverged: usize,
     /// What broke the world (a broker) under the run: the specs from then on are not run,
     /// and the run exits 2.
-    pub world_fault: Option<String>,
+    pub(crate) world_fault: Option<String>,
     /// How many specs the broken world kept from finishing ([`NOT_RUN_WORLD`]).
-    pub not_run_world: usize,
+    pub(crate) not_run_world: usize,
 }
 
 impl Summary {
-    pub fn add(&mut self, outcome: &Outcome) {
+    pub(crate) fn add(&mut self, outcome: &Outcome) {
         match outcome.kind() {
             OutcomeKind::Passed => self.passed += 1,
             OutcomeKind::Mismatch => self.mismatched += 1,
@@ -154,15 +154,15 @@ impl Summary {
         }
     }
 
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.mismatched + self.errored + self.spec_errors + self.stale
     }
 
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.passed + self.failed() + self.skipped + self.expected_failures + self.diverged
     }
 
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         // A run whose broker broke checked less than it was asked to, and not for the
         // implementation's fault: no pass, and no failure of it either.
         if self.spec_errors > 0 || self.world_fault.is_some() {
@@ -216,7 +216,7 @@ pub enum RunError {
 
 impl RunError {
     /// The exit code: nothing selected is a usage error, nothing provided a failure.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             RunError::Discover(_) | RunError::NothingSelected(_) | RunError::World(_) => {
                 exit::SPEC_OR_USAGE_ERROR
@@ -232,7 +232,10 @@ pub type Prepared = (String, Result<LoadedSpec, SpecError>);
 /// Readies `world` for the selected specs, once: each contract that takes a world readies
 /// it (a broker reached, what a killed run left deleted); the lines the report header says of
 /// it, empty for the fake. `Err` is why the world cannot be used.
-pub fn prepare_world(world: &WorldChoice, prepared: &[Prepared]) -> Result<Vec<String>, String> {
+pub(crate) fn prepare_world(
+    world: &WorldChoice,
+    prepared: &[Prepared],
+) -> Result<Vec<String>, String> {
     if world.is_fake() {
         return Ok(Vec::new());
     }
@@ -270,13 +273,13 @@ pub fn prepare(config: &RunConfig) -> Result<Vec<Prepared>, DiscoverError> {
 }
 
 /// The selected specs, and the paths discovery left out (for a command to warn about).
-pub struct SelectedSpecs {
-    pub specs: Vec<Prepared>,
-    pub skipped: Vec<Skipped>,
+pub(crate) struct SelectedSpecs {
+    pub(crate) specs: Vec<Prepared>,
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// `prepare`, keeping what discovery skipped.
-pub fn gather(config: &RunConfig) -> Result<SelectedSpecs, DiscoverError> {
+pub(crate) fn gather(config: &RunConfig) -> Result<SelectedSpecs, DiscoverError> {
     let (loaded, skipped) = load_all(config)?;
     Ok(SelectedSpecs {
         specs: select(config, loaded),
@@ -369,7 +372,7 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
 }
 
 /// The report of a spec that did not run, and why.
-pub fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
+pub(crate) fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
     spec_report(
         prepared,
         Outcome::Skipped(reason.to_owned()),
@@ -385,7 +388,7 @@ pub fn run_one(prepared: &Prepared, implementation: &mut dyn Implementation) -> 
 }
 
 /// `run_one` on `world`.
-pub fn run_one_in(
+pub(crate) fn run_one_in(
     prepared: &Prepared,
     implementation: &mut dyn Implementation,
     world: &WorldChoice,

@@ -28,7 +28,7 @@ impl SpecFilter {
     /// with it (`dlq-consumer/` selects every rule of that contract). Text with `*`, `?`, `[`
     /// or `{` is a path glob, matched against the whole path or any tail of it that starts at
     /// a folder boundary; `*` stays within one folder, `**` crosses folders.
-    pub fn new(text: &str) -> Result<SpecFilter, String> {
+    pub(crate) fn new(text: &str) -> Result<SpecFilter, String> {
         if text.is_empty() {
             return Err("a filter cannot be empty".into());
         }
@@ -53,7 +53,7 @@ impl SpecFilter {
     }
 
     /// `header` is `None` for a spec that could not be loaded: only its path can match.
-    pub fn matches(&self, path: &str, header: Option<&SpecHeader>) -> bool {
+    pub(crate) fn matches(&self, path: &str, header: Option<&SpecHeader>) -> bool {
         if let Some(glob) = &self.glob {
             return glob.is_match(path);
         }
@@ -67,7 +67,7 @@ impl SpecFilter {
 
 /// How `--partition` splits the selected specs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartitionStrategy {
+pub(crate) enum PartitionStrategy {
     /// The i-th spec in path order goes to partition (i mod N) + 1: even sizes.
     Count,
     /// A spec goes to partition (hash(path) mod N) + 1: adding a spec moves no other spec.
@@ -77,11 +77,11 @@ pub enum PartitionStrategy {
 /// `--partition K/N`: run only the K-th of N shares of the selected specs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Partition {
-    pub strategy: PartitionStrategy,
+    pub(crate) strategy: PartitionStrategy,
     /// 1-based: K in K/N.
-    pub index: usize,
+    pub(crate) index: usize,
     /// N in K/N.
-    pub count: usize,
+    pub(crate) count: usize,
 }
 
 impl FromStr for Partition {
@@ -128,7 +128,7 @@ impl FromStr for Partition {
 
 impl Partition {
     /// Which of `paths` belong to this partition, as a mask in the given order.
-    pub fn mask(&self, paths: &[&str]) -> Vec<bool> {
+    pub(crate) fn mask(&self, paths: &[&str]) -> Vec<bool> {
         let wanted = self.index - 1;
         match self.strategy {
             PartitionStrategy::Hash => paths
@@ -156,10 +156,10 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Where FNV-1a starts, before any byte.
-pub const FNV1A_START: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV1A_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// FNV-1a, 64 bits, from `hash` on over `bytes`: a hash of many pieces, fed one by one.
-pub fn fnv1a_more(hash: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a_more(hash: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(hash, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -172,7 +172,6 @@ mod tests {
 
     fn header(name: &str, rules: &[&str]) -> SpecHeader {
         SpecHeader {
-            contract: "dlq-consumer",
             name: name.into(),
             description: String::new(),
             rules: rules

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 
 /// A path watched for changes, as given and as the file system names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Root {
+pub(crate) struct Root {
     /// As given on the command line: what reports show.
-    pub given: PathBuf,
+    pub(crate) given: PathBuf,
     /// Its canonical form: what change events name.
-    pub real: PathBuf,
-    pub is_dir: bool,
+    pub(crate) real: PathBuf,
+    pub(crate) is_dir: bool,
 }
 
 impl Root {
     /// The root for `given`, which must exist.
-    pub fn new(given: &Path) -> std::io::Result<Root> {
+    pub(crate) fn new(given: &Path) -> std::io::Result<Root> {
         let real = std::fs::canonicalize(given)?;
         let is_dir = real.is_dir();
         Ok(Root {
@@ -54,7 +54,7 @@ impl Root {
     /// What to ask the file system to watch for this root: a folder and all below it, or the
     /// folder of a file (editors save by writing a new file and renaming it over the old one,
     /// which a watch on the file itself would lose).
-    pub fn watch_request(&self) -> (PathBuf, bool) {
+    pub(crate) fn watch_request(&self) -> (PathBuf, bool) {
         match (self.is_dir, self.real.parent()) {
             (false, Some(parent)) => (parent.to_path_buf(), false),
             _ => (self.real.clone(), true),
@@ -64,16 +64,16 @@ impl Root {
 
 /// Everything a watch looks at.
 #[derive(Debug, Clone, Default)]
-pub struct Watched {
+pub(crate) struct Watched {
     /// The spec files and folders given.
-    pub specs: Vec<Root>,
+    pub(crate) specs: Vec<Root>,
     /// The implementation's files or folders (none for the built-in one).
-    pub implementation: Vec<Root>,
+    pub(crate) implementation: Vec<Root>,
 }
 
 /// What a batch of changes calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub(crate) enum Plan {
     /// Nothing watched changed in a way that matters.
     Nothing,
     /// The implementation changed (this path, as given): every selected spec runs again.
@@ -85,7 +85,7 @@ pub enum Plan {
 impl Watched {
     /// The distinct watch requests (folder, recursive): a folder already watched with all
     /// below it is not asked for again, so one watch never narrows another.
-    pub fn watch_requests(&self) -> Vec<(PathBuf, bool)> {
+    pub(crate) fn watch_requests(&self) -> Vec<(PathBuf, bool)> {
         let mut wanted: Vec<(PathBuf, bool)> = self
             .specs
             .iter()
@@ -107,7 +107,7 @@ impl Watched {
     }
 
     /// What the changed paths (canonical, as change events name them) call for.
-    pub fn plan(&self, changed: &[PathBuf]) -> Plan {
+    pub(crate) fn plan(&self, changed: &[PathBuf]) -> Plan {
         for path in changed {
             if let Some(given) = self.implementation.iter().find_map(|r| r.as_given(path)) {
                 return Plan::All(given);

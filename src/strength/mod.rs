@@ -6,7 +6,7 @@
 //! For each survivor, `explore` searches for a spec that would catch it, so an author reads
 //! "these survive, and this spec would catch the first".
 
-pub mod render;
+pub(crate) mod render;
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -23,64 +23,64 @@ use crate::run::runner::{self, RunConfig};
 
 /// Scenarios explore tries per surviving mistake when not told: every mistake of the
 /// catalogues is found within far fewer (see `explore::DEFAULT_CASES`).
-pub const DEFAULT_EXPLORE_CASES: u64 = 400;
+pub(crate) const DEFAULT_EXPLORE_CASES: u64 = 400;
 
 /// What to measure.
 #[derive(Debug, Clone)]
-pub struct StrengthSettings {
-    pub paths: Vec<PathBuf>,
+pub(crate) struct StrengthSettings {
+    pub(crate) paths: Vec<PathBuf>,
     /// Cases explore tries per survivor; 0 skips the search.
-    pub explore_cases: u64,
-    pub seed: u64,
+    pub(crate) explore_cases: u64,
+    pub(crate) seed: u64,
 }
 
 /// A suite's strength.
 #[derive(Debug)]
-pub struct Report {
+pub(crate) struct Report {
     /// Spec files found.
-    pub specs: usize,
+    pub(crate) specs: usize,
     /// Specs that judge nobody (they do not load, or the built-in does not pass them), with
     /// what is wrong: path and outcome.
-    pub broken: Vec<(String, Outcome)>,
+    pub(crate) broken: Vec<(String, Outcome)>,
     /// Per contract the suite has specs of, in registry order.
-    pub contracts: Vec<ContractStrength>,
+    pub(crate) contracts: Vec<ContractStrength>,
     /// The seed and budget of the searches for survivors, so the report can say how to
     /// replay them.
-    pub seed: u64,
-    pub explore_cases: u64,
+    pub(crate) seed: u64,
+    pub(crate) explore_cases: u64,
 }
 
 #[derive(Debug)]
-pub struct ContractStrength {
-    pub contract: &'static str,
+pub(crate) struct ContractStrength {
+    pub(crate) contract: &'static str,
     /// The specs of this contract that judge.
-    pub specs: usize,
+    pub(crate) specs: usize,
     /// Every mistake of the catalogue, in its order.
-    pub mistakes: Vec<MistakeVerdict>,
+    pub(crate) mistakes: Vec<MistakeVerdict>,
 }
 
 /// What the suite does to one mistake.
 #[derive(Debug)]
-pub struct MistakeVerdict {
-    pub mistake: &'static Mistake,
+pub(crate) struct MistakeVerdict {
+    pub(crate) mistake: &'static Mistake,
     /// The first spec (path) that fails on it, if any.
-    pub caught_by: Option<String>,
+    pub(crate) caught_by: Option<String>,
     /// For a survivor: a spec explore found that catches it.
-    pub suggestion: Option<Finding>,
+    pub(crate) suggestion: Option<Finding>,
 }
 
 impl Report {
-    pub fn caught(&self) -> usize {
+    pub(crate) fn caught(&self) -> usize {
         self.contracts.iter().map(ContractStrength::caught).sum()
     }
 
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.contracts.iter().map(|c| c.mistakes.len()).sum()
     }
 }
 
 impl ContractStrength {
-    pub fn caught(&self) -> usize {
+    pub(crate) fn caught(&self) -> usize {
         self.mistakes
             .iter()
             .filter(|v| v.caught_by.is_some())
@@ -89,7 +89,7 @@ impl ContractStrength {
 }
 
 /// Measures the specs under `settings.paths`.
-pub fn measure(settings: &StrengthSettings) -> Result<Report, DiscoverError> {
+pub(crate) fn measure(settings: &StrengthSettings) -> Result<Report, DiscoverError> {
     let config = RunConfig {
         paths: settings.paths.clone(),
         ..RunConfig::default()

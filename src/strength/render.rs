@@ -11,7 +11,11 @@ use crate::strength::Report;
 
 /// The report. `written` says where each suggested spec went, by mistake id, when `--output`
 /// was given; otherwise the specs are shown whole.
-pub fn strength(report: &Report, written: &[(String, PathBuf)], palette: &Palette) -> String {
+pub(crate) fn strength(
+    report: &Report,
+    written: &[(String, PathBuf)],
+    palette: &Palette,
+) -> String {
     let mut out = String::new();
     for (path, outcome) in &report.broken {
         let _ = writeln!(

@@ -12,13 +12,13 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Position {
     pub line: usize,
-    pub column: usize,
+    pub(crate) column: usize,
 }
 
 impl Position {
-    pub const START: Position = Position { line: 1, column: 1 };
+    pub(crate) const START: Position = Position { line: 1, column: 1 };
 
-    pub fn new(line: usize, column: usize) -> Self {
+    pub(crate) fn new(line: usize, column: usize) -> Self {
         Position { line, column }
     }
 }
@@ -26,25 +26,25 @@ impl Position {
 /// A spec file as read from disk.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
-    pub path: PathBuf,
-    pub text: String,
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
 }
 
 /// The largest spec (or known-failures file) dlqspec reads: 64 MiB. A plain spec of 10^5
 /// messages is about 12 MB; YAML bombs are stopped by the parser's alias and nesting limits,
 /// not by this size.
-pub const MAX_SPEC_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_SPEC_BYTES: u64 = 64 << 20;
 
 /// Which file a path named when it was found (device and inode on Unix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileId {
+pub(crate) struct FileId {
     device: u64,
     inode: u64,
 }
 
 impl FileId {
     #[cfg(unix)]
-    pub fn of(meta: &std::fs::Metadata) -> FileId {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
         FileId {
             device: meta.dev(),
@@ -53,7 +53,7 @@ impl FileId {
     }
 
     #[cfg(not(unix))]
-    pub fn of(meta: &std::fs::Metadata) -> FileId {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> FileId {
         let _ = meta;
         FileId {
             device: 0,
@@ -65,7 +65,7 @@ impl FileId {
 /// Opens `path` for reading without blocking (a FIFO would otherwise wait for a writer
 /// forever), and only when the open file is a regular one, so that what is read is what was
 /// checked. Without `follow_links`, a link at `path` is refused rather than followed.
-pub fn open_regular(
+pub(crate) fn open_regular(
     path: &Path,
     follow_links: bool,
 ) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
@@ -92,7 +92,7 @@ pub fn open_regular(
 
 /// Reads an open file of `open_regular` whole, if it holds at most `max` bytes; a larger one
 /// is an error of kind `FileTooLarge`, found before reading when its size says so.
-pub fn read_bounded(
+pub(crate) fn read_bounded(
     file: std::fs::File,
     meta: &std::fs::Metadata,
     max: u64,
@@ -111,7 +111,7 @@ pub fn read_bounded(
 
 impl SourceFile {
     /// Reads a spec file, bounded by [`MAX_SPEC_BYTES`] and never blocking.
-    pub fn read(path: &Path) -> std::io::Result<Self> {
+    pub(crate) fn read(path: &Path) -> std::io::Result<Self> {
         Self::read_checked(path, None)
     }
 
@@ -120,7 +120,7 @@ impl SourceFile {
     /// It is opened non-blocking (a FIFO would otherwise wait for a writer forever) and its type
     /// is checked on the open file, so that what is read is what was checked: a regular file,
     /// no larger than [`MAX_SPEC_BYTES`], in UTF-8.
-    pub fn read_checked(path: &Path, identity: Option<FileId>) -> std::io::Result<Self> {
+    pub(crate) fn read_checked(path: &Path, identity: Option<FileId>) -> std::io::Result<Self> {
         use std::io::{Error, ErrorKind};
         let (file, meta) = open_regular(path, true)?;
         if identity.is_some_and(|id| id != FileId::of(&meta)) {
@@ -166,12 +166,12 @@ impl SourceFile {
     }
 
     /// The path as the user gave it, with `/` separators so output is the same everywhere.
-    pub fn display_path(&self) -> String {
+    pub(crate) fn display_path(&self) -> String {
         display_path(&self.path)
     }
 
     /// The text of a 1-based line, without its line ending.
-    pub fn line(&self, line: usize) -> Option<&str> {
+    pub(crate) fn line(&self, line: usize) -> Option<&str> {
         self.text
             .lines()
             .nth(line.checked_sub(1)?)
@@ -181,7 +181,7 @@ impl SourceFile {
     /// The part of `position`'s line an error message quotes: the whole line when it is short,
     /// else [`EXCERPT_CHARS`] characters around the column (a spec may hold a line of any
     /// length, and a message must not echo all of it).
-    pub fn excerpt(&self, position: Position) -> Option<Excerpt> {
+    pub(crate) fn excerpt(&self, position: Position) -> Option<Excerpt> {
         let line = self.line(position.line)?;
         let length = line.chars().count();
         if length <= EXCERPT_CHARS {
@@ -204,17 +204,17 @@ impl SourceFile {
 }
 
 /// How many characters of a long line an error message quotes around the column.
-pub const EXCERPT_CHARS: usize = 120;
+pub(crate) const EXCERPT_CHARS: usize = 120;
 
 /// A line of a spec, or the window of it around a column, as an error message quotes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Excerpt {
+pub(crate) struct Excerpt {
     /// The characters quoted, as written (renderers escape what a terminal must not see raw).
-    pub text: String,
+    pub(crate) text: String,
     /// How many characters of the line come before `text`.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// Whether the line goes on after `text`.
-    pub cut: bool,
+    pub(crate) cut: bool,
 }
 
 pub fn display_path(path: &Path) -> String {

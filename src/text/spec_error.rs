@@ -5,7 +5,7 @@ use crate::text::source::{Excerpt, Position, SourceFile};
 /// What kind of problem makes a spec unusable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SpecErrorKind {
+pub(crate) enum SpecErrorKind {
     /// The file could not be read.
     Unreadable,
     /// The YAML is malformed or does not have the shape of a spec.
@@ -27,26 +27,26 @@ pub enum SpecErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}:{}:{}: {message}{}", position.line, position.column, more_lines(more))]
 pub struct SpecError {
-    pub kind: SpecErrorKind,
-    pub path: String,
-    pub position: Position,
+    pub(crate) kind: SpecErrorKind,
+    pub(crate) path: String,
+    pub(crate) position: Position,
     pub message: String,
     /// The offending line of the spec (around the column, when it is long), shown with a
     /// caret under `position.column`.
     /// Boxed: a spec error travels in every `Result` of loading, so it is kept small.
-    pub source_line: Option<Box<Excerpt>>,
+    pub(crate) source_line: Option<Box<Excerpt>>,
     /// The file's other errors, after this one in source order; each has an empty `more`.
-    pub more: Vec<SpecError>,
+    pub(crate) more: Vec<SpecError>,
     /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
     /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
     /// them and run again. `None` when every error of the file is told.
-    pub untold: Option<Untold>,
+    pub(crate) untold: Option<Untold>,
 }
 
 /// Why errors of a file after the ones told may be untold. A byte, not its words, so that a
 /// spec error, which travels in every `Result` of loading, stays small.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Untold {
+pub(crate) enum Untold {
     /// A YAML syntax error: the parser reads nothing past it.
     Syntax,
     /// The part in error holds an anchor that blanking it would break.
@@ -59,7 +59,7 @@ pub enum Untold {
 
 impl Untold {
     /// Why, in an author's words, and what to do.
-    pub fn says(self) -> &'static str {
+    pub(crate) fn says(self) -> &'static str {
         match self {
             Untold::Syntax => "further errors may follow; fix this one and run again",
             Untold::Anchor => {
@@ -76,7 +76,7 @@ impl Untold {
 }
 
 /// The most errors told of one file: past them, the file is better fixed from the top.
-pub const MAX_ERRORS: usize = 20;
+pub(crate) const MAX_ERRORS: usize = 20;
 
 /// The other errors as lines after the first.
 fn more_lines(more: &[SpecError]) -> String {
@@ -84,7 +84,7 @@ fn more_lines(more: &[SpecError]) -> String {
 }
 
 impl SpecError {
-    pub fn at(
+    pub(crate) fn at(
         file: &SourceFile,
         position: Position,
         kind: SpecErrorKind,
@@ -101,22 +101,26 @@ impl SpecError {
         }
     }
 
-    pub fn invalid(file: &SourceFile, position: Position, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid(
+        file: &SourceFile,
+        position: Position,
+        message: impl Into<String>,
+    ) -> Self {
         Self::at(file, position, SpecErrorKind::Invalid, message)
     }
 
     /// How many errors this is: itself and the ones in `more`.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         1 + self.more.len()
     }
 
     /// This error and the others of its file, in source order.
-    pub fn all(&self) -> impl Iterator<Item = &SpecError> {
+    pub(crate) fn all(&self) -> impl Iterator<Item = &SpecError> {
         std::iter::once(self).chain(&self.more)
     }
 
     /// `self` alone, without the others of its file.
-    pub fn alone(&self) -> SpecError {
+    pub(crate) fn alone(&self) -> SpecError {
         SpecError {
             more: Vec::new(),
             untold: None,
@@ -126,7 +130,7 @@ impl SpecError {
 
     /// Several errors of one file as one: the first in source order, the others in `more`
     /// (at most [`MAX_ERRORS`] in all). `None` when there are none.
-    pub fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
+    pub(crate) fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
         let mut untold = None;
         let mut all: Vec<SpecError> = errors
             .into_iter()
@@ -153,33 +157,29 @@ impl SpecError {
 
 /// The errors of one file gathered as they are found, so that one run tells them all.
 #[derive(Debug, Default)]
-pub struct SpecErrors {
+pub(crate) struct SpecErrors {
     errors: Vec<SpecError>,
 }
 
 impl SpecErrors {
-    pub fn push(&mut self, error: SpecError) {
+    pub(crate) fn push(&mut self, error: SpecError) {
         self.errors.push(error);
     }
 
     /// The value of `result`, or `None` with its error kept.
-    pub fn keep<T>(&mut self, result: Result<T, SpecError>) -> Option<T> {
+    pub(crate) fn keep<T>(&mut self, result: Result<T, SpecError>) -> Option<T> {
         result.map_err(|error| self.push(error)).ok()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.errors.is_empty()
-    }
-
     /// The errors so far as one, for a check that cannot go on past them.
-    pub fn stop(self, error: SpecError) -> SpecError {
+    pub(crate) fn stop(self, error: SpecError) -> SpecError {
         let mut errors = self.errors;
         errors.push(error.clone());
         SpecError::combine(errors).unwrap_or(error)
     }
 
     /// Nothing when no error was found, else every error found, as one.
-    pub fn check(self) -> Result<(), SpecError> {
+    pub(crate) fn check(self) -> Result<(), SpecError> {
         SpecError::combine(self.errors).map_or(Ok(()), Err)
     }
 }

@@ -29,10 +29,10 @@ mod tree;
 pub const MAX_NODES: usize = 4_000_000;
 
 /// How deep lists and mappings may nest (serde-saphyr's default).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// How many values aliases may expand to in one spec (serde-saphyr's default).
-pub const MAX_ALIAS_EXPANSION: usize = 1_000_000;
+pub(crate) const MAX_ALIAS_EXPANSION: usize = 1_000_000;
 
 /// The parser's options: serde-saphyr's defaults with room for specs of 10^5 messages.
 fn options() -> serde_saphyr::Options {
@@ -90,22 +90,22 @@ fn parse_fast<T: DeserializeOwned>(text: &str) -> Option<T> {
 const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
-pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+pub(crate) fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
     parse_recovering(file).map_err(|broken| broken.error)
 }
 
 /// A file that does not decode as `T`: every error found, and what decodes past them.
-pub struct Broken<T> {
-    pub error: SpecError,
+pub(crate) struct Broken<T> {
+    pub(crate) error: SpecError,
     /// The file decoded with every broken part blanked, for checks of what the shape allows
     /// to tell their errors in the same run. `None` when it could not be decoded.
-    pub recovered: Option<Recovered<T>>,
+    pub(crate) recovered: Option<Recovered<T>>,
 }
 
 /// What decoded of a broken file, and where parts were blanked for it to decode.
-pub struct Recovered<T> {
-    pub value: T,
-    pub blanked: Blanked,
+pub(crate) struct Recovered<T> {
+    pub(crate) value: T,
+    pub(crate) blanked: Blanked,
     /// The words replaced by longer ones in the text `value` decoded from, and the file as
     /// written, to place the errors of its checks where they are in the file.
     placing: Option<(recover::Shifts, Box<SourceFile>)>,
@@ -114,14 +114,14 @@ pub struct Recovered<T> {
 /// The broken parts blanked for a file to decode: the top-level key each was under (an empty
 /// name: under none known) and its text. Empty for a file that decoded whole.
 #[derive(Debug, Default)]
-pub struct Blanked(Vec<(String, String)>);
+pub(crate) struct Blanked(Vec<(String, String)>);
 
 impl Blanked {
     /// Whether a broken part was blanked under one of `keys` (or under a key not known) whose
     /// text holds `word`: then what it may have defined (an id, a queue) may be missing, and
     /// a check that relies on it would report a mistake that follows from the blanking. Such
     /// a check is skipped. An empty `word`: any part under those keys.
-    pub fn any(&self, keys: &[&str], word: &str) -> bool {
+    pub(crate) fn any(&self, keys: &[&str], word: &str) -> bool {
         self.0.iter().any(|(key, text)| {
             (key.is_empty() || keys.contains(&key.as_str())) && text.contains(word)
         })
@@ -131,7 +131,10 @@ impl Blanked {
 impl<T> Broken<T> {
     /// The file's errors: the shape errors and, when the rest decoded, those `check` (the
     /// checks of what the shape allows) finds in it, in source order.
-    pub fn checked<S>(self, check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>) -> SpecError {
+    pub(crate) fn checked<S>(
+        self,
+        check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>,
+    ) -> SpecError {
         let Broken { error, recovered } = self;
         let Some(recovered) = recovered else {
             return error;
@@ -150,7 +153,9 @@ impl<T> Broken<T> {
 }
 
 /// [`parse`], and for a broken file, what decodes once its broken parts are blanked.
-pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
+pub(crate) fn parse_recovering<T: DeserializeOwned>(
+    file: &SourceFile,
+) -> Result<T, Box<Broken<T>>> {
     if FAST_PATH.load(Ordering::Relaxed)
         && let Some(parsed) = parse_fast(&file.text)
     {
@@ -171,7 +176,7 @@ pub fn set_fast_path(enabled: bool) {
 /// Where, under the value at `at` and its keys `path`, `expected` and `actual` first differ:
 /// read from the fast load's tree, which takes a fraction of the memory of `edit`'s.
 /// `None` when that tree declines the text (then `edit` can tell) or the value is not found.
-pub fn first_difference(
+pub(crate) fn first_difference(
     text: &str,
     at: Position,
     path: &[String],
@@ -561,7 +566,7 @@ fn position(location: &serde_saphyr::Location) -> Position {
 }
 
 /// The position where a spanned value starts in the file.
-pub fn at<T>(spanned: &Spanned<T>) -> Position {
+pub(crate) fn at<T>(spanned: &Spanned<T>) -> Position {
     spanned.referenced
 }
 
@@ -614,10 +619,10 @@ fn did_you_mean(message: &str) -> String {
 /// A parsed value with where it is written: serde-saphyr's `Spanned`, under our own name so that
 /// it can describe itself to schemars (a spanned value looks exactly like the value in a spec).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Spanned<T> {
-    pub value: T,
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
     /// Where the value is used (for an alias: the alias).
-    pub referenced: Position,
+    pub(crate) referenced: Position,
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
@@ -637,7 +642,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
 /// list item as that value (`- process` then `- recover` became `process: recover`). Going
 /// through `deserialize_any` makes a bare name a plain string, so that case is an error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SingleKey<T>(pub T);
+pub(crate) struct SingleKey<T>(pub T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -749,13 +754,13 @@ schema_of_inner!(Spanned, SingleKey);
 
 /// A short YAML text (a scalar, a flow list or map) read as a JSON value, or `None` when it
 /// is no YAML: for the values an explorer draws, never for a spec file (that is [`parse`]).
-pub fn value(text: &str) -> Option<Value> {
+pub(crate) fn value(text: &str) -> Option<Value> {
     serde_saphyr::from_str(text).ok()
 }
 
 /// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
 /// where a plain scalar would read back as something else. Deterministic, so diffs are stable.
-pub fn render(value: &Value) -> String {
+pub(crate) fn render(value: &Value) -> String {
     let mut out = String::new();
     render_block(value, 0, &mut out);
     out

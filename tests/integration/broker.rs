@@ -17,14 +17,14 @@ static TURN: Mutex<()> = Mutex::new(());
 
 /// One test's turn on the broker: this process's, and the machine's (a lock on a file every
 /// test process of the machine takes), held until dropped.
-pub struct Turn {
+pub(crate) struct Turn {
     _process: MutexGuard<'static, ()>,
     _machine: std::fs::File,
 }
 
 /// The broker's turn, for a test elsewhere that runs a command on it; `None` when no broker
 /// listens on 127.0.0.1:5672 (the broker tests say so, and fail in CI).
-pub fn turn() -> Option<Turn> {
+pub(crate) fn turn() -> Option<Turn> {
     let process = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     // The machine's turn before the broker is asked: a test of another process may have
     // stopped it for its own turn, and starts it again before that turn ends.

@@ -13,10 +13,10 @@ use dlqspec::model::outcome::OutcomeKind;
 use dlqspec::text::source::SourceFile;
 
 #[cfg(target_os = "linux")]
-pub mod headless;
+pub(crate) mod headless;
 
 /// The repository root, where `specs/` and `tests/fixtures/` live.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -28,7 +28,7 @@ pub fn root() -> PathBuf {
 /// tables, through jsonschema), so it is not the program that ships. A release build outside
 /// the test build is; `.ci/run` and the README build it first, which makes this a no-op.
 /// `DLQSPEC_TEST_BINARY=PATH` runs the tests against another build instead.
-pub fn binary() -> &'static Path {
+pub(crate) fn binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         take_default_interrupts();
@@ -61,7 +61,7 @@ pub fn binary() -> &'static Path {
 /// Python then raises no `KeyboardInterrupt`, so the tests that press Ctrl-C (`SIGINT`) would
 /// wait on a program that never saw it. A terminal's Ctrl-C reaches a program whose SIGINT is
 /// the default; this makes every test's programs start so.
-pub fn take_default_interrupts() {
+pub(crate) fn take_default_interrupts() {
     static TAKEN: std::sync::Once = std::sync::Once::new();
     TAKEN.call_once(|| {
         for signal in [libc::SIGINT, libc::SIGQUIT] {
@@ -74,14 +74,14 @@ pub fn take_default_interrupts() {
 }
 
 /// The build's folder: `CARGO_TARGET_DIR`, else `target/`.
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
 }
 
 /// A fresh folder of the test's own outside the temporary folder (where submissions and
 /// grade's output usually are): in the build's folder, `target/tmp/`, made here whatever ran
 /// before, readable by every uid as a checkout's folders are; removed when dropped.
-pub fn outside_temp() -> tempfile::TempDir {
+pub(crate) fn outside_temp() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let dir = target_dir().join("tmp");
     std::fs::create_dir_all(&dir).expect("target/tmp");
@@ -118,7 +118,7 @@ fn under_test(built: &Path, dir: &Path) -> PathBuf {
 /// The clone's `shims/node/node_modules/.bin` comes first on `PATH`: the built-in shims have
 /// no packages of their own, and the test solutions no project, so the TypeScript ones run
 /// through that `tsx`, found on `PATH` as a user's global or `npx` one would be.
-pub fn dlqspec() -> Command {
+pub(crate) fn dlqspec() -> Command {
     let mut command = Command::new(binary());
     command
         .current_dir(root())
@@ -131,7 +131,7 @@ pub fn dlqspec() -> Command {
 }
 
 /// `PATH` with the clone's `shims/node/node_modules/.bin` (tsx) in front.
-pub fn path_with_tsx() -> std::ffi::OsString {
+pub(crate) fn path_with_tsx() -> std::ffi::OsString {
     let bin = root().join("shims/node/node_modules/.bin");
     let rest = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest)))
@@ -139,13 +139,13 @@ pub fn path_with_tsx() -> std::ffi::OsString {
 }
 
 /// A grading's `summary.json` in `out`, read.
-pub fn summary_json(out: &Path) -> serde_json::Value {
+pub(crate) fn summary_json(out: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     serde_json::from_str(&text).expect("summary.json is JSON")
 }
 
 /// `PATH` with every folder that holds a `tsx` taken out: a machine with no tsx anywhere.
-pub fn path_without_tsx() -> std::ffi::OsString {
+pub(crate) fn path_without_tsx() -> std::ffi::OsString {
     let rest = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(std::env::split_paths(&rest).filter(|dir| !dir.join("tsx").exists()))
         .expect("PATH joins")
@@ -153,7 +153,7 @@ pub fn path_without_tsx() -> std::ffi::OsString {
 
 /// A `dlqspec` command on a machine with no tsx: no `tsx` on `PATH` and the built-in shims
 /// (written to the cache folder, with no `node_modules` beside them).
-pub fn dlqspec_without_tsx() -> Command {
+pub(crate) fn dlqspec_without_tsx() -> Command {
     let mut command = dlqspec();
     command
         .env("PATH", path_without_tsx())
@@ -170,7 +170,7 @@ fn shared_cache() -> &'static Path {
         .path()
 }
 
-pub struct Ran {
+pub(crate) struct Ran {
     pub code: i32,
     /// stdout with the run's time taken off the human report's closing count
     /// (`3 passed, 0 failed in 15 ms` reads `3 passed, 0 failed`), so tests never see a time.
@@ -180,7 +180,7 @@ pub struct Ran {
     pub stderr: String,
 }
 
-pub fn ran(output: Output) -> Ran {
+pub(crate) fn ran(output: Output) -> Ran {
     let timed_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     Ran {
         code: output.status.code().unwrap_or(-1),
@@ -191,7 +191,7 @@ pub fn ran(output: Output) -> Ran {
 }
 
 /// `text` with ` in TIME` taken off each closing count line of a human report.
-pub fn untimed(text: &str) -> String {
+pub(crate) fn untimed(text: &str) -> String {
     text.split_inclusive('\n')
         .map(|line| {
             let (body, end) = match (line.strip_suffix("\r\n"), line.strip_suffix('\n')) {
@@ -225,17 +225,17 @@ pub fn untimed(text: &str) -> String {
 }
 
 /// Runs `dlqspec` with `args` and captures everything.
-pub fn run(args: &[&str]) -> Ran {
+pub(crate) fn run(args: &[&str]) -> Ran {
     ran(dlqspec().args(args).output().expect("dlqspec runs"))
 }
 
 /// The bundled spec files, as paths from the root (`specs/...`), sorted.
-pub fn suite() -> Vec<String> {
+pub(crate) fn suite() -> Vec<String> {
     suite_of("specs")
 }
 
 /// `suite`, for the specs under `folder` (from the root) only.
-pub fn suite_of(folder: &str) -> Vec<String> {
+pub(crate) fn suite_of(folder: &str) -> Vec<String> {
     dlqspec::load::discover::spec_files(&[root().join(folder)])
         .expect("the bundled suite")
         .into_iter()
@@ -249,7 +249,7 @@ pub fn suite_of(folder: &str) -> Vec<String> {
 }
 
 /// Writes `text` to `name` in a fresh temporary folder and returns both.
-pub fn temp_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn temp_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(name);
     std::fs::write(&path, text).expect("write spec");
@@ -258,12 +258,12 @@ pub fn temp_spec(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// The environment variable that lets a run of the tests skip what needs Node.js (and tsx).
 /// The README's test command and `.ci/run` never set it.
-pub const SKIP_NODE: &str = "DLQSPEC_SKIP_NODE_TESTS";
+pub(crate) const SKIP_NODE: &str = "DLQSPEC_SKIP_NODE_TESTS";
 
 /// Whether the tests that need Node.js and tsx run. They do unless `DLQSPEC_SKIP_NODE_TESTS=1`
 /// says otherwise; a missing `node` or tsx is then a failure that says how to install it, never
 /// a silent skip that would let `cargo test` go green having checked no JavaScript.
-pub fn node_tests() -> bool {
+pub(crate) fn node_tests() -> bool {
     if std::env::var(SKIP_NODE).is_ok_and(|v| v == "1") {
         eprintln!("skipped: the Node.js and TypeScript checks ({SKIP_NODE}=1)");
         return false;
@@ -290,7 +290,7 @@ pub fn node_tests() -> bool {
 /// names) run every tier asked for, a missing need failing with how to meet it
 /// (docs/testing.md, Tiers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Tier {
+pub(crate) enum Tier {
     /// A JDK: the Java example (`java.rs`).
     Jdk,
     /// A headless Chromium: the HTML pages rendered (`browser.rs`).
@@ -309,17 +309,17 @@ pub enum Tier {
 }
 
 /// The variable that asks for tiers by name (`jdk,browser`), or for every one (`all`).
-pub const TIERS_VARIABLE: &str = "DLQSPEC_TEST_TIERS";
+pub(crate) const TIERS_VARIABLE: &str = "DLQSPEC_TEST_TIERS";
 
 /// The variable that names the Node LTS binary of the node-lts tier.
-pub const NODE_LTS_VARIABLE: &str = "DLQSPEC_TEST_NODE_LTS";
+pub(crate) const NODE_LTS_VARIABLE: &str = "DLQSPEC_TEST_NODE_LTS";
 
 /// The interpreter of the root tier: one every uid reaches (pyenv's lies under a `0700`
 /// `/root`).
-pub const PYTHON_EVERY_UID_RUNS: &str = "/usr/bin/python3";
+pub(crate) const PYTHON_EVERY_UID_RUNS: &str = "/usr/bin/python3";
 
 impl Tier {
-    pub const ALL: [Tier; 6] = [
+    pub(crate) const ALL: [Tier; 6] = [
         Tier::Jdk,
         Tier::Browser,
         Tier::Root,
@@ -328,7 +328,7 @@ impl Tier {
         Tier::Planted,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Tier::Jdk => "jdk",
             Tier::Browser => "browser",
@@ -404,7 +404,7 @@ impl Tier {
     }
 
     /// Whether this run must run it: in CI, or named in `DLQSPEC_TEST_TIERS`.
-    pub fn required(self) -> bool {
+    pub(crate) fn required(self) -> bool {
         in_ci()
             || std::env::var(TIERS_VARIABLE).is_ok_and(|asked| {
                 asked
@@ -446,14 +446,14 @@ fn root_lacking() -> Option<String> {
 }
 
 /// Whether this is a CI run: `CI` set to anything but empty, `0` or `false` (`.ci/run` sets it).
-pub fn in_ci() -> bool {
+pub(crate) fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
 }
 
 /// Whether the tests of `tier` run here: its needs are met (and, for a tier that runs only
 /// when asked, it was asked for). A tier this run must run fails when a need is missing; any
 /// other is skipped, and told at the end of the run.
-pub fn tier(tier: Tier) -> bool {
+pub(crate) fn tier(tier: Tier) -> bool {
     if tier.asked_only() && !tier.required() {
         skipped(tier, "runs only when asked for");
         return false;
@@ -462,7 +462,7 @@ pub fn tier(tier: Tier) -> bool {
 }
 
 /// `tier`, with what a test found this machine lacks for it (`None`: nothing).
-pub fn tier_lacking(tier: Tier, lacking: Option<String>) -> bool {
+pub(crate) fn tier_lacking(tier: Tier, lacking: Option<String>) -> bool {
     let Some(lacking) = lacking else {
         return true;
     };
@@ -504,7 +504,7 @@ fn skipped(tier: Tier, why: &str) {
 }
 
 /// The line that says which tiers this run skipped and how to run them.
-pub fn skipped_line(skipped: &[(Tier, String, usize)]) -> Option<String> {
+pub(crate) fn skipped_line(skipped: &[(Tier, String, usize)]) -> Option<String> {
     if skipped.is_empty() {
         return None;
     }
@@ -538,7 +538,7 @@ extern "C" fn tell_skipped_tiers() {
 /// insta's settings for a snapshot of what dlqspec printed: each run's temporary folders, the
 /// repository's path and the times a report gives are redacted, so a snapshot holds what
 /// every machine prints alike.
-pub fn snapshot_settings() -> insta::Settings {
+pub(crate) fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
     let temp = std::env::temp_dir();
@@ -571,7 +571,7 @@ fn regex_escaped(text: &str) -> String {
 }
 
 /// What a run printed, for a snapshot: its exit code, stdout and (when it wrote any) stderr.
-pub fn shown_for_snapshot(ran: &Ran) -> String {
+pub(crate) fn shown_for_snapshot(ran: &Ran) -> String {
     let mut shown = format!("exit: {}\n{}", ran.code, ran.stdout);
     if !ran.stderr.is_empty() {
         shown.push_str("--- stderr\n");
@@ -580,13 +580,13 @@ pub fn shown_for_snapshot(ran: &Ran) -> String {
     shown
 }
 
-pub fn path_arg(path: &Path) -> &str {
+pub(crate) fn path_arg(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
 }
 
 /// The exit code each command gives a spec text, in the library: `run` (checks, stops at the
 /// first difference), `explain` (records every check) and `bless --check`.
-pub fn verdicts(path: &Path, text: &str) -> [i32; 3] {
+pub(crate) fn verdicts(path: &Path, text: &str) -> [i32; 3] {
     let code = |kind: OutcomeKind| match kind {
         OutcomeKind::Passed => 0,
         OutcomeKind::SpecError => 2,
@@ -611,7 +611,7 @@ pub fn verdicts(path: &Path, text: &str) -> [i32; 3] {
 
 /// Whether a process is gone (or a zombie: dead, waiting for its parent to reap it).
 #[cfg(target_os = "linux")]
-pub fn dead(pid: &str) -> bool {
+pub(crate) fn dead(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         // The state follows the parenthesised command name.
@@ -623,7 +623,7 @@ pub fn dead(pid: &str) -> bool {
 
 /// The pids written to `file`, one per line or separated by spaces.
 #[cfg(target_os = "linux")]
-pub fn pids_in(file: &Path) -> Vec<String> {
+pub(crate) fn pids_in(file: &Path) -> Vec<String> {
     std::fs::read_to_string(file)
         .unwrap_or_default()
         .split_whitespace()
@@ -634,7 +634,7 @@ pub fn pids_in(file: &Path) -> Vec<String> {
 /// Asserts every pid is dead, after a bounded while (SIGKILL acts asynchronously); kills the
 /// ones that are not, so a failing test leaves nothing behind.
 #[cfg(target_os = "linux")]
-pub fn assert_all_dead(pids: &[String], what: &str) {
+pub(crate) fn assert_all_dead(pids: &[String], what: &str) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !pids.iter().all(|p| dead(p)) && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -652,7 +652,7 @@ pub fn assert_all_dead(pids: &[String], what: &str) {
 /// YAML-significant tokens, and values at the edges of what specs take, that the robustness
 /// tests put into specs: syntax, numbers past every limit, control and bidi characters, and
 /// words of the spec format.
-pub const TOKENS: &[&str] = &[
+pub(crate) const TOKENS: &[&str] = &[
     ":",
     "- ",
     "[",
@@ -697,7 +697,7 @@ pub const TOKENS: &[&str] = &[
 
 /// Asserts that `text` holds every one of `wanted`, naming the first missing one, what it was
 /// looked for in (`label`, when not empty) and the whole text.
-pub fn assert_contains_all<S: AsRef<str>>(
+pub(crate) fn assert_contains_all<S: AsRef<str>>(
     text: &str,
     wanted: impl IntoIterator<Item = S>,
     label: impl std::fmt::Display,
@@ -739,7 +739,10 @@ fn the_skipped_tiers_are_told_in_one_line_with_how_to_run_them() {
 }
 
 /// Runs `work` for each of `items`, two at a time, and returns the results in order.
-pub fn two_at_a_time<T: Sync, R: Send>(items: &[T], work: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
+pub(crate) fn two_at_a_time<T: Sync, R: Send>(
+    items: &[T],
+    work: &(dyn Fn(&T) -> R + Sync),
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {

@@ -1,41 +1,16 @@
 //! The compact form for big scenarios: generated messages, repeated steps, compact
 //! expectations; the large-scale spec bundled in `scale/`; and the YAML budget's pointer to the form.
 
-use dlqspec::contracts::dlq_consumer::loading;
-use dlqspec::text::source::SourceFile;
-
 use crate::common::{path_arg, root, run, temp_spec};
 
 const LARGE: &str = "scale/dlq-consumer/large-scale.yaml";
 
 #[test]
-fn the_large_scale_spec_is_small_holds_a_hundred_thousand_mixed_messages_and_passes() {
+fn the_large_scale_spec_is_small_and_passes() {
+    // What it holds once expanded is the unit test beside the compact form
+    // (`contracts::dlq_consumer::compact`).
     let text = std::fs::read_to_string(root().join(LARGE)).expect("large-scale.yaml");
     assert!(text.len() < 4096, "{} bytes", text.len());
-    let scenario = loading::load(&SourceFile::from_text(LARGE, text)).expect("loads");
-    assert!(
-        scenario.messages.len() >= 100_000,
-        "{}",
-        scenario.messages.len()
-    );
-    let mut firsts: Vec<&str> = scenario
-        .script
-        .values()
-        .filter_map(|outcomes| outcomes.first().map(|o| o.outcome.label()))
-        .collect();
-    firsts.sort_unstable();
-    firsts.dedup();
-    assert_eq!(
-        firsts,
-        [
-            "PermanentError",
-            "TransientError",
-            "TypeError",
-            "crash",
-            "ok"
-        ]
-    );
-
     let ran = run(&["run", LARGE]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(

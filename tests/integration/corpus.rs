@@ -8,7 +8,7 @@ use crate::common::{Ran, dlqspec, node_tests, ran, root};
 
 /// Broken solutions that no language-neutral spec can catch, and why. Each must still pass
 /// every spec: one that starts failing is stale here and must be moved out of this list.
-pub const KNOWN_SURVIVORS: &[(&str, &str)] = &[
+pub(crate) const KNOWN_SURVIVORS: &[(&str, &str)] = &[
     (
         "dlq_error_args0.py",
         "e.args[0] and str(e) differ only for exceptions made with several arguments, and a handler raises with one message",
@@ -24,7 +24,7 @@ pub const KNOWN_SURVIVORS: &[(&str, &str)] = &[
 ];
 
 /// The solution files of a corpus folder, sorted: helpers and type declarations left out.
-pub fn solutions(folder: &str) -> Vec<PathBuf> {
+pub(crate) fn solutions(folder: &str) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
         .expect("corpus folder")
         .map(|entry| entry.expect("entry").path())
@@ -41,7 +41,7 @@ pub fn solutions(folder: &str) -> Vec<PathBuf> {
 }
 
 /// The `--impl` value that runs a solution file.
-pub fn implementation(path: &Path) -> String {
+pub(crate) fn implementation(path: &Path) -> String {
     let relative = path.strip_prefix(root()).expect("under the root");
     let kind = if path.extension().is_some_and(|e| e == "py") {
         "python"
@@ -69,7 +69,7 @@ fn run_each(paths: &[PathBuf]) -> Vec<Ran> {
 }
 
 /// The solutions of a corpus folder this run can run (the JavaScript ones need Node).
-pub fn selected(folder: &str) -> Vec<PathBuf> {
+pub(crate) fn selected(folder: &str) -> Vec<PathBuf> {
     let node = node_tests();
     solutions(folder)
         .into_iter()
@@ -134,7 +134,7 @@ fn every_correct_solution_of_the_precision_corpus_passes_every_bundled_spec() {
 }
 
 /// The rule a broken solution's first line says it breaks: `breaks: RULE; mistake: ...`.
-pub fn broken_rule(path: &Path) -> String {
+pub(crate) fn broken_rule(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("solution");
     let first = text.lines().next().unwrap_or_default();
     first

@@ -19,7 +19,7 @@ use dlqspec::text::yaml::edit::{self, Document, Kind, Node};
 use crate::common::{dlqspec, path_arg, ran, root, verdicts};
 
 /// One changed expectation in a copy of a bundled spec.
-pub struct Mutant {
+pub(crate) struct Mutant {
     line: usize,
     text: String,
     /// The value written now, and the value it replaced (which the built-in produces).
@@ -221,14 +221,14 @@ fn expectation_scalars<'n>(
 }
 
 /// The bundled specs, whose expectations are mutated.
-pub fn mutated_specs() -> Vec<PathBuf> {
+pub(crate) fn mutated_specs() -> Vec<PathBuf> {
     discover::spec_files(&[root().join("specs")])
         .expect("the bundled suite")
         .into_iter()
         .collect()
 }
 
-pub fn mutants_of(spec: &Path) -> Vec<Mutant> {
+pub(crate) fn mutants_of(spec: &Path) -> Vec<Mutant> {
     let text = std::fs::read_to_string(spec).expect("spec readable");
     let document = Document::parse(&text).expect("a bundled spec parses");
     let contract = match document.value(document.root()) {

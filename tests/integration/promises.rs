@@ -207,7 +207,7 @@ fn without_crlf(text: &str) -> String {
 
 /// What a progress bar leaves in a stream: a `\r` that redraws a line, a line clear, and
 /// indicatif's spinner (braille) and bar characters. Empty when there is none.
-pub fn progress_marks(text: &str) -> Vec<String> {
+pub(crate) fn progress_marks(text: &str) -> Vec<String> {
     let text = without_crlf(text);
     let mut marks = Vec::new();
     if text.contains('\r') {
@@ -226,7 +226,7 @@ pub fn progress_marks(text: &str) -> Vec<String> {
 }
 
 /// Pseudo-terminals, for the promises that depend on a stream being a terminal.
-pub mod terminal {
+pub(crate) mod terminal {
     use super::*;
 
     /// Opens a pseudo-terminal: the child writes to the terminal side, the test reads the
@@ -276,7 +276,11 @@ pub mod terminal {
 
     /// Runs `command` with stdout and/or stderr each on a terminal of its own, the other
     /// streams piped, and returns what each stream got.
-    pub fn run_on_terminals(mut command: Command, stdout_tty: bool, stderr_tty: bool) -> Ran {
+    pub(crate) fn run_on_terminals(
+        mut command: Command,
+        stdout_tty: bool,
+        stderr_tty: bool,
+    ) -> Ran {
         let attach = |tty: bool| {
             if tty {
                 let (screen, terminal) = open();

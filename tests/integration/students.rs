@@ -3,7 +3,7 @@
 use crate::common::*;
 
 /// The lines of the `failures by cause:` section of a human report.
-pub fn causes(stdout: &str) -> Vec<&str> {
+pub(crate) fn causes(stdout: &str) -> Vec<&str> {
     stdout
         .lines()
         .skip_while(|l| *l != "failures by cause:")

@@ -5,7 +5,7 @@
 
 /// One planted violation: what it is, the body of the function that holds it, and the lint
 /// clippy reports it by (`None`: a rule of the layers, which clippy does not hold).
-pub struct Plant {
+pub(crate) struct Plant {
     pub name: &'static str,
     pub body: &'static str,
     #[allow(
@@ -15,7 +15,7 @@ pub struct Plant {
     pub lint: Option<&'static str>,
 }
 
-pub const PLANTS: [Plant; 9] = [
+pub(crate) const PLANTS: [Plant; 9] = [
     Plant {
         name: "fs::remove_dir_all",
         body: "let _ = std::fs::remove_dir_all(\"planted\");",

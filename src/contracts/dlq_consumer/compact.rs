@@ -17,25 +17,25 @@ use crate::text::spec_error::SpecError;
 use crate::text::yaml::{self, SingleKey, Spanned};
 
 /// The most messages all `generate` groups of a spec may add together.
-pub const MAX_GENERATED: u64 = 1_000_000;
+pub(crate) const MAX_GENERATED: u64 = 1_000_000;
 
 /// The most steps a spec may have once every `repeat` is expanded.
-pub const MAX_STEPS: u64 = 2_000_000;
+pub(crate) const MAX_STEPS: u64 = 2_000_000;
 
 /// The most DLQ entries all patterned entries of one expectation may stand for.
-pub const MAX_PATTERN_ENTRIES: u64 = 1_000_000;
+pub(crate) const MAX_PATTERN_ENTRIES: u64 = 1_000_000;
 
 /// The most text the expansion of one spec may produce, messages, steps and entries together,
 /// counted as their debug text: a pattern's bytes times its count, a repeated step's times its
 /// repetitions. The counts above bound how many things there are; this bounds how big they
 /// are, so a long body repeated a million times is refused before it is allocated.
-pub const MAX_EXPANDED_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_EXPANDED_BYTES: u64 = 1 << 30;
 
 /// The placeholder for a message's number in a pattern.
-pub const NUMBER: &str = "{n}";
+pub(crate) const NUMBER: &str = "{n}";
 
 /// `pattern` with every `{n}` replaced by `n`.
-pub fn fill(pattern: &str, n: u64) -> String {
+pub(crate) fn fill(pattern: &str, n: u64) -> String {
     if pattern.contains(NUMBER) {
         pattern.replace(NUMBER, &n.to_string())
     } else {
@@ -45,7 +45,7 @@ pub fn fill(pattern: &str, n: u64) -> String {
 
 /// What the expansion of one spec has produced so far, against `MAX_EXPANDED_BYTES`.
 #[derive(Debug, Default)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     bytes: u64,
 }
 
@@ -64,11 +64,6 @@ impl Expansion {
             ));
         }
         Ok(())
-    }
-
-    /// How much the spec has expanded to so far, in bytes of debug text.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
     }
 }
 
@@ -94,26 +89,26 @@ const NUMBER_WIDTH: u64 = 20;
 /// The outcome list of a `generate` group, written once and shared by all its messages: a
 /// group of 100,000 messages would otherwise hold 100,000 copies of the same list.
 #[derive(Debug)]
-pub struct GroupOutcomes {
+pub(crate) struct GroupOutcomes {
     /// Where the list is written.
-    pub at: Position,
-    pub outcomes: Arc<[ScriptedCall]>,
+    pub(crate) at: Position,
+    pub(crate) outcomes: Arc<[ScriptedCall]>,
     /// Where each outcome is written.
-    pub positions: Arc<[Position]>,
+    pub(crate) positions: Arc<[Position]>,
 }
 
 /// One generated message, as the plain form would write it.
-pub struct Generated {
-    pub id: String,
-    pub body: String,
+pub(crate) struct Generated {
+    pub(crate) id: String,
+    pub(crate) body: String,
     /// The group's outcomes and where each is written.
-    pub outcomes: Option<Arc<GroupOutcomes>>,
+    pub(crate) outcomes: Option<Arc<GroupOutcomes>>,
     /// Where the group is written.
-    pub at: Position,
+    pub(crate) at: Position,
 }
 
 /// The messages of every group, in order, or a spec error at the group that asks too much.
-pub fn generate(
+pub(crate) fn generate(
     file: &SourceFile,
     groups: &[Spanned<GenerateGroup>],
     expansion: &mut Expansion,
@@ -187,7 +182,7 @@ pub fn generate(
 
 /// The steps with every `repeat` written out and every patterned DLQ entry of an `expect`
 /// expanded, each with the position of the line that wrote it.
-pub fn flatten(
+pub(crate) fn flatten(
     file: &SourceFile,
     steps: Vec<Spanned<SingleKey<Step>>>,
     expansion: &mut Expansion,
@@ -256,7 +251,7 @@ fn flatten_into(
 /// Replaces each DLQ entry written with a `count` by the entries it stands for, and marks the
 /// expectation as holding patterns (which `bless` does not rewrite). Returns the weight of the
 /// entries it added, which it has counted in `expansion`.
-pub fn expand_entries(
+pub(crate) fn expand_entries(
     file: &SourceFile,
     expect: &mut Expectation,
     expansion: &mut Expansion,
@@ -326,6 +321,36 @@ pub fn expand_entries(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_large_scale_spec_holds_a_hundred_thousand_mixed_messages() {
+        let path = "scale/dlq-consumer/large-scale.yaml";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let file = SourceFile::read(&root.join(path)).expect("large-scale.yaml");
+        let scenario = crate::contracts::dlq_consumer::loading::load(&file).expect("loads");
+        assert!(
+            scenario.messages.len() >= 100_000,
+            "{}",
+            scenario.messages.len()
+        );
+        let mut firsts: Vec<&str> = scenario
+            .script
+            .values()
+            .filter_map(|outcomes| outcomes.first().map(|o| o.outcome.label()))
+            .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert_eq!(
+            firsts,
+            [
+                "PermanentError",
+                "TransientError",
+                "TypeError",
+                "crash",
+                "ok"
+            ]
+        );
+    }
 
     #[test]
     fn a_pattern_fills_every_placeholder() {

@@ -19,12 +19,12 @@ use crate::model::implementation::{
 };
 use crate::model::mistake::OBJECT_PROPERTIES;
 
-pub const DEFAULT_MAX_ATTEMPTS: u64 = 3;
+pub(crate) const DEFAULT_MAX_ATTEMPTS: u64 = 3;
 
 /// What a mistaken consumer keeps in process-wide globals, shared by every instance of one
 /// process (one spec), as a student's module-level variables would be.
 #[derive(Debug, Default)]
-pub struct Globals {
+pub(crate) struct Globals {
     /// When each id was first seen (`first-seen-in-memory`).
     first_seen: HashMap<String, Option<u64>>,
     /// The message being handled, to ack on the next call (`acks-leftover`).
@@ -33,8 +33,8 @@ pub struct Globals {
 
 /// The reference consumer. It keeps no count of its own: attempts come from `receive_count`.
 #[derive(Debug, Clone)]
-pub struct DlqConsumer {
-    pub max_attempts: u64,
+pub(crate) struct DlqConsumer {
+    pub(crate) max_attempts: u64,
     /// The one mistake this consumer makes, if any; the reference makes none.
     slip: Option<Slip>,
     /// Deliveries per id as this instance counted them (`counts-in-memory`).
@@ -43,7 +43,7 @@ pub struct DlqConsumer {
 }
 
 impl DlqConsumer {
-    pub fn new(max_attempts: u64) -> Self {
+    pub(crate) fn new(max_attempts: u64) -> Self {
         DlqConsumer {
             max_attempts,
             slip: None,
@@ -53,7 +53,7 @@ impl DlqConsumer {
     }
 
     /// A consumer that makes `slip`, sharing `globals` with the other instances of its process.
-    pub fn with_slip(max_attempts: u64, slip: Slip, globals: Arc<Mutex<Globals>>) -> Self {
+    pub(crate) fn with_slip(max_attempts: u64, slip: Slip, globals: Arc<Mutex<Globals>>) -> Self {
         DlqConsumer {
             slip: Some(slip),
             globals,
@@ -71,7 +71,10 @@ impl DlqConsumer {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub fn process_one(&mut self, given: &mut Given) -> Result<Option<&'static str>, Raised> {
+    pub(crate) fn process_one(
+        &mut self,
+        given: &mut Given,
+    ) -> Result<Option<&'static str>, Raised> {
         if self.is(Slip::AcksLeftover) {
             let leftover = self.globals().leftover.take();
             if let Some(id) = leftover {
@@ -312,7 +315,7 @@ impl DlqConsumer {
     /// Replays the given ids in their order (all entries in put order when `None`), skipping
     /// ids not in the DLQ and ids already replayed by this call. Send first, then remove: a
     /// crash between the two loses nothing.
-    pub fn replay(
+    pub(crate) fn replay(
         &mut self,
         given: &mut Given,
         ids: Option<Vec<String>>,
@@ -387,14 +390,14 @@ struct ReceivedMessage {
 }
 
 /// Reads `{"max_attempts": n}` as the constructor's arguments.
-pub fn max_attempts_from(args: &Value) -> u64 {
+pub(crate) fn max_attempts_from(args: &Value) -> u64 {
     args.get("max_attempts")
         .and_then(Value::as_u64)
         .unwrap_or(DEFAULT_MAX_ATTEMPTS)
 }
 
 /// Maps a consumer's result onto a protocol reply.
-pub fn reply<T: serde::Serialize>(result: Result<T, Raised>) -> Reply {
+pub(crate) fn reply<T: serde::Serialize>(result: Result<T, Raised>) -> Reply {
     match result {
         Ok(value) => Reply::Returned(json!(value)),
         Err(raised) => Reply::Raised(raised),
@@ -402,7 +405,7 @@ pub fn reply<T: serde::Serialize>(result: Result<T, Raised>) -> Reply {
 }
 
 /// Decodes `replay`'s protocol arguments: `[]` is "no argument", `[ids]` a list.
-pub fn replay_ids(args: &[Value]) -> Result<Option<Vec<String>>, ImplError> {
+pub(crate) fn replay_ids(args: &[Value]) -> Result<Option<Vec<String>>, ImplError> {
     match args {
         [] | [Value::Null] => Ok(None),
         [ids] => serde_json::from_value(ids.clone())

@@ -19,9 +19,9 @@ use crate::model::world::{QueueType, WorldChoice};
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
-pub use super::NAME;
+pub(crate) use super::NAME;
 
-pub struct DlqConsumerContract;
+pub(crate) struct DlqConsumerContract;
 
 impl Contract for DlqConsumerContract {
     fn name(&self) -> &'static str {

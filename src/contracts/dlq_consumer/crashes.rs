@@ -21,7 +21,7 @@ use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
 
 /// The invariants, as reports list them.
-pub const INVARIANTS: &[&str] = &[
+pub(crate) const INVARIANTS: &[&str] = &[
     "no message is lost: every message sent ends acked after a success, in the DLQ, ready or in flight",
     "no id is in the DLQ twice",
     "the handler never runs once receive_count > max_attempts, nor for a message already in the DLQ",
@@ -32,13 +32,13 @@ pub const INVARIANTS: &[&str] = &[
 
 /// A spec's scenario, its expectations left out and its scripts made long enough for any
 /// schedule.
-pub struct DlqSchedules {
+pub(crate) struct DlqSchedules {
     base: DlqCase,
     budget: u64,
 }
 
 impl DlqSchedules {
-    pub fn new(scenario: &DlqScenario) -> Self {
+    pub(crate) fn new(scenario: &DlqScenario) -> Self {
         let mut base = case_of(scenario);
         // A crash can leave a message in flight, to be handled again after a recover, and
         // shift deliveries from one message to another; a correct consumer still calls the

@@ -33,7 +33,7 @@ const MAX_CATALOGUE_JOURNAL: usize = 20_000;
 /// The departure of the run `record` of an implementation that spells keys as `naming`,
 /// against the reference's run of `scenario`. `None` when the reference does not pass the
 /// scenario (then it is the spec that is wrong) or no step of the run departs.
-pub fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> Option<Departure> {
+pub(crate) fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> Option<Departure> {
     let (outcome, reference) = run_marked(scenario, &mut Builtin::new(), true, None)?;
     if !matches!(outcome, Outcome::Passed) {
         return None;

@@ -35,19 +35,19 @@ use crate::text::yaml;
 
 /// A dlq-consumer scenario as explore builds and shrinks it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DlqCase {
+pub(crate) struct DlqCase {
     /// `None` makes the consumer without it: the default is what runs.
-    pub max_attempts: Option<u64>,
+    pub(crate) max_attempts: Option<u64>,
     /// The messages in the queue at the start: id and body.
-    pub messages: Vec<(String, String)>,
+    pub(crate) messages: Vec<(String, String)>,
     /// The handler's outcomes per message id.
-    pub script: Vec<(String, Vec<ScriptedCall>)>,
-    pub steps: Vec<CaseStep>,
+    pub(crate) script: Vec<(String, Vec<ScriptedCall>)>,
+    pub(crate) steps: Vec<CaseStep>,
 }
 
 /// One step of a case; its expectations are placeholders until blessed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CaseStep {
+pub(crate) enum CaseStep {
     /// `process: ...`: what `process_one` returns is blessed.
     Process,
     /// `replay`, of every entry (`ids: None`) or of the ids given; what it returns is blessed,
@@ -81,7 +81,7 @@ impl CaseStep {
 
 /// Which observations an `expect` asks for, a bit each, in `KEYS` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Keys(u8);
+pub(crate) struct Keys(u8);
 
 /// Every key an `expect` can ask for that a generated case uses. (`clock` is the harness's own
 /// doing.)
@@ -90,8 +90,8 @@ const KEYS: [&str; 5] = ["dlq", "pending", "in_flight", "handler_calls", "trace"
 impl Keys {
     /// The state: everything but the trace, which only the last expectation asks for (it
     /// lists every effect from the start, so one copy shows every difference in it).
-    pub const STATE: Keys = Keys(0b01111);
-    pub const ALL: Keys = Keys(0b11111);
+    pub(crate) const STATE: Keys = Keys(0b01111);
+    pub(crate) const ALL: Keys = Keys(0b11111);
 
     fn has(self, key: usize) -> bool {
         self.0 & (1 << key) != 0
@@ -153,7 +153,7 @@ const LATER_IDS: [&str; 2] = ["d", "e"];
 const UNKNOWN_ID: &str = "zz";
 
 /// Draws one case; every case it returns makes a spec the built-in passes once blessed.
-pub fn generate(rng: &mut Rng) -> DlqCase {
+pub(crate) fn generate(rng: &mut Rng) -> DlqCase {
     for _ in 0..8 {
         let parts = draw(rng);
         if let Some(case) = resolve(parts, rng) {
@@ -440,7 +440,7 @@ fn replay_crash(call: &str, nth: usize, sends: usize) -> Option<Option<bool>> {
 }
 
 /// The call a fault names for an effect of the journal; `None` for what no fault can crash.
-pub fn effect_call(happening: &WorldEvent) -> Option<&'static str> {
+pub(crate) fn effect_call(happening: &WorldEvent) -> Option<&'static str> {
     Some(match happening {
         WorldEvent::Received { .. } => "queue.receive",
         WorldEvent::Handled { .. } | WorldEvent::Unscripted { .. } => "handler",
@@ -455,7 +455,7 @@ pub fn effect_call(happening: &WorldEvent) -> Option<&'static str> {
 
 /// Loads the case's probe (no expectations, no compared returns) and runs it on
 /// `implementation`, keeping the world and what each step did.
-pub fn probe(
+pub(crate) fn probe(
     case: &DlqCase,
     implementation: &mut dyn Implementation,
 ) -> Result<(ScenarioRun, Record), String> {
@@ -484,7 +484,7 @@ impl DlqCase {
     }
 
     /// Cuts each script to the handler calls `record`'s run made, dropping empty ones.
-    pub fn trim_scripts(&mut self, record: &Record) {
+    pub(crate) fn trim_scripts(&mut self, record: &Record) {
         let calls = record.world.handler_calls();
         for (id, outcomes) in &mut self.script {
             let made = calls.get(id).copied().unwrap_or(0) as usize;
@@ -495,7 +495,7 @@ impl DlqCase {
 
     /// An `expect` of the state after every call of the consumer, and of everything (the trace
     /// too) at the end.
-    pub fn add_expectations(&mut self) {
+    pub(crate) fn add_expectations(&mut self) {
         let mut steps = Vec::with_capacity(self.steps.len() * 2);
         for step in self.steps.drain(..) {
             let calls = step.calls();
@@ -513,7 +513,7 @@ impl DlqCase {
 
     /// The spec text after the header. A probe compares nothing: `process: any`, replays
     /// without `returns`, no expectations; otherwise every answer is a placeholder to bless.
-    pub fn render(&self, probe: bool) -> String {
+    pub(crate) fn render(&self, probe: bool) -> String {
         let text = |s: &str| yaml::flow(&Value::String(s.to_owned()));
         let mut out = String::new();
         if let Some(max) = self.max_attempts {
@@ -595,7 +595,7 @@ impl DlqCase {
     /// if one would not: a crash inside a replay of several ids, between the first send and
     /// the last removal, where the rules leave the order of one id's removal and the next
     /// id's send free (`replay_crash`). Read from the built-in's run.
-    pub fn unsound(&self) -> Option<String> {
+    pub(crate) fn unsound(&self) -> Option<String> {
         if !self
             .steps
             .iter()
@@ -886,7 +886,7 @@ fn plainer_outcomes(call: &ScriptedCall) -> Vec<ScriptedCall> {
 }
 
 /// A loaded spec as a case: its steps and scripts, without its expectations.
-pub fn case_of(scenario: &DlqScenario) -> DlqCase {
+pub(crate) fn case_of(scenario: &DlqScenario) -> DlqCase {
     let mut ids: Vec<String> = scenario.messages.iter().map(|m| m.id.clone()).collect();
     let mut steps = Vec::new();
     for (_, step) in &scenario.steps {

@@ -8,7 +8,7 @@ use crate::generate::rng::Rng;
 use crate::text::source::SourceFile;
 
 /// What `dlqspec explore` asks of the dlq-consumer contract.
-pub struct DlqExplorer;
+pub(crate) struct DlqExplorer;
 
 impl Explorer for DlqExplorer {
     fn generate(&self, rng: &mut Rng) -> Box<dyn Case> {

@@ -27,12 +27,12 @@ use crate::model::implementation::{Foreseen, WorldHost};
 
 /// The most messages, entries, counts and faults a world may hold for its answers to be
 /// foreseen: the copy is made per request, and a run's cost must stay linear in its size.
-pub const WORLD_LIMIT: usize = 256;
+pub(crate) const WORLD_LIMIT: usize = 256;
 
 /// The world's answers to the calls a consumer makes first when it serves `method`, from
 /// `world`'s state, as an implementation spelling keys as the world's naming gets them.
 /// Empty for another method, and when the world is too big to copy.
-pub fn foresee(world: &World, method: &str) -> Vec<Foreseen> {
+pub(crate) fn foresee(world: &World, method: &str) -> Vec<Foreseen> {
     if !matches!(method, "process_one" | "replay") {
         return Vec::new();
     }

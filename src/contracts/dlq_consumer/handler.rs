@@ -13,16 +13,17 @@ use serde::de::{self, MapAccess, Visitor, value::MapAccessDeserializer};
 use crate::model::implementation::Raised;
 
 /// The given error a `permanent` outcome raises, or a subclass of.
-pub const PERMANENT_ERROR: &str = "PermanentError";
+pub(crate) const PERMANENT_ERROR: &str = "PermanentError";
 /// The given error a `transient` outcome raises, or a subclass of.
-pub const TRANSIENT_ERROR: &str = "TransientError";
+pub(crate) const TRANSIENT_ERROR: &str = "TransientError";
 
 /// The error classes the given module defines: a subclass named after one of them would be
 /// two classes of one name, so a spec may not name one.
-pub const GIVEN_ERRORS: &[&str] = &[PERMANENT_ERROR, TRANSIENT_ERROR, "Crash", "MisuseError"];
+pub(crate) const GIVEN_ERRORS: &[&str] =
+    &[PERMANENT_ERROR, TRANSIENT_ERROR, "Crash", "MisuseError"];
 
 /// The outcomes, as a spec writes them.
-pub const OUTCOME_WORDS: &[&str] = &["ok", "transient", "permanent", "error", "crash"];
+pub(crate) const OUTCOME_WORDS: &[&str] = &["ok", "transient", "permanent", "error", "crash"];
 
 /// What the handler does on one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,23 +45,24 @@ pub enum ScriptedOutcome {
 /// PermanentError` treats as the given class and whose entry error names the subclass.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GivenError {
-    pub message: String,
+    pub(crate) message: String,
     /// The subclass's name; `None` raises the given class itself. Boxed, so that an outcome,
     /// which the journal keeps for every handler call, is no bigger than one without it.
-    pub subclass: Option<Box<str>>,
+    pub(crate) subclass: Option<Box<str>>,
 }
 
 impl GivenError {
     /// The given class itself, with this message.
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         GivenError {
             message: message.into(),
             subclass: None,
         }
     }
 
+    #[cfg(test)]
     /// A subclass named `class` of the given class, with this message.
-    pub fn subclass(class: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn subclass(class: impl Into<String>, message: impl Into<String>) -> Self {
         GivenError {
             message: message.into(),
             subclass: Some(class.into().into_boxed_str()),
@@ -90,7 +92,7 @@ impl From<String> for GivenError {
 
 impl ScriptedOutcome {
     /// The error the handler raises, if it raises.
-    pub fn raised(&self) -> Option<Raised> {
+    pub(crate) fn raised(&self) -> Option<Raised> {
         match self {
             ScriptedOutcome::Ok => None,
             ScriptedOutcome::Transient(error) => Some(error.raised(TRANSIENT_ERROR)),
@@ -102,7 +104,7 @@ impl ScriptedOutcome {
 
     /// The error a DLQ entry names for this outcome, `Class: message`, if it raises one an
     /// entry can hold (a crash is never dead-lettered).
-    pub fn entry_error(&self) -> Option<String> {
+    pub(crate) fn entry_error(&self) -> Option<String> {
         match self {
             ScriptedOutcome::Crash => None,
             other => other.raised().map(|raised| raised.describe()),
@@ -110,7 +112,7 @@ impl ScriptedOutcome {
     }
 
     /// The outcome in a trace line: `ok`, `crash`, or the class of the error raised.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         match self {
             ScriptedOutcome::Ok => "ok",
             ScriptedOutcome::Transient(error) => {
@@ -126,29 +128,23 @@ impl ScriptedOutcome {
 
     /// Whether a consumer must dead-letter it at once: a `PermanentError`, a subclass of it,
     /// or an `error` outcome that names the given class itself.
-    pub fn is_permanent(&self) -> bool {
+    pub(crate) fn is_permanent(&self) -> bool {
         match self {
             ScriptedOutcome::Permanent(_) => true,
             ScriptedOutcome::Error { class, .. } => class == PERMANENT_ERROR,
             _ => false,
         }
     }
-
-    /// Whether it raises an error that is not a `PermanentError` (which a consumer must treat
-    /// as transient): a `TransientError`, a subclass of it, or any other class.
-    pub fn is_transient(&self) -> bool {
-        self.raised().is_some() && !self.is_permanent() && *self != ScriptedOutcome::Crash
-    }
 }
 
 /// One scripted handler call: what the handler does, and how long the call takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScriptedCall {
-    pub outcome: ScriptedOutcome,
+    pub(crate) outcome: ScriptedOutcome,
     /// How far the world's clock moves during the call (`takes: N`): a handler that waits on a
     /// database timeout returns later than it was called, and whatever reads the clock after
     /// the call (`failed_at`) sees it. 0 is an instant call.
-    pub takes: u64,
+    pub(crate) takes: u64,
 }
 
 impl From<ScriptedOutcome> for ScriptedCall {
@@ -159,20 +155,20 @@ impl From<ScriptedOutcome> for ScriptedCall {
 
 impl ScriptedCall {
     /// The same outcome, the call taking `takes`.
-    pub fn taking(outcome: ScriptedOutcome, takes: u64) -> Self {
+    pub(crate) fn taking(outcome: ScriptedOutcome, takes: u64) -> Self {
         ScriptedCall { outcome, takes }
     }
 }
 
 /// A message's scripted calls, shared: a `generate` group gives all its messages one list,
 /// and every run of a scenario reads the same script.
-pub type Outcomes = Arc<[ScriptedCall]>;
+pub(crate) type Outcomes = Arc<[ScriptedCall]>;
 
 /// The handler's scripted calls per message id.
 pub type Script = HashMap<String, Outcomes>;
 
 /// A message's calls with these outcomes, each taking no time.
-pub fn instant(outcomes: impl IntoIterator<Item = ScriptedOutcome>) -> Outcomes {
+pub(crate) fn instant(outcomes: impl IntoIterator<Item = ScriptedOutcome>) -> Outcomes {
     outcomes.into_iter().map(ScriptedCall::from).collect()
 }
 
@@ -354,7 +350,7 @@ impl<'de> Deserialize<'de> for ScriptedCall {
 
 /// Why `class`, the subclass a `transient` or `permanent` outcome names, cannot be one, if it
 /// cannot: a class name is a name, and not one the given module already defines.
-pub fn check_subclass(class: &str, given: &str) -> Result<(), String> {
+pub(crate) fn check_subclass(class: &str, given: &str) -> Result<(), String> {
     if class.trim().is_empty() {
         return Err(format!(
             "`class` names the subclass of {given} the handler raises; it cannot be empty (leave it out to raise {given} itself)"

@@ -17,14 +17,14 @@ use crate::text::yaml;
 /// Whether an injected crash happens instead of a call or right after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum CrashTiming {
+pub(crate) enum CrashTiming {
     Before,
     After,
 }
 
 impl CrashTiming {
     /// `before` or `after`, as specs write it.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             CrashTiming::Before => "before",
             CrashTiming::After => "after",
@@ -33,11 +33,11 @@ impl CrashTiming {
 }
 
 /// The lanes of a dlq-consumer picture: the calls of the world run between them.
-pub const LANES: &[&str] = &["queue", "consumer", "handler", "DLQ"];
+pub(crate) const LANES: &[&str] = &["queue", "consumer", "handler", "DLQ"];
 
 /// One thing that happened in the world while an implementation called it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum WorldEvent {
+pub(crate) enum WorldEvent {
     /// `queue.receive` handed out a message. `already_dead`: its id was in the DLQ then.
     Received {
         id: String,
@@ -126,7 +126,7 @@ impl WorldEvent {
     /// (`dlq.has`, `dlq.entries`, `queue.pending`, a receive that finds nothing, the removal of
     /// an id the DLQ does not hold). Crashes, unscripted handler calls and misuse are events a
     /// trace shows too. Reads of the clock are not journaled at all.
-    pub fn is_effect(&self) -> bool {
+    pub(crate) fn is_effect(&self) -> bool {
         !matches!(
             self,
             WorldEvent::NothingReady
@@ -140,7 +140,7 @@ impl WorldEvent {
 
     /// The line of the trace specs compare: the effect and, for a receive or the handler, what
     /// it delivered or did.
-    pub fn trace_line(&self) -> String {
+    pub(crate) fn trace_line(&self) -> String {
         match self {
             WorldEvent::Received { id, .. } => format!("queue.receive() -> {id}"),
             WorldEvent::NothingReady => "queue.receive() -> none".to_owned(),
@@ -165,7 +165,7 @@ impl WorldEvent {
     }
 
     /// One line for a person.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             WorldEvent::Received {
                 id,
@@ -250,7 +250,7 @@ impl WorldEvent {
 impl WorldEvent {
     /// The happening as a timeline event: its line for a person (`describe`), and the call
     /// between two of `LANES` (or the mark on one) a picture draws for it.
-    pub fn timeline_line(&self) -> TimelineLine {
+    pub(crate) fn timeline_line(&self) -> TimelineLine {
         let call = |from, to, label: String, tone| TimelineEvent::Call {
             from,
             to,
@@ -357,7 +357,7 @@ impl WorldEvent {
     }
 }
 
-pub fn ordinal(n: u64) -> String {
+pub(crate) fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
         (1, _) => "st",

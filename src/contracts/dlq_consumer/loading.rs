@@ -18,7 +18,7 @@ use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
 /// Parses a dlq-consumer spec and checks what the YAML shape cannot, telling every
 /// independent mistake at once (a check that later ones depend on, such as the compact
 /// form's expansion, stops there).
-pub fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
+pub(crate) fn load(file: &SourceFile) -> Result<DlqScenario, SpecError> {
     match yaml::parse_recovering::<SpecFile>(file) {
         Ok(spec) => check(file, spec, &Blanked::default()),
         // The rest of a broken file is checked too, so that one run tells every mistake.
@@ -46,7 +46,6 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScen
         .unwrap_or_default();
     let header = errors.keep(SpecHeader::new(
         file,
-        super::NAME,
         spec.name,
         spec.description,
         &spec.rules,

@@ -1,31 +1,31 @@
 //! The dlq-consumer contract: world, reference consumer, spec vocabulary and rules.
 
-pub mod checking;
-pub mod compact;
-pub mod consumer;
-pub mod contract;
-pub mod crashes;
-pub mod departure;
-pub mod explore;
-pub mod explorer;
-pub mod foresight;
-pub mod given;
-pub mod handler;
-pub mod journal;
-pub mod loading;
-pub mod mistakes;
-pub mod queue;
-pub mod record;
-pub mod rules;
-pub mod scenario;
-pub mod smells;
-pub mod spec;
-pub mod starter;
-pub mod trace;
+pub(crate) mod checking;
+pub(crate) mod compact;
+pub(crate) mod consumer;
+pub(crate) mod contract;
+pub(crate) mod crashes;
+pub(crate) mod departure;
+pub(crate) mod explore;
+pub(crate) mod explorer;
+pub(crate) mod foresight;
+pub(crate) mod given;
+pub(crate) mod handler;
+pub(crate) mod journal;
+pub(crate) mod loading;
+pub(crate) mod mistakes;
+pub(crate) mod queue;
+pub(crate) mod record;
+pub(crate) mod rules;
+pub(crate) mod scenario;
+pub(crate) mod smells;
+pub(crate) mod spec;
+pub(crate) mod starter;
+pub(crate) mod trace;
 pub mod world;
 
-pub use contract::DlqConsumerContract;
+pub(crate) use contract::DlqConsumerContract;
 
 /// The contract's name, as specs write it (`contract: dlq-consumer`), held here for every file
 /// of the folder.
-pub const NAME: &str = "dlq-consumer";
+pub(crate) const NAME: &str = "dlq-consumer";

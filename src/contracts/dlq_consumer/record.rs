@@ -9,61 +9,59 @@ use crate::model::rule::Rule;
 use crate::text::source::Position;
 
 /// What a run leaves behind besides its `ScenarioRun`: the world and what each step did.
-pub struct Record {
-    pub world: World,
-    pub steps: Vec<StepFacts>,
+pub(crate) struct Record {
+    pub(crate) world: World,
+    pub(crate) steps: Vec<StepFacts>,
     /// What each step that ran did, for a diagnosis (`RecordKeeping::marks`); empty otherwise.
-    pub marks: Vec<StepMark>,
+    pub(crate) marks: Vec<StepMark>,
     /// What the constructor raised, when making a consumer ended the run (`RecordKeeping::marks`).
-    pub constructor_raised: Option<crate::model::implementation::Raised>,
+    pub(crate) constructor_raised: Option<crate::model::implementation::Raised>,
 }
 
 /// What a run keeps besides its outcome: each one costs a plain run something per step.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct RecordKeeping {
     /// `StepFacts` of every step, for lint and explore.
-    pub facts: bool,
+    pub(crate) facts: bool,
     /// A `StepMark` of every step that ran, the one that ended the run included.
-    pub marks: bool,
+    pub(crate) marks: bool,
     /// The rules noted in each step, in its mark: read of the reference's run only.
-    pub rules: bool,
+    pub(crate) rules: bool,
     /// The last step to run, from 0 (`None`: every step and the final expect): a diagnosis
     /// that needs a run only up to a step stops there.
-    pub until: Option<usize>,
+    pub(crate) until: Option<usize>,
 }
 
 /// What one step did, as a diagnosis compares it with the reference's same step.
 #[derive(Debug, Clone)]
-pub struct StepMark {
+pub(crate) struct StepMark {
     /// Its place among the spec's steps, from 0.
-    pub index: usize,
-    pub name: &'static str,
+    pub(crate) index: usize,
+    pub(crate) name: &'static str,
     /// The journal entries the step added.
-    pub journal: std::ops::Range<usize>,
+    pub(crate) journal: std::ops::Range<usize>,
     /// What its call returned, as a spec writes it (`ok`, `none`, `crash`, `raised ...`), for
     /// `process` and `replay` steps that got an answer.
-    pub returned: Option<Value>,
-    /// The rule deciding the step, whether it is firm, and the rules noted in it and every
-    /// decision made in it, in order, with whether it was firm (these two only with
-    /// `RecordKeeping::rules`).
-    pub decision: Option<&'static Rule>,
-    pub firm: bool,
-    pub rules: Vec<&'static str>,
-    pub decisions: Vec<(&'static Rule, bool)>,
+    pub(crate) returned: Option<Value>,
+    /// The rule deciding the step, and the rules noted in it and every decision made in it,
+    /// in order, with whether it was firm (these two only with `RecordKeeping::rules`).
+    pub(crate) decision: Option<&'static Rule>,
+    pub(crate) rules: Vec<&'static str>,
+    pub(crate) decisions: Vec<(&'static Rule, bool)>,
 }
 
 /// What one step did to the world.
 #[derive(Debug, Clone)]
-pub struct StepFacts {
-    pub position: Position,
-    pub name: &'static str,
+pub(crate) struct StepFacts {
+    pub(crate) position: Position,
+    pub(crate) name: &'static str,
     /// Whether queue, DLQ, clock, handler calls or armed faults differ after the step.
-    pub changed: bool,
+    pub(crate) changed: bool,
     /// Whether nothing was ready or in flight after the step.
-    pub drained: bool,
+    pub(crate) drained: bool,
     /// What the call returned, for `process` and `replay` steps.
-    pub returned: Option<Value>,
+    pub(crate) returned: Option<Value>,
     /// The journal entries the step added (`World::journal`): what the implementation did
     /// during it, which is where `dlqspec explore` places its crashes.
-    pub journal: std::ops::Range<usize>,
+    pub(crate) journal: std::ops::Range<usize>,
 }

@@ -30,29 +30,29 @@ use crate::text::spec_error::{SpecError, SpecErrorKind};
 use crate::text::yaml;
 
 #[derive(Debug)]
-pub struct DlqScenario {
-    pub file: SourceFile,
-    pub header: SpecHeader,
+pub(crate) struct DlqScenario {
+    pub(crate) file: SourceFile,
+    pub(crate) header: SpecHeader,
     /// As the spec writes it: `None` constructs the consumer without it, so that the
     /// implementation's default (the lesson's 3) is what is checked.
-    pub max_attempts: Option<u64>,
-    pub messages: Vec<MessageSpec>,
+    pub(crate) max_attempts: Option<u64>,
+    pub(crate) messages: Vec<MessageSpec>,
     /// Where each of `messages` is written.
-    pub message_positions: Vec<Position>,
+    pub(crate) message_positions: Vec<Position>,
     /// Shared with each run's world, which reads it without a copy.
-    pub script: Arc<Script>,
+    pub(crate) script: Arc<Script>,
     /// Where each message's outcomes are written, to point at when they run out.
-    pub script_positions: HashMap<String, Position>,
+    pub(crate) script_positions: HashMap<String, Position>,
     /// Where each single outcome is written, per message id; a `generate` group's messages
     /// share one list.
-    pub outcome_positions: HashMap<String, Arc<[Position]>>,
-    pub steps: Vec<(Position, Step)>,
-    pub expect: Option<(Position, Expectation)>,
+    pub(crate) outcome_positions: HashMap<String, Arc<[Position]>>,
+    pub(crate) steps: Vec<(Position, Step)>,
+    pub(crate) expect: Option<(Position, Expectation)>,
 }
 
 impl DlqScenario {
     /// The consumer's budget: the spec's `max_attempts`, or the lesson's default.
-    pub fn budget(&self) -> u64 {
+    pub(crate) fn budget(&self) -> u64 {
         self.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS)
     }
 
@@ -282,14 +282,13 @@ impl Run<'_> {
         let Some(marks) = &mut self.marks else {
             return;
         };
-        let (decision, firm, rules) = self.recorder.step();
+        let (decision, rules) = self.recorder.step();
         marks.push(StepMark {
             index,
             name: step.name(),
             journal: from..self.world.journal().len(),
             returned,
             decision,
-            firm,
             rules: rules.to_vec(),
             decisions: self.recorder.step_decisions().to_vec(),
         });

@@ -15,14 +15,14 @@ use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_DELIVERED, UNUSED_OUTCOM
 
 /// What of a scenario its smells are found in: where its messages, their outcomes and its
 /// steps are written.
-pub struct WrittenScenario<'a> {
-    pub messages: &'a [MessageSpec],
-    pub message_positions: &'a [Position],
-    pub outcome_positions: &'a HashMap<String, Arc<[Position]>>,
-    pub steps: &'a [(Position, Step)],
+pub(crate) struct WrittenScenario<'a> {
+    pub(crate) messages: &'a [MessageSpec],
+    pub(crate) message_positions: &'a [Position],
+    pub(crate) outcome_positions: &'a HashMap<String, Arc<[Position]>>,
+    pub(crate) steps: &'a [(Position, Step)],
 }
 
-pub fn find(
+pub(crate) fn find(
     scenario: &WrittenScenario<'_>,
     checkpoints: &[Checkpoint],
     record: &Record,

@@ -16,62 +16,66 @@ use crate::text::yaml::{SingleKey, Spanned};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "DlqConsumerSpec")]
-pub struct SpecFile {
+pub(crate) struct SpecFile {
     /// `dlq-consumer`.
-    pub contract: String,
+    #[expect(
+        dead_code,
+        reason = "read by serde and the schema: the loader chose this contract by the key already"
+    )]
+    pub(crate) contract: String,
     /// What the scenario shows, in one line; unique within a suite.
-    pub name: Spanned<String>,
+    pub(crate) name: Spanned<String>,
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
-    pub rules: Vec<Spanned<String>>,
+    pub(crate) rules: Vec<Spanned<String>>,
     /// Points the spec is worth in autograder results (`--format gradescope`); default 1.
     #[serde(default)]
     #[schemars(range(min = 0))]
-    pub points: Option<Spanned<f64>>,
+    pub(crate) points: Option<Spanned<f64>>,
     /// Who sees the result on an autograder: `visible` (default), `hidden` (only pass or
     /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
     #[serde(default)]
-    pub visibility: Option<Visibility>,
+    pub(crate) visibility: Option<Visibility>,
     /// Smells `dlqspec lint` is not to report in this spec, each with why it is fine here:
     /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
     /// reported itself (`stale-allow`).
     #[serde(default)]
-    pub allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
+    pub(crate) allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
     /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
     /// own default (the lesson's 3) is what runs.
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub max_attempts: Option<Spanned<u64>>,
+    pub(crate) max_attempts: Option<Spanned<u64>>,
     /// The messages in the queue at the start, in order.
     #[serde(default)]
-    pub messages: Vec<Spanned<MessageSpec>>,
+    pub(crate) messages: Vec<Spanned<MessageSpec>>,
     /// The compact form: groups of many similar messages, sent after `messages`, each from an
     /// id and a body pattern (`{n}` is the message's number) and a count, with one outcome list.
     #[serde(default)]
-    pub generate: Vec<Spanned<GenerateGroup>>,
+    pub(crate) generate: Vec<Spanned<GenerateGroup>>,
     /// Per message id, the handler's outcome on each call, in order.
     #[serde(default)]
-    pub handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedCall>>>>,
+    pub(crate) handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedCall>>>>,
     /// What happens, in order: each step drives the consumer or the world, or checks it.
     #[serde(default)]
-    pub steps: Vec<Spanned<SingleKey<Step>>>,
+    pub(crate) steps: Vec<Spanned<SingleKey<Step>>>,
     /// Expectations after the last step.
     #[serde(default)]
-    pub expect: Option<Spanned<Expectation>>,
+    pub(crate) expect: Option<Spanned<Expectation>>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MessageSpec {
-    pub id: String,
-    pub body: String,
+pub(crate) struct MessageSpec {
+    pub(crate) id: String,
+    pub(crate) body: String,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Step {
+pub(crate) enum Step {
     /// Calls `process_one` and checks what it returned.
     Process(ProcessReturn),
     /// The visibility timeout runs out: every in-flight message goes back to the ready tail.
@@ -93,12 +97,12 @@ pub enum Step {
 }
 
 /// The step kinds, as `Step`'s variants are written, in their order.
-pub const STEP_KINDS: &[&str] = &[
+pub(crate) const STEP_KINDS: &[&str] = &[
     "process", "recover", "restart", "advance", "send", "replay", "fault", "expect", "repeat",
 ];
 
 impl Step {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Step::Process(_) => "process",
             Step::Recover => "recover",
@@ -116,7 +120,7 @@ impl Step {
 /// What `process_one` must do: return one of its values, crash, or anything (`any`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ProcessReturn {
+pub(crate) enum ProcessReturn {
     Ok,
     Retry,
     Dead,
@@ -126,10 +130,10 @@ pub enum ProcessReturn {
 }
 
 /// The words of `ProcessReturn`, as a spec writes them (`process: ok`).
-pub const PROCESS_RETURNS: &[&str] = &["ok", "retry", "dead", "none", "crash", "any"];
+pub(crate) const PROCESS_RETURNS: &[&str] = &["ok", "retry", "dead", "none", "crash", "any"];
 
 impl ProcessReturn {
-    pub fn expected(self) -> Option<&'static str> {
+    pub(crate) fn expected(self) -> Option<&'static str> {
         match self {
             ProcessReturn::Ok => Some("ok"),
             ProcessReturn::Retry => Some("retry"),
@@ -143,35 +147,40 @@ impl ProcessReturn {
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReplayStep {
+pub(crate) struct ReplayStep {
     /// The ids to replay; left out, every entry is replayed.
     #[serde(default)]
-    pub ids: Option<Vec<String>>,
+    pub(crate) ids: Option<Vec<String>>,
     /// The ids `replay` must return.
     #[serde(default)]
-    pub returns: Option<Spanned<Vec<String>>>,
+    pub(crate) returns: Option<Spanned<Vec<String>>>,
     /// `replay` must crash (an armed fault fires during it).
     #[serde(default)]
-    pub crash: bool,
+    pub(crate) crash: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FaultSpec {
-    pub crash: CrashTiming,
+pub(crate) struct FaultSpec {
+    pub(crate) crash: CrashTiming,
     /// An effect of the world: faults never wait on a read, which an implementation may make
     /// any number of times, or not at all. Checked on loading (`EffectCall`).
     #[schemars(with = "EffectCall")]
-    pub call: Spanned<String>,
+    pub(crate) call: Spanned<String>,
     /// Fire on the n-th matching call from now on (default: the next one).
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub nth: Option<Spanned<u32>>,
+    pub(crate) nth: Option<Spanned<u32>>,
 }
 
-/// The world's effects a fault can crash: the closed list, for the schema and for checking.
+/// The world's effects a fault can crash: the closed list, for the schema (checking reads
+/// `EFFECT_CALLS`, which names the same calls).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
-pub enum EffectCall {
+#[expect(
+    dead_code,
+    reason = "a schema only: a fault's call is read as text, so that a wrong one is told in words"
+)]
+pub(crate) enum EffectCall {
     #[serde(rename = "queue.send")]
     QueueSend,
     #[serde(rename = "queue.receive")]
@@ -189,7 +198,7 @@ pub enum EffectCall {
 }
 
 /// The effects a fault can wait on, by name.
-pub const EFFECT_CALLS: &[&str] = &[
+pub(crate) const EFFECT_CALLS: &[&str] = &[
     "queue.send",
     "queue.receive",
     "queue.ack",
@@ -201,7 +210,7 @@ pub const EFFECT_CALLS: &[&str] = &[
 
 /// Why `call` cannot be a fault's call, if it cannot: a read (with the reason), or no call of
 /// the world (with the list and the nearest one).
-pub fn check_fault_call(call: &str) -> Result<(), String> {
+pub(crate) fn check_fault_call(call: &str) -> Result<(), String> {
     if EFFECT_CALLS.contains(&call) {
         return Ok(());
     }
@@ -223,62 +232,62 @@ pub fn check_fault_call(call: &str) -> Result<(), String> {
 /// What the world must look like. Only the keys written are checked.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Expectation {
+pub(crate) struct Expectation {
     /// Every DLQ entry, in put order, with every field.
     #[serde(default)]
-    pub dlq: Option<Vec<EntrySpec>>,
+    pub(crate) dlq: Option<Vec<EntrySpec>>,
     /// The ids of the ready messages, in order.
     #[serde(default)]
-    pub pending: Option<Vec<String>>,
+    pub(crate) pending: Option<Vec<String>>,
     /// The ids of the messages received and neither acked nor retried, in receive order.
     #[serde(default)]
-    pub in_flight: Option<Vec<String>>,
+    pub(crate) in_flight: Option<Vec<String>>,
     /// Handler calls per message id; ids left out must have had none.
     #[serde(default)]
-    pub handler_calls: Option<IndexMap<String, u64>>,
+    pub(crate) handler_calls: Option<IndexMap<String, u64>>,
     /// Every effect of the implementation's calls, from the start (reads left out), in the
     /// orders the rules pin (see docs/spec-format.md).
     #[serde(default)]
-    pub trace: Option<Vec<Spanned<String>>>,
+    pub(crate) trace: Option<Vec<Spanned<String>>>,
     /// What the clock reads.
     #[serde(default)]
-    pub clock: Option<u64>,
+    pub(crate) clock: Option<u64>,
     /// The compact form: how many DLQ entries, ready and in-flight messages and handler calls.
     #[serde(default)]
-    pub counts: Option<Counts>,
+    pub(crate) counts: Option<Counts>,
     /// The compact form: how many DLQ entries have each reason (a reason left out, none).
     #[serde(default)]
-    pub dlq_reasons: Option<DlqReasons>,
+    pub(crate) dlq_reasons: Option<DlqReasons>,
     /// Whether `dlq` was written with patterned entries (`count`), which `bless` leaves alone.
     #[serde(skip)]
     #[schemars(skip)]
-    pub patterned: bool,
+    pub(crate) patterned: bool,
 }
 
 /// A DLQ entry: every field must be written, so an expectation never checks half an entry.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EntrySpec {
-    pub id: String,
-    pub body: String,
-    pub reason: Reason,
+pub(crate) struct EntrySpec {
+    pub(crate) id: String,
+    pub(crate) body: String,
+    pub(crate) reason: Reason,
     /// `Class: message`, or `null` for poison; written even when null.
     // `Spanned` so that leaving it out is an error, not a silent null.
-    pub error: Spanned<Option<String>>,
-    pub attempts: u64,
-    pub first_attempt_at: u64,
-    pub failed_at: u64,
+    pub(crate) error: Spanned<Option<String>>,
+    pub(crate) attempts: u64,
+    pub(crate) first_attempt_at: u64,
+    pub(crate) failed_at: u64,
     /// The compact form: this entry stands for `count` entries, `{n}` in its id, body and
     /// error running from `from` (default 1).
     #[serde(default)]
-    pub count: Option<Spanned<u64>>,
+    pub(crate) count: Option<Spanned<u64>>,
     #[serde(default)]
-    pub from: Option<u64>,
+    pub(crate) from: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Reason {
+pub(crate) enum Reason {
     Permanent,
     Exhausted,
     Poison,
@@ -296,7 +305,7 @@ impl Reason {
 
 impl EntrySpec {
     /// The entry as the world stores it, fields in the contract's order.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         json!({
             "id": self.id,
             "body": self.body,
@@ -311,7 +320,7 @@ impl EntrySpec {
 
 /// An entry written with the contract's (snake_case) keys, spelled as `naming` spells them:
 /// what an implementation in that language must put.
-pub fn entry_in(entry: &Value, naming: Naming) -> Value {
+pub(crate) fn entry_in(entry: &Value, naming: Naming) -> Value {
     let Value::Object(fields) = entry else {
         return entry.clone();
     };
@@ -325,7 +334,7 @@ pub fn entry_in(entry: &Value, naming: Naming) -> Value {
 
 /// An entry an implementation put, with its contract keys (as `naming` spells them) renamed to
 /// the spec's snake_case, so a difference can be pointed at in the spec. Other keys stay.
-pub fn canonical_entry(entry: &Value, naming: Naming) -> Value {
+pub(crate) fn canonical_entry(entry: &Value, naming: Naming) -> Value {
     let Value::Object(fields) = entry else {
         return entry.clone();
     };
@@ -346,7 +355,7 @@ pub fn canonical_entry(entry: &Value, naming: Naming) -> Value {
 }
 
 /// The key order entries are shown in, so a diff lines up whatever order an implementation used.
-pub const ENTRY_FIELDS: [&str; 7] = [
+pub(crate) const ENTRY_FIELDS: [&str; 7] = [
     "id",
     "body",
     "reason",
@@ -358,7 +367,7 @@ pub const ENTRY_FIELDS: [&str; 7] = [
 
 /// An entry as an implementation put it, with the contract's fields (as `naming` spells them)
 /// first, so a diff lines up whatever order the implementation used.
-pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
+pub(crate) fn normalize_entry(entry: &Value, naming: Naming) -> Value {
     let Value::Object(fields) = entry else {
         return entry.clone();
     };
@@ -380,65 +389,65 @@ pub fn normalize_entry(entry: &Value, naming: Naming) -> Value {
 /// `count` messages whose ids and bodies are patterns of `{n}`, each with the same outcomes.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GenerateGroup {
+pub(crate) struct GenerateGroup {
     /// How many messages: `{n}` runs from `from` to `from + count - 1`.
     #[schemars(range(min = 1))]
-    pub count: Spanned<u64>,
+    pub(crate) count: Spanned<u64>,
     /// The first number (default 1).
     #[serde(default)]
-    pub from: Option<u64>,
+    pub(crate) from: Option<u64>,
     /// The ids' pattern, e.g. `order-{n}`; it must hold `{n}` when `count` is more than 1.
-    pub id: Spanned<String>,
+    pub(crate) id: Spanned<String>,
     /// The bodies' pattern, e.g. `sku-{n}`; messages in flight together need different bodies.
-    pub body: String,
+    pub(crate) body: String,
     /// The handler's outcome on each call, the same list for every message of the group.
     #[serde(default)]
-    pub handler: Option<Spanned<Vec<Spanned<SingleKey<ScriptedCall>>>>>,
+    pub(crate) handler: Option<Spanned<Vec<Spanned<SingleKey<ScriptedCall>>>>>,
 }
 
 /// A list of steps run `times` times, as if written out that often.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RepeatStep {
+pub(crate) struct RepeatStep {
     /// How many times (0 runs none).
-    pub times: Spanned<u64>,
+    pub(crate) times: Spanned<u64>,
     /// The steps, in order; a `repeat` may hold another.
-    pub steps: Vec<Spanned<SingleKey<Step>>>,
+    pub(crate) steps: Vec<Spanned<SingleKey<Step>>>,
 }
 
 /// Counts of what the world holds, for expectations too big to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// How many entries the DLQ holds.
     #[serde(default)]
-    pub dlq: Option<u64>,
+    pub(crate) dlq: Option<u64>,
     /// How many messages are ready.
     #[serde(default)]
-    pub pending: Option<u64>,
+    pub(crate) pending: Option<u64>,
     /// How many messages are in flight.
     #[serde(default)]
-    pub in_flight: Option<u64>,
+    pub(crate) in_flight: Option<u64>,
     /// How many handler calls the run made, for all messages together.
     #[serde(default)]
-    pub handler_calls: Option<u64>,
+    pub(crate) handler_calls: Option<u64>,
 }
 
 /// How many DLQ entries have each reason; a reason left out must have none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DlqReasons {
+pub(crate) struct DlqReasons {
     #[serde(default)]
-    pub permanent: Option<u64>,
+    pub(crate) permanent: Option<u64>,
     #[serde(default)]
-    pub exhausted: Option<u64>,
+    pub(crate) exhausted: Option<u64>,
     #[serde(default)]
-    pub poison: Option<u64>,
+    pub(crate) poison: Option<u64>,
 }
 
 impl DlqReasons {
     /// `(reason, count)` for each reason written with a count above 0, in the contract's order.
-    pub fn written(&self) -> Vec<(&'static str, u64)> {
+    pub(crate) fn written(&self) -> Vec<(&'static str, u64)> {
         [
             ("permanent", self.permanent),
             ("exhausted", self.exhausted),

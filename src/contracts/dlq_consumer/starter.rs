@@ -1,7 +1,7 @@
 //! The dlq-consumer starter spec `dlqspec new` writes: every part of the vocabulary, commented.
 
 /// The starter, with `{name}` standing for the spec's name.
-pub const TEMPLATE: &str = r#"contract: dlq-consumer
+pub(crate) const TEMPLATE: &str = r#"contract: dlq-consumer
 name: {name}
 description: >
   Say in a sentence or two what this scenario shows and why it matters.

@@ -26,14 +26,14 @@ const ON_AN_ID: &[&str] = &[
 const READS: &[&str] = &["dlq.has", "dlq.entries", "queue.pending", "clock.now"];
 
 /// The forms a trace line takes, for error messages.
-pub const FORMS: &str = "`queue.receive() -> ID`, `handler(ID) -> OUTCOME`, `queue.ack(ID)`, \
+pub(crate) const FORMS: &str = "`queue.receive() -> ID`, `handler(ID) -> OUTCOME`, `queue.ack(ID)`, \
 `queue.retry(ID)`, `queue.send(ID)`, `dlq.put(ID)`, `dlq.remove(ID)`, `queue.recover()`, \
 `clock.advance(N)`, `CALL -> crash (injected before the call)` or `... after the call`, \
 or a misuse ending in ` !misuse`";
 
 /// Why `line` cannot be a trace line, if it cannot. `ids` are the spec's message ids (an id
 /// may itself be `none`).
-pub fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
+pub(crate) fn check_line(line: &str, ids: &HashSet<String>) -> Result<(), String> {
     if line.ends_with(" !misuse") {
         return Ok(());
     }
@@ -132,7 +132,7 @@ fn target<'l>(line: &'l str, call: &str) -> Option<&'l str> {
 }
 
 /// Whether the contract lets the two effects happen in either order.
-pub fn commute(a: &str, b: &str) -> bool {
+pub(crate) fn commute(a: &str, b: &str) -> bool {
     fn other(line: &str) -> Option<&str> {
         target(line, "queue.send").or_else(|| target(line, "dlq.remove"))
     }
@@ -149,7 +149,7 @@ pub fn commute(a: &str, b: &str) -> bool {
 ///
 /// Greedy, and still exact: an effect can move to the front when it commutes with every
 /// effect before it, and equal lines never commute, so only the first occurrence can.
-pub fn align(expected: &[String], actual: &[String]) -> Vec<String> {
+pub(crate) fn align(expected: &[String], actual: &[String]) -> Vec<String> {
     aligned_order(expected, actual)
         .into_iter()
         .map(|at| actual[at].clone())
@@ -158,7 +158,7 @@ pub fn align(expected: &[String], actual: &[String]) -> Vec<String> {
 
 /// The order `align` puts `actual` in, as indices into it: a diagnosis compares the effects
 /// themselves (a put's entry too), not only their lines.
-pub fn aligned_order<S: AsRef<str>>(expected: &[S], actual: &[S]) -> Vec<usize> {
+pub(crate) fn aligned_order<S: AsRef<str>>(expected: &[S], actual: &[S]) -> Vec<usize> {
     let mut rest: Vec<usize> = (0..actual.len()).collect();
     let mut aligned = Vec::with_capacity(actual.len());
     for want in expected {

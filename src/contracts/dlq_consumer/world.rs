@@ -10,16 +10,16 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
-pub use super::handler::{Outcomes, Script, ScriptedCall, ScriptedOutcome};
-pub use super::journal::CrashTiming;
+pub use super::handler::{GivenError, Script, ScriptedCall, ScriptedOutcome};
+pub(crate) use super::journal::CrashTiming;
 use super::journal::WorldEvent;
-pub use super::queue::Message;
+pub(crate) use super::queue::Message;
 use super::queue::Queue;
 use crate::model::implementation::{Naming, Raised, WorldHost};
 use crate::text::source::Position;
 
 /// The calls of the world, by their protocol names.
-pub const CALLS: &[&str] = &[
+pub(crate) const CALLS: &[&str] = &[
     "queue.send",
     "queue.receive",
     "queue.ack",
@@ -37,26 +37,26 @@ pub const CALLS: &[&str] = &[
 
 /// A crash armed by a `fault` step: fires on the `remaining`-th next matching call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fault {
-    pub timing: CrashTiming,
-    pub call: String,
-    pub remaining: u32,
+pub(crate) struct Fault {
+    pub(crate) timing: CrashTiming,
+    pub(crate) call: String,
+    pub(crate) remaining: u32,
     /// Where the spec arms it, so a fault that never fires can be pointed at.
-    pub armed_at: Position,
+    pub(crate) armed_at: Position,
 }
 
 /// A handler call for which the spec scripts no outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unscripted {
-    pub id: String,
+pub(crate) struct Unscripted {
+    pub(crate) id: String,
     /// 1-based: the n-th handler call for this message.
-    pub call_number: u64,
+    pub(crate) call_number: u64,
 }
 
 /// The most the clock counts to: 2^53 - 1, the largest whole number every implementation's
 /// JSON (JavaScript's numbers included) keeps exact. A spec's `advance` steps stay within it
 /// (checked on loading), and so does an implementation's `clock.advance`.
-pub const MAX_CLOCK: u64 = (1 << 53) - 1;
+pub(crate) const MAX_CLOCK: u64 = (1 << 53) - 1;
 
 #[derive(Debug, Default)]
 pub struct World {
@@ -95,7 +95,7 @@ impl World {
     }
 
     /// A world reading a script it shares with others, such as a scenario's.
-    pub fn shared(script: Arc<Script>, naming: Naming) -> Self {
+    pub(crate) fn shared(script: Arc<Script>, naming: Naming) -> Self {
         World {
             script,
             naming,
@@ -104,13 +104,13 @@ impl World {
     }
 
     /// The world with `queue` for its queue (a broker's), instead of the fake.
-    pub fn on(mut self, queue: Box<dyn Queue>) -> Self {
+    pub(crate) fn on(mut self, queue: Box<dyn Queue>) -> Self {
         self.queue = queue;
         self
     }
 
     /// A world whose journal also keeps what `explain` tells a person.
-    pub fn detailed(mut self) -> Self {
+    pub(crate) fn detailed(mut self) -> Self {
         self.detailed = true;
         self
     }
@@ -120,7 +120,7 @@ impl World {
     /// far. `None` when the world holds more than `limit` messages, entries, counts and faults
     /// together, so that foresight costs a bounded amount per request, and on a broker's
     /// queue, which cannot be copied: there every call waits for its answer.
-    pub fn foresight_copy(&self, limit: usize) -> Option<World> {
+    pub(crate) fn foresight_copy(&self, limit: usize) -> Option<World> {
         let (ready, in_flight) = self.queue.lengths();
         let size =
             ready + in_flight + self.dlq.len() + self.handler_calls.len() + self.faults.len();
@@ -145,94 +145,94 @@ impl World {
     }
 
     /// A number that changes whenever the world does.
-    pub fn version(&self) -> u64 {
+    pub(crate) fn version(&self) -> u64 {
         self.version
     }
 
     // The harness's own actions: the spec's steps, not calls by the implementation.
 
-    pub fn send(&mut self, id: &str, body: &str) {
+    pub(crate) fn send(&mut self, id: &str, body: &str) {
         self.version += 1;
         self.queue.send(id, body);
     }
 
-    pub fn recover(&mut self) {
+    pub(crate) fn recover(&mut self) {
         if self.queue.lengths().1 > 0 {
             self.version += 1;
         }
         self.queue.recover();
     }
 
-    pub fn advance(&mut self, by: u64) {
+    pub(crate) fn advance(&mut self, by: u64) {
         if by > 0 {
             self.version += 1;
         }
         self.clock = self.clock.saturating_add(by);
     }
 
-    pub fn arm(&mut self, fault: Fault) {
+    pub(crate) fn arm(&mut self, fault: Fault) {
         self.version += 1;
         self.faults.push(fault);
     }
 
     // Observations.
 
-    pub fn now(&self) -> u64 {
+    pub(crate) fn now(&self) -> u64 {
         self.clock
     }
 
     /// The ready ids, head first (a broker's queue is looked at for them).
-    pub fn pending(&mut self) -> Vec<String> {
+    pub(crate) fn pending(&mut self) -> Vec<String> {
         self.queue.pending()
     }
 
     /// The ready ids as last seen, without looking at a broker's queue again.
-    pub fn ready_ids(&self) -> Vec<String> {
+    pub(crate) fn ready_ids(&self) -> Vec<String> {
         self.queue.ready_ids()
     }
 
     /// How many messages are ready and in flight, without copying their ids: what a `counts`
     /// expectation compares, perhaps at every step of a big `repeat`.
-    pub fn queue_lengths(&self) -> (usize, usize) {
+    pub(crate) fn queue_lengths(&self) -> (usize, usize) {
         self.queue.lengths()
     }
 
     /// Whether nothing is ready and nothing is in flight.
-    pub fn is_drained(&self) -> bool {
+    pub(crate) fn is_drained(&self) -> bool {
         self.queue.lengths() == (0, 0)
     }
 
     /// The ids of every message in flight or ready, in no order that means anything, without
     /// copying them. An id sent twice is there twice.
-    pub fn queued_ids(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn queued_ids(&self) -> impl Iterator<Item = &str> {
         self.queue.queued_ids()
     }
 
-    pub fn in_flight(&self) -> Vec<String> {
+    pub(crate) fn in_flight(&self) -> Vec<String> {
         self.queue.in_flight()
     }
 
     /// The queue itself: a broker's says what broke it and where it departed from the fake.
-    pub fn queue(&self) -> &dyn Queue {
+    pub(crate) fn queue(&self) -> &dyn Queue {
         self.queue.as_ref()
     }
 
-    pub fn dlq(&self) -> &[Arc<Value>] {
+    pub(crate) fn dlq(&self) -> &[Arc<Value>] {
         &self.dlq
     }
 
-    pub fn handler_calls(&self) -> &IndexMap<String, u64> {
+    pub(crate) fn handler_calls(&self) -> &IndexMap<String, u64> {
         &self.handler_calls
     }
 
     /// How many times the handler was called in all, whatever the message.
-    pub fn handler_call_total(&self) -> u64 {
+    pub(crate) fn handler_call_total(&self) -> u64 {
         self.handler_call_total
     }
 
     /// Every effect of the implementation's calls, in order, as `WorldEvent::trace_line` writes
     /// it. Reads are left out: how and how often an implementation reads is its own business.
-    pub fn trace(&self) -> Vec<String> {
+    pub(crate) fn trace(&self) -> Vec<String> {
         self.journal
             .iter()
             .filter(|happening| happening.is_effect())
@@ -241,12 +241,12 @@ impl World {
     }
 
     /// How many times the world was misused so far.
-    pub fn misuse_count(&self) -> usize {
+    pub(crate) fn misuse_count(&self) -> usize {
         self.misuses
     }
 
     /// Every misuse of the world, in order.
-    pub fn misuse(&self) -> Vec<String> {
+    pub(crate) fn misuse(&self) -> Vec<String> {
         self.journal
             .iter()
             .filter_map(|happening| match happening {
@@ -257,12 +257,12 @@ impl World {
     }
 
     /// What happened, call by call: the one record the trace and the misuse are read from.
-    pub fn journal(&self) -> &[WorldEvent] {
+    pub(crate) fn journal(&self) -> &[WorldEvent] {
         &self.journal
     }
 
     /// The ids in the DLQ, in put order.
-    pub fn dlq_ids(&self) -> Vec<String> {
+    pub(crate) fn dlq_ids(&self) -> Vec<String> {
         self.dlq
             .iter()
             .map(|entry| match entry.get("id") {
@@ -273,7 +273,7 @@ impl World {
     }
 
     /// Faults armed by the spec that have not fired (yet).
-    pub fn armed(&self) -> &[Fault] {
+    pub(crate) fn armed(&self) -> &[Fault] {
         &self.faults
     }
 
@@ -288,7 +288,7 @@ impl World {
     }
 
     /// The body `id` was last received with, in a detailed world (`None` elsewhere).
-    pub fn received_body(&self, id: &str) -> Option<&str> {
+    pub(crate) fn received_body(&self, id: &str) -> Option<&str> {
         self.received_bodies.get(id).map(String::as_str)
     }
 
@@ -306,7 +306,7 @@ impl World {
     }
 
     /// Takes the record of an unscripted handler call, if one happened since the last take.
-    pub fn take_unscripted(&mut self) -> Option<Unscripted> {
+    pub(crate) fn take_unscripted(&mut self) -> Option<Unscripted> {
         self.unscripted.take()
     }
 
@@ -353,7 +353,7 @@ impl World {
 
     /// Answers a call of an implementation in this process, typed: the same faults, checks
     /// and journal as `world_call`, without JSON on either side.
-    pub fn call(&mut self, call: Call<'_>) -> Result<Answer, Raised> {
+    pub(crate) fn call(&mut self, call: Call<'_>) -> Result<Answer, Raised> {
         self.answer(call.name(), Ok(call))
     }
 
@@ -563,7 +563,7 @@ impl World {
 /// A call of the world with its arguments read. An external implementation's calls arrive as
 /// JSON and are read into one (`Call::read`); the built-in one makes them directly.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Call<'a> {
+pub(crate) enum Call<'a> {
     Send {
         id: &'a str,
         body: &'a str,
@@ -586,7 +586,7 @@ pub enum Call<'a> {
 
 impl<'a> Call<'a> {
     /// The call's protocol name, one of `CALLS`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Call::Send { .. } => "queue.send",
             Call::Receive => "queue.receive",
@@ -605,7 +605,7 @@ impl<'a> Call<'a> {
     }
 
     /// The message id the call names: an ack's, a retry's, a put entry's, ...
-    pub fn about(&self) -> Option<String> {
+    pub(crate) fn about(&self) -> Option<String> {
         match self {
             Call::Send { id, .. }
             | Call::Ack(id)
@@ -618,7 +618,7 @@ impl<'a> Call<'a> {
     }
 
     /// The call's arguments as the protocol writes them.
-    pub fn args(&self) -> Vec<Value> {
+    pub(crate) fn args(&self) -> Vec<Value> {
         match self {
             Call::Send { id, body } => vec![json!(id), json!(body)],
             Call::Ack(id) | Call::Retry(id) | Call::Has(id) | Call::Remove(id) => vec![json!(id)],
@@ -631,7 +631,7 @@ impl<'a> Call<'a> {
 
     /// Reads the protocol call `name` with JSON `args`; `Err` is the misuse to report when the
     /// arguments do not fit the call or there is no such call.
-    pub fn read(name: &str, args: &'a [Value]) -> Result<Call<'a>, String> {
+    pub(crate) fn read(name: &str, args: &'a [Value]) -> Result<Call<'a>, String> {
         let shape =
             |what: &str| format!("{name} expects {what}, got {}", Value::from(args.to_vec()));
         match (name, args) {
@@ -668,7 +668,7 @@ impl<'a> Call<'a> {
 
 /// What the world answers to a call.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The call returns nothing (`null`).
     Nothing,
     /// `queue.receive`: the message, or `None` when nothing is ready.
@@ -685,7 +685,7 @@ pub enum Answer {
 
 impl Answer {
     /// The answer as the protocol writes it, keys spelled as the implementation's lesson does.
-    pub fn into_value(self, naming: Naming) -> Value {
+    pub(crate) fn into_value(self, naming: Naming) -> Value {
         match self {
             Answer::Nothing | Answer::Message(None) => Value::Null,
             Answer::Message(Some(message)) => message.to_value(naming),
@@ -813,7 +813,7 @@ mod tests {
 
     /// A world whose handler call for `a` takes 5 and raises `outcome`.
     fn world_taking(outcome: ScriptedOutcome) -> World {
-        let calls: Outcomes = vec![ScriptedCall::taking(outcome, 5)].into();
+        let calls: handler::Outcomes = vec![ScriptedCall::taking(outcome, 5)].into();
         let mut world = World::new(HashMap::from([("a".to_owned(), calls)]), Naming::Snake);
         world.send("a", "x");
         world.advance(2);

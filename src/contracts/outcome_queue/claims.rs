@@ -13,7 +13,7 @@ use crate::text::yaml;
 /// (both as `normalize_state` orders them), did what `rule`'s line claims of it: `None` when
 /// `state()` cannot show it (a job's attempts once it is done), or the rule is not one a
 /// call's effect decides.
-pub fn call_follows_rule(
+pub(crate) fn call_follows_rule(
     rule: &Rule,
     args: &[Value],
     reply: &Reply,
@@ -144,7 +144,7 @@ pub fn call_follows_rule(
 
 /// The lists of a state view `call_follows_rule` reads for `rule`: what a line that is not borne out
 /// shows of the queue.
-pub fn looked_at(rule: &Rule) -> &'static [&'static str] {
+pub(crate) fn looked_at(rule: &Rule) -> &'static [&'static str] {
     match rule.id {
         id if id == rules::SUBMIT_TAIL.id || id == rules::TRANSIENT_RETRY_TAIL.id => &["ready"],
         id if id == rules::QUARANTINE_STICKY.id || id == rules::ENTRY_RETAINS_DIAGNOSTICS.id => {
@@ -164,7 +164,7 @@ pub fn looked_at(rule: &Rule) -> &'static [&'static str] {
 
 /// Lists `keys` of a state view as a spec writes them, `ready [{id: a, ...}]; done []`: long
 /// lists by their ends.
-pub fn shown_lists(state: &Value, keys: &[&str]) -> String {
+pub(crate) fn shown_lists(state: &Value, keys: &[&str]) -> String {
     keys.iter()
         .map(|key| {
             let items = crate::text::listing::shown(list(state, key), yaml::flow);

@@ -16,9 +16,9 @@ use crate::model::rule::Rule;
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
-pub use super::NAME;
+pub(crate) use super::NAME;
 
-pub struct OutcomeQueueContract;
+pub(crate) struct OutcomeQueueContract;
 
 impl Contract for OutcomeQueueContract {
     fn name(&self) -> &'static str {

@@ -29,7 +29,7 @@ const MAX_CATALOGUE_CALLS: usize = 20_000;
 
 /// The departure of a run that made the calls `ours`, against the reference's run of
 /// `scenario`. `None` when the reference does not pass the scenario or no answer differs.
-pub fn find(scenario: &QueueScenario, ours: &[CallMark]) -> Option<Departure> {
+pub(crate) fn find(scenario: &QueueScenario, ours: &[CallMark]) -> Option<Departure> {
     let mut reference = Builtin::new();
     reference.begin_spec().ok()?;
     let (run, theirs) = scenario.marked(&mut reference, RunMode::Check, true);

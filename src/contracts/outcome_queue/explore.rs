@@ -22,7 +22,7 @@ use crate::generate::variants;
 use crate::text::source::SourceFile;
 use crate::text::yaml;
 
-pub struct QueueExplorer;
+pub(crate) struct QueueExplorer;
 
 impl Explorer for QueueExplorer {
     fn generate(&self, rng: &mut Rng) -> Box<dyn Case> {
@@ -39,12 +39,12 @@ impl Explorer for QueueExplorer {
 
 /// An outcome-queue scenario as explore builds and shrinks it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QueueCase {
-    pub steps: Vec<QueueStep>,
+pub(crate) struct QueueCase {
+    pub(crate) steps: Vec<QueueStep>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum QueueStep {
+pub(crate) enum QueueStep {
     /// `RetryQueue(max_attempts)` with this raw value; it raises when the value is invalid.
     Create(Value),
     Submit {
@@ -141,7 +141,7 @@ fn parsed(text: &str) -> Value {
 
 /// Draws one case; each step is valid where it stands, so the spec loads and the built-in
 /// passes it once blessed.
-pub fn generate(rng: &mut Rng) -> QueueCase {
+pub(crate) fn generate(rng: &mut Rng) -> QueueCase {
     let mut steps = Vec::new();
     let invalid_first = rng.weighted(&[(70, 0), (20, 1), (10, 2)]);
     for _ in 0..invalid_first {

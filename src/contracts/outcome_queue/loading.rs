@@ -25,7 +25,7 @@ enum QueueAt {
 /// Parses an outcome-queue spec and checks what the YAML shape cannot, telling every
 /// independent mistake at once: after a step that leaves no queue is told, the steps after
 /// it are checked as if it had made one, so one missing `create` is one error.
-pub fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
+pub(crate) fn load(file: &SourceFile) -> Result<QueueScenario, SpecError> {
     match yaml::parse_recovering::<SpecFile>(file) {
         Ok(spec) => check(file, spec, &Blanked::default()),
         // The rest of a broken file is checked too, so that one run tells every mistake.
@@ -50,7 +50,6 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<QueueSc
         .unwrap_or_default();
     let header = errors.keep(SpecHeader::new(
         file,
-        super::NAME,
         spec.name,
         spec.description,
         &spec.rules,

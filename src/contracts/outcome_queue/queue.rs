@@ -13,7 +13,7 @@ use crate::model::mistake::OBJECT_PROPERTIES;
 
 /// The outcome an application reports for one attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttemptOutcome {
+pub(crate) enum AttemptOutcome {
     Success,
     Transient,
     Permanent,
@@ -21,7 +21,7 @@ pub enum AttemptOutcome {
 
 impl AttemptOutcome {
     /// The outcome a raw argument names, if it names one: exactly one of the three strings.
-    pub fn parse(raw: &Value) -> Option<AttemptOutcome> {
+    pub(crate) fn parse(raw: &Value) -> Option<AttemptOutcome> {
         match raw.as_str()? {
             "success" => Some(AttemptOutcome::Success),
             "transient" => Some(AttemptOutcome::Transient),
@@ -33,14 +33,14 @@ impl AttemptOutcome {
 
 /// What `process` did with the job it took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     Done,
     Retry,
     Dead,
 }
 
 impl Disposition {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Disposition::Done => "done",
             Disposition::Retry => "retry",
@@ -53,14 +53,14 @@ impl Disposition {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(rename = "QueueReason")]
-pub enum Reason {
+pub(crate) enum Reason {
     Permanent,
     Exhausted,
 }
 
 /// `max_attempts` as Python's `isinstance(x, int) and not isinstance(x, bool) and x >= 1`
 /// accepts it: a JSON integer from 1 up. `2.0`, `true`, `"3"` and `null` are not integers.
-pub fn valid_max_attempts(raw: &Value) -> Option<u64> {
+pub(crate) fn valid_max_attempts(raw: &Value) -> Option<u64> {
     match raw {
         Value::Number(number) => number.as_u64().filter(|&n| n >= 1),
         _ => None,
@@ -72,21 +72,21 @@ pub fn valid_max_attempts(raw: &Value) -> Option<u64> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "ReadySpec")]
-pub struct ReadyJob {
-    pub id: String,
-    pub payload: String,
-    pub attempts: u64,
+pub(crate) struct ReadyJob {
+    pub(crate) id: String,
+    pub(crate) payload: String,
+    pub(crate) attempts: u64,
 }
 
 // A job in `quarantine`, as `state()` shows it and a spec's `expect` writes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "QuarantineSpec")]
-pub struct QuarantineEntry {
-    pub id: String,
-    pub payload: String,
-    pub attempts: u64,
-    pub reason: Reason,
+pub(crate) struct QuarantineEntry {
+    pub(crate) id: String,
+    pub(crate) payload: String,
+    pub(crate) attempts: u64,
+    pub(crate) reason: Reason,
 }
 
 /// The reference queue. Its state lives in plain structs, so `state()` can only ever build a
@@ -96,7 +96,7 @@ pub struct QuarantineEntry {
 /// marks the one line that mistake changes. With no mistake (the reference), every such test
 /// is false.
 #[derive(Debug, Clone)]
-pub struct RetryQueue {
+pub(crate) struct RetryQueue {
     max_attempts: u64,
     ready: VecDeque<ReadyJob>,
     done: VecDeque<String>,
@@ -109,12 +109,12 @@ pub struct RetryQueue {
 
 impl RetryQueue {
     /// `RetryQueue(max_attempts)` with the raw argument, validated before anything else.
-    pub fn new(max_attempts: &Value) -> Result<RetryQueue, Raised> {
+    pub(crate) fn new(max_attempts: &Value) -> Result<RetryQueue, Raised> {
         Self::build(max_attempts, None)
     }
 
     /// A queue that makes `slip`.
-    pub fn with_slip(max_attempts: &Value, slip: Slip) -> Result<RetryQueue, Raised> {
+    pub(crate) fn with_slip(max_attempts: &Value, slip: Slip) -> Result<RetryQueue, Raised> {
         Self::build(max_attempts, Some(slip))
     }
 
@@ -139,7 +139,7 @@ impl RetryQueue {
         self.slip == Some(slip)
     }
 
-    pub fn submit(&mut self, job_id: &str, payload: &str) {
+    pub(crate) fn submit(&mut self, job_id: &str, payload: &str) {
         let job = ReadyJob {
             id: job_id.to_owned(),
             payload: payload.to_owned(),
@@ -174,7 +174,7 @@ impl RetryQueue {
 
     /// One attempt of the ready head. The outcome is checked before any job is touched, and
     /// the attempt is counted before the budget is looked at.
-    pub fn process(&mut self, outcome: &Value) -> Result<Option<Disposition>, Raised> {
+    pub(crate) fn process(&mut self, outcome: &Value) -> Result<Option<Disposition>, Raised> {
         let invalid = || {
             Raised::invalid_argument(
                 "ValueError",
@@ -277,7 +277,7 @@ impl RetryQueue {
     }
 
     /// An operator's decision: the job gets a fresh budget at the ready tail.
-    pub fn replay(&mut self, job_id: &str) -> bool {
+    pub(crate) fn replay(&mut self, job_id: &str) -> bool {
         let Some(index) = self.quarantine.iter().position(|e| e.id == job_id) else {
             return self.is(Slip::ReplayAlwaysTrue)
                 || (self.is(Slip::ReplayFindsObjectProperties)
@@ -316,7 +316,7 @@ impl RetryQueue {
     }
 
     /// A new view of the whole state, sharing nothing with the queue.
-    pub fn state(&self) -> Value {
+    pub(crate) fn state(&self) -> Value {
         let mut view = json!({
             "ready": self.ready,
             "done": self.done,
@@ -347,7 +347,7 @@ impl RetryQueue {
     }
 
     /// What a shim does for `mutate_state(ops)`: apply the ops to the view `state()` returned.
-    pub fn mutate_state(&mut self, ops: &Value) -> Result<(), Raised> {
+    pub(crate) fn mutate_state(&mut self, ops: &Value) -> Result<(), Raised> {
         let mut view = self.state();
         state_ops::apply_wire(&mut view, ops)?;
         // A queue whose view shares parts with it sees the changes made there.

@@ -23,25 +23,25 @@ use crate::text::spec_error::SpecError;
 use crate::text::yaml::{self, Spanned};
 
 #[derive(Debug)]
-pub struct QueueScenario {
-    pub file: SourceFile,
-    pub header: SpecHeader,
-    pub steps: Vec<(Position, Step)>,
-    pub expect: Option<(Position, StateSpec)>,
+pub(crate) struct QueueScenario {
+    pub(crate) file: SourceFile,
+    pub(crate) header: SpecHeader,
+    pub(crate) steps: Vec<(Position, Step)>,
+    pub(crate) expect: Option<(Position, StateSpec)>,
 }
 
 /// One call a run made of the implementation, as a diagnosis compares it with the reference's.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CallMark {
+pub(crate) struct CallMark {
     /// The step it was made in, from 0 (the final expect is the step after the last).
-    pub step: usize,
+    pub(crate) step: usize,
     /// `create`, `submit`, `process`, `replay`, `state` or `mutate_state`.
-    pub method: &'static str,
-    pub args: Vec<Value>,
-    pub reply: Reply,
+    pub(crate) method: &'static str,
+    pub(crate) args: Vec<Value>,
+    pub(crate) reply: Reply,
     /// A `state()` the diagnosis asked of the reference after the step, to see what it
     /// changed: no call of the run itself.
-    pub witness: bool,
+    pub(crate) witness: bool,
 }
 
 impl QueueScenario {

@@ -12,19 +12,19 @@ use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_PROCESSED};
 
 /// What one step did, for `dlqspec lint`.
 #[derive(Debug, Clone)]
-pub struct StepFacts {
-    pub position: Position,
-    pub name: &'static str,
+pub(crate) struct StepFacts {
+    pub(crate) position: Position,
+    pub(crate) name: &'static str,
     /// The arguments and the answer, to tell a repeated step from a new one.
-    pub call: Option<(Value, String)>,
+    pub(crate) call: Option<(Value, String)>,
     /// Whether the step can have changed the queue (a create, a submit, a process that took a
     /// job, a replay that returned true).
-    pub changed: bool,
+    pub(crate) changed: bool,
     /// The job a `process` step took: the head of `ready` before it (observed runs only).
-    pub took: Option<String>,
+    pub(crate) took: Option<String>,
 }
 
-pub fn find(
+pub(crate) fn find(
     written: &[(Position, Step)],
     checkpoints: &[Checkpoint],
     steps: &[StepFacts],

@@ -19,40 +19,44 @@ use crate::text::yaml::{self, SingleKey, Spanned};
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "OutcomeQueueSpec")]
-pub struct SpecFile {
+pub(crate) struct SpecFile {
     /// `outcome-queue`.
-    pub contract: String,
+    #[expect(
+        dead_code,
+        reason = "read by serde and the schema: the loader chose this contract by the key already"
+    )]
+    pub(crate) contract: String,
     /// What the scenario shows, in one line; unique within a suite.
-    pub name: Spanned<String>,
+    pub(crate) name: Spanned<String>,
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
     #[serde(default)]
-    pub rules: Vec<Spanned<String>>,
+    pub(crate) rules: Vec<Spanned<String>>,
     /// Points the spec is worth in autograder results (`--format gradescope`); default 1.
     #[serde(default)]
     #[schemars(range(min = 0))]
-    pub points: Option<Spanned<f64>>,
+    pub(crate) points: Option<Spanned<f64>>,
     /// Who sees the result on an autograder: `visible` (default), `hidden` (only pass or
     /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
     #[serde(default)]
-    pub visibility: Option<Visibility>,
+    pub(crate) visibility: Option<Visibility>,
     /// Smells `dlqspec lint` is not to report in this spec, each with why it is fine here:
     /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
     /// reported itself (`stale-allow`).
     #[serde(default)]
-    pub allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
+    pub(crate) allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
     /// What happens, in order; the first step is `create`.
-    pub steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
+    pub(crate) steps: Spanned<Vec<Spanned<SingleKey<Step>>>>,
     /// The full state after the last step.
     #[serde(default)]
-    pub expect: Option<Spanned<StateSpec>>,
+    pub(crate) expect: Option<Spanned<StateSpec>>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 #[schemars(rename = "QueueStep")]
-pub enum Step {
+pub(crate) enum Step {
     /// `RetryQueue(max_attempts)`: a fresh queue, dropping any earlier one.
     Create(CreateStep),
     /// `submit(job_id, payload)`.
@@ -68,7 +72,7 @@ pub enum Step {
 }
 
 /// The step kinds, as `Step`'s variants are written, in their order.
-pub const STEP_KINDS: &[&str] = &[
+pub(crate) const STEP_KINDS: &[&str] = &[
     "create",
     "submit",
     "process",
@@ -78,7 +82,7 @@ pub const STEP_KINDS: &[&str] = &[
 ];
 
 impl Step {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Step::Create(_) => "create",
             Step::Submit(_) => "submit",
@@ -92,7 +96,7 @@ impl Step {
     /// The step as a spec writes it, on one line (`process: {outcome: success, returns:
     /// done}`), for a difference found in it: the arguments a student would otherwise open
     /// the spec for. `None` for an `expect`, whose diff is the whole step.
-    pub fn written(&self) -> Option<String> {
+    pub(crate) fn written(&self) -> Option<String> {
         let mut fields = Map::new();
         let expects = |fields: &mut Map<String, Value>, raises: Option<ExpectedError>| {
             if let Some(raises) = raises {
@@ -149,35 +153,35 @@ impl Step {
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateStep {
+pub(crate) struct CreateStep {
     /// Passed to the constructor as written, valid or not.
-    pub max_attempts: Spanned<Value>,
+    pub(crate) max_attempts: Spanned<Value>,
     #[serde(default)]
-    pub raises: Option<Spanned<ExpectedError>>,
+    pub(crate) raises: Option<Spanned<ExpectedError>>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SubmitStep {
-    pub id: Spanned<String>,
-    pub payload: String,
+pub(crate) struct SubmitStep {
+    pub(crate) id: Spanned<String>,
+    pub(crate) payload: String,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProcessStep {
+pub(crate) struct ProcessStep {
     /// Passed to `process` as written, valid or not.
-    pub outcome: Spanned<Value>,
+    pub(crate) outcome: Spanned<Value>,
     #[serde(default)]
-    pub returns: Option<Spanned<ProcessReturn>>,
+    pub(crate) returns: Option<Spanned<ProcessReturn>>,
     #[serde(default)]
-    pub raises: Option<Spanned<ExpectedError>>,
+    pub(crate) raises: Option<Spanned<ExpectedError>>,
 }
 
 /// A `process` step: its mapping, or, for an outcome written where the mapping goes
 /// (`process: okay`), an error that shows the mapping and the nearest outcome.
 #[derive(Debug, Clone)]
-pub struct ProcessMapping(pub ProcessStep);
+pub(crate) struct ProcessMapping(pub ProcessStep);
 
 impl std::ops::Deref for ProcessMapping {
     type Target = ProcessStep;
@@ -237,21 +241,21 @@ impl<'de> Deserialize<'de> for ProcessMapping {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "QueueReplayStep")]
-pub struct ReplayStep {
-    pub id: String,
-    pub returns: Spanned<bool>,
+pub(crate) struct ReplayStep {
+    pub(crate) id: String,
+    pub(crate) returns: Spanned<bool>,
 }
 
 /// The errors a spec can expect, by their language-neutral kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ExpectedError {
+pub(crate) enum ExpectedError {
     /// Python `ValueError`, JavaScript `RangeError`.
     InvalidArgument,
 }
 
 impl ExpectedError {
-    pub fn to_value(self) -> Value {
+    pub(crate) fn to_value(self) -> Value {
         match self {
             ExpectedError::InvalidArgument => json!({ "raises": "invalid_argument" }),
         }
@@ -262,7 +266,7 @@ impl ExpectedError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(rename = "QueueProcessReturn")]
-pub enum ProcessReturn {
+pub(crate) enum ProcessReturn {
     Done,
     Retry,
     Dead,
@@ -271,7 +275,7 @@ pub enum ProcessReturn {
 
 impl ProcessReturn {
     /// The value on the wire.
-    pub fn to_value(self) -> Value {
+    pub(crate) fn to_value(self) -> Value {
         match self {
             ProcessReturn::Done => json!("done"),
             ProcessReturn::Retry => json!("retry"),
@@ -284,22 +288,22 @@ impl ProcessReturn {
 /// The whole state: every list must be written, so an expectation never checks half a queue.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StateSpec {
-    pub ready: Vec<ReadyJob>,
-    pub done: Vec<String>,
-    pub quarantine: Vec<QuarantineEntry>,
+pub(crate) struct StateSpec {
+    pub(crate) ready: Vec<ReadyJob>,
+    pub(crate) done: Vec<String>,
+    pub(crate) quarantine: Vec<QuarantineEntry>,
 }
 
 impl StateSpec {
     /// The state as `state()` returns it, keys in the contract's order.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         json!(self)
     }
 }
 
 /// A state view as an implementation returned it, with the contract's keys first, so a diff
 /// lines up whatever order the implementation used.
-pub fn normalize_state(view: &Value) -> Value {
+pub(crate) fn normalize_state(view: &Value) -> Value {
     let Value::Object(fields) = view else {
         return view.clone();
     };
@@ -350,18 +354,18 @@ fn ordered(item: &Value, order: &[&str]) -> Value {
 }
 
 /// A raw argument as the messages show it: JSON, the same in every language.
-pub fn shown(value: &Value) -> String {
+pub(crate) fn shown(value: &Value) -> String {
     value.to_string()
 }
 
 /// The largest integer every implementation reads exactly: JavaScript's numbers are doubles,
 /// and Java's `long` holds any JSON integer up to this. docs/protocol.md promises no larger one.
-pub const MAX_PORTABLE_INTEGER: u64 = (1 << 53) - 1;
+pub(crate) const MAX_PORTABLE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Why a `max_attempts` is one the lesson's languages read differently, so that no spec may
 /// send it: a whole number written with a fraction (`3.0` is the integer 3 to JavaScript, a
 /// float to Python), or an integer beyond 2^53 - 1 (a JavaScript number rounds it).
-pub fn unportable_number(raw: &Value) -> Option<String> {
+pub(crate) fn unportable_number(raw: &Value) -> Option<String> {
     let Value::Number(number) = raw else {
         return None;
     };
@@ -385,4 +389,4 @@ pub fn unportable_number(raw: &Value) -> Option<String> {
 }
 
 /// The outcomes `process` takes, the common one first.
-pub const OUTCOMES: [&str; 3] = ["success", "transient", "permanent"];
+pub(crate) const OUTCOMES: [&str; 3] = ["success", "transient", "permanent"];

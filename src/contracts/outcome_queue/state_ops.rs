@@ -15,11 +15,11 @@ use serde_json::{Value, json};
 use crate::model::implementation::Raised;
 
 /// The lists a state view holds; every path starts with one of them.
-pub const STATE_KEYS: [&str; 3] = ["ready", "done", "quarantine"];
+pub(crate) const STATE_KEYS: [&str; 3] = ["ready", "done", "quarantine"];
 
 /// One step of a path into a state view: a mapping key or a list index.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathSegment {
+pub(crate) enum PathSegment {
     Key(String),
     Index(usize),
 }
@@ -93,7 +93,7 @@ impl schemars::JsonSchema for PathSegment {
 }
 
 /// A path as a spec writes it: `[quarantine, 0, payload]`.
-pub fn show_path(path: &[PathSegment]) -> String {
+pub(crate) fn show_path(path: &[PathSegment]) -> String {
     let parts: Vec<String> = path.iter().map(ToString::to_string).collect();
     format!("[{}]", parts.join(", "))
 }
@@ -101,7 +101,7 @@ pub fn show_path(path: &[PathSegment]) -> String {
 /// One change to a state view.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum StateOp {
+pub(crate) enum StateOp {
     /// Sets a mapping key (adding it if absent) or replaces a list item.
     Set {
         path: Vec<PathSegment>,
@@ -119,7 +119,7 @@ pub enum StateOp {
 }
 
 impl StateOp {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             StateOp::Set { .. } => "set",
             StateOp::Delete(_) => "delete",
@@ -128,7 +128,7 @@ impl StateOp {
         }
     }
 
-    pub fn path(&self) -> &[PathSegment] {
+    pub(crate) fn path(&self) -> &[PathSegment] {
         match self {
             StateOp::Set { path, .. } | StateOp::Append { path, .. } => path,
             StateOp::Delete(path) | StateOp::Clear(path) => path,
@@ -143,7 +143,7 @@ impl StateOp {
     }
 
     /// The op as protocol v1 sends it.
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         let mut wire = json!({ "op": self.name(), "path": self.path() });
         if let Some(value) = self.value() {
             wire["value"] = value.clone();
@@ -152,7 +152,7 @@ impl StateOp {
     }
 
     /// Reads an op as protocol v1 sends it.
-    pub fn from_wire(wire: &Value) -> Result<StateOp, Raised> {
+    pub(crate) fn from_wire(wire: &Value) -> Result<StateOp, Raised> {
         let bad = |why: &str| Raised::error("TypeError", format!("bad op {wire}: {why}"));
         let op = wire
             .get("op")
@@ -180,7 +180,7 @@ impl StateOp {
     }
 
     /// What a spec's path must look like, checked when it is loaded: a state list, then an index.
-    pub fn check_path(&self) -> Result<(), String> {
+    pub(crate) fn check_path(&self) -> Result<(), String> {
         let path = self.path();
         let Some(first) = path.first() else {
             return Err(format!(
@@ -203,7 +203,7 @@ impl StateOp {
 }
 
 /// Applies protocol ops, in order, to a view, as a shim does to what `state()` returned.
-pub fn apply_wire(view: &mut Value, ops: &Value) -> Result<(), Raised> {
+pub(crate) fn apply_wire(view: &mut Value, ops: &Value) -> Result<(), Raised> {
     let Value::Array(ops) = ops else {
         return Err(Raised::error(
             "TypeError",
@@ -217,7 +217,7 @@ pub fn apply_wire(view: &mut Value, ops: &Value) -> Result<(), Raised> {
 }
 
 /// Applies one op to a view. Errors use the Python classes a shim would raise.
-pub fn apply(view: &mut Value, op: &StateOp) -> Result<(), Raised> {
+pub(crate) fn apply(view: &mut Value, op: &StateOp) -> Result<(), Raised> {
     let path = op.path();
     match op {
         StateOp::Append { value, .. } => match walk(view, path)? {

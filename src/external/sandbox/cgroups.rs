@@ -12,29 +12,29 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where this dlqspec may make one cgroup per box, for each controller.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Hierarchies {
+pub(crate) struct Hierarchies {
     /// The pids controller's folder (v1 `pids`, or v2 with `pids` enabled for children).
-    pub pids: Option<PathBuf>,
+    pub(crate) pids: Option<PathBuf>,
     /// The memory controller's folder (v1 `memory`, or v2 with `memory` enabled).
-    pub memory: Option<PathBuf>,
+    pub(crate) memory: Option<PathBuf>,
     /// The cpu controller's folder (v1 `cpu`, or v2 with `cpu` enabled).
-    pub cpu: Option<PathBuf>,
+    pub(crate) cpu: Option<PathBuf>,
 }
 
 /// The cgroups of one box (or of the zygote): their folders, and the `cgroup.procs` files its
 /// first process writes itself into, made before fork.
-pub struct BoxCgroups {
+pub(crate) struct BoxCgroups {
     folders: Vec<PathBuf>,
     /// The memory cgroup's folder, for telling whether its limit killed a process.
     memory: Option<PathBuf>,
-    pub procs: Vec<CString>,
+    pub(crate) procs: Vec<CString>,
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// Finds, as root, where a box's cgroups can be made.
 #[cfg(target_os = "linux")]
-pub fn probe() -> Hierarchies {
+pub(crate) fn probe() -> Hierarchies {
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     let mut found = Hierarchies::default();
     for line in own.lines() {
@@ -117,7 +117,7 @@ impl BoxCgroups {
         clippy::disallowed_methods,
         reason = "writes a file: the `pids.max` and `memory.max` of the cgroups it made for one box (kernel control files)"
     )]
-    pub fn make(
+    pub(crate) fn make(
         hierarchies: &Hierarchies,
         prefix: &str,
         processes: Option<u64>,
@@ -181,12 +181,12 @@ impl BoxCgroups {
     }
 
     /// The folders, for the record of live boxes an interrupted dlqspec removes.
-    pub fn folders(&self) -> &[PathBuf] {
+    pub(crate) fn folders(&self) -> &[PathBuf] {
         &self.folders
     }
 
     /// Whether the memory cgroup's limit killed a process of the box.
-    pub fn killed_for_memory(&self) -> bool {
+    pub(crate) fn killed_for_memory(&self) -> bool {
         let Some(folder) = &self.memory else {
             return false;
         };
@@ -218,7 +218,7 @@ impl Drop for BoxCgroups {
     clippy::disallowed_methods,
     reason = "writes a file: removes a cgroup it made for one box"
 )]
-pub fn remove(cgroup: &Path) {
+pub(crate) fn remove(cgroup: &Path) {
     kill_members(cgroup);
     for _ in 0..200 {
         match std::fs::remove_dir(cgroup) {

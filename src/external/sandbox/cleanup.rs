@@ -18,14 +18,14 @@ static LIVE: std::sync::Mutex<std::collections::BTreeMap<u64, (Vec<PathBuf>, Pat
     std::sync::Mutex::new(std::collections::BTreeMap::new());
 
 /// A box's place among the live ones, let go when dropped.
-pub struct LiveBox {
+pub(crate) struct LiveBox {
     number: u64,
 }
 
 impl LiveBox {
     /// Counts a box among the live ones: an interrupted dlqspec removes its `cgroups` and
     /// `folder`.
-    pub fn register(cgroups: Vec<PathBuf>, folder: PathBuf) -> LiveBox {
+    pub(crate) fn register(cgroups: Vec<PathBuf>, folder: PathBuf) -> LiveBox {
         let number = NEXT_LIVE.fetch_add(1, Ordering::SeqCst);
         if let Ok(mut live) = LIVE.lock() {
             live.insert(number, (cgroups, folder));
@@ -48,7 +48,7 @@ impl Drop for LiveBox {
     clippy::disallowed_methods,
     reason = "writes a file: an interrupt removes the private folders of the boxes still running"
 )]
-pub fn remove_on_interrupt() {
+pub(crate) fn remove_on_interrupt() {
     let live: Vec<(Vec<PathBuf>, PathBuf)> = LIVE
         .lock()
         .map(|live| live.values().cloned().collect())
@@ -62,13 +62,13 @@ pub fn remove_on_interrupt() {
 }
 
 /// The prefix of a box's private folder and cgroups: `dlqspec-box-PID-`.
-pub fn own_prefix() -> String {
+pub(crate) fn own_prefix() -> String {
     format!("dlqspec-box-{}-", std::process::id())
 }
 
 /// Removes, once per dlqspec process, the cgroups and private folders of boxes whose dlqspec
 /// died without removing them (killed outright).
-pub fn remove_stale(folders: &[&Path]) {
+pub(crate) fn remove_stale(folders: &[&Path]) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| remove_stale_in(folders));
 }
@@ -81,7 +81,7 @@ pub fn remove_stale(folders: &[&Path]) {
     clippy::disallowed_methods,
     reason = "writes a file: removes the private folders and cgroups earlier dlqspec runs left, its own uid's only"
 )]
-pub fn remove_stale_in(folders: &[&Path]) {
+pub(crate) fn remove_stale_in(folders: &[&Path]) {
     for folder in folders {
         let Ok(entries) = std::fs::read_dir(folder) else {
             continue;
@@ -123,7 +123,7 @@ pub fn remove_stale_in(folders: &[&Path]) {
 
 /// Takes the lock (`flock`) that says a box's folder is in use, without waiting and without
 /// following a link: `None` when another process holds it (or the folder cannot be opened).
-pub fn try_claim(folder: &Path) -> Option<std::fs::File> {
+pub(crate) fn try_claim(folder: &Path) -> Option<std::fs::File> {
     use std::os::fd::{AsRawFd, FromRawFd};
     use std::os::unix::ffi::OsStrExt;
     let name = CString::new(folder.as_os_str().as_bytes()).ok()?;
@@ -147,7 +147,7 @@ pub fn try_claim(folder: &Path) -> Option<std::fs::File> {
 /// Claims a box's new private folder for as long as the box lives (see `remove_stale_in`),
 /// checking after the lock that the name still leads to the folder locked: another dlqspec's
 /// clean-up may have removed it between its making and the lock.
-pub fn claim_private(private: &Path) -> io::Result<std::fs::File> {
+pub(crate) fn claim_private(private: &Path) -> io::Result<std::fs::File> {
     use std::os::unix::fs::MetadataExt;
     let claim = try_claim(private)
         .ok_or_else(|| io::Error::other("the box's private folder was taken as it was made"))?;
@@ -162,7 +162,7 @@ pub fn claim_private(private: &Path) -> io::Result<std::fs::File> {
 
 /// A new private folder for a box, and its claim; made again (a few times at most) when
 /// another dlqspec's clean-up removed it between its making and the lock.
-pub fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
+pub(crate) fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
     let mut attempts = 0;
     loop {
         let private = match BOXES_HERE.get() {
@@ -183,7 +183,7 @@ pub fn claimed_private() -> io::Result<(tempfile::TempDir, std::fs::File)> {
 /// temporary folder, so their private folders are made in it. Every box's uid passes through
 /// it (`0711`). Claimed while it lives and removed when dropped, or when dlqspec is
 /// interrupted.
-pub struct BoxesFolder {
+pub(crate) struct BoxesFolder {
     /// Declared first, so that it is let go before the folder is removed, as a box's is.
     _live: LiveBox,
     folder: tempfile::TempDir,
@@ -196,7 +196,7 @@ impl BoxesFolder {
         clippy::disallowed_methods,
         reason = "writes a file: the fresh, claimed folder of the boxes is made passable by their uids"
     )]
-    pub fn make() -> io::Result<BoxesFolder> {
+    pub(crate) fn make() -> io::Result<BoxesFolder> {
         use std::os::unix::fs::PermissionsExt;
         let (folder, claim) = claimed_private()?;
         std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o711))?;
@@ -207,13 +207,13 @@ impl BoxesFolder {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.folder.path()
     }
 
     /// Makes the boxes of this process (`watch`'s) in this folder from now on, for as long as
     /// the process lives (the folder must then outlive every box).
-    pub fn use_here(&self) {
+    pub(crate) fn use_here(&self) {
         let _ = BOXES_HERE.set(self.folder.path().to_path_buf());
     }
 }

@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 
 /// What one box shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Exposure {
+pub(crate) struct Exposure {
     /// Host paths shown read-only where they are.
-    pub bound: Vec<PathBuf>,
+    pub(crate) bound: Vec<PathBuf>,
     /// Host folders (or files) copied, and shown read-only at their own path.
-    pub copied: Vec<PathBuf>,
+    pub(crate) copied: Vec<PathBuf>,
 }
 
 /// System folders and files interpreters read (measured with strace for Python, Node and
 /// tsx). Not all of `/etc`: `/etc/shadow` stays out of reach even of a uid 0.
-pub const SYSTEM_PATHS: &[&str] = &[
+pub(crate) const SYSTEM_PATHS: &[&str] = &[
     "/usr",
     "/lib",
     "/lib32",
@@ -52,10 +52,10 @@ pub const SYSTEM_PATHS: &[&str] = &[
 /// The variable `grade` sets for each of its runs: the submission (a file or a folder,
 /// absolute) the box shows of the class. A lone file in a class folder is shown alone, never
 /// with its classmates beside it.
-pub const SUBMISSION_VARIABLE: &str = "DLQSPEC_SUBMISSION";
+pub(crate) const SUBMISSION_VARIABLE: &str = "DLQSPEC_SUBMISSION";
 
 /// What the box of `program` run with `args` (each that names a path already absolute) shows.
-pub fn exposure(program: &Path, args: &[PathBuf]) -> Exposure {
+pub(crate) fn exposure(program: &Path, args: &[PathBuf]) -> Exposure {
     let submission = std::env::var_os(SUBMISSION_VARIABLE)
         .map(PathBuf::from)
         .filter(|path| path.is_absolute());
@@ -113,7 +113,7 @@ fn exposure_of(program: &Path, args: &[PathBuf], submission: Option<&Path>) -> E
 }
 
 /// Every path the box reads, for the fallback's Landlock rules (where no root can be built).
-pub fn readable_paths(program: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn readable_paths(program: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
     let exposure = exposure(program, args);
     let mut paths = exposure.bound;
     paths.extend(exposure.copied);
@@ -122,11 +122,12 @@ pub fn readable_paths(program: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
     paths
 }
 
+#[cfg(test)]
 /// The install prefix of a program: for `P` in a `bin` (or pyenv's `shims`) folder, that
 /// folder's parent, for P as found and as its links resolve (`/usr/bin/node` gives `/usr`,
 /// pyenv's shim `/root/.pyenv`, a venv's python the venv and the interpreter it links to);
 /// for a program elsewhere, its own folder.
-pub fn install_prefixes(program: &Path) -> Vec<PathBuf> {
+pub(crate) fn install_prefixes(program: &Path) -> Vec<PathBuf> {
     install_prefixes_of(program)
         .into_iter()
         .map(|(prefix, _)| prefix)
@@ -159,7 +160,7 @@ fn install_prefixes_of(program: &Path) -> Vec<(PathBuf, bool)> {
 
 /// Where `program` is: itself when it names a path (made absolute), else the first match on
 /// `path` (a `PATH` value).
-pub fn locate(program: &str, path: Option<&std::ffi::OsStr>, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn locate(program: &str, path: Option<&std::ffi::OsStr>, cwd: &Path) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(cwd.join(program));
     }
@@ -175,14 +176,14 @@ pub fn locate(program: &str, path: Option<&std::ffi::OsStr>, cwd: &Path) -> Opti
 
 /// The first of `paths` (or of their folders) that a uid other than owner and group cannot
 /// reach through the mode bits: a folder without `o+x`, a file without `o+r` or `o+x`.
-pub fn blocked_for_others(paths: &[PathBuf]) -> Option<PathBuf> {
+pub(crate) fn blocked_for_others(paths: &[PathBuf]) -> Option<PathBuf> {
     blocked(paths, true)
 }
 
 /// The first of `paths` a uid other than owner and group cannot read or run through its own
 /// mode bits, its folders aside: what a box's uid meets in the minimal root, whose folders
 /// above a bound path are the root's own.
-pub fn blocked_in_box(paths: &[PathBuf]) -> Option<PathBuf> {
+pub(crate) fn blocked_in_box(paths: &[PathBuf]) -> Option<PathBuf> {
     blocked(paths, false)
 }
 
@@ -210,10 +211,10 @@ fn blocked(paths: &[PathBuf], ancestors: bool) -> Option<PathBuf> {
 }
 
 /// The most entries (files, folders, links) one copy may hold.
-pub const MAX_COPY_ENTRIES: usize = 10_000;
+pub(crate) const MAX_COPY_ENTRIES: usize = 10_000;
 
 /// The most bytes one copy may hold.
-pub const MAX_COPY_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_COPY_BYTES: u64 = 256 << 20;
 
 /// How deep a copy may go.
 const MAX_COPY_DEPTH: usize = 64;
@@ -221,8 +222,8 @@ const MAX_COPY_DEPTH: usize = 64;
 /// What a copy made besides its files: the `node_modules` folders it found, shown bound in
 /// place of a copy (an empty folder in the copy stands for each).
 #[derive(Debug, Default)]
-pub struct Copied {
-    pub node_modules: Vec<PathBuf>,
+pub(crate) struct Copied {
+    pub(crate) node_modules: Vec<PathBuf>,
 }
 
 /// Copies `from` (a folder, or a file) into `into`, which must not exist yet: regular files
@@ -230,7 +231,7 @@ pub struct Copied {
 /// followed, never a FIFO, socket or device, never `.git`; a `node_modules` folder becomes an
 /// empty folder, to be bound over. Everything is made readable by every uid, and nothing
 /// writable by any but dlqspec's. Bounded by `MAX_COPY_ENTRIES` and `MAX_COPY_BYTES`.
-pub fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
+pub(crate) fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
     let mut budget = Budget {
         entries: 0,
         bytes: 0,

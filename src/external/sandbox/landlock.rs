@@ -12,12 +12,12 @@ use super::raw;
 /// handed to the implementation (stdin, stdout, stderr and the protocol channel, `pipes`),
 /// which are set up in the child before the box and would replace a box descriptor of the
 /// same number.
-pub const FIRST_BOX_DESCRIPTOR: libc::c_int = 10;
+pub(crate) const FIRST_BOX_DESCRIPTOR: libc::c_int = 10;
 const _: () = assert!(FIRST_BOX_DESCRIPTOR > super::super::pipes::CHANNEL_FD);
 
 /// The devices every box may write to (what a runtime opens to discard or to fill), where the
 /// machine has them.
-pub fn writable_devices() -> impl Iterator<Item = &'static str> {
+pub(crate) fn writable_devices() -> impl Iterator<Item = &'static str> {
     ["/dev/null", "/dev/zero", "/dev/full"]
         .into_iter()
         .filter(|device| Path::new(device).exists())
@@ -28,7 +28,7 @@ pub fn writable_devices() -> impl Iterator<Item = &'static str> {
 /// folder); TCP handled with no rule (no TCP at all); signals and abstract sockets scoped to
 /// the box. In the minimal root, the box's first process adds the rules for what it mounted
 /// itself (`RulesForNewMounts`).
-pub fn box_ruleset(
+pub(crate) fn box_ruleset(
     abi: i32,
     readable: &[PathBuf],
     writable: Option<&Path>,
@@ -65,13 +65,13 @@ pub fn box_ruleset(
 /// reading the whole new root (which shows nothing but what the box may see), everything in
 /// its writable folder and `/dev/shm`.
 #[derive(Debug, Clone, Copy)]
-pub struct RulesForNewMounts {
-    pub read: u64,
-    pub all: u64,
+pub(crate) struct RulesForNewMounts {
+    pub(crate) read: u64,
+    pub(crate) all: u64,
 }
 
 impl RulesForNewMounts {
-    pub fn for_abi(abi: i32) -> RulesForNewMounts {
+    pub(crate) fn for_abi(abi: i32) -> RulesForNewMounts {
         use landlock::{ABI, Access, AccessFs};
         let abi = ABI::from(abi);
         RulesForNewMounts {
@@ -87,7 +87,7 @@ impl RulesForNewMounts {
 /// namespace instead, and each child's by its box.
 /// `None` below Landlock ABI 4, where it would handle nothing (the zygote's network namespace
 /// still holds).
-pub fn zygote_ruleset(abi: i32) -> Result<Option<OwnedFd>, String> {
+pub(crate) fn zygote_ruleset(abi: i32) -> Result<Option<OwnedFd>, String> {
     use landlock::{ABI, Ruleset};
     let abi = ABI::from(abi);
     let text = |error: landlock::RulesetError| error.to_string();
@@ -120,7 +120,7 @@ fn no_network_nor_signals(
 }
 
 /// `fd`, moved above the descriptors handed to the implementation (close-on-exec kept).
-pub fn above_handed_descriptors(fd: OwnedFd) -> io::Result<OwnedFd> {
+pub(crate) fn above_handed_descriptors(fd: OwnedFd) -> io::Result<OwnedFd> {
     use std::os::fd::{AsRawFd, FromRawFd};
     if fd.as_raw_fd() >= FIRST_BOX_DESCRIPTOR {
         return Ok(fd);
@@ -138,7 +138,7 @@ pub fn above_handed_descriptors(fd: OwnedFd) -> io::Result<OwnedFd> {
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn allow_beneath(
+pub(crate) unsafe fn allow_beneath(
     ruleset: libc::c_int,
     path: &std::ffi::CStr,
     access: u64,
@@ -177,7 +177,7 @@ pub unsafe fn allow_beneath(
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn restrict_self(ruleset: libc::c_int) -> io::Result<()> {
+pub(crate) unsafe fn restrict_self(ruleset: libc::c_int) -> io::Result<()> {
     unsafe {
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
             return Err(raw::last_error());

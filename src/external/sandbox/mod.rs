@@ -34,17 +34,14 @@ mod raw;
 #[cfg(target_os = "linux")]
 mod root;
 #[cfg(target_os = "linux")]
-pub mod seccomp;
+pub(crate) mod seccomp;
 #[cfg(target_os = "linux")]
-pub mod warm;
+pub(crate) mod warm;
 
-pub use cleanup::{BoxesFolder, remove_on_interrupt};
-pub use exposure::{
-    Exposure, SUBMISSION_VARIABLE, SYSTEM_PATHS, blocked_for_others, blocked_in_box, exposure,
-    install_prefixes, locate, readable_paths,
+pub(crate) use cleanup::{BoxesFolder, remove_on_interrupt};
+pub(crate) use exposure::{
+    SUBMISSION_VARIABLE, blocked_for_others, blocked_in_box, exposure, locate, readable_paths,
 };
-#[cfg(target_os = "linux")]
-pub use raw::{Mirrored, mirrored};
 
 use std::ffi::{CString, OsString};
 use std::io;
@@ -54,27 +51,27 @@ use std::sync::OnceLock;
 
 use super::limits::Limits;
 
-/// Whether implementations run in the box, and how many processes one may have by default:
-/// limits of an implementation, kept with the others (`limits`).
-pub use super::limits::{DEFAULT_PROCESSES, Sandbox};
+/// Whether implementations run in the box: a limit of an implementation, kept with the
+/// others (`limits`).
+pub(crate) use super::limits::Sandbox;
 
 /// The environment variable `grade` sets for each of its runs: the uid that run's
 /// implementation gets when dlqspec runs as root (one per submission).
-pub const UID_VARIABLE: &str = "DLQSPEC_SANDBOX_UID";
+pub(crate) const UID_VARIABLE: &str = "DLQSPEC_SANDBOX_UID";
 
 /// The uid an implementation gets under a root dlqspec that was given none (`nobody`).
 const DEFAULT_UID: u32 = 65534;
 
 /// The first uid `grade` hands its submissions, one each from here.
-pub const GRADE_FIRST_UID: u32 = 61000;
+pub(crate) const GRADE_FIRST_UID: u32 = 61000;
 
 /// How many uids `grade` hands out from `GRADE_FIRST_UID` (the index of a submission in its
 /// class, modulo this).
-pub const GRADE_UIDS: u32 = 1_000_000;
+pub(crate) const GRADE_UIDS: u32 = 1_000_000;
 
 /// Every uid dlqspec gives a box as root: `grade`'s, which hold `DEFAULT_UID` too. A warm
 /// child is started only as one of these.
-pub const BOX_UIDS: std::ops::Range<u32> = GRADE_FIRST_UID..GRADE_FIRST_UID + GRADE_UIDS;
+pub(crate) const BOX_UIDS: std::ops::Range<u32> = GRADE_FIRST_UID..GRADE_FIRST_UID + GRADE_UIDS;
 const _: () = assert!(DEFAULT_UID >= BOX_UIDS.start && DEFAULT_UID < BOX_UIDS.end);
 
 /// The name a box gives its host (its own UTS namespace): nothing of the machine's.
@@ -96,7 +93,7 @@ const PASSED_VARIABLES: &[&str] = &[
 
 /// The variables an implementation sees: those of `PASSED_VARIABLES` and the locale's `LC_*`
 /// that `lookup` has, then the private folder as its home and temporary folder.
-pub fn environment(
+pub(crate) fn environment(
     all: impl IntoIterator<Item = (OsString, OsString)>,
     private: &Path,
 ) -> Vec<(OsString, OsString)> {
@@ -120,35 +117,35 @@ pub fn environment(
 
 /// What the kernel of this machine lets the box do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Features {
+pub(crate) struct Features {
     /// The Landlock ABI version, 0 without Landlock.
-    pub landlock: i32,
+    pub(crate) landlock: i32,
     /// Whether a box can be a container: user, PID, mount, network, IPC, UTS and cgroup
     /// namespaces, and the mount API that builds its minimal root (Linux 5.12).
-    pub container: bool,
+    pub(crate) container: bool,
     /// Whether a container can mount a fresh `/proc` of its own (the kernel allows it only
     /// over a fully visible one: not inside most containers).
-    pub proc: bool,
+    pub(crate) proc: bool,
     /// Whether system calls can be filtered (seccomp).
-    pub seccomp: bool,
+    pub(crate) seccomp: bool,
     /// Where a box's pids and memory cgroups can be made (root only).
     #[cfg(target_os = "linux")]
-    pub cgroups: cgroups::Hierarchies,
+    pub(crate) cgroups: cgroups::Hierarchies,
     /// Whether dlqspec runs as root (then the implementation gets another uid).
-    pub root: bool,
+    pub(crate) root: bool,
 }
 
 /// One protection of the box, and whether this machine gives it.
 #[derive(Debug, Clone)]
-pub struct Protection {
-    pub held: bool,
+pub(crate) struct Protection {
+    pub(crate) held: bool,
     /// What it is, when held; what a submission can do, when not.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl Features {
     /// Whether a box's processes are counted in a pids cgroup.
-    pub fn pids_cgroup(&self) -> bool {
+    pub(crate) fn pids_cgroup(&self) -> bool {
         #[cfg(target_os = "linux")]
         return self.cgroups.pids.is_some();
         #[cfg(not(target_os = "linux"))]
@@ -156,7 +153,7 @@ impl Features {
     }
 
     /// Whether a box's memory is counted in a memory cgroup.
-    pub fn memory_cgroup(&self) -> bool {
+    pub(crate) fn memory_cgroup(&self) -> bool {
         #[cfg(target_os = "linux")]
         return self.cgroups.memory.is_some();
         #[cfg(not(target_os = "linux"))]
@@ -164,7 +161,7 @@ impl Features {
     }
 
     /// Each protection: held or, when missing, what a submission can do for lack of it.
-    pub fn protections(&self) -> Vec<Protection> {
+    pub(crate) fn protections(&self) -> Vec<Protection> {
         let landlock = self.landlock;
         let mut list = Vec::new();
         list.push(if self.container {
@@ -301,7 +298,7 @@ fn missing(text: impl Into<String>) -> Protection {
 }
 
 /// What this machine's kernel gives the box, found out once per dlqspec process.
-pub fn features() -> &'static Features {
+pub(crate) fn features() -> &'static Features {
     static FEATURES: OnceLock<Features> = OnceLock::new();
     FEATURES.get_or_init(probe)
 }
@@ -511,7 +508,7 @@ unsafe fn probe_child(
 
 /// What to tell before the first implementation starts: that the box is off, or each
 /// protection it lacks on this machine. The command prints it (nothing here prints).
-pub fn warnings(sandbox: Sandbox) -> Vec<String> {
+pub(crate) fn warnings(sandbox: Sandbox) -> Vec<String> {
     if sandbox == Sandbox::Off {
         return vec![
             "--sandbox off: implementations run outside the box, with dlqspec's rights and view; never grade untrusted submissions so".to_owned(),
@@ -531,7 +528,7 @@ static LAST_USER: std::sync::Mutex<Option<(u32, Option<PathBuf>)>> = std::sync::
 
 /// One line saying which uid the last implementation started as root ran as, and why it kept
 /// uid 0 when it did.
-pub fn last_user() -> Option<(bool, String)> {
+pub(crate) fn last_user() -> Option<(bool, String)> {
     let (uid, blocked) = LAST_USER.lock().ok()?.clone()?;
     Some(match blocked {
         None => (
@@ -551,7 +548,7 @@ pub fn last_user() -> Option<(bool, String)> {
 /// What the child does before exec to enter the box: plain data, ready before fork.
 #[cfg(target_os = "linux")]
 #[derive(Clone)]
-pub struct BoxEntry {
+pub(crate) struct BoxEntry {
     /// The container's parts; `None` where the kernel cannot make one.
     container: Option<Container>,
     /// The `cgroup.procs` files A writes itself into.
@@ -588,7 +585,7 @@ struct Container {
 /// What the parent holds for one boxed implementation while it runs: the Landlock ruleset
 /// (the child's copy is inherited), its private folder (with the copies it shows), its
 /// cgroups (emptied and removed when the implementation has ended).
-pub struct PreparedBox {
+pub(crate) struct PreparedBox {
     #[cfg(target_os = "linux")]
     entry: BoxEntry,
     #[cfg(target_os = "linux")]
@@ -605,12 +602,12 @@ pub struct PreparedBox {
 
 impl PreparedBox {
     #[cfg(target_os = "linux")]
-    pub fn entry(&self) -> BoxEntry {
+    pub(crate) fn entry(&self) -> BoxEntry {
         self.entry.clone()
     }
 
     /// Whether the box's memory cgroup killed one of its processes (`--memory`).
-    pub fn killed_for_memory(&self) -> bool {
+    pub(crate) fn killed_for_memory(&self) -> bool {
         #[cfg(target_os = "linux")]
         return self
             .cgroups
@@ -646,7 +643,7 @@ impl PreparedBox {
     clippy::disallowed_methods,
     reason = "starts a process: the command that starts an implementation in its box"
 )]
-pub fn prepare(
+pub(crate) fn prepare(
     program: &str,
     args: &[String],
     limits: &Limits,
@@ -884,7 +881,7 @@ impl BoxEntry {
     /// namespace (as an ordinary user), it would bound every process of the user on the
     /// machine together, each box's and dlqspec's own, so that one submission's processes
     /// were counted against a classmate's; set after, it bounds this box alone.
-    pub fn limit_processes(&mut self, limit: Option<libc::rlimit>) {
+    pub(crate) fn limit_processes(&mut self, limit: Option<libc::rlimit>) {
         self.processes = limit;
     }
 
@@ -948,7 +945,7 @@ const STATUS_BYTES: usize = std::mem::size_of::<libc::c_int>();
 /// # Safety
 /// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
 #[cfg(target_os = "linux")]
-pub unsafe fn enter(entry: &BoxEntry, warm: Option<&warm::WarmRequest>) -> io::Result<()> {
+pub(crate) unsafe fn enter(entry: &BoxEntry, warm: Option<&warm::WarmRequest>) -> io::Result<()> {
     unsafe {
         // A warm B hands the zygote's child the cgroups to join, which the minimal root no
         // longer shows: opened here, before A leaves the host's view.
@@ -1159,14 +1156,14 @@ pub(super) unsafe fn become_process_one(entry: &BoxEntry) -> io::Result<()> {
 /// `CAP_SYS_CHROOT`, `CAP_SYS_ADMIN`): what its child needs to join a box's namespaces
 /// (`setns`). Every other one leaves its bounding set before it starts.
 #[cfg(target_os = "linux")]
-pub const ZYGOTE_CAPABILITIES: u64 = 1 << 6 | 1 << 7 | 1 << 8 | 1 << 18 | 1 << 21;
+pub(crate) const ZYGOTE_CAPABILITIES: u64 = 1 << 6 | 1 << 7 | 1 << 8 | 1 << 18 | 1 << 21;
 
 /// The zygote's own box (`zygote`): network and IPC namespaces of its own, a mount namespace
 /// in which every file is read-only, a Landlock domain that uses no TCP and signals or
 /// reaches no abstract socket outside it, a pids cgroup of its own. Removed (its members
 /// killed) when dropped, after the zygote has ended.
 #[cfg(target_os = "linux")]
-pub struct ZygoteBox {
+pub(crate) struct ZygoteBox {
     entry: ZygoteEntry,
     _ruleset: Option<std::os::fd::OwnedFd>,
     _cgroups: Option<cgroups::BoxCgroups>,
@@ -1176,7 +1173,7 @@ pub struct ZygoteBox {
 /// What the zygote's spawned child does before exec (`enter_zygote`): plain data.
 #[cfg(target_os = "linux")]
 #[derive(Clone)]
-pub struct ZygoteEntry {
+pub(crate) struct ZygoteEntry {
     ruleset: Option<libc::c_int>,
     cgroup_procs: Vec<CString>,
 }
@@ -1185,7 +1182,7 @@ pub struct ZygoteEntry {
 impl ZygoteBox {
     /// The zygote's box: at most `processes` processes; `private` is the zygote's own folder,
     /// removed with the cgroup if dlqspec is interrupted.
-    pub fn prepare(processes: Option<u64>, private: &Path) -> Result<ZygoteBox, String> {
+    pub(crate) fn prepare(processes: Option<u64>, private: &Path) -> Result<ZygoteBox, String> {
         let features = features();
         let ruleset = landlock::zygote_ruleset(features.landlock)?;
         let cgroups = cgroups::BoxCgroups::make(
@@ -1207,7 +1204,7 @@ impl ZygoteBox {
         })
     }
 
-    pub fn entry(&self) -> ZygoteEntry {
+    pub(crate) fn entry(&self) -> ZygoteEntry {
         self.entry.clone()
     }
 }
@@ -1222,7 +1219,7 @@ impl ZygoteBox {
 /// # Safety
 /// Raw, async-signal-safe system calls only, on memory `entry` prepared before the fork.
 #[cfg(target_os = "linux")]
-pub unsafe fn enter_zygote(entry: &ZygoteEntry) -> io::Result<()> {
+pub(crate) unsafe fn enter_zygote(entry: &ZygoteEntry) -> io::Result<()> {
     unsafe {
         // The cgroups first: their files are read-only too once the namespace is.
         for procs in &entry.cgroup_procs {

@@ -8,16 +8,16 @@ use super::raw;
 
 /// The texts of a user namespace's maps: one uid and one gid, each mapped to itself.
 #[derive(Clone)]
-pub struct Maps {
-    pub uid_map: CString,
-    pub gid_map: CString,
+pub(crate) struct Maps {
+    pub(crate) uid_map: CString,
+    pub(crate) gid_map: CString,
     /// Whether `setgroups` is denied first (a map an unprivileged writer makes must be).
-    pub deny_setgroups: bool,
+    pub(crate) deny_setgroups: bool,
 }
 
 impl Maps {
     /// `uid` and `gid` mapped to themselves.
-    pub fn identity(uid: u32, gid: u32, deny_setgroups: bool) -> Maps {
+    pub(crate) fn identity(uid: u32, gid: u32, deny_setgroups: bool) -> Maps {
         let c = |text: String| CString::new(text).unwrap_or_default();
         Maps {
             uid_map: c(format!("{uid} {uid} 1")),
@@ -31,7 +31,7 @@ impl Maps {
     ///
     /// # Safety
     /// Raw system calls only.
-    pub unsafe fn write_for(&self, proc: libc::c_int, pid: libc::pid_t) -> bool {
+    pub(crate) unsafe fn write_for(&self, proc: libc::c_int, pid: libc::pid_t) -> bool {
         unsafe {
             let write = |name: &[u8], bytes: &[u8]| write_at(proc, pid, name, bytes);
             (!self.deny_setgroups || write(b"setgroups", b"deny"))
@@ -44,7 +44,7 @@ impl Maps {
     ///
     /// # Safety
     /// Raw system calls only.
-    pub unsafe fn write_own(&self) -> bool {
+    pub(crate) unsafe fn write_own(&self) -> bool {
         unsafe {
             (!self.deny_setgroups || raw::write_file(&c_path("/proc/self/setgroups"), b"deny"))
                 && raw::write_file(&c_path("/proc/self/uid_map"), self.uid_map.as_bytes())
@@ -93,7 +93,10 @@ unsafe fn write_at(proc: libc::c_int, pid: libc::pid_t, name: &[u8], bytes: &[u8
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn drop_privileges(user: Option<(u32, u32)>, clear_groups: bool) -> io::Result<()> {
+pub(crate) unsafe fn drop_privileges(
+    user: Option<(u32, u32)>,
+    clear_groups: bool,
+) -> io::Result<()> {
     // SECBIT_NOROOT, its lock, NO_SETUID_FIXUP's lock (left off, so a uid change clears the
     // capabilities), KEEP_CAPS's lock, NO_CAP_AMBIENT_RAISE and its lock.
     const SECUREBITS: libc::c_ulong = 0x01 | 0x02 | 0x08 | 0x20 | 0x40 | 0x80;
@@ -150,7 +153,7 @@ pub unsafe fn drop_privileges(user: Option<(u32, u32)>, clear_groups: bool) -> i
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn join_fresh_session_keyring() -> io::Result<()> {
+pub(crate) unsafe fn join_fresh_session_keyring() -> io::Result<()> {
     const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
     unsafe {
         let joined = libc::syscall(

@@ -12,7 +12,7 @@ use std::io;
     clippy::disallowed_methods,
     reason = "writes to a descriptor: a kernel control file (a map, `cgroup.procs`), between fork and exec"
 )]
-pub unsafe fn write_file(path: &CString, bytes: &[u8]) -> bool {
+pub(crate) unsafe fn write_file(path: &CString, bytes: &[u8]) -> bool {
     unsafe {
         let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
         if fd < 0 {
@@ -26,7 +26,11 @@ pub unsafe fn write_file(path: &CString, bytes: &[u8]) -> bool {
 
 /// A path `/proc/PID/NAME` written into `buffer` without allocating, NUL-terminated; `None`
 /// when it does not fit.
-pub fn proc_file<'a>(pid: libc::pid_t, name: &[u8], buffer: &'a mut [u8; 64]) -> Option<&'a [u8]> {
+pub(crate) fn proc_file<'a>(
+    pid: libc::pid_t,
+    name: &[u8],
+    buffer: &'a mut [u8; 64],
+) -> Option<&'a [u8]> {
     let mut digits = [0u8; 12];
     let mut count = 0;
     let mut rest = pid.unsigned_abs();
@@ -63,7 +67,7 @@ pub fn proc_file<'a>(pid: libc::pid_t, name: &[u8], buffer: &'a mut [u8; 64]) ->
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn close_all_but(keep: libc::c_int) {
+pub(crate) unsafe fn close_all_but(keep: libc::c_int) {
     unsafe {
         if keep > 0 {
             libc::syscall(libc::SYS_close_range, 0u32, (keep - 1) as u32, 0u32);
@@ -76,7 +80,7 @@ pub unsafe fn close_all_but(keep: libc::c_int) {
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
+pub(crate) unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
     unsafe {
         loop {
             if libc::waitpid(pid, status, 0) == pid {
@@ -93,7 +97,7 @@ pub unsafe fn wait_for(pid: libc::pid_t, status: &mut libc::c_int) -> bool {
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn read_fully(fd: libc::c_int, buffer: &mut [u8]) -> usize {
+pub(crate) unsafe fn read_fully(fd: libc::c_int, buffer: &mut [u8]) -> usize {
     let mut got = 0;
     while got < buffer.len() {
         // SAFETY: reading into the rest of `buffer`.
@@ -111,13 +115,13 @@ pub unsafe fn read_fully(fd: libc::c_int, buffer: &mut [u8]) -> usize {
 
 /// How a wait status is mirrored: the same exit code, or the same signal.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Mirrored {
+pub(crate) enum Mirrored {
     Exit(i32),
     Signal(i32),
 }
 
 /// What a process that mirrors wait status `status` does.
-pub fn mirrored(status: libc::c_int) -> Mirrored {
+pub(crate) fn mirrored(status: libc::c_int) -> Mirrored {
     if libc::WIFSIGNALED(status) {
         Mirrored::Signal(libc::WTERMSIG(status))
     } else if libc::WIFEXITED(status) {
@@ -132,7 +136,7 @@ pub fn mirrored(status: libc::c_int) -> Mirrored {
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn mirror(status: libc::c_int) -> ! {
+pub(crate) unsafe fn mirror(status: libc::c_int) -> ! {
     unsafe {
         match mirrored(status) {
             Mirrored::Exit(code) => libc::_exit(code),
@@ -150,7 +154,7 @@ pub unsafe fn mirror(status: libc::c_int) -> ! {
 }
 
 /// The errno of the last failed call, as an error.
-pub fn last_error() -> io::Error {
+pub(crate) fn last_error() -> io::Error {
     io::Error::last_os_error()
 }
 

@@ -16,24 +16,24 @@ use std::path::{Path, PathBuf};
 use super::raw;
 
 /// What the box shows, besides its devices and `/proc`.
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     /// Host paths shown read-only at the same path (the system, the interpreter, packages).
-    pub bound: &'a [PathBuf],
+    pub(crate) bound: &'a [PathBuf],
     /// Read-only copies: (the path the box sees, the copy on the host).
-    pub copies: &'a [(PathBuf, PathBuf)],
+    pub(crate) copies: &'a [(PathBuf, PathBuf)],
     /// The box's writable folder, as the box sees it.
-    pub work: &'a Path,
+    pub(crate) work: &'a Path,
     /// The empty host folder the new root is mounted on (in the box's mount namespace only).
-    pub staging: &'a Path,
+    pub(crate) staging: &'a Path,
     /// The most bytes the writable folder and `/dev/shm` may each hold (`--disk`).
-    pub disk: u64,
+    pub(crate) disk: u64,
     /// The owner of the writable folder, as the mount namespace's user namespace names it.
-    pub owner: (u32, u32),
+    pub(crate) owner: (u32, u32),
     /// The box's own uid and gid, as the box sees them (its `/etc/passwd` line).
-    pub user: (u32, u32),
+    pub(crate) user: (u32, u32),
     /// Whether the host's `/proc` is bound for the box's first process to cover with a fresh
     /// one (the kernel mounts a new `/proc` only over a fully visible one).
-    pub proc: bool,
+    pub(crate) proc: bool,
 }
 
 /// One step of building the root, its paths already under the staging folder.
@@ -60,7 +60,7 @@ enum RootStep {
 
 /// The root to build, made before fork.
 #[derive(Clone)]
-pub struct RootPlan {
+pub(crate) struct RootPlan {
     staging: CString,
     root_options: CString,
     steps: Vec<RootStep>,
@@ -94,7 +94,7 @@ const DEVICE_LINKS: &[(&str, &str)] = &[
 ];
 
 /// The files of `/etc` the root writes itself rather than binding the host's: who is who.
-pub const OWN_ETC_FILES: &[&str] = &["/etc/passwd", "/etc/group"];
+pub(crate) const OWN_ETC_FILES: &[&str] = &["/etc/passwd", "/etc/group"];
 
 fn c(path: &Path) -> CString {
     CString::new(path.as_os_str().as_encoded_bytes()).unwrap_or_default()
@@ -102,7 +102,7 @@ fn c(path: &Path) -> CString {
 
 impl RootPlan {
     /// The plan of the root `layout` describes.
-    pub fn new(layout: &Layout) -> RootPlan {
+    pub(crate) fn new(layout: &Layout) -> RootPlan {
         let mut plan = Planner {
             staging: layout.staging.to_path_buf(),
             steps: Vec::new(),
@@ -196,7 +196,7 @@ impl RootPlan {
     ///
     /// # Safety
     /// Raw system calls only, on memory prepared before the fork.
-    pub unsafe fn build(&self) -> io::Result<()> {
+    pub(crate) unsafe fn build(&self) -> io::Result<()> {
         unsafe {
             // Nothing mounted here reaches the host's namespace, nor the host's this one.
             if libc::mount(
@@ -380,7 +380,7 @@ unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Resul
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn probe_bind(null: &CString, proc: &CString) -> bool {
+pub(crate) unsafe fn probe_bind(null: &CString, proc: &CString) -> bool {
     unsafe {
         run(&RootStep::File(null.clone())).is_ok()
             && bind(&CString::from(c"/dev/null"), null, DEVICE).is_ok()
@@ -393,7 +393,7 @@ pub unsafe fn probe_bind(null: &CString, proc: &CString) -> bool {
 ///
 /// # Safety
 /// Raw system calls only.
-pub unsafe fn read_only_everywhere() -> bool {
+pub(crate) unsafe fn read_only_everywhere() -> bool {
     unsafe {
         let attr = libc::mount_attr {
             attr_set: libc::MOUNT_ATTR_RDONLY,

@@ -17,7 +17,7 @@
 /// One BPF instruction, as the kernel reads it (`struct sock_filter`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
-pub struct Instruction {
+pub(crate) struct Instruction {
     code: u16,
     jump_true: u8,
     jump_false: u8,
@@ -26,7 +26,7 @@ pub struct Instruction {
 
 /// The box's filter: its instructions, ready to install.
 #[derive(Debug, Clone)]
-pub struct SyscallFilter {
+pub(crate) struct SyscallFilter {
     instructions: Vec<Instruction>,
 }
 
@@ -73,11 +73,12 @@ const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
 /// no namespace holds: from a virtual machine or a CI runner it reaches the hypervisor's own
 /// services), the kernel's crypto sockets (`AF_ALG`), and the rarely audited rest, as Docker's
 /// default profile denies `AF_VSOCK` and `AF_ALG`.
-pub const SOCKET_FAMILIES: &[libc::c_int] = &[libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
+pub(crate) const SOCKET_FAMILIES: &[libc::c_int] =
+    &[libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
 
 /// The calls denied with `EPERM`, by name (for the documentation and the tests) and number.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub const DENIED: &[(&str, libc::c_long)] = &[
+pub(crate) const DENIED: &[(&str, libc::c_long)] = &[
     ("keyctl", libc::SYS_keyctl),
     ("add_key", libc::SYS_add_key),
     ("request_key", libc::SYS_request_key),
@@ -130,7 +131,7 @@ impl SyscallFilter {
     /// The box's filter. `no_shared_memory_files` also denies `memfd_create`, where no memory
     /// cgroup counts what such a file holds (then it would be memory outside every limit).
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    pub fn for_box(no_shared_memory_files: bool) -> SyscallFilter {
+    pub(crate) fn for_box(no_shared_memory_files: bool) -> SyscallFilter {
         let mut denied: Vec<libc::c_long> = DENIED.iter().map(|(_, number)| *number).collect();
         if no_shared_memory_files {
             denied.push(libc::SYS_memfd_create);
@@ -184,27 +185,22 @@ impl SyscallFilter {
 
     /// No filter on this architecture: `installable` says so.
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    pub fn for_box(_no_shared_memory_files: bool) -> SyscallFilter {
+    pub(crate) fn for_box(_no_shared_memory_files: bool) -> SyscallFilter {
         SyscallFilter {
             instructions: Vec::new(),
         }
     }
 
     /// No filter at all: for a kernel without seccomp.
-    pub fn disabled(self) -> SyscallFilter {
+    pub(crate) fn disabled(self) -> SyscallFilter {
         SyscallFilter {
             instructions: Vec::new(),
         }
     }
 
-    /// Whether there is a filter to install (none on an architecture dlqspec has no table for).
-    pub fn installable(&self) -> bool {
-        !self.instructions.is_empty()
-    }
-
     /// The instructions as the kernel reads them (8 bytes each, native byte order): what the
     /// warm start's child installs.
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(self.instructions.len() * 8);
         for instruction in &self.instructions {
             bytes.extend(instruction.code.to_ne_bytes());
@@ -222,7 +218,7 @@ impl SyscallFilter {
     /// Raw system calls only, on memory prepared before the fork: callable between fork and
     /// exec.
     #[cfg(target_os = "linux")]
-    pub unsafe fn install(&self) -> std::io::Result<()> {
+    pub(crate) unsafe fn install(&self) -> std::io::Result<()> {
         if self.instructions.is_empty() {
             return Ok(());
         }
@@ -280,7 +276,7 @@ fn ret(value: u32) -> Instruction {
 
 /// Whether this kernel filters system calls (`CONFIG_SECCOMP_FILTER`).
 #[cfg(target_os = "linux")]
-pub fn available() -> bool {
+pub(crate) fn available() -> bool {
     // SAFETY: PR_GET_SECCOMP reads nothing of ours.
     unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
 }

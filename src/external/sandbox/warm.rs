@@ -9,17 +9,17 @@ use super::raw;
 
 /// What a warm start sends, made before fork: the text the zygote reads (the shim's argv,
 /// environment, working folder, uid, limits, the system-call filter) and the socket to it.
-pub struct WarmRequest {
+pub(crate) struct WarmRequest {
     pub(in crate::external) payload: Vec<u8>,
     pub(in crate::external) control: RawFd,
 }
 
 /// What B tells its zygote besides the payload: every descriptor of the box, in this order.
-pub const HANDED: usize = 16;
+pub(crate) const HANDED: usize = 16;
 
 /// How many `cgroup.procs` files of the box are handed (pids, memory, cpu: the same file
 /// again where one folder holds more than one controller, as in cgroup v2).
-pub const CGROUPS: usize = 3;
+pub(crate) const CGROUPS: usize = 3;
 
 /// The box's namespaces B opens for the zygote's child to join, in the order it joins them:
 /// its user namespace first, which gives it the rights to join the others.
@@ -53,7 +53,7 @@ const ADOPTION_TRIES: u32 = 30_000;
     clippy::disallowed_methods,
     reason = "writes to a descriptor: the status pipe of a warm start"
 )]
-pub unsafe fn serve(
+pub(crate) unsafe fn serve(
     request: &WarmRequest,
     ruleset: libc::c_int,
     cgroup_procs: [libc::c_int; CGROUPS],

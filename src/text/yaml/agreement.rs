@@ -10,7 +10,7 @@ use crate::text::source::SourceFile;
 
 /// How a text was loaded, when both loads agree.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Agreed {
+pub(crate) enum Agreed {
     /// The fast path decoded it, to the same value serde-saphyr decodes.
     Fast,
     /// The fast path declined it; serde-saphyr alone decides.
@@ -19,7 +19,7 @@ pub enum Agreed {
 
 /// Loads `text` both ways: the fast path may decline, but what it decodes must be what
 /// serde-saphyr decodes, positions included. `Err` tells the disagreement.
-pub fn check<T: DeserializeOwned + Debug>(text: &str) -> Result<Agreed, String> {
+pub(crate) fn check<T: DeserializeOwned + Debug>(text: &str) -> Result<Agreed, String> {
     let Some(fast) = super::parse_fast::<T>(text) else {
         return Ok(Agreed::Declined);
     };
@@ -73,7 +73,7 @@ const SPELLINGS: &[&str] = &[
 /// The text with one value replaced, for every value of the text and a share of the spellings
 /// (`stride` > 1 takes every stride-th spelling, turning with each value, so that every
 /// spelling is still tried across a spec).
-pub fn variations(text: &str, stride: usize) -> Vec<String> {
+pub(crate) fn variations(text: &str, stride: usize) -> Vec<String> {
     let mut ranges = Vec::new();
     for event in Parser::new_from_str(text) {
         let Ok((Event::Scalar(..), span)) = event else {
@@ -108,7 +108,7 @@ pub fn variations(text: &str, stride: usize) -> Vec<String> {
 /// fixtures: every bundled spec must be read by the fast path, and nothing may load
 /// differently. Returns how many
 /// variations the fast path decoded, so a caller can see the check had teeth.
-pub fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: usize) -> usize {
+pub(crate) fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: usize) -> usize {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("specs")
         .join(folder);

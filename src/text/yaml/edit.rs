@@ -25,8 +25,8 @@ const WIDTH: usize = 100;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}:{}: {message}", position.line, position.column)]
 pub struct EditError {
-    pub position: Position,
-    pub message: String,
+    pub(crate) position: Position,
+    pub(crate) message: String,
 }
 
 impl EditError {
@@ -41,8 +41,8 @@ impl EditError {
 /// Replace the bytes in `range` with `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
-    pub range: Range<usize>,
-    pub text: String,
+    pub(crate) range: Range<usize>,
+    pub(crate) text: String,
 }
 
 /// A node of the document with the bytes it covers.
@@ -57,9 +57,9 @@ pub struct Node {
     /// What the node hangs from, if anything: a mapping key or a sequence dash.
     pub lead: Option<Lead>,
     /// Inside a flow collection, where only flow style is allowed.
-    pub in_flow: bool,
+    pub(crate) in_flow: bool,
     /// It has an anchor or a tag, or is an alias: rewriting it could change other values.
-    pub marked: bool,
+    pub(crate) marked: bool,
     pub kind: Kind,
 }
 
@@ -91,11 +91,11 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lead {
     /// The byte just after the key's `:` or the item's `-`.
-    pub after: usize,
+    pub(crate) after: usize,
     /// The byte where the key or the dash starts.
     pub at: usize,
     /// The column (0-based, in characters) of the key or dash.
-    pub column: usize,
+    pub(crate) column: usize,
     pub kind: LeadKind,
 }
 
@@ -160,8 +160,9 @@ impl<'t> Document<'t> {
         &self.root
     }
 
+    #[cfg(test)]
     /// The outermost node (never a mapping key) whose content starts at `position`.
-    pub fn node_at(&self, position: Position) -> Option<&Node> {
+    pub(crate) fn node_at(&self, position: Position) -> Option<&Node> {
         locate::node_at(&self.root, position)
     }
 
@@ -171,7 +172,7 @@ impl<'t> Document<'t> {
     }
 
     /// Where a key of the top-level mapping is written.
-    pub fn key_position(&self, key: &str) -> Option<Position> {
+    pub(crate) fn key_position(&self, key: &str) -> Option<Position> {
         let Kind::Mapping { entries, .. } = &self.root.kind else {
             return None;
         };
@@ -203,7 +204,7 @@ impl<'t> Document<'t> {
 
     /// Whether the node reads as `value` where a spec expects that kind of value: a plain
     /// scalar matches both its typed reading and its text (`n` is `false`, or the string "n").
-    pub fn matches(&self, node: &Node, value: &Value) -> bool {
+    pub(crate) fn matches(&self, node: &Node, value: &Value) -> bool {
         match (&node.kind, value) {
             (Kind::Scalar { value: text, style }, value) => {
                 scalar_value(text, *style) == *value
@@ -241,7 +242,7 @@ impl<'t> Document<'t> {
     }
 
     /// How many comments lie inside the bytes `edits` replace (they are lost with them).
-    pub fn comments_replaced(&self, edits: &[Edit]) -> usize {
+    pub(crate) fn comments_replaced(&self, edits: &[Edit]) -> usize {
         self.comments
             .iter()
             .filter(|comment| {

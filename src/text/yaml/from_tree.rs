@@ -19,7 +19,7 @@ use super::tree::TreeNode;
 
 /// "Not here: let serde-saphyr decode it". Never shown to anyone.
 #[derive(Debug)]
-pub struct Declined;
+pub(crate) struct Declined;
 
 impl fmt::Display for Declined {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -43,7 +43,7 @@ const SPANNED: &str = "__yaml_spanned";
 const SPANNED_MARKER: &str = "__serde_saphyr_private_spanned";
 
 /// Decodes one node.
-pub struct NodeDeserializer<'t, 'a>(pub &'t TreeNode<'a>);
+pub(crate) struct NodeDeserializer<'t, 'a>(pub &'t TreeNode<'a>);
 
 /// What a plain scalar means when nothing says which type it should be.
 enum Plain<'s> {

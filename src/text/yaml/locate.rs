@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::text::source::Position;
 
 /// A YAML node as the searches below see it.
-pub trait Located: Sized {
+pub(crate) trait Located: Sized {
     /// Where the node's content starts, as `yaml::Spanned` reports it.
     fn position(&self) -> Position;
     /// The text of a scalar, as a mapping key is compared.
@@ -22,7 +22,7 @@ pub trait Located: Sized {
 }
 
 /// The outermost node (never a mapping key) whose content starts at `position`.
-pub fn node_at<N: Located>(node: &N, position: Position) -> Option<&N> {
+pub(crate) fn node_at<N: Located>(node: &N, position: Position) -> Option<&N> {
     if node.position() == position {
         return Some(node);
     }
@@ -36,7 +36,7 @@ pub fn node_at<N: Located>(node: &N, position: Position) -> Option<&N> {
 
 /// The node reached from the node at `at` through the mapping keys `path`; or where the search
 /// stopped and why.
-pub fn find<'n, N: Located>(
+pub(crate) fn find<'n, N: Located>(
     root: &'n N,
     at: Position,
     path: &[String],
@@ -60,7 +60,7 @@ pub fn find<'n, N: Located>(
 
 /// The innermost node under `node` where `expected` and `actual` first differ, following
 /// mapping keys and list indexes while both sides have the same shape there.
-pub fn first_difference<'n, N: Located>(
+pub(crate) fn first_difference<'n, N: Located>(
     mut node: &'n N,
     mut expected: &Value,
     mut actual: &Value,

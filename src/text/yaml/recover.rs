@@ -34,21 +34,21 @@ const DECODES_A_ROUND: usize = 4;
 /// What reading a broken file again told.
 pub(super) struct Recovery<T> {
     /// The errors after the first, in the order found.
-    pub later: Vec<SpecError>,
+    pub(crate) later: Vec<SpecError>,
     /// What decoded once every broken part was blanked, with the top-level key each part
     /// was under (an empty name for a part under none) and its text.
-    pub recovered: Option<(T, Vec<(String, String)>)>,
+    pub(crate) recovered: Option<(T, Vec<(String, String)>)>,
     /// Why the file was not read to its end, when errors after these may be untold.
-    pub untold: Option<Untold>,
+    pub(crate) untold: Option<Untold>,
     /// The words replaced by longer ones in the text `recovered` decoded from, to place the
     /// errors of its checks in the file as written.
-    pub shifts: Shifts,
+    pub(crate) shifts: Shifts,
 }
 
 /// Words replaced by longer ones on their lines (`aftr` by `after`), in the order made: the
 /// columns after each on its line moved right, and an error found there is moved back.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Shifts(Vec<Shift>);
+pub(crate) struct Shifts(Vec<Shift>);
 
 /// One word replaced: on `line`, at character column `start`, `old` characters became `new`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl Shifts {
     /// Where position `at` of the text with the replacements stands in the text as written:
     /// past a replaced word its column moves back by the characters it grew; inside one, at
     /// the word as written (its last character at most).
-    pub fn original(&self, at: Position) -> Position {
+    pub(crate) fn original(&self, at: Position) -> Position {
         let mut column = at.column;
         for shift in self.0.iter().rev() {
             if shift.line != at.line || column < shift.start {
@@ -80,7 +80,7 @@ impl Shifts {
 
     /// `error` and the others with it, found in the text with the replacements, placed in
     /// `file` as written, each with the line it is then on.
-    pub fn place(&self, file: &SourceFile, error: SpecError) -> SpecError {
+    pub(crate) fn place(&self, file: &SourceFile, error: SpecError) -> SpecError {
         if self.0.is_empty() {
             return error;
         }

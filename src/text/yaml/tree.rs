@@ -18,7 +18,7 @@ use crate::text::source::Position;
 
 /// One YAML value and where it starts.
 #[derive(Debug)]
-pub enum TreeNode<'a> {
+pub(crate) enum TreeNode<'a> {
     Scalar {
         text: Cow<'a, str>,
         /// Plain (unquoted, not a block scalar): only plain text can mean null, a number or a
@@ -38,7 +38,7 @@ pub enum TreeNode<'a> {
 }
 
 impl TreeNode<'_> {
-    pub fn at(&self) -> Position {
+    pub(crate) fn at(&self) -> Position {
         match self {
             TreeNode::Scalar { at, .. } | TreeNode::List { at, .. } | TreeNode::Map { at, .. } => {
                 *at
@@ -76,18 +76,22 @@ impl Located for TreeNode<'_> {
 
 /// The limits the tree stops short of: those of the serde-saphyr load it stands in for, with
 /// a margin, so that a spec near a limit is judged (and told) by serde-saphyr alone.
-pub struct TreeLimits {
-    pub max_nodes: usize,
-    pub max_events: usize,
-    pub max_depth: usize,
-    pub max_scalar_bytes: usize,
+pub(crate) struct TreeLimits {
+    pub(crate) max_nodes: usize,
+    pub(crate) max_events: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) max_scalar_bytes: usize,
 }
 
 /// Mappings with more keys than this check for repeats through a set, not by scanning.
 const SCANNED_KEYS: usize = 16;
 
 /// Builds the tree of a one-document text, or `None` when serde-saphyr should read it.
-pub fn build<'a>(text: &'a str, options: Options, limits: &TreeLimits) -> Option<TreeNode<'a>> {
+pub(crate) fn build<'a>(
+    text: &'a str,
+    options: Options,
+    limits: &TreeLimits,
+) -> Option<TreeNode<'a>> {
     let mut builder = TreeBuilder {
         open: Vec::new(),
         root: None,

@@ -14,15 +14,15 @@ use crate::common::{Tier, tier_lacking};
 const BROWSERS: &[&str] = &["chromium", "chromium-browser", "google-chrome"];
 
 /// `DLQSPEC_BROWSER=PATH` names the browser instead of `PATH`'s first Chromium.
-pub const BROWSER_VARIABLE: &str = "DLQSPEC_BROWSER";
+pub(crate) const BROWSER_VARIABLE: &str = "DLQSPEC_BROWSER";
 
 /// `DLQSPEC_BLESS_SCREENSHOTS=1` makes the browser tests write their screenshots into
 /// `docs/images/`, the pictures the docs show.
-pub const BLESS_VARIABLE: &str = "DLQSPEC_BLESS_SCREENSHOTS";
+pub(crate) const BLESS_VARIABLE: &str = "DLQSPEC_BLESS_SCREENSHOTS";
 
 /// The window every page is drawn in: a fixed size, so the committed screenshots stay small and
 /// the same from one blessing to the next.
-pub const WINDOW: (u32, u32) = (1000, 1000);
+pub(crate) const WINDOW: (u32, u32) = (1000, 1000);
 
 /// A hang-guard only: a page renders in about a second, on a busy machine in several.
 const HANG_GUARD: Duration = Duration::from_secs(180);
@@ -34,7 +34,7 @@ const MAX_NET_LOG: u64 = 64 << 20;
 
 /// The browser the tests use, or `None` when there is none: then the browser tier is skipped
 /// (`common::Tier`), which fails a run that must run it.
-pub fn browser() -> Option<PathBuf> {
+pub(crate) fn browser() -> Option<PathBuf> {
     let found = browser_or_skip(browser_path(), Tier::Browser.required());
     if found.is_none() {
         tier_lacking(
@@ -46,14 +46,14 @@ pub fn browser() -> Option<PathBuf> {
 }
 
 /// The browser `DLQSPEC_BROWSER` names, else the first Chromium on `PATH`.
-pub fn browser_path() -> Option<PathBuf> {
+pub(crate) fn browser_path() -> Option<PathBuf> {
     std::env::var_os(BROWSER_VARIABLE)
         .map(PathBuf::from)
         .or_else(|| find_on_path(&std::env::var_os("PATH").unwrap_or_default()))
 }
 
 /// The first of `BROWSERS` that is an executable file in one of `path`'s folders.
-pub fn find_on_path(path: &std::ffi::OsStr) -> Option<PathBuf> {
+pub(crate) fn find_on_path(path: &std::ffi::OsStr) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path).find_map(|dir| {
         BROWSERS.iter().map(|name| dir.join(name)).find(|file| {
@@ -65,7 +65,7 @@ pub fn find_on_path(path: &std::ffi::OsStr) -> Option<PathBuf> {
 
 /// A missing browser fails a run that must check the pages (CI), saying how to install one;
 /// elsewhere it is a skip, told at the end of the run.
-pub fn browser_or_skip(found: Option<PathBuf>, required: bool) -> Option<PathBuf> {
+pub(crate) fn browser_or_skip(found: Option<PathBuf>, required: bool) -> Option<PathBuf> {
     if found.is_none() {
         assert!(
             !required,
@@ -79,7 +79,7 @@ pub fn browser_or_skip(found: Option<PathBuf>, required: bool) -> Option<PathBuf
 
 /// Where a blessing run puts the screenshot called `name` (`docs/images/NAME.png`); `None`
 /// when screenshots are not being blessed.
-pub fn blessed_screenshot(name: &str) -> Option<PathBuf> {
+pub(crate) fn blessed_screenshot(name: &str) -> Option<PathBuf> {
     std::env::var(BLESS_VARIABLE)
         .is_ok_and(|v| v == "1")
         .then(|| {
@@ -90,7 +90,7 @@ pub fn blessed_screenshot(name: &str) -> Option<PathBuf> {
 }
 
 /// What the browser made of a page.
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// The document after its scripts ran, as the browser serialises it.
     pub dom: Dom,
     /// Every line the page wrote to the console (a script error is one: `Uncaught ...`).
@@ -104,7 +104,7 @@ pub struct Rendered {
 impl Rendered {
     /// Asserts the page said nothing on the console and reached for no network resource, by
     /// its DOM or by the requests the browser made.
-    pub fn assert_clean(&self, what: &str) {
+    pub(crate) fn assert_clean(&self, what: &str) {
         assert!(
             self.console.is_empty(),
             "{what}: the page wrote to the console:\n{}",
@@ -125,12 +125,17 @@ impl Rendered {
 
 /// Renders `page` (a file) in `browser`, headless, in a window of `WINDOW`'s size; with
 /// `screenshot`, takes a picture of the window too.
-pub fn render(browser: &Path, page: &Path, screenshot: bool) -> Rendered {
+pub(crate) fn render(browser: &Path, page: &Path, screenshot: bool) -> Rendered {
     render_in(browser, page, screenshot, WINDOW)
 }
 
 /// `render`, in a window of `window`'s size (width and height in CSS pixels).
-pub fn render_in(browser: &Path, page: &Path, screenshot: bool, window: (u32, u32)) -> Rendered {
+pub(crate) fn render_in(
+    browser: &Path,
+    page: &Path,
+    screenshot: bool,
+    window: (u32, u32),
+) -> Rendered {
     let work = tempfile::tempdir().expect("temp dir");
     let home = work.path().join("home");
     std::fs::create_dir(&home).expect("home");
@@ -300,7 +305,7 @@ fn read_bounded(file: &Path, limit: u64) -> String {
 /// The console lines of Chromium's log: `[...:INFO:CONSOLE:12] "message", source: URL (12)`
 /// (older versions write `CONSOLE(12)`); but those of the browser's own pages (`chrome://`,
 /// `devtools://`, an extension's), which are not the page's doing.
-pub fn console_lines(log: &str) -> Vec<String> {
+pub(crate) fn console_lines(log: &str) -> Vec<String> {
     const BROWSERS_OWN: &[&str] = &[
         "chrome://",
         "chrome-untrusted://",
@@ -320,7 +325,7 @@ pub fn console_lines(log: &str) -> Vec<String> {
 /// The URLs the page asked the network for, from Chromium's net log: requests made for a
 /// `file://` page carry its origin in their network isolation key; the browser's own (update
 /// checks and the like) do not.
-pub fn page_requests(net_log: &str) -> Vec<String> {
+pub(crate) fn page_requests(net_log: &str) -> Vec<String> {
     let log: serde_json::Value = serde_json::from_str(net_log)
         .unwrap_or_else(|e| panic!("the browser's net log is not JSON ({e}): {:.300}", net_log));
     let mut urls: Vec<String> = log["events"]
@@ -344,7 +349,7 @@ pub fn page_requests(net_log: &str) -> Vec<String> {
 
 /// A copy of `page` beside it, called `name`, that runs `script` once the page's own scripts
 /// have: a test's clicks, in the real browser.
-pub fn with_script(page: &Path, name: &str, script: &str) -> PathBuf {
+pub(crate) fn with_script(page: &Path, name: &str, script: &str) -> PathBuf {
     let html = std::fs::read_to_string(page).expect("the page");
     let at = html.rfind("</body>").expect("the page has a body");
     let copy = page.with_file_name(name);
@@ -355,7 +360,7 @@ pub fn with_script(page: &Path, name: &str, script: &str) -> PathBuf {
 
 /// One element of a document: its tag, attributes, parent and text (its descendants' too).
 #[derive(Debug)]
-pub struct Element {
+pub(crate) struct Element {
     pub tag: String,
     pub attributes: Vec<(String, String)>,
     pub parent: Option<usize>,
@@ -363,20 +368,20 @@ pub struct Element {
 }
 
 impl Element {
-    pub fn attribute(&self, name: &str) -> Option<&str> {
+    pub(crate) fn attribute(&self, name: &str) -> Option<&str> {
         self.attributes
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn has_class(&self, class: &str) -> bool {
+    pub(crate) fn has_class(&self, class: &str) -> bool {
         self.attribute("class")
             .is_some_and(|classes| classes.split_whitespace().any(|c| c == class))
     }
 
     /// The text with runs of white space made one space, trimmed.
-    pub fn words(&self) -> String {
+    pub(crate) fn words(&self) -> String {
         self.text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 }
@@ -385,7 +390,7 @@ impl Element {
 /// small scan: the serialisation is regular (attributes quoted, text escaped, raw text only in
 /// `script` and `style`), so this needs no full HTML parser.
 #[derive(Debug)]
-pub struct Dom {
+pub(crate) struct Dom {
     pub elements: Vec<Element>,
 }
 
@@ -396,7 +401,7 @@ const VOID: &[&str] = &[
 const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title"];
 
 impl Dom {
-    pub fn parse(html: &str) -> Dom {
+    pub(crate) fn parse(html: &str) -> Dom {
         let mut elements: Vec<Element> = Vec::new();
         let mut open: Vec<usize> = Vec::new();
         let mut rest = html;
@@ -456,21 +461,21 @@ impl Dom {
     }
 
     /// The indexes of the elements `keep` holds for, in document order.
-    pub fn find(&self, keep: impl Fn(&Element) -> bool) -> Vec<usize> {
+    pub(crate) fn find(&self, keep: impl Fn(&Element) -> bool) -> Vec<usize> {
         (0..self.elements.len())
             .filter(|&i| keep(&self.elements[i]))
             .collect()
     }
 
     /// The element whose `id` is `id`; a test failure when there is none, or more than one.
-    pub fn by_id(&self, id: &str) -> usize {
+    pub(crate) fn by_id(&self, id: &str) -> usize {
         let found = self.find(|e| e.attribute("id") == Some(id));
         assert_eq!(found.len(), 1, "elements with id {id:?}: {}", found.len());
         found[0]
     }
 
     /// Whether `index` is `ancestor` or inside it.
-    pub fn is_within(&self, index: usize, ancestor: usize) -> bool {
+    pub(crate) fn is_within(&self, index: usize, ancestor: usize) -> bool {
         let mut at = Some(index);
         while let Some(i) = at {
             if i == ancestor {
@@ -482,21 +487,21 @@ impl Dom {
     }
 
     /// The elements inside `ancestor` with tag `tag`, in document order.
-    pub fn within(&self, ancestor: usize, tag: &str) -> Vec<usize> {
+    pub(crate) fn within(&self, ancestor: usize, tag: &str) -> Vec<usize> {
         self.find(|e| e.tag == tag)
             .into_iter()
             .filter(|&i| i != ancestor && self.is_within(i, ancestor))
             .collect()
     }
 
-    pub fn get(&self, index: usize) -> &Element {
+    pub(crate) fn get(&self, index: usize) -> &Element {
         &self.elements[index]
     }
 
     /// Every resource the document names outside the machine: a `src`, `href` or the like
     /// with a scheme other than `file:` or `data:` (or starting `//`), and a `url(...)` or
     /// `@import` of one in a style.
-    pub fn remote_resources(&self) -> Vec<String> {
+    pub(crate) fn remote_resources(&self) -> Vec<String> {
         const LINKING: &[&str] = &[
             "src",
             "href",

@@ -15,7 +15,7 @@ pub(super) struct Queued {
 }
 
 #[derive(Debug, Default, Clone)]
-pub struct FakeQueue {
+pub(crate) struct FakeQueue {
     ready: VecDeque<Queued>,
     /// In the order the messages were received, which is the order `recover` restores.
     in_flight: Vec<Queued>,

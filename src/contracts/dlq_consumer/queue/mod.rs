@@ -5,8 +5,8 @@
 //! answer is not the fake's, it notes a `BrokerDeparture` naming the broker's property, which is
 //! what tells a divergence from an implementation's failure.
 
-pub mod fake;
-pub mod rabbitmq;
+pub(crate) mod fake;
+pub(crate) mod rabbitmq;
 
 use std::fmt;
 
@@ -17,17 +17,17 @@ use crate::model::implementation::Naming;
 
 /// A message as the queue hands it out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    pub id: String,
-    pub body: String,
-    pub receive_count: u64,
-    pub first_received_at: Option<u64>,
+pub(crate) struct Message {
+    pub(crate) id: String,
+    pub(crate) body: String,
+    pub(crate) receive_count: u64,
+    pub(crate) first_received_at: Option<u64>,
 }
 
 impl Message {
     /// The message as the lesson of an implementation's language spells it: Python
     /// `receive_count`, JavaScript `receiveCount`.
-    pub fn to_value(&self, naming: Naming) -> Value {
+    pub(crate) fn to_value(&self, naming: Naming) -> Value {
         let mut fields = serde_json::Map::with_capacity(4);
         fields.insert("id".to_owned(), json!(self.id));
         fields.insert("body".to_owned(), json!(self.body));
@@ -45,7 +45,7 @@ impl Message {
 
 /// What the world needs of a queue. The harness's own actions (`send` at the start, `recover`
 /// steps) and the implementation's calls go through the same methods, in order.
-pub trait Queue: Send + fmt::Debug {
+pub(crate) trait Queue: Send + fmt::Debug {
     /// Puts a message at the ready tail.
     fn send(&mut self, id: &str, body: &str);
 
@@ -112,64 +112,55 @@ impl Default for Box<dyn Queue> {
 /// A way a broker's queue behaves that the lesson's fake does not, by which a spec that
 /// passes on the fake can fail on the broker.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Property {
+pub(crate) struct Property {
     /// Stable, for reports and scripts: `requeue-at-head`.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// What the broker does, in a few words.
-    pub says: &'static str,
+    pub(crate) says: &'static str,
     /// What it means for a consumer written to the lesson.
-    pub means: &'static str,
+    pub(crate) means: &'static str,
 }
 
 /// `basic.nack` with requeue puts the message back at the head (classic queues).
-pub const REQUEUE_AT_HEAD: Property = Property {
+pub(crate) const REQUEUE_AT_HEAD: Property = Property {
     id: "requeue-at-head",
     says: "a message requeued by basic.nack goes back to the head of the queue, not behind the messages waiting",
     means: "a retried message is delivered again at once, ahead of the rest: one failing message blocks those behind it (head-of-line blocking), where the lesson's retry sends it to the tail",
 };
 
 /// A closed channel's deliveries come back at the head (quorum and classic queues).
-pub const RECOVER_AT_HEAD: Property = Property {
+pub(crate) const RECOVER_AT_HEAD: Property = Property {
     id: "recover-at-head",
     says: "the unacked deliveries of a closed channel come back at the head of the queue, not at its tail",
     means: "after a crash the messages in flight are delivered again first, where the lesson's recover puts them behind the messages waiting",
 };
 
 /// No delivery count, only a `redelivered` flag (classic queues).
-pub const NO_DELIVERY_COUNT: Property = Property {
+pub(crate) const NO_DELIVERY_COUNT: Property = Property {
     id: "no-delivery-count",
     says: "no delivery count: only the redelivered flag, so receive_count is 1 on a first delivery and 2 on every later one",
     means: "a consumer counting attempts from receive_count never sees it pass 2: the attempt budget and the poison check need a count the queue does not keep (a quorum queue's x-delivery-count, or a count of the consumer's own)",
 };
 
 /// A delivery count other than the lesson's.
-pub const DELIVERY_COUNT: Property = Property {
+pub(crate) const DELIVERY_COUNT: Property = Property {
     id: "delivery-count",
     says: "a delivery count that is not the number of deliveries the lesson's queue counts",
     means: "attempts counted from receive_count differ from the lesson's",
 };
 
 /// Any other order the broker hands messages out in.
-pub const ORDER: Property = Property {
+pub(crate) const ORDER: Property = Property {
     id: "delivery-order",
     says: "messages handed out in another order than the lesson's queue",
     means: "a consumer that relies on the lesson's order of delivery sees another",
 };
 
-/// Every property a broker's queue may depart by, in the order reports list them.
-pub const PROPERTIES: &[&Property] = &[
-    &REQUEUE_AT_HEAD,
-    &RECOVER_AT_HEAD,
-    &NO_DELIVERY_COUNT,
-    &DELIVERY_COUNT,
-    &ORDER,
-];
-
 /// One point where the broker's answer was not the fake's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerDeparture {
-    pub property: &'static Property,
+pub(crate) struct BrokerDeparture {
+    pub(crate) property: &'static Property,
     /// What the broker answered and what the fake would have, e.g. `queue.receive() handed
     /// out a (receive_count 2), where the lesson's queue hands out b`.
-    pub detail: String,
+    pub(crate) detail: String,
 }

@@ -32,16 +32,16 @@ use crate::amqp::{Connection, Error, QueueFlags};
 use crate::model::world::{QueueType, RabbitMq};
 
 /// Every queue dlqspec declares starts with this.
-pub const PREFIX: &str = "dlqspec.";
+pub(crate) const PREFIX: &str = "dlqspec.";
 
 /// How many worlds may be on one broker at once: the slots a world claims one of.
-pub const SLOTS: u32 = 64;
+pub(crate) const SLOTS: u32 = 64;
 
 /// The header each message carries its copy number in, by which dlqspec knows it again.
 const COPY_HEADER: &str = "x-dlqspec-copy";
 
 /// How long the broker may take to answer any one call.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A queue dlqspec left is deleted by the broker itself after this long unused, should no
 /// later run of dlqspec come to delete it.
@@ -57,7 +57,7 @@ fn queue_name(slot: u32) -> String {
 
 /// How the broker failed, as a person reads it: the address (never the password), what
 /// happened, and what to do.
-pub fn describe(rabbit: &RabbitMq, error: &Error) -> String {
+pub(crate) fn describe(rabbit: &RabbitMq, error: &Error) -> String {
     let fix = match error {
         Error::Unreachable(_) => {
             "; is RabbitMQ running there? Start one with `rabbitmq-server -detached`"
@@ -70,7 +70,7 @@ pub fn describe(rabbit: &RabbitMq, error: &Error) -> String {
 }
 
 /// Deletes the queues of every slot no world holds: those of a run that was killed.
-pub fn sweep(rabbit: &RabbitMq) -> Result<(), String> {
+pub(crate) fn sweep(rabbit: &RabbitMq) -> Result<(), String> {
     let fail = |error: Error| describe(rabbit, &error);
     let mut connection = Connection::open(&rabbit.address, TIMEOUT).map_err(fail)?;
     let mut channel = connection.open_channel().map_err(fail)?;
@@ -132,7 +132,7 @@ struct Copy {
 }
 
 /// The world's queue on RabbitMQ.
-pub struct RabbitQueue {
+pub(crate) struct RabbitQueue {
     rabbit: RabbitMq,
     connection: Option<Connection>,
     slot: u32,
@@ -154,7 +154,7 @@ impl std::fmt::Debug for RabbitQueue {
 
 impl RabbitQueue {
     /// Connects, claims a slot, and declares a fresh queue of the world's type in it.
-    pub fn open(rabbit: &RabbitMq) -> Result<RabbitQueue, String> {
+    pub(crate) fn open(rabbit: &RabbitMq) -> Result<RabbitQueue, String> {
         let fail = |error: Error| describe(rabbit, &error);
         let mut connection = Connection::open(&rabbit.address, TIMEOUT).map_err(fail)?;
         let mut channel = connection.open_channel().map_err(fail)?;
