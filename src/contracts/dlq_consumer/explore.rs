@@ -1220,10 +1220,19 @@ mod tests {
         let scenario = super::super::loading::load(&SourceFile::from_text("t.yaml", text.as_str()))
             .expect("loads");
         assert_eq!(case_of(&scenario).script, case.script);
-        assert!(matches!(
-            judge("dlq-consumer", text.clone(), &mut Builtin::new()),
-            Judged::Passed
-        ));
+        // The built-in runs it to the end: both calls dead-lettered, `a` when its call returns.
+        let (run, record) = probe(&case, &mut Builtin::new()).expect("loads");
+        assert!(matches!(run.outcome, Outcome::Passed), "{:?}", run.outcome);
+        let failed_at: Vec<u64> = record
+            .world
+            .journal()
+            .iter()
+            .filter_map(|happening| match happening {
+                Happening::Put { entry, .. } => entry.get("failed_at")?.as_u64(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(failed_at, [3, 3], "{text}");
     }
 
     #[test]
