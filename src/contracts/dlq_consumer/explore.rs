@@ -1225,12 +1225,9 @@ mod tests {
         assert!(matches!(run.outcome, Outcome::Passed), "{:?}", run.outcome);
         let failed_at: Vec<u64> = record
             .world
-            .journal()
+            .dlq()
             .iter()
-            .filter_map(|happening| match happening {
-                Happening::Put { entry, .. } => entry.get("failed_at")?.as_u64(),
-                _ => None,
-            })
+            .filter_map(|entry| entry.get("failed_at")?.as_u64())
             .collect();
         assert_eq!(failed_at, [3, 3], "{text}");
     }
