@@ -173,12 +173,11 @@ pub(crate) struct FaultSpec {
     pub(crate) nth: Option<Spanned<u32>>,
 }
 
-/// The world's effects a fault can crash: the closed list, for the schema (checking reads
-/// `EFFECT_CALLS`, which names the same calls).
+/// The world's effects a fault can crash: the closed list, for the schema and for checking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
 #[expect(
     dead_code,
-    reason = "a schema only: a fault's call is read as text, so that a wrong one is told in words"
+    reason = "a schema only: a fault's call is read as text and checked against `EFFECT_CALLS`, so that a wrong one is told in words"
 )]
 pub(crate) enum EffectCall {
     #[serde(rename = "queue.send")]
