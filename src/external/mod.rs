@@ -14,6 +14,7 @@ pub(crate) mod protocol;
 pub(crate) mod sandbox;
 pub(crate) mod shims_cache;
 pub(crate) mod smoke;
+pub(crate) mod supervisor;
 pub(crate) mod typescript;
 pub(crate) mod warm_request;
 pub(crate) mod zygote;

@@ -124,6 +124,7 @@ pub enum OutcomeKind {
 
 impl OutcomeKind {
     /// Its name in reports (`passed`, `spec_error`, ...), as it serializes.
+    #[cfg(test)]
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             OutcomeKind::Passed => "passed",
