@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::commands::cli::GradeArgs;
 use crate::contracts::builtin::Builtin;
-use crate::external::supervisor::{self, Exit, Report, Stderr};
+use crate::external::supervisor::{self, ChildReport, Exit, Stderr};
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
 use crate::report::progress::{DelayedBar, suspended};
@@ -731,9 +731,9 @@ fn grade_one(
     };
     row.took = started.elapsed();
     let (json_lines, report_problem) = match ran.report {
-        Report::Sent(file) => (Some(file), None),
-        Report::Nothing => (None, None),
-        Report::Unusable(why) => (None, Some(why)),
+        ChildReport::Sent(file) => (Some(file), None),
+        ChildReport::Nothing => (None, None),
+        ChildReport::Unusable(why) => (None, Some(why)),
     };
     let human = ran
         .output
@@ -851,7 +851,7 @@ fn run_within_budget(
         ]
         .map(OsString::from),
     );
-    supervisor::run(supervisor::Request {
+    supervisor::run(supervisor::ChildRequest {
         program,
         args: boxed(run, args),
         environment: child_environment(args, index),
@@ -939,7 +939,7 @@ fn draw_within(
     ]
     .map(OsString::from)
     .into();
-    let drawn = supervisor::run(supervisor::Request {
+    let drawn = supervisor::run(supervisor::ChildRequest {
         program,
         args: boxed(explain, args),
         environment: child_environment(args, index),

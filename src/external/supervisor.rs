@@ -52,7 +52,7 @@ pub(crate) fn child_budget(budget: Duration) -> Duration {
 
 /// One child to run: what to start, what it is told, and until when it may run.
 #[derive(Debug)]
-pub(crate) struct Request<'a> {
+pub(crate) struct ChildRequest<'a> {
     /// The program (grade's own `dlqspec`) and its arguments.
     pub(crate) program: &'a Path,
     pub(crate) args: Vec<OsString>,
@@ -86,7 +86,7 @@ pub(crate) struct Ended {
     /// Its stdout (and stderr, given `Stderr::WithStdout`), in an unnamed file, at its end.
     pub(crate) output: File,
     /// What came through its report pipe.
-    pub(crate) report: Report,
+    pub(crate) report: ChildReport,
 }
 
 /// How a child ended.
@@ -100,7 +100,7 @@ pub(crate) enum Exit {
 
 /// What a child sent through its report pipe.
 #[derive(Debug)]
-pub(crate) enum Report {
+pub(crate) enum ChildReport {
     /// Nothing: none was asked for, or it wrote none.
     Nothing,
     /// Its report, in an unnamed file, at its end.
@@ -113,7 +113,7 @@ pub(crate) enum Report {
 /// so that it ends its implementation's processes itself) and, after a grace time, its whole
 /// tree is killed. Whatever it started is gone when this returns. Why it could not run, when
 /// it could not start (or was lost track of).
-pub(crate) fn run(request: Request) -> Result<Ended, String> {
+pub(crate) fn run(request: ChildRequest) -> Result<Ended, String> {
     let output = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
     let report = match request.report {
         Some(limit) => Some(ReportPipe::open(limit)?),
@@ -122,7 +122,7 @@ pub(crate) fn run(request: Request) -> Result<Ended, String> {
     let exit = run_to_end(&request, report.as_ref().map(|pipe| &pipe.write), &output)?;
     let report = match report {
         Some(pipe) => pipe.received(),
-        None => Report::Nothing,
+        None => ChildReport::Nothing,
     };
     Ok(Ended {
         exit,
@@ -155,14 +155,14 @@ impl ReportPipe {
 
     /// What came through, once the child is over: its end of the pipe is closed here, and the
     /// pipe ends when every process that held it is gone.
-    fn received(self) -> Report {
+    fn received(self) -> ChildReport {
         drop(self.write);
         match self.drained.recv_timeout(REPORT_END) {
-            Ok(Ok(Some(report))) => Report::Sent(report),
-            Ok(Ok(None)) => Report::Nothing,
-            Ok(Err(why)) => Report::Unusable(why),
+            Ok(Ok(Some(report))) => ChildReport::Sent(report),
+            Ok(Ok(None)) => ChildReport::Nothing,
+            Ok(Err(why)) => ChildReport::Unusable(why),
             Err(_) => {
-                Report::Unusable("its report pipe stayed open after its run ended".to_owned())
+                ChildReport::Unusable("its report pipe stayed open after its run ended".to_owned())
             }
         }
     }
@@ -190,7 +190,7 @@ fn drain(mut pipe: impl Read, limit: u64) -> Result<Option<File>, String> {
     clippy::disallowed_methods,
     reason = "starts a process: grade runs `dlqspec run` itself, one child per submission (and a `dlqspec explain` per picture)"
 )]
-fn command(request: &Request) -> Command {
+fn command(request: &ChildRequest) -> Command {
     let mut command = Command::new(request.program);
     command.args(&request.args).stdin(Stdio::null());
     for (name, value) in &request.environment {
@@ -205,7 +205,7 @@ fn command(request: &Request) -> Command {
 /// Starts `request`'s child, in a process tree of its own, and waits for it until its
 /// deadline; `report` is handed to it as `REPORT_FD`, and the zygote's socket as `RUN_FD`.
 fn run_to_end(
-    request: &Request,
+    request: &ChildRequest,
     report: Option<&std::io::PipeWriter>,
     output: &File,
 ) -> Result<Exit, String> {
@@ -291,8 +291,8 @@ mod tests {
     use super::*;
 
     /// A request to run `script` in `sh`, with no deadline it could reach.
-    fn sh(script: &str) -> Request<'static> {
-        Request {
+    fn sh(script: &str) -> ChildRequest<'static> {
+        ChildRequest {
             program: Path::new("sh"),
             args: vec!["-c".into(), script.into()],
             environment: Vec::new(),
@@ -326,14 +326,14 @@ mod tests {
 
     #[test]
     fn a_child_that_ends_leaves_its_status_its_output_and_its_report() {
-        let ended = run(Request {
+        let ended = run(ChildRequest {
             report: Some(1 << 20),
             ..sh("printf '{}' >&3; echo out; echo err >&2; exit 2")
         })
         .unwrap();
         assert!(matches!(ended.exit, Exit::Exited(status) if status.code() == Some(2)));
         assert_eq!(text(ended.output), "out\nerr\n");
-        let Report::Sent(report) = ended.report else {
+        let ChildReport::Sent(report) = ended.report else {
             panic!("{:?}", ended.report);
         };
         assert_eq!(text(report), "{}");
@@ -341,7 +341,7 @@ mod tests {
 
     #[test]
     fn a_child_told_nothing_of_a_report_sends_none_and_its_stderr_can_be_dropped() {
-        let ended = run(Request {
+        let ended = run(ChildRequest {
             stderr: Stderr::Dropped,
             environment: vec![
                 ("DLQSPEC_SUPERVISED_SAYS".into(), Some("page".into())),
@@ -352,17 +352,17 @@ mod tests {
         .unwrap();
         assert!(matches!(ended.exit, Exit::Exited(status) if status.success()));
         assert_eq!(text(ended.output), "page\n");
-        assert!(matches!(ended.report, Report::Nothing));
+        assert!(matches!(ended.report, ChildReport::Nothing));
     }
 
     #[test]
     fn a_report_larger_than_its_limit_is_no_report() {
-        let ended = run(Request {
+        let ended = run(ChildRequest {
             report: Some(4),
             ..sh("printf 0123456789 >&3")
         })
         .unwrap();
-        let Report::Unusable(why) = ended.report else {
+        let ChildReport::Unusable(why) = ended.report else {
             panic!("{:?}", ended.report);
         };
         assert!(why.contains("larger than"), "{why}");
@@ -389,7 +389,7 @@ mod tests {
     fn a_child_past_its_deadline_is_stopped_with_everything_it_started() {
         // Its deadline is over before it starts, and it would wait forever, as would what it
         // started (if it started it before it was stopped).
-        let ended = run(Request {
+        let ended = run(ChildRequest {
             deadline: Instant::now(),
             ..sh("sleep 100102 & exec sleep 100102")
         })
@@ -403,7 +403,7 @@ mod tests {
 
     #[test]
     fn a_child_that_cannot_start_says_so() {
-        let error = run(Request {
+        let error = run(ChildRequest {
             program: Path::new("/nonexistent/dlqspec-supervised"),
             ..sh("")
         })

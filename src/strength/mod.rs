@@ -36,7 +36,7 @@ pub(crate) struct StrengthSettings {
 
 /// A suite's strength.
 #[derive(Debug)]
-pub(crate) struct Report {
+pub(crate) struct StrengthReport {
     /// Spec files found.
     pub(crate) specs: usize,
     /// Specs that judge nobody (they do not load, or the built-in does not pass them), with
@@ -69,7 +69,7 @@ pub(crate) struct MistakeVerdict {
     pub(crate) suggestion: Option<Finding>,
 }
 
-impl Report {
+impl StrengthReport {
     pub(crate) fn caught(&self) -> usize {
         self.contracts.iter().map(ContractStrength::caught).sum()
     }
@@ -89,13 +89,13 @@ impl ContractStrength {
 }
 
 /// Measures the specs under `settings.paths`.
-pub(crate) fn measure(settings: &StrengthSettings) -> Result<Report, DiscoverError> {
+pub(crate) fn measure(settings: &StrengthSettings) -> Result<StrengthReport, DiscoverError> {
     let config = RunConfig {
         paths: settings.paths.clone(),
         ..RunConfig::default()
     };
     let prepared = runner::prepare(&config)?;
-    let mut report = Report {
+    let mut report = StrengthReport {
         specs: prepared.len(),
         broken: Vec::new(),
         contracts: Vec::new(),

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use crate::report::render;
 use crate::report::sanitize;
 use crate::report::style::{Palette, paint};
-use crate::strength::Report;
+use crate::strength::StrengthReport;
 
 /// The report. `written` says where each suggested spec went, by mistake id, when `--output`
 /// was given; otherwise the specs are shown whole.
 pub(crate) fn strength(
-    report: &Report,
+    report: &StrengthReport,
     written: &[(String, PathBuf)],
     palette: &Palette,
 ) -> String {
