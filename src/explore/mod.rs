@@ -446,6 +446,51 @@ mod tests {
         );
     }
 
+    /// The mistakes only a call that takes time, or a subclass of a given error, shows: each is
+    /// found with seed 1 within the default budget, and shrunk to a spec whose handler keeps
+    /// what the mistake needs (`takes`, a subclass) and drops what it does not.
+    #[test]
+    fn a_mistake_only_a_slow_call_or_a_subclass_shows_is_found_and_shrunk_to_it() {
+        let contract = crate::contracts::find("dlq-consumer").expect("registered");
+        for (mistake, needed, needless) in [
+            ("failed-at-before-handler", "takes: ", "class: "),
+            ("subclass-blind", "class: ", "takes: "),
+            ("error-names-given-class", "class: ", "takes: "),
+        ] {
+            let mut mistaken = contract.mistaken(mistake).expect("a mistake");
+            let mut only = settings(DEFAULT_CASES);
+            only.seed = 1;
+            only.contracts = vec![contract];
+            let summary = search(&only, &mut mistaken, &mut Quiet);
+            let finding = summary
+                .finding
+                .unwrap_or_else(|| panic!("{mistake}: not found in {DEFAULT_CASES} cases"));
+            let handler: String = finding
+                .spec
+                .lines()
+                .skip_while(|line| *line != "handler:")
+                .take_while(|line| *line != "steps:")
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                handler.contains(needed) && !handler.contains(needless),
+                "{mistake}: the handler should name `{needed}` and not `{needless}`:\n{}",
+                finding.spec
+            );
+            let spec = loader::load(SourceFile::from_text("f.yaml", finding.spec.as_str()))
+                .expect("the spec loads");
+            let reference = spec.run(&mut Builtin::new(), RunMode::Check);
+            assert!(matches!(reference.outcome, Outcome::Passed), "{mistake}");
+            let mut again = contract.mistaken(mistake).expect("a mistake");
+            let replayed = spec.run(&mut again, RunMode::Check);
+            assert!(
+                matches!(replayed.outcome, Outcome::Mismatch(_)),
+                "{mistake}: {:?}",
+                replayed.outcome
+            );
+        }
+    }
+
     /// How many cases each classic mistake takes to be found, over several seeds: what the
     /// default budget is chosen from. `cargo test --release --lib detection -- --ignored --nocapture`
     #[test]

@@ -18,7 +18,12 @@ fn name_of(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or("")
 }
 
-/// `dlqspec explore --impl SOLUTION --seed 1 --output OUT`, with the default budget.
+/// The cases per contract every corpus search here runs: explore's default, given as
+/// `--cases`, so that what each search covers is a number of cases, never a time.
+const CASES: &str = "400";
+
+/// `dlqspec explore --impl SOLUTION --seed 1 --cases 400 --output OUT`: the default budget,
+/// counted in cases.
 fn explore(solution: &Path, out: &Path) -> Ran {
     ran(dlqspec()
         .env_remove("DLQSPEC_SHIMS")
@@ -28,6 +33,8 @@ fn explore(solution: &Path, out: &Path) -> Ran {
             &implementation(solution),
             "--seed",
             "1",
+            "--cases",
+            CASES,
         ])
         .arg("--output")
         .arg(out)
@@ -169,20 +176,103 @@ fn explore_each_broken(paths: &[PathBuf]) {
     );
 }
 
-#[test]
-fn explore_finds_nothing_in_any_correct_solution_within_the_same_budget() {
-    let mut paths = selected("tests/precision");
+/// The examples' solutions this run can run (the JavaScript ones need Node): correct ones.
+fn examples() -> Vec<PathBuf> {
     let node = node_tests();
-    for example in [
+    [
         "examples/python/solution.py",
         "examples/javascript/solution.mjs",
         "examples/commonjs/solution.js",
         "examples/typescript/solution.ts",
-    ] {
-        if node || example.ends_with(".py") {
-            paths.push(crate::common::root().join(example));
+    ]
+    .into_iter()
+    .filter(|example| node || example.ends_with(".py"))
+    .map(|example| crate::common::root().join(example))
+    .collect()
+}
+
+/// Broken solutions only a handler call that takes time (`takes`) or raises a subclass of a
+/// given error (`class`) shows, and what the spec explore shrinks each to must then script:
+/// the mistake's cause, and nothing the mistake does not need.
+const SLOW_OR_SUBCLASS: &[(&str, &str, &str)] = &[
+    ("dlq_failed_at_before_handler.ts", "takes: ", "class: "),
+    ("dlq_subclass_blind.py", "class: ", "takes: "),
+    ("dlq_subclass_by_name.js", "class: ", "takes: "),
+    ("dlq_error_names_given_class.mjs", "class: ", "takes: "),
+];
+
+#[test]
+fn explore_finds_a_slow_handler_call_or_a_subclass_and_shrinks_to_what_the_mistake_needs() {
+    let solutions: Vec<PathBuf> = SLOW_OR_SUBCLASS
+        .iter()
+        .map(|(name, ..)| crate::common::root().join("tests/solutions").join(name))
+        .filter(|path| selected("tests/solutions").contains(path))
+        .collect();
+    let out = tempfile::tempdir().expect("temp dir");
+    let found = two_at_a_time(&solutions, &|path: &PathBuf| {
+        let dir = out.path().join(name_of(path));
+        let explored = explore(path, &dir);
+        let spec = specs_in(&dir).into_iter().next();
+        // The spec fails on the solution it was found on, passes on the built-in and on every
+        // example (correct solutions, written apart from explore).
+        let verdicts = spec.as_ref().map(|spec| {
+            let mut on = vec![(implementation(path), 1)];
+            on.push(("builtin".to_owned(), 0));
+            on.extend(
+                examples()
+                    .iter()
+                    .map(|example| (implementation(example), 0)),
+            );
+            on.into_iter()
+                .map(|(target, wanted)| {
+                    let judged = ran(dlqspec()
+                        .env_remove("DLQSPEC_SHIMS")
+                        .args(["run", path_arg(spec), "--impl", &target])
+                        .output()
+                        .expect("dlqspec runs"));
+                    (target, wanted, judged)
+                })
+                .collect::<Vec<_>>()
+        });
+        (explored, spec, verdicts)
+    });
+    for (path, (explored, spec, verdicts)) in solutions.iter().zip(found) {
+        let name = name_of(path);
+        let (_, needed, needless) = SLOW_OR_SUBCLASS
+            .iter()
+            .find(|(solution, ..)| *solution == name)
+            .expect("listed");
+        assert_eq!(
+            explored.code, 1,
+            "{name}: explore found nothing in {CASES} cases\n{}{}",
+            explored.stdout, explored.stderr
+        );
+        let spec = spec.unwrap_or_else(|| panic!("{name}: no spec written\n{}", explored.stdout));
+        let text = std::fs::read_to_string(&spec).expect("the spec");
+        let handler: Vec<&str> = text
+            .lines()
+            .skip_while(|line| *line != "handler:")
+            .take_while(|line| *line != "steps:")
+            .collect();
+        assert!(
+            handler.iter().any(|line| line.contains(needed))
+                && !handler.iter().any(|line| line.contains(needless)),
+            "{name}: the shrunk spec's handler should script `{needed}` and no `{needless}`:\n{text}"
+        );
+        for (target, wanted, judged) in verdicts.expect("judged") {
+            assert_eq!(
+                judged.code, wanted,
+                "{name}: the spec explore wrote, run on {target}:\n{text}\n{}{}",
+                judged.stdout, judged.stderr
+            );
         }
     }
+}
+
+#[test]
+fn explore_finds_nothing_in_any_correct_solution_within_the_same_budget() {
+    let mut paths = selected("tests/precision");
+    paths.extend(examples());
     let out = tempfile::tempdir().expect("temp dir");
     let results = two_at_a_time(&paths, &|path: &PathBuf| {
         explore(path, &out.path().join(name_of(path)))
@@ -201,6 +291,18 @@ fn explore_finds_nothing_in_any_correct_solution_within_the_same_budget() {
             "{}",
             explored.stdout
         );
+        // Every case of the budget ran for each contract the solution provides, slow handler
+        // calls and subclasses among them: the budget is cases, so no machine is too slow to
+        // run them all.
+        for contract in ["dlq-consumer", "outcome-queue"] {
+            let skipped = explored.stdout.contains(&format!("skipped {contract}: "));
+            assert!(
+                skipped || explored.stdout.contains(&format!("{CASES} {contract}")),
+                "{}: not every case of {contract} ran\n{}",
+                implementation(path),
+                explored.stdout
+            );
+        }
     }
 }
 

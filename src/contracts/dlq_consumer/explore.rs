@@ -8,9 +8,10 @@
 //! built-in consumer's run (before or after a receive, a handler call, an ack, a retry, a put,
 //! a send, a removal), counted within its step, so it fires there; the next is placed in the
 //! run that follows from the first. Scripts are then cut to the handler calls the built-in
-//! made, and an `expect` after each call asks for every observation the rules pin (the DLQ,
-//! what is ready and in flight, handler calls, and at the end the trace of effects). Blessing
-//! fills them in.
+//! made, some of those calls raise a subclass of the given error or take time (drawn last, see
+//! `decorate`), and an `expect` after each call asks for every observation the rules pin (the
+//! DLQ, what is ready and in flight, handler calls, and at the end the trace of effects).
+//! Blessing fills them in.
 
 use std::collections::HashSet;
 
@@ -146,6 +147,22 @@ const MESSAGES: &[(usize, &str)] = &[
 /// Classes of unexpected errors: Python builtins, and names JavaScript lacks (the shims make
 /// them up), so `except Exception` and `instanceof Error` both see them.
 const CLASSES: &[&str] = &["TypeError", "KeyError", "ValueError", "RuntimeError"];
+
+/// Subclasses a `permanent` outcome may raise, and a `transient` one: a handler's own errors,
+/// as a real one raises `OutOfStockError(PermanentError)`. None is named after a given class or
+/// one of `CLASSES`, and no name extends both given errors, so each names one class in a spec.
+const PERMANENT_SUBCLASSES: &[&str] = &["OutOfStockError", "InvalidOrderError"];
+const TRANSIENT_SUBCLASSES: &[&str] = &["DbTimeoutError", "RateLimitedError"];
+
+/// How often, in a hundred, a `transient` or `permanent` call raises a subclass of its given
+/// error rather than the class itself: often enough that a consumer testing the class itself
+/// meets one in a few cases, seldom enough that most errors stay the lesson's own.
+const SUBCLASS_PERCENT: usize = 25;
+
+/// How often, in a hundred, a handler call takes time (`takes`), and how long: a database
+/// timeout returns late, which only a consumer reading the clock around the call sees.
+const TAKES_PERCENT: usize = 15;
+const TAKES: &[(usize, u64)] = &[(40, 1), (30, 3), (30, 7)];
 
 const INITIAL_IDS: [&str; 3] = ["a", "b", "c"];
 const LATER_IDS: [&str; 2] = ["d", "e"];
@@ -334,8 +351,36 @@ fn resolve((mut case, faults): (DlqCase, usize), rng: &mut Rng) -> Option<DlqCas
         return None;
     }
     case.trim_scripts(&record);
+    decorate(&mut case, rng);
     case.add_expectations();
     Some(case)
+}
+
+/// Gives some of the calls the built-in made a subclass of their given error, and some a time
+/// to take. Neither changes what the built-in does: a subclass is its given error to every
+/// `except` and `instanceof` of it, and no rule waits on the clock (only the times an entry
+/// and a delivery record move), so the crashes placed and the scripts cut stand. Drawn last,
+/// from the rest of the case's stream, they leave every other part of a case as it would be
+/// without them: a seed finds what it found before, and more.
+fn decorate(case: &mut DlqCase, rng: &mut Rng) {
+    for (_, calls) in &mut case.script {
+        for call in calls {
+            let subclasses = match &call.outcome {
+                ScriptedOutcome::Permanent(_) => PERMANENT_SUBCLASSES,
+                ScriptedOutcome::Transient(_) => TRANSIENT_SUBCLASSES,
+                _ => &[],
+            };
+            if let ScriptedOutcome::Transient(error) | ScriptedOutcome::Permanent(error) =
+                &mut call.outcome
+                && rng.chance(SUBCLASS_PERCENT)
+            {
+                error.subclass = Some((*rng.pick(subclasses)).into());
+            }
+            if rng.chance(TAKES_PERCENT) {
+                call.takes = rng.weighted(TAKES);
+            }
+        }
+    }
 }
 
 /// Runs the case's probe on the built-in, giving every script more outcomes while the
@@ -842,13 +887,21 @@ impl Case for DlqCase {
     }
 }
 
-/// Plainer outcomes to try in place of `call`: success, a permanent error for a crash, a
-/// transient error for an unexpected one, a short message, the given class for a subclass of
-/// it, an instant call for one that takes time.
+/// Plainer calls to try in place of `call`, each plainer in one way only, so that what the
+/// failure needs of the call stays and the rest goes: instant, or a single tick, for a call
+/// that takes time; success; a permanent error for a crash; a transient error for an
+/// unexpected one; the given class itself for a subclass of it; a short message.
 fn plainer_outcomes(call: &ScriptedCall) -> Vec<ScriptedCall> {
     let long = |message: &str| message.chars().count() > 1;
-    let mut plainer: Vec<ScriptedOutcome> = Vec::new();
+    let mut calls: Vec<ScriptedCall> = Vec::new();
     let outcome = &call.outcome;
+    if call.takes > 0 {
+        calls.push(ScriptedCall::taking(outcome.clone(), 0));
+    }
+    if call.takes > 1 {
+        calls.push(ScriptedCall::taking(outcome.clone(), 1));
+    }
+    let mut plainer: Vec<ScriptedOutcome> = Vec::new();
     if *outcome != ScriptedOutcome::Ok {
         plainer.push(ScriptedOutcome::Ok);
     }
@@ -863,7 +916,10 @@ fn plainer_outcomes(call: &ScriptedCall) -> Vec<ScriptedCall> {
                 plainer.push(same(GivenError::new(error.message.clone())));
             }
             if long(&error.message) {
-                plainer.push(same(GivenError::new("e")));
+                plainer.push(same(GivenError {
+                    message: "e".into(),
+                    subclass: error.subclass.clone(),
+                }));
             }
         }
         ScriptedOutcome::Error { message, class } => {
@@ -877,11 +933,11 @@ fn plainer_outcomes(call: &ScriptedCall) -> Vec<ScriptedCall> {
         }
         ScriptedOutcome::Ok => {}
     }
-    let mut calls: Vec<ScriptedCall> = Vec::new();
-    if call.takes > 0 {
-        calls.push(outcome.clone().into());
-    }
-    calls.extend(plainer.into_iter().map(ScriptedCall::from));
+    calls.extend(
+        plainer
+            .into_iter()
+            .map(|plainer| ScriptedCall::taking(plainer, call.takes)),
+    );
     calls
 }
 
@@ -953,6 +1009,7 @@ fn bodies(case: &DlqCase) -> Vec<String> {
 /// Every draw's crashes fire on the built-in, and its spec loads.
 #[cfg(test)]
 mod tests {
+    use super::super::handler::OUTCOME_WORDS;
     use super::*;
     use crate::explore::case::{Judged, judge};
     use crate::generate::variants;
@@ -1024,10 +1081,155 @@ mod tests {
                 "no outcome of kind {kind}"
             );
         }
+        // Subclasses of both given errors, and calls that take time, of every outcome.
+        let calls = || {
+            cases
+                .iter()
+                .flat_map(|c| c.script.iter().flat_map(|(_, o)| o))
+        };
+        for subclasses in [PERMANENT_SUBCLASSES, TRANSIENT_SUBCLASSES] {
+            for class in subclasses {
+                assert!(
+                    calls().any(|call| call.outcome.label() == *class),
+                    "no {class}"
+                );
+            }
+        }
+        for kind in OUTCOME_WORDS {
+            assert!(
+                calls().any(|call| call.takes > 0 && outcome_text(call).starts_with(kind)),
+                "no {kind} that takes time"
+            );
+        }
         // A send of an id the queue already had: it may be in the DLQ by then.
         assert!(any(&|c| c.steps.iter().any(
             |s| matches!(s, CaseStep::Send { id, .. } if c.messages.iter().any(|(m, _)| m == id))
         )));
+    }
+
+    #[test]
+    fn subclasses_and_times_are_drawn_last_and_change_nothing_else() {
+        let mut decorated = 0;
+        for number in 0..80 {
+            let case = generate(&mut Rng::for_case(5, "dlq-consumer", number));
+            let plain = DlqCase {
+                script: case
+                    .script
+                    .iter()
+                    .map(|(id, calls)| {
+                        let calls = calls.iter().map(|call| {
+                            let mut outcome = call.outcome.clone();
+                            if let ScriptedOutcome::Transient(error)
+                            | ScriptedOutcome::Permanent(error) = &mut outcome
+                            {
+                                error.subclass = None;
+                            }
+                            outcome.into()
+                        });
+                        (id.clone(), calls.collect())
+                    })
+                    .collect(),
+                ..case.clone()
+            };
+            decorated += usize::from(plain != case);
+            // The built-in makes the same effects with and without them: only times move.
+            let effects = |case: &DlqCase| {
+                let (_, record) = probe(case, &mut Builtin::new()).expect("loads");
+                let journal = record.world.journal();
+                journal.iter().filter_map(effect_call).collect::<Vec<_>>()
+            };
+            assert_eq!(effects(&plain), effects(&case), "{}", case.render(false));
+        }
+        assert!(decorated > 20, "only {decorated} of 80 cases decorated");
+    }
+
+    #[test]
+    fn a_plainer_call_is_plainer_in_one_way_and_keeps_the_rest() {
+        let out_of_stock = ScriptedCall::taking(
+            ScriptedOutcome::Permanent(GivenError::subclass("OutOfStockError", "no sku")),
+            7,
+        );
+        let written: Vec<String> = plainer_outcomes(&out_of_stock)
+            .iter()
+            .map(outcome_text)
+            .collect();
+        assert_eq!(
+            written,
+            [
+                "permanent: {message: no sku, class: OutOfStockError}",
+                "permanent: {message: no sku, class: OutOfStockError, takes: 1}",
+                "ok: {takes: 7}",
+                "permanent: {message: no sku, takes: 7}",
+                "permanent: {message: e, class: OutOfStockError, takes: 7}",
+            ]
+        );
+        let key_error = ScriptedCall::from(ScriptedOutcome::Error {
+            class: "KeyError".into(),
+            message: "sku".into(),
+        });
+        let written: Vec<String> = plainer_outcomes(&key_error)
+            .iter()
+            .map(outcome_text)
+            .collect();
+        assert_eq!(
+            written,
+            [
+                "ok",
+                "transient: sku",
+                "error: {class: KeyError, message: e}"
+            ]
+        );
+        assert_eq!(plainer_outcomes(&ScriptedOutcome::Ok.into()), []);
+    }
+
+    #[test]
+    fn a_case_with_subclasses_and_times_writes_a_spec_that_reads_them_back() {
+        let case = DlqCase {
+            max_attempts: Some(1),
+            messages: vec![("a".into(), "body-a".into()), ("b".into(), "body-b".into())],
+            script: vec![
+                (
+                    "a".into(),
+                    vec![ScriptedCall::taking(
+                        ScriptedOutcome::Transient(GivenError::subclass(
+                            "DbTimeoutError",
+                            "db timeout",
+                        )),
+                        3,
+                    )],
+                ),
+                (
+                    "b".into(),
+                    vec![
+                        ScriptedOutcome::Permanent(GivenError::subclass("OutOfStockError", ""))
+                            .into(),
+                    ],
+                ),
+            ],
+            steps: vec![
+                CaseStep::Process,
+                CaseStep::Process,
+                CaseStep::Expect(Keys::ALL),
+            ],
+        };
+        let text = variants::draft("dlq-consumer", &case);
+        assert!(
+            text.contains("  a: [transient: {message: db timeout, class: DbTimeoutError, takes: 3}]\n  b: [permanent: {message: \"\", class: OutOfStockError}]\n"),
+            "{text}"
+        );
+        let scenario = super::super::loading::load(&SourceFile::from_text("t.yaml", text.as_str()))
+            .expect("loads");
+        assert_eq!(case_of(&scenario).script, case.script);
+        // The built-in runs it to the end: both calls dead-lettered, `a` when its call returns.
+        let (run, record) = probe(&case, &mut Builtin::new()).expect("loads");
+        assert!(matches!(run.outcome, Outcome::Passed), "{:?}", run.outcome);
+        let failed_at: Vec<u64> = record
+            .world
+            .dlq()
+            .iter()
+            .filter_map(|entry| entry.get("failed_at")?.as_u64())
+            .collect();
+        assert_eq!(failed_at, [3, 3], "{text}");
     }
 
     #[test]
