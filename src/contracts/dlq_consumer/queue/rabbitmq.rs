@@ -539,22 +539,21 @@ impl RabbitQueue {
             let Some(connection) = self.live() else {
                 return;
             };
-            let delivery =
-                match connection
-                    .get(channel, &name)
-                    .and_then(|delivery| match delivery {
-                        Some(delivery) => connection
-                            .ack(channel, delivery.tag)
-                            .map(|()| Some(delivery)),
-                        None => Ok(None),
-                    }) {
-                    Ok(Some(delivery)) => delivery,
-                    Ok(None) => return,
-                    Err(error) => {
-                        self.broke(&error);
-                        return;
-                    }
+            let taken = connection.get(channel, &name).and_then(|delivery| {
+                let Some(delivery) = delivery else {
+                    return Ok(None);
                 };
+                connection.ack(channel, delivery.tag)?;
+                Ok(Some(delivery))
+            });
+            let delivery = match taken {
+                Ok(Some(delivery)) => delivery,
+                Ok(None) => return,
+                Err(error) => {
+                    self.broke(&error);
+                    return;
+                }
+            };
             let Some(copy) = copy_of(&delivery.properties).filter(|c| self.copies.contains_key(c))
             else {
                 self.broke(&Error::Malformed(format!(
