@@ -2,38 +2,21 @@
 //! `dlqspec run` in a process of its own within a wall-clock budget, and write a report per
 //! submission and a summary; or merge the output folders of shards into one summary.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::commands::cli::GradeArgs;
 use crate::contracts::builtin::Builtin;
+use crate::external::supervisor::{self, Exit, Report, Stderr};
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
 use crate::report::progress::{DelayedBar, suspended};
 use crate::report::{Palette, grade_summary, sanitize};
 use crate::run::grading::{self, Graded, Status, SuiteSpec};
-
-/// How long a stopped run may take to end its implementation's processes before it is killed.
-const STOP_GRACE: Duration = Duration::from_secs(5);
-
-/// The most of a submission's budget kept back from its run's own (`run --budget`): the run
-/// stops itself that much before grade would stop it, with the time to end its implementation
-/// and write its report. A quarter of the budget when that is less.
-const RUN_MARGIN: Duration = Duration::from_secs(10);
-
-/// The budget a submission's run is given: `budget` less the margin. The run stops itself at
-/// it and reports the specs it finished; grade's own stop at `budget` is the backstop, and a
-/// run it stops is trusted in nothing.
-fn run_budget(budget: Duration) -> Duration {
-    budget - (budget / 4).min(RUN_MARGIN)
-}
-
-/// How often a running submission is checked on.
-const POLL: Duration = Duration::from_millis(20);
 
 /// The most of a picture (`dlqspec explain --format html`) kept: one is a few hundred KiB at
 /// most, since its rows are capped; a larger one is not dlqspec's.
@@ -41,14 +24,6 @@ const MAX_PICTURE_BYTES: u64 = 8 << 20;
 
 /// The most of a run's human report kept in `NAME.txt`.
 const MAX_TEXT_REPORT_BYTES: u64 = 16 << 20;
-
-/// The descriptor a run's JSON-lines report comes back through: a pipe only `grade` and that
-/// run hold (the run seals it from its implementation, `crate::external::seal`).
-const REPORT_FD: i32 = 3;
-
-/// How long the report's pipe may stay open once its run and everything it started are
-/// gone: a hang-guard only, nothing is left to hold it.
-const REPORT_END: Duration = Duration::from_secs(10);
 
 pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
@@ -145,7 +120,7 @@ pub fn grade(mut args: GradeArgs, palette: Palette) -> i32 {
         );
     }
     let zygote = warm_python(&args, &chosen);
-    let handed = zygote.as_ref().map(crate::external::zygote::Zygote::handed);
+    let handed = zygote.as_ref().map(crate::external::zygote::Zygote::socket);
     let next = AtomicUsize::new(0);
     let mut graded: Vec<(usize, (Graded, Option<Reports>))> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -291,38 +266,14 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
     if args.cold || args.limits.sandbox != crate::commands::cli::SandboxChoice::On {
         return None;
     }
-    let launch = chosen.iter().find_map(|&i| {
-        let entry = crate::external::entry::entry_file(&args.submissions[i]).ok()?;
-        let value = crate::external::entry::implementation(&entry);
-        let python = args.python.as_ref().map(|path| path.display().to_string());
-        let env = |name: &str| match (name, &python) {
-            ("DLQSPEC_PYTHON", Some(python)) => Some(python.clone()),
-            _ => std::env::var(name).ok(),
-        };
-        match crate::external::launch::parse_with(&value, &env) {
-            Ok(crate::external::launch::Target::External(launch))
-                if launch.language == "python" =>
-            {
-                Some(launch)
-            }
-            _ => None,
-        }
-    })?;
-    // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
-    let started = match launch.args.as_slice() {
-        // The runs' boxes, which the zygote makes its children's in, need their folder.
-        [shim, _] => match &args.boxes {
-            Some(_) => crate::external::zygote::Zygote::start(
-                &launch.program,
-                Path::new(shim),
-                args.limits.processes.0,
-            ),
-            None => Err("no folder could be made for the boxes".to_owned()),
-        },
-        _ => Err("DLQSPEC_PYTHON has words after the interpreter".to_owned()),
-    };
+    let started = crate::external::zygote::for_class(
+        chosen.iter().map(|&i| args.submissions[i].as_path()),
+        args.python.as_deref(),
+        args.boxes.is_some(),
+        args.limits.processes.0,
+    );
     match started {
-        Ok(zygote) => Some(zygote),
+        Ok(zygote) => zygote,
         Err(why) => {
             let _ = writeln!(
                 crate::report::sanitize::stderr(),
@@ -754,7 +705,7 @@ fn grade_one(
     name: &str,
     suite: &[SuiteSpec],
     index: usize,
-    zygote: Option<&(i32, String)>,
+    zygote: Option<&crate::external::zygote::Socket>,
 ) -> (Graded, Option<Reports>) {
     let started = Instant::now();
     let mut row = not_run_row(submission, name, suite);
@@ -775,16 +726,21 @@ fn grade_one(
         }
     };
     row.took = started.elapsed();
+    let (json_lines, report_problem) = match ran.report {
+        Report::Sent(file) => (Some(file), None),
+        Report::Nothing => (None, None),
+        Report::Unusable(why) => (None, Some(why)),
+    };
     let human = ran
-        .human
+        .output
         .try_clone()
         .and_then(|file| read_held(file, MAX_TEXT_REPORT_BYTES))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default();
     // Only a run that ended as dlqspec ends has a verdict: one killed early (by its budget,
     // or by the submission it ran) counts for nothing, whatever its pipe carried.
-    let trusted = matches!(ran.ended, Some(status) if matches!(status.code(), Some(0..=2)));
-    let report = match (&ran.json_lines, trusted) {
+    let trusted = matches!(ran.exit, Exit::Exited(status) if matches!(status.code(), Some(0..=2)));
+    let report = match (&json_lines, trusted) {
         (Some(file), true) => file
             .try_clone()
             .and_then(|file| read_held(file, grading::MAX_REPORT_BYTES))
@@ -799,15 +755,15 @@ fn grade_one(
     row.failed = tally.failed;
     row.rules = tally.rules;
     row.specs = tally.specs;
-    match ran.ended {
-        None => {
+    match ran.exit {
+        Exit::Stopped => {
             row.status = Status::Timeout;
             row.note = format!(
                 "stopped after its budget of {}s (--budget); its run did not stop itself, so nothing of it counts",
                 args.budget.as_secs_f64()
             );
         }
-        Some(status) => match status.code() {
+        Exit::Exited(status) => match status.code() {
             // The run stopped itself at its budget: the specs it finished keep their verdicts.
             Some(0..=2) if tally.finished && tally.not_run_budget > 0 => {
                 row.status = Status::Timeout;
@@ -825,7 +781,7 @@ fn grade_one(
                 row.note = tally
                     .first_error
                     .or_else(|| last_error_line(&human))
-                    .or_else(|| ran.report_problem.clone())
+                    .or_else(|| report_problem.clone())
                     .unwrap_or_else(|| "no spec could run".to_owned());
             }
             _ => {
@@ -853,150 +809,84 @@ fn grade_one(
         Vec::new()
     };
     let reports = Reports {
-        human: ran.human,
+        human: ran.output,
         // The report of a run that did not end as dlqspec ends is no verdict: not scored, and
         // not published beside the scores either.
-        json_lines: ran.json_lines.filter(|_| trusted),
+        json_lines: json_lines.filter(|_| trusted),
         pictures,
     };
     (row, Some(reports))
 }
 
-/// How a run ended and what it sent back.
-struct Ran {
-    /// Its exit status, or `None` when it went past the budget and was stopped.
-    ended: Option<ExitStatus>,
-    /// Its stdout and stderr.
-    human: File,
-    /// What came through its report pipe, if anything did.
-    json_lines: Option<File>,
-    /// Why its report pipe gave nothing usable, when it did not.
-    report_problem: Option<String>,
-}
-
-/// Runs `dlqspec run` on one entry file, within the budget (past it the run is stopped:
-/// SIGTERM, so that it ends its implementation's processes; then its whole tree is killed).
-/// Its human report goes to an unnamed file, its JSON-lines report through a pipe: nothing
-/// of it is at a path a submission could write.
+/// Runs `dlqspec run` on one entry file, within the budget (past it the run is stopped, and
+/// whatever it started with it). Its human report goes to an unnamed file, its JSON-lines
+/// report through a pipe: nothing of it is at a path a submission could write.
 fn run_within_budget(
     program: &Path,
     args: &GradeArgs,
     entry: &Path,
     index: usize,
-    zygote: Option<&(i32, String)>,
-) -> Result<Ran, String> {
-    let human = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
-    let (pipe_out, pipe_in) = report_pipe().map_err(|e| format!("no pipe for its report: {e}"))?;
-    let (done, received) = std::sync::mpsc::channel();
-    std::thread::Builder::new()
-        .name("dlqspec-grade-report".into())
-        .spawn(move || {
-            let _ = done.send(drain_report(File::from(pipe_out)));
-        })
-        .map_err(|e| format!("no thread to read its report: {e}"))?;
-    let mut command = dlqspec_child(program, args, index);
-    command
-        .arg("run")
-        .args(&args.specs)
-        .args(["--impl", &crate::external::entry::implementation(entry)])
-        .args(["--format", "json", "--output"])
-        .arg(format!("/proc/self/fd/{REPORT_FD}"))
-        // Its human report is the submission's NAME.txt, which its student may read.
-        .arg("--conceal-hidden")
-        .args([
+    zygote: Option<&crate::external::zygote::Socket>,
+) -> Result<supervisor::Ended, String> {
+    let mut run: Vec<OsString> = vec!["run".into()];
+    run.extend(args.specs.iter().map(|spec| spec.into()));
+    run.extend(
+        [
+            "--impl",
+            &crate::external::entry::implementation(entry),
+            "--format",
+            "json",
+            "--output",
+            &supervisor::report_path(),
+            // Its human report is the submission's NAME.txt, which its student may read.
+            "--conceal-hidden",
             "--budget",
-            &run_budget(args.budget).as_secs_f64().to_string(),
-        ]);
-    boxing(&mut command, args);
-    let ended = run_to_end(
-        command,
-        Some(pipe_in),
+            &supervisor::child_budget(args.budget)
+                .as_secs_f64()
+                .to_string(),
+        ]
+        .map(OsString::from),
+    );
+    supervisor::run(supervisor::Request {
+        program,
+        args: boxed(run, args),
+        environment: child_environment(args, index),
+        deadline: Instant::now() + args.budget,
+        stderr: Stderr::WithStdout,
+        report: Some(grading::MAX_REPORT_BYTES),
         zygote,
-        human.try_clone().map_err(|e| e.to_string())?,
-        human.try_clone().map_err(|e| e.to_string())?,
-        Instant::now() + args.budget,
-    )?;
-    let (json_lines, report_problem) = match received.recv_timeout(REPORT_END) {
-        Ok(Ok(json_lines)) => (json_lines, None),
-        Ok(Err(why)) => (None, Some(why)),
-        Err(_) => (
-            None,
-            Some("its report pipe stayed open after its run ended".to_owned()),
-        ),
-    };
-    Ok(Ran {
-        ended,
-        human,
-        json_lines,
-        report_problem,
     })
 }
 
-/// A pipe whose both ends close on exec: the run's end is given to it as `REPORT_FD` alone.
-fn report_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills the two descriptors of the array it is given.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both were just opened, and are owned here only.
-    Ok(unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    })
-}
-
-/// Reads a run's report to the end of its pipe into an unnamed file, keeping at most
-/// `MAX_REPORT_BYTES` (the rest is read and dropped, so the run never blocks); `None` when
-/// nothing came. A report larger than that is no verdict.
-fn drain_report(mut pipe: File) -> Result<Option<File>, String> {
-    let mut kept = tempfile::tempfile().map_err(|e| format!("no temporary file: {e}"))?;
-    let copied = std::io::copy(&mut (&mut pipe).take(grading::MAX_REPORT_BYTES), &mut kept)
-        .map_err(|e| format!("cannot read its report: {e}"))?;
-    let rest = std::io::copy(&mut pipe, &mut std::io::sink()).unwrap_or(0);
-    if rest > 0 {
-        return Err(format!(
-            "its report is larger than the {} MiB read back",
-            grading::MAX_REPORT_BYTES >> 20
-        ));
-    }
-    Ok((copied > 0).then_some(kept))
-}
-
-/// A `dlqspec` child for the `index`-th submission: its box's uid, its interpreter, no stdin,
-/// no CI context.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "starts a process: grade runs `dlqspec run` itself, one child per submission"
-)]
-fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
-    let mut command = Command::new(program);
+/// What a `dlqspec` child for the `index`-th submission is told in its environment besides
+/// grade's own: its box's uid, its interpreter, the folder of the boxes, the world, its
+/// submission; no CI context.
+fn child_environment(args: &GradeArgs, index: usize) -> Vec<(OsString, Option<OsString>)> {
+    let mut environment: Vec<(OsString, Option<OsString>)> = Vec::new();
     if let Some(python) = &args.python {
-        command.env("DLQSPEC_PYTHON", python);
+        environment.push(("DLQSPEC_PYTHON".into(), Some(python.into())));
     }
     if let Some(boxes) = &args.boxes {
-        command.env("TMPDIR", boxes);
+        environment.push(("TMPDIR".into(), Some(boxes.into())));
     }
     // In the environment, not the command line, which any user of the machine can read: the
     // address may hold a password. The implementation's box never inherits it.
-    match &args.world {
-        Some(world) => command.env(super::world::VARIABLE, world),
-        None => command.env_remove(super::world::VARIABLE),
-    };
-    command
-        // As root, each submission's box runs it as a uid of its own: one submission cannot
-        // touch another's processes or files even through what the box lets both reach.
-        .env(
-            crate::external::sandbox::UID_VARIABLE,
+    environment.push((
+        super::world::VARIABLE.into(),
+        args.world.as_ref().map(OsString::from),
+    ));
+    // As root, each submission's box runs it as a uid of its own: one submission cannot touch
+    // another's processes or files even through what the box lets both reach.
+    environment.push((
+        crate::external::sandbox::UID_VARIABLE.into(),
+        Some(
             (crate::external::sandbox::GRADE_FIRST_UID as usize
                 + index % crate::external::sandbox::GRADE_UIDS as usize)
-                .to_string(),
-        )
-        .env_remove("GITHUB_ACTIONS")
-        .stdin(Stdio::null());
+                .to_string()
+                .into(),
+        ),
+    ));
+    environment.push(("GITHUB_ACTIONS".into(), None));
     // Its box shows the submission alone: a lone file of a class folder without the files of
     // its classmates beside it.
     if let Some(submission) = args
@@ -1004,17 +894,20 @@ fn dlqspec_child(program: &Path, args: &GradeArgs, index: usize) -> Command {
         .get(index)
         .and_then(|submission| std::path::absolute(submission).ok())
     {
-        command.env(crate::external::sandbox::SUBMISSION_VARIABLE, submission);
+        environment.push((
+            crate::external::sandbox::SUBMISSION_VARIABLE.into(),
+            Some(submission.into()),
+        ));
     }
-    command
+    environment
 }
 
-/// The options every child hands on to its implementation's box: the same limits for the
-/// run and for each picture.
-fn boxing(command: &mut Command, args: &GradeArgs) {
-    command
-        .args(["--color", "never"])
-        .args(args.limits.to_args());
+/// A child's arguments with the options every child hands on to its implementation's box:
+/// the same limits for the run and for each picture.
+fn boxed(mut child_args: Vec<OsString>, args: &GradeArgs) -> Vec<OsString> {
+    child_args.extend(["--color", "never"].map(OsString::from));
+    child_args.extend(args.limits.to_args().into_iter().map(OsString::from));
+    child_args
 }
 
 /// The picture of `spec` for one submission, by `dlqspec explain --format html` on its entry
@@ -1032,112 +925,31 @@ fn draw_within(
     if Instant::now() >= deadline {
         return None;
     }
-    let page = tempfile::tempfile().ok()?;
-    let mut command = dlqspec_child(program, args, index);
-    command
-        .arg("explain")
-        .arg(spec)
-        .args(["--impl", &crate::external::entry::implementation(entry)])
-        .args(["--format", "html"]);
-    boxing(&mut command, args);
-    let ended = run_to_end(
-        command,
-        None,
-        None,
-        page.try_clone().ok()?,
-        tempfile::tempfile().ok()?,
+    let explain: Vec<OsString> = [
+        "explain",
+        spec,
+        "--impl",
+        &crate::external::entry::implementation(entry),
+        "--format",
+        "html",
+    ]
+    .map(OsString::from)
+    .into();
+    let drawn = supervisor::run(supervisor::Request {
+        program,
+        args: boxed(explain, args),
+        environment: child_environment(args, index),
         deadline,
-    )
-    .ok()??;
+        stderr: Stderr::Dropped,
+        report: None,
+        zygote: None,
+    })
+    .ok()?;
     // 1 is a failing scenario, which is why it is drawn; anything else is no picture (a pass
     // this time would be the picture of another run than the one graded).
-    let drawn = ended.code() == Some(1);
-    let written = page.metadata().is_ok_and(|meta| meta.len() > 0);
-    (drawn && written).then_some(page)
-}
-
-/// Starts a child, in a process tree of its own, and waits for it until `deadline`; a run's
-/// report pipe is given to it as `REPORT_FD`.
-fn run_to_end(
-    mut command: Command,
-    report: Option<std::os::fd::OwnedFd>,
-    zygote: Option<&(i32, String)>,
-    out: File,
-    err: File,
-    deadline: Instant,
-) -> Result<Option<ExitStatus>, String> {
-    use std::os::fd::AsRawFd;
-    command.stdout(out).stderr(err);
-    let zygote_fd = zygote.map(|(fd, _)| *fd);
-    if let Some((_, value)) = zygote {
-        command.env(crate::external::zygote::ZYGOTE_VARIABLE, value);
-    }
-    // The zygote's socket goes with a run's report pipe (a picture's `explain` gets neither).
-    let handed = match &report {
-        Some(report) => {
-            let mut handed = vec![(report.as_raw_fd(), REPORT_FD)];
-            handed.extend(zygote_fd.map(|fd| (fd, crate::external::zygote::RUN_FD)));
-            Some(
-                crate::external::descriptors::hand(&mut command, &handed)
-                    .map_err(|e| format!("cannot hand its report pipe over: {e}"))?,
-            )
-        }
-        None => None,
-    };
-    // Started as implementations are (`children`): its own group and tree, dying with grade,
-    // so that nothing a submission started outlives its grading. Its own limits are the run's.
-    let spawned = crate::external::children::spawn(
-        &mut command,
-        &crate::external::limits::Limits::unlimited(),
-    );
-    // Grade's end of the pipe for writing goes now: the pipe ends when the run's does.
-    drop((handed, report));
-    let (mut child, guard) = spawned.map_err(|e| {
-        format!(
-            "cannot start {}: {e}",
-            Path::new(command.get_program()).display()
-        )
-    })?;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                crate::external::children::end(&mut child, true, guard.tree());
-                return Ok(Some(status));
-            }
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
-            Ok(None) => {
-                let reaped = stop(&mut child);
-                crate::external::children::end(&mut child, reaped, guard.tree());
-                return Ok(None);
-            }
-            Err(error) => {
-                crate::external::children::end(&mut child, false, guard.tree());
-                return Err(format!("lost track of its run: {error}"));
-            }
-        }
-    }
-}
-
-/// Asks a run to stop, so that it ends its implementation's processes itself; whether it did
-/// within the grace time (and was reaped). What is left is for `children::end`.
-fn stop(child: &mut Child) -> bool {
-    #[cfg(unix)]
-    {
-        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-            // SAFETY: kill(2) with the pid of a child this process has not yet reaped.
-            unsafe {
-                libc::kill(pid, libc::SIGTERM);
-            }
-        }
-        let until = Instant::now() + STOP_GRACE;
-        while Instant::now() < until {
-            if let Ok(Some(_)) = child.try_wait() {
-                return true;
-            }
-            std::thread::sleep(POLL);
-        }
-    }
-    false
+    let failed = matches!(drawn.exit, Exit::Exited(status) if status.code() == Some(1));
+    let written = drawn.output.metadata().is_ok_and(|meta| meta.len() > 0);
+    (failed && written).then_some(drawn.output)
 }
 
 /// The last `error:` line of a run's human report, for a submission no spec ran of.

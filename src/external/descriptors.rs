@@ -67,17 +67,9 @@ mod tests {
     use std::io::Read;
     use std::os::fd::AsRawFd;
 
-    fn pipe() -> (std::fs::File, OwnedFd) {
-        let mut fds = [0; 2];
-        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-        // SAFETY: pipe2 just opened both.
-        unsafe {
-            (
-                std::fs::File::from_raw_fd(fds[0]),
-                OwnedFd::from_raw_fd(fds[1]),
-            )
-        }
+    fn pipe() -> (std::io::PipeReader, OwnedFd) {
+        let (read, write) = std::io::pipe().unwrap();
+        (read, write.into())
     }
 
     /// A copy of `fd` at a free number of at least `from`, owned by the test.
@@ -89,7 +81,7 @@ mod tests {
         unsafe { OwnedFd::from_raw_fd(copy) }
     }
 
-    fn read_all(mut file: std::fs::File) -> String {
+    fn read_all(mut file: std::io::PipeReader) -> String {
         let mut text = String::new();
         file.read_to_string(&mut text).unwrap();
         text

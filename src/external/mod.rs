@@ -14,6 +14,7 @@ pub mod sandbox;
 pub mod seal;
 pub mod shims_cache;
 pub mod smoke;
+pub mod supervisor;
 pub mod typescript;
 pub mod warm_request;
 pub mod zygote;

@@ -53,18 +53,16 @@ impl Offered {
 /// `None` where no channel is offered (off Unix): stdout carries the protocol there.
 #[cfg(unix)]
 pub fn offer(command: &mut Command) -> io::Result<Option<Offered>> {
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::fd::AsRawFd;
 
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: pipe2 just opened both, and nothing else owns them.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // Both ends close on exec: the child gets its end as fd 3 alone.
+    let (read, write) = io::pipe()?;
     let write = super::descriptors::hand(command, &[(write.as_raw_fd(), CHANNEL_FD)])?;
     command.env(CHANNEL_VARIABLE, CHANNEL_FD.to_string());
-    Ok(Some(Offered { read, write }))
+    Ok(Some(Offered {
+        read: read.into(),
+        write,
+    }))
 }
 
 #[cfg(not(unix))]

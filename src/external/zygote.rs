@@ -208,12 +208,70 @@ impl Zygote {
         }
     }
 
-    /// The descriptor to hand each run as `RUN_FD`, and the value of `ZYGOTE_VARIABLE`.
-    pub fn handed(&self) -> (RawFd, String) {
-        (
-            self.control.as_raw_fd(),
-            format!("{RUN_FD}:{}", self.program.display()),
-        )
+    /// What each run is handed of the zygote: its socket and the value that names it.
+    pub fn socket(&self) -> Socket {
+        Socket {
+            fd: self.control.as_raw_fd(),
+            variable: format!("{RUN_FD}:{}", self.program.display()),
+        }
+    }
+}
+
+/// The zygote as each run is handed it: the descriptor its run gets as `RUN_FD`, and the value
+/// of `ZYGOTE_VARIABLE` that tells it so. Valid while the `Zygote` it came from lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Socket {
+    fd: RawFd,
+    variable: String,
+}
+
+impl Socket {
+    /// grade's end of the socket, which a run is handed a copy of as `RUN_FD`.
+    pub fn fd(&self) -> RawFd {
+        self.fd
+    }
+
+    /// The value of `ZYGOTE_VARIABLE` in a run's environment.
+    pub fn variable(&self) -> &str {
+        &self.variable
+    }
+}
+
+/// The zygote that starts a class's Python submissions warm: started for the interpreter the
+/// first Python submission among `submissions` launches with (`python`, grade's
+/// `DLQSPEC_PYTHON`, before the environment's), with at most `processes` processes besides
+/// the boxes, when `boxes` (the runs' boxes have their folder). `Ok(None)` when no submission
+/// is Python's; why not, when it cannot start (then every submission starts cold).
+pub fn for_class<'a>(
+    submissions: impl IntoIterator<Item = &'a Path>,
+    python: Option<&Path>,
+    boxes: bool,
+    processes: Option<u64>,
+) -> Result<Option<Zygote>, String> {
+    let python = python.map(|path| path.display().to_string());
+    let env = |name: &str| match (name, &python) {
+        ("DLQSPEC_PYTHON", Some(python)) => Some(python.clone()),
+        _ => std::env::var(name).ok(),
+    };
+    let launch = submissions.into_iter().find_map(|submission| {
+        let entry = super::entry::entry_file(submission).ok()?;
+        let value = super::entry::implementation(&entry);
+        match super::launch::parse_with(&value, &env) {
+            Ok(super::launch::Target::External(launch)) if launch.language == "python" => {
+                Some(launch)
+            }
+            _ => None,
+        }
+    });
+    let Some(launch) = launch else {
+        return Ok(None);
+    };
+    // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
+    match launch.args.as_slice() {
+        // The runs' boxes, which the zygote makes its children's in, need their folder.
+        [shim, _] if boxes => Zygote::start(&launch.program, Path::new(shim), processes).map(Some),
+        [_, _] => Err("no folder could be made for the boxes".to_owned()),
+        _ => Err("DLQSPEC_PYTHON has words after the interpreter".to_owned()),
     }
 }
 

@@ -9,7 +9,7 @@ use super::render::number;
 use super::sanitize;
 use crate::run::grade_record::{
     AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
-    RuleShare, SpecChange, SpecVerdictRecord, StandingRecord, SummaryFile,
+    RuleShare, SpecChange, SpecOutcome, SpecVerdictRecord, StandingRecord, SummaryFile,
 };
 use crate::run::grading::{
     About, Graded, Regrade, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Standing, Status,
@@ -40,8 +40,8 @@ fn change(before: &Standing, after: &Standing) -> String {
 }
 
 /// A spec's outcome in one grading, or `none` when it was not in that grading's suite.
-fn outcome(outcome: &Option<String>) -> &str {
-    outcome.as_deref().unwrap_or("none")
+fn outcome(outcome: &Option<SpecOutcome>) -> &'static str {
+    outcome.map_or("none", SpecOutcome::as_str)
 }
 
 fn standing(row: &Graded) -> Standing {
@@ -142,8 +142,8 @@ fn against_record(rows: &[Graded], against: &Against) -> AgainstRecord {
                         .iter()
                         .map(|(path, was, is)| SpecChange {
                             spec: path.clone(),
-                            before: was.clone(),
-                            after: is.clone(),
+                            before: *was,
+                            after: *is,
                         })
                         .collect(),
                 }
@@ -552,7 +552,7 @@ pub fn json(
                 .iter()
                 .map(|(path, verdict)| {
                     let verdict = SpecVerdictRecord {
-                        outcome: verdict.outcome.clone(),
+                        outcome: verdict.outcome,
                         cause: verdict.cause.clone(),
                         cause_id: verdict.cause_id.clone(),
                         cause_rule: verdict.cause_rule.clone(),
@@ -886,7 +886,7 @@ mod tests {
             specs: [(
                 "s/a.yaml".to_owned(),
                 SpecVerdict {
-                    outcome: "mismatch".into(),
+                    outcome: SpecOutcome::Mismatch,
                     cause: Some("r/a: a difference at process".into()),
                     ..SpecVerdict::default()
                 },
@@ -1008,8 +1008,9 @@ mod tests {
     #[test]
     fn the_class_view_counts_the_most_common_failure_causes() {
         // A cause is its key: the same key is one cause however its line reads.
-        let verdict = |outcome: &str, cause: Option<&str>| SpecVerdict {
-            outcome: outcome.into(),
+        use SpecOutcome::{Errored, Mismatch, NotRun, Passed};
+        let verdict = |outcome: SpecOutcome, cause: Option<&str>| SpecVerdict {
+            outcome,
             cause: cause.map(str::to_owned),
             cause_id: cause.map(|c| match c.starts_with("r/a: ") {
                 true => "c-late".to_owned(),
@@ -1020,31 +1021,22 @@ mod tests {
                 .map(|_| "r/a".to_owned()),
         };
         let mut alice = row("alice", Status::Pass);
-        alice.specs = [("s/a.yaml".to_owned(), verdict("passed", None))].into();
+        alice.specs = [("s/a.yaml".to_owned(), verdict(Passed, None))].into();
         let mut bob = row("bob", Status::Fail);
         bob.name = "bob".into();
         bob.specs = [
-            (
-                "s/a.yaml".to_owned(),
-                verdict("mismatch", Some("r/a: late")),
-            ),
-            (
-                "s/b.yaml".to_owned(),
-                verdict("errored", Some("boom \u{1b}")),
-            ),
-            ("s/c.yaml".to_owned(), verdict("not_run", None)),
+            ("s/a.yaml".to_owned(), verdict(Mismatch, Some("r/a: late"))),
+            ("s/b.yaml".to_owned(), verdict(Errored, Some("boom \u{1b}"))),
+            ("s/c.yaml".to_owned(), verdict(NotRun, None)),
         ]
         .into();
         let mut carol = row("carol", Status::Fail);
         carol.name = "carol".into();
         carol.specs = [
-            (
-                "s/a.yaml".to_owned(),
-                verdict("mismatch", Some("r/a: late")),
-            ),
+            ("s/a.yaml".to_owned(), verdict(Mismatch, Some("r/a: late"))),
             (
                 "s/b.yaml".to_owned(),
-                verdict("mismatch", Some("r/a: late for b")),
+                verdict(Mismatch, Some("r/a: late for b")),
             ),
         ]
         .into();
@@ -1094,7 +1086,7 @@ mod tests {
                 let mut row = row("x", Status::Fail);
                 row.specs = [(
                     "s/a.yaml".to_owned(),
-                    verdict("mismatch", Some(&format!("cause {i}"))),
+                    verdict(Mismatch, Some(&format!("cause {i}"))),
                 )]
                 .into();
                 row

@@ -11,6 +11,8 @@ use indexmap::IndexMap;
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 
+use crate::model::outcome::OutcomeKind;
+
 /// The whole of `summary.json`, in the order its keys are written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryFile {
@@ -120,8 +122,8 @@ pub struct ChangedRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpecChange {
     pub spec: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
+    pub before: Option<SpecOutcome>,
+    pub after: Option<SpecOutcome>,
 }
 
 /// A submission the earlier grading did not have.
@@ -162,20 +164,73 @@ pub struct RowRecord {
     pub pictures: Vec<String>,
     /// Each rule's verdict: `pass` or `fail`.
     pub rules: IndexMap<String, String>,
-    /// Each spec of the suite's verdict, by path.
+    /// Each spec of the suite's verdict, by path; an error names the spec.
+    #[serde(deserialize_with = "each_spec")]
     pub specs: IndexMap<String, SpecVerdictRecord>,
 }
 
 /// A spec's verdict in a row: its outcome, and its cause when it failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpecVerdictRecord {
-    pub outcome: String,
+    pub outcome: SpecOutcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause_rule: Option<String>,
+}
+
+/// What became of a spec of the suite in one submission's grading: the outcome its run
+/// reported (docs/reports.md), or `not_run`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecOutcome {
+    Passed,
+    Mismatch,
+    Errored,
+    SpecError,
+    Skipped,
+    ExpectedFailure,
+    Stale,
+    Divergence,
+    /// The run did not finish it (its budget ran out first), or its report does not mention
+    /// it (a run that never reported, a run not trusted), or the broker failed it.
+    #[default]
+    NotRun,
+}
+
+impl SpecOutcome {
+    /// Its name in `summary.json` and the pages (`passed`, `not_run`, ...), as it serializes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecOutcome::Passed => "passed",
+            SpecOutcome::Mismatch => "mismatch",
+            SpecOutcome::Errored => "errored",
+            SpecOutcome::SpecError => "spec_error",
+            SpecOutcome::Skipped => "skipped",
+            SpecOutcome::ExpectedFailure => "expected_failure",
+            SpecOutcome::Stale => "stale",
+            SpecOutcome::Divergence => "divergence",
+            SpecOutcome::NotRun => "not_run",
+        }
+    }
+
+    /// The verdict of what a run reported of a spec (`None`: nothing): a broker's fault is no
+    /// verdict on the submission, so the spec was not run.
+    pub fn reported(outcome: Option<OutcomeKind>) -> SpecOutcome {
+        match outcome {
+            None | Some(OutcomeKind::WorldFault) => SpecOutcome::NotRun,
+            Some(OutcomeKind::Passed) => SpecOutcome::Passed,
+            Some(OutcomeKind::Mismatch) => SpecOutcome::Mismatch,
+            Some(OutcomeKind::Errored) => SpecOutcome::Errored,
+            Some(OutcomeKind::SpecError) => SpecOutcome::SpecError,
+            Some(OutcomeKind::Skipped) => SpecOutcome::Skipped,
+            Some(OutcomeKind::ExpectedFailure) => SpecOutcome::ExpectedFailure,
+            Some(OutcomeKind::Stale) => SpecOutcome::Stale,
+            Some(OutcomeKind::Divergence) => SpecOutcome::Divergence,
+        }
+    }
 }
 
 /// A part that decides nothing: of another shape, it reads as absent.
@@ -188,6 +243,21 @@ fn null_as_none<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error
     Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
 }
 
+/// A row's specs, each read on its own so that an error names the spec it is of.
+fn each_spec<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<IndexMap<String, SpecVerdictRecord>, D::Error> {
+    let specs = IndexMap::<String, serde_json::Value>::deserialize(d)?;
+    specs
+        .into_iter()
+        .map(|(path, verdict)| {
+            SpecVerdictRecord::deserialize(verdict)
+                .map(|verdict| (path.clone(), verdict))
+                .map_err(|e| D::Error::custom(format!("spec {path:?}: {e}")))
+        })
+        .collect()
+}
+
 /// The rows, each read on its own so that an error names the row it is in.
 fn each_row<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RowRecord>, D::Error> {
     let rows = Vec::<serde_json::Value>::deserialize(d)?;
@@ -197,4 +267,54 @@ fn each_row<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RowRecord>, D::Error>
             RowRecord::deserialize(row).map_err(|e| D::Error::custom(format!("rows[{i}]: {e}")))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_specs_outcome_is_written_as_it_is_named_and_reads_back() {
+        use SpecOutcome::*;
+        for outcome in [
+            Passed,
+            Mismatch,
+            Errored,
+            SpecError,
+            Skipped,
+            ExpectedFailure,
+            Stale,
+            Divergence,
+            NotRun,
+        ] {
+            let written = serde_json::to_value(outcome).unwrap();
+            assert_eq!(written, outcome.as_str());
+            assert_eq!(
+                serde_json::from_value::<SpecOutcome>(written).unwrap(),
+                outcome
+            );
+        }
+        // A run reports a broker's fault, which is no verdict on the submission.
+        assert_eq!(SpecOutcome::reported(Some(OutcomeKind::WorldFault)), NotRun);
+        assert_eq!(SpecOutcome::reported(None), NotRun);
+        assert_eq!(
+            SpecOutcome::reported(Some(OutcomeKind::ExpectedFailure)),
+            ExpectedFailure
+        );
+    }
+
+    #[test]
+    fn an_outcome_of_no_grading_is_refused_naming_its_spec() {
+        let row = serde_json::json!({
+            "submission": "class/a", "name": "a", "status": "pass", "score": 1, "max_score": 1,
+            "passed": 1, "failed": 0, "seconds": 0.5, "note": "", "report": null,
+            "json_report": null, "rules": {},
+            "specs": {"s/a.yaml": {"outcome": "passed"}, "s/b.yaml": {"outcome": "won"}},
+        });
+        let error = RowRecord::deserialize(&row).unwrap_err().to_string();
+        assert!(
+            error.starts_with("spec \"s/b.yaml\": unknown variant `won`"),
+            "{error}"
+        );
+    }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::external::entry::extension;
 use crate::model::implementation::ImplErrorKind;
 use crate::model::outcome::OutcomeKind;
+pub use crate::run::grade_record::SpecOutcome;
 use crate::run::grade_record::{RowRecord, SuiteRecord, SummaryFile, SummaryHead};
 use crate::run::record::{RunEvent, SpecFinished, read_events};
 use crate::run::select::Partition;
@@ -70,8 +71,8 @@ pub enum RuleVerdict {
 /// What became of one spec of the suite for one submission.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SpecVerdict {
-    /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or [`NOT_RUN`].
-    pub outcome: String,
+    /// The outcome its run reported (`passed`, `mismatch`, `errored`, ...), or not run.
+    pub outcome: SpecOutcome,
     /// Why it failed, in one line (the run's `cause`), when it failed.
     pub cause: Option<String>,
     /// The key of that cause (the run's `cause_id`): failures with one key, in one
@@ -80,23 +81,6 @@ pub struct SpecVerdict {
     /// The rule that cause breaks (the run's `cause_rule`), when it is a rule of the suite.
     pub cause_rule: Option<String>,
 }
-
-/// The outcome of a spec the run did not finish: its budget ran out first, or its report
-/// does not mention it (a run that never reported, a run not trusted).
-pub const NOT_RUN: &str = "not_run";
-
-/// The outcomes a run reports (docs/reports.md), and [`NOT_RUN`]: a verdict is one of them.
-pub const OUTCOMES: [&str; 9] = [
-    "passed",
-    "mismatch",
-    "errored",
-    "spec_error",
-    "skipped",
-    "expected_failure",
-    "stale",
-    "divergence",
-    NOT_RUN,
-];
 
 /// The most of a cause's text kept: one line, whatever the message it came from.
 pub const MAX_CAUSE_BYTES: usize = 300;
@@ -527,13 +511,12 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             tally.not_run_budget += 1;
         }
         let verdict = match outcome {
-            _ if budget => NOT_RUN,
+            _ if budget => SpecOutcome::NotRun,
             // A broker's fault is no verdict on the submission: the spec was not run.
-            None | Some(OutcomeKind::WorldFault) => NOT_RUN,
-            Some(kind) => kind.as_str(),
+            outcome => SpecOutcome::reported(outcome),
         };
         let cause_of = |text: Option<&str>| {
-            text.filter(|_| failed && verdict != NOT_RUN)
+            text.filter(|_| failed && verdict != SpecOutcome::NotRun)
                 .map(cause_line)
         };
         // The rule a cause breaks counts only when it is one of the suite's: the report is
@@ -543,7 +526,7 @@ pub fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         tally.specs.insert(
             spec.path.clone(),
             SpecVerdict {
-                outcome: verdict.to_owned(),
+                outcome: verdict,
                 cause: cause_of(event.and_then(|e| e.cause.as_deref())),
                 cause_id: cause_of(event.and_then(|e| e.cause_id.as_deref())),
                 cause_rule: cause_rule.clone(),
@@ -714,12 +697,6 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
     }
     let mut specs = BTreeMap::new();
     for (path, verdict) in row.specs {
-        if !OUTCOMES.contains(&verdict.outcome.as_str()) {
-            return Err(format!(
-                "spec {path:?}: `outcome` must be one of {}",
-                OUTCOMES.join(", ")
-            ));
-        }
         let line = |text: Option<String>| text.as_deref().map(cause_line);
         let verdict = SpecVerdict {
             outcome: verdict.outcome,
@@ -829,7 +806,7 @@ pub struct Changed {
     pub before: Standing,
     /// Each spec whose verdict changed: its path, its outcome before and after (`None`: the
     /// spec was not in that grading's suite).
-    pub specs: Vec<(String, Option<String>, Option<String>)>,
+    pub specs: Vec<(String, Option<SpecOutcome>, Option<SpecOutcome>)>,
 }
 
 /// What changed from an earlier grading to this one, submissions matched by name.
@@ -862,11 +839,11 @@ pub fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
             continue;
         };
         let paths: BTreeSet<&String> = old.specs.keys().chain(row.specs.keys()).collect();
-        let specs: Vec<(String, Option<String>, Option<String>)> = paths
+        let specs: Vec<(String, Option<SpecOutcome>, Option<SpecOutcome>)> = paths
             .into_iter()
             .filter_map(|path| {
-                let was = old.specs.get(path).map(|v| v.outcome.clone());
-                let is = row.specs.get(path).map(|v| v.outcome.clone());
+                let was = old.specs.get(path).map(|v| v.outcome);
+                let is = row.specs.get(path).map(|v| v.outcome);
                 (was != is).then(|| (path.clone(), was, is))
             })
             .collect();
@@ -1060,7 +1037,8 @@ mod tests {
 
     #[test]
     fn a_regrade_matches_submissions_by_name_and_lists_each_changed_spec() {
-        let row = |name: &str, score: f64, outcomes: &[(&str, &str)]| Graded {
+        use SpecOutcome::{Errored, Mismatch, NotRun, Passed};
+        let row = |name: &str, score: f64, outcomes: &[(&str, SpecOutcome)]| Graded {
             submission: format!("class/{name}"),
             name: name.into(),
             status: if score == 2.0 {
@@ -1077,7 +1055,7 @@ mod tests {
                 .iter()
                 .map(|(path, outcome)| {
                     let verdict = SpecVerdict {
-                        outcome: (*outcome).into(),
+                        outcome: *outcome,
                         ..SpecVerdict::default()
                     };
                     ((*path).to_owned(), verdict)
@@ -1088,18 +1066,14 @@ mod tests {
             reports: Written::default(),
         };
         let before = [
-            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
-            row("bob", 1.0, &[("a", "passed"), ("b", "mismatch")]),
-            row("dave", 0.0, &[("a", "errored")]),
+            row("alice", 2.0, &[("a", Passed), ("b", Passed)]),
+            row("bob", 1.0, &[("a", Passed), ("b", Mismatch)]),
+            row("dave", 0.0, &[("a", Errored)]),
         ];
         let after = [
-            row("alice", 2.0, &[("a", "passed"), ("b", "passed")]),
-            row(
-                "bob",
-                2.0,
-                &[("a", "passed"), ("b", "passed"), ("c", "not_run")],
-            ),
-            row("carol", 1.0, &[("a", "passed")]),
+            row("alice", 2.0, &[("a", Passed), ("b", Passed)]),
+            row("bob", 2.0, &[("a", Passed), ("b", Passed), ("c", NotRun)]),
+            row("carol", 1.0, &[("a", Passed)]),
         ];
         let diff = regrade(&before, &after);
         assert_eq!(diff.unchanged, 1);
@@ -1112,18 +1086,14 @@ mod tests {
         assert_eq!(
             bob.specs,
             [
-                (
-                    "b".to_owned(),
-                    Some("mismatch".into()),
-                    Some("passed".into())
-                ),
-                ("c".to_owned(), None, Some("not_run".into())),
+                ("b".to_owned(), Some(Mismatch), Some(Passed)),
+                ("c".to_owned(), None, Some(NotRun)),
             ]
         );
         assert!(!diff.no_change());
         assert!(regrade(&after, &after).no_change());
         // A verdict changed at the same score is a change all the same.
-        let swapped = [row("alice", 2.0, &[("a", "passed"), ("b", "errored")])];
+        let swapped = [row("alice", 2.0, &[("a", Passed), ("b", Errored)])];
         assert_eq!(regrade(&before[..1], &swapped).changed.len(), 1);
     }
 
@@ -1238,8 +1208,8 @@ mod tests {
         ]);
         // A killed run: its last line cut short.
         let tally = tally(&whole[..whole.len() - 10], &suite);
-        assert_eq!(tally.specs["a.yaml"].outcome, "passed");
-        assert_eq!(tally.specs["b.yaml"].outcome, NOT_RUN);
+        assert_eq!(tally.specs["a.yaml"].outcome, SpecOutcome::Passed);
+        assert_eq!(tally.specs["b.yaml"].outcome, SpecOutcome::NotRun);
         assert_eq!((tally.passed, tally.failed), (1, 1));
         assert!(!tally.finished);
     }
@@ -1273,9 +1243,9 @@ mod tests {
         ]);
         let tally = tally(&lines, &suite);
         // Each spec's verdict, and a failure's cause in one line.
-        assert_eq!(tally.specs["a.yaml"].outcome, "passed");
+        assert_eq!(tally.specs["a.yaml"].outcome, SpecOutcome::Passed);
         assert_eq!(tally.specs["a.yaml"].cause, None);
-        assert_eq!(tally.specs["b.yaml"].outcome, "mismatch");
+        assert_eq!(tally.specs["b.yaml"].outcome, SpecOutcome::Mismatch);
         assert_eq!(tally.specs["b.yaml"].cause.as_deref(), Some("r/b: late"));
         assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
         assert_eq!((tally.passed, tally.failed), (1, 1));
@@ -1331,7 +1301,7 @@ mod tests {
         let tally = tally(&report(&[line]), &suite);
         assert_eq!((tally.score, tally.passed, tally.failed), (2.0, 1, 0));
         assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
-        assert_eq!(tally.specs["a.yaml"].outcome, "divergence");
+        assert_eq!(tally.specs["a.yaml"].outcome, SpecOutcome::Divergence);
     }
 
     #[test]
@@ -1362,13 +1332,16 @@ mod tests {
         assert_eq!(tally.rules["r/d"], RuleVerdict::Pass);
         assert!(!tally.rules.contains_key("forged"));
         let outcomes: Vec<&str> = tally.specs.values().map(|v| v.outcome.as_str()).collect();
-        assert_eq!(outcomes, ["passed", "skipped", NOT_RUN, "expected_failure"]);
+        assert_eq!(
+            outcomes,
+            ["passed", "skipped", "not_run", "expected_failure"]
+        );
         // A spec the budget kept from finishing is not run, and counted.
         let stopped = r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped","skip_reason":"not run: budget"}"#;
         let tally = super::tally(&report(&[stopped]), &suite);
         assert_eq!(
-            (tally.specs["b.yaml"].outcome.as_str(), tally.not_run_budget),
-            (NOT_RUN, 1)
+            (tally.specs["b.yaml"].outcome, tally.not_run_budget),
+            (SpecOutcome::NotRun, 1)
         );
         // A long cause is cut, on a character.
         assert_eq!(
