@@ -1,5 +1,6 @@
 //! A small AMQP 0.9.1 client for RabbitMQ: one blocking connection, its channels, and the
-//! methods a broker world needs (declare, delete, bind, publish with confirms, get, ack, nack).
+//! methods a broker world needs (declare, delete, bind, publish with confirms, get, ack, nack),
+//! and a dead-lettered message's `x-death` read (`death.rs`).
 //!
 //! Blocking on purpose: a world performs one call at a time, in order, and waits for each.
 //! Every read is bounded: a frame by the negotiated `frame_max`, a message body by
@@ -7,6 +8,7 @@
 //! is only ever waiting on the broker, so a dead broker shows as an error of the next call.
 
 pub(crate) mod address;
+pub(crate) mod death;
 pub(crate) mod wire;
 
 use std::collections::{BTreeSet, HashMap};

@@ -47,6 +47,13 @@ impl Field {
             _ => None,
         }
     }
+
+    pub(crate) fn as_text(&self) -> Option<String> {
+        match self {
+            Field::Text(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            _ => None,
+        }
+    }
 }
 
 /// A field table, in the order written.

@@ -296,9 +296,12 @@ pub(crate) struct RunArgs {
 
     /// The world the dlq-consumer specs act on: `fake` (the lesson's queue, DLQ and clock,
     /// the default) or a RabbitMQ queue,
-    /// amqp://USER:PASS@HOST:PORT/VHOST?queue-type=quorum|classic (the DLQ and the clock stay
-    /// dlqspec's). A spec that passes on the fake and fails there is a divergence, named by
-    /// the broker's property (docs/brokers.md). Without it, $DLQSPEC_WORLD, else `fake`.
+    /// amqp://USER:PASS@HOST:PORT/VHOST?queue-type=quorum|classic&dead-letter=consumer|broker
+    /// (the DLQ and the clock stay dlqspec's). A spec that passes on the fake and fails there
+    /// is a divergence, named by the broker's property (docs/brokers.md). `dead-letter=broker`
+    /// has RabbitMQ dead-letter too (a dead-letter exchange; quorum: `x-delivery-limit`
+    /// max_attempts - 1) and compares what it dead-letters with the lesson's DLQ. Without it,
+    /// $DLQSPEC_WORLD, else `fake`.
     #[arg(long, value_name = "URL", value_parser = WorldChoice::parse)]
     pub(crate) world: Option<WorldChoice>,
 }

@@ -1,5 +1,5 @@
 //! Which world a run's specs act on (`--world`): the lesson's fake, the default, or a queue
-//! on a real broker, RabbitMQ, whose address and queue type a URL gives.
+//! on a real broker, RabbitMQ, whose address, queue type and dead-lettering a URL gives.
 
 use std::fmt;
 
@@ -15,11 +15,25 @@ pub enum WorldChoice {
     RabbitMq(RabbitMq),
 }
 
-/// A queue on RabbitMQ, as `amqp://USER:PASS@HOST:PORT/VHOST?queue-type=...` gives it.
+/// A queue on RabbitMQ, as `amqp://USER:PASS@HOST:PORT/VHOST?queue-type=...&dead-letter=...`
+/// gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RabbitMq {
     pub(crate) address: Address,
     pub(crate) queue_type: QueueType,
+    pub(crate) dead_letter: DeadLettering,
+}
+
+/// Who dead-letters on a broker's world (`dead-letter=consumer|broker`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum DeadLettering {
+    /// The consumer, into dlqspec's DLQ, as the lesson has it; the broker only queues.
+    #[default]
+    Consumer,
+    /// The broker too: the queue is declared with a dead-letter exchange (and, quorum, an
+    /// `x-delivery-limit` from the spec's `max_attempts`), the consumer's dead-lettering is
+    /// handed to it, and what it dead-letters is compared with the lesson's DLQ.
+    Broker,
 }
 
 /// RabbitMQ's two kinds of queue for this, which differ exactly where the lessons look.
@@ -41,10 +55,11 @@ impl QueueType {
 }
 
 /// The query keys an address may have.
-const KEYS: &[&str] = &["queue-type"];
+const KEYS: &[&str] = &["queue-type", "dead-letter"];
 
 impl WorldChoice {
-    /// Reads `fake` or `amqp://...?queue-type=quorum|classic` (quorum when left out).
+    /// Reads `fake` or `amqp://...?queue-type=quorum|classic&dead-letter=consumer|broker`
+    /// (quorum and consumer when left out).
     pub(crate) fn parse(text: &str) -> Result<WorldChoice, String> {
         if text == "fake" {
             return Ok(WorldChoice::Fake);
@@ -60,7 +75,7 @@ impl WorldChoice {
             if !KEYS.contains(&key.as_str()) {
                 let hint = crate::text::suggest::hint(key, KEYS);
                 return Err(format!(
-                    "`{key}` is not a setting of a RabbitMQ world{hint}: the one setting is queue-type=quorum|classic"
+                    "`{key}` is not a setting of a RabbitMQ world{hint}: the settings are queue-type=quorum|classic and dead-letter=consumer|broker"
                 ));
             }
         }
@@ -71,9 +86,19 @@ impl WorldChoice {
                 return Err(format!("queue-type is quorum or classic, not `{other}`"));
             }
         };
+        let dead_letter = match address.param("dead-letter") {
+            None | Some("consumer") => DeadLettering::Consumer,
+            Some("broker") => DeadLettering::Broker,
+            Some(other) => {
+                return Err(format!(
+                    "dead-letter is consumer (the consumer's DLQ alone, the default) or broker (RabbitMQ dead-letters too, compared with the lesson's DLQ), not `{other}`"
+                ));
+            }
+        };
         Ok(WorldChoice::RabbitMq(RabbitMq {
             address,
             queue_type,
+            dead_letter,
         }))
     }
 
@@ -81,11 +106,17 @@ impl WorldChoice {
         matches!(self, WorldChoice::Fake)
     }
 
-    /// A short name for a column or a line: `fake`, `rabbitmq quorum`, `rabbitmq classic`.
+    /// A short name for a column or a line: `fake`, `rabbitmq quorum`, `rabbitmq classic`,
+    /// `rabbitmq quorum dead-letter=broker`.
     pub(crate) fn short(&self) -> String {
         match self {
             WorldChoice::Fake => "fake".to_owned(),
-            WorldChoice::RabbitMq(rabbit) => format!("rabbitmq {}", rabbit.queue_type.word()),
+            WorldChoice::RabbitMq(rabbit) => match rabbit.dead_letter {
+                DeadLettering::Consumer => format!("rabbitmq {}", rabbit.queue_type.word()),
+                DeadLettering::Broker => {
+                    format!("rabbitmq {} dead-letter=broker", rabbit.queue_type.word())
+                }
+            },
         }
     }
 }
@@ -113,6 +144,14 @@ mod tests {
             panic!("not a broker");
         };
         assert_eq!(rabbit.queue_type, QueueType::Classic);
+        assert_eq!(rabbit.dead_letter, DeadLettering::Consumer);
+        let broker =
+            WorldChoice::parse("amqp://localhost?queue-type=quorum&dead-letter=broker").unwrap();
+        assert_eq!(broker.short(), "rabbitmq quorum dead-letter=broker");
+        assert_eq!(
+            broker.to_string(),
+            "amqp://guest@localhost:5672/%2F?queue-type=quorum&dead-letter=broker"
+        );
         let quorum = WorldChoice::parse("amqp://localhost").unwrap();
         assert_eq!(quorum.short(), "rabbitmq quorum");
         assert_eq!(quorum.to_string(), "amqp://guest@localhost:5672/%2F");
@@ -129,6 +168,14 @@ mod tests {
             (
                 "amqp://localhost?queue-type=stream",
                 "quorum or classic, not `stream`",
+            ),
+            (
+                "amqp://localhost?dead-letters=broker",
+                "did you mean `dead-letter`?",
+            ),
+            (
+                "amqp://localhost?dead-letter=dlx",
+                "consumer (the consumer's DLQ alone, the default) or broker",
             ),
         ] {
             let error = WorldChoice::parse(text).unwrap_err();

@@ -11,6 +11,11 @@ use crate::common::{Tier, dlqspec, ran, root, run, suite_of, tier_lacking};
 
 const QUORUM: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=quorum";
 const CLASSIC: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=classic";
+/// The same queues, the broker dead-letters by itself too.
+const QUORUM_DLX: &str =
+    "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=quorum&dead-letter=broker";
+const CLASSIC_DLX: &str =
+    "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=classic&dead-letter=broker";
 
 /// The tests on the broker of this test process, one at a time.
 static TURN: Mutex<()> = Mutex::new(());
@@ -431,40 +436,226 @@ fn explain_on_the_broker_tells_where_it_parts_from_the_fake() {
     assert_no_queue_left();
 }
 
-/// docs/brokers.md holds, between its markers, what the command it shows writes.
+/// The part of docs/brokers.md between `<!-- generated<marker>: begin -->` and its end.
+fn generated_part(page: &str, marker: &str) -> String {
+    let begin = format!("<!-- generated{marker}: begin -->\n");
+    let end = format!("<!-- generated{marker}: end -->\n");
+    page.split(&begin)
+        .nth(1)
+        .and_then(|rest| rest.split(&end).next())
+        .unwrap_or_else(|| panic!("the page marks its generated part {begin}"))
+        .to_owned()
+}
+
+/// What `dlqspec matrix specs/dlq-consumer` writes with `worlds`, the command as the page
+/// shows it.
+fn matrix_on(worlds: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = dir.path().join("matrix.md");
+    let mut args = vec!["matrix", "specs/dlq-consumer"];
+    for world in worlds {
+        args.extend(["--world", world]);
+    }
+    args.extend(["--output", output.to_str().expect("utf-8")]);
+    let ran = run(&args);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let shown: Vec<String> = worlds
+        .iter()
+        .map(|world| match *world {
+            "fake" => "--world fake".to_owned(),
+            world => format!("--world '{world}'"),
+        })
+        .collect();
+    let command = format!(
+        "dlqspec matrix specs/dlq-consumer {} --output matrix.md",
+        shown.join(" ")
+    );
+    (
+        command,
+        std::fs::read_to_string(&output).expect("the matrix"),
+    )
+}
+
+/// docs/brokers.md holds, between its markers, what the commands it shows write.
 #[test]
 fn the_brokers_page_holds_the_matrix_its_command_writes() {
     let Some(_turn) = broker() else { return };
     let page = std::fs::read_to_string(root().join("docs/brokers.md")).expect("docs/brokers.md");
-    let begin = "<!-- generated: begin -->\n";
-    let end = "<!-- generated: end -->\n";
-    let held = page
-        .split(begin)
-        .nth(1)
-        .and_then(|rest| rest.split(end).next())
-        .expect("the page marks its generated part");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let output = dir.path().join("matrix.md");
+    for (marker, worlds) in [
+        ("", &["fake", QUORUM, CLASSIC][..]),
+        (" (dead-letter=broker)", &[QUORUM_DLX, CLASSIC_DLX][..]),
+    ] {
+        let held = generated_part(&page, marker);
+        let (command, written) = matrix_on(worlds);
+        assert!(page.contains(&command), "the page shows `{command}`");
+        assert!(
+            held == written,
+            "docs/brokers.md is not what `{command}` writes now: regenerate it"
+        );
+    }
+    // Two matrices on one page: a link of one must not land in the other.
+    let mut anchors = std::collections::BTreeSet::new();
+    for anchor in page.split("<a id=\"").skip(1) {
+        let id = anchor.split('"').next().unwrap_or_default();
+        assert!(anchors.insert(id), "the anchor {id} is on the page twice");
+    }
+    assert_no_queue_left();
+}
+
+#[test]
+fn the_broker_dead_letters_an_exhausted_message_by_its_count_without_the_consumers_metadata() {
+    let Some(_turn) = broker() else { return };
     let ran = run(&[
-        "matrix",
-        "specs/dlq-consumer",
+        "run",
+        "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
         "--world",
-        "fake",
-        "--world",
-        QUORUM,
-        "--world",
-        CLASSIC,
+        QUORUM_DLX,
+        "--format",
+        "json",
         "--output",
-        output.to_str().expect("utf-8"),
+        "-",
     ]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let written = std::fs::read_to_string(&output).expect("the matrix");
-    assert!(page.contains(&format!(
-        "dlqspec matrix specs/dlq-consumer --world fake --world '{QUORUM}' --world '{CLASSIC}' --output matrix.md"
-    )));
+    let finished: serde_json::Value = ran
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .find(|line: &serde_json::Value| line["event"] == "spec_finished")
+        .expect("the spec's line");
+    // The spec passes on the broker's queue: its DLQ is what diverges.
+    assert_eq!(finished["outcome"], "divergence", "{finished}");
+    let properties = &finished["divergence"]["broker_properties"];
+    assert_eq!(properties.as_array().map(Vec::len), Some(1), "{finished}");
+    assert_eq!(properties[0]["id"], "delivery-limit");
+    let first = properties[0]["first"]
+        .as_str()
+        .expect("where it first showed");
     assert!(
-        held == written,
-        "docs/brokers.md is not what the command writes now: regenerate it (its command is on the page)"
+        first.starts_with(
+            "a: x-death says delivery_limit, count 1, from dlqspec.N.queue, and no reason, error, attempts or failed_at, where the lesson's entry says reason exhausted"
+        ),
+        "{first}"
     );
+    assert!(first.ends_with("attempts 3, failed_at 4"), "{first}");
+    // The two DLQs side by side: the broker's entry is its x-death, the lesson's fields gone.
+    let details = finished["details"].as_str().expect("details");
+    for line in [
+        "first difference at the broker's dead letters (specs/dlq-consumer/exhausted-at-max-attempts.yaml:",
+        "-  reason: exhausted\n",
+        "-  attempts: 3\n",
+        "-  failed_at: 4\n",
+        "+  x-death:\n",
+        "+    reason: delivery_limit\n",
+        "+    queue: dlqspec.N.queue\n",
+    ] {
+        assert!(details.contains(line), "{line:?} in {details}");
+    }
+    // The run's header says how the broker dead-letters.
+    assert!(
+        ran.stdout.contains("dead-letter=broker: the queue dead-letters by itself to dlqspec.N.dead (x-delivery-limit max_attempts - 1"),
+        "{}",
+        ran.stdout
+    );
+    assert_no_queue_left();
+}
+
+#[test]
+fn the_suite_with_the_broker_dead_lettering_diverges_by_its_properties_and_fails_nothing() {
+    let Some(_turn) = broker() else { return };
+    let quorum = run(&["run", "specs/dlq-consumer", "--world", QUORUM_DLX]);
+    assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
+    assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
+    let told = |ran: &crate::common::Ran, spec: &str| -> String {
+        ran.stdout
+            .split(&format!("DIVRG specs/dlq-consumer/{spec}.yaml"))
+            .nth(1)
+            .and_then(|rest| rest.split("\nDIVRG ").next())
+            .unwrap_or_else(|| panic!("{spec} diverges: {}", ran.stdout))
+            .to_owned()
+    };
+    // A permanent error is the consumer's reject; a poison pill never reaches the poison check.
+    assert!(told(&quorum, "permanent-on-the-first-delivery").contains("broker property rejected"));
+    let poison = told(&quorum, "poison-cycle");
+    assert!(
+        poison.contains("broker property dead-lettered-on-return"),
+        "{poison}"
+    );
+    assert!(poison.contains("the broker dead-lettered p as it came back (x-death delivery_limit"));
+    // A crash between put and ack leaves a state the broker never shows.
+    let between = told(&quorum, "crash-before-ack-keeps-the-entry");
+    assert!(
+        between.contains("broker property atomic-dead-letter"),
+        "{between}"
+    );
+    assert!(
+        !quorum.stdout.contains("no-delivery-limit"),
+        "{}",
+        quorum.stdout
+    );
+    // A spec that dead-letters nothing holds alike.
+    assert!(
+        quorum
+            .stdout
+            .contains("PASS  specs/dlq-consumer/success-acks-and-returns-ok.yaml"),
+        "{}",
+        quorum.stdout
+    );
+
+    let classic = run(&["run", "specs/dlq-consumer", "--world", CLASSIC_DLX]);
+    assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
+    assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
+    let exhausted = told(&classic, "max-attempts-one-exhausts-on-the-first-failure");
+    assert!(
+        exhausted.contains("broker property no-delivery-limit"),
+        "{exhausted}"
+    );
+    assert!(exhausted.contains("x-death says rejected"), "{exhausted}");
+    assert!(
+        classic
+            .stdout
+            .contains("no delivery limit, which a classic queue does not have"),
+        "{}",
+        classic.stdout
+    );
+    assert_no_queue_left();
+}
+
+#[test]
+fn a_killed_run_that_had_the_broker_dead_letter_leaves_queues_the_next_run_deletes() {
+    let Some(_turn) = broker() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let solution = acting_solution(
+        dir.path(),
+        2,
+        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
+    );
+    let killed = ran(dlqspec()
+        .args([
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            &solution,
+            "--sandbox",
+            "off",
+        ])
+        .args(["--world", QUORUM_DLX])
+        .output()
+        .expect("dlqspec runs"));
+    assert_ne!(killed.code, 0);
+    let left = dlqspec_queues();
+    assert!(
+        left.iter().any(|name| name.ends_with(".dead"))
+            && left.iter().any(|name| name.ends_with(".queue")),
+        "a killed run leaves its spec's queue and dead-letter queue: {left:?}"
+    );
+    // The next run, of either mode, deletes both.
+    let next = run(&[
+        "run",
+        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+        "--world",
+        QUORUM,
+    ]);
+    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
     assert_no_queue_left();
 }

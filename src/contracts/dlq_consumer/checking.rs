@@ -7,8 +7,9 @@ use super::scenario::DlqScenario;
 use crate::contracts::contract::{RunMode, Scenario, ScenarioRun, Smell, SpecHeader};
 use crate::model::cause::Departure;
 use crate::model::implementation::Implementation;
-use crate::model::outcome::{DivergedBy, Divergence, Outcome};
+use crate::model::outcome::{DivergedBy, Divergence, Mismatch, Outcome};
 use crate::model::world::WorldChoice;
+use crate::text::source::Position;
 
 impl Scenario for DlqScenario {
     fn header(&self) -> &SpecHeader {
@@ -56,16 +57,20 @@ impl Scenario for DlqScenario {
         let WorldChoice::RabbitMq(rabbit) = world else {
             return self.run(implementation, mode);
         };
-        let queue = match RabbitQueue::open(rabbit) {
+        let queue = match RabbitQueue::open(rabbit, self.budget()) {
             Ok(queue) => queue,
             Err(fault) => return ScenarioRun::ended(Outcome::WorldFault(fault)),
         };
-        let (mut run, record) = self.play(
+        let (mut run, mut record) = self.play(
             implementation,
             mode,
             RecordKeeping::default(),
             Box::new(queue),
         );
+        // The end of the spec reads the DLQ too: what the broker dead-lettered by itself
+        // (dead-letter=broker) is compared with it, and both kept for the difference shown.
+        record.world.compare_dead_letters();
+        let dead_letters = record.world.dead_letters_shown();
         let (fault, departures) = (
             record.world.queue().fault(),
             record.world.queue().departures(),
@@ -86,6 +91,27 @@ impl Scenario for DlqScenario {
             }
         }
         let failed = matches!(run.outcome, Outcome::Mismatch(_) | Outcome::Errored(_));
+        let dead_lettering = departures.iter().any(|d| d.property.is_dead_letter());
+        if !failed && matches!(run.outcome, Outcome::Passed) && dead_lettering {
+            // The spec holds on the broker's queue, but its DLQ is not what the broker's own
+            // dead-lettering makes of it: that is the divergence, shown as the two DLQs. It
+            // points at the spec's end, where the last comparison is made.
+            if let Some((lesson, broker)) = dead_letters {
+                let failure = Outcome::Mismatch(Mismatch {
+                    step: "the broker's dead letters".to_owned(),
+                    position: self.last_position(),
+                    expected: lesson.into(),
+                    actual: broker.into(),
+                    note: Some(
+                        "expected: the lesson's DLQ; actual: what RabbitMQ dead-lettered by itself, as its x-death headers say; both as they were when they first parted".to_owned(),
+                    ),
+                    step_as_written: None,
+                    rule: None,
+                });
+                run.outcome = diverged(world, departures, failure);
+            }
+            return run;
+        }
         if !failed || departures.is_empty() {
             return run;
         }
@@ -102,22 +128,7 @@ impl Scenario for DlqScenario {
         if !matches!(on_fake.outcome, Outcome::Passed) {
             return run;
         }
-        let mut properties: Vec<DivergedBy> = Vec::new();
-        for departure in departures {
-            if properties.iter().all(|p| p.id != departure.property.id) {
-                properties.push(DivergedBy {
-                    id: departure.property.id,
-                    says: departure.property.says,
-                    means: departure.property.means,
-                    first: departure.detail,
-                });
-            }
-        }
-        run.outcome = Outcome::Divergence(Box::new(Divergence {
-            world: world.to_string(),
-            properties,
-            failure: run.outcome,
-        }));
+        run.outcome = diverged(world, departures, run.outcome);
         run
     }
 
@@ -140,4 +151,41 @@ impl Scenario for DlqScenario {
             cut_short => Err(cut_short),
         }
     }
+}
+
+impl DlqScenario {
+    /// Where a difference found at the end of the run points: the final `expect`, else the
+    /// last step, else the top of the file.
+    fn last_position(&self) -> Position {
+        self.expect
+            .as_ref()
+            .map(|(position, _)| *position)
+            .or_else(|| self.steps.last().map(|(position, _)| *position))
+            .unwrap_or(Position::START)
+    }
+}
+
+/// The divergence of a spec whose run on `world` met `departures` and ended in `failure`:
+/// each property once, with where it first showed.
+fn diverged(
+    world: &WorldChoice,
+    departures: Vec<super::queue::BrokerDeparture>,
+    failure: Outcome,
+) -> Outcome {
+    let mut properties: Vec<DivergedBy> = Vec::new();
+    for departure in departures {
+        if properties.iter().all(|p| p.id != departure.property.id) {
+            properties.push(DivergedBy {
+                id: departure.property.id,
+                says: departure.property.says,
+                means: departure.property.means,
+                first: departure.detail,
+            });
+        }
+    }
+    Outcome::Divergence(Box::new(Divergence {
+        world: world.to_string(),
+        properties,
+        failure,
+    }))
 }

@@ -15,7 +15,7 @@ use crate::contracts::contract::{Contract, Scenario};
 use crate::model::implementation::Reply;
 use crate::model::mistake::Mistake;
 use crate::model::rule::Rule;
-use crate::model::world::{QueueType, WorldChoice};
+use crate::model::world::{DeadLettering, QueueType, WorldChoice};
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
@@ -80,11 +80,21 @@ impl Contract for DlqConsumerContract {
                 "receive_count: a classic queue keeps no delivery count, only the redelivered flag, so it is 1 on a first delivery and 2 on any later one; dlqspec does not count for it"
             }
         };
-        Ok(vec![
+        let mut lines = vec![
             format!("dlq-consumer specs run with their queue on RabbitMQ ({} queue); the DLQ and the clock stay dlqspec's: the lesson's dlq.put/has/remove/entries have no equivalent on a plain queue", rabbit.queue_type.word()),
             "first_received_at: no RabbitMQ queue keeps when a message was first received; dlqspec fills it in from its clock at each message's first delivery".to_owned(),
             count.to_owned(),
-        ])
+        ];
+        if rabbit.dead_letter == DeadLettering::Broker {
+            let limit = match rabbit.queue_type {
+                QueueType::Quorum => {
+                    "x-delivery-limit max_attempts - 1, so that it delivers a message at most max_attempts times"
+                }
+                QueueType::Classic => "no delivery limit, which a classic queue does not have",
+            };
+            lines.push(format!("dead-letter=broker: the queue dead-letters by itself to dlqspec.N.dead ({limit}); an ack that ends the consumer's dead-lettering is handed to the broker instead (a nack after a transient failure, a reject otherwise), and what the broker dead-letters is compared with the lesson's DLQ where the spec reads it and at its end; the ready order is not looked at, a look being a delivery the limit counts"));
+        }
+        Ok(lines)
     }
 
     fn mistakes(&self) -> &'static [Mistake] {

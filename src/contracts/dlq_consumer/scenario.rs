@@ -1415,6 +1415,16 @@ impl Run<'_> {
         path: &[&str],
         expect: &Expectation,
     ) -> Result<(), Stop> {
+        // Where the spec reads the DLQ, a broker that dead-letters by itself is compared.
+        let reads_dlq = expect.dlq.is_some()
+            || expect.dlq_reasons.is_some()
+            || expect
+                .counts
+                .as_ref()
+                .is_some_and(|counts| counts.dlq.is_some());
+        if reads_dlq {
+            self.world.compare_dead_letters();
+        }
         // A checking run keeps no checkpoint that matches (see `Recorder`): when the
         // expectation holds there is nothing to build, and for a big DLQ that is most of it.
         if !self.recorder.keeps_matches() && self.holds(expect) {

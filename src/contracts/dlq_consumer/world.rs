@@ -4,7 +4,7 @@
 //! `WorldHost::world_call`, so every call is recorded in one ordered trace and any call can be
 //! made to crash. The semantics are pinned by docs/contracts.md section 1.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -87,6 +87,12 @@ pub struct World {
     /// Detailed worlds only: the body each id was last received with, which the DLQ entry of
     /// that delivery must hold (`explain --impl` sets the entry put against it).
     received_bodies: HashMap<String, String>,
+    /// Whether the queue's broker dead-letters by itself (`dead-letter=broker`): the world
+    /// then tells it which messages the consumer dead-letters, and how the handler failed.
+    broker_dead_letters: bool,
+    /// Broker dead-lettering only: the messages whose handler call on the delivery at hand
+    /// failed transiently.
+    failed_transiently: HashSet<String>,
 }
 
 impl World {
@@ -105,6 +111,7 @@ impl World {
 
     /// The world with `queue` for its queue (a broker's), instead of the fake.
     pub(crate) fn on(mut self, queue: Box<dyn Queue>) -> Self {
+        self.broker_dead_letters = queue.dead_letters_by_itself();
         self.queue = queue;
         self
     }
@@ -141,6 +148,8 @@ impl World {
             unscripted: self.unscripted.clone(),
             journal: Vec::new(),
             received_bodies: HashMap::new(),
+            broker_dead_letters: self.broker_dead_letters,
+            failed_transiently: self.failed_transiently.clone(),
         })
     }
 
@@ -161,6 +170,7 @@ impl World {
             self.version += 1;
         }
         self.queue.recover();
+        self.compare_fresh_dead_letters();
     }
 
     pub(crate) fn advance(&mut self, by: u64) {
@@ -215,6 +225,30 @@ impl World {
     /// The queue itself: a broker's says what broke it and where it departed from the fake.
     pub(crate) fn queue(&self) -> &dyn Queue {
         self.queue.as_ref()
+    }
+
+    /// Where the spec reads the DLQ, and at its end: a broker that dead-letters by itself
+    /// compares what it dead-lettered with the DLQ's entries (nothing on the fake).
+    pub(crate) fn compare_dead_letters(&mut self) {
+        if self.broker_dead_letters {
+            self.queue
+                .compare_dead_letters(&self.dlq, self.naming, false);
+        }
+    }
+
+    /// After a message went back to a broker that dead-letters by itself (an ack, a retry, a
+    /// recover): each entry it dead-lettered is compared with the DLQ as it is then.
+    fn compare_fresh_dead_letters(&mut self) {
+        if self.broker_dead_letters {
+            self.queue
+                .compare_dead_letters(&self.dlq, self.naming, true);
+        }
+    }
+
+    /// The DLQ and what the broker dead-lettered by itself, as YAML, for a report's diff;
+    /// `None` where the broker does not dead-letter.
+    pub(crate) fn dead_letters_shown(&self) -> Option<(String, String)> {
+        self.queue.dead_letters_shown(&self.dlq, self.naming)
     }
 
     pub(crate) fn dlq(&self) -> &[Arc<Value>] {
@@ -403,6 +437,9 @@ impl World {
             Call::Receive => match self.queue.receive(self.clock) {
                 Some(message) => {
                     let already_dead = self.dlq_has(&message.id);
+                    if self.broker_dead_letters {
+                        self.failed_transiently.remove(&message.id);
+                    }
                     if self.detailed {
                         self.received_bodies
                             .insert(message.id.clone(), message.body.clone());
@@ -426,6 +463,7 @@ impl World {
                     let name = call.name();
                     return Err(self.misused(format!("{name}({id}): {id} is not in flight")));
                 }
+                self.compare_fresh_dead_letters();
                 let id = id.to_owned();
                 if retry {
                     self.happened(WorldEvent::Retried { id });
@@ -454,6 +492,10 @@ impl World {
             Call::Put(entry) => match entry.get("id") {
                 Some(Value::String(id)) => {
                     let id = id.clone();
+                    if self.broker_dead_letters {
+                        let transient = self.failed_transiently.contains(&id);
+                        self.queue.dead_lettering(&id, transient);
+                    }
                     *self.dlq_count.entry(id.clone()).or_insert(0) += 1;
                     let entry = Arc::new(entry);
                     self.dlq.push(Arc::clone(&entry));
@@ -473,6 +515,7 @@ impl World {
                 let removed = self.dlq_count.remove(id).is_some_and(|n| n > 0);
                 if removed {
                     self.dlq.retain(|e| e["id"] != *id);
+                    self.queue.forget_dead_letter(id);
                 }
                 let (id, dlq) = (id.to_owned(), self.dlq_view());
                 self.happened(WorldEvent::Removed { id, removed, dlq });
@@ -532,6 +575,17 @@ impl World {
                 // so what the implementation reads after the call (`failed_at`) sees its end.
                 // Loading keeps a spec's advances and takes together within MAX_CLOCK.
                 self.clock = self.clock.saturating_add(takes).min(MAX_CLOCK);
+                if self.broker_dead_letters {
+                    let transient = matches!(
+                        outcome,
+                        ScriptedOutcome::Transient(_) | ScriptedOutcome::Error { .. }
+                    );
+                    if transient {
+                        self.failed_transiently.insert(id.clone());
+                    } else {
+                        self.failed_transiently.remove(&id);
+                    }
+                }
                 let raised = outcome.raised();
                 if takes > 0 {
                     self.happened(WorldEvent::Handled {
@@ -728,6 +782,118 @@ mod tests {
                 .collect(),
             Naming::Snake,
         )
+    }
+
+    /// The lesson's fake, standing for a broker that dead-letters by itself: it records what
+    /// the world tells it of the consumer's dead-lettering.
+    #[derive(Debug, Default)]
+    struct Told {
+        fake: super::super::queue::fake::FakeQueue,
+        dead_lettering: Arc<std::sync::Mutex<Vec<(String, bool)>>>,
+        forgotten: Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl Queue for Told {
+        fn send(&mut self, id: &str, body: &str) {
+            self.fake.send(id, body);
+        }
+        fn receive(&mut self, now: u64) -> Option<Message> {
+            self.fake.receive(now)
+        }
+        fn settle(&mut self, id: &str, retry: bool) -> bool {
+            self.fake.settle(id, retry)
+        }
+        fn recover(&mut self) {
+            self.fake.recover();
+        }
+        fn pending(&mut self) -> Vec<String> {
+            self.fake.pending()
+        }
+        fn ready_ids(&self) -> Vec<String> {
+            self.fake.ready_ids()
+        }
+        fn lengths(&self) -> (usize, usize) {
+            self.fake.lengths()
+        }
+        fn in_flight(&self) -> Vec<String> {
+            self.fake.in_flight()
+        }
+        fn in_flight_with_body(&self, body: &str) -> Option<String> {
+            self.fake.in_flight_with_body(body)
+        }
+        fn queued_ids(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+            self.fake.queued_ids()
+        }
+        fn copy(&self) -> Option<Box<dyn Queue>> {
+            None
+        }
+        fn dead_letters_by_itself(&self) -> bool {
+            true
+        }
+        fn dead_lettering(&mut self, id: &str, transient: bool) {
+            let mut told = self.dead_lettering.lock().unwrap();
+            told.push((id.to_owned(), transient));
+        }
+        fn forget_dead_letter(&mut self, id: &str) {
+            self.forgotten.lock().unwrap().push(id.to_owned());
+        }
+    }
+
+    #[test]
+    fn a_broker_that_dead_letters_by_itself_is_told_what_the_consumer_dead_letters_and_how_it_failed()
+     {
+        let told = Told::default();
+        let (dead_lettering, forgotten) = (
+            Arc::clone(&told.dead_lettering),
+            Arc::clone(&told.forgotten),
+        );
+        let script = [
+            ("t", vec![ScriptedOutcome::Transient("timeout".into())]),
+            (
+                "e",
+                vec![ScriptedOutcome::Error {
+                    class: "TypeError".into(),
+                    message: "x".into(),
+                }],
+            ),
+            ("p", vec![ScriptedOutcome::Permanent("bad".into())]),
+        ];
+        let mut world = world_with(&script).on(Box::new(told));
+        for id in ["t", "e", "p", "q"] {
+            world.send(id, id);
+        }
+        for id in ["t", "e", "p", "q"] {
+            call(&mut world, "queue.receive", json!([])).unwrap();
+            // The poison pill `q` is dead-lettered without a handler call.
+            if id != "q" {
+                let _ = call(&mut world, "handler", json!([id]));
+            }
+            call(&mut world, "dlq.put", json!([{ "id": id }])).unwrap();
+            call(&mut world, "queue.ack", json!([id])).unwrap();
+        }
+        assert_eq!(
+            *dead_lettering.lock().unwrap(),
+            [
+                ("t".to_owned(), true),
+                ("e".to_owned(), true),
+                ("p".to_owned(), false),
+                ("q".to_owned(), false),
+            ]
+        );
+        call(&mut world, "dlq.remove", json!(["p"])).unwrap();
+        call(&mut world, "dlq.remove", json!(["absent"])).unwrap();
+        assert_eq!(*forgotten.lock().unwrap(), ["p"]);
+    }
+
+    #[test]
+    fn the_fake_is_told_nothing_of_dead_lettering() {
+        let mut world = world_with(&[("a", vec![ScriptedOutcome::Transient("t".into())])]);
+        world.send("a", "a");
+        call(&mut world, "queue.receive", json!([])).unwrap();
+        let _ = call(&mut world, "handler", json!(["a"]));
+        call(&mut world, "dlq.put", json!([{ "id": "a" }])).unwrap();
+        assert!(world.failed_transiently.is_empty());
+        assert_eq!(world.dead_letters_shown(), None);
     }
 
     #[test]

@@ -65,6 +65,14 @@ impl FakeQueue {
         Some(copy)
     }
 
+    /// The first copy in flight with id `id`: the one `settle_copy` would settle.
+    pub(super) fn in_flight_copy(&self, id: &str) -> Option<u64> {
+        self.in_flight
+            .iter()
+            .find(|q| q.message.id == id)
+            .map(|q| q.copy)
+    }
+
     /// The ready copies, head first.
     pub(super) fn ready_copies(&self) -> Vec<u64> {
         self.ready.iter().map(|queued| queued.copy).collect()
@@ -73,6 +81,13 @@ impl FakeQueue {
     /// The copies in flight, in receive order.
     pub(super) fn in_flight_copies(&self) -> Vec<u64> {
         self.in_flight.iter().map(|queued| queued.copy).collect()
+    }
+
+    /// Takes copy `copy` out of the ready list (a broker dead-lettered it there); `false` when
+    /// it is not ready.
+    pub(super) fn remove_ready(&mut self, copy: u64) -> bool {
+        let index = self.ready.iter().position(|queued| queued.copy == copy);
+        index.and_then(|index| self.ready.remove(index)).is_some()
     }
 
     /// Puts the ready copies in the order given (the same copies, as a broker showed them).

@@ -3,12 +3,16 @@
 //!
 //! A broker's queue keeps a fake beside it and compares every answer: where the broker's
 //! answer is not the fake's, it notes a `BrokerDeparture` naming the broker's property, which is
-//! what tells a divergence from an implementation's failure.
+//! what tells a divergence from an implementation's failure. A broker that dead-letters by
+//! itself (`dead-letter=broker`) has what it dead-lettered compared with the lesson's DLQ the
+//! same way (`dead_letters.rs`).
 
+pub(crate) mod dead_letters;
 pub(crate) mod fake;
 pub(crate) mod rabbitmq;
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -101,6 +105,45 @@ pub(crate) trait Queue: Send + fmt::Debug {
     fn departures(&self) -> Vec<BrokerDeparture> {
         Vec::new()
     }
+
+    /// The consumer put an entry for `id` in the lesson's DLQ: the first message in flight
+    /// with that id is being dead-lettered, and its ack (now, or after a crash and a
+    /// redelivery) ends that. `transient`: whether the handler failed transiently on the
+    /// delivery at hand. A broker that dead-letters by itself is handed the message at that
+    /// ack instead; the fake has nothing to do.
+    fn dead_lettering(&mut self, _id: &str, _transient: bool) {}
+
+    /// Whether the broker under the queue dead-letters by itself (`dead-letter=broker`): the
+    /// world then tells it which messages are being dead-lettered (`dead_lettering`).
+    fn dead_letters_by_itself(&self) -> bool {
+        false
+    }
+
+    /// The lesson's DLQ no longer holds `id` (`dlq.remove`, as a replay does): what the broker
+    /// dead-lettered is read as if the same entry had been taken from it.
+    fn forget_dead_letter(&mut self, _id: &str) {}
+
+    /// Compares what the broker dead-lettered so far with the lesson's DLQ, `entries` (keys as
+    /// `naming` spells them), noting each difference as a departure once; `fresh_only`: only
+    /// if the broker dead-lettered something since the last comparison.
+    fn compare_dead_letters(
+        &mut self,
+        _entries: &[Arc<Value>],
+        _naming: Naming,
+        _fresh_only: bool,
+    ) {
+    }
+
+    /// The lesson's DLQ, `entries`, and what the broker dead-lettered, as YAML, for the two
+    /// sides of a report's diff, as they were when they first parted (else as they are);
+    /// `None` when the broker does not dead-letter by itself.
+    fn dead_letters_shown(
+        &self,
+        _entries: &[Arc<Value>],
+        _naming: Naming,
+    ) -> Option<(String, String)> {
+        None
+    }
 }
 
 impl Default for Box<dyn Queue> {
@@ -155,6 +198,74 @@ pub(crate) const ORDER: Property = Property {
     says: "messages handed out in another order than the lesson's queue",
     means: "a consumer that relies on the lesson's order of delivery sees another",
 };
+
+/// A message whose delivery count passed `x-delivery-limit`, dead-lettered by the broker.
+pub(crate) const DELIVERY_LIMIT: Property = Property {
+    id: "delivery-limit",
+    says: "the broker dead-letters a message by its own count, once the count passes x-delivery-limit (max_attempts - 1): its x-death holds reason delivery_limit, a count, the queue and the broker's time, none of the entry's reason, error, attempts or failed_at",
+    means: "a consumer that leaves dead-lettering to the broker keeps no record of why: the error, the attempts and the spec's failed_at are the consumer's alone to write (in headers it republishes with, or in a DLQ of its own)",
+};
+
+/// A message the consumer rejected without requeue, dead-lettered by the broker.
+pub(crate) const REJECTED: Property = Property {
+    id: "rejected",
+    says: "the broker knows no permanent error: it dead-letters what the consumer rejects without requeue (basic.nack, requeue false), reason rejected, with no error",
+    means: "a permanent failure reaches the broker's dead-letter queue only if the consumer rejects it, and as rejected: permanent, exhausted and poison are the lesson's reasons, not the broker's",
+};
+
+/// A message dead-lettered when it came back (a nack, a closed channel), not handed out again.
+pub(crate) const DEAD_LETTERED_ON_RETURN: Property = Property {
+    id: "dead-lettered-on-return",
+    says: "a message whose delivery count passes x-delivery-limit is dead-lettered as it comes back to the queue (a nack with requeue, a closed channel), not delivered again",
+    means: "a message that died in the handler max_attempts times never reaches the consumer's poison check: the broker dead-letters it at the recover, as delivery_limit, and the lesson's poison entry is never written",
+};
+
+/// A classic queue has no delivery limit.
+pub(crate) const NO_DELIVERY_LIMIT: Property = Property {
+    id: "no-delivery-limit",
+    says: "a classic queue has no delivery limit (it refuses x-delivery-limit): the broker dead-letters only what the consumer rejects",
+    means: "on a classic queue the attempt budget is the consumer's to keep: what the lesson dead-letters as exhausted or poison reaches the broker's dead-letter queue only as a reject, and a consumer that leaves it to the broker has it redelivered for ever",
+};
+
+/// An entry of the lesson's DLQ whose message is still on the queue.
+pub(crate) const ATOMIC_DEAD_LETTER: Property = Property {
+    id: "atomic-dead-letter",
+    says: "the broker moves a message to its dead-letter queue in one step, as it settles it: a message is never on the queue and in the dead-letter queue at once",
+    means: "the lesson's put-then-ack can stop between the two, leaving the entry in the DLQ and the message in flight, which the consumer's check of the DLQ before the handler is for; with the broker dead-lettering there is no such state, and that check has nothing to find",
+};
+
+/// An entry of the lesson's DLQ the broker did not dead-letter.
+pub(crate) const NOT_DEAD_LETTERED: Property = Property {
+    id: "not-dead-lettered",
+    says: "the broker did not dead-letter a message the lesson's DLQ holds: the consumer acked it without handing it to the broker",
+    means: "what a consumer puts in a DLQ of its own and acks, the broker never sees: its dead-letter queue holds only what the consumer returns or rejects",
+};
+
+/// Anything else the broker's dead-letter queue holds.
+pub(crate) const DEAD_LETTER_ENTRY: Property = Property {
+    id: "dead-letter-entry",
+    says: "the broker's dead-letter queue holds an entry the lesson's DLQ does not, or one of another reason than delivery_limit or rejected",
+    means: "the broker's dead-lettering parts from the lesson's in a way the other properties do not name",
+};
+
+/// The properties of a broker's own dead-lettering (`dead-letter=broker`): a spec that passes
+/// with one of them noted still diverges, for its DLQ is not what the broker would hold.
+pub(crate) const DEAD_LETTER_PROPERTIES: &[&Property] = &[
+    &DELIVERY_LIMIT,
+    &REJECTED,
+    &DEAD_LETTERED_ON_RETURN,
+    &NO_DELIVERY_LIMIT,
+    &ATOMIC_DEAD_LETTER,
+    &NOT_DEAD_LETTERED,
+    &DEAD_LETTER_ENTRY,
+];
+
+impl Property {
+    /// Whether this is a property of the broker's own dead-lettering.
+    pub(crate) fn is_dead_letter(&self) -> bool {
+        DEAD_LETTER_PROPERTIES.contains(&self)
+    }
+}
 
 /// One point where the broker's answer was not the fake's.
 #[derive(Debug, Clone, PartialEq, Eq)]
