@@ -77,7 +77,7 @@ fn reference_solutions_pass_every_bundled_spec() {
 }
 
 #[test]
-fn several_jobs_run_several_processes_and_keep_the_order() {
+fn two_jobs_run_at_most_two_processes_and_keep_the_order() {
     let specs = crate::common::suite_of("specs/dlq-consumer");
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("traffic.log");
@@ -95,7 +95,13 @@ fn several_jobs_run_several_processes_and_keep_the_order() {
         .lines()
         .filter_map(|l| l.split(' ').next())
         .collect();
-    assert_eq!(pids.len(), 2, "one process per job: {pids:?}");
+    // At most one process per job, never one per spec. Not exactly two: a worker starts its
+    // process when it takes its first spec, and on a busy machine the other worker can take
+    // every spec before the second process has started.
+    assert!(
+        (1..=2).contains(&pids.len()),
+        "one process per job at most: {pids:?}"
+    );
     let shown: Vec<&str> = outcome_lines(&ran.stdout)
         .iter()
         .filter_map(|l| l.split_whitespace().nth(1))
