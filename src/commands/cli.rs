@@ -207,16 +207,6 @@ pub(crate) struct GradeArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u8).range(0..=5))]
     pub(crate) pictures: u8,
-
-    /// The Python interpreter every run is given (`DLQSPEC_PYTHON`), found once when
-    /// `python3` is pyenv's shim; not an option.
-    #[arg(skip)]
-    pub(crate) python: Option<PathBuf>,
-
-    /// The folder every run's boxes are made in (`sandbox::BoxesFolder`), given to each run
-    /// as `TMPDIR`; not an option.
-    #[arg(skip)]
-    pub(crate) boxes: Option<PathBuf>,
 }
 
 /// A value parser that checks a value with `parse` and keeps its text, to hand on as written.

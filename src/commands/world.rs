@@ -2,10 +2,7 @@
 //! `grade` hands each run (an address may hold a password, which a command line shows to
 //! every user of the machine), else the fake.
 
-use crate::model::world::WorldChoice;
-
-/// The variable `grade` hands its runs the world in.
-pub(crate) const VARIABLE: &str = "DLQSPEC_WORLD";
+use crate::model::world::{WORLD_VARIABLE as VARIABLE, WorldChoice};
 
 /// The world `$DLQSPEC_WORLD` names, the fake when it is unset or empty; `Err` says what is
 /// wrong with it.

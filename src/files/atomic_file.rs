@@ -656,6 +656,25 @@ pub(crate) fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Replacement::new(path.to_path_buf(), None)?.commit(bytes)
 }
 
+/// Removes the file or link at `path`, if there is one (never a folder): a file of dlqspec's
+/// own an earlier run left (`grade`'s reports and pictures), which must not pass for this
+/// run's. A link is removed, never followed.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "writes a file: removes a file of dlqspec's own an earlier run left, so it cannot pass for this run's"
+)]
+pub(crate) fn remove_own(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => {
+            std::fs::remove_file(path).or_else(|error| match error.kind() {
+                io::ErrorKind::NotFound => Ok(()),
+                _ => Err(error),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Replaces `path`'s contents with `bytes` in one step.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     AtomicFile::create(path)?.commit(bytes)
@@ -1000,5 +1019,28 @@ mod tests {
                 .starts_with("it has 2 hard links, which a rewrite would split")
         );
         assert_eq!(std::fs::read_to_string(&spec).unwrap(), "old");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn removing_an_own_file_removes_a_link_not_what_it_leads_to_and_never_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("alice.jsonl");
+        std::fs::write(&report, "old").unwrap();
+        remove_own(&report).unwrap();
+        assert!(!report.exists());
+        // Nothing there is nothing to do.
+        remove_own(&report).unwrap();
+        let target = dir.path().join("elsewhere.txt");
+        std::fs::write(&target, "not ours").unwrap();
+        let link = dir.path().join("bob.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        remove_own(&link).unwrap();
+        assert!(std::fs::symlink_metadata(&link).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "not ours");
+        let folder = dir.path().join("carol.jsonl");
+        std::fs::create_dir(&folder).unwrap();
+        remove_own(&folder).unwrap();
+        assert!(folder.is_dir());
     }
 }

@@ -123,8 +123,20 @@ pub enum OutcomeKind {
 }
 
 impl OutcomeKind {
+    /// Every kind, in the order reports list them (the run record's schema too).
+    pub(crate) const ALL: [OutcomeKind; 9] = [
+        OutcomeKind::Passed,
+        OutcomeKind::Mismatch,
+        OutcomeKind::Errored,
+        OutcomeKind::SpecError,
+        OutcomeKind::Skipped,
+        OutcomeKind::ExpectedFailure,
+        OutcomeKind::Stale,
+        OutcomeKind::Divergence,
+        OutcomeKind::WorldFault,
+    ];
+
     /// Its name in reports (`passed`, `spec_error`, ...), as it serializes.
-    #[cfg(test)]
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             OutcomeKind::Passed => "passed",
@@ -171,21 +183,22 @@ mod tests {
 
     #[test]
     fn an_outcomes_name_is_the_one_it_serializes_as_and_reads_back_from() {
-        use OutcomeKind::*;
-        for kind in [
-            Passed,
-            Mismatch,
-            Errored,
-            SpecError,
-            Skipped,
-            ExpectedFailure,
-            Stale,
-            Divergence,
-            WorldFault,
-        ] {
+        for kind in OutcomeKind::ALL {
             let json = serde_json::to_string(&kind).unwrap();
             assert_eq!(json, format!("\"{}\"", kind.as_str()));
             assert_eq!(serde_json::from_str::<OutcomeKind>(&json).unwrap(), kind);
         }
+    }
+
+    #[test]
+    fn all_the_kinds_are_the_run_records_schemas_in_its_order() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../protocol/schema/run-record.schema.json"))
+                .unwrap();
+        let names: Vec<&str> = OutcomeKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            schema["definitions"]["outcome"]["enum"],
+            serde_json::json!(names)
+        );
     }
 }

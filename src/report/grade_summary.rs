@@ -7,18 +7,28 @@ use std::fmt::Write as _;
 
 use super::render::number;
 use super::sanitize;
-use crate::run::grade_record::{
+use crate::run::grading::regrade::{Against, Standing};
+use crate::run::grading::row::{Graded, RuleVerdict, Status};
+use crate::run::grading::suite::About;
+use crate::run::grading::summary::{SUMMARY_FORMAT, SUMMARY_JSON, SUMMARY_VERSION};
+use crate::run::grading::summary_record::{
     AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
     RuleShare, SpecChange, SpecOutcome, SpecVerdictRecord, StandingRecord, SummaryFile,
 };
-use crate::run::grading::{
-    About, Graded, Regrade, RuleVerdict, SUMMARY_FORMAT, SUMMARY_VERSION, Standing, Status,
-};
 
-/// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
-pub(crate) struct Against {
-    pub(crate) dir: String,
-    pub(crate) diff: Regrade,
+/// The summaries a grading leaves in its output folder, each file's name and text:
+/// `summary.csv`, `summary.html` and `summary.json`.
+pub(crate) fn summaries(
+    rows: &[Graded],
+    partition: Option<&str>,
+    about: Option<&About>,
+    against: Option<&Against>,
+) -> [(&'static str, String); 3] {
+    [
+        ("summary.csv", csv(rows)),
+        ("summary.html", html(rows, about, against)),
+        (SUMMARY_JSON, json(rows, partition, about, against)),
+    ]
 }
 
 /// How many changed specs the terminal lists under a submission; summary.json and
@@ -42,14 +52,6 @@ fn change(before: &Standing, after: &Standing) -> String {
 /// A spec's outcome in one grading, or `none` when it was not in that grading's suite.
 fn outcome(outcome: &Option<SpecOutcome>) -> &'static str {
     outcome.map_or("none", SpecOutcome::as_str)
-}
-
-fn standing(row: &Graded) -> Standing {
-    Standing {
-        status: row.status,
-        score: row.score,
-        max_score: row.max_score,
-    }
 }
 
 /// The regrade for a terminal, short: a line per submission that changed (`bob 35 -> 86`)
@@ -76,7 +78,7 @@ pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
             out,
             "  {} {}",
             sanitize::line(&row.name),
-            change(&changed.before, &standing(row))
+            change(&changed.before, &Standing::of(row))
         );
         for (path, was, is) in changed.specs.iter().take(SPECS_SHOWN) {
             let _ = writeln!(
@@ -136,7 +138,7 @@ fn against_record(rows: &[Graded], against: &Against) -> AgainstRecord {
                     name: row.name.clone(),
                     submission: row.submission.clone(),
                     before: brief(&changed.before),
-                    after: brief(&standing(row)),
+                    after: brief(&Standing::of(row)),
                     specs: changed
                         .specs
                         .iter()
@@ -157,7 +159,7 @@ fn against_record(rows: &[Graded], against: &Against) -> AgainstRecord {
                 NewRecord {
                     name: row.name.clone(),
                     submission: row.submission.clone(),
-                    after: brief(&standing(row)),
+                    after: brief(&Standing::of(row)),
                 }
             })
             .collect(),
@@ -207,7 +209,7 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
             sanitize::html(&row.name),
-            sanitize::html(&change(&changed.before, &standing(row))),
+            sanitize::html(&change(&changed.before, &Standing::of(row))),
             specs.join("<br>")
         );
     }
@@ -491,7 +493,7 @@ fn pictures(row: &Graded) -> String {
     }
     let mut out = String::from("<ul class=\"pictures\">");
     for spec in &row.reports.pictures {
-        let file = crate::run::grading::picture_file(&row.name, spec);
+        let file = crate::run::grading::pictures::picture_file(&row.name, spec);
         let stem = std::path::Path::new(spec)
             .file_stem()
             .map_or_else(|| spec.clone(), |stem| stem.to_string_lossy().into_owned());
@@ -508,7 +510,7 @@ fn pictures(row: &Graded) -> String {
 }
 
 /// A link to a report beside the page. Report names are made of letters, digits, `-`, `_` and
-/// `.` only (`grading::report_names` gives them, `grading::read_summary` checks them), so the
+/// `.` only (`class::report_names` gives them, `summary::read_summary` checks them), so the
 /// name is its own URL; it is escaped as any attribute is all the same.
 fn link(href: &str, label: &str) -> String {
     format!(
@@ -871,7 +873,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::run::grading::{SpecVerdict, WrittenReports};
+    use crate::run::grading::row::{SpecVerdict, WrittenReports};
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
@@ -886,7 +888,7 @@ mod tests {
             specs: [(
                 "s/a.yaml".to_owned(),
                 SpecVerdict {
-                    outcome: SpecOutcome::Mismatch,
+                    outcome: SpecOutcome::Ran(crate::model::outcome::OutcomeKind::Mismatch),
                     cause: Some("r/a: a difference at process".into()),
                     ..SpecVerdict::default()
                 },
@@ -1008,7 +1010,8 @@ mod tests {
     #[test]
     fn the_class_view_counts_the_most_common_failure_causes() {
         // A cause is its key: the same key is one cause however its line reads.
-        use SpecOutcome::{Errored, Mismatch, NotRun, Passed};
+        use crate::model::outcome::OutcomeKind::{Errored, Mismatch, Passed};
+        use SpecOutcome::{NotRun, Ran};
         let verdict = |outcome: SpecOutcome, cause: Option<&str>| SpecVerdict {
             outcome,
             cause: cause.map(str::to_owned),
@@ -1021,22 +1024,31 @@ mod tests {
                 .map(|_| "r/a".to_owned()),
         };
         let mut alice = row("alice", Status::Pass);
-        alice.specs = [("s/a.yaml".to_owned(), verdict(Passed, None))].into();
+        alice.specs = [("s/a.yaml".to_owned(), verdict(Ran(Passed), None))].into();
         let mut bob = row("bob", Status::Fail);
         bob.name = "bob".into();
         bob.specs = [
-            ("s/a.yaml".to_owned(), verdict(Mismatch, Some("r/a: late"))),
-            ("s/b.yaml".to_owned(), verdict(Errored, Some("boom \u{1b}"))),
+            (
+                "s/a.yaml".to_owned(),
+                verdict(Ran(Mismatch), Some("r/a: late")),
+            ),
+            (
+                "s/b.yaml".to_owned(),
+                verdict(Ran(Errored), Some("boom \u{1b}")),
+            ),
             ("s/c.yaml".to_owned(), verdict(NotRun, None)),
         ]
         .into();
         let mut carol = row("carol", Status::Fail);
         carol.name = "carol".into();
         carol.specs = [
-            ("s/a.yaml".to_owned(), verdict(Mismatch, Some("r/a: late"))),
+            (
+                "s/a.yaml".to_owned(),
+                verdict(Ran(Mismatch), Some("r/a: late")),
+            ),
             (
                 "s/b.yaml".to_owned(),
-                verdict(Mismatch, Some("r/a: late for b")),
+                verdict(Ran(Mismatch), Some("r/a: late for b")),
             ),
         ]
         .into();
@@ -1086,7 +1098,7 @@ mod tests {
                 let mut row = row("x", Status::Fail);
                 row.specs = [(
                     "s/a.yaml".to_owned(),
-                    verdict(Mismatch, Some(&format!("cause {i}"))),
+                    verdict(Ran(Mismatch), Some(&format!("cause {i}"))),
                 )]
                 .into();
                 row
@@ -1191,7 +1203,7 @@ mod tests {
         let json: serde_json::Value =
             serde_json::from_str(&json(&rows, None, Some(&about), None)).unwrap();
         assert_eq!(json["suite"]["digest"], "7f8f6c98b998");
-        let suite: crate::run::grade_record::SuiteRecord =
+        let suite: crate::run::grading::summary_record::SuiteRecord =
             serde_json::from_value(json["suite"].clone()).unwrap();
         assert_eq!(About::from(suite), about);
     }
@@ -1253,6 +1265,9 @@ mod tests {
             "{text}"
         );
         std::fs::write(&path, text).unwrap();
-        assert_eq!(crate::run::grading::read_summary(&path).unwrap(), rows);
+        assert_eq!(
+            crate::run::grading::summary::read_summary(&path).unwrap(),
+            rows
+        );
     }
 }

@@ -3,6 +3,7 @@
 pub(crate) mod exercism;
 pub(crate) mod explain_picture;
 pub(crate) mod github;
+pub(crate) mod grade_suite;
 pub(crate) mod grade_summary;
 pub(crate) mod gradescope;
 pub(crate) mod human;

@@ -1,7 +1,6 @@
 //! The run: choosing specs, running each against one implementation in order on worker threads,
 //! known failures and reruns, the conformance matrix, what `watch` reruns and a class's shares.
 
-pub(crate) mod grade_record;
 pub(crate) mod grading;
 pub mod known_failures;
 pub(crate) mod matrix;

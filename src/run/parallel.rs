@@ -99,6 +99,44 @@ pub(crate) fn run_in_order<S, R>(
     });
 }
 
+/// Runs `work(i)` for i in `0..count` on `jobs` worker threads (at least one), each taking the
+/// next index not yet taken, one at a time: for work that takes seconds each (a submission's
+/// grading), where a batch would leave the other workers idle. The results in order of i, once
+/// all are done.
+pub(crate) fn run_each<R: Send>(
+    count: usize,
+    jobs: usize,
+    work: &(dyn Fn(usize) -> R + Sync),
+) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= count {
+                            return mine;
+                        }
+                        mine.push((i, work(i)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +214,25 @@ mod tests {
         let indices: Vec<usize> = seen.iter().map(|(i, _)| *i).collect();
         assert_eq!(indices, (0..50).collect::<Vec<_>>());
         assert!(seen[..4].iter().all(|(i, r)| *r == Some(i * 10)));
+    }
+
+    #[test]
+    fn each_index_runs_once_and_the_results_come_back_in_order() {
+        for jobs in [0, 1, 3, 40] {
+            let ran = AtomicUsize::new(0);
+            let results = run_each(20, jobs, &|i| {
+                ran.fetch_add(1, Ordering::SeqCst);
+                // Later items finish first, so ordering is really exercised.
+                thread::sleep(Duration::from_millis(((20 - i) % 4) as u64));
+                i * 10
+            });
+            assert_eq!(
+                results,
+                (0..20).map(|i| i * 10).collect::<Vec<_>>(),
+                "{jobs}"
+            );
+            assert_eq!(ran.load(Ordering::SeqCst), 20);
+        }
+        assert!(run_each(0, 4, &|i| i).is_empty());
     }
 }

@@ -5,7 +5,7 @@
 //! Read back, the parts that describe the grading and decide nothing (the partition, the
 //! suite, the class's rules and causes, the regrade) read as absent when they have another
 //! shape; the rows are what a merge or a regrade uses, and each is checked
-//! (`grading::read_summary`).
+//! (`summary::read_summary`).
 
 use indexmap::IndexMap;
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
@@ -16,9 +16,9 @@ use crate::model::outcome::OutcomeKind;
 /// The whole of `summary.json`, in the order its keys are written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SummaryFile {
-    /// `dlqspec-grade-summary` (`grading::SUMMARY_FORMAT`).
+    /// `dlqspec-grade-summary` (`summary::SUMMARY_FORMAT`).
     pub(crate) format: String,
-    /// `grading::SUMMARY_VERSION`.
+    /// `summary::SUMMARY_VERSION`.
     pub(crate) version: u64,
     /// The `--partition` share this grading was, when it was one.
     #[serde(default, deserialize_with = "lenient")]
@@ -49,7 +49,7 @@ pub(crate) struct SummaryHead {
     pub(crate) version: Option<u64>,
 }
 
-/// What the grading says of itself (`grading::About`).
+/// What the grading says of itself (`suite::About`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct SuiteRecord {
     pub(crate) folders: Vec<String>,
@@ -182,18 +182,12 @@ pub(crate) struct SpecVerdictRecord {
 }
 
 /// What became of a spec of the suite in one submission's grading: the outcome its run
-/// reported (docs/reports.md), or `not_run`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// reported (docs/reports.md), or `not_run`. Written as the outcome's own name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum SpecOutcome {
-    Passed,
-    Mismatch,
-    Errored,
-    SpecError,
-    Skipped,
-    ExpectedFailure,
-    Stale,
-    Divergence,
+    /// What its run reported: any outcome but a broker's fault, which is no verdict on the
+    /// submission ([`SpecOutcome::reported`]).
+    Ran(OutcomeKind),
     /// The run did not finish it (its budget ran out first), or its report does not mention
     /// it (a run that never reported, a run not trusted), or the broker failed it.
     #[default]
@@ -204,14 +198,7 @@ impl SpecOutcome {
     /// Its name in `summary.json` and the pages (`passed`, `not_run`, ...), as it serializes.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            SpecOutcome::Passed => "passed",
-            SpecOutcome::Mismatch => "mismatch",
-            SpecOutcome::Errored => "errored",
-            SpecOutcome::SpecError => "spec_error",
-            SpecOutcome::Skipped => "skipped",
-            SpecOutcome::ExpectedFailure => "expected_failure",
-            SpecOutcome::Stale => "stale",
-            SpecOutcome::Divergence => "divergence",
+            SpecOutcome::Ran(kind) => kind.as_str(),
             SpecOutcome::NotRun => "not_run",
         }
     }
@@ -221,15 +208,44 @@ impl SpecOutcome {
     pub(crate) fn reported(outcome: Option<OutcomeKind>) -> SpecOutcome {
         match outcome {
             None | Some(OutcomeKind::WorldFault) => SpecOutcome::NotRun,
-            Some(OutcomeKind::Passed) => SpecOutcome::Passed,
-            Some(OutcomeKind::Mismatch) => SpecOutcome::Mismatch,
-            Some(OutcomeKind::Errored) => SpecOutcome::Errored,
-            Some(OutcomeKind::SpecError) => SpecOutcome::SpecError,
-            Some(OutcomeKind::Skipped) => SpecOutcome::Skipped,
-            Some(OutcomeKind::ExpectedFailure) => SpecOutcome::ExpectedFailure,
-            Some(OutcomeKind::Stale) => SpecOutcome::Stale,
-            Some(OutcomeKind::Divergence) => SpecOutcome::Divergence,
+            Some(kind) => SpecOutcome::Ran(kind),
         }
+    }
+
+    /// Every outcome a grading can give a spec, in the order reports list them.
+    fn all() -> impl Iterator<Item = SpecOutcome> {
+        OutcomeKind::ALL
+            .into_iter()
+            .map(|kind| SpecOutcome::reported(Some(kind)))
+            .filter(|outcome| *outcome != SpecOutcome::NotRun)
+            .chain([SpecOutcome::NotRun])
+    }
+}
+
+impl Serialize for SpecOutcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for SpecOutcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SpecOutcome, D::Error> {
+        /// Every name, as an unknown one is told it could have been.
+        static NAMES: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| SpecOutcome::all().map(SpecOutcome::as_str).collect());
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = SpecOutcome;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an outcome's name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<SpecOutcome, E> {
+                SpecOutcome::all()
+                    .find(|outcome| outcome.as_str() == name)
+                    .ok_or_else(|| E::unknown_variant(name, &NAMES))
+            }
+        }
+        d.deserialize_str(Name)
     }
 }
 
@@ -275,18 +291,22 @@ mod tests {
 
     #[test]
     fn a_specs_outcome_is_written_as_it_is_named_and_reads_back() {
-        use SpecOutcome::*;
-        for outcome in [
-            Passed,
-            Mismatch,
-            Errored,
-            SpecError,
-            Skipped,
-            ExpectedFailure,
-            Stale,
-            Divergence,
-            NotRun,
-        ] {
+        let names: Vec<&str> = SpecOutcome::all().map(SpecOutcome::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "passed",
+                "mismatch",
+                "errored",
+                "spec_error",
+                "skipped",
+                "expected_failure",
+                "stale",
+                "divergence",
+                "not_run"
+            ]
+        );
+        for outcome in SpecOutcome::all() {
             let written = serde_json::to_value(outcome).unwrap();
             assert_eq!(written, outcome.as_str());
             assert_eq!(
@@ -295,11 +315,20 @@ mod tests {
             );
         }
         // A run reports a broker's fault, which is no verdict on the submission.
-        assert_eq!(SpecOutcome::reported(Some(OutcomeKind::WorldFault)), NotRun);
-        assert_eq!(SpecOutcome::reported(None), NotRun);
+        assert_eq!(
+            SpecOutcome::reported(Some(OutcomeKind::WorldFault)),
+            SpecOutcome::NotRun
+        );
+        assert_eq!(SpecOutcome::reported(None), SpecOutcome::NotRun);
         assert_eq!(
             SpecOutcome::reported(Some(OutcomeKind::ExpectedFailure)),
-            ExpectedFailure
+            SpecOutcome::Ran(OutcomeKind::ExpectedFailure)
+        );
+        // Nor is one read back.
+        let error = serde_json::from_value::<SpecOutcome>("world_fault".into()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown variant `world_fault`, expected one of `passed`, `mismatch`, `errored`, `spec_error`, `skipped`, `expected_failure`, `stale`, `divergence`, `not_run`"
         );
     }
 

@@ -1,0 +1,313 @@
+//! `grade --against DIR`: the earlier grading read back (before any submission is graded, and
+//! never where this grading writes), and what changed since, submissions matched by name.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::run::grading::row::{Graded, Status};
+use crate::run::grading::summary::{SUMMARY_JSON, read_summary};
+use crate::run::grading::summary_record::SpecOutcome;
+
+/// The earlier grading `--against` named: its folder as given, and its rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Earlier {
+    pub(crate) dir: PathBuf,
+    pub(crate) rows: Vec<Graded>,
+}
+
+impl Earlier {
+    /// What changed from it to `rows`.
+    pub(crate) fn against(&self, rows: &[Graded]) -> Against {
+        Against {
+            dir: self.dir.display().to_string(),
+            diff: regrade(&self.rows, rows),
+        }
+    }
+}
+
+/// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Against {
+    pub(crate) dir: String,
+    pub(crate) diff: Regrade,
+}
+
+/// The earlier grading `--against` names (`against`), read before any submission is graded
+/// (a wrong folder is said at once, not after the class); `None` without `--against`. Refused
+/// when the `output` folder is that folder, inside it or around it: a regrade writes nothing
+/// into what it compares with.
+pub(crate) fn earlier(against: Option<&Path>, output: &Path) -> Result<Option<Earlier>, String> {
+    let Some(dir) = against else {
+        return Ok(None);
+    };
+    if is_within(output, dir) {
+        return Err(format!(
+            "--output {} is within --against {}: a regrade writes nothing into the grading it compares with; give another --output folder",
+            output.display(),
+            dir.display()
+        ));
+    }
+    // Inside the output folder, a submission's reports could land in it under its name.
+    if is_within(dir, output) {
+        return Err(format!(
+            "--against {} is within --output {}: a submission's reports could be written into it; move the earlier grading out of the output folder",
+            dir.display(),
+            output.display()
+        ));
+    }
+    read_earlier(dir).map(|rows| {
+        Some(Earlier {
+            dir: dir.to_path_buf(),
+            rows,
+        })
+    })
+}
+
+/// Reads the rows of an earlier grading for `grade --against DIR`: DIR must be a folder
+/// holding the `summary.json` a grade wrote (read as `--merge` reads a shard's: bounded, a
+/// regular file only, its format and version checked). Every error is one sentence saying
+/// what to give instead.
+pub(crate) fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "--against {shown} is not a folder: give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+        Err(error) => {
+            return Err(format!(
+                "--against {shown} cannot be read ({error}): give the folder an earlier `dlqspec grade --output DIR` wrote"
+            ));
+        }
+    }
+    let file = dir.join(SUMMARY_JSON);
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(format!(
+            "--against {shown} holds no {SUMMARY_JSON}: give the folder an earlier `dlqspec grade --output DIR` wrote (whose grading finished)"
+        ));
+    }
+    read_summary(&file).map_err(|why| format!("--against: {why}"))
+}
+
+/// Whether `output` is `dir` or a folder inside it (where neither need exist yet): a regrade
+/// writes nothing into the grading it compares with.
+pub(crate) fn is_within(output: &Path, dir: &Path) -> bool {
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    let Ok(mut probe) = std::path::absolute(output) else {
+        return false;
+    };
+    // The nearest folder of `output` that exists, with the rest of the path after it.
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = std::fs::canonicalize(&probe) {
+            let whole = rest
+                .iter()
+                .rev()
+                .fold(found, |path: PathBuf, part| path.join(part));
+            return whole.starts_with(&dir);
+        }
+        match (probe.file_name().map(ToOwned::to_owned), probe.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                probe = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A submission's grading before and after, in brief.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Standing {
+    pub(crate) status: Status,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
+}
+
+impl Standing {
+    pub(crate) fn of(row: &Graded) -> Standing {
+        Standing {
+            status: row.status,
+            score: row.score,
+            max_score: row.max_score,
+        }
+    }
+}
+
+/// One submission graded both times whose grading changed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Changed {
+    /// Its row in the new grading.
+    pub(crate) row: usize,
+    pub(crate) before: Standing,
+    /// Each spec whose verdict changed: its path, its outcome before and after (`None`: the
+    /// spec was not in that grading's suite).
+    pub(crate) specs: Vec<(String, Option<SpecOutcome>, Option<SpecOutcome>)>,
+}
+
+/// What changed from an earlier grading to this one, submissions matched by name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Regrade {
+    pub(crate) changed: Vec<Changed>,
+    /// The rows (of the new grading) of submissions the earlier one did not have.
+    pub(crate) new: Vec<usize>,
+    /// The earlier rows of submissions this grading does not have, with their standing.
+    pub(crate) gone: Vec<(String, String, Standing)>,
+    /// How many submissions were graded both times the same.
+    pub(crate) unchanged: usize,
+}
+
+impl Regrade {
+    pub(crate) fn no_change(&self) -> bool {
+        self.changed.is_empty() && self.new.is_empty() && self.gone.is_empty()
+    }
+}
+
+/// Compares `after` with `before`, matching submissions by their report name; the changed
+/// and new in `after`'s order, the gone in `before`'s.
+pub(crate) fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
+    let earlier: BTreeMap<&str, &Graded> = before.iter().map(|r| (r.name.as_str(), r)).collect();
+    let now: BTreeSet<&str> = after.iter().map(|r| r.name.as_str()).collect();
+    let mut diff = Regrade::default();
+    for (i, row) in after.iter().enumerate() {
+        let Some(old) = earlier.get(row.name.as_str()) else {
+            diff.new.push(i);
+            continue;
+        };
+        let paths: BTreeSet<&String> = old.specs.keys().chain(row.specs.keys()).collect();
+        let specs: Vec<(String, Option<SpecOutcome>, Option<SpecOutcome>)> = paths
+            .into_iter()
+            .filter_map(|path| {
+                let was = old.specs.get(path).map(|v| v.outcome);
+                let is = row.specs.get(path).map(|v| v.outcome);
+                (was != is).then(|| (path.clone(), was, is))
+            })
+            .collect();
+        let before = Standing::of(old);
+        if specs.is_empty() && before == Standing::of(row) {
+            diff.unchanged += 1;
+        } else {
+            diff.changed.push(Changed {
+                row: i,
+                before,
+                specs,
+            });
+        }
+    }
+    diff.gone = before
+        .iter()
+        .filter(|row| !now.contains(row.name.as_str()))
+        .map(|row| (row.name.clone(), row.submission.clone(), Standing::of(row)))
+        .collect();
+    diff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::grading::row::{SpecVerdict, WrittenReports};
+    use std::time::Duration;
+
+    #[test]
+    fn a_regrade_matches_submissions_by_name_and_lists_each_changed_spec() {
+        use crate::model::outcome::OutcomeKind::{Errored, Mismatch, Passed};
+        use SpecOutcome::{NotRun, Ran};
+        let row = |name: &str, score: f64, outcomes: &[(&str, SpecOutcome)]| Graded {
+            submission: format!("class/{name}"),
+            name: name.into(),
+            status: if score == 2.0 {
+                Status::Pass
+            } else {
+                Status::Fail
+            },
+            score,
+            max_score: 2.0,
+            passed: 0,
+            failed: 0,
+            rules: BTreeMap::new(),
+            specs: outcomes
+                .iter()
+                .map(|(path, outcome)| {
+                    let verdict = SpecVerdict {
+                        outcome: *outcome,
+                        ..SpecVerdict::default()
+                    };
+                    ((*path).to_owned(), verdict)
+                })
+                .collect(),
+            took: Duration::ZERO,
+            note: String::new(),
+            reports: WrittenReports::default(),
+        };
+        let before = [
+            row("alice", 2.0, &[("a", Ran(Passed)), ("b", Ran(Passed))]),
+            row("bob", 1.0, &[("a", Ran(Passed)), ("b", Ran(Mismatch))]),
+            row("dave", 0.0, &[("a", Ran(Errored))]),
+        ];
+        let after = [
+            row("alice", 2.0, &[("a", Ran(Passed)), ("b", Ran(Passed))]),
+            row(
+                "bob",
+                2.0,
+                &[("a", Ran(Passed)), ("b", Ran(Passed)), ("c", NotRun)],
+            ),
+            row("carol", 1.0, &[("a", Ran(Passed))]),
+        ];
+        let diff = regrade(&before, &after);
+        assert_eq!(diff.unchanged, 1);
+        assert_eq!(diff.new, [2]);
+        assert_eq!(diff.gone.len(), 1);
+        assert_eq!(diff.gone[0].0, "dave");
+        assert_eq!(diff.changed.len(), 1);
+        let bob = &diff.changed[0];
+        assert_eq!((bob.row, bob.before.score), (1, 1.0));
+        assert_eq!(
+            bob.specs,
+            [
+                ("b".to_owned(), Some(Ran(Mismatch)), Some(Ran(Passed))),
+                ("c".to_owned(), None, Some(NotRun)),
+            ]
+        );
+        assert!(!diff.no_change());
+        assert!(regrade(&after, &after).no_change());
+        // A verdict changed at the same score is a change all the same.
+        let swapped = [row(
+            "alice",
+            2.0,
+            &[("a", Ran(Passed)), ("b", Ran(Errored))],
+        )];
+        assert_eq!(regrade(&before[..1], &swapped).changed.len(), 1);
+    }
+
+    #[test]
+    fn a_regrade_never_writes_within_the_folder_it_compares_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let earlier = dir.path().join("grades");
+        std::fs::create_dir(&earlier).unwrap();
+        assert!(is_within(&earlier, &earlier));
+        assert!(is_within(&earlier.join("new/deeper"), &earlier));
+        assert!(is_within(&earlier.join("../grades/x"), &earlier));
+        assert!(!is_within(&dir.path().join("grades-2"), &earlier));
+        assert!(!is_within(dir.path(), &earlier));
+    }
+
+    #[test]
+    fn the_earlier_grading_is_refused_where_this_one_writes_and_none_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let earlier_dir = dir.path().join("grades");
+        std::fs::create_dir(&earlier_dir).unwrap();
+        assert_eq!(earlier(None, &earlier_dir), Ok(None));
+        let error = earlier(Some(&earlier_dir), &earlier_dir.join("new")).unwrap_err();
+        assert!(error.starts_with("--output "), "{error}");
+        assert!(error.contains("is within --against"), "{error}");
+        let error = earlier(Some(&earlier_dir), dir.path()).unwrap_err();
+        assert!(error.starts_with("--against "), "{error}");
+        assert!(error.contains("is within --output"), "{error}");
+        let error = earlier(Some(&earlier_dir), &dir.path().join("new")).unwrap_err();
+        assert!(error.contains("holds no summary.json"), "{error}");
+    }
+}
