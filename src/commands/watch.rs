@@ -17,6 +17,7 @@ use crate::load::discover;
 use crate::model::implementation::Implementation;
 use crate::report::sanitize;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions};
+use crate::run::exit;
 use crate::run::runner::{self, RunConfig};
 use crate::run::watch::{Plan, Root, Watched};
 use crate::text::source::display_path;
@@ -173,7 +174,7 @@ impl Session {
         self.say(&format!("watch: {heading}"));
         if config.paths.is_empty() {
             self.say(&self.watching);
-            return Some(runner::exit::PASSED);
+            return Some(exit::PASSED);
         }
         Some(self.run(&config))
     }
