@@ -136,11 +136,11 @@ impl WrittenReports {
 /// machine left some ungraded (the grader's to fix, whatever the others did).
 pub(crate) fn exit_code(rows: &[Graded]) -> i32 {
     if rows.iter().any(|row| row.status == Status::Ungraded) {
-        crate::run::runner::exit::SPEC_OR_USAGE_ERROR
+        crate::run::exit::SPEC_OR_USAGE_ERROR
     } else if rows.iter().all(|row| row.status == Status::Pass) {
-        crate::run::runner::exit::PASSED
+        crate::run::exit::PASSED
     } else {
-        crate::run::runner::exit::FAILED
+        crate::run::exit::FAILED
     }
 }
 
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn a_class_passes_only_when_everyone_does_and_a_row_the_machine_left_is_the_graders() {
-        use crate::run::runner::exit;
+        use crate::run::exit;
         let class = |statuses: &[Status]| -> Vec<Graded> {
             statuses.iter().map(|status| row(*status)).collect()
         };

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::contracts::builtin::Builtin;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
+use crate::run::events::{Event, Reporter, SpecReport};
 use crate::run::grading::summary_record::SuiteRecord;
 use crate::run::grading::{MAX_REPORT_BYTES, read_bounded};
-use crate::run::runner::{Event, Reporter, RunConfig, SpecReport};
+use crate::run::runner::RunConfig;
 
 /// A spec of the suite a class is graded on, as `grade` found it running the suite on the
 /// built-in reference: what it is worth and what it covers come from here, never from a
