@@ -594,6 +594,30 @@ mod tests {
             .collect()
     }
 
+    /// The steps, as `described`, of the plan for a box showing `bound` and `copies` with its
+    /// writable folder at `work`, staged in `host`'s `root`; the host's `/proc` bound when
+    /// `proc`. The owner, the user and the disk do not change the steps.
+    fn planned(
+        host: &Path,
+        bound: &[PathBuf],
+        copies: &[(PathBuf, PathBuf)],
+        work: &str,
+        proc: bool,
+    ) -> Vec<String> {
+        let staging = host.join("root");
+        let plan = RootPlan::new(&Layout {
+            bound,
+            copies,
+            work: Path::new(work),
+            staging: &staging,
+            disk: 1 << 20,
+            owner: (61000, 61000),
+            user: (61000, 61000),
+            proc,
+        });
+        described(&plan, &staging)
+    }
+
     #[test]
     fn folders_come_before_what_they_hold_and_nothing_is_made_in_a_bound_tree() {
         let host = tempfile::tempdir().unwrap();
@@ -602,21 +626,9 @@ mod tests {
         std::fs::write(tree.join("lib/python/x.py"), "").unwrap();
         let copy = host.path().join("copy");
         std::fs::create_dir_all(&copy).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/tmp/dlqspec-box-1-x");
-        let bound = vec![tree.clone(), tree.join("lib/python")];
-        let copies = vec![(tree.join("lib"), copy.clone())];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &copies,
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (61000, 61000),
-            user: (61000, 61000),
-            proc: true,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [tree.clone(), tree.join("lib/python")];
+        let copies = [(tree.join("lib"), copy.clone())];
+        let steps = planned(host.path(), &bound, &copies, "/tmp/dlqspec-box-1-x", true);
         let at = |wanted: &str| {
             steps
                 .iter()
@@ -649,21 +661,9 @@ mod tests {
         std::fs::create_dir_all(project.join("node_modules/tsx")).unwrap();
         let copy = host.path().join("copy");
         std::fs::create_dir_all(copy.join("node_modules")).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/w");
-        let bound = vec![project.join("node_modules")];
-        let copies = vec![(project.clone(), copy.clone())];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &copies,
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (0, 0),
-            user: (0, 0),
-            proc: false,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [project.join("node_modules")];
+        let copies = [(project.clone(), copy.clone())];
+        let steps = planned(host.path(), &bound, &copies, "/w", false);
         let project = project.display();
         let copy_bind = steps
             .iter()
@@ -689,20 +689,8 @@ mod tests {
         std::fs::create_dir_all(target.join("inside")).unwrap();
         let link = host.path().join("link");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/w");
-        let bound = vec![link.clone(), link.join("inside")];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &[],
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (0, 0),
-            user: (0, 0),
-            proc: false,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [link.clone(), link.join("inside")];
+        let steps = planned(host.path(), &bound, &[], "/w", false);
         assert!(steps.contains(&format!("link {} -> {}", link.display(), target.display())));
         assert!(
             !steps
