@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::common::{Tier, dlqspec, ran, root, run, suite_of, tier_lacking};
+use crate::common::{Ran, Tier, root, run, suite_of, tier_lacking};
 
 const QUORUM: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=quorum";
 const CLASSIC: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=classic";
@@ -97,25 +97,52 @@ fn assert_no_queue_left() {
     );
 }
 
+/// `dlqspec ARGS --world WORLD`.
+fn run_on(world: &str, args: &[&str]) -> Ran {
+    let mut all = args.to_vec();
+    all.extend(["--world", world]);
+    run(&all)
+}
+
+/// `run_on` for a run that must exit 0 with nothing failed (a divergence fails nothing).
+fn failing_nothing_on(world: &str, args: &[&str]) -> Ran {
+    let ran = run_on(world, args);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains(" 0 failed"), "{}", ran.stdout);
+    ran
+}
+
+/// The lines of a `--format json` report.
+fn json_lines(ran: &Ran) -> Vec<serde_json::Value> {
+    ran.stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// What a human report tells of the spec `specs/dlq-consumer/SPEC.yaml`, which must diverge:
+/// from its `DIVRG` line to the next one.
+fn divergence_of(ran: &Ran, spec: &str) -> String {
+    ran.stdout
+        .split(&format!("DIVRG specs/dlq-consumer/{spec}.yaml"))
+        .nth(1)
+        .and_then(|rest| rest.split("\nDIVRG ").next())
+        .unwrap_or_else(|| panic!("{spec} diverges: {}", ran.stdout))
+        .to_owned()
+}
+
 #[test]
 fn the_builtin_and_the_python_example_part_from_the_fake_where_the_queue_type_does() {
     let Some(_turn) = broker() else { return };
     for implementation in ["builtin", "python:examples/python/solution.py"] {
-        let quorum = run(&[
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            implementation,
-            "--world",
-            QUORUM,
-        ]);
-        assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
+        let suite = ["run", "specs/dlq-consumer", "--impl", implementation];
+        let quorum = failing_nothing_on(QUORUM, &suite);
         assert!(
             quorum
                 .stdout
                 .contains("world: rabbitmq quorum at amqp://guest@127.0.0.1:5672/")
         );
-        assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
         // A quorum queue counts deliveries and requeues to the tail, as the lesson's does.
         assert!(
             !quorum.stdout.contains("no-delivery-count"),
@@ -128,35 +155,19 @@ fn the_builtin_and_the_python_example_part_from_the_fake_where_the_queue_type_do
             quorum.stdout
         );
 
-        let classic = run(&[
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            implementation,
-            "--world",
-            CLASSIC,
-        ]);
-        assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
-        assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
-        let tail = "DIVRG specs/dlq-consumer/transient-retried-to-the-tail.yaml";
-        let told = classic
-            .stdout
-            .split(tail)
-            .nth(1)
-            .expect("the retry spec diverges");
+        let classic = failing_nothing_on(CLASSIC, &suite);
+        let tail = divergence_of(&classic, "transient-retried-to-the-tail");
         assert!(
-            told.lines()
+            tail.lines()
                 .nth(2)
                 .is_some_and(|l| l.contains("broker property requeue-at-head")),
-            "{told}"
+            "{tail}"
         );
-        let budget = "DIVRG specs/dlq-consumer/exhausted-at-max-attempts.yaml";
-        let told = classic
-            .stdout
-            .split(budget)
-            .nth(1)
-            .expect("the budget spec diverges");
-        assert!(told.contains("broker property no-delivery-count"), "{told}");
+        let budget = divergence_of(&classic, "exhausted-at-max-attempts");
+        assert!(
+            budget.contains("broker property no-delivery-count"),
+            "{budget}"
+        );
         assert!(classic.stdout.contains("diverged: "), "{}", classic.stdout);
     }
     assert_no_queue_left();
@@ -165,25 +176,21 @@ fn the_builtin_and_the_python_example_part_from_the_fake_where_the_queue_type_do
 #[test]
 fn a_wrong_solution_fails_on_the_broker_apart_from_what_diverges() {
     let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--impl",
-        "python:tests/solutions/dlq_no_poison.py",
-        "--world",
+    let ran = run_on(
         CLASSIC,
-        "--format",
-        "json",
-        "--output",
-        "-",
-    ]);
+        &[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            "python:tests/solutions/dlq_no_poison.py",
+            "--format",
+            "json",
+            "--output",
+            "-",
+        ],
+    );
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let lines: Vec<serde_json::Value> = ran
-        .stdout
-        .lines()
-        .filter(|line| line.starts_with('{'))
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .collect();
+    let lines = json_lines(&ran);
     let outcomes = |kind: &str| {
         lines
             .iter()
@@ -242,6 +249,38 @@ fn acting_solution(dir: &std::path::Path, nth: usize, act: &str) -> String {
     format!("python:{}", path.display())
 }
 
+/// A run of the suite on `world` killed mid-spec, by a solution that kills the dlqspec that
+/// runs it (its parent, with the box off).
+fn killed_run_on(world: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let solution = acting_solution(
+        dir.path(),
+        2,
+        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
+    );
+    let killed = run_on(
+        world,
+        &[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            &solution,
+            "--sandbox",
+            "off",
+        ],
+    );
+    assert_ne!(killed.code, 0);
+}
+
+/// A run of one spec on `world` after a run that left queues: it passes, and deletes them.
+fn the_next_run_on_deletes_what_was_left(world: &str) {
+    failing_nothing_on(
+        world,
+        &["run", "specs/dlq-consumer/success-acks-and-returns-ok.yaml"],
+    );
+    assert_no_queue_left();
+}
+
 #[test]
 fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
     let Some(_turn) = broker() else { return };
@@ -251,18 +290,19 @@ fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
         4,
         "subprocess.run(['rabbitmqctl', 'stop_app'], capture_output=True, check=True)",
     );
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--impl",
-        &solution,
-        "--sandbox",
-        "off",
-        "--timeout",
-        "120",
-        "--world",
+    let ran = run_on(
         QUORUM,
-    ]);
+        &[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            &solution,
+            "--sandbox",
+            "off",
+            "--timeout",
+            "120",
+        ],
+    );
     rabbitmqctl(&["start_app"]);
     rabbitmqctl(&["await_startup"]);
     let all = suite_of("specs/dlq-consumer").len();
@@ -301,62 +341,27 @@ fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
         ran.stderr
     );
     // The stopped spec's queue could not be deleted; the next run deletes it.
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        QUORUM,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
-    assert_no_queue_left();
+    the_next_run_on_deletes_what_was_left(QUORUM);
 }
 
 #[test]
 fn a_killed_run_leaves_a_queue_the_next_run_deletes() {
     let Some(_turn) = broker() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    // Kills the dlqspec that runs it (its parent, with the box off), mid-spec.
-    let solution = acting_solution(
-        dir.path(),
-        2,
-        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
-    );
-    let killed = ran(dlqspec()
-        .args([
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            &solution,
-            "--sandbox",
-            "off",
-        ])
-        .args(["--world", CLASSIC])
-        .output()
-        .expect("dlqspec runs"));
-    assert_ne!(killed.code, 0);
+    killed_run_on(CLASSIC);
     assert!(
         !dlqspec_queues().is_empty(),
         "a killed run leaves its spec's queue"
     );
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        CLASSIC,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
-    assert_no_queue_left();
+    the_next_run_on_deletes_what_was_left(CLASSIC);
 }
 
 #[test]
 fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
     // Nothing listens on port 1: no broker needed.
-    let absent = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--world",
+    let absent = run_on(
         "amqp://guest:pw-absent@127.0.0.1:1/",
-    ]);
+        &["run", "specs/dlq-consumer"],
+    );
     assert_eq!(absent.code, 2, "{}", absent.stdout);
     assert!(
         absent
@@ -372,12 +377,10 @@ fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
     );
     assert!(!absent.stdout.contains("PASS") && !absent.stderr.contains("pw-absent"));
     let Some(_turn) = broker() else { return };
-    let refused = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--world",
+    let refused = run_on(
         "amqp://guest:not-the-pw-7q@127.0.0.1:5672/",
-    ]);
+        &["run", "specs/dlq-consumer"],
+    );
     assert_eq!(refused.code, 2, "{}", refused.stdout);
     assert!(
         refused.stderr.contains("refused the credentials (403"),
@@ -392,14 +395,14 @@ fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
 #[test]
 fn the_world_applies_to_dlq_consumer_specs_and_says_so_for_the_rest() {
     let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "specs/outcome-queue",
-        "--world",
+    let ran = failing_nothing_on(
         QUORUM,
-    ]);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        &[
+            "run",
+            "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+            "specs/outcome-queue",
+        ],
+    );
     let outcome_queue = suite_of("specs/outcome-queue").len();
     assert!(
         ran.stdout.contains(&format!("the {outcome_queue} outcome-queue specs ran as always (their queue is the implementation)")),
@@ -416,12 +419,13 @@ fn the_world_applies_to_dlq_consumer_specs_and_says_so_for_the_rest() {
 #[test]
 fn explain_on_the_broker_tells_where_it_parts_from_the_fake() {
     let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "explain",
-        "specs/dlq-consumer/transient-retried-to-the-tail.yaml",
-        "--world",
+    let ran = run_on(
         CLASSIC,
-    ]);
+        &[
+            "explain",
+            "specs/dlq-consumer/transient-retried-to-the-tail.yaml",
+        ],
+    );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
@@ -505,23 +509,21 @@ fn the_brokers_page_holds_the_matrix_its_command_writes() {
 #[test]
 fn the_broker_dead_letters_an_exhausted_message_by_its_count_without_the_consumers_metadata() {
     let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
-        "--world",
+    let ran = run_on(
         QUORUM_DLX,
-        "--format",
-        "json",
-        "--output",
-        "-",
-    ]);
+        &[
+            "run",
+            "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
+            "--format",
+            "json",
+            "--output",
+            "-",
+        ],
+    );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let finished: serde_json::Value = ran
-        .stdout
-        .lines()
-        .filter(|line| line.starts_with('{'))
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .find(|line: &serde_json::Value| line["event"] == "spec_finished")
+    let finished = json_lines(&ran)
+        .into_iter()
+        .find(|line| line["event"] == "spec_finished")
         .expect("the spec's line");
     // The spec passes on the broker's queue: its DLQ is what diverges.
     assert_eq!(finished["outcome"], "divergence", "{finished}");
@@ -563,27 +565,21 @@ fn the_broker_dead_letters_an_exhausted_message_by_its_count_without_the_consume
 #[test]
 fn the_suite_with_the_broker_dead_lettering_diverges_by_its_properties_and_fails_nothing() {
     let Some(_turn) = broker() else { return };
-    let quorum = run(&["run", "specs/dlq-consumer", "--world", QUORUM_DLX]);
-    assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
-    assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
-    let told = |ran: &crate::common::Ran, spec: &str| -> String {
-        ran.stdout
-            .split(&format!("DIVRG specs/dlq-consumer/{spec}.yaml"))
-            .nth(1)
-            .and_then(|rest| rest.split("\nDIVRG ").next())
-            .unwrap_or_else(|| panic!("{spec} diverges: {}", ran.stdout))
-            .to_owned()
-    };
+    let suite = ["run", "specs/dlq-consumer"];
+    let quorum = failing_nothing_on(QUORUM_DLX, &suite);
     // A permanent error is the consumer's reject; a poison pill never reaches the poison check.
-    assert!(told(&quorum, "permanent-on-the-first-delivery").contains("broker property rejected"));
-    let poison = told(&quorum, "poison-cycle");
+    assert!(
+        divergence_of(&quorum, "permanent-on-the-first-delivery")
+            .contains("broker property rejected")
+    );
+    let poison = divergence_of(&quorum, "poison-cycle");
     assert!(
         poison.contains("broker property dead-lettered-on-return"),
         "{poison}"
     );
     assert!(poison.contains("the broker dead-lettered p as it came back (x-death delivery_limit"));
     // A crash between put and ack leaves a state the broker never shows.
-    let between = told(&quorum, "crash-before-ack-keeps-the-entry");
+    let between = divergence_of(&quorum, "crash-before-ack-keeps-the-entry");
     assert!(
         between.contains("broker property atomic-dead-letter"),
         "{between}"
@@ -602,10 +598,8 @@ fn the_suite_with_the_broker_dead_lettering_diverges_by_its_properties_and_fails
         quorum.stdout
     );
 
-    let classic = run(&["run", "specs/dlq-consumer", "--world", CLASSIC_DLX]);
-    assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
-    assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
-    let exhausted = told(&classic, "max-attempts-one-exhausts-on-the-first-failure");
+    let classic = failing_nothing_on(CLASSIC_DLX, &suite);
+    let exhausted = divergence_of(&classic, "max-attempts-one-exhausts-on-the-first-failure");
     assert!(
         exhausted.contains("broker property no-delivery-limit"),
         "{exhausted}"
@@ -624,25 +618,7 @@ fn the_suite_with_the_broker_dead_lettering_diverges_by_its_properties_and_fails
 #[test]
 fn a_killed_run_that_had_the_broker_dead_letter_leaves_queues_the_next_run_deletes() {
     let Some(_turn) = broker() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let solution = acting_solution(
-        dir.path(),
-        2,
-        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
-    );
-    let killed = ran(dlqspec()
-        .args([
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            &solution,
-            "--sandbox",
-            "off",
-        ])
-        .args(["--world", QUORUM_DLX])
-        .output()
-        .expect("dlqspec runs"));
-    assert_ne!(killed.code, 0);
+    killed_run_on(QUORUM_DLX);
     let left = dlqspec_queues();
     assert!(
         left.iter().any(|name| name.ends_with(".dead"))
@@ -650,12 +626,5 @@ fn a_killed_run_that_had_the_broker_dead_letter_leaves_queues_the_next_run_delet
         "a killed run leaves its spec's queue and dead-letter queue: {left:?}"
     );
     // The next run, of either mode, deletes both.
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        QUORUM,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
-    assert_no_queue_left();
+    the_next_run_on_deletes_what_was_left(QUORUM);
 }
