@@ -9,7 +9,7 @@
 //! only where no bound tree lies, and never through a link.
 
 use std::collections::BTreeSet;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -198,27 +198,8 @@ impl RootPlan {
     /// Raw system calls only, on memory prepared before the fork.
     pub(crate) unsafe fn build(&self) -> io::Result<()> {
         unsafe {
-            // Nothing mounted here reaches the host's namespace, nor the host's this one.
-            if libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-            {
-                return Err(raw::last_error());
-            }
-            if libc::mount(
-                c"tmpfs".as_ptr(),
-                self.staging.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                self.root_options.as_ptr().cast(),
-            ) != 0
-            {
-                return Err(raw::last_error());
-            }
+            keep_mounts_private()?;
+            mount_tmpfs(&self.staging, &self.root_options)?;
             for step in &self.steps {
                 run(step)?;
             }
@@ -267,15 +248,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                 }
             }
             RootStep::File(path) => {
-                let fd = libc::open(
-                    path.as_ptr(),
-                    libc::O_WRONLY
-                        | libc::O_CREAT
-                        | libc::O_EXCL
-                        | libc::O_NOFOLLOW
-                        | libc::O_CLOEXEC,
-                    0o644,
-                );
+                let fd = new_file(path);
                 if fd >= 0 {
                     libc::close(fd);
                 } else if !exists() {
@@ -288,15 +261,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                 }
             }
             RootStep::Write { target, bytes } => {
-                let fd = libc::open(
-                    target.as_ptr(),
-                    libc::O_WRONLY
-                        | libc::O_CREAT
-                        | libc::O_EXCL
-                        | libc::O_NOFOLLOW
-                        | libc::O_CLOEXEC,
-                    0o644,
-                );
+                let fd = new_file(target);
                 if fd < 0 {
                     return Err(raw::last_error());
                 }
@@ -306,18 +271,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                     return Err(raw::last_error());
                 }
             }
-            RootStep::Tmpfs { target, options } => {
-                if libc::mount(
-                    c"tmpfs".as_ptr(),
-                    target.as_ptr(),
-                    c"tmpfs".as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV,
-                    options.as_ptr().cast(),
-                ) != 0
-                {
-                    return Err(raw::last_error());
-                }
-            }
+            RootStep::Tmpfs { target, options } => mount_tmpfs(target, options)?,
             RootStep::Bind {
                 source,
                 target,
@@ -373,6 +327,63 @@ unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Resul
         libc::close(tree);
         if moved { Ok(()) } else { Err(error) }
     }
+}
+
+/// Opens, to write, a new file of the root's own at `path`: never one already there, nor one
+/// through a link. The descriptor, or -1.
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn new_file(path: &CStr) -> libc::c_int {
+    unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o644,
+        )
+    }
+}
+
+/// Makes every mount of this process's mount namespace private, so that nothing mounted in it
+/// reaches the host's namespace, nor the host's this one: before anything is mounted in it.
+///
+/// # Safety
+/// Raw system calls only.
+pub(crate) unsafe fn keep_mounts_private() -> io::Result<()> {
+    let private = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if private != 0 {
+        return Err(raw::last_error());
+    }
+    Ok(())
+}
+
+/// Mounts a fresh tmpfs on `target` with `options` (`mode=...,size=...`), its files never
+/// set-uid nor devices.
+///
+/// # Safety
+/// Raw system calls only.
+pub(crate) unsafe fn mount_tmpfs(target: &CStr, options: &CStr) -> io::Result<()> {
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        )
+    };
+    if mounted != 0 {
+        return Err(raw::last_error());
+    }
+    Ok(())
 }
 
 /// For the kernel probe: binds `/dev/null` on a new file `null` and makes an empty folder
