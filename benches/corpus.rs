@@ -29,7 +29,8 @@ use dlqspec::authoring::lint;
 use dlqspec::contracts::builtin::Builtin;
 use dlqspec::contracts::contract::RunMode;
 use dlqspec::model::implementation::Implementation;
-use dlqspec::run::runner::{self, Event, Reporter, RunConfig};
+use dlqspec::run::events::{Event, Reporter};
+use dlqspec::run::runner::{self, RunConfig};
 
 const SPECS: usize = 5_000;
 

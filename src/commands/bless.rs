@@ -11,7 +11,7 @@ use crate::load::discover;
 use crate::report::sanitize;
 use crate::report::style::paint;
 use crate::report::{Palette, render};
-use crate::run::runner::exit;
+use crate::run::exit;
 use crate::text::source::display_path;
 
 /// How many specs came to what, for the closing line.

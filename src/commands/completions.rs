@@ -3,7 +3,7 @@
 use clap::{Command, CommandFactory};
 
 use crate::commands::cli::{Cli, CompletionsArgs};
-use crate::run::runner::exit;
+use crate::run::exit;
 
 #[expect(
     clippy::disallowed_methods,

@@ -10,7 +10,7 @@ use crate::load::discover;
 use crate::load::loader;
 use crate::model::outcome::Outcome;
 use crate::report::{Palette, render};
-use crate::run::runner::exit;
+use crate::run::exit;
 
 pub(crate) fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     // Before any implementation starts: the page goes out through stdout or --output, which

@@ -14,7 +14,7 @@ use crate::external::launch::Target;
 use crate::generate::rng;
 use crate::model::outcome::Outcome;
 use crate::report::{Palette, ReportOptions, render};
-use crate::run::runner::exit;
+use crate::run::exit;
 use crate::text::source::display_path;
 
 pub(crate) fn explore(args: ExploreArgs, palette: Palette) -> i32 {

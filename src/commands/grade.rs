@@ -288,11 +288,11 @@ fn warm_python(args: &GradeArgs, chosen: &[usize]) -> Option<crate::external::zy
 /// 0 when every submission passed, 1 otherwise; 2 when the machine left some ungraded.
 fn verdict(rows: &[Graded]) -> i32 {
     if rows.iter().any(|row| row.status == Status::Ungraded) {
-        crate::run::runner::exit::SPEC_OR_USAGE_ERROR
+        crate::run::exit::SPEC_OR_USAGE_ERROR
     } else if rows.iter().all(|row| row.status == Status::Pass) {
-        crate::run::runner::exit::PASSED
+        crate::run::exit::PASSED
     } else {
-        crate::run::runner::exit::FAILED
+        crate::run::exit::FAILED
     }
 }
 
@@ -484,10 +484,10 @@ fn merged_about(abouts: &[Option<grading::About>]) -> Option<grading::About> {
 /// with every broken spec listed, when the reference does not pass a spec (or it does not
 /// load): such a spec judges nobody, and would be scored against every student.
 fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, String> {
-    struct Keep(Vec<crate::run::runner::SpecReport>);
-    impl crate::run::runner::Reporter for Keep {
-        fn event(&mut self, event: &crate::run::runner::Event) {
-            if let crate::run::runner::Event::Finished(report) = event {
+    struct Keep(Vec<crate::run::events::SpecReport>);
+    impl crate::run::events::Reporter for Keep {
+        fn event(&mut self, event: &crate::run::events::Event) {
+            if let crate::run::events::Event::Finished(report) = event {
                 self.0.push((*report).clone());
             }
         }

@@ -6,7 +6,7 @@ use crate::authoring::lint;
 use crate::commands::cli::LintArgs;
 use crate::contracts::builtin::Builtin;
 use crate::report::Palette;
-use crate::run::runner::exit;
+use crate::run::exit;
 
 pub(crate) fn lint(args: LintArgs, palette: Palette) -> i32 {
     let options = lint::LintOptions {

@@ -5,7 +5,8 @@ use std::io::Write;
 use crate::report::Palette;
 use crate::report::ReportFormat;
 use crate::report::listing::{self, Listed};
-use crate::run::runner::{self, RunConfig, exit};
+use crate::run::exit;
+use crate::run::runner::{self, RunConfig};
 
 /// Lists what `config` selects; exits 2 when a selected spec is broken, as a run would.
 #[expect(clippy::disallowed_methods, reason = "prints: the list goes to stdout")]

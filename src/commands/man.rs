@@ -6,7 +6,7 @@ use clap::CommandFactory;
 
 use crate::commands::cli::{Cli, ManArgs};
 use crate::report::Palette;
-use crate::run::runner::exit;
+use crate::run::exit;
 
 #[expect(
     clippy::disallowed_methods,

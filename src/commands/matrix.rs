@@ -4,6 +4,7 @@ use crate::commands::cli::{MatrixArgs, MatrixFormat};
 use crate::external::launch::Target;
 use crate::report::Palette;
 use crate::report::sanitize;
+use crate::run::exit;
 use crate::run::matrix;
 use crate::run::runner::{self, RunConfig};
 use crate::text::source::display_path;
@@ -61,7 +62,7 @@ pub(crate) fn matrix(args: MatrixArgs, palette: Palette) -> i32 {
             }
             Err(fault) => {
                 super::messages::failure(&fault, &palette);
-                return runner::exit::SPEC_OR_USAGE_ERROR;
+                return exit::SPEC_OR_USAGE_ERROR;
             }
         }
     }

@@ -22,7 +22,7 @@ pub(crate) fn use_color(when: ColorWhen) -> bool {
 /// Prints a usage-level error (bad path, bad option value) the way every command does.
 pub(crate) fn usage_error(message: &str, palette: &Palette) -> i32 {
     failure(message, palette);
-    crate::run::runner::exit::SPEC_OR_USAGE_ERROR
+    crate::run::exit::SPEC_OR_USAGE_ERROR
 }
 
 /// For a command given an implementation that cannot run (`--impl auto:` of a folder with no

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use crate::report::Palette;
 use crate::report::sanitize;
-use crate::run::runner::exit;
+use crate::run::exit;
 
 pub(crate) fn new_spec(args: NewArgs, palette: Palette) -> i32 {
     match starter::create(&args.path, args.contract.as_deref()) {

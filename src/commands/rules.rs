@@ -10,7 +10,8 @@ use crate::contracts::contract::RunMode;
 use crate::report::Palette;
 use crate::report::sanitize;
 use crate::report::style::paint;
-use crate::run::runner::{self, RunConfig, exit};
+use crate::run::exit;
+use crate::run::runner::{self, RunConfig};
 
 pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
     let config = RunConfig {

@@ -4,9 +4,11 @@ use crate::commands::cli::RunArgs;
 use crate::external::launch::Target;
 use crate::model::implementation::Implementation;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions, exercism, gradescope};
+use crate::run::events::{Event, Reporter};
+use crate::run::exit;
 use crate::run::known_failures::KnownFailures;
 use crate::run::rerun::{self, Rerun, RerunPlan, RunResult};
-use crate::run::runner::{self, Event, Reporter, RunConfig};
+use crate::run::runner::{self, RunConfig};
 
 #[expect(
     clippy::disallowed_macros,
@@ -28,7 +30,7 @@ pub(crate) fn run(args: RunArgs, palette: Palette) -> i32 {
             let text = crate::report::render::spec_error(&error, &palette);
             let _ =
                 std::io::Write::write_all(&mut crate::report::sanitize::stderr(), text.as_bytes());
-            return runner::exit::SPEC_OR_USAGE_ERROR;
+            return exit::SPEC_OR_USAGE_ERROR;
         }
     };
     let target = args
@@ -187,7 +189,7 @@ fn cannot_run(
     super::messages::failure(&unrunnable.teacher, palette);
     if !format.is_autograder() {
         drop(outputs);
-        return runner::exit::SPEC_OR_USAGE_ERROR;
+        return exit::SPEC_OR_USAGE_ERROR;
     }
     let text = match format {
         ReportFormat::Exercism => exercism::aborted(&unrunnable.student, label),
@@ -197,9 +199,9 @@ fn cannot_run(
         return super::messages::usage_error(&error.to_string(), palette);
     }
     if unrunnable.machine {
-        runner::exit::SPEC_OR_USAGE_ERROR
+        exit::SPEC_OR_USAGE_ERROR
     } else {
-        runner::exit::FAILED
+        exit::FAILED
     }
 }
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use crate::authoring::schema;
-use crate::run::runner::exit;
+use crate::run::exit;
 
 #[expect(
     clippy::disallowed_methods,

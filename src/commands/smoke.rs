@@ -6,7 +6,7 @@ use crate::commands::cli::SmokeArgs;
 use crate::external::launch::Target;
 use crate::external::smoke;
 use crate::report::Palette;
-use crate::run::runner::exit;
+use crate::run::exit;
 
 pub(crate) fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     if let Some(code) = super::messages::refuse_unrunnable(&args.implementation, &palette) {

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use crate::commands::cli::StrengthArgs;
 use crate::report::Palette;
-use crate::run::runner::exit;
+use crate::run::exit;
 use crate::strength::{self, StrengthSettings};
 
 pub(crate) fn strength(args: StrengthArgs, palette: Palette) -> i32 {

@@ -17,6 +17,7 @@ use crate::load::discover;
 use crate::model::implementation::Implementation;
 use crate::report::sanitize;
 use crate::report::{Outputs, Palette, ReportFormat, ReportOptions};
+use crate::run::exit;
 use crate::run::runner::{self, RunConfig};
 use crate::run::watch::{Plan, Root, Watched};
 use crate::text::source::display_path;
@@ -43,7 +44,7 @@ pub(crate) fn watch(args: WatchArgs, palette: Palette) -> i32 {
     }
     super::sandbox_warnings::warn_once(&target);
     // Kept for the whole watch: every rerun of a Python solution is forked from it.
-    let _warm = (!args.cold).then(|| warm_python(&args, &target)).flatten();
+    let _warm = warm_python(&args, &target);
     let mut watched = Watched::default();
     for path in &args.specs.paths {
         match Root::new(path) {
@@ -173,7 +174,7 @@ impl Session {
         self.say(&format!("watch: {heading}"));
         if config.paths.is_empty() {
             self.say(&self.watching);
-            return Some(runner::exit::PASSED);
+            return Some(exit::PASSED);
         }
         Some(self.run(&config))
     }
@@ -264,47 +265,20 @@ fn take(change: Change, changed: &mut IndexSet<PathBuf>) {
     }
 }
 
-/// The zygote that starts a Python solution warm on every run, and the folder its boxes are
-/// made in (dropped after the zygote), when it can start (as root, with what the warm box needs); else every run starts
-/// cold, and a note says why.
-fn warm_python(
-    args: &WatchArgs,
-    target: &Target,
-) -> Option<(
-    crate::external::zygote::Zygote,
-    crate::external::sandbox::BoxesFolder,
-)> {
+/// The warm start of a Python solution's every run, when it can start (as root, with what the
+/// warm box needs) and is asked for (not `--cold`, the box on); else every run starts cold.
+fn warm_python(args: &WatchArgs, target: &Target) -> Option<crate::external::zygote::WarmStart> {
     let Target::External(launch) = target else {
         return None;
     };
-    let [shim, _] = launch.args.as_slice() else {
-        return None;
-    };
-    if launch.language != "python"
-        || args.target.limits.sandbox != crate::commands::cli::SandboxChoice::On
-    {
+    if args.cold || args.target.limits.sandbox != crate::commands::cli::SandboxChoice::On {
         return None;
     }
-    let started = crate::external::sandbox::BoxesFolder::make()
-        .map_err(|error| format!("no folder for the boxes: {error}"))
-        .and_then(|boxes| {
-            let zygote = crate::external::zygote::Zygote::start(
-                &launch.program,
-                std::path::Path::new(shim),
-                args.target.limits.processes.0,
-            )?;
-            Ok((zygote, boxes))
-        });
-    match started {
-        Ok((zygote, boxes)) => {
-            boxes.use_here();
-            zygote.serve_here();
-            Some((zygote, boxes))
-        }
-        // Said nowhere: a cold start only takes longer, and the reader of `watch` is a student
-        // at work on a solution, for whom how the box starts it is noise.
-        Err(_) => None,
-    }
+    // Why it cannot start is said nowhere: a cold start only takes longer, and the reader of
+    // `watch` is a student at work on a solution, for whom how the box starts it is noise.
+    crate::external::zygote::for_solution(launch, args.target.limits.processes.0)
+        .ok()
+        .flatten()
 }
 
 /// The files of an external implementation whose change reruns every spec: the solution file

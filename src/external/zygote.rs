@@ -1,6 +1,7 @@
-//! The warm start of Python submissions under `grade` (Linux, as root): one zygote that has
-//! started the interpreter once, forking one child per submission that joins a box made as a
-//! cold start's is (docs/security.md, "The warm start").
+//! The warm start of Python submissions under `grade`, and of a Python solution's reruns under
+//! `watch` (Linux, as root): one zygote that has started the interpreter once, forking one
+//! child per submission (or run) that joins a box made as a cold start's is (docs/security.md,
+//! "The warm start").
 //!
 //! `grade` starts the zygote (`shims/python/dlqspec_zygote.py`) in a box of its own
 //! (`sandbox::ZygoteBox`: network and IPC namespaces, a pids cgroup, a Landlock domain that
@@ -25,6 +26,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::children::{self, Guard};
+use super::launch::Launch;
 use super::limits::Limits;
 use super::sandbox;
 use super::warm_request;
@@ -45,7 +47,8 @@ const ZYGOTE_FD: RawFd = 3;
 /// How long the zygote may take to import and say it is ready: a hang-guard only.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A running zygote, held by `grade`; dropping it ends the zygote and every child it has.
+/// A running zygote, held by `grade` (or by `watch`'s `WarmStart`); dropping it ends the zygote
+/// and every child it has.
 pub(crate) struct Zygote {
     child: Child,
     guard: Guard,
@@ -274,11 +277,56 @@ pub(crate) fn for_class<'a>(
     let Some(launch) = launch else {
         return Ok(None);
     };
-    // Only the interpreter alone: words of `DLQSPEC_PYTHON` after it would be lost.
+    let Some(shim) = warm_shim(&launch)? else {
+        return Ok(None);
+    };
+    // The runs' boxes, which the zygote makes its children's in, need their folder.
+    if !boxes {
+        return Err("no folder could be made for the boxes".to_owned());
+    }
+    Zygote::start(&launch.program, shim, processes).map(Some)
+}
+
+/// A warm start kept for the runs of this process (`watch`'s): the zygote every Python start
+/// is forked from, and the folder its boxes are made in. It must live as long as the process
+/// starts implementations.
+pub(crate) struct WarmStart {
+    /// Declared first, so that the zygote and its children end before the folder is removed.
+    _zygote: Zygote,
+    _boxes: sandbox::BoxesFolder,
+}
+
+/// Starts a Python solution warm for every run of this process from now on: its zygote, with
+/// at most `processes` processes besides the boxes, serving this process's starts, in boxes
+/// made in a folder of their own. `Ok(None)` when `launch` is no Python solution's; why not,
+/// when it cannot start (then every run starts cold).
+pub(crate) fn for_solution(
+    launch: &Launch,
+    processes: Option<u64>,
+) -> Result<Option<WarmStart>, String> {
+    let Some(shim) = warm_shim(launch)? else {
+        return Ok(None);
+    };
+    let boxes = sandbox::BoxesFolder::make()
+        .map_err(|error| format!("no folder for the boxes: {error}"))?;
+    let zygote = Zygote::start(&launch.program, shim, processes)?;
+    boxes.use_here();
+    zygote.serve_here();
+    Ok(Some(WarmStart {
+        _zygote: zygote,
+        _boxes: boxes,
+    }))
+}
+
+/// The Python shim a warm start of `launch` runs, beside which the zygote's script is: `None`
+/// when `launch` is no Python solution's; why not, when its interpreter comes with words of
+/// `DLQSPEC_PYTHON` after it, which the zygote, starting the interpreter alone, would lose.
+fn warm_shim(launch: &Launch) -> Result<Option<&Path>, String> {
+    if launch.language != "python" {
+        return Ok(None);
+    }
     match launch.args.as_slice() {
-        // The runs' boxes, which the zygote makes its children's in, need their folder.
-        [shim, _] if boxes => Zygote::start(&launch.program, Path::new(shim), processes).map(Some),
-        [_, _] => Err("no folder could be made for the boxes".to_owned()),
+        [shim, _] => Ok(Some(Path::new(shim))),
         _ => Err("DLQSPEC_PYTHON has words after the interpreter".to_owned()),
     }
 }
@@ -314,7 +362,50 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 impl Zygote {
     /// Serves this process's own Python starts from now on (`watch`): the zygote must then
     /// live as long as the process starts implementations.
-    pub(crate) fn serve_here(&self) {
+    fn serve_here(&self) {
         warm_request::serve_here(self.control.as_raw_fd(), self.program.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(language: &str, args: &[&str]) -> Launch {
+        Launch {
+            label: format!("{language}:solution"),
+            language: language.to_owned(),
+            program: "interpreter".to_owned(),
+            args: args.iter().map(|&arg| arg.to_owned()).collect(),
+            hint: None,
+            limits: Limits::default(),
+        }
+    }
+
+    #[test]
+    fn only_a_python_solution_under_its_interpreter_alone_starts_warm() {
+        let python = launch("python", &["/shims/python/dlqspec_shim.py", "solution.py"]);
+        assert_eq!(
+            warm_shim(&python),
+            Ok(Some(Path::new("/shims/python/dlqspec_shim.py")))
+        );
+        // `DLQSPEC_PYTHON="python3 -X dev"`: the zygote would start `python3` without `-X dev`.
+        let worded = launch(
+            "python",
+            &["-X", "dev", "/shims/python/dlqspec_shim.py", "solution.py"],
+        );
+        assert_eq!(
+            warm_shim(&worded),
+            Err("DLQSPEC_PYTHON has words after the interpreter".to_owned())
+        );
+        for other in [
+            launch(
+                "javascript",
+                &["/shims/node/dlqspec-shim.mjs", "solution.mjs"],
+            ),
+            launch("unknown", &["shim.py", "solution.py"]),
+        ] {
+            assert_eq!(warm_shim(&other), Ok(None), "{}", other.language);
+        }
     }
 }

@@ -11,7 +11,7 @@ use super::render;
 use super::sanitize;
 use crate::model::implementation::{ImplErrorKind, ImplInfo};
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 
 /// The most characters of a test's `output` Exercism shows.
 const MAX_OUTPUT_CHARS: usize = 500;

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::render;
 use super::sanitize::{self, github_data, github_property};
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport};
+use crate::run::events::{Event, Reporter, SpecReport};
 
 pub(crate) struct GithubAnnotations<W: Write> {
     out: W,

@@ -10,7 +10,7 @@ use super::render;
 use super::sanitize;
 use crate::model::implementation::{ImplErrorKind, ImplInfo};
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 
 pub(crate) struct GradescopeReporter<W: Write> {
     out: W,

@@ -8,7 +8,7 @@ use super::sanitize;
 use super::style::{Palette, paint};
 use crate::model::cause::Cause;
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 
 pub(crate) struct HumanReporter<W: Write> {
     out: W,
@@ -517,7 +517,7 @@ impl<W: Write> Reporter for HumanReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+    use crate::run::events::{Event, Reporter, SpecReport, Summary};
 
     fn report(path: &str, outcome: Outcome, millis: u64) -> SpecReport {
         SpecReport {

@@ -10,11 +10,11 @@ use std::time::Duration;
 use super::render;
 use crate::model::cause::Cause;
 use crate::model::outcome::Outcome;
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 use crate::run::record::{
     BrokerProperty, DivergenceRecord, ImplErrorRecord, MismatchRecord, RunEvent, RunFinished,
     RunStarted, SkippedPath, SpecErrorRecord, SpecFinished,
 };
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
 use crate::text::spec_error::{SpecError, Untold};
 
 pub(crate) use crate::run::record::FORMAT_VERSION;

@@ -13,7 +13,7 @@ use super::render;
 use super::sanitize;
 use super::style::Palette;
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 use crate::text::spec_error::SpecError;
 
 pub(crate) struct JunitReporter<W: Write> {

@@ -8,8 +8,8 @@ use super::sanitize;
 use super::smoke::duration;
 use super::style::{Palette, paint};
 use crate::model::outcome::Outcome;
+use crate::run::events::SpecReport;
 use crate::run::matrix::{Cell, CellStatus, Column, Matrix};
-use crate::run::runner::SpecReport;
 
 fn style(status: CellStatus, p: &Palette) -> anstyle::Style {
     match status {
@@ -572,8 +572,8 @@ mod tests {
     use super::*;
     use crate::model::implementation::ImplInfo;
     use crate::model::outcome::Mismatch;
+    use crate::run::events::Summary;
     use crate::run::matrix::Column;
-    use crate::run::runner::Summary;
     use crate::text::source::Position;
 
     fn matrix() -> Matrix {

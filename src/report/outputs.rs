@@ -11,7 +11,7 @@ use super::{
     JunitReporter, Palette, ProgressReporter, TapReporter, sanitize,
 };
 use crate::files::atomic_file::AtomicFile;
-use crate::run::runner::{Event, Reporter};
+use crate::run::events::{Event, Reporter};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum ReportFormat {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::run::runner::{Event, Reporter};
+use crate::run::events::{Event, Reporter};
 
 /// How long work goes before the bar appears.
 pub(crate) const DELAY: Duration = Duration::from_millis(300);
@@ -145,7 +145,7 @@ mod tests {
     use super::*;
     use crate::model::implementation::ImplInfo;
     use crate::model::outcome::Outcome;
-    use crate::run::runner::{SpecReport, Summary};
+    use crate::run::events::{SpecReport, Summary};
 
     struct EventNames<'c>(&'c mut Vec<&'static str>);
 

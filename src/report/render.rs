@@ -267,7 +267,7 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
 /// A spec's details (`details`), a difference's headed by its cause: the rule broken, where
 /// the implementation departed from the reference, the classic mistake it is, and the cause's
 /// id, by which failures of one cause are grouped.
-pub(crate) fn explained(report: &crate::run::runner::SpecReport) -> String {
+pub(crate) fn explained(report: &crate::run::events::SpecReport) -> String {
     let mut out = match &report.outcome {
         Outcome::Mismatch(_) => cause_heading(report.cause.as_ref(), &report.rules),
         _ => String::new(),
@@ -465,7 +465,7 @@ pub(crate) fn captured(captured: &Captured, palette: &Palette) -> String {
 /// error) and what their code printed and raised, paths under `base` (the solution's folder)
 /// said relative to it. For autograder results; sanitized here, once.
 pub(crate) fn feedback(
-    report: &crate::run::runner::SpecReport,
+    report: &crate::run::events::SpecReport,
     base: Option<&std::path::Path>,
 ) -> String {
     let plain = Palette::plain();

@@ -5,7 +5,7 @@ use std::io::Write;
 use super::render;
 use super::sanitize;
 use crate::model::outcome::Outcome;
-use crate::run::runner::{Event, Reporter, SpecReport, Summary};
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 
 pub(crate) struct TapReporter<W: Write> {
     out: W,

@@ -356,7 +356,7 @@ pub(crate) struct ReportTally {
     /// The first implementation error, for a broken submission's note.
     pub(crate) first_error: Option<String>,
     /// How many specs of the suite the run's budget kept from finishing
-    /// ([`NOT_RUN_BUDGET`](crate::run::runner::NOT_RUN_BUDGET)).
+    /// ([`NOT_RUN_BUDGET`](crate::run::events::NOT_RUN_BUDGET)).
     pub(crate) not_run_budget: usize,
 }
 
@@ -505,7 +505,7 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         let skipped = outcome == Some(OutcomeKind::Skipped);
         let budget = skipped
             && event.is_some_and(|e| {
-                e.skip_reason.as_deref() == Some(crate::run::runner::NOT_RUN_BUDGET)
+                e.skip_reason.as_deref() == Some(crate::run::events::NOT_RUN_BUDGET)
             });
         if budget {
             tally.not_run_budget += 1;

@@ -251,7 +251,8 @@ mod tests {
 
     use super::*;
     use crate::model::implementation::{ImplError, ImplErrorKind};
-    use crate::run::runner::{Prepared, RunConfig, SpecReport};
+    use crate::run::events::SpecReport;
+    use crate::run::runner::{Prepared, RunConfig};
 
     fn parse(text: &str) -> Result<KnownFailures, SpecError> {
         KnownFailures::parse(&SourceFile::from_text("known.yaml", text))

@@ -11,7 +11,9 @@ use crate::model::implementation::ImplInfo;
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::model::world::WorldChoice;
-use crate::run::runner::{self, Prepared, SpecReport, Summary};
+use crate::run::events::{NOT_RUN_WORLD, SpecReport, Summary};
+use crate::run::exit;
+use crate::run::runner::{self, Prepared};
 
 /// One implementation's results on one world, in the order of the specs.
 #[derive(Debug, Clone)]
@@ -175,11 +177,11 @@ impl Matrix {
     /// 0 every implementation passed every spec it ran; 1 some failed; 2 some spec is broken.
     pub(crate) fn exit_code(&self) -> i32 {
         if !self.spec_errors().is_empty() || !self.world_faults().is_empty() {
-            runner::exit::SPEC_OR_USAGE_ERROR
+            exit::SPEC_OR_USAGE_ERROR
         } else if self.columns.iter().any(|c| c.summary.failed() > 0) {
-            runner::exit::FAILED
+            exit::FAILED
         } else {
-            runner::exit::PASSED
+            exit::PASSED
         }
     }
 }
@@ -287,12 +289,12 @@ fn column(
         .map(|spec| {
             // Once the broker broke, no spec of the column runs on it.
             let mut report = match &summary.world_fault {
-                Some(_) => runner::not_run(spec, runner::NOT_RUN_WORLD),
+                Some(_) => runner::not_run(spec, NOT_RUN_WORLD),
                 None => runner::run_one_in(spec, implementation.as_mut(), world),
             };
             if let Outcome::WorldFault(fault) = &report.outcome {
                 summary.world_fault = Some(fault.clone());
-                report.outcome = Outcome::Skipped(runner::NOT_RUN_WORLD.to_owned());
+                report.outcome = Outcome::Skipped(NOT_RUN_WORLD.to_owned());
             }
             summary.add(&report.outcome);
             report
@@ -377,6 +379,6 @@ mod tests {
             .unwrap();
         assert_eq!(poison.cells[0].total, 1);
         assert_eq!(poison.cells[0].status(), CellStatus::Passed);
-        assert_eq!(matrix.exit_code(), runner::exit::PASSED);
+        assert_eq!(matrix.exit_code(), exit::PASSED);
     }
 }

@@ -1,6 +1,9 @@
 //! The run: choosing specs, running each against one implementation in order on worker threads,
-//! known failures and reruns, the conformance matrix, what `watch` reruns and a class's shares.
+//! what it tells its reporters, known failures and reruns, the conformance matrix, what `watch`
+//! reruns and a class's shares.
 
+pub mod events;
+pub(crate) mod exit;
 pub(crate) mod grade_record;
 pub(crate) mod grading;
 pub mod known_failures;

@@ -1,4 +1,5 @@
-//! The runner: finds specs, runs each against one implementation, and emits events.
+//! The runner: finds specs, runs each against one implementation, and emits events
+//! (`events.rs`).
 //!
 //! Reporters consume the events; the runner never prints.
 
@@ -12,27 +13,20 @@ use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{Grading, RunMode};
 use crate::load::discover::{self, DiscoverError, Skipped};
 use crate::load::loader::{self, LoadedSpec};
-use crate::model::captured::Captured;
-use crate::model::cause::{Cause, Causes, Departure};
+use crate::model::cause::{Cause, Causes};
 use crate::model::implementation::{ImplInfo, Implementation, ImplementationFactory};
-use crate::model::outcome::{Outcome, OutcomeKind};
+use crate::model::outcome::Outcome;
 use crate::model::world::WorldChoice;
+use crate::run::events::{
+    Event, NOT_RUN_BUDGET, NOT_RUN_FAIL_FAST, NOT_RUN_WORLD, Reporter, SpecReport, Summary,
+};
+use crate::run::exit;
 use crate::run::known_failures::KnownFailures;
 use crate::run::parallel;
 use crate::run::rerun::{self, RerunPlan};
 use crate::run::select::{Partition, SpecFilter};
 use crate::text::source::display_path;
 use crate::text::spec_error::{SpecError, SpecErrorKind};
-
-/// Exit codes, as documented in the README.
-pub(crate) mod exit {
-    /// Every spec passed (skipped specs do not count against a run).
-    pub(crate) const PASSED: i32 = 0;
-    /// Some spec failed: a mismatch, or the implementation errored.
-    pub(crate) const FAILED: i32 = 1;
-    /// A spec is broken, or the command line is wrong.
-    pub(crate) const SPEC_OR_USAGE_ERROR: i32 = 2;
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
@@ -73,128 +67,6 @@ impl RunConfig {
             NonZeroUsize::get,
         )
     }
-}
-
-/// Why specs that `--fail-fast` kept from running are skipped.
-pub(crate) const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast";
-
-/// Why specs are skipped once the world (a broker) broke: the one it broke under, and every
-/// one not finished.
-pub(crate) const NOT_RUN_WORLD: &str = "not run: the broker failed";
-
-/// Why specs not finished when the run's budget ran out are skipped: those never started,
-/// and the one running then (its implementation was ended under it, so its end says nothing).
-pub(crate) const NOT_RUN_BUDGET: &str = "not run: budget";
-
-/// The result of one spec.
-#[derive(Debug, Clone)]
-pub struct SpecReport {
-    pub path: String,
-    /// `None` when the spec could not be loaded.
-    pub(crate) name: Option<String>,
-    pub(crate) contract: Option<&'static str>,
-    pub rules: Vec<String>,
-    pub outcome: Outcome,
-    pub(crate) duration: Duration,
-    /// What the implementation printed and raised while the spec ran, when it says.
-    pub(crate) output: Option<Captured>,
-    /// Its points and visibility (the defaults when it could not be loaded).
-    pub(crate) grading: Grading,
-    /// The spec's text, when it loaded: the scenario, for reports that show the test's code.
-    pub(crate) source: Option<Arc<str>>,
-    /// Where the implementation first departed from the reference, when the spec failed with
-    /// a difference and its contract could tell: what `cause` is made from.
-    pub departure: Option<Box<Departure>>,
-    /// Why it failed (`None` for what is no failure): where the implementation departed from
-    /// the reference, or what broke; in a run, joined to the cause of an earlier failure of
-    /// the same mistake (`model::cause::Causes`).
-    pub(crate) cause: Option<Cause>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub passed: usize,
-    pub(crate) mismatched: usize,
-    pub(crate) errored: usize,
-    pub(crate) spec_errors: usize,
-    pub(crate) skipped: usize,
-    /// Failures a known-failures file lists: they do not fail the run.
-    pub(crate) expected_failures: usize,
-    /// Listed known failures that passed: they fail the run.
-    pub(crate) stale: usize,
-    pub(crate) duration: Duration,
-    /// What the run has to say about how it chose its specs (e.g. `--last-failed` found
-    /// none recorded), for the command to tell.
-    pub(crate) notes: Vec<String>,
-    /// How many of the skipped specs the budget kept from finishing ([`NOT_RUN_BUDGET`]).
-    pub(crate) not_run_budget: usize,
-    /// Specs that pass on the lesson's fake world and fail on the broker's (`--world`): the
-    /// broker's, counted apart, failing no run.
-    pub(crate) diverged: usize,
-    /// What broke the world (a broker) under the run: the specs from then on are not run,
-    /// and the run exits 2.
-    pub(crate) world_fault: Option<String>,
-    /// How many specs the broken world kept from finishing ([`NOT_RUN_WORLD`]).
-    pub(crate) not_run_world: usize,
-}
-
-impl Summary {
-    pub(crate) fn add(&mut self, outcome: &Outcome) {
-        match outcome.kind() {
-            OutcomeKind::Passed => self.passed += 1,
-            OutcomeKind::Mismatch => self.mismatched += 1,
-            OutcomeKind::Errored => self.errored += 1,
-            OutcomeKind::SpecError => self.spec_errors += 1,
-            OutcomeKind::Skipped => self.skipped += 1,
-            OutcomeKind::ExpectedFailure => self.expected_failures += 1,
-            OutcomeKind::Stale => self.stale += 1,
-            OutcomeKind::Divergence => self.diverged += 1,
-            // The runner tells it as not run: it never reaches a summary as itself.
-            OutcomeKind::WorldFault => self.skipped += 1,
-        }
-    }
-
-    pub(crate) fn failed(&self) -> usize {
-        self.mismatched + self.errored + self.spec_errors + self.stale
-    }
-
-    pub(crate) fn total(&self) -> usize {
-        self.passed + self.failed() + self.skipped + self.expected_failures + self.diverged
-    }
-
-    pub(crate) fn exit_code(&self) -> i32 {
-        // A run whose broker broke checked less than it was asked to, and not for the
-        // implementation's fault: no pass, and no failure of it either.
-        if self.spec_errors > 0 || self.world_fault.is_some() {
-            exit::SPEC_OR_USAGE_ERROR
-        } else if self.failed() > 0 || self.not_run_budget > 0 {
-            // A run its budget stopped checked less than it was asked to: no pass.
-            exit::FAILED
-        } else {
-            exit::PASSED
-        }
-    }
-}
-
-pub enum Event<'a> {
-    Started {
-        /// Specs that will be reported.
-        total: usize,
-        /// Specs found but left out by `--filter` or `--partition`.
-        filtered_out: usize,
-        implementation: &'a ImplInfo,
-        /// Paths discovery left out (links out of the tree, loops, FIFOs...), with why.
-        skipped: &'a [Skipped],
-        /// What the run says of its world, one line each (`--world`): which, and what it
-        /// cannot give the specs. Empty on the fake world.
-        world: &'a [String],
-    },
-    Finished(&'a SpecReport),
-    Done(&'a Summary),
-}
-
-pub trait Reporter {
-    fn event(&mut self, event: &Event);
 }
 
 /// Why a run did not run any spec.
@@ -855,6 +727,7 @@ fn nothing_provided(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::outcome::OutcomeKind;
     use std::sync::atomic::AtomicUsize;
 
     const PASSING: &str = "contract: dlq-consumer\nname: passes\nmessages: [{id: a, body: x}]\nhandler: {a: [ok]}\nsteps: [{process: ok}]\n";
@@ -1104,23 +977,6 @@ mod tests {
         let summary = run_counting(&config).0.done.unwrap();
         assert_eq!((summary.passed, summary.not_run_budget), (2, 0));
         assert_eq!(summary.exit_code(), exit::PASSED);
-    }
-
-    #[test]
-    fn spec_errors_outrank_failures_in_the_exit_code() {
-        let mut summary = Summary {
-            passed: 3,
-            ..Summary::default()
-        };
-        assert_eq!(summary.exit_code(), exit::PASSED);
-        summary.skipped = 1;
-        assert_eq!(summary.exit_code(), exit::PASSED);
-        summary.mismatched = 1;
-        assert_eq!(summary.exit_code(), exit::FAILED);
-        summary.spec_errors = 1;
-        assert_eq!(summary.exit_code(), exit::SPEC_OR_USAGE_ERROR);
-        assert_eq!(summary.failed(), 2);
-        assert_eq!(summary.total(), 6);
     }
 
     /// The built-in, with a start of its own: it rewrites the spec file `rewrites` as it

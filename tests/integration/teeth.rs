@@ -8,7 +8,8 @@ use dlqspec::contracts::builtin::Builtin;
 use dlqspec::contracts::contract::Contract;
 use dlqspec::model::implementation::Implementation;
 use dlqspec::model::outcome::Outcome;
-use dlqspec::run::runner::{self, Prepared, RunConfig, SpecReport};
+use dlqspec::run::events::SpecReport;
+use dlqspec::run::runner::{self, Prepared, RunConfig};
 
 use crate::common::root;
 
