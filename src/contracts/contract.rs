@@ -461,3 +461,31 @@ pub(crate) fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -
     );
     departure.expect("a departure")
 }
+
+/// For the tests of a contract's loading: that `loaded` failed with an error whose last words
+/// list `expected`, what the spec could have written there.
+#[cfg(test)]
+pub(crate) fn assert_error_lists<T>(loaded: Result<T, SpecError>, expected: &[&str]) {
+    let error = loaded.err().expect("a spec error");
+    assert!(
+        error
+            .message
+            .ends_with(&format!(", expected one of {}", expected.join(", "))),
+        "{error}"
+    );
+}
+
+/// For the tests of a contract's loading: that the fast path reads the bundled specs of
+/// `folder` (in `specs/`) and their variations as serde_saphyr does, and decoded more than
+/// `at_least` variations, so the check had teeth.
+#[cfg(test)]
+pub(crate) fn assert_fast_load_agrees<T: serde::de::DeserializeOwned + std::fmt::Debug>(
+    folder: &str,
+    at_least: usize,
+) {
+    let decoded = crate::text::yaml::agreement::check_bundled::<T>(folder, 16);
+    assert!(
+        decoded > at_least,
+        "only {decoded} variations were decoded by the fast path"
+    );
+}

@@ -7,7 +7,7 @@
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::common::{Tier, dlqspec, ran, root, run, suite_of, tier_lacking};
+use crate::common::{Ran, Tier, root, run, suite_of, tier_lacking};
 
 const QUORUM: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=quorum";
 const CLASSIC: &str = "amqp://guest:guest@127.0.0.1:5672/%2f?queue-type=classic";
@@ -52,17 +52,18 @@ pub(crate) fn turn() -> Option<Turn> {
     })
 }
 
-/// The broker's turn, or `None` when no broker listens: the broker tier is then skipped (in
-/// CI, a failure).
-fn broker() -> Option<Turn> {
-    if let Some(turn) = turn() {
-        return Some(turn);
-    }
-    tier_lacking(
-        Tier::Broker,
-        Some("no RabbitMQ at 127.0.0.1:5672".to_owned()),
-    );
-    None
+/// Runs `test` in the broker's turn, and checks that it left no queue of dlqspec's; when no
+/// broker listens, the broker tier is skipped (in CI, a failure).
+fn on_the_broker(test: impl FnOnce()) {
+    let Some(_turn) = turn() else {
+        tier_lacking(
+            Tier::Broker,
+            Some("no RabbitMQ at 127.0.0.1:5672".to_owned()),
+        );
+        return;
+    };
+    test();
+    assert_no_queue_left();
 }
 
 /// `rabbitmqctl ARGS`, which must succeed.
@@ -97,132 +98,141 @@ fn assert_no_queue_left() {
     );
 }
 
+/// `dlqspec ARGS --world WORLD`.
+fn run_on(world: &str, args: &[&str]) -> Ran {
+    let mut all = args.to_vec();
+    all.extend(["--world", world]);
+    run(&all)
+}
+
+/// `run_on` for a run that must exit 0 with nothing failed (a divergence fails nothing).
+fn failing_nothing_on(world: &str, args: &[&str]) -> Ran {
+    let ran = run_on(world, args);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains(" 0 failed"), "{}", ran.stdout);
+    ran
+}
+
+/// The lines of a `--format json` report.
+fn json_lines(ran: &Ran) -> Vec<serde_json::Value> {
+    ran.stdout
+        .lines()
+        .filter(|line| line.starts_with('{'))
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// What a human report tells of the spec `specs/dlq-consumer/SPEC.yaml`, which must diverge:
+/// from its `DIVRG` line to the next one.
+fn divergence_of(ran: &Ran, spec: &str) -> String {
+    ran.stdout
+        .split(&format!("DIVRG specs/dlq-consumer/{spec}.yaml"))
+        .nth(1)
+        .and_then(|rest| rest.split("\nDIVRG ").next())
+        .unwrap_or_else(|| panic!("{spec} diverges: {}", ran.stdout))
+        .to_owned()
+}
+
 #[test]
 fn the_builtin_and_the_python_example_part_from_the_fake_where_the_queue_type_does() {
-    let Some(_turn) = broker() else { return };
-    for implementation in ["builtin", "python:examples/python/solution.py"] {
-        let quorum = run(&[
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            implementation,
-            "--world",
-            QUORUM,
-        ]);
-        assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
-        assert!(
-            quorum
-                .stdout
-                .contains("world: rabbitmq quorum at amqp://guest@127.0.0.1:5672/")
-        );
-        assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
-        // A quorum queue counts deliveries and requeues to the tail, as the lesson's does.
-        assert!(
-            !quorum.stdout.contains("no-delivery-count"),
-            "{}",
-            quorum.stdout
-        );
-        assert!(
-            !quorum.stdout.contains("requeue-at-head"),
-            "{}",
-            quorum.stdout
-        );
+    on_the_broker(|| {
+        for implementation in ["builtin", "python:examples/python/solution.py"] {
+            let suite = ["run", "specs/dlq-consumer", "--impl", implementation];
+            let quorum = failing_nothing_on(QUORUM, &suite);
+            assert!(
+                quorum
+                    .stdout
+                    .contains("world: rabbitmq quorum at amqp://guest@127.0.0.1:5672/")
+            );
+            // A quorum queue counts deliveries and requeues to the tail, as the lesson's does.
+            assert!(
+                !quorum.stdout.contains("no-delivery-count"),
+                "{}",
+                quorum.stdout
+            );
+            assert!(
+                !quorum.stdout.contains("requeue-at-head"),
+                "{}",
+                quorum.stdout
+            );
 
-        let classic = run(&[
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            implementation,
-            "--world",
-            CLASSIC,
-        ]);
-        assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
-        assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
-        let tail = "DIVRG specs/dlq-consumer/transient-retried-to-the-tail.yaml";
-        let told = classic
-            .stdout
-            .split(tail)
-            .nth(1)
-            .expect("the retry spec diverges");
-        assert!(
-            told.lines()
-                .nth(2)
-                .is_some_and(|l| l.contains("broker property requeue-at-head")),
-            "{told}"
-        );
-        let budget = "DIVRG specs/dlq-consumer/exhausted-at-max-attempts.yaml";
-        let told = classic
-            .stdout
-            .split(budget)
-            .nth(1)
-            .expect("the budget spec diverges");
-        assert!(told.contains("broker property no-delivery-count"), "{told}");
-        assert!(classic.stdout.contains("diverged: "), "{}", classic.stdout);
-    }
-    assert_no_queue_left();
+            let classic = failing_nothing_on(CLASSIC, &suite);
+            let tail = divergence_of(&classic, "transient-retried-to-the-tail");
+            assert!(
+                tail.lines()
+                    .nth(2)
+                    .is_some_and(|l| l.contains("broker property requeue-at-head")),
+                "{tail}"
+            );
+            let budget = divergence_of(&classic, "exhausted-at-max-attempts");
+            assert!(
+                budget.contains("broker property no-delivery-count"),
+                "{budget}"
+            );
+            assert!(classic.stdout.contains("diverged: "), "{}", classic.stdout);
+        }
+    });
 }
 
 #[test]
 fn a_wrong_solution_fails_on_the_broker_apart_from_what_diverges() {
-    let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--impl",
-        "python:tests/solutions/dlq_no_poison.py",
-        "--world",
-        CLASSIC,
-        "--format",
-        "json",
-        "--output",
-        "-",
-    ]);
-    assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let lines: Vec<serde_json::Value> = ran
-        .stdout
-        .lines()
-        .filter(|line| line.starts_with('{'))
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .collect();
-    let outcomes = |kind: &str| {
-        lines
-            .iter()
-            .filter(|line| line["outcome"] == kind)
-            .collect::<Vec<_>>()
-    };
-    assert!(
-        !outcomes("mismatch").is_empty(),
-        "the solution's own failures"
-    );
-    let diverged = outcomes("divergence");
-    assert!(!diverged.is_empty());
-    for line in &diverged {
-        let property = &line["divergence"]["broker_properties"][0];
-        assert!(
-            property["id"].is_string() && property["first"].is_string(),
-            "{line}"
+    on_the_broker(|| {
+        let ran = run_on(
+            CLASSIC,
+            &[
+                "run",
+                "specs/dlq-consumer",
+                "--impl",
+                "python:tests/solutions/dlq_no_poison.py",
+                "--format",
+                "json",
+                "--output",
+                "-",
+            ],
         );
-        assert!(line["divergence"]["world"].as_str().is_some_and(|world| {
-            world.ends_with("queue-type=classic") && !world.contains(":guest@")
-        }));
-    }
-    let started = &lines[0];
-    assert_eq!(started["event"], "run_started");
-    assert!(
-        started["world"][0]
-            .as_str()
-            .is_some_and(|l| l.starts_with("world: rabbitmq classic"))
-    );
-    let finished = lines.last().expect("a last line");
-    assert_eq!(finished["diverged"].as_u64(), Some(diverged.len() as u64));
-    assert_no_queue_left();
+        assert_eq!(ran.code, 1, "{}", ran.stderr);
+        let lines = json_lines(&ran);
+        let outcomes = |kind: &str| {
+            lines
+                .iter()
+                .filter(|line| line["outcome"] == kind)
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            !outcomes("mismatch").is_empty(),
+            "the solution's own failures"
+        );
+        let diverged = outcomes("divergence");
+        assert!(!diverged.is_empty());
+        for line in &diverged {
+            let property = &line["divergence"]["broker_properties"][0];
+            assert!(
+                property["id"].is_string() && property["first"].is_string(),
+                "{line}"
+            );
+            assert!(line["divergence"]["world"].as_str().is_some_and(|world| {
+                world.ends_with("queue-type=classic") && !world.contains(":guest@")
+            }));
+        }
+        let started = &lines[0];
+        assert_eq!(started["event"], "run_started");
+        assert!(
+            started["world"][0]
+                .as_str()
+                .is_some_and(|l| l.starts_with("world: rabbitmq classic"))
+        );
+        let finished = lines.last().expect("a last line");
+        assert_eq!(finished["diverged"].as_u64(), Some(diverged.len() as u64));
+    });
 }
 
-/// A solution that, on its `nth` construction, does `act` (Python) first: the example's
-/// consumer otherwise. Run with `--sandbox off`, so that it can reach the broker's tools.
-fn acting_solution(dir: &std::path::Path, nth: usize, act: &str) -> String {
+/// The dlq-consumer suite run on `world` (with `more` arguments) by a solution that, on its
+/// `nth` construction, does `act` (Python) first: the example's consumer otherwise. Run with
+/// `--sandbox off`, so that it can reach the broker's tools.
+fn run_acting_on(world: &str, nth: usize, act: &str, more: &[&str]) -> Ran {
+    let dir = tempfile::tempdir().expect("temp dir");
     let example = root().join("examples/python/solution.py");
-    let path = dir.join("acting.py");
+    let path = dir.path().join("acting.py");
     let text = format!(
         "import importlib.util, os, signal, subprocess\n\
          _spec = importlib.util.spec_from_file_location('example', {example:?})\n\
@@ -239,124 +249,111 @@ fn acting_solution(dir: &std::path::Path, nth: usize, act: &str) -> String {
         example = example.display().to_string()
     );
     std::fs::write(&path, text).expect("write the solution");
-    format!("python:{}", path.display())
-}
-
-#[test]
-fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
-    let Some(_turn) = broker() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let solution = acting_solution(
-        dir.path(),
-        4,
-        "subprocess.run(['rabbitmqctl', 'stop_app'], capture_output=True, check=True)",
-    );
-    let ran = run(&[
+    let solution = format!("python:{}", path.display());
+    let mut args = vec![
         "run",
         "specs/dlq-consumer",
         "--impl",
         &solution,
         "--sandbox",
         "off",
-        "--timeout",
-        "120",
-        "--world",
-        QUORUM,
-    ]);
-    rabbitmqctl(&["start_app"]);
-    rabbitmqctl(&["await_startup"]);
-    let all = suite_of("specs/dlq-consumer").len();
-    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
-    assert!(
-        ran.stderr
-            .contains("the RabbitMQ broker at amqp://guest@127.0.0.1:5672/%2F?queue-type=quorum: "),
-        "{}",
-        ran.stderr
+    ];
+    args.extend(more);
+    run_on(world, &args)
+}
+
+/// A run of the suite on `world` killed mid-spec, by a solution that kills the dlqspec that
+/// runs it (its parent, with the box off).
+fn killed_run_on(world: &str) {
+    let killed = run_acting_on(
+        world,
+        2,
+        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
+        &[],
     );
-    let counts = ran.stdout.lines().last().expect("the closing count");
-    let (passed, skipped) = {
-        let number = |word: &str| {
-            counts
-                .split(", ")
-                .find_map(|part| part.strip_suffix(word)?.trim().parse::<usize>().ok())
-                .unwrap_or(0)
-        };
-        (number(" passed"), number(" skipped"))
-    };
-    assert!(counts.contains(" 0 failed"), "{counts}");
-    // The fourth consumer is made in the second, third or fourth spec: the spec it stopped
-    // under and every one after are not run, and none is told passed that did not finish.
-    assert!((1..=3).contains(&passed), "{counts}");
-    assert_eq!(passed + skipped, all, "{counts}");
-    assert!(
-        ran.stdout.contains("not run: the broker failed"),
-        "{}",
-        ran.stdout
+    assert_ne!(killed.code, 0);
+}
+
+/// A run of one spec on `world` after a run that left queues: it passes, and deletes them.
+fn the_next_run_on_deletes_what_was_left(world: &str) {
+    failing_nothing_on(
+        world,
+        &["run", "specs/dlq-consumer/success-acks-and-returns-ok.yaml"],
     );
-    assert!(
-        ran.stderr.contains(&format!(
-            "the broker failed after {passed} of the run's {all} specs; {skipped} not run"
-        )),
-        "{}",
-        ran.stderr
-    );
-    // The stopped spec's queue could not be deleted; the next run deletes it.
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        QUORUM,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
     assert_no_queue_left();
 }
 
 #[test]
+fn a_broker_stopped_mid_run_stops_the_run_with_nothing_told_passed_under_it() {
+    on_the_broker(|| {
+        let ran = run_acting_on(
+            QUORUM,
+            4,
+            "subprocess.run(['rabbitmqctl', 'stop_app'], capture_output=True, check=True)",
+            &["--timeout", "120"],
+        );
+        rabbitmqctl(&["start_app"]);
+        rabbitmqctl(&["await_startup"]);
+        let all = suite_of("specs/dlq-consumer").len();
+        assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stderr.contains(
+                "the RabbitMQ broker at amqp://guest@127.0.0.1:5672/%2F?queue-type=quorum: "
+            ),
+            "{}",
+            ran.stderr
+        );
+        let counts = ran.stdout.lines().last().expect("the closing count");
+        let (passed, skipped) = {
+            let number = |word: &str| {
+                counts
+                    .split(", ")
+                    .find_map(|part| part.strip_suffix(word)?.trim().parse::<usize>().ok())
+                    .unwrap_or(0)
+            };
+            (number(" passed"), number(" skipped"))
+        };
+        assert!(counts.contains(" 0 failed"), "{counts}");
+        // The fourth consumer is made in the second, third or fourth spec: the spec it stopped
+        // under and every one after are not run, and none is told passed that did not finish.
+        assert!((1..=3).contains(&passed), "{counts}");
+        assert_eq!(passed + skipped, all, "{counts}");
+        assert!(
+            ran.stdout.contains("not run: the broker failed"),
+            "{}",
+            ran.stdout
+        );
+        assert!(
+            ran.stderr.contains(&format!(
+                "the broker failed after {passed} of the run's {all} specs; {skipped} not run"
+            )),
+            "{}",
+            ran.stderr
+        );
+        // The stopped spec's queue could not be deleted; the next run deletes it.
+        the_next_run_on_deletes_what_was_left(QUORUM);
+    });
+}
+
+#[test]
 fn a_killed_run_leaves_a_queue_the_next_run_deletes() {
-    let Some(_turn) = broker() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    // Kills the dlqspec that runs it (its parent, with the box off), mid-spec.
-    let solution = acting_solution(
-        dir.path(),
-        2,
-        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
-    );
-    let killed = ran(dlqspec()
-        .args([
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            &solution,
-            "--sandbox",
-            "off",
-        ])
-        .args(["--world", CLASSIC])
-        .output()
-        .expect("dlqspec runs"));
-    assert_ne!(killed.code, 0);
-    assert!(
-        !dlqspec_queues().is_empty(),
-        "a killed run leaves its spec's queue"
-    );
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        CLASSIC,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
-    assert_no_queue_left();
+    on_the_broker(|| {
+        killed_run_on(CLASSIC);
+        assert!(
+            !dlqspec_queues().is_empty(),
+            "a killed run leaves its spec's queue"
+        );
+        the_next_run_on_deletes_what_was_left(CLASSIC);
+    });
 }
 
 #[test]
 fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
     // Nothing listens on port 1: no broker needed.
-    let absent = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--world",
+    let absent = run_on(
         "amqp://guest:pw-absent@127.0.0.1:1/",
-    ]);
+        &["run", "specs/dlq-consumer"],
+    );
     assert_eq!(absent.code, 2, "{}", absent.stdout);
     assert!(
         absent
@@ -371,69 +368,68 @@ fn a_broker_that_is_not_there_or_refuses_the_login_runs_nothing_and_exits_2() {
         absent.stderr
     );
     assert!(!absent.stdout.contains("PASS") && !absent.stderr.contains("pw-absent"));
-    let Some(_turn) = broker() else { return };
-    let refused = run(&[
-        "run",
-        "specs/dlq-consumer",
-        "--world",
-        "amqp://guest:not-the-pw-7q@127.0.0.1:5672/",
-    ]);
-    assert_eq!(refused.code, 2, "{}", refused.stdout);
-    assert!(
-        refused.stderr.contains("refused the credentials (403"),
-        "{}",
-        refused.stderr
-    );
-    assert!(!format!("{}{}", refused.stdout, refused.stderr).contains("not-the-pw-7q"));
-    assert!(!refused.stdout.contains("PASS"), "{}", refused.stdout);
-    assert_no_queue_left();
+    on_the_broker(|| {
+        let refused = run_on(
+            "amqp://guest:not-the-pw-7q@127.0.0.1:5672/",
+            &["run", "specs/dlq-consumer"],
+        );
+        assert_eq!(refused.code, 2, "{}", refused.stdout);
+        assert!(
+            refused.stderr.contains("refused the credentials (403"),
+            "{}",
+            refused.stderr
+        );
+        assert!(!format!("{}{}", refused.stdout, refused.stderr).contains("not-the-pw-7q"));
+        assert!(!refused.stdout.contains("PASS"), "{}", refused.stdout);
+    });
 }
 
 #[test]
 fn the_world_applies_to_dlq_consumer_specs_and_says_so_for_the_rest() {
-    let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "specs/outcome-queue",
-        "--world",
-        QUORUM,
-    ]);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let outcome_queue = suite_of("specs/outcome-queue").len();
-    assert!(
-        ran.stdout.contains(&format!("the {outcome_queue} outcome-queue specs ran as always (their queue is the implementation)")),
-        "{}",
-        ran.stdout
-    );
-    assert!(
-        ran.stdout
-            .contains("first_received_at: no RabbitMQ queue keeps")
-    );
-    assert_no_queue_left();
+    on_the_broker(|| {
+        let ran = failing_nothing_on(
+            QUORUM,
+            &[
+                "run",
+                "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
+                "specs/outcome-queue",
+            ],
+        );
+        let outcome_queue = suite_of("specs/outcome-queue").len();
+        assert!(
+            ran.stdout.contains(&format!("the {outcome_queue} outcome-queue specs ran as always (their queue is the implementation)")),
+            "{}",
+            ran.stdout
+        );
+        assert!(
+            ran.stdout
+                .contains("first_received_at: no RabbitMQ queue keeps")
+        );
+    });
 }
 
 #[test]
 fn explain_on_the_broker_tells_where_it_parts_from_the_fake() {
-    let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "explain",
-        "specs/dlq-consumer/transient-retried-to-the-tail.yaml",
-        "--world",
-        CLASSIC,
-    ]);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(
-        ran.stdout
-            .contains("    \u{2717} pending: expected [b, a], got [a, b]\n"),
-        "{}",
-        ran.stdout
-    );
-    assert!(ran.stdout.contains(
-        "broker: the ready queue is [a, b], where the lesson's is [b, a] (requeue-at-head"
-    ));
-    assert!(ran.stdout.contains("outcome: DIVERGES"), "{}", ran.stdout);
-    assert_no_queue_left();
+    on_the_broker(|| {
+        let ran = run_on(
+            CLASSIC,
+            &[
+                "explain",
+                "specs/dlq-consumer/transient-retried-to-the-tail.yaml",
+            ],
+        );
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout
+                .contains("    \u{2717} pending: expected [b, a], got [a, b]\n"),
+            "{}",
+            ran.stdout
+        );
+        assert!(ran.stdout.contains(
+            "broker: the ready queue is [a, b], where the lesson's is [b, a] (requeue-at-head"
+        ));
+        assert!(ran.stdout.contains("outcome: DIVERGES"), "{}", ran.stdout);
+    });
 }
 
 /// The part of docs/brokers.md between `<!-- generated<marker>: begin -->` and its end.
@@ -479,183 +475,152 @@ fn matrix_on(worlds: &[&str]) -> (String, String) {
 /// docs/brokers.md holds, between its markers, what the commands it shows write.
 #[test]
 fn the_brokers_page_holds_the_matrix_its_command_writes() {
-    let Some(_turn) = broker() else { return };
-    let page = std::fs::read_to_string(root().join("docs/brokers.md")).expect("docs/brokers.md");
-    for (marker, worlds) in [
-        ("", &["fake", QUORUM, CLASSIC][..]),
-        (" (dead-letter=broker)", &[QUORUM_DLX, CLASSIC_DLX][..]),
-    ] {
-        let held = generated_part(&page, marker);
-        let (command, written) = matrix_on(worlds);
-        assert!(page.contains(&command), "the page shows `{command}`");
-        assert!(
-            held == written,
-            "docs/brokers.md is not what `{command}` writes now: regenerate it"
-        );
-    }
-    // Two matrices on one page: a link of one must not land in the other.
-    let mut anchors = std::collections::BTreeSet::new();
-    for anchor in page.split("<a id=\"").skip(1) {
-        let id = anchor.split('"').next().unwrap_or_default();
-        assert!(anchors.insert(id), "the anchor {id} is on the page twice");
-    }
-    assert_no_queue_left();
+    on_the_broker(|| {
+        let page =
+            std::fs::read_to_string(root().join("docs/brokers.md")).expect("docs/brokers.md");
+        for (marker, worlds) in [
+            ("", &["fake", QUORUM, CLASSIC][..]),
+            (" (dead-letter=broker)", &[QUORUM_DLX, CLASSIC_DLX][..]),
+        ] {
+            let held = generated_part(&page, marker);
+            let (command, written) = matrix_on(worlds);
+            assert!(page.contains(&command), "the page shows `{command}`");
+            assert!(
+                held == written,
+                "docs/brokers.md is not what `{command}` writes now: regenerate it"
+            );
+        }
+        // Two matrices on one page: a link of one must not land in the other.
+        let mut anchors = std::collections::BTreeSet::new();
+        for anchor in page.split("<a id=\"").skip(1) {
+            let id = anchor.split('"').next().unwrap_or_default();
+            assert!(anchors.insert(id), "the anchor {id} is on the page twice");
+        }
+    });
 }
 
 #[test]
 fn the_broker_dead_letters_an_exhausted_message_by_its_count_without_the_consumers_metadata() {
-    let Some(_turn) = broker() else { return };
-    let ran = run(&[
-        "run",
-        "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
-        "--world",
-        QUORUM_DLX,
-        "--format",
-        "json",
-        "--output",
-        "-",
-    ]);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let finished: serde_json::Value = ran
-        .stdout
-        .lines()
-        .filter(|line| line.starts_with('{'))
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
-        .find(|line: &serde_json::Value| line["event"] == "spec_finished")
-        .expect("the spec's line");
-    // The spec passes on the broker's queue: its DLQ is what diverges.
-    assert_eq!(finished["outcome"], "divergence", "{finished}");
-    let properties = &finished["divergence"]["broker_properties"];
-    assert_eq!(properties.as_array().map(Vec::len), Some(1), "{finished}");
-    assert_eq!(properties[0]["id"], "delivery-limit");
-    let first = properties[0]["first"]
-        .as_str()
-        .expect("where it first showed");
-    assert!(
-        first.starts_with(
-            "a: x-death says delivery_limit, count 1, from dlqspec.N.queue, and no reason, error, attempts or failed_at, where the lesson's entry says reason exhausted"
-        ),
-        "{first}"
-    );
-    assert!(first.ends_with("attempts 3, failed_at 4"), "{first}");
-    // The two DLQs side by side: the broker's entry is its x-death, the lesson's fields gone.
-    let details = finished["details"].as_str().expect("details");
-    for line in [
-        "first difference at the broker's dead letters (specs/dlq-consumer/exhausted-at-max-attempts.yaml:",
-        "-  reason: exhausted\n",
-        "-  attempts: 3\n",
-        "-  failed_at: 4\n",
-        "+  x-death:\n",
-        "+    reason: delivery_limit\n",
-        "+    queue: dlqspec.N.queue\n",
-    ] {
-        assert!(details.contains(line), "{line:?} in {details}");
-    }
-    // The run's header says how the broker dead-letters.
-    assert!(
-        ran.stdout.contains("dead-letter=broker: the queue dead-letters by itself to dlqspec.N.dead (x-delivery-limit max_attempts - 1"),
-        "{}",
-        ran.stdout
-    );
-    assert_no_queue_left();
+    on_the_broker(|| {
+        let ran = run_on(
+            QUORUM_DLX,
+            &[
+                "run",
+                "specs/dlq-consumer/exhausted-at-max-attempts.yaml",
+                "--format",
+                "json",
+                "--output",
+                "-",
+            ],
+        );
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        let finished = json_lines(&ran)
+            .into_iter()
+            .find(|line| line["event"] == "spec_finished")
+            .expect("the spec's line");
+        // The spec passes on the broker's queue: its DLQ is what diverges.
+        assert_eq!(finished["outcome"], "divergence", "{finished}");
+        let properties = &finished["divergence"]["broker_properties"];
+        assert_eq!(properties.as_array().map(Vec::len), Some(1), "{finished}");
+        assert_eq!(properties[0]["id"], "delivery-limit");
+        let first = properties[0]["first"]
+            .as_str()
+            .expect("where it first showed");
+        assert!(
+            first.starts_with(
+                "a: x-death says delivery_limit, count 1, from dlqspec.N.queue, and no reason, error, attempts or failed_at, where the lesson's entry says reason exhausted"
+            ),
+            "{first}"
+        );
+        assert!(first.ends_with("attempts 3, failed_at 4"), "{first}");
+        // The two DLQs side by side: the broker's entry is its x-death, the lesson's fields gone.
+        let details = finished["details"].as_str().expect("details");
+        for line in [
+            "first difference at the broker's dead letters (specs/dlq-consumer/exhausted-at-max-attempts.yaml:",
+            "-  reason: exhausted\n",
+            "-  attempts: 3\n",
+            "-  failed_at: 4\n",
+            "+  x-death:\n",
+            "+    reason: delivery_limit\n",
+            "+    queue: dlqspec.N.queue\n",
+        ] {
+            assert!(details.contains(line), "{line:?} in {details}");
+        }
+        // The run's header says how the broker dead-letters.
+        assert!(
+            ran.stdout.contains("dead-letter=broker: the queue dead-letters by itself to dlqspec.N.dead (x-delivery-limit max_attempts - 1"),
+            "{}",
+            ran.stdout
+        );
+    });
 }
 
 #[test]
 fn the_suite_with_the_broker_dead_lettering_diverges_by_its_properties_and_fails_nothing() {
-    let Some(_turn) = broker() else { return };
-    let quorum = run(&["run", "specs/dlq-consumer", "--world", QUORUM_DLX]);
-    assert_eq!(quorum.code, 0, "{}{}", quorum.stdout, quorum.stderr);
-    assert!(quorum.stdout.contains(" 0 failed"), "{}", quorum.stdout);
-    let told = |ran: &crate::common::Ran, spec: &str| -> String {
-        ran.stdout
-            .split(&format!("DIVRG specs/dlq-consumer/{spec}.yaml"))
-            .nth(1)
-            .and_then(|rest| rest.split("\nDIVRG ").next())
-            .unwrap_or_else(|| panic!("{spec} diverges: {}", ran.stdout))
-            .to_owned()
-    };
-    // A permanent error is the consumer's reject; a poison pill never reaches the poison check.
-    assert!(told(&quorum, "permanent-on-the-first-delivery").contains("broker property rejected"));
-    let poison = told(&quorum, "poison-cycle");
-    assert!(
-        poison.contains("broker property dead-lettered-on-return"),
-        "{poison}"
-    );
-    assert!(poison.contains("the broker dead-lettered p as it came back (x-death delivery_limit"));
-    // A crash between put and ack leaves a state the broker never shows.
-    let between = told(&quorum, "crash-before-ack-keeps-the-entry");
-    assert!(
-        between.contains("broker property atomic-dead-letter"),
-        "{between}"
-    );
-    assert!(
-        !quorum.stdout.contains("no-delivery-limit"),
-        "{}",
-        quorum.stdout
-    );
-    // A spec that dead-letters nothing holds alike.
-    assert!(
-        quorum
-            .stdout
-            .contains("PASS  specs/dlq-consumer/success-acks-and-returns-ok.yaml"),
-        "{}",
-        quorum.stdout
-    );
+    on_the_broker(|| {
+        let suite = ["run", "specs/dlq-consumer"];
+        let quorum = failing_nothing_on(QUORUM_DLX, &suite);
+        // A permanent error is the consumer's reject; a poison pill never reaches the poison check.
+        assert!(
+            divergence_of(&quorum, "permanent-on-the-first-delivery")
+                .contains("broker property rejected")
+        );
+        let poison = divergence_of(&quorum, "poison-cycle");
+        assert!(
+            poison.contains("broker property dead-lettered-on-return"),
+            "{poison}"
+        );
+        assert!(
+            poison.contains("the broker dead-lettered p as it came back (x-death delivery_limit")
+        );
+        // A crash between put and ack leaves a state the broker never shows.
+        let between = divergence_of(&quorum, "crash-before-ack-keeps-the-entry");
+        assert!(
+            between.contains("broker property atomic-dead-letter"),
+            "{between}"
+        );
+        assert!(
+            !quorum.stdout.contains("no-delivery-limit"),
+            "{}",
+            quorum.stdout
+        );
+        // A spec that dead-letters nothing holds alike.
+        assert!(
+            quorum
+                .stdout
+                .contains("PASS  specs/dlq-consumer/success-acks-and-returns-ok.yaml"),
+            "{}",
+            quorum.stdout
+        );
 
-    let classic = run(&["run", "specs/dlq-consumer", "--world", CLASSIC_DLX]);
-    assert_eq!(classic.code, 0, "{}{}", classic.stdout, classic.stderr);
-    assert!(classic.stdout.contains(" 0 failed"), "{}", classic.stdout);
-    let exhausted = told(&classic, "max-attempts-one-exhausts-on-the-first-failure");
-    assert!(
-        exhausted.contains("broker property no-delivery-limit"),
-        "{exhausted}"
-    );
-    assert!(exhausted.contains("x-death says rejected"), "{exhausted}");
-    assert!(
-        classic
-            .stdout
-            .contains("no delivery limit, which a classic queue does not have"),
-        "{}",
-        classic.stdout
-    );
-    assert_no_queue_left();
+        let classic = failing_nothing_on(CLASSIC_DLX, &suite);
+        let exhausted = divergence_of(&classic, "max-attempts-one-exhausts-on-the-first-failure");
+        assert!(
+            exhausted.contains("broker property no-delivery-limit"),
+            "{exhausted}"
+        );
+        assert!(exhausted.contains("x-death says rejected"), "{exhausted}");
+        assert!(
+            classic
+                .stdout
+                .contains("no delivery limit, which a classic queue does not have"),
+            "{}",
+            classic.stdout
+        );
+    });
 }
 
 #[test]
 fn a_killed_run_that_had_the_broker_dead_letter_leaves_queues_the_next_run_deletes() {
-    let Some(_turn) = broker() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let solution = acting_solution(
-        dir.path(),
-        2,
-        "os.kill(os.getppid(), signal.SIGKILL); os._exit(0)",
-    );
-    let killed = ran(dlqspec()
-        .args([
-            "run",
-            "specs/dlq-consumer",
-            "--impl",
-            &solution,
-            "--sandbox",
-            "off",
-        ])
-        .args(["--world", QUORUM_DLX])
-        .output()
-        .expect("dlqspec runs"));
-    assert_ne!(killed.code, 0);
-    let left = dlqspec_queues();
-    assert!(
-        left.iter().any(|name| name.ends_with(".dead"))
-            && left.iter().any(|name| name.ends_with(".queue")),
-        "a killed run leaves its spec's queue and dead-letter queue: {left:?}"
-    );
-    // The next run, of either mode, deletes both.
-    let next = run(&[
-        "run",
-        "specs/dlq-consumer/success-acks-and-returns-ok.yaml",
-        "--world",
-        QUORUM,
-    ]);
-    assert_eq!(next.code, 0, "{}{}", next.stdout, next.stderr);
-    assert_no_queue_left();
+    on_the_broker(|| {
+        killed_run_on(QUORUM_DLX);
+        let left = dlqspec_queues();
+        assert!(
+            left.iter().any(|name| name.ends_with(".dead"))
+                && left.iter().any(|name| name.ends_with(".queue")),
+            "a killed run leaves its spec's queue and dead-letter queue: {left:?}"
+        );
+        // The next run, of either mode, deletes both.
+        the_next_run_on_deletes_what_was_left(QUORUM);
+    });
 }

@@ -304,41 +304,24 @@ fn check_trace(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::contract::{assert_error_lists, assert_fast_load_agrees};
     use crate::contracts::dlq_consumer::spec::{PROCESS_RETURNS, STEP_KINDS};
 
     #[test]
     fn the_process_returns_are_the_ones_a_wrong_one_lists() {
-        let error = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - process: nope\n")
-            .err()
-            .unwrap();
-        assert!(
-            error
-                .message
-                .ends_with(&format!(", expected one of {}", PROCESS_RETURNS.join(", "))),
-            "{error}"
-        );
+        let loaded = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - process: nope\n");
+        assert_error_lists(loaded, PROCESS_RETURNS);
     }
 
     #[test]
     fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
-        let error = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - nope\n")
-            .err()
-            .unwrap();
-        assert!(
-            error
-                .message
-                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
-            "{error}"
-        );
+        let loaded = load_text("contract: dlq-consumer\nname: x\nsteps:\n  - nope\n");
+        assert_error_lists(loaded, STEP_KINDS);
     }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
-        let decoded = crate::text::yaml::agreement::check_bundled::<SpecFile>("dlq-consumer", 16);
-        assert!(
-            decoded > 1000,
-            "only {decoded} variations were decoded by the fast path"
-        );
+        assert_fast_load_agrees::<SpecFile>("dlq-consumer", 1000);
     }
 
     fn load_text(text: &str) -> Result<DlqScenario, SpecError> {

@@ -787,13 +787,13 @@ mod tests {
     /// The lesson's fake, standing for a broker that dead-letters by itself: it records what
     /// the world tells it of the consumer's dead-lettering.
     #[derive(Debug, Default)]
-    struct Told {
+    struct RecordingQueue {
         fake: super::super::queue::fake::FakeQueue,
         dead_lettering: Arc<std::sync::Mutex<Vec<(String, bool)>>>,
         forgotten: Arc<std::sync::Mutex<Vec<String>>>,
     }
 
-    impl Queue for Told {
+    impl Queue for RecordingQueue {
         fn send(&mut self, id: &str, body: &str) {
             self.fake.send(id, body);
         }
@@ -831,8 +831,8 @@ mod tests {
             true
         }
         fn dead_lettering(&mut self, id: &str, transient: bool) {
-            let mut told = self.dead_lettering.lock().unwrap();
-            told.push((id.to_owned(), transient));
+            let mut recorded = self.dead_lettering.lock().unwrap();
+            recorded.push((id.to_owned(), transient));
         }
         fn forget_dead_letter(&mut self, id: &str) {
             self.forgotten.lock().unwrap().push(id.to_owned());
@@ -842,10 +842,10 @@ mod tests {
     #[test]
     fn a_broker_that_dead_letters_by_itself_is_told_what_the_consumer_dead_letters_and_how_it_failed()
      {
-        let told = Told::default();
+        let queue = RecordingQueue::default();
         let (dead_lettering, forgotten) = (
-            Arc::clone(&told.dead_lettering),
-            Arc::clone(&told.forgotten),
+            Arc::clone(&queue.dead_lettering),
+            Arc::clone(&queue.forgotten),
         );
         let script = [
             ("t", vec![ScriptedOutcome::Transient("timeout".into())]),
@@ -858,7 +858,7 @@ mod tests {
             ),
             ("p", vec![ScriptedOutcome::Permanent("bad".into())]),
         ];
-        let mut world = world_with(&script).on(Box::new(told));
+        let mut world = world_with(&script).on(Box::new(queue));
         for id in ["t", "e", "p", "q"] {
             world.send(id, id);
         }

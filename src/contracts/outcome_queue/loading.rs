@@ -239,29 +239,19 @@ fn check_process(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contracts::contract::{assert_error_lists, assert_fast_load_agrees};
     use crate::contracts::outcome_queue::spec::*;
     use serde_json::{Value, json};
 
     #[test]
     fn the_step_kinds_are_the_ones_an_unknown_step_lists() {
-        let error = load_text("contract: outcome-queue\nname: x\nsteps:\n  - nope\n")
-            .err()
-            .unwrap();
-        assert!(
-            error
-                .message
-                .ends_with(&format!(", expected one of {}", STEP_KINDS.join(", "))),
-            "{error}"
-        );
+        let loaded = load_text("contract: outcome-queue\nname: x\nsteps:\n  - nope\n");
+        assert_error_lists(loaded, STEP_KINDS);
     }
 
     #[test]
     fn the_fast_load_reads_every_bundled_spec_and_its_variations_as_serde_saphyr_does() {
-        let decoded = crate::text::yaml::agreement::check_bundled::<SpecFile>("outcome-queue", 16);
-        assert!(
-            decoded > 500,
-            "only {decoded} variations were decoded by the fast path"
-        );
+        assert_fast_load_agrees::<SpecFile>("outcome-queue", 500);
     }
 
     fn load_text(text: &str) -> Result<QueueScenario, SpecError> {

@@ -442,20 +442,8 @@ unsafe fn probe_child(
         };
         if proc_folder < 0
             || !unshared
-            || libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-            || libc::mount(
-                c"tmpfs".as_ptr(),
-                staging.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                c"mode=0755".as_ptr().cast(),
-            ) != 0
+            || root::keep_mounts_private().is_err()
+            || root::mount_tmpfs(staging, c"mode=0755").is_err()
             || !root::probe_bind(null, proc)
         {
             return 2;

@@ -9,7 +9,7 @@
 //! only where no bound tree lies, and never through a link.
 
 use std::collections::BTreeSet;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -198,27 +198,8 @@ impl RootPlan {
     /// Raw system calls only, on memory prepared before the fork.
     pub(crate) unsafe fn build(&self) -> io::Result<()> {
         unsafe {
-            // Nothing mounted here reaches the host's namespace, nor the host's this one.
-            if libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-            {
-                return Err(raw::last_error());
-            }
-            if libc::mount(
-                c"tmpfs".as_ptr(),
-                self.staging.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                self.root_options.as_ptr().cast(),
-            ) != 0
-            {
-                return Err(raw::last_error());
-            }
+            keep_mounts_private()?;
+            mount_tmpfs(&self.staging, &self.root_options)?;
             for step in &self.steps {
                 run(step)?;
             }
@@ -267,15 +248,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                 }
             }
             RootStep::File(path) => {
-                let fd = libc::open(
-                    path.as_ptr(),
-                    libc::O_WRONLY
-                        | libc::O_CREAT
-                        | libc::O_EXCL
-                        | libc::O_NOFOLLOW
-                        | libc::O_CLOEXEC,
-                    0o644,
-                );
+                let fd = new_file(path);
                 if fd >= 0 {
                     libc::close(fd);
                 } else if !exists() {
@@ -288,15 +261,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                 }
             }
             RootStep::Write { target, bytes } => {
-                let fd = libc::open(
-                    target.as_ptr(),
-                    libc::O_WRONLY
-                        | libc::O_CREAT
-                        | libc::O_EXCL
-                        | libc::O_NOFOLLOW
-                        | libc::O_CLOEXEC,
-                    0o644,
-                );
+                let fd = new_file(target);
                 if fd < 0 {
                     return Err(raw::last_error());
                 }
@@ -306,18 +271,7 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                     return Err(raw::last_error());
                 }
             }
-            RootStep::Tmpfs { target, options } => {
-                if libc::mount(
-                    c"tmpfs".as_ptr(),
-                    target.as_ptr(),
-                    c"tmpfs".as_ptr(),
-                    libc::MS_NOSUID | libc::MS_NODEV,
-                    options.as_ptr().cast(),
-                ) != 0
-                {
-                    return Err(raw::last_error());
-                }
-            }
+            RootStep::Tmpfs { target, options } => mount_tmpfs(target, options)?,
             RootStep::Bind {
                 source,
                 target,
@@ -373,6 +327,63 @@ unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Resul
         libc::close(tree);
         if moved { Ok(()) } else { Err(error) }
     }
+}
+
+/// Opens, to write, a new file of the root's own at `path`: never one already there, nor one
+/// through a link. The descriptor, or -1.
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn new_file(path: &CStr) -> libc::c_int {
+    unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o644,
+        )
+    }
+}
+
+/// Makes every mount of this process's mount namespace private, so that nothing mounted in it
+/// reaches the host's namespace, nor the host's this one: before anything is mounted in it.
+///
+/// # Safety
+/// Raw system calls only.
+pub(crate) unsafe fn keep_mounts_private() -> io::Result<()> {
+    let private = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if private != 0 {
+        return Err(raw::last_error());
+    }
+    Ok(())
+}
+
+/// Mounts a fresh tmpfs on `target` with `options` (`mode=...,size=...`), its files never
+/// set-uid nor devices.
+///
+/// # Safety
+/// Raw system calls only.
+pub(crate) unsafe fn mount_tmpfs(target: &CStr, options: &CStr) -> io::Result<()> {
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        )
+    };
+    if mounted != 0 {
+        return Err(raw::last_error());
+    }
+    Ok(())
 }
 
 /// For the kernel probe: binds `/dev/null` on a new file `null` and makes an empty folder
@@ -594,6 +605,30 @@ mod tests {
             .collect()
     }
 
+    /// The steps, as `described`, of the plan for a box showing `bound` and `copies` with its
+    /// writable folder at `work`, staged in `host`'s `root`; the host's `/proc` bound when
+    /// `proc`. The owner, the user and the disk do not change the steps.
+    fn planned(
+        host: &Path,
+        bound: &[PathBuf],
+        copies: &[(PathBuf, PathBuf)],
+        work: &str,
+        proc: bool,
+    ) -> Vec<String> {
+        let staging = host.join("root");
+        let plan = RootPlan::new(&Layout {
+            bound,
+            copies,
+            work: Path::new(work),
+            staging: &staging,
+            disk: 1 << 20,
+            owner: (61000, 61000),
+            user: (61000, 61000),
+            proc,
+        });
+        described(&plan, &staging)
+    }
+
     #[test]
     fn folders_come_before_what_they_hold_and_nothing_is_made_in_a_bound_tree() {
         let host = tempfile::tempdir().unwrap();
@@ -602,21 +637,9 @@ mod tests {
         std::fs::write(tree.join("lib/python/x.py"), "").unwrap();
         let copy = host.path().join("copy");
         std::fs::create_dir_all(&copy).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/tmp/dlqspec-box-1-x");
-        let bound = vec![tree.clone(), tree.join("lib/python")];
-        let copies = vec![(tree.join("lib"), copy.clone())];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &copies,
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (61000, 61000),
-            user: (61000, 61000),
-            proc: true,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [tree.clone(), tree.join("lib/python")];
+        let copies = [(tree.join("lib"), copy.clone())];
+        let steps = planned(host.path(), &bound, &copies, "/tmp/dlqspec-box-1-x", true);
         let at = |wanted: &str| {
             steps
                 .iter()
@@ -649,21 +672,9 @@ mod tests {
         std::fs::create_dir_all(project.join("node_modules/tsx")).unwrap();
         let copy = host.path().join("copy");
         std::fs::create_dir_all(copy.join("node_modules")).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/w");
-        let bound = vec![project.join("node_modules")];
-        let copies = vec![(project.clone(), copy.clone())];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &copies,
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (0, 0),
-            user: (0, 0),
-            proc: false,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [project.join("node_modules")];
+        let copies = [(project.clone(), copy.clone())];
+        let steps = planned(host.path(), &bound, &copies, "/w", false);
         let project = project.display();
         let copy_bind = steps
             .iter()
@@ -689,20 +700,8 @@ mod tests {
         std::fs::create_dir_all(target.join("inside")).unwrap();
         let link = host.path().join("link");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let staging = host.path().join("root");
-        let work = PathBuf::from("/w");
-        let bound = vec![link.clone(), link.join("inside")];
-        let plan = RootPlan::new(&Layout {
-            bound: &bound,
-            copies: &[],
-            work: &work,
-            staging: &staging,
-            disk: 1 << 20,
-            owner: (0, 0),
-            user: (0, 0),
-            proc: false,
-        });
-        let steps = described(&plan, &staging);
+        let bound = [link.clone(), link.join("inside")];
+        let steps = planned(host.path(), &bound, &[], "/w", false);
         assert!(steps.contains(&format!("link {} -> {}", link.display(), target.display())));
         assert!(
             !steps

@@ -21,9 +21,11 @@ pub(crate) const HANDED: usize = 16;
 /// again where one folder holds more than one controller, as in cgroup v2).
 pub(crate) const CGROUPS: usize = 3;
 
-/// The box's namespaces B opens for the zygote's child to join, in the order it joins them:
-/// its user namespace first, which gives it the rights to join the others.
-const NAMESPACE_FILES: [&std::ffi::CStr; 6] = [
+/// The box's namespaces B opens for the zygote's child, in the order they are handed: the PID
+/// namespace it is forked into, then the ones it joins, in the order it joins them: its user
+/// namespace first, which gives it the rights to join the others.
+const NAMESPACE_FILES: [&std::ffi::CStr; 7] = [
+    c"/proc/self/ns/pid",
     c"/proc/self/ns/user",
     c"/proc/self/ns/mnt",
     c"/proc/self/ns/net",
@@ -62,17 +64,12 @@ pub(crate) unsafe fn serve(
     // The space for sixteen descriptors' control message (CMSG_SPACE(64) = 80), aligned.
     let mut space = [0u64; 10];
     unsafe {
-        let pid_namespace = libc::open(
-            c"/proc/self/ns/pid".as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        );
-        let mut namespaces = [-1; 6];
+        let mut namespaces = [-1; NAMESPACE_FILES.len()];
         for (fd, path) in namespaces.iter_mut().zip(NAMESPACE_FILES) {
             *fd = libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
         }
         let mut reply = [-1; 2];
-        let opened = pid_namespace >= 0
-            && namespaces.iter().all(|fd| *fd >= 0)
+        let opened = namespaces.iter().all(|fd| *fd >= 0)
             && libc::socketpair(
                 libc::AF_UNIX,
                 libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
@@ -86,21 +83,13 @@ pub(crate) unsafe fn serve(
                 }
             }
         };
-        let own = [
-            pid_namespace,
-            namespaces[0],
-            namespaces[1],
-            namespaces[2],
-            namespaces[3],
-            namespaces[4],
-            namespaces[5],
-        ];
         if !opened {
-            close_all(&own);
+            close_all(&namespaces);
             close_all(&reply);
             return;
         }
-        let fds: [libc::c_int; HANDED] = [
+        // The namespaces go last; the length in the type keeps the whole HANDED long.
+        let before_namespaces: [libc::c_int; HANDED - NAMESPACE_FILES.len()] = [
             0,
             1,
             2,
@@ -110,16 +99,16 @@ pub(crate) unsafe fn serve(
             cgroup_procs[0],
             cgroup_procs[1],
             cgroup_procs[2],
-            pid_namespace,
-            namespaces[0],
-            namespaces[1],
-            namespaces[2],
-            namespaces[3],
-            namespaces[4],
-            namespaces[5],
         ];
+        let mut fds = [-1; HANDED];
+        for (slot, fd) in fds
+            .iter_mut()
+            .zip(before_namespaces.iter().chain(&namespaces))
+        {
+            *slot = *fd;
+        }
         if !send_with(request.control, &request.payload, &fds, &mut space) {
-            close_all(&own);
+            close_all(&namespaces);
             close_all(&reply);
             return;
         }
