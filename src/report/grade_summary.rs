@@ -2,11 +2,11 @@
 //! a column per rule, the score and links to each submission's reports; and `summary.json`, the
 //! same rows for `grade --merge` to read back (docs/autograders.md).
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::render::number;
 use super::sanitize;
+use crate::run::grading::class_tally::{ClassCause, class_causes, rule_shares, rules};
 use crate::run::grading::regrade::{Against, Standing};
 use crate::run::grading::row::{Graded, RuleVerdict, Status};
 use crate::run::grading::suite::About;
@@ -233,117 +233,12 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
     out.push_str("</table>\n");
 }
 
-/// Every rule any submission's specs cover, sorted.
-fn rules(rows: &[Graded]) -> Vec<String> {
-    let rules: BTreeSet<&String> = rows.iter().flat_map(|row| row.rules.keys()).collect();
-    rules.into_iter().cloned().collect()
-}
-
 fn verdict(row: &Graded, rule: &str) -> &'static str {
     match row.rules.get(rule) {
         Some(RuleVerdict::Pass) => "pass",
         Some(RuleVerdict::Fail) => "fail",
         None => "",
     }
-}
-
-/// Each rule with how many of the class's submissions passed it, and the class's size: a
-/// submission that never ran (or did not reach a rule) passed none; one the machine could
-/// not run (`ungraded`) is not counted.
-pub(crate) fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
-    let graded = rows
-        .iter()
-        .filter(|row| row.status != Status::Ungraded)
-        .count();
-    rules(rows)
-        .into_iter()
-        .map(|rule| {
-            let passed = rows
-                .iter()
-                .filter(|row| row.rules.get(&rule) == Some(&RuleVerdict::Pass))
-                .count();
-            (rule, passed, graded)
-        })
-        .collect()
-}
-
-/// How many of the class's most common failure causes the summaries list.
-pub(crate) const TOP_CAUSES: usize = 10;
-
-/// A failure cause across the class: the run's cause of a failing spec (as its "failures by
-/// cause" groups them, by the cause's key), and whom and what it hit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ClassCause {
-    /// Its one line, as its first failure in the class's order tells it.
-    pub(crate) cause: String,
-    /// Its key (`cause_id`), when the runs gave one: failures of one key are one cause.
-    pub(crate) id: Option<String>,
-    /// The rule it breaks, when a rule of the suite decides it.
-    pub(crate) rule: Option<String>,
-    /// The rows of the submissions it hit, in the class's order.
-    pub(crate) who: Vec<usize>,
-    /// How many submissions failed some spec of it.
-    pub(crate) submissions: usize,
-    /// How many specs of the suite it failed, in any submission.
-    pub(crate) specs: usize,
-    /// How many failures it is: each submission's each spec.
-    pub(crate) failures: usize,
-    /// Its first failure, in the class's order: the row, and the spec's path.
-    pub(crate) example: (usize, String),
-}
-
-/// The class's most common failure causes, most submissions first (then most failures, then
-/// the order the class first met them), at most [`TOP_CAUSES`].
-pub(crate) fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
-    let mut causes: Vec<(ClassCause, BTreeSet<usize>, BTreeSet<&str>)> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        for (path, verdict) in &row.specs {
-            let Some(cause) = &verdict.cause else {
-                continue;
-            };
-            // One key, one cause, however its first line reads for each submission; a report
-            // without keys (from an older dlqspec) groups by the line.
-            let same = |c: &ClassCause| match (&c.id, &verdict.cause_id) {
-                (Some(a), Some(b)) => a == b,
-                (None, None) => c.cause == *cause,
-                _ => false,
-            };
-            let at = match causes.iter().position(|(c, ..)| same(c)) {
-                Some(at) => at,
-                None => {
-                    let first = ClassCause {
-                        cause: cause.clone(),
-                        id: verdict.cause_id.clone(),
-                        rule: verdict.cause_rule.clone(),
-                        who: Vec::new(),
-                        submissions: 0,
-                        specs: 0,
-                        failures: 0,
-                        example: (i, path.clone()),
-                    };
-                    causes.push((first, BTreeSet::new(), BTreeSet::new()));
-                    causes.len() - 1
-                }
-            };
-            let (cause, submissions, specs) = &mut causes[at];
-            if submissions.insert(i) {
-                cause.who.push(i);
-            }
-            specs.insert(path);
-            cause.failures += 1;
-            cause.submissions = submissions.len();
-            cause.specs = specs.len();
-        }
-    }
-    let mut causes: Vec<ClassCause> = causes.into_iter().map(|(cause, ..)| cause).collect();
-    causes.sort_by_key(|c| {
-        (
-            std::cmp::Reverse(c.submissions),
-            std::cmp::Reverse(c.failures),
-        )
-    });
-    causes.truncate(TOP_CAUSES);
-    causes
 }
 
 /// The class's most common failure causes for a terminal: a line each, with an example.
@@ -873,6 +768,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::run::grading::class_tally::TOP_CAUSES;
     use crate::run::grading::row::{SpecVerdict, WrittenReports};
 
     fn row(submission: &str, status: Status) -> Graded {

@@ -10,6 +10,7 @@ use std::io::{Read, Seek};
 use std::path::Path;
 
 pub(crate) mod class;
+pub(crate) mod class_tally;
 pub(crate) mod merge;
 pub(crate) mod outputs;
 pub(crate) mod pictures;
