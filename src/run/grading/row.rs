@@ -27,6 +27,23 @@ pub(crate) enum Status {
 }
 
 impl Status {
+    /// Every status, each once: `as_str`'s names are read back through this list.
+    pub(crate) const ALL: [Status; 6] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Broken,
+        Status::Timeout,
+        Status::Crashed,
+        Status::Ungraded,
+    ];
+
+    /// The status named `name` as `as_str` writes it, if any.
+    pub(crate) fn from_name(name: &str) -> Option<Status> {
+        Status::ALL
+            .into_iter()
+            .find(|status| status.as_str() == name)
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Pass => "pass",
@@ -147,6 +164,18 @@ pub(crate) fn exit_code(rows: &[Graded]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_status_reads_back_from_its_name_and_no_other() {
+        for status in Status::ALL {
+            assert_eq!(Status::from_name(status.as_str()), Some(status));
+        }
+        let names: std::collections::BTreeSet<&str> =
+            Status::ALL.iter().map(|status| status.as_str()).collect();
+        assert_eq!(names.len(), Status::ALL.len());
+        assert_eq!(Status::from_name("Pass"), None);
+        assert_eq!(Status::from_name(""), None);
+    }
 
     fn row(status: Status) -> Graded {
         Graded {

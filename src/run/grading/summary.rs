@@ -110,14 +110,8 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
         json_lines: report("json_report", &row.json_report, "jsonl")?,
         pictures: row.pictures,
     };
-    let status = match row.status.as_str() {
-        "pass" => Status::Pass,
-        "fail" => Status::Fail,
-        "broken" => Status::Broken,
-        "timeout" => Status::Timeout,
-        "crashed" => Status::Crashed,
-        "ungraded" => Status::Ungraded,
-        other => return Err(format!("unknown `status` {other:?}")),
+    let Some(status) = Status::from_name(&row.status) else {
+        return Err(format!("unknown `status` {:?}", row.status));
     };
     let mut rules = BTreeMap::new();
     for (rule, verdict) in row.rules {
