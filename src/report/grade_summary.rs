@@ -296,14 +296,7 @@ pub(crate) fn rule_table(rows: &[Graded]) -> String {
 /// `2 pass, 1 fail, 1 broken, 1 timeout`.
 pub(crate) fn counts(rows: &[Graded]) -> String {
     let mut parts = Vec::new();
-    for status in [
-        Status::Pass,
-        Status::Fail,
-        Status::Broken,
-        Status::Timeout,
-        Status::Crashed,
-        Status::Ungraded,
-    ] {
+    for status in Status::ALL {
         let n = rows.iter().filter(|row| row.status == status).count();
         if n > 0 {
             parts.push(format!("{n} {}", status.as_str()));

@@ -27,7 +27,8 @@ pub(crate) enum Status {
 }
 
 impl Status {
-    /// Every status, each once: `as_str`'s names are read back through this list.
+    /// Every status, each once, in the order a class's counts tell them: `as_str`'s names are
+    /// read back through this list.
     pub(crate) const ALL: [Status; 6] = [
         Status::Pass,
         Status::Fail,
