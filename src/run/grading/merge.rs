@@ -111,24 +111,14 @@ pub(crate) fn merged_about(abouts: &[Option<About>]) -> Option<About> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::grading::row::{Status, WrittenReports};
-    use std::time::Duration;
+    use crate::run::grading::row::Status;
 
     #[test]
     fn merging_refuses_a_submission_or_a_report_name_in_two_shards() {
         let row = |submission: &str, name: &str| Graded {
-            submission: submission.into(),
-            name: name.into(),
-            status: Status::Pass,
             score: 1.0,
-            max_score: 1.0,
             passed: 1,
-            failed: 0,
-            rules: BTreeMap::new(),
-            specs: BTreeMap::new(),
-            took: Duration::ZERO,
-            note: String::new(),
-            reports: WrittenReports::default(),
+            ..Graded::for_test(submission, name, Status::Pass)
         };
         let merged = merge(vec![
             (PathBuf::from("s2/summary.json"), vec![row("b.py", "b.py")]),

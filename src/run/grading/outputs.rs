@@ -163,9 +163,7 @@ fn remove_stale_pictures(output: &Path, name: &str, made: &[String]) -> Result<(
 mod tests {
     use super::*;
     use crate::run::grading::row::Status;
-    use std::collections::BTreeMap;
     use std::io::Write;
-    use std::time::Duration;
 
     fn held(text: &str) -> std::fs::File {
         let mut file = tempfile::tempfile().unwrap();
@@ -175,18 +173,8 @@ mod tests {
 
     fn row(name: &str) -> Graded {
         Graded {
-            submission: format!("class/{name}"),
-            name: name.to_owned(),
-            status: Status::Fail,
-            score: 0.0,
-            max_score: 1.0,
-            passed: 0,
             failed: 1,
-            rules: BTreeMap::new(),
-            specs: BTreeMap::new(),
-            took: Duration::ZERO,
-            note: String::new(),
-            reports: WrittenReports::default(),
+            ..Graded::for_test(&format!("class/{name}"), name, Status::Fail)
         }
     }
 

@@ -119,6 +119,27 @@ pub(crate) struct Graded {
     pub(crate) reports: WrittenReports,
 }
 
+#[cfg(test)]
+impl Graded {
+    /// A row for tests: no score, no rules or specs, no reports; a test sets what it checks.
+    pub(crate) fn for_test(submission: &str, name: &str, status: Status) -> Graded {
+        Graded {
+            submission: submission.into(),
+            name: name.into(),
+            status,
+            score: 0.0,
+            max_score: 1.0,
+            passed: 0,
+            failed: 0,
+            rules: BTreeMap::new(),
+            specs: BTreeMap::new(),
+            took: Duration::ZERO,
+            note: String::new(),
+            reports: WrittenReports::default(),
+        }
+    }
+}
+
 /// Which of a submission's reports were written: `NAME.txt` (its human report), `NAME.jsonl`
 /// (its JSON-lines report), and the pictures of the specs it failed
 /// (`NAME/explain/SPEC.html`, see [`picture_file`]). A submission with no entry file has
@@ -179,20 +200,7 @@ mod tests {
     }
 
     fn row(status: Status) -> Graded {
-        Graded {
-            submission: "class/a".into(),
-            name: "a".into(),
-            status,
-            score: 0.0,
-            max_score: 1.0,
-            passed: 0,
-            failed: 0,
-            rules: BTreeMap::new(),
-            specs: BTreeMap::new(),
-            took: Duration::ZERO,
-            note: String::new(),
-            reports: WrittenReports::default(),
-        }
+        Graded::for_test("class/a", "a", status)
     }
 
     #[test]
