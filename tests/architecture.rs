@@ -849,19 +849,45 @@ fn mentions(code: &str) -> (Vec<Mention>, Names) {
 // ---------------------------------------------------------------------------------------------
 // Modules and arrows
 
-/// The top-level module a file of `src/` belongs to: `src/run/runner.rs` is `run`, `src/x.rs`
-/// is `x`; the crate roots `lib.rs` and `main.rs` belong to none.
+/// The layers that are crates of the workspace: `crates/NAME/` holds layer `NAME`, whose
+/// `src/lib.rs` is the folder's `mod.rs` (ARCHITECTURE.md, "Crates").
+const CRATES: &str = "crates/";
+
+/// Where a file sits in the code as one crate: `src/run/runner.rs` is `run/runner.rs`, and a file
+/// of a workspace crate is its layer's, `crates/text/src/yaml.rs` being `text/yaml.rs` (its
+/// `lib.rs`, `text/mod.rs`). `None` for a file of neither.
+fn in_crate(path: &str) -> Option<String> {
+    if let Some(rest) = path.strip_prefix("src/") {
+        return Some(rest.to_owned());
+    }
+    let (layer, file) = path.strip_prefix(CRATES)?.split_once("/src/")?;
+    Some(match file {
+        "lib.rs" => format!("{layer}/mod.rs"),
+        _ => format!("{layer}/{file}"),
+    })
+}
+
+/// The layer a file of a workspace crate is: `crates/text/src/yaml.rs` is `text`.
+fn crate_layer(path: &str) -> Option<&str> {
+    path.strip_prefix(CRATES)?
+        .split_once("/src/")
+        .map(|(layer, _)| layer)
+}
+
+/// The top-level module a file belongs to: `src/run/runner.rs` is `run`, `src/x.rs` is `x`,
+/// `crates/text/src/yaml.rs` is `text`; the crate roots `lib.rs` and `main.rs` of `src/` belong
+/// to none.
 fn top_module(path: &str) -> Option<String> {
-    let rest = path.strip_prefix("src/")?;
+    let rest = in_crate(path)?;
     let first = rest.split('/').next()?;
     let name = first.strip_suffix(".rs").unwrap_or(first);
     (!matches!(name, "lib" | "main")).then(|| name.to_owned())
 }
 
-/// The module path of a file of `src/`: `src/run/runner.rs` is `[run, runner]`, a `mod.rs` is
-/// its folder's.
+/// The module path of a file: `src/run/runner.rs` is `[run, runner]`, a `mod.rs` is its
+/// folder's, a workspace crate's `lib.rs` its layer's.
 fn module_path(path: &str) -> Vec<String> {
-    let rest = path.strip_prefix("src/").unwrap_or(path);
+    let rest = in_crate(path).unwrap_or_else(|| path.to_owned());
     let mut parts: Vec<String> = rest.split('/').map(str::to_owned).collect();
     if let Some(last) = parts.pop() {
         let stem = last.strip_suffix(".rs").unwrap_or(&last).to_owned();
@@ -955,7 +981,14 @@ impl File {
         let module = self.module_at(at);
         let first = path.first()?.as_str();
         match first {
-            "crate" => Some(path[1..].to_vec()),
+            // A workspace crate's `crate` is its layer.
+            "crate" => Some(
+                crate_layer(self.path())
+                    .map(str::to_owned)
+                    .into_iter()
+                    .chain(path[1..].iter().cloned())
+                    .collect(),
+            ),
             "self" => Some(module.iter().chain(&path[1..]).cloned().collect()),
             "super" => {
                 let climbs = path.iter().take_while(|s| *s == "super").count();
@@ -1059,6 +1092,7 @@ fn layers(architecture: &str) -> BTreeMap<String, u32> {
         let folder = cells[2].trim_matches('`');
         if let Some(name) = folder
             .strip_prefix("src/")
+            .or_else(|| folder.strip_prefix(CRATES))
             .and_then(|f| f.strip_suffix('/'))
         {
             layers.insert(name.to_owned(), layer);
@@ -1513,7 +1547,7 @@ fn exceptions(architecture: &str) -> BTreeSet<(String, String)> {
             cells[1]
                 .strip_prefix('`')
                 .and_then(|c| c.strip_suffix('`'))
-                .filter(|c| c.starts_with("src/") && c.ends_with(".rs")),
+                .filter(|c| (c.starts_with("src/") || c.starts_with(CRATES)) && c.ends_with(".rs")),
             cells[2],
         ) else {
             continue;
@@ -1539,7 +1573,9 @@ fn at_home(rule: &str, path: &str, layers: &BTreeMap<String, u32>) -> bool {
                 })
         }
         NAMES_CONTRACT => path.starts_with("src/contracts/"),
-        READS_YAML => path == "src/text/yaml.rs" || path.starts_with("src/text/yaml/"),
+        READS_YAML => {
+            path == "crates/text/src/yaml.rs" || path.starts_with("crates/text/src/yaml/")
+        }
         _ => false,
     }
 }
@@ -1550,7 +1586,7 @@ fn covers(allowed: &str, call_rule: &str) -> bool {
     allowed == call_rule || (call_rule == DESCRIPTOR && matches!(allowed, WRITES | PRINTS))
 }
 
-/// The crates only `src/text/yaml*` may use: the one door to the YAML libraries.
+/// The crates only `crates/text/src/yaml*` may use: the one door to the YAML libraries.
 const YAML_CRATES: &[&str] = &["serde_saphyr", "granit_parser", "saphyr_parser", "saphyr"];
 
 /// Everything the rules of clippy.toml, the YAML door and the contract names find wrong in
@@ -1648,7 +1684,7 @@ fn broken_rules(
                 }
                 messages.push(if rule == READS_YAML {
                     format!(
-                        "{path}:{} uses `{}`: src/text/yaml.rs is the one door to the YAML \
+                        "{path}:{} uses `{}`: crates/text/src/yaml.rs is the one door to the YAML \
                          libraries (ARCHITECTURE.md); call what it offers, or add to it",
                         file.code.line(mention.at),
                         mention.shown()
@@ -1736,10 +1772,24 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The texts of `src/`, by path from the root.
+/// The workspace's crates: the folders of `crates/`.
+fn workspace_crates() -> Vec<PathBuf> {
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join(CRATES))
+        .expect("crates/")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    crates.sort();
+    crates
+}
+
+/// The texts of `src/` and of each workspace crate's `src/`, by path from the root.
 fn crate_texts() -> Vec<(String, String)> {
     let mut paths = Vec::new();
     rust_files(&root().join("src"), &mut paths);
+    for krate in workspace_crates() {
+        rust_files(&krate.join("src"), &mut paths);
+    }
     paths
         .iter()
         .map(|path| {
@@ -1833,7 +1883,17 @@ fn assert_none(what: &str, messages: Vec<String>) {
 #[test]
 fn the_code_map_names_every_top_level_module_and_only_those() {
     let layers = layers(&architecture());
-    let mut modules = BTreeSet::new();
+    let mut modules: BTreeSet<String> = workspace_crates()
+        .iter()
+        .map(|krate| {
+            let name = krate.file_name().expect("a name").to_string_lossy();
+            assert!(
+                krate.join("src/lib.rs").is_file(),
+                "crates/{name}/ is no library crate (no src/lib.rs)"
+            );
+            name.into_owned()
+        })
+        .collect();
     for entry in std::fs::read_dir(root().join("src")).expect("src/") {
         let path = entry.expect("an entry").path();
         let name = path
@@ -1855,13 +1915,13 @@ fn the_code_map_names_every_top_level_module_and_only_those() {
         .collect();
     assert!(
         unplaced.is_empty(),
-        "ARCHITECTURE.md's code map has no row `| LAYER | `src/NAME/` | ...` for {unplaced:?} \
-         (a loose file at src/ belongs in a folder)"
+        "ARCHITECTURE.md's code map has no row `| LAYER | `src/NAME/` | ...` (or `crates/NAME/`) \
+         for {unplaced:?} (a loose file at src/ belongs in a folder)"
     );
     let gone: Vec<_> = layers.keys().filter(|l| !modules.contains(*l)).collect();
     assert!(
         gone.is_empty(),
-        "ARCHITECTURE.md's code map names folders src/ does not have: {gone:?}"
+        "ARCHITECTURE.md's code map names folders neither src/ nor crates/ has: {gone:?}"
     );
 }
 
@@ -1957,7 +2017,7 @@ fn clippy_toml_refuses_what_the_invariants_name() {
 #[test]
 fn every_rust_file_says_what_it_is_for() {
     let mut paths = Vec::new();
-    for dir in ["src", "tests", "benches", "examples"] {
+    for dir in ["src", "crates", "tests", "benches", "examples"] {
         if root().join(dir).is_dir() {
             rust_files(&root().join(dir), &mut paths);
         }
@@ -1992,7 +2052,7 @@ fn each_planted_violation_fails() {
     let files = read(&texts);
     let before: BTreeSet<String> = everything_wrong(&files).into_iter().collect();
     assert_none("the crate as it is", before.iter().cloned().collect());
-    let host = "src/text/suggest.rs";
+    let host = "src/model/rule.rs";
     let (_, original) = texts
         .iter()
         .find(|(path, _)| path == host)
@@ -2431,7 +2491,7 @@ pub fn after() { crate::base::g(); }
             ),
             file("src/run/e.rs", "fn f() { serde_saphyr::from_str(t); }\n"),
             file(
-                "src/text/yaml.rs",
+                "crates/text/src/yaml.rs",
                 "fn f() { serde_saphyr::from_str(t); }\n",
             ),
         ];

@@ -483,7 +483,12 @@ pub(crate) fn assert_fast_load_agrees<T: serde::de::DeserializeOwned + std::fmt:
     folder: &str,
     at_least: usize,
 ) {
-    let decoded = crate::text::yaml::agreement::check_bundled::<T>(folder, 16);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let decoded = crate::text::yaml::agreement::check_bundled::<T>(
+        &root.join("specs").join(folder),
+        &root.join("tests/fixtures/broken"),
+        16,
+    );
     assert!(
         decoded > at_least,
         "only {decoded} variations were decoded by the fast path"

@@ -4,10 +4,11 @@
 //! not hold, an alias to a contract's folder, and all nine inside `#[cfg(any())]`, where no
 //! build looks, are tests/architecture.rs's.)
 //!
-//! One copy holds every plant, each in a file of its own, and is checked once: clippy reports
-//! a lint at every place it is broken, so each plant fails on its own, as in a copy of its own,
-//! at the cost of one check build of the crate instead of eight. The copy shares the build
-//! folder, so the dependencies are not checked again. The planted tier (common::Tier): CI
+//! One copy holds every plant, each in a file of its own, in `src/` and in the workspace's
+//! crates, and is checked twice (`src/` planted, then the crates too): clippy reports a lint at
+//! every place it is broken, so each plant fails on its own, as in a copy of its own, at the
+//! cost of two check builds instead of eight. The copy shares the build folder, so the
+//! dependencies are not checked again. The planted tier (common::Tier): CI
 //! runs it, a contributor's `cargo test` only when asked.
 
 use std::path::Path;
@@ -16,26 +17,30 @@ use std::process::Command;
 use crate::common::{Tier, root, target_dir, tier};
 use crate::plants::PLANTS;
 
-/// The files of low layers the plants go into, one each, in the order of `PLANTS`.
+/// The files of low layers the plants go into, one each, in the order of `PLANTS`: the
+/// workspace's crates among them, which clippy.toml holds as it holds `src/` (a plant needing
+/// libc goes where libc is a dependency, which amqp has not).
 const HOSTS: [&str; 9] = [
-    "src/text/suggest.rs",
-    "src/text/source.rs",
+    "crates/text/src/suggest.rs",
+    "crates/text/src/source.rs",
     "src/model/rule.rs",
     "src/generate/rng.rs",
-    "src/text/truncate.rs",
-    "src/text/listing.rs",
+    "crates/text/src/truncate.rs",
+    "crates/text/src/listing.rs",
     "src/model/captured.rs",
-    "src/amqp/wire.rs",
     "src/load/discover.rs",
+    "crates/amqp/src/wire.rs",
 ];
 
-/// Copies what a check build of the crate reads into `copy`: the manifest, the lock, the
-/// rules, `src/` (copied, to be planted in) and, linked, what it includes from elsewhere.
+/// Copies what a check build of the workspace reads into `copy`: the manifest, the lock, the
+/// rules, `src/` and `crates/` (copied, to be planted in) and, linked, what it includes from
+/// elsewhere.
 fn copy_crate(copy: &Path) {
     for file in ["Cargo.toml", "Cargo.lock", "clippy.toml"] {
         std::fs::copy(root().join(file), copy.join(file)).expect(file);
     }
     copy_folder(&root().join("src"), &copy.join("src"));
+    copy_folder(&root().join("crates"), &copy.join("crates"));
     // The manifest names the benchmarks; the shims and the protocol's schemas are included.
     for folder in ["benches", "shims", "protocol"] {
         std::os::unix::fs::symlink(root().join(folder), copy.join(folder)).expect(folder);
@@ -44,13 +49,13 @@ fn copy_crate(copy: &Path) {
 
 fn copy_folder(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a folder of the copy");
-    for entry in std::fs::read_dir(from).expect("a folder of src/") {
+    for entry in std::fs::read_dir(from).expect("a folder of the crate") {
         let path = entry.expect("an entry").path();
         let target = to.join(path.file_name().expect("a name"));
         if path.is_dir() {
             copy_folder(&path, &target);
         } else {
-            std::fs::copy(&path, &target).expect("a file of src/");
+            std::fs::copy(&path, &target).expect("a file of the crate");
         }
     }
 }
@@ -93,52 +98,55 @@ fn each_planted_violation_fails_clippy_at_its_line() {
         .tempdir_in(target_dir().join("tmp"))
         .expect("a folder for the copy");
     copy_crate(copy.path());
-    let mut planted = Vec::new();
-    for (index, (plant, host)) in PLANTS.iter().zip(HOSTS).enumerate() {
-        let Some(lint) = plant.lint else { continue };
-        let path = copy.path().join(host);
-        let mut text = std::fs::read_to_string(&path).expect("the host file");
-        assert!(text.ends_with('\n'), "{host} ends with a newline");
-        // After the file's lines: an empty one, the attribute, the `fn`, then the plant's.
-        let line = text.lines().count() + 4 + plant.body.lines().count() - 1;
-        text.push_str(&format!(
-            "\n#[allow(dead_code)]\nfn planted_{index}() {{\n    {}\n}}\n",
-            plant.body
-        ));
-        std::fs::write(&path, text).expect("the planted file");
-        planted.push((plant.name, host, line as u64, lint));
-    }
+    // Planted and checked in two rounds: `src/` first, then the workspace's crates, whose
+    // failed check stops cargo before dlqspec's own code is linted (clippy lints every member
+    // it builds). Each round's check must fail.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let checked = Command::new(cargo)
-        .args([
-            "clippy",
-            "--quiet",
-            "--locked",
-            "--message-format=json",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .current_dir(copy.path())
-        .env("CARGO_TARGET_DIR", target_dir())
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo clippy runs");
-    let stdout = String::from_utf8_lossy(&checked.stdout);
-    assert!(
-        !checked.status.success(),
-        "clippy passed the planted copy:\n{}",
-        String::from_utf8_lossy(&checked.stderr)
-    );
-    let reported = reported(&stdout);
+    let mut planted = Vec::new();
+    let mut reported_all = Vec::new();
+    let mut stderr = String::new();
+    for round in ["src/", "crates/"] {
+        for (index, (plant, host)) in PLANTS.iter().zip(HOSTS).enumerate() {
+            let Some(lint) = plant.lint else { continue };
+            if !host.starts_with(round) {
+                continue;
+            }
+            let path = copy.path().join(host);
+            let mut text = std::fs::read_to_string(&path).expect("the host file");
+            assert!(text.ends_with('\n'), "{host} ends with a newline");
+            // After the file's lines: an empty one, the attribute, the `fn`, then the plant's.
+            let line = text.lines().count() + 4 + plant.body.lines().count() - 1;
+            text.push_str(&format!(
+                "\n#[allow(dead_code)]\nfn planted_{index}() {{\n    {}\n}}\n",
+                plant.body
+            ));
+            std::fs::write(&path, text).expect("the planted file");
+            planted.push((plant.name, host, line as u64, lint));
+        }
+        let checked = Command::new(&cargo)
+            .args(["clippy", "--quiet", "--locked", "--message-format=json"])
+            .args(["--", "-D", "warnings"])
+            .current_dir(copy.path())
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env_remove("RUSTFLAGS")
+            .output()
+            .expect("cargo clippy runs");
+        let errors = String::from_utf8_lossy(&checked.stderr).into_owned();
+        assert!(
+            !checked.status.success(),
+            "clippy passed the copy planted in {round}:\n{errors}"
+        );
+        reported_all.extend(reported(&String::from_utf8_lossy(&checked.stdout)));
+        stderr.push_str(&errors);
+    }
+    let reported = reported_all;
     for (name, host, line, lint) in &planted {
         assert!(
             reported
                 .iter()
                 .any(|(file, at, by)| file == host && at == line && by == lint),
             "the planted `{name}` ({host}:{line}) did not fail {lint}; clippy reported \
-             {reported:?}\n{}",
-            String::from_utf8_lossy(&checked.stderr)
+             {reported:?}\n{stderr}"
         );
     }
     // Nothing else failed: the copy is the crate, which passes.

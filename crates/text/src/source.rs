@@ -12,13 +12,13 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Position {
     pub line: usize,
-    pub(crate) column: usize,
+    pub column: usize,
 }
 
 impl Position {
-    pub(crate) const START: Position = Position { line: 1, column: 1 };
+    pub const START: Position = Position { line: 1, column: 1 };
 
-    pub(crate) fn new(line: usize, column: usize) -> Self {
+    pub fn new(line: usize, column: usize) -> Self {
         Position { line, column }
     }
 }
@@ -26,8 +26,8 @@ impl Position {
 /// A spec file as read from disk.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
-    pub(crate) path: PathBuf,
-    pub(crate) text: String,
+    pub path: PathBuf,
+    pub text: String,
 }
 
 /// The largest spec (or known-failures file) dlqspec reads: 64 MiB. A plain spec of 10^5
@@ -37,14 +37,14 @@ pub(crate) const MAX_SPEC_BYTES: u64 = 64 << 20;
 
 /// Which file a path named when it was found (device and inode on Unix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileId {
+pub struct FileId {
     device: u64,
     inode: u64,
 }
 
 impl FileId {
     #[cfg(unix)]
-    pub(crate) fn of(meta: &std::fs::Metadata) -> FileId {
+    pub fn of(meta: &std::fs::Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
         FileId {
             device: meta.dev(),
@@ -65,7 +65,7 @@ impl FileId {
 /// Opens `path` for reading without blocking (a FIFO would otherwise wait for a writer
 /// forever), and only when the open file is a regular one, so that what is read is what was
 /// checked. Without `follow_links`, a link at `path` is refused rather than followed.
-pub(crate) fn open_regular(
+pub fn open_regular(
     path: &Path,
     follow_links: bool,
 ) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
@@ -92,7 +92,7 @@ pub(crate) fn open_regular(
 
 /// Reads an open file of `open_regular` whole, if it holds at most `max` bytes; a larger one
 /// is an error of kind `FileTooLarge`, found before reading when its size says so.
-pub(crate) fn read_bounded(
+pub fn read_bounded(
     file: std::fs::File,
     meta: &std::fs::Metadata,
     max: u64,
@@ -111,7 +111,7 @@ pub(crate) fn read_bounded(
 
 impl SourceFile {
     /// Reads a spec file, bounded by [`MAX_SPEC_BYTES`] and never blocking.
-    pub(crate) fn read(path: &Path) -> std::io::Result<Self> {
+    pub fn read(path: &Path) -> std::io::Result<Self> {
         Self::read_checked(path, None)
     }
 
@@ -120,7 +120,7 @@ impl SourceFile {
     /// It is opened non-blocking (a FIFO would otherwise wait for a writer forever) and its type
     /// is checked on the open file, so that what is read is what was checked: a regular file,
     /// no larger than [`MAX_SPEC_BYTES`], in UTF-8.
-    pub(crate) fn read_checked(path: &Path, identity: Option<FileId>) -> std::io::Result<Self> {
+    pub fn read_checked(path: &Path, identity: Option<FileId>) -> std::io::Result<Self> {
         use std::io::{Error, ErrorKind};
         let (file, meta) = open_regular(path, true)?;
         if identity.is_some_and(|id| id != FileId::of(&meta)) {
@@ -166,7 +166,7 @@ impl SourceFile {
     }
 
     /// The path as the user gave it, with `/` separators so output is the same everywhere.
-    pub(crate) fn display_path(&self) -> String {
+    pub fn display_path(&self) -> String {
         display_path(&self.path)
     }
 
@@ -181,7 +181,7 @@ impl SourceFile {
     /// The part of `position`'s line an error message quotes: the whole line when it is short,
     /// else [`EXCERPT_CHARS`] characters around the column (a spec may hold a line of any
     /// length, and a message must not echo all of it).
-    pub(crate) fn excerpt(&self, position: Position) -> Option<Excerpt> {
+    pub fn excerpt(&self, position: Position) -> Option<Excerpt> {
         let line = self.line(position.line)?;
         let length = line.chars().count();
         if length <= EXCERPT_CHARS {
@@ -208,13 +208,13 @@ pub(crate) const EXCERPT_CHARS: usize = 120;
 
 /// A line of a spec, or the window of it around a column, as an error message quotes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Excerpt {
+pub struct Excerpt {
     /// The characters quoted, as written (renderers escape what a terminal must not see raw).
-    pub(crate) text: String,
+    pub text: String,
     /// How many characters of the line come before `text`.
-    pub(crate) skipped: usize,
+    pub skipped: usize,
     /// Whether the line goes on after `text`.
-    pub(crate) cut: bool,
+    pub cut: bool,
 }
 
 pub fn display_path(path: &Path) -> String {

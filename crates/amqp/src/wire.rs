@@ -17,7 +17,7 @@ pub(crate) const FRAME_END: u8 = 0xCE;
 /// A field value, as RabbitMQ writes them in tables (its own table of types, not the
 /// standard's, where the two disagree: `s` is a signed 16-bit number).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Field {
+pub enum Field {
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -36,11 +36,11 @@ pub(crate) enum Field {
 
 impl Field {
     /// A long string from text.
-    pub(crate) fn text(text: &str) -> Field {
+    pub fn text(text: &str) -> Field {
         Field::Text(text.as_bytes().to_vec())
     }
 
-    pub(crate) fn as_int(&self) -> Option<i64> {
+    pub fn as_int(&self) -> Option<i64> {
         match self {
             Field::Int(n) => Some(*n),
             Field::Timestamp(n) => i64::try_from(*n).ok(),
@@ -58,14 +58,14 @@ impl Field {
 
 /// A field table, in the order written.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Table(pub Vec<(String, Field)>);
+pub struct Table(pub Vec<(String, Field)>);
 
 impl Table {
-    pub(crate) fn get(&self, key: &str) -> Option<&Field> {
+    pub fn get(&self, key: &str) -> Option<&Field> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    pub(crate) fn with(mut self, key: &str, value: Field) -> Table {
+    pub fn with(mut self, key: &str, value: Field) -> Table {
         self.0.push((key.to_owned(), value));
         self
     }
@@ -342,11 +342,11 @@ pub(crate) fn frame(kind: u8, channel: u16, payload: &[u8]) -> Vec<u8> {
 
 /// The basic properties of a message that dlqspec writes or reads; the others are skipped.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Properties {
-    pub(crate) message_id: Option<String>,
-    pub(crate) headers: Table,
+pub struct Properties {
+    pub message_id: Option<String>,
+    pub headers: Table,
     /// 2 for persistent.
-    pub(crate) delivery_mode: Option<u8>,
+    pub delivery_mode: Option<u8>,
 }
 
 // The property flags of class `basic`, from the highest bit down.

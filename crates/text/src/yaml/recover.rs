@@ -19,9 +19,9 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{MAX_ERRORS, SpecError, Untold};
-use crate::text::yaml::edit::{Document, Kind, LeadKind, Node};
+use crate::source::{Position, SourceFile};
+use crate::spec_error::{MAX_ERRORS, SpecError, Untold};
+use crate::yaml::edit::{Document, Kind, LeadKind, Node};
 
 /// The most bytes decoded again, in all, for a file's later errors: each later error costs
 /// a few whole decodes, so a big file gets fewer of them. `Untold::Work` says 32 MiB.
@@ -320,7 +320,7 @@ fn substitution(
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         })
         .collect();
-    let nearest = crate::text::suggest::closest(word, &fitting)?;
+    let nearest = crate::suggest::closest(word, &fitting)?;
     Some((node.start..node.end, format!("{nearest:<length$}")))
 }
 
@@ -366,7 +366,7 @@ fn top_level_key(document: &Document, offset: usize) -> String {
     entries
         .iter()
         .find(|(key, value)| key.start <= offset && offset < reach(value).max(key.end))
-        .and_then(|(key, _)| crate::text::yaml::locate::Located::key_name(key))
+        .and_then(|(key, _)| crate::yaml::locate::Located::key_name(key))
         .unwrap_or_default()
         .to_owned()
 }
@@ -436,7 +436,7 @@ fn part_to_blank(
         range: range_of(step.parent, step.index, text),
         key: match &step.parent.kind {
             Kind::Mapping { entries, .. } => {
-                crate::text::yaml::locate::Located::key_name(&entries[step.index].0)
+                crate::yaml::locate::Located::key_name(&entries[step.index].0)
                     .map(|key| (key.to_owned(), item_start(step.parent)..reach(step.parent)))
             }
             _ => None,
@@ -555,7 +555,7 @@ fn blank(text: &str, range: std::ops::Range<usize>) -> String {
 fn already_told(
     first: &SpecError,
     found: &[SpecError],
-    at: crate::text::source::Position,
+    at: crate::source::Position,
     error: &SpecError,
 ) -> bool {
     std::iter::once(first)

@@ -6,7 +6,7 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 use serde_saphyr::granit_parser::{Event, Parser};
 
-use crate::text::source::SourceFile;
+use crate::source::SourceFile;
 
 /// How a text was loaded, when both loads agree.
 #[derive(Debug, PartialEq, Eq)]
@@ -104,20 +104,21 @@ pub(crate) fn variations(text: &str, stride: usize) -> Vec<String> {
     out
 }
 
-/// Checks every bundled spec of a folder of `specs/`, and variations of each, and the broken
-/// fixtures: every bundled spec must be read by the fast path, and nothing may load
-/// differently. Returns how many
-/// variations the fast path decoded, so a caller can see the check had teeth.
-pub(crate) fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: usize) -> usize {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("specs")
-        .join(folder);
+/// Checks every spec of the folder `specs`, and variations of each, and the broken fixtures
+/// of the folder `broken`: every spec must be read by the fast path, and nothing may load
+/// differently. Returns how many variations the fast path decoded, so a caller can see the
+/// check had teeth. The folders are the caller's (this crate knows no project's layout).
+pub fn check_bundled<T: DeserializeOwned + Debug>(
+    specs: &std::path::Path,
+    broken: &std::path::Path,
+    stride: usize,
+) -> usize {
     let mut decoded = 0;
-    let mut specs = 0;
-    for entry in std::fs::read_dir(&dir).expect("the bundled specs") {
+    let mut count = 0;
+    for entry in std::fs::read_dir(specs).expect("the bundled specs") {
         let path = entry.expect("an entry").path();
         let text = std::fs::read_to_string(&path).expect("a readable spec");
-        specs += 1;
+        count += 1;
         assert_eq!(
             check::<T>(&text),
             Ok(Agreed::Fast),
@@ -132,10 +133,9 @@ pub(crate) fn check_bundled<T: DeserializeOwned + Debug>(folder: &str, stride: u
             }
         }
     }
-    assert!(specs > 10, "{} holds only {specs} specs", dir.display());
+    assert!(count > 10, "{} holds only {count} specs", specs.display());
     // Broken specs: whatever the fast path accepts of them, serde-saphyr must accept alike.
-    let broken = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/broken");
-    for entry in std::fs::read_dir(&broken).expect("the broken fixtures") {
+    for entry in std::fs::read_dir(broken).expect("the broken fixtures") {
         let path = entry.expect("an entry").path();
         if path.extension().is_none_or(|e| e != "yaml") {
             continue;

@@ -7,10 +7,10 @@
 
 use serde_json::Value;
 
-use crate::text::source::Position;
+use crate::source::Position;
 
 /// A YAML node as the searches below see it.
-pub(crate) trait Located: Sized {
+pub trait Located: Sized {
     /// Where the node's content starts, as `yaml::Spanned` reports it.
     fn position(&self) -> Position;
     /// The text of a scalar, as a mapping key is compared.
@@ -60,7 +60,7 @@ pub(crate) fn find<'n, N: Located>(
 
 /// The innermost node under `node` where `expected` and `actual` first differ, following
 /// mapping keys and list indexes while both sides have the same shape there.
-pub(crate) fn first_difference<'n, N: Located>(
+pub fn first_difference<'n, N: Located>(
     mut node: &'n N,
     mut expected: &Value,
     mut actual: &Value,

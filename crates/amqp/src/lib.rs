@@ -7,16 +7,29 @@
 //! `MAX_BODY`, each wait by the connection's timeout. Heartbeats are switched off: the world
 //! is only ever waiting on the broker, so a dead broker shows as an error of the next call.
 
+// A crate attribute, so written once in each crate of the workspace (clippy's lint tables
+// cannot carry a `cfg`): the unit tests set their cases up with files, threads and prints,
+// and clippy.toml's rules hold the crate's code, which the build without `cfg(test)` lints.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        clippy::disallowed_macros,
+        clippy::disallowed_types,
+        reason = "tests: unit tests set their cases up with files, processes and prints"
+    )
+)]
+
 pub(crate) mod address;
-pub(crate) mod death;
-pub(crate) mod wire;
+pub mod death;
+pub mod wire;
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-pub(crate) use address::Address;
+pub use address::Address;
 use wire::{
     FRAME_BODY, FRAME_END, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, Field, Properties, Reader,
     Table, Writer, frame,
@@ -31,7 +44,7 @@ pub(crate) const MAX_BODY: u64 = 64 << 20;
 
 /// How a call on the broker failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Error {
+pub enum Error {
     /// No connection could be made (nothing listens there, the name does not resolve...).
     Unreachable(String),
     /// The connection broke, or the broker did not answer in time.
@@ -48,7 +61,7 @@ pub(crate) enum Error {
 
 impl Error {
     /// Whether the connection survives this error (only a channel's own error leaves it).
-    pub(crate) fn is_channel_error(&self) -> bool {
+    pub fn is_channel_error(&self) -> bool {
         matches!(self, Error::Channel { .. })
     }
 }
@@ -86,10 +99,10 @@ impl From<wire::Malformed> for Error {
 
 /// A message taken by `basic.get`.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Delivery {
-    pub(crate) tag: u64,
+pub struct Delivery {
+    pub tag: u64,
     pub(crate) redelivered: bool,
-    pub(crate) properties: Properties,
+    pub properties: Properties,
     pub(crate) body: Vec<u8>,
     /// How many messages were left ready behind it.
     pub(crate) message_count: u32,
@@ -97,23 +110,23 @@ pub(crate) struct Delivery {
 
 /// What `queue.declare` answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Declared {
+pub struct Declared {
     /// Messages ready (neither delivered nor unacked).
-    pub(crate) messages: u32,
+    pub messages: u32,
     pub(crate) consumers: u32,
 }
 
 /// The flags of `queue.declare`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct QueueFlags {
-    pub(crate) passive: bool,
-    pub(crate) durable: bool,
-    pub(crate) exclusive: bool,
-    pub(crate) auto_delete: bool,
+pub struct QueueFlags {
+    pub passive: bool,
+    pub durable: bool,
+    pub exclusive: bool,
+    pub auto_delete: bool,
 }
 
 /// One connection to a broker, used from one thread.
-pub(crate) struct Connection {
+pub struct Connection {
     reader: BufReader<TcpStream>,
     writer: TcpStream,
     frame_max: u32,
@@ -128,7 +141,7 @@ pub(crate) struct Connection {
 impl Connection {
     /// Connects and logs in; each wait (the connection, every answer later) is at most
     /// `timeout`.
-    pub(crate) fn open(address: &Address, timeout: Duration) -> Result<Connection, Error> {
+    pub fn open(address: &Address, timeout: Duration) -> Result<Connection, Error> {
         let targets = (address.host.as_str(), address.port)
             .to_socket_addrs()
             .map_err(|error| Error::Unreachable(error.to_string()))?;
@@ -181,6 +194,7 @@ impl Connection {
         let capabilities = Table::default().with("authentication_failure_close", Field::Bool(true));
         let client = Table::default()
             .with("product", Field::text("dlqspec"))
+            // The workspace's version, one for its three crates: dlqspec's.
             .with("version", Field::text(env!("CARGO_PKG_VERSION")))
             .with("capabilities", Field::Table(capabilities));
         let mut response = vec![0u8];
@@ -344,7 +358,7 @@ impl Connection {
     }
 
     /// Opens a channel and returns its number.
-    pub(crate) fn open_channel(&mut self) -> Result<u16, Error> {
+    pub fn open_channel(&mut self) -> Result<u16, Error> {
         let number = (1..=self.channel_max)
             .find(|n| !self.open.contains(n))
             .ok_or_else(|| Error::Malformed("every channel of the connection is open".into()))?;
@@ -357,7 +371,7 @@ impl Connection {
     }
 
     /// Closes a channel: the broker requeues what was delivered on it and not acked.
-    pub(crate) fn close_channel(&mut self, channel: u16) -> Result<(), Error> {
+    pub fn close_channel(&mut self, channel: u16) -> Result<(), Error> {
         if !self.open.contains(&channel) {
             return Ok(());
         }
@@ -375,7 +389,7 @@ impl Connection {
     }
 
     /// Puts the channel in confirm mode: each `publish` on it then waits for the broker's ack.
-    pub(crate) fn confirm_select(&mut self, channel: u16) -> Result<(), Error> {
+    pub fn confirm_select(&mut self, channel: u16) -> Result<(), Error> {
         let mut select = Writer::method(85, 10);
         select.bit(false);
         self.send(channel, select)?;
@@ -384,7 +398,7 @@ impl Connection {
         Ok(())
     }
 
-    pub(crate) fn declare_queue(
+    pub fn declare_queue(
         &mut self,
         channel: u16,
         name: &str,
@@ -412,7 +426,7 @@ impl Connection {
     }
 
     /// Deletes a queue, with what it held; a queue that is not there is no error (RabbitMQ).
-    pub(crate) fn delete_queue(&mut self, channel: u16, name: &str) -> Result<(), Error> {
+    pub fn delete_queue(&mut self, channel: u16, name: &str) -> Result<(), Error> {
         self.send(channel, Self::delete(name, false))?;
         self.expect(channel, 50, 41)?;
         Ok(())
@@ -420,7 +434,7 @@ impl Connection {
 
     /// `delete_queue` without waiting for the answer (none comes): the next call on the same
     /// channel is performed after it.
-    pub(crate) fn delete_queue_nowait(&mut self, channel: u16, name: &str) -> Result<(), Error> {
+    pub fn delete_queue_nowait(&mut self, channel: u16, name: &str) -> Result<(), Error> {
         self.send(channel, Self::delete(name, true))
     }
 
@@ -436,7 +450,7 @@ impl Connection {
     }
 
     /// Publishes a message; on a channel in confirm mode, returns once the broker has it.
-    pub(crate) fn publish(
+    pub fn publish(
         &mut self,
         channel: u16,
         exchange: &str,
@@ -525,7 +539,7 @@ impl Connection {
 
     /// `basic.get` without auto-ack: the message stays unacked on `channel` until acked,
     /// nacked, or the channel closes. `None` when the queue has nothing ready.
-    pub(crate) fn get(&mut self, channel: u16, queue: &str) -> Result<Option<Delivery>, Error> {
+    pub fn get(&mut self, channel: u16, queue: &str) -> Result<Option<Delivery>, Error> {
         let mut get = Writer::method(60, 70);
         get.u16(0).short_string(queue).bit(false);
         self.send(channel, get)?;
@@ -582,21 +596,21 @@ impl Connection {
     }
 
     /// Acknowledges one delivery of `channel` (the broker answers nothing).
-    pub(crate) fn ack(&mut self, channel: u16, tag: u64) -> Result<(), Error> {
+    pub fn ack(&mut self, channel: u16, tag: u64) -> Result<(), Error> {
         let mut ack = Writer::method(60, 80);
         ack.u64(tag).bit(false);
         self.send(channel, ack)
     }
 
     /// Rejects one delivery of `channel`; with `requeue` the broker puts it back.
-    pub(crate) fn nack(&mut self, channel: u16, tag: u64, requeue: bool) -> Result<(), Error> {
+    pub fn nack(&mut self, channel: u16, tag: u64, requeue: bool) -> Result<(), Error> {
         let mut nack = Writer::method(60, 120);
         nack.u64(tag).bit(false).bit(requeue);
         self.send(channel, nack)
     }
 
     /// Closes the connection politely (the broker then logs no error).
-    pub(crate) fn close(mut self) {
+    pub fn close(mut self) {
         let mut close = Writer::method(10, 50);
         close.u16(200).short_string("dlqspec is done").u16(0).u16(0);
         if self.send(0, close).is_ok() {

@@ -2,14 +2,14 @@
 //! scenario stays short and takes time linear in what it shows.
 
 /// The most items a line lists; a longer list is told by its ends and a count.
-pub(crate) const MAX_LISTED: usize = 20;
+pub const MAX_LISTED: usize = 20;
 
 /// `items` as `name` writes them, or, past `MAX_LISTED`, the first and last few around
 /// `... (N more)`: what a person reads, in time and space linear in a big scenario.
 ///
 /// A view is never longer than `MAX_LISTED`, so showing a view again leaves it as it is: a
 /// world may keep views of long lists and tell them later without losing the count.
-pub(crate) fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
+pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
     let ends = (MAX_LISTED - 1) / 2;
     if items.len() <= MAX_LISTED {
         return items.iter().map(name).collect();
@@ -21,7 +21,7 @@ pub(crate) fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> 
 }
 
 /// `a, b`, or `nothing`, long lists by their ends.
-pub(crate) fn list(ids: &[String]) -> String {
+pub fn list(ids: &[String]) -> String {
     if ids.is_empty() {
         "nothing".to_owned()
     } else {

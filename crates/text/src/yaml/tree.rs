@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span};
 
 use super::locate::Located;
-use crate::text::source::Position;
+use crate::source::Position;
 
 /// One YAML value and where it starts.
 #[derive(Debug)]

@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
-use crate::text::source::Position;
-use crate::text::yaml;
-use crate::text::yaml::locate::{self, Located};
+use crate::source::Position;
+use crate::yaml;
+use crate::yaml::locate::{self, Located};
 
 /// Lines longer than this are written in block style when a new value has the choice.
 const WIDTH: usize = 100;
@@ -172,7 +172,7 @@ impl<'t> Document<'t> {
     }
 
     /// Where a key of the top-level mapping is written.
-    pub(crate) fn key_position(&self, key: &str) -> Option<Position> {
+    pub fn key_position(&self, key: &str) -> Option<Position> {
         let Kind::Mapping { entries, .. } = &self.root.kind else {
             return None;
         };
@@ -242,7 +242,7 @@ impl<'t> Document<'t> {
     }
 
     /// How many comments lie inside the bytes `edits` replace (they are lost with them).
-    pub(crate) fn comments_replaced(&self, edits: &[Edit]) -> usize {
+    pub fn comments_replaced(&self, edits: &[Edit]) -> usize {
         self.comments
             .iter()
             .filter(|comment| {

@@ -12,14 +12,16 @@ use serde::de::{self, DeserializeOwned, IntoDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::text::source::{Position, SourceFile};
-use crate::text::spec_error::{SpecError, SpecErrorKind, Untold};
+use crate::source::{Position, SourceFile};
+use crate::spec_error::{SpecError, SpecErrorKind, Untold};
 
-#[cfg(test)]
-pub(crate) mod agreement;
+// The agreement of the two loads is checked by dlqspec's tests over its bundled specs (the
+// root's dev-dependency turns the feature on); no build of the program carries it.
+#[cfg(any(test, feature = "agreement"))]
+pub mod agreement;
 pub mod edit;
 mod from_tree;
-pub(crate) mod locate;
+pub mod locate;
 mod recover;
 mod tree;
 
@@ -90,12 +92,12 @@ fn parse_fast<T: DeserializeOwned>(text: &str) -> Option<T> {
 const MAX_MESSAGE_CHARS: usize = 300;
 
 /// Parses a whole spec file into `T`, turning any YAML or shape error into a positioned spec error.
-pub(crate) fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
+pub fn parse<T: DeserializeOwned>(file: &SourceFile) -> Result<T, SpecError> {
     parse_recovering(file).map_err(|broken| broken.error)
 }
 
 /// A file that does not decode as `T`: every error found, and what decodes past them.
-pub(crate) struct Broken<T> {
+pub struct Broken<T> {
     pub(crate) error: SpecError,
     /// The file decoded with every broken part blanked, for checks of what the shape allows
     /// to tell their errors in the same run. `None` when it could not be decoded.
@@ -114,14 +116,14 @@ pub(crate) struct Recovered<T> {
 /// The broken parts blanked for a file to decode: the top-level key each was under (an empty
 /// name: under none known) and its text. Empty for a file that decoded whole.
 #[derive(Debug, Default)]
-pub(crate) struct Blanked(Vec<(String, String)>);
+pub struct Blanked(Vec<(String, String)>);
 
 impl Blanked {
     /// Whether a broken part was blanked under one of `keys` (or under a key not known) whose
     /// text holds `word`: then what it may have defined (an id, a queue) may be missing, and
     /// a check that relies on it would report a mistake that follows from the blanking. Such
     /// a check is skipped. An empty `word`: any part under those keys.
-    pub(crate) fn any(&self, keys: &[&str], word: &str) -> bool {
+    pub fn any(&self, keys: &[&str], word: &str) -> bool {
         self.0.iter().any(|(key, text)| {
             (key.is_empty() || keys.contains(&key.as_str())) && text.contains(word)
         })
@@ -131,10 +133,7 @@ impl Blanked {
 impl<T> Broken<T> {
     /// The file's errors: the shape errors and, when the rest decoded, those `check` (the
     /// checks of what the shape allows) finds in it, in source order.
-    pub(crate) fn checked<S>(
-        self,
-        check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>,
-    ) -> SpecError {
+    pub fn checked<S>(self, check: impl FnOnce(T, &Blanked) -> Result<S, SpecError>) -> SpecError {
         let Broken { error, recovered } = self;
         let Some(recovered) = recovered else {
             return error;
@@ -153,9 +152,7 @@ impl<T> Broken<T> {
 }
 
 /// [`parse`], and for a broken file, what decodes once its broken parts are blanked.
-pub(crate) fn parse_recovering<T: DeserializeOwned>(
-    file: &SourceFile,
-) -> Result<T, Box<Broken<T>>> {
+pub fn parse_recovering<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
     if FAST_PATH.load(Ordering::Relaxed)
         && let Some(parsed) = parse_fast(&file.text)
     {
@@ -176,7 +173,7 @@ pub fn set_fast_path(enabled: bool) {
 /// Where, under the value at `at` and its keys `path`, `expected` and `actual` first differ:
 /// read from the fast load's tree, which takes a fraction of the memory of `edit`'s.
 /// `None` when that tree declines the text (then `edit` can tell) or the value is not found.
-pub(crate) fn first_difference(
+pub fn first_difference(
     text: &str,
     at: Position,
     path: &[String],
@@ -544,11 +541,11 @@ fn limit_message(error: &serde_saphyr::Error) -> Option<String> {
             | BudgetBreach::MergeKeys { .. } => too_many_aliases(),
             BudgetBreach::ScalarBytes { .. } => format!(
                 "the spec's values add up to more than {} MiB of text, the most a spec may hold: split it into several specs",
-                crate::text::source::MAX_SPEC_BYTES >> 20
+                crate::source::MAX_SPEC_BYTES >> 20
             ),
             _ => format!(
                 "the spec is larger or more intricate than dlqspec reads (at most {} MiB, {MAX_NODES} values, nesting {MAX_DEPTH} deep): split it into several specs",
-                crate::text::source::MAX_SPEC_BYTES >> 20
+                crate::source::MAX_SPEC_BYTES >> 20
             ),
         },
         Error::AliasReplayLimitExceeded { .. }
@@ -566,7 +563,7 @@ fn position(location: &serde_saphyr::Location) -> Position {
 }
 
 /// The position where a spanned value starts in the file.
-pub(crate) fn at<T>(spanned: &Spanned<T>) -> Position {
+pub fn at<T>(spanned: &Spanned<T>) -> Position {
     spanned.referenced
 }
 
@@ -612,15 +609,15 @@ fn did_you_mean(message: &str) -> String {
     };
     let unknown = head.split('`').nth(1).unwrap_or_default();
     let choices: Vec<&str> = list.split(", ").map(|c| c.trim_matches('`')).collect();
-    let hint = crate::text::suggest::hint(unknown, &choices);
+    let hint = crate::suggest::hint(unknown, &choices);
     format!("{head}{hint}, expected one of {list}")
 }
 
 /// A parsed value with where it is written: serde-saphyr's `Spanned`, under our own name so that
 /// it can describe itself to schemars (a spanned value looks exactly like the value in a spec).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Spanned<T> {
-    pub(crate) value: T,
+pub struct Spanned<T> {
+    pub value: T,
     /// Where the value is used (for an alias: the alias).
     pub(crate) referenced: Position,
 }
@@ -642,7 +639,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
 /// list item as that value (`- process` then `- recover` became `process: recover`). Going
 /// through `deserialize_any` makes a bare name a plain string, so that case is an error.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SingleKey<T>(pub T);
+pub struct SingleKey<T>(pub T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SingleKey<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -754,13 +751,13 @@ schema_of_inner!(Spanned, SingleKey);
 
 /// A short YAML text (a scalar, a flow list or map) read as a JSON value, or `None` when it
 /// is no YAML: for the values an explorer draws, never for a spec file (that is [`parse`]).
-pub(crate) fn value(text: &str) -> Option<Value> {
+pub fn value(text: &str) -> Option<Value> {
     serde_saphyr::from_str(text).ok()
 }
 
 /// Renders a JSON value as YAML for people: block mappings, flow lists of scalars, quoting only
 /// where a plain scalar would read back as something else. Deterministic, so diffs are stable.
-pub(crate) fn render(value: &Value) -> String {
+pub fn render(value: &Value) -> String {
     let mut out = String::new();
     render_block(value, 0, &mut out);
     out

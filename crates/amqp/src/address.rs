@@ -5,14 +5,14 @@ use std::fmt;
 
 /// Where a broker is and whom to log in as. Its `Display` never shows the password.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Address {
+pub struct Address {
     pub(crate) user: String,
     password: String,
     pub(crate) host: String,
     pub(crate) port: u16,
     pub(crate) vhost: String,
     /// The query's `KEY=VALUE` pairs, in order, for the caller to read (`queue-type=...`).
-    pub(crate) query: Vec<(String, String)>,
+    pub query: Vec<(String, String)>,
 }
 
 /// RabbitMQ's port for AMQP without TLS.
@@ -22,7 +22,7 @@ impl Address {
     /// Reads `amqp://USER:PASS@HOST:PORT/VHOST?KEY=VALUE&...`. User and password default to
     /// RabbitMQ's `guest`, the port to 5672, the virtual host to `/` (written `%2f` in the
     /// path, or left out). `Err` says what is wrong, without repeating the password.
-    pub(crate) fn parse(text: &str) -> Result<Address, String> {
+    pub fn parse(text: &str) -> Result<Address, String> {
         let rest = match text.split_once("://") {
             Some(("amqp", rest)) => rest,
             Some(("amqps", _)) => {
@@ -93,7 +93,7 @@ impl Address {
     }
 
     /// The value of query key `key`, if given.
-    pub(crate) fn param(&self, key: &str) -> Option<&str> {
+    pub fn param(&self, key: &str) -> Option<&str> {
         self.query
             .iter()
             .find(|(k, _)| k == key)

@@ -3,7 +3,7 @@
 /// The candidate nearest to `word` by edit distance, if it is within a third of the word's
 /// length (at least 1 edit, at most 3): near enough to be a typo, not a different word. A
 /// candidate the word starts with (`expectations` for `expect`) is near too.
-pub(crate) fn nearest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
+pub fn nearest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
 where
     I: IntoIterator<Item = &'c S>,
     S: AsRef<str> + ?Sized + 'c,
@@ -31,7 +31,7 @@ where
 /// What to say after an invalid word: ` (did you mean `X`?)` for a typo, else ` (the nearest
 /// valid one is `X`)`, so that every invalid word gets the valid one closest to it. Empty
 /// when there is no candidate.
-pub(crate) fn hint<'c, I, S>(word: &str, candidates: I) -> String
+pub fn hint<'c, I, S>(word: &str, candidates: I) -> String
 where
     I: IntoIterator<Item = &'c S>,
     S: AsRef<str> + ?Sized + 'c,
@@ -48,7 +48,7 @@ where
 /// The candidate closest to `word`, however far: a typo's word first, then one it starts with
 /// or that starts with it, then the fewest edits. Ties go to the candidate listed first: the
 /// lists put the common words first. `None` only when there is no other candidate.
-pub(crate) fn closest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
+pub fn closest<'c, I, S>(word: &str, candidates: I) -> Option<&'c str>
 where
     I: IntoIterator<Item = &'c S>,
     S: AsRef<str> + ?Sized + 'c,

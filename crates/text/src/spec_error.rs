@@ -1,11 +1,11 @@
 //! Spec errors: a spec file that is broken, pointing at the place in the file that is wrong.
 
-use crate::text::source::{Excerpt, Position, SourceFile};
+use crate::source::{Excerpt, Position, SourceFile};
 
 /// What kind of problem makes a spec unusable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum SpecErrorKind {
+pub enum SpecErrorKind {
     /// The file could not be read.
     Unreadable,
     /// The YAML is malformed or does not have the shape of a spec.
@@ -27,26 +27,26 @@ pub(crate) enum SpecErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}:{}:{}: {message}{}", position.line, position.column, more_lines(more))]
 pub struct SpecError {
-    pub(crate) kind: SpecErrorKind,
-    pub(crate) path: String,
-    pub(crate) position: Position,
+    pub kind: SpecErrorKind,
+    pub path: String,
+    pub position: Position,
     pub message: String,
     /// The offending line of the spec (around the column, when it is long), shown with a
     /// caret under `position.column`.
     /// Boxed: a spec error travels in every `Result` of loading, so it is kept small.
-    pub(crate) source_line: Option<Box<Excerpt>>,
+    pub source_line: Option<Box<Excerpt>>,
     /// The file's other errors, after this one in source order; each has an empty `more`.
-    pub(crate) more: Vec<SpecError>,
+    pub more: Vec<SpecError>,
     /// Why errors after these may be left untold (a YAML syntax error, which nothing is read
     /// past; an anchor that cannot be skipped; a file too big to read again), saying to fix
     /// them and run again. `None` when every error of the file is told.
-    pub(crate) untold: Option<Untold>,
+    pub untold: Option<Untold>,
 }
 
 /// Why errors of a file after the ones told may be untold. A byte, not its words, so that a
 /// spec error, which travels in every `Result` of loading, stays small.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Untold {
+pub enum Untold {
     /// A YAML syntax error: the parser reads nothing past it.
     Syntax,
     /// The part in error holds an anchor that blanking it would break.
@@ -59,7 +59,7 @@ pub(crate) enum Untold {
 
 impl Untold {
     /// Why, in an author's words, and what to do.
-    pub(crate) fn says(self) -> &'static str {
+    pub fn says(self) -> &'static str {
         match self {
             Untold::Syntax => "further errors may follow; fix this one and run again",
             Untold::Anchor => {
@@ -84,7 +84,7 @@ fn more_lines(more: &[SpecError]) -> String {
 }
 
 impl SpecError {
-    pub(crate) fn at(
+    pub fn at(
         file: &SourceFile,
         position: Position,
         kind: SpecErrorKind,
@@ -101,26 +101,22 @@ impl SpecError {
         }
     }
 
-    pub(crate) fn invalid(
-        file: &SourceFile,
-        position: Position,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn invalid(file: &SourceFile, position: Position, message: impl Into<String>) -> Self {
         Self::at(file, position, SpecErrorKind::Invalid, message)
     }
 
     /// How many errors this is: itself and the ones in `more`.
-    pub(crate) fn count(&self) -> usize {
+    pub fn count(&self) -> usize {
         1 + self.more.len()
     }
 
     /// This error and the others of its file, in source order.
-    pub(crate) fn all(&self) -> impl Iterator<Item = &SpecError> {
+    pub fn all(&self) -> impl Iterator<Item = &SpecError> {
         std::iter::once(self).chain(&self.more)
     }
 
     /// `self` alone, without the others of its file.
-    pub(crate) fn alone(&self) -> SpecError {
+    pub fn alone(&self) -> SpecError {
         SpecError {
             more: Vec::new(),
             untold: None,
@@ -130,7 +126,7 @@ impl SpecError {
 
     /// Several errors of one file as one: the first in source order, the others in `more`
     /// (at most [`MAX_ERRORS`] in all). `None` when there are none.
-    pub(crate) fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
+    pub fn combine(errors: impl IntoIterator<Item = SpecError>) -> Option<SpecError> {
         let mut untold = None;
         let mut all: Vec<SpecError> = errors
             .into_iter()
@@ -157,29 +153,29 @@ impl SpecError {
 
 /// The errors of one file gathered as they are found, so that one run tells them all.
 #[derive(Debug, Default)]
-pub(crate) struct SpecErrors {
+pub struct SpecErrors {
     errors: Vec<SpecError>,
 }
 
 impl SpecErrors {
-    pub(crate) fn push(&mut self, error: SpecError) {
+    pub fn push(&mut self, error: SpecError) {
         self.errors.push(error);
     }
 
     /// The value of `result`, or `None` with its error kept.
-    pub(crate) fn keep<T>(&mut self, result: Result<T, SpecError>) -> Option<T> {
+    pub fn keep<T>(&mut self, result: Result<T, SpecError>) -> Option<T> {
         result.map_err(|error| self.push(error)).ok()
     }
 
     /// The errors so far as one, for a check that cannot go on past them.
-    pub(crate) fn stop(self, error: SpecError) -> SpecError {
+    pub fn stop(self, error: SpecError) -> SpecError {
         let mut errors = self.errors;
         errors.push(error.clone());
         SpecError::combine(errors).unwrap_or(error)
     }
 
     /// Nothing when no error was found, else every error found, as one.
-    pub(crate) fn check(self) -> Result<(), SpecError> {
+    pub fn check(self) -> Result<(), SpecError> {
         SpecError::combine(self.errors).map_or(Ok(()), Err)
     }
 }

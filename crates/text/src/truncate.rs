@@ -11,10 +11,10 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 /// The most of one spec's diff and detail text a report carries.
-pub(crate) const MAX_SHOWN_BYTES: usize = 64 * 1024;
+pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
 
 /// The most of each side of a difference (expected, actual) kept as text.
-pub(crate) const MAX_SIDE_BYTES: usize = 32 * 1024;
+pub const MAX_SIDE_BYTES: usize = 32 * 1024;
 
 /// The longest string shown whole; a longer one shows its start and how much more there was.
 const MAX_STRING_BYTES: usize = 1024;
@@ -25,7 +25,7 @@ const MAX_ITEMS: usize = 100;
 /// `value` as it is shown: strings, lists and mappings past their bound cut, with what was left
 /// out told in their place. A cut string ends in a fingerprint of its cut part, so two strings
 /// that differ only there still read differently.
-pub(crate) fn value(value: &Value) -> Value {
+pub fn value(value: &Value) -> Value {
     match value {
         Value::String(text) if text.len() > MAX_STRING_BYTES => {
             let kept = floor(text, MAX_STRING_BYTES);
@@ -63,7 +63,7 @@ pub(crate) fn value(value: &Value) -> Value {
 
 /// `text` cut to at most `max` bytes (at the end of a line when one ends near enough), with a
 /// last line telling how many bytes more there were.
-pub(crate) fn text(mut text: String, max: usize) -> String {
+pub fn text(mut text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }
@@ -85,7 +85,7 @@ pub(crate) fn text(mut text: String, max: usize) -> String {
 /// `text` in at most `max` bytes: whole when it fits, else its start and `…`. For a line a
 /// report shows beside other lines (escaped there), where a count of what was cut would be
 /// longer than the cut.
-pub(crate) fn line(text: &str, max: usize) -> String {
+pub fn line(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

@@ -11,21 +11,21 @@ use super::wire::{Field, Table};
 
 /// One entry of `x-death`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Death {
+pub struct Death {
     /// `delivery_limit` (a quorum queue's delivery count passed `x-delivery-limit`),
     /// `rejected` (a consumer's `basic.nack`/`basic.reject` without requeue), `expired`,
     /// `maxlen`: as the broker writes it.
-    pub(crate) reason: String,
+    pub reason: String,
     /// How many times the message died in `queue` for `reason`.
-    pub(crate) count: u64,
+    pub count: u64,
     /// The queue it died in.
-    pub(crate) queue: String,
+    pub queue: String,
     /// The broker's clock when it died (seconds since the Unix epoch), if written.
-    pub(crate) time: Option<u64>,
+    pub time: Option<u64>,
     /// The exchange it had been published to.
-    pub(crate) exchange: String,
+    pub exchange: String,
     /// The routing keys it had been published with.
-    pub(crate) routing_keys: Vec<String>,
+    pub routing_keys: Vec<String>,
 }
 
 /// The header RabbitMQ writes a message's deaths in.
@@ -33,7 +33,7 @@ pub(crate) const X_DEATH: &str = "x-death";
 
 /// The deaths a message's `headers` record, the latest first: none for a message that never
 /// died. `Err` says what in the header is not RabbitMQ's `x-death`.
-pub(crate) fn deaths(headers: &Table) -> Result<Vec<Death>, String> {
+pub fn deaths(headers: &Table) -> Result<Vec<Death>, String> {
     let Some(header) = headers.get(X_DEATH) else {
         return Ok(Vec::new());
     };
