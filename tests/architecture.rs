@@ -1301,6 +1301,22 @@ fn folder_steps(files: &[File], folders: &Folders) -> BTreeMap<String, Vec<Step>
     steps
 }
 
+/// Where the folder of module path `folder` is on disk: `run` is `src/run/`, and a folder of a
+/// workspace crate's layer is under the crate, `text/yaml` being `crates/text/src/yaml/`.
+fn folder_on_disk(folder: &str, files: &[File]) -> String {
+    let (layer, below) = folder.split_once('/').unwrap_or((folder, ""));
+    if !files
+        .iter()
+        .any(|file| crate_layer(file.path()) == Some(layer))
+    {
+        return format!("src/{folder}/");
+    }
+    match below {
+        "" => format!("{CRATES}{layer}/src/"),
+        _ => format!("{CRATES}{layer}/src/{below}/"),
+    }
+}
+
 /// The circles between the files of a folder, each with the arrows that close it.
 fn folder_circles(files: &[File]) -> Vec<String> {
     let folders = folders(files);
@@ -1315,8 +1331,9 @@ fn folder_circles(files: &[File]) -> Vec<String> {
         for component in components(&graph) {
             let members: Vec<&str> = component.iter().copied().collect();
             let mut message = format!(
-                "a circle between the files of src/{folder}/: {}; move what both sides use into \
-                 a module both import (or merge what is one thing)",
+                "a circle between the files of {}: {}; move what both sides use into a module \
+                 both import (or merge what is one thing)",
+                folder_on_disk(folder, files),
                 members.join(", ")
             );
             let mut shown = BTreeSet::new();
@@ -2052,16 +2069,41 @@ fn each_planted_violation_fails() {
     let files = read(&texts);
     let before: BTreeSet<String> = everything_wrong(&files).into_iter().collect();
     assert_none("the crate as it is", before.iter().cloned().collect());
-    let host = "src/model/rule.rs";
+    // A layer of `src/` and a crate of the workspace: the reader must see into both. In a
+    // crate, `crate::contracts` is the crate's own (absent) module, and naming dlqspec's is
+    // refused by the compiler (the crate does not depend on it), so the layers' plant is left
+    // out there.
+    for (host, layers_too) in [
+        ("src/model/rule.rs", true),
+        ("crates/text/src/suggest.rs", false),
+    ] {
+        plant_each(&texts, &files, &before, host, layers_too);
+    }
+}
+
+/// Plants each of `plants::PLANTS` (those of the layers only if `layers_too`) in `host` alone,
+/// inside a function no build compiles, and checks the reader reports it at its lines only.
+fn plant_each(
+    texts: &[(String, String)],
+    files: &[File],
+    before: &BTreeSet<String>,
+    host: &str,
+    layers_too: bool,
+) {
     let (_, original) = texts
         .iter()
         .find(|(path, _)| path == host)
         .expect("the host file");
     assert!(original.ends_with('\n'), "{host} ends with a newline");
     for plants::Plant {
-        name, body: plant, ..
+        name,
+        body: plant,
+        lint,
     } in plants::PLANTS
     {
+        if lint.is_none() && !layers_too {
+            continue;
+        }
         // After the file's lines: an empty one, the `cfg`, the `fn`, then the plant's.
         let first = original.lines().count() + 4;
         let lines: Vec<String> = (first..first + plant.lines().count())
@@ -2340,6 +2382,26 @@ pub fn after() { crate::base::g(); }
         );
         assert!(
             message.contains("c -> a: src/base/c.rs:1 uses `super::a::g`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_circle_inside_a_crate_names_the_crate_folder() {
+        let files = [
+            file("crates/base/src/lib.rs", "mod a;\nmod deep;\n"),
+            file("crates/base/src/a.rs", "fn f() {}\n"),
+            file("crates/base/src/deep.rs", "mod x;\nmod y;\n"),
+            file("crates/base/src/deep/x.rs", "use super::y::g;\n"),
+            file("crates/base/src/deep/y.rs", "use crate::deep::x::h;\n"),
+        ];
+        let message = the_one(folder_circles(&files));
+        assert!(
+            message.starts_with("a circle between the files of crates/base/src/deep/: x, y"),
+            "{message}"
+        );
+        assert!(
+            message.contains("y -> x: crates/base/src/deep/y.rs:1 uses `crate::deep::x::h`"),
             "{message}"
         );
     }

@@ -124,7 +124,15 @@ fn each_planted_violation_fails_clippy_at_its_line() {
             planted.push((plant.name, host, line as u64, lint));
         }
         let checked = Command::new(&cargo)
-            .args(["clippy", "--quiet", "--locked", "--message-format=json"])
+            // `--keep-going`: without it cargo starts no crate's lint after the first one
+            // fails, and which crate fails first depends on the machine's scheduling.
+            .args([
+                "clippy",
+                "--quiet",
+                "--locked",
+                "--keep-going",
+                "--message-format=json",
+            ])
             .args(["--", "-D", "warnings"])
             .current_dir(copy.path())
             .env("CARGO_TARGET_DIR", target_dir())

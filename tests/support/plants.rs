@@ -8,10 +8,6 @@
 pub(crate) struct Plant {
     pub name: &'static str,
     pub body: &'static str,
-    #[allow(
-        dead_code,
-        reason = "read by the clippy plants, not by tests/architecture.rs"
-    )]
     pub lint: Option<&'static str>,
 }
 
