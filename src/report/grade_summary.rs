@@ -103,7 +103,7 @@ pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
             out,
             "  new: {} {}",
             sanitize::line(&row.name),
-            number(row.score)
+            number(row.marks.score)
         );
     }
     for (name, _, before) in &diff.gone {
@@ -219,7 +219,7 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
             out,
             "<tr><td>{}</td><td>new: {}</td><td></td></tr>",
             sanitize::html(&row.name),
-            number(row.score)
+            number(row.marks.score)
         );
     }
     for (name, _, before) in &diff.gone {
@@ -234,7 +234,7 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
 }
 
 fn verdict(row: &Graded, rule: &str) -> &'static str {
-    match row.rules.get(rule) {
+    match row.marks.rules.get(rule) {
         Some(RuleVerdict::Pass) => "pass",
         Some(RuleVerdict::Fail) => "fail",
         None => "",
@@ -340,11 +340,11 @@ pub(crate) fn csv(rows: &[Graded]) -> String {
             // No score of the student's: a gradebook reading the column must not take a 0.
             match row.status {
                 Status::Ungraded => String::new(),
-                _ => number(row.score),
+                _ => number(row.marks.score),
             },
-            number(row.max_score),
-            row.passed.to_string(),
-            row.failed.to_string(),
+            number(row.marks.max_score),
+            row.marks.passed.to_string(),
+            row.marks.failed.to_string(),
             format!("{:.2}", row.took.as_secs_f64()),
             field(&row.note),
             report(row, "txt").map_or_else(String::new, |file| field(&file)),
@@ -423,21 +423,23 @@ pub(crate) fn json(
             submission: row.submission.clone(),
             name: row.name.clone(),
             status: row.status.as_str().to_owned(),
-            score: row.score,
-            max_score: row.max_score,
-            passed: row.passed,
-            failed: row.failed,
+            score: row.marks.score,
+            max_score: row.marks.max_score,
+            passed: row.marks.passed,
+            failed: row.marks.failed,
             seconds: row.took.as_secs_f64(),
             note: row.note.clone(),
             report: report(row, "txt"),
             json_report: report(row, "jsonl"),
             pictures: row.reports.pictures.clone(),
             rules: row
+                .marks
                 .rules
                 .keys()
                 .map(|rule| (rule.clone(), verdict(row, rule).to_owned()))
                 .collect(),
             specs: row
+                .marks
                 .specs
                 .iter()
                 .map(|(path, verdict)| {
@@ -567,7 +569,7 @@ fn submission_name(row: &Graded) -> String {
 /// Whether a submission never ran a spec, so that it has no verdict on any rule: each of its
 /// rule cells says so alike, whatever made it so.
 fn never_ran(row: &Graded) -> bool {
-    matches!(row.status, Status::Broken | Status::Ungraded) || row.rules.is_empty()
+    matches!(row.status, Status::Broken | Status::Ungraded) || row.marks.rules.is_empty()
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1em 1.5em;color:#222}\nh1{font-size:1.4em;margin:.2em 0}\nh2{font-size:1.15em;margin:1.2em 0 .4em}\n.about{color:#444;margin:.2em 0}\n.about code{font-size:.95em}\ntable{border-collapse:collapse}\nth,td{border:1px solid #ccc;padding:.25em .45em;text-align:left;vertical-align:top}\n.wide{overflow-x:auto;max-width:100%}\n#rows{font-size:.9em}\n#rows th.contract{font-weight:normal;text-align:center;font-size:.85em;white-space:nowrap}\n#rows th.rule{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:.8em;padding:.35em .1em;white-space:nowrap}\n#rows td.rule{text-align:center;padding:.25em .15em;font-size:.85em}\n#rows td.score{white-space:nowrap}\n.name{font-weight:bold}\n.note{font-size:.85em;color:#555;max-width:19em;overflow-wrap:anywhere}\n.reports a{white-space:nowrap}\n.reports ul{margin:.2em 0 0;padding-left:1.1em}\n.pass{background:#dfd}.fail,.broken,.timeout,.crashed{background:#fdd}.ungraded{background:#eee}\ntd.rule.none{background:#f4f4f4;color:#999}\n.bar{display:inline-block;width:10em;height:.8em;background:#fdd;vertical-align:middle}.bar div{height:100%;background:#6b6}\n";
@@ -669,13 +671,20 @@ fn submissions_html(out: &mut String, rows: &[Graded]) {
         let score = match row.status {
             Status::Ungraded => "not graded".to_owned(),
             _ => {
-                let share = if row.max_score > 0.0 {
+                let share = if row.marks.max_score > 0.0 {
                     let of = |points: f64| (points * 1000.0).round() as usize;
-                    format!(" ({}%)", percent(of(row.score), of(row.max_score)))
+                    format!(
+                        " ({}%)",
+                        percent(of(row.marks.score), of(row.marks.max_score))
+                    )
                 } else {
                     String::new()
                 };
-                format!("{} / {}{share}", number(row.score), number(row.max_score))
+                format!(
+                    "{} / {}{share}",
+                    number(row.marks.score),
+                    number(row.marks.max_score)
+                )
             }
         };
         let note = if row.note.is_empty() {
@@ -699,7 +708,7 @@ fn submissions_html(out: &mut String, rows: &[Graded]) {
             let cell = if never_ran(row) {
                 "<td class=\"rule none\" title=\"not run\">\u{2013}</td>".to_owned()
             } else {
-                match row.rules.get(rule) {
+                match row.marks.rules.get(rule) {
                     Some(RuleVerdict::Pass) => format!(
                         "<td class=\"rule pass\" title=\"{}: pass\">\u{2713}</td>",
                         sanitize::html(rule)
@@ -762,27 +771,29 @@ mod tests {
 
     use super::*;
     use crate::run::grading::class_tally::TOP_CAUSES;
-    use crate::run::grading::row::{SpecVerdict, WrittenReports};
+    use crate::run::grading::row::{Marks, SpecVerdict, WrittenReports};
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {
             submission: submission.into(),
             name: "n".into(),
             status,
-            score: 1.5,
-            max_score: 2.0,
-            passed: 1,
-            failed: 1,
-            rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
-            specs: [(
-                "s/a.yaml".to_owned(),
-                SpecVerdict {
-                    outcome: SpecOutcome::Ran(crate::model::outcome::OutcomeKind::Mismatch),
-                    cause: Some("r/a: a difference at process".into()),
-                    ..SpecVerdict::default()
-                },
-            )]
-            .into(),
+            marks: Marks {
+                score: 1.5,
+                max_score: 2.0,
+                passed: 1,
+                failed: 1,
+                rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
+                specs: [(
+                    "s/a.yaml".to_owned(),
+                    SpecVerdict {
+                        outcome: SpecOutcome::Ran(crate::model::outcome::OutcomeKind::Mismatch),
+                        cause: Some("r/a: a difference at process".into()),
+                        ..SpecVerdict::default()
+                    },
+                )]
+                .into(),
+            },
             took: Duration::from_millis(1500),
             note: String::new(),
             reports: WrittenReports {
@@ -878,10 +889,10 @@ mod tests {
     #[test]
     fn the_class_view_gives_each_rules_share_of_the_class() {
         let mut alice = row("alice", Status::Pass);
-        alice.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
+        alice.marks.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
         let bob = row("bob", Status::Fail);
         let mut carol = row("carol", Status::Broken);
-        carol.rules.clear();
+        carol.marks.rules.clear();
         let rows = [alice, bob, carol];
         assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
         assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
@@ -913,10 +924,10 @@ mod tests {
                 .map(|_| "r/a".to_owned()),
         };
         let mut alice = row("alice", Status::Pass);
-        alice.specs = [("s/a.yaml".to_owned(), verdict(Ran(Passed), None))].into();
+        alice.marks.specs = [("s/a.yaml".to_owned(), verdict(Ran(Passed), None))].into();
         let mut bob = row("bob", Status::Fail);
         bob.name = "bob".into();
-        bob.specs = [
+        bob.marks.specs = [
             (
                 "s/a.yaml".to_owned(),
                 verdict(Ran(Mismatch), Some("r/a: late")),
@@ -930,7 +941,7 @@ mod tests {
         .into();
         let mut carol = row("carol", Status::Fail);
         carol.name = "carol".into();
-        carol.specs = [
+        carol.marks.specs = [
             (
                 "s/a.yaml".to_owned(),
                 verdict(Ran(Mismatch), Some("r/a: late")),
@@ -985,7 +996,7 @@ mod tests {
         let many: Vec<Graded> = (0..12)
             .map(|i| {
                 let mut row = row("x", Status::Fail);
-                row.specs = [(
+                row.marks.specs = [(
                     "s/a.yaml".to_owned(),
                     verdict(Ran(Mismatch), Some(&format!("cause {i}"))),
                 )]
@@ -1028,7 +1039,7 @@ mod tests {
         assert_eq!(percent(5, 5), 100);
         assert_eq!(percent(0, 0), 0);
         let mut some = row("a", Status::Pass);
-        some.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
+        some.marks.rules = [("r/a".to_owned(), RuleVerdict::Pass)].into();
         let rows: Vec<Graded> = std::iter::once(some)
             .chain((0..5).map(|_| row("b", Status::Fail)))
             .collect();
@@ -1050,11 +1061,11 @@ mod tests {
             dlqspec: "0.1.0".into(),
         };
         let mut empty = row("class/empty", Status::Broken);
-        empty.rules.clear();
+        empty.marks.rules.clear();
         empty.reports = WrittenReports::default();
         let broken = row("class/syntax", Status::Broken);
         let mut ungraded = row("class/linus", Status::Ungraded);
-        ungraded.rules.clear();
+        ungraded.marks.rules.clear();
         let rows = [empty, broken, ungraded, row("class/bob", Status::Fail)];
         let html = html(&rows, Some(&about), None);
         assert!(

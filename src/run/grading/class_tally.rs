@@ -7,7 +7,7 @@ use crate::run::grading::row::{Graded, RuleVerdict, Status};
 
 /// Every rule any submission's specs cover, sorted.
 pub(crate) fn rules(rows: &[Graded]) -> Vec<String> {
-    let rules: BTreeSet<&String> = rows.iter().flat_map(|row| row.rules.keys()).collect();
+    let rules: BTreeSet<&String> = rows.iter().flat_map(|row| row.marks.rules.keys()).collect();
     rules.into_iter().cloned().collect()
 }
 
@@ -24,7 +24,7 @@ pub(crate) fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
         .map(|rule| {
             let passed = rows
                 .iter()
-                .filter(|row| row.rules.get(&rule) == Some(&RuleVerdict::Pass))
+                .filter(|row| row.marks.rules.get(&rule) == Some(&RuleVerdict::Pass))
                 .count();
             (rule, passed, graded)
         })
@@ -61,7 +61,7 @@ pub(crate) struct ClassCause {
 pub(crate) fn class_causes(rows: &[Graded]) -> Vec<ClassCause> {
     let mut causes: Vec<(ClassCause, BTreeSet<usize>, BTreeSet<&str>)> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
-        for (path, verdict) in &row.specs {
+        for (path, verdict) in &row.marks.specs {
             let Some(cause) = &verdict.cause else {
                 continue;
             };

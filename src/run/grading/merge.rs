@@ -111,13 +111,16 @@ pub(crate) fn merged_about(abouts: &[Option<About>]) -> Option<About> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::grading::row::Status;
+    use crate::run::grading::row::{Marks, Status};
 
     #[test]
     fn merging_refuses_a_submission_or_a_report_name_in_two_shards() {
         let row = |submission: &str, name: &str| Graded {
-            score: 1.0,
-            passed: 1,
+            marks: Marks {
+                score: 1.0,
+                passed: 1,
+                ..Marks::default()
+            },
             ..Graded::for_test(submission, name, Status::Pass)
         };
         let merged = merge(vec![

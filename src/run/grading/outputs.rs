@@ -162,7 +162,7 @@ fn remove_stale_pictures(output: &Path, name: &str, made: &[String]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::grading::row::Status;
+    use crate::run::grading::row::{Marks, Status};
     use std::io::Write;
 
     fn held(text: &str) -> std::fs::File {
@@ -173,7 +173,10 @@ mod tests {
 
     fn row(name: &str) -> Graded {
         Graded {
-            failed: 1,
+            marks: Marks {
+                failed: 1,
+                ..Marks::default()
+            },
             ..Graded::for_test(&format!("class/{name}"), name, Status::Fail)
         }
     }

@@ -132,8 +132,8 @@ impl Standing {
     pub(crate) fn of(row: &Graded) -> Standing {
         Standing {
             status: row.status,
-            score: row.score,
-            max_score: row.max_score,
+            score: row.marks.score,
+            max_score: row.marks.max_score,
         }
     }
 }
@@ -178,12 +178,17 @@ pub(crate) fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
             diff.new.push(i);
             continue;
         };
-        let paths: BTreeSet<&String> = old.specs.keys().chain(row.specs.keys()).collect();
+        let paths: BTreeSet<&String> = old
+            .marks
+            .specs
+            .keys()
+            .chain(row.marks.specs.keys())
+            .collect();
         let specs: Vec<(String, Option<SpecOutcome>, Option<SpecOutcome>)> = paths
             .into_iter()
             .filter_map(|path| {
-                let was = old.specs.get(path).map(|v| v.outcome);
-                let is = row.specs.get(path).map(|v| v.outcome);
+                let was = old.marks.specs.get(path).map(|v| v.outcome);
+                let is = row.marks.specs.get(path).map(|v| v.outcome);
                 (was != is).then(|| (path.clone(), was, is))
             })
             .collect();
@@ -209,7 +214,7 @@ pub(crate) fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::grading::row::{SpecVerdict, WrittenReports};
+    use crate::run::grading::row::{Marks, SpecVerdict, WrittenReports};
     use std::time::Duration;
 
     #[test]
@@ -224,21 +229,21 @@ mod tests {
             } else {
                 Status::Fail
             },
-            score,
-            max_score: 2.0,
-            passed: 0,
-            failed: 0,
-            rules: BTreeMap::new(),
-            specs: outcomes
-                .iter()
-                .map(|(path, outcome)| {
-                    let verdict = SpecVerdict {
-                        outcome: *outcome,
-                        ..SpecVerdict::default()
-                    };
-                    ((*path).to_owned(), verdict)
-                })
-                .collect(),
+            marks: Marks {
+                score,
+                max_score: 2.0,
+                specs: outcomes
+                    .iter()
+                    .map(|(path, outcome)| {
+                        let verdict = SpecVerdict {
+                            outcome: *outcome,
+                            ..SpecVerdict::default()
+                        };
+                        ((*path).to_owned(), verdict)
+                    })
+                    .collect(),
+                ..Marks::default()
+            },
             took: Duration::ZERO,
             note: String::new(),
             reports: WrittenReports::default(),

@@ -96,14 +96,11 @@ pub(crate) fn cause_line(text: &str) -> String {
     format!("{}…", &line[..end])
 }
 
-/// One row of the summary.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Graded {
-    /// The submission as given on the command line.
-    pub(crate) submission: String,
-    /// The file name its reports share in the output folder, without extension.
-    pub(crate) name: String,
-    pub(crate) status: Status,
+/// What a submission earned against the suite: its score out of the suite's points, how many
+/// specs passed and failed, and each rule's and spec's verdict. Read from its report (`tally`)
+/// and kept in its row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Marks {
     pub(crate) score: f64,
     pub(crate) max_score: f64,
     pub(crate) passed: usize,
@@ -112,6 +109,18 @@ pub(crate) struct Graded {
     /// Each spec of the suite's verdict, by path: what a regrade (`--against`) compares and
     /// the class's causes are counted from.
     pub(crate) specs: BTreeMap<String, SpecVerdict>,
+}
+
+/// One row of the summary.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Graded {
+    /// The submission as given on the command line.
+    pub(crate) submission: String,
+    /// The file name its reports share in the output folder, without extension.
+    pub(crate) name: String,
+    pub(crate) status: Status,
+    /// What its report earned; a submission no report came from has none of the points.
+    pub(crate) marks: Marks,
     pub(crate) took: Duration,
     /// A sentence for statuses a count does not explain (why it is broken, the budget).
     pub(crate) note: String,
@@ -127,12 +136,10 @@ impl Graded {
             submission: submission.into(),
             name: name.into(),
             status,
-            score: 0.0,
-            max_score: 1.0,
-            passed: 0,
-            failed: 0,
-            rules: BTreeMap::new(),
-            specs: BTreeMap::new(),
+            marks: Marks {
+                max_score: 1.0,
+                ..Marks::default()
+            },
             took: Duration::ZERO,
             note: String::new(),
             reports: WrittenReports::default(),

@@ -13,7 +13,7 @@ use crate::external::supervisor::{self, ChildReport, Exit, Stderr};
 use crate::external::zygote::Socket;
 use crate::model::world::WORLD_VARIABLE;
 use crate::run::grading::pictures::MAX_PICTURES;
-use crate::run::grading::row::{Graded, Status, WrittenReports};
+use crate::run::grading::row::{Graded, Marks, Status, WrittenReports};
 use crate::run::grading::suite::SuiteSpec;
 use crate::run::grading::tally::{ReportTally, mismatched, tally};
 use crate::run::grading::{MAX_REPORT_BYTES, MAX_TEXT_REPORT_BYTES, read_held};
@@ -129,12 +129,7 @@ impl Grader {
         (row.status, row.note) = judged(ran.exit, &tally, suite.len(), self.budget, || {
             last_error_line(&human).or_else(|| report_problem.clone())
         });
-        row.score = tally.score;
-        row.max_score = tally.max_score;
-        row.passed = tally.passed;
-        row.failed = tally.failed;
-        row.rules = tally.rules;
-        row.specs = tally.specs;
+        row.marks = tally.marks;
         // A failing submission's first failing specs are drawn, each by a run of its own, all
         // within one more budget: the report carries a spec's first difference, not the whole
         // timeline a picture draws.
@@ -332,7 +327,7 @@ fn judged(
                     budget.as_secs_f64()
                 ),
             ),
-            Some(0) if tally.finished && tally.failed == 0 => (Status::Pass, String::new()),
+            Some(0) if tally.finished && tally.marks.failed == 0 => (Status::Pass, String::new()),
             _ if tally.finished && !tally.nothing_ran => (Status::Fail, String::new()),
             _ => (
                 Status::Broken,
@@ -367,13 +362,13 @@ fn not_run_row(submission: &Path, name: &str, suite: &[SuiteSpec]) -> Graded {
         submission: submission.display().to_string(),
         name: name.to_owned(),
         status: Status::Broken,
-        score: 0.0,
-        max_score: suite.iter().map(|spec| spec.points).sum(),
-        passed: 0,
-        failed: suite.len(),
-        rules: Default::default(),
-        // Until a run reports them, no spec of the suite ran.
-        specs: tally("", suite).specs,
+        marks: Marks {
+            max_score: suite.iter().map(|spec| spec.points).sum(),
+            failed: suite.len(),
+            // Until a run reports them, no spec of the suite ran.
+            specs: tally("", suite).marks.specs,
+            ..Marks::default()
+        },
         took: Duration::ZERO,
         note: String::new(),
         reports: WrittenReports::default(),
@@ -401,7 +396,10 @@ mod tests {
     fn finished(failed: usize) -> ReportTally {
         ReportTally {
             finished: true,
-            failed,
+            marks: Marks {
+                failed,
+                ..Marks::default()
+            },
             ..ReportTally::default()
         }
     }

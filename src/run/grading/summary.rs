@@ -9,7 +9,7 @@ use crate::run::grading::class::is_report_name;
 use crate::run::grading::pictures::MAX_PICTURES;
 use crate::run::grading::read_bounded;
 use crate::run::grading::row::{
-    Graded, RuleVerdict, SpecVerdict, Status, WrittenReports, cause_line,
+    Graded, Marks, RuleVerdict, SpecVerdict, Status, WrittenReports, cause_line,
 };
 use crate::run::grading::suite::About;
 use crate::run::grading::summary_record::{RowRecord, SummaryFile, SummaryHead};
@@ -137,12 +137,14 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
         submission: row.submission,
         name,
         status,
-        score: amount("score", row.score)?,
-        max_score: amount("max_score", row.max_score)?,
-        passed: row.passed,
-        failed: row.failed,
-        rules,
-        specs,
+        marks: Marks {
+            score: amount("score", row.score)?,
+            max_score: amount("max_score", row.max_score)?,
+            passed: row.passed,
+            failed: row.failed,
+            rules,
+            specs,
+        },
         took: Duration::try_from_secs_f64(amount("seconds", row.seconds)?)
             .map_err(|_| "`seconds` is out of range".to_owned())?,
         note: row.note,
@@ -176,9 +178,9 @@ mod tests {
         let summary = |row: Value| json!({"format": SUMMARY_FORMAT, "version": SUMMARY_VERSION, "rows": [row]});
         let rows = read(dir.path(), &summary(summary_row())).unwrap();
         assert_eq!(rows[0].status, Status::Fail);
-        assert_eq!(rows[0].rules["r/b"], RuleVerdict::Fail);
+        assert_eq!(rows[0].marks.rules["r/b"], RuleVerdict::Fail);
         assert_eq!(
-            rows[0].specs["s/b.yaml"].cause.as_deref(),
+            rows[0].marks.specs["s/b.yaml"].cause.as_deref(),
             Some("r/b: late")
         );
         assert_eq!(

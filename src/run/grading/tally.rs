@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::implementation::ImplErrorKind;
 use crate::model::outcome::OutcomeKind;
-use crate::run::grading::row::{RuleVerdict, SpecVerdict, cause_line};
+use crate::run::grading::row::{Marks, RuleVerdict, SpecVerdict, cause_line};
 use crate::run::grading::suite::SuiteSpec;
 use crate::run::grading::summary_record::SpecOutcome;
 use crate::run::record::{RunEvent, SpecFinished, read_events};
@@ -13,13 +13,8 @@ use crate::run::record::{RunEvent, SpecFinished, read_events};
 /// What a submission's JSON-lines report says: the counts, the score and each rule's verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ReportTally {
-    pub(crate) score: f64,
-    pub(crate) max_score: f64,
-    pub(crate) passed: usize,
-    pub(crate) failed: usize,
-    pub(crate) rules: BTreeMap<String, RuleVerdict>,
-    /// Each spec of the suite's verdict, by path.
-    pub(crate) specs: BTreeMap<String, SpecVerdict>,
+    /// What the report earned: what the submission's row keeps.
+    pub(crate) marks: Marks,
     /// Whether the run finished (its `run_finished` line is there).
     pub(crate) finished: bool,
     /// Whether no spec could run at all: every spec reported errored while the solution was
@@ -59,15 +54,15 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     for spec in suite {
         let event = outcomes.get(&spec.path);
         let outcome = event.map(|e| e.outcome);
-        tally.max_score += spec.points;
+        tally.marks.max_score += spec.points;
         // A divergence passes on the lesson's world: the broker's, not the submission's.
         let passed = matches!(outcome, Some(OutcomeKind::Passed | OutcomeKind::Divergence));
         let failed = !passed && outcome != Some(OutcomeKind::ExpectedFailure);
         if passed {
-            tally.score += spec.points;
-            tally.passed += 1;
+            tally.marks.score += spec.points;
+            tally.marks.passed += 1;
         } else if failed {
-            tally.failed += 1;
+            tally.marks.failed += 1;
         }
         let skipped = outcome == Some(OutcomeKind::Skipped);
         let budget = skipped
@@ -90,7 +85,7 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         // the submission's own process's word.
         let cause_rule = cause_of(event.and_then(|e| e.cause_rule.as_deref()))
             .filter(|rule| known.contains(rule.as_str()));
-        tally.specs.insert(
+        tally.marks.specs.insert(
             spec.path.clone(),
             SpecVerdict {
                 outcome: verdict,
@@ -113,7 +108,11 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             startup_only &= startup_error.is_some();
         }
         for rule in &spec.rules {
-            tally.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
+            tally
+                .marks
+                .rules
+                .entry(rule.clone())
+                .or_insert(RuleVerdict::Pass);
         }
         // A failure fails the rule its cause breaks: one mistake, one rule, however many specs
         // it fails. A failure no rule decides (an error, a spec not run) fails the spec's rules.
@@ -123,7 +122,7 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
                 None => spec.rules.iter().collect(),
             };
             for rule in failing {
-                tally.rules.insert(rule.clone(), RuleVerdict::Fail);
+                tally.marks.rules.insert(rule.clone(), RuleVerdict::Fail);
             }
         }
     }
@@ -193,11 +192,11 @@ mod tests {
         // A killed run: its last line cut short.
         let tally = tally(&whole[..whole.len() - 10], &suite);
         assert_eq!(
-            tally.specs["a.yaml"].outcome,
+            tally.marks.specs["a.yaml"].outcome,
             SpecOutcome::Ran(OutcomeKind::Passed)
         );
-        assert_eq!(tally.specs["b.yaml"].outcome, SpecOutcome::NotRun);
-        assert_eq!((tally.passed, tally.failed), (1, 1));
+        assert_eq!(tally.marks.specs["b.yaml"].outcome, SpecOutcome::NotRun);
+        assert_eq!((tally.marks.passed, tally.marks.failed), (1, 1));
         assert!(!tally.finished);
     }
 
@@ -231,19 +230,22 @@ mod tests {
         let tally = tally(&lines, &suite);
         // Each spec's verdict, and a failure's cause in one line.
         assert_eq!(
-            tally.specs["a.yaml"].outcome,
+            tally.marks.specs["a.yaml"].outcome,
             SpecOutcome::Ran(OutcomeKind::Passed)
         );
-        assert_eq!(tally.specs["a.yaml"].cause, None);
+        assert_eq!(tally.marks.specs["a.yaml"].cause, None);
         assert_eq!(
-            tally.specs["b.yaml"].outcome,
+            tally.marks.specs["b.yaml"].outcome,
             SpecOutcome::Ran(OutcomeKind::Mismatch)
         );
-        assert_eq!(tally.specs["b.yaml"].cause.as_deref(), Some("r/b: late"));
-        assert_eq!((tally.score, tally.max_score), (2.0, 3.0));
-        assert_eq!((tally.passed, tally.failed), (1, 1));
-        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
-        assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
+        assert_eq!(
+            tally.marks.specs["b.yaml"].cause.as_deref(),
+            Some("r/b: late")
+        );
+        assert_eq!((tally.marks.score, tally.marks.max_score), (2.0, 3.0));
+        assert_eq!((tally.marks.passed, tally.marks.failed), (1, 1));
+        assert_eq!(tally.marks.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(tally.marks.rules["r/b"], RuleVerdict::Fail);
         assert!(tally.finished && !tally.nothing_ran);
         let broken = r#"{"event":"spec_finished","path":"a.yaml","rules":[],"outcome":"errored","impl_error":{"kind":"startup","message":"could not be loaded\nmore"}}"#;
         let tally = super::tally(&report(&[broken]), &suite);
@@ -269,8 +271,12 @@ mod tests {
             r#"{"event":"spec_finished","path":"d.yaml","outcome":"errored","cause":"implementation error (timeout): late","cause_id":"c3"}"#,
         ]);
         let tally = tally(&lines, &suite);
-        let verdicts: Vec<(&str, RuleVerdict)> =
-            tally.rules.iter().map(|(r, v)| (r.as_str(), *v)).collect();
+        let verdicts: Vec<(&str, RuleVerdict)> = tally
+            .marks
+            .rules
+            .iter()
+            .map(|(r, v)| (r.as_str(), *v))
+            .collect();
         assert_eq!(
             verdicts,
             [
@@ -281,10 +287,13 @@ mod tests {
                 ("r/e", RuleVerdict::Fail),
             ]
         );
-        assert_eq!(tally.specs["a.yaml"].cause_id.as_deref(), Some("c1"));
-        assert_eq!(tally.specs["a.yaml"].cause_rule.as_deref(), Some("r/c"));
-        assert_eq!(tally.specs["c.yaml"].cause_rule, None);
-        assert!(!tally.rules.contains_key("forged"));
+        assert_eq!(tally.marks.specs["a.yaml"].cause_id.as_deref(), Some("c1"));
+        assert_eq!(
+            tally.marks.specs["a.yaml"].cause_rule.as_deref(),
+            Some("r/c")
+        );
+        assert_eq!(tally.marks.specs["c.yaml"].cause_rule, None);
+        assert!(!tally.marks.rules.contains_key("forged"));
     }
 
     #[test]
@@ -292,10 +301,13 @@ mod tests {
         let suite = [suite_spec("a.yaml", 2.0, &["r/a"])];
         let line = r#"{"event":"spec_finished","path":"a.yaml","outcome":"divergence"}"#;
         let tally = tally(&report(&[line]), &suite);
-        assert_eq!((tally.score, tally.passed, tally.failed), (2.0, 1, 0));
-        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
         assert_eq!(
-            tally.specs["a.yaml"].outcome,
+            (tally.marks.score, tally.marks.passed, tally.marks.failed),
+            (2.0, 1, 0)
+        );
+        assert_eq!(tally.marks.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(
+            tally.marks.specs["a.yaml"].outcome,
             SpecOutcome::Ran(OutcomeKind::Divergence)
         );
     }
@@ -320,14 +332,19 @@ mod tests {
             r#"{"event":"run_finished"}"#,
         ]);
         let tally = tally(&lines, &suite);
-        assert_eq!((tally.score, tally.max_score), (1.0, 10.0));
-        assert_eq!((tally.passed, tally.failed), (1, 2));
-        assert_eq!(tally.rules["r/a"], RuleVerdict::Pass);
-        assert_eq!(tally.rules["r/b"], RuleVerdict::Fail);
-        assert_eq!(tally.rules["r/c"], RuleVerdict::Fail);
-        assert_eq!(tally.rules["r/d"], RuleVerdict::Pass);
-        assert!(!tally.rules.contains_key("forged"));
-        let outcomes: Vec<&str> = tally.specs.values().map(|v| v.outcome.as_str()).collect();
+        assert_eq!((tally.marks.score, tally.marks.max_score), (1.0, 10.0));
+        assert_eq!((tally.marks.passed, tally.marks.failed), (1, 2));
+        assert_eq!(tally.marks.rules["r/a"], RuleVerdict::Pass);
+        assert_eq!(tally.marks.rules["r/b"], RuleVerdict::Fail);
+        assert_eq!(tally.marks.rules["r/c"], RuleVerdict::Fail);
+        assert_eq!(tally.marks.rules["r/d"], RuleVerdict::Pass);
+        assert!(!tally.marks.rules.contains_key("forged"));
+        let outcomes: Vec<&str> = tally
+            .marks
+            .specs
+            .values()
+            .map(|v| v.outcome.as_str())
+            .collect();
         assert_eq!(
             outcomes,
             ["passed", "skipped", "not_run", "expected_failure"]
@@ -336,7 +353,7 @@ mod tests {
         let stopped = r#"{"event":"spec_finished","path":"b.yaml","outcome":"skipped","skip_reason":"not run: budget"}"#;
         let tally = super::tally(&report(&[stopped]), &suite);
         assert_eq!(
-            (tally.specs["b.yaml"].outcome, tally.not_run_budget),
+            (tally.marks.specs["b.yaml"].outcome, tally.not_run_budget),
             (SpecOutcome::NotRun, 1)
         );
         // A long cause is cut, on a character.
@@ -346,7 +363,10 @@ mod tests {
         );
         // An empty report is no score either, out of the whole suite.
         let tally = super::tally("", &suite);
-        assert_eq!((tally.score, tally.max_score, tally.failed), (0.0, 10.0, 4));
+        assert_eq!(
+            (tally.marks.score, tally.marks.max_score, tally.marks.failed),
+            (0.0, 10.0, 4)
+        );
         assert!(!tally.nothing_ran && !tally.finished);
     }
 }
