@@ -10,7 +10,7 @@ use crate::run::grading::suite::SuiteSpec;
 use crate::run::grading::summary_record::SpecOutcome;
 use crate::run::record::{RunEvent, SpecFinished, read_events};
 
-/// What a submission's JSON-lines report says: the counts, the score and each rule's verdict.
+/// What a submission's JSON-lines report says: its marks, and how its run ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ReportTally {
     /// What the report earned: what the submission's row keeps.
