@@ -1301,20 +1301,19 @@ fn folder_steps(files: &[File], folders: &Folders) -> BTreeMap<String, Vec<Step>
     steps
 }
 
-/// Where the folder of module path `folder` is on disk: `run` is `src/run/`, and a folder of a
-/// workspace crate's layer is under the crate, `text/yaml` being `crates/text/src/yaml/`.
+/// Where the folder of module path `folder` is on disk, read off a file in it through
+/// `in_crate`: `run` is `src/run/`, and a folder of a workspace crate's layer is under the
+/// crate, `text/yaml` being `crates/text/src/yaml/`.
 fn folder_on_disk(folder: &str, files: &[File]) -> String {
-    let (layer, below) = folder.split_once('/').unwrap_or((folder, ""));
-    if !files
+    files
         .iter()
-        .any(|file| crate_layer(file.path()) == Some(layer))
-    {
-        return format!("src/{folder}/");
-    }
-    match below {
-        "" => format!("{CRATES}{layer}/src/"),
-        _ => format!("{CRATES}{layer}/src/{below}/"),
-    }
+        .find_map(|file| {
+            let in_folder = in_crate(file.path())?;
+            let name = in_folder.strip_prefix(folder)?.strip_prefix('/')?;
+            // A crate's `lib.rs` is read as `mod.rs`, which no path on disk ends with.
+            file.path().strip_suffix(name).map(str::to_owned)
+        })
+        .unwrap_or_else(|| format!("src/{folder}/"))
 }
 
 /// The circles between the files of a folder, each with the arrows that close it.

@@ -8,7 +8,7 @@ use super::render::number;
 use super::sanitize;
 use crate::run::grading::class_tally::{ClassCause, class_causes, rule_shares, rules};
 use crate::run::grading::regrade::{Against, Standing};
-use crate::run::grading::row::{Graded, RuleVerdict, Status};
+use crate::run::grading::row::{Graded, Marks, RuleVerdict, Status};
 use crate::run::grading::suite::About;
 use crate::run::grading::summary::{SUMMARY_FORMAT, SUMMARY_JSON, SUMMARY_VERSION};
 use crate::run::grading::summary_record::{
@@ -671,20 +671,16 @@ fn submissions_html(out: &mut String, rows: &[Graded]) {
         let score = match row.status {
             Status::Ungraded => "not graded".to_owned(),
             _ => {
-                let share = if row.marks.max_score > 0.0 {
+                let Marks {
+                    score, max_score, ..
+                } = row.marks;
+                let share = if max_score > 0.0 {
                     let of = |points: f64| (points * 1000.0).round() as usize;
-                    format!(
-                        " ({}%)",
-                        percent(of(row.marks.score), of(row.marks.max_score))
-                    )
+                    format!(" ({}%)", percent(of(score), of(max_score)))
                 } else {
                     String::new()
                 };
-                format!(
-                    "{} / {}{share}",
-                    number(row.marks.score),
-                    number(row.marks.max_score)
-                )
+                format!("{} / {}{share}", number(score), number(max_score))
             }
         };
         let note = if row.note.is_empty() {
@@ -771,7 +767,7 @@ mod tests {
 
     use super::*;
     use crate::run::grading::class_tally::TOP_CAUSES;
-    use crate::run::grading::row::{Marks, SpecVerdict, WrittenReports};
+    use crate::run::grading::row::{SpecVerdict, WrittenReports};
 
     fn row(submission: &str, status: Status) -> Graded {
         Graded {

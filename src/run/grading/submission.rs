@@ -3,6 +3,7 @@
 //! status judged from how the run ended; the pictures of its first mismatched specs, each by a
 //! `dlqspec explain` of its own; and what it sent back held, unnamed, until grade writes it.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -362,12 +363,11 @@ fn not_run_row(submission: &Path, name: &str, suite: &[SuiteSpec]) -> Graded {
         submission: submission.display().to_string(),
         name: name.to_owned(),
         status: Status::Broken,
+        // What an empty report earns (nothing passed, every spec failed and not run), but no
+        // verdict on any rule: only a run gives one.
         marks: Marks {
-            max_score: suite.iter().map(|spec| spec.points).sum(),
-            failed: suite.len(),
-            // Until a run reports them, no spec of the suite ran.
-            specs: tally("", suite).marks.specs,
-            ..Marks::default()
+            rules: BTreeMap::new(),
+            ..tally("", suite).marks
         },
         took: Duration::ZERO,
         note: String::new(),

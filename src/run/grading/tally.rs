@@ -51,18 +51,19 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     }
     let mut reported = 0;
     let mut startup_only = true;
+    let mut marks = Marks::default();
     for spec in suite {
         let event = outcomes.get(&spec.path);
         let outcome = event.map(|e| e.outcome);
-        tally.marks.max_score += spec.points;
+        marks.max_score += spec.points;
         // A divergence passes on the lesson's world: the broker's, not the submission's.
         let passed = matches!(outcome, Some(OutcomeKind::Passed | OutcomeKind::Divergence));
         let failed = !passed && outcome != Some(OutcomeKind::ExpectedFailure);
         if passed {
-            tally.marks.score += spec.points;
-            tally.marks.passed += 1;
+            marks.score += spec.points;
+            marks.passed += 1;
         } else if failed {
-            tally.marks.failed += 1;
+            marks.failed += 1;
         }
         let skipped = outcome == Some(OutcomeKind::Skipped);
         let budget = skipped
@@ -85,7 +86,7 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
         // the submission's own process's word.
         let cause_rule = cause_of(event.and_then(|e| e.cause_rule.as_deref()))
             .filter(|rule| known.contains(rule.as_str()));
-        tally.marks.specs.insert(
+        marks.specs.insert(
             spec.path.clone(),
             SpecVerdict {
                 outcome: verdict,
@@ -108,11 +109,7 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             startup_only &= startup_error.is_some();
         }
         for rule in &spec.rules {
-            tally
-                .marks
-                .rules
-                .entry(rule.clone())
-                .or_insert(RuleVerdict::Pass);
+            marks.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
         }
         // A failure fails the rule its cause breaks: one mistake, one rule, however many specs
         // it fails. A failure no rule decides (an error, a spec not run) fails the spec's rules.
@@ -122,10 +119,11 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
                 None => spec.rules.iter().collect(),
             };
             for rule in failing {
-                tally.marks.rules.insert(rule.clone(), RuleVerdict::Fail);
+                marks.rules.insert(rule.clone(), RuleVerdict::Fail);
             }
         }
     }
+    tally.marks = marks;
     tally.nothing_ran = reported > 0 && startup_only;
     tally
 }
