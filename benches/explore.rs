@@ -18,7 +18,6 @@
 
 mod support;
 
-use dlqspec::contracts::CONTRACTS;
 use dlqspec::contracts::builtin::Builtin;
 use dlqspec::contracts::contract::RunMode;
 use dlqspec::explore::crashes::{self, CrashPlan};
@@ -33,12 +32,12 @@ const ROUNDS: usize = 5;
 
 fn main() {
     println!("explore on the built-in against itself: seed {SEED}, best of {ROUNDS}");
-    for contract in CONTRACTS {
+    for contract in dlqspec::contracts::all() {
         let settings = ExploreSettings {
             seed: SEED,
             cases: CASES,
             time: None,
-            contracts: vec![*contract],
+            contracts: vec![contract],
             shrink_tries: 0,
             tag: None,
         };

@@ -621,7 +621,66 @@ function errorKind(e) {
   return 'error';
 }
 
+// --- exercise folders ----------------------------------------------------
+// An exercise folder is described in hello (`exercises`): its class, its given parts and its
+// errors. The shim knows none by name: it adds each exercise's errors and part classes to
+// `given` before the solution loads, and makes the given parts from the description.
+const EXERCISES = new Map(); // name -> {class, given, errors}, from hello
+
+function partClass(part, methods) {
+  const C = class {};
+  Object.defineProperty(C, 'name', { value: String(part) });
+  for (const m of Array.isArray(methods) ? methods : []) {
+    if (typeof m !== 'string') continue;
+    C.prototype[camel(m)] = function (...args) { return worldCall(`${part}.${m}`, args); };
+  }
+  C.prototype._dlqspecPart = part;
+  return C;
+}
+
+function learnExercises(exercises) {
+  if (exercises === null || typeof exercises !== 'object') return;
+  for (const [name, described] of Object.entries(exercises)) {
+    if (described === null || typeof described !== 'object' || typeof described.class !== 'string') continue;
+    EXERCISES.set(name, described);
+    for (const [cls, error] of Object.entries(described.errors ?? {})) {
+      if (!/^[A-Za-z_$][\w$]*$/.test(cls) || Object.hasOwn(GIVEN_ERRORS, cls)) continue;
+      const C = given._errorClass(cls, error?.base === 'crash' ? given.Crash : Error);
+      GIVEN_ERRORS[cls] = C;
+      SUBCLASSABLE[cls] = C;
+      given[cls] = C;
+    }
+    for (const [part, d] of Object.entries(described.given ?? {})) {
+      if (d && typeof d.class === 'string' && !Object.hasOwn(given, d.class)) given[d.class] = partClass(part, d.methods);
+    }
+  }
+}
+
+function givenPart(exercise, part) {
+  const d = EXERCISES.get(exercise)?.given?.[part];
+  if (d === null || typeof d !== 'object') throw new ShimError(`the exercise ${JSON.stringify(exercise)} has no given part ${JSON.stringify(part)}`);
+  if (d.callable) return (...args) => worldCall(part, args);
+  const C = typeof d.class === 'string' && given[d.class]?.prototype?._dlqspecPart === part ? given[d.class] : partClass(part, d.methods);
+  return new C();
+}
+
+function makeExercise(req, solution, name) {
+  const C = findClass(solution, String(req.class));
+  if (!C) return { skipped: `${name} defines no ${req.class}` };
+  const args = req.args ?? {};
+  const params = (Array.isArray(args.params) ? args.params : []).map((p) => {
+    if (p !== null && typeof p === 'object' && Object.hasOwn(p, 'given')) return givenPart(req.contract, p.given);
+    if (p !== null && typeof p === 'object') return p.value;
+    throw new ShimError(`new: a parameter is {value} or {given}, not ${JSON.stringify(p)?.slice(0, 100)}`);
+  });
+  if (args.factory === undefined || args.factory === null) return { instance: new C(...params) };
+  const factory = camel(String(args.factory));
+  if (factory.startsWith('_') || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${factory}() to make an instance from a snapshot`);
+  return { instance: C[factory](...params) };
+}
+
 function makeInstance(req, solution, name) {
+  if (req.class !== undefined && req.class !== null) return makeExercise(req, solution, name);
   const cls = CONTRACTS[req.contract];
   if (!cls) throw new ShimError(`unknown contract ${JSON.stringify(req.contract)}`);
   const C = findClass(solution, cls);
@@ -674,6 +733,11 @@ function applyOps(root, ops) {
 
 function callMethod(instance, method, args) {
   if (method === 'mutate_state') return applyOps(instance.state(), args[0]);
+  if (method === 'mutate_view') { // an exercise's deep-copied view: args are [view, ops]
+    const view = camel(String(args[0]));
+    if (view.startsWith('_') || typeof instance[view] !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${view}()`);
+    return applyOps(instance[view](), args[1]);
+  }
   const name = camel(String(method));
   const fn = name.startsWith('_') || name === 'constructor' ? undefined : instance[name];
   if (typeof fn !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${name}()`);
@@ -682,11 +746,13 @@ function callMethod(instance, method, args) {
   return value;
 }
 
-async function main(solution, loadError, file) {
+async function main(solution, loadError, file, first) {
   const name = path.basename(file);
   let instance = null;
+  let pending = first;
   for (;;) {
-    const got = readMessage();
+    const got = pending ?? readMessage();
+    pending = null;
     if (got === null) process.exit(0);
     const req = got.msg;
     const seq = req.seq;
@@ -696,7 +762,8 @@ async function main(solution, loadError, file) {
       reply({
         type: 'hello', protocol: PROTOCOL,
         implementation: { name, language: /\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript', version: process.versions.node },
-        contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c])),
+        contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c]))
+          .concat([...EXERCISES].filter(([, d]) => findClass(solution, d.class)).map(([e]) => e)),
         defines: exportedNames(solution),
         naming: 'camelCase',
         features: ['foresight'],
@@ -761,9 +828,14 @@ const abs = path.resolve(file);
 solutionDir = path.dirname(abs);
 let solution = null;
 let loadError = null;
+// The solution loads after the first message, a hello that describes the exercises whose
+// given parts it may use.
+const first = readMessage();
+if (first === null) process.exit(0);
+if (first.msg.type === 'hello') learnExercises(first.msg.exercises);
 try {
   solution = await loadSolution(abs);
 } catch (e) {
   loadError = describeLoadError(e, abs);
 }
-await main(solution, loadError, abs);
+await main(solution, loadError, abs, first);

@@ -364,6 +364,76 @@ sys.modules["given"] = given
 
 _made = {}  # classes made up for names Python lacks, one per name so `except` matches across calls
 
+# --- exercise folders --------------------------------------------------------
+# An exercise folder is described in hello (`exercises`): its class, its given parts and its
+# errors. The shim knows none by name: it adds each exercise's errors and part classes to the
+# `given` module before the solution loads, and makes the given parts from the description.
+_EXERCISES = {}  # name -> {"class", "given", "errors"}, from hello
+_CRASHES = (Crash,)  # the error classes a solution must not catch: raised as kind "crash"
+
+
+def _part_class(name, methods):
+    """A given part's class: each method a world call `PART.METHOD`."""
+    def method(m):
+        def call(self, *args):
+            return _world("%s.%s" % (self._dlqspec_part, m), *args)
+        call.__name__ = m
+        return call
+    body = {m: method(m) for m in methods if isinstance(m, str) and m.isidentifier()}
+    body["__init__"] = lambda self, *args, **kwargs: None  # a part made by the solution's own tests
+    body["_dlqspec_part"] = name
+    cls = type(str(name), (object,), body)
+    cls.__module__ = "given"
+    return cls
+
+
+def _learn_exercises(exercises):
+    """Adds what hello describes to the given module: each exercise's errors and part classes."""
+    global _CRASHES
+    if not isinstance(exercises, dict):
+        return
+    for name, described in exercises.items():
+        if not isinstance(described, dict) or not isinstance(described.get("class"), str):
+            continue
+        _EXERCISES[name] = described
+        for cls_name, error in (described.get("errors") or {}).items():
+            if not isinstance(cls_name, str) or not cls_name.isidentifier() or cls_name in _GIVEN_ERRORS:
+                continue
+            crash = isinstance(error, dict) and error.get("base") == "crash"
+            cls = type(cls_name, (BaseException if crash else Exception,), {"__module__": "given"})
+            _GIVEN_ERRORS[cls_name] = _SUBCLASSABLE[cls_name] = cls
+            setattr(given, cls_name, cls)
+            if crash:
+                _CRASHES = _CRASHES + (cls,)
+        for part, described_part in (described.get("given") or {}).items():
+            if not isinstance(described_part, dict):
+                continue
+            cls_name = described_part.get("class")
+            if isinstance(cls_name, str) and cls_name.isidentifier() and not hasattr(given, cls_name):
+                setattr(given, cls_name, _part_class(part, described_part.get("methods") or []))
+
+
+def _given_part(exercise, part):
+    """The given part `part` of `exercise`, as the constructor is handed it."""
+    described = ((_EXERCISES.get(exercise) or {}).get("given") or {}).get(part)
+    if not isinstance(described, dict):
+        raise _ShimError("the exercise %r has no given part %r" % (exercise, part))
+    if described.get("callable"):
+        def call(*args):
+            return _world(part, *args)
+        call.__name__ = str(part)
+        return call
+    cls_name = described.get("class")
+    cls = getattr(given, cls_name, None) if isinstance(cls_name, str) else None
+    if cls is None or getattr(cls, "_dlqspec_part", None) != part:
+        cls = _part_class(part, described.get("methods") or [])
+    return cls()
+
+
+def _class_of(solution, cls_name):
+    cls = getattr(solution, cls_name, None) if isinstance(cls_name, str) else None
+    return cls if callable(cls) else None
+
 
 def _plain(cls):
     """A subclass of builtin `cls`, of the same name, whose str() is the message as given.
@@ -446,7 +516,33 @@ def _defines(module):
                   and getattr(v, "__module__", None) == module.__name__)
 
 
+def _new_exercise(req, solution, name):
+    """`new` of an exercise folder: the class from `class`, its arguments from args.params."""
+    cls_name = req.get("class")
+    cls = _class_of(solution, cls_name)
+    if cls is None:
+        return None, {"type": "skipped", "reason": "%s defines no %s" % (name, cls_name)}
+    args = req.get("args") or {}
+    params = []
+    for param in args.get("params") or []:
+        if isinstance(param, dict) and "given" in param:
+            params.append(_given_part(req.get("contract"), param["given"]))
+        elif isinstance(param, dict):
+            params.append(param.get("value"))
+        else:
+            raise _ShimError("new: a parameter is {value} or {given}, not %.100r" % (param,))
+    factory = args.get("factory")
+    if factory is None:
+        return cls(*params), None
+    make = getattr(cls, factory, None) if isinstance(factory, str) and not factory.startswith("_") else None
+    if not callable(make):
+        return None, {"type": "errored", "message": "%s has no %s() to make an instance from a snapshot" % (cls_name, factory)}
+    return make(*params), None
+
+
 def _new(req, solution, name):
+    if req.get("class") is not None:
+        return _new_exercise(req, solution, name)
     cls_name = CONTRACTS.get(req.get("contract"))
     if cls_name is None:
         raise _ShimError("unknown contract %r" % req.get("contract"))
@@ -507,6 +603,13 @@ def _call(instance, method, args):
     if method == "mutate_state":
         _apply_ops(instance.state(), args[0] if args else None)
         return None
+    if method == "mutate_view":  # an exercise's deep-copied view: args are [view, ops]
+        view = args[0] if args else None
+        read = getattr(instance, view, None) if isinstance(view, str) and not view.startswith("_") else None
+        if not callable(read):
+            raise _ShimError("%s has no method %s()" % (type(instance).__name__, view))
+        _apply_ops(read(), args[1] if len(args) > 1 else None)
+        return None
     fn = getattr(instance, method, None) if isinstance(method, str) and not method.startswith("_") else None
     if not callable(fn):
         raise _ShimError("%s has no method %s()" % (type(instance).__name__, method))
@@ -547,7 +650,7 @@ def _text(e):
 
 
 def _raised(e):
-    if isinstance(e, Crash):
+    if isinstance(e, _CRASHES):
         kind = "crash"
     elif isinstance(e, ValueError):
         kind = "invalid_argument"
@@ -620,13 +723,20 @@ def main():
     path = os.path.abspath(sys.argv[1])
     _solution_dir = os.path.dirname(path)
     name = os.path.basename(path)
-    solution, load_error = _load(path)
+    # Loaded on the first hello, which describes the exercises whose given parts the solution
+    # may import; a dlqspec that sends something else first gets the solution loaded then.
+    solution, load_error, loaded = None, None, False
     instance = None
     while True:
         req = _read()
         if req is None:
             _exit(0)
         seq, kind = req.get("seq"), req.get("type")
+        if not loaded:
+            if kind == "hello":
+                _learn_exercises(req.get("exercises"))
+            solution, load_error = _load(path)
+            loaded = True
         if kind == "hello":
             if load_error:
                 _send(dict(seq=seq, type="errored", **load_error))
@@ -634,7 +744,8 @@ def main():
                 _send({"seq": seq, "type": "hello", "protocol": PROTOCOL,
                        "implementation": {"name": name, "language": "python",
                                           "version": _python_version()},
-                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))],
+                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))]
+                       + [e for e, d in _EXERCISES.items() if _class_of(solution, d.get("class")) is not None],
                        "defines": _defines(solution), "naming": "snake_case", "features": FEATURES})
             continue
         if kind == "bye":

@@ -7,7 +7,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::contracts::CONTRACTS;
 use crate::contracts::contract::ScenarioRun;
 use crate::contracts::smell::{
     CHECKS_NOTHING, DUPLICATE_NAME, NO_RULE, STALE_ALLOW, UNCOVERED_RULE, UNEXERCISED_RULE,
@@ -293,7 +292,7 @@ pub(crate) fn whole_contracts(
     used: &BTreeSet<&'static str>,
 ) -> BTreeSet<&'static str> {
     let is_dir = |path: &std::path::Path| std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-    CONTRACTS
+    crate::contracts::all()
         .iter()
         .map(|contract| contract.name())
         .filter(|name| {
@@ -316,7 +315,7 @@ fn uncovered_rules(
     covered: &BTreeSet<&'static str>,
 ) -> Vec<LintFinding> {
     let folders: Vec<String> = paths.iter().map(|p| display_path(p)).collect();
-    CONTRACTS
+    crate::contracts::all()
         .iter()
         .filter(|contract| contracts.contains(contract.name()))
         .flat_map(|contract| contract.rules())
@@ -469,7 +468,7 @@ mod tests {
                 .filter(|f| f.id == UNCOVERED_RULE)
                 .count()
         };
-        let rules = CONTRACTS[0].rules().len();
+        let rules = crate::contracts::all()[0].rules().len();
         let plain = LintOptions::default();
         assert_eq!(
             uncovered(&lint_in("some-specs", &[("a.yaml", CLEAN)], &plain)),
@@ -587,7 +586,7 @@ mod tests {
             .iter()
             .filter(|f| f.id == UNCOVERED_RULE)
             .collect();
-        let rules = CONTRACTS[0].rules().len();
+        let rules = crate::contracts::all()[0].rules().len();
         assert_eq!(uncovered.len(), rules - 1);
         assert!(
             !uncovered

@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn every_starter_passes_on_the_builtin_and_has_no_smells() {
-        for contract in registry::CONTRACTS {
+        for contract in crate::contracts::all() {
             let file = SourceFile::from_text("new.yaml", contract.starter("a: tricky name"));
             let scenario = contract.load(&file).unwrap();
             assert_eq!(scenario.header().name, "a: tricky name");

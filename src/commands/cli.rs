@@ -23,6 +23,11 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
     pub(crate) color: ColorWhen,
 
+    /// An exercise folder (holding exercise.yaml) whose specs the command may meet, besides
+    /// those the spec paths belong to or hold, which are found by themselves (repeatable).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub(crate) exercise: Vec<PathBuf>,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -784,6 +789,28 @@ impl MatrixFormat {
 }
 
 impl Command {
+    /// The spec paths the command reads (files or folders), where exercise folders are found.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        match self {
+            Command::Run(args) => args.specs.paths.clone(),
+            Command::Watch(args) => args.specs.paths.clone(),
+            Command::Rules(args) => args.specs.paths.clone(),
+            Command::Bless(args) => args.specs.paths.clone(),
+            Command::Lint(args) => args.specs.paths.clone(),
+            Command::Matrix(args) => args.specs.paths.clone(),
+            Command::Strength(args) => args.specs.paths.clone(),
+            Command::Grade(args) => args.specs.clone(),
+            Command::New(args) => vec![args.path.clone()],
+            Command::Explain(args) => vec![args.spec.clone()],
+            Command::Explore(args) => args.spec.iter().cloned().collect(),
+            Command::Schema
+            | Command::Smoke(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::Init { .. } => Vec::new(),
+        }
+    }
+
     /// Carries what an old spelling of an option gave over to the option it is now, and
     /// returns the note to print for each old spelling used (kept one release).
     pub(crate) fn adopt_old_spellings(&mut self) -> Vec<String> {

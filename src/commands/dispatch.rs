@@ -13,6 +13,12 @@ pub fn execute(mut cli: Cli) -> i32 {
         use std::io::Write;
         let _ = writeln!(crate::report::sanitize::stderr(), "{note}");
     }
+    if let Err(broken) = super::exercises::register(&cli, &palette) {
+        use std::io::Write;
+        let _ = write!(crate::report::sanitize::stderr(), "{broken}");
+        crate::external::children::end_all();
+        return crate::run::exit::SPEC_OR_USAGE_ERROR;
+    }
     let code = match cli.command {
         Command::Run(args) => super::run::run(args, palette),
         Command::Watch(args) => super::watch::watch(args, palette),

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::commands::cli::ExploreArgs;
+use crate::contracts;
 use crate::contracts::contract::{Contract, RunMode};
-use crate::contracts::{self, CONTRACTS};
 use crate::explore::crashes::{self, CrashPlan};
 use crate::explore::render::ExploreReporter;
 use crate::explore::{self, DEFAULT_CASES, DEFAULT_SHRINK_TRIES, ExploreSettings, Finding};
@@ -37,7 +37,7 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
         );
     }
     let chosen: Vec<&'static dyn Contract> = match &args.contract {
-        None => CONTRACTS.to_vec(),
+        None => crate::contracts::all(),
         Some(name) => match contracts::find(name) {
             Some(contract) => vec![contract],
             None => {

@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::commands::cli::RulesArgs;
-use crate::contracts::CONTRACTS;
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::RunMode;
 use crate::report::Palette;
@@ -49,7 +48,7 @@ pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
     }
     let mut out = sanitize::stdout();
     let mut uncovered = 0;
-    for contract in CONTRACTS {
+    for contract in crate::contracts::all() {
         let _ = writeln!(
             out,
             "{} ({} rules): {}",

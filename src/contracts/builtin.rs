@@ -8,9 +8,11 @@ use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Reply, WorldHost,
 };
 
-/// Makes a subject of the named contract from the spec's arguments; `Err` is the reply when
-/// it cannot (a raise for bad arguments, a skip for a contract it does not implement).
-pub(crate) type SubjectFactory = dyn FnMut(&str, &Value) -> Result<Box<dyn Subject>, Reply> + Send;
+/// Makes a subject of the named contract from the spec's arguments, on the spec's world;
+/// `Ok(Err)` is the reply when it cannot (a raise for bad arguments, a skip for a contract it
+/// does not implement), `Err` an implementation that broke (a reference that is a program).
+pub(crate) type SubjectFactory = dyn FnMut(&str, &Value, &mut dyn WorldHost) -> Result<Result<Box<dyn Subject>, Reply>, ImplError>
+    + Send;
 
 /// An implementation whose subjects come from a factory, one at a time.
 pub struct Builtin {
@@ -45,14 +47,14 @@ impl Builtin {
             language: "rust".into(),
             is_reference: false,
         };
-        let factory = move |asked: &str, args: &Value| {
-            if asked == contract {
+        let factory = move |asked: &str, args: &Value, _world: &mut dyn WorldHost| {
+            Ok(if asked == contract {
                 make(args)
             } else {
                 Err(Reply::Skipped(format!(
                     "the mistake `{mistake}` is one of {contract}"
                 )))
-            }
+            })
         };
         Self::from_subjects(info, Box::new(factory))
     }
@@ -93,10 +95,10 @@ impl Implementation for Builtin {
         &mut self,
         contract: &str,
         args: &Value,
-        _world: &mut dyn WorldHost,
+        world: &mut dyn WorldHost,
     ) -> Result<Reply, ImplError> {
         self.current = None;
-        match (self.factory)(contract, args) {
+        match (self.factory)(contract, args, world)? {
             Ok(subject) => {
                 self.current = Some(subject);
                 Ok(Reply::Returned(Value::Null))

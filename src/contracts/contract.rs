@@ -49,8 +49,13 @@ pub trait Contract: Sync {
     /// Parses and checks a spec file that names this contract.
     fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError>;
 
-    /// A fresh instance of the built-in reference implementation.
-    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply>;
+    /// A fresh instance of the built-in reference implementation, made on the spec's world;
+    /// `Ok(Err)` is its answer when it makes none, `Err` a reference that broke.
+    fn create_builtin(
+        &self,
+        args: &Value,
+        world: &mut dyn crate::model::implementation::WorldHost,
+    ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError>;
 
     /// The catalogue of classic mistakes, each breaking one rule (see `crate::model::mistake`).
     fn mistakes(&self) -> &'static [Mistake];
@@ -69,6 +74,14 @@ pub trait Contract: Sync {
     /// The contract's side of `dlqspec explore`: its scenario generator and crash schedules;
     /// `None` for a contract that has none (it is then never explored).
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
+        None
+    }
+
+    /// For a contract that is an exercise folder, what a shim needs to serve it without
+    /// knowing it (its class, given parts and errors: docs/protocol.md, "Exercises"), sent in
+    /// `hello`; its `new` requests then carry the class and the constructor's parameters.
+    /// `None` for a contract the shims know by name.
+    fn generic(&self) -> Option<Value> {
         None
     }
 

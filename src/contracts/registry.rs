@@ -6,25 +6,65 @@ use serde_json::Value;
 
 use crate::contracts::builtin::{Builtin, Subject};
 use crate::contracts::contract::Contract;
-use crate::model::implementation::{ImplInfo, Reply};
+use crate::model::implementation::{ImplError, ImplInfo, Reply, WorldHost};
 
-pub static CONTRACTS: &[&dyn Contract] = &[&DlqConsumerContract, &OutcomeQueueContract];
+/// The contracts written in Rust.
+pub static BUILT_IN: &[&dyn Contract] = &[&DlqConsumerContract, &OutcomeQueueContract];
+
+/// Every contract: the built-in ones, then the exercise folders registered so far.
+pub fn all() -> Vec<&'static dyn Contract> {
+    let mut all: Vec<&'static dyn Contract> = BUILT_IN.to_vec();
+    all.extend(
+        super::exercise::registered()
+            .into_iter()
+            .map(|c| c as &'static dyn Contract),
+    );
+    all
+}
 
 pub fn find(name: &str) -> Option<&'static dyn Contract> {
-    CONTRACTS.iter().copied().find(|c| c.name() == name)
+    BUILT_IN
+        .iter()
+        .copied()
+        .find(|c| c.name() == name)
+        .or_else(|| super::exercise::find(name).map(|c| c as &'static dyn Contract))
 }
 
 pub(crate) fn names() -> Vec<&'static str> {
-    CONTRACTS.iter().map(|c| c.name()).collect()
+    all().iter().map(|c| c.name()).collect()
+}
+
+pub use super::exercise::Launcher;
+
+/// The file that makes a folder an exercise (`exercise.yaml`).
+pub const EXERCISE_FILE: &str = super::exercise::definition::EXERCISE_FILE;
+
+/// The exercise folder a spec path belongs to: the folder holding `exercise.yaml` at or above it.
+pub fn exercise_folder_of(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    super::exercise::folder_of(path)
+}
+
+/// Reads the exercise folder `folder` and registers it as a contract (`exercise::register`),
+/// its programs started by `launcher`; returns its name.
+pub fn register_exercise(
+    folder: &std::path::Path,
+    launcher: std::sync::Arc<Launcher>,
+) -> Result<&'static str, crate::text::spec_error::SpecError> {
+    let built_in: Vec<&str> = BUILT_IN.iter().map(|c| c.name()).collect();
+    super::exercise::register(folder, launcher, &built_in)
 }
 
 /// The reference subject of the named contract.
-pub(crate) fn reference_subject(contract: &str, args: &Value) -> Result<Box<dyn Subject>, Reply> {
+pub(crate) fn reference_subject(
+    contract: &str,
+    args: &Value,
+    world: &mut dyn WorldHost,
+) -> Result<Result<Box<dyn Subject>, Reply>, ImplError> {
     match find(contract) {
-        Some(contract) => contract.create_builtin(args),
-        None => Err(Reply::Skipped(format!(
+        Some(contract) => contract.create_builtin(args, world),
+        None => Ok(Err(Reply::Skipped(format!(
             "no built-in implementation of `{contract}`"
-        ))),
+        )))),
     }
 }
 

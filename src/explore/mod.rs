@@ -417,14 +417,13 @@ fn smells_of(text: &str) -> Vec<Smell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::CONTRACTS;
 
     fn settings(cases: u64) -> ExploreSettings {
         ExploreSettings {
             seed: 7,
             cases,
             time: None,
-            contracts: CONTRACTS.to_vec(),
+            contracts: crate::contracts::all(),
             shrink_tries: DEFAULT_SHRINK_TRIES,
             tag: None,
         }
@@ -513,7 +512,7 @@ mod tests {
     #[ignore]
     fn detection_statistics() {
         let seeds: Vec<u64> = (1..=12).collect();
-        for contract in CONTRACTS {
+        for contract in crate::contracts::all() {
             for mistake in contract.mistakes() {
                 let mut found = Vec::new();
                 for seed in &seeds {
@@ -522,7 +521,7 @@ mod tests {
                         seed: *seed,
                         cases: 3000,
                         time: None,
-                        contracts: vec![*contract],
+                        contracts: vec![contract],
                         shrink_tries: 0,
                         tag: None,
                     };

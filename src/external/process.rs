@@ -302,7 +302,10 @@ impl Implementation for ExternalImplementation {
         }
         let since = Instant::now();
         match Process::spawn(&self.launch) {
-            Ok(process) => self.starting = Some((process, since)),
+            Ok(mut process) => {
+                process.send_hello();
+                self.starting = Some((process, since));
+            }
             // Told in full by the first call that needs the process, as a failed start is.
             Err(error) => {
                 self.fatal = Some(error);
@@ -353,6 +356,9 @@ impl Implementation for ExternalImplementation {
         let request = Request::New {
             contract: contract.to_owned(),
             args: args.clone(),
+            class: crate::contracts::find(contract)
+                .filter(|c| c.generic().is_some())
+                .map(|c| c.subject().to_owned()),
         };
         match self.exchange(request, &format!("`new {contract}`"), world)? {
             // Its hello said it provides the contract: a class that vanished since is an
@@ -548,6 +554,8 @@ struct Process {
     stderr_done: Receiver<()>,
     seq: u64,
     lines_read: u64,
+    /// Whether `hello` was sent ahead of `greet` (`send_hello`), which then only reads its answer.
+    hello_sent: bool,
     /// Whether it exited before answering `hello`, and whether what it printed on stdout then
     /// said it ran out of memory; lines of that stdout beyond those kept for the report.
     exited_at_start: bool,
@@ -560,7 +568,31 @@ struct Process {
     _boxed: Option<PreparedBox>,
 }
 
+/// The handshake dlqspec opens with: its protocol, and the exercise folders of the run, which
+/// a shim reads before it loads the solution.
+fn hello_request() -> Request {
+    Request::Hello {
+        protocol: PROTOCOL_VERSION,
+        exercises: crate::contracts::all()
+            .into_iter()
+            .filter_map(|c| Some((c.name().to_owned(), c.generic()?)))
+            .collect(),
+    }
+}
+
 impl Process {
+    /// Sends `hello` now, its answer read by `greet`: a process started ahead of its first use
+    /// (`begin_start`) then loads its solution while the run loads its specs, as it did when
+    /// it loaded it before the handshake. One that cannot take it now is sent it by `greet`.
+    fn send_hello(&mut self) {
+        let seq = self.seq + 1;
+        let deadline = Instant::now() + Duration::from_secs(1);
+        if self.send(seq, hello_request(), deadline).is_ok() {
+            self.seq = seq;
+            self.hello_sent = true;
+        }
+    }
+
     fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
         let started = Instant::now();
         let process = Process::spawn(launch)?;
@@ -576,9 +608,7 @@ impl Process {
         let timeout = timeout.max(STARTUP_TIMEOUT);
         let what = "`hello` (the handshake)";
         let reply = process.exchange(
-            Request::Hello {
-                protocol: PROTOCOL_VERSION,
-            },
+            hello_request(),
             what,
             &mut crate::model::implementation::NoWorld,
             timeout,
@@ -779,6 +809,7 @@ impl Process {
             stderr_done: done_rx,
             seq: 0,
             lines_read: 0,
+            hello_sent: false,
             exited_at_start: false,
             stdout_out_of_memory: false,
             startup_lines_dropped: 0,
@@ -831,11 +862,14 @@ impl Process {
         let budget = &mut *spent.budget;
         let deadline = Instant::now() + timeout;
         let takes_output = !matches!(request, Request::Hello { .. });
-        self.seq += 1;
+        let sent = if !takes_output && std::mem::take(&mut self.hello_sent) {
+            request
+        } else {
+            self.seq += 1;
+            self.send(self.seq, request, deadline)
+                .map_err(|broke| broke.writing(&format!("the request {what}")))?
+        };
         let seq = self.seq;
-        let sent = self
-            .send(seq, request, deadline)
-            .map_err(|broke| broke.writing(&format!("the request {what}")))?;
         // What the request foresaw, to check the calls marked foreseen against.
         let foreseen = match sent {
             Request::Call { foresee, .. } => foresee,

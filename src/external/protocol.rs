@@ -26,11 +26,21 @@ pub(crate) struct Outgoing {
 pub(crate) enum Request {
     Hello {
         protocol: u64,
+        /// The exercise folders the run may ask for, by name, each with what a shim needs to
+        /// serve it without knowing it: its class, given parts and errors (docs/protocol.md,
+        /// "Exercises"). Left out when there are none.
+        #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+        exercises: serde_json::Map<String, Value>,
     },
     /// Make a fresh instance of a contract's subject, dropping any earlier one.
     New {
         contract: String,
+        /// For an exercise folder: `{params: [{value: V} | {given: PART}], factory?: NAME}`,
+        /// the constructor's (or the factory's) arguments in order.
         args: Value,
+        /// For an exercise folder, the class to make (`args` then holds its parameters).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
     },
     /// Call a method (snake_case, language-neutral) of the current instance.
     Call {
@@ -477,7 +487,13 @@ mod tests {
     #[test]
     fn requests_are_one_line_with_seq_and_type() {
         assert_eq!(
-            line(Request::Hello { protocol: 1 }, 1),
+            line(
+                Request::Hello {
+                    protocol: 1,
+                    exercises: serde_json::Map::new()
+                },
+                1
+            ),
             "{\"seq\":1,\"type\":\"hello\",\"protocol\":1}\n"
         );
         assert_eq!(
@@ -485,6 +501,7 @@ mod tests {
                 Request::New {
                     contract: "dlq-consumer".into(),
                     args: json!({"max_attempts": 3}),
+                    class: None,
                 },
                 2
             ),

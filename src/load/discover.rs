@@ -286,12 +286,57 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// Whether a file is a spec by its name: `.yaml` or `.yml`.
+/// Whether a file is a spec by its name: `.yaml` or `.yml`, but for an exercise folder's
+/// `exercise.yaml`, which defines the exercise its specs are of.
 pub(crate) fn is_spec(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
-    )
+    ) && path.file_name().and_then(|n| n.to_str()) != Some(EXERCISE_FILE)
+}
+
+use crate::contracts::EXERCISE_FILE;
+
+/// How deep below a folder given `exercise_folders` looks for exercises.
+const EXERCISE_DEPTH: usize = 4;
+
+/// The exercise folders `paths` (specs, or folders of them) belong to or hold: the folder with
+/// an `exercise.yaml` at or above each path, and those below each folder given (a few levels
+/// down, not through links, nor into hidden folders, `node_modules` or `target`), each once,
+/// in the order found.
+pub fn exercise_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut add = |folder: PathBuf| {
+        let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
+        if !found.contains(&folder) {
+            found.push(folder);
+        }
+    };
+    for path in paths {
+        if let Some(folder) = crate::contracts::exercise_folder_of(path) {
+            add(folder);
+        }
+        if !path.is_dir() {
+            continue;
+        }
+        let below = WalkDir::new(path)
+            .max_depth(EXERCISE_DEPTH)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|entry| {
+                let name = entry.file_name().to_string_lossy();
+                entry.depth() == 0
+                    || !(name.starts_with('.') || name == "node_modules" || name == "target")
+            })
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_file() && entry.file_name() == EXERCISE_FILE);
+        for entry in below {
+            if let Some(folder) = entry.path().parent() {
+                add(folder.to_path_buf());
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]

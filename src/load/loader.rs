@@ -198,8 +198,8 @@ fn reword_other_contracts_steps(file: &SourceFile, contract: &dyn Contract, erro
         if !message.ends_with(&expected) {
             return None;
         }
-        let other = contracts::registry::CONTRACTS
-            .iter()
+        let other = crate::contracts::all()
+            .into_iter()
             .find(|other| other.name() != contract.name() && other.step_kinds().contains(&word))?;
         let article = if other.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
             "an"
@@ -219,7 +219,7 @@ fn reword_other_contracts_steps(file: &SourceFile, contract: &dyn Contract, erro
         let rest = message.strip_prefix('`')?;
         let (kind, rest) = rest.split_once("` takes a mapping")?;
         let word = rest.strip_prefix(", not a word: `")?.split('`').next()?;
-        let other = contracts::registry::CONTRACTS.iter().find(|other| {
+        let other = crate::contracts::all().into_iter().find(|other| {
             other.name() != contract.name() && other.step_words(kind).contains(&word)
         })?;
         let article = if other.name().starts_with(['a', 'e', 'i', 'o', 'u']) {

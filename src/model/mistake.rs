@@ -88,11 +88,10 @@ pub(crate) fn expect_eq<T: PartialEq + std::fmt::Debug>(
 
 #[cfg(test)]
 mod tests {
-    use crate::contracts::CONTRACTS;
 
     #[test]
     fn every_catalogue_has_unique_ids_and_a_mistake_for_every_rule() {
-        for contract in CONTRACTS {
+        for contract in crate::contracts::all() {
             let catalogue = contract.mistakes();
             let mut ids: Vec<_> = catalogue.iter().map(|m| m.id).collect();
             ids.sort_unstable();

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::contracts::CONTRACTS;
 use crate::load::loader::LoadedSpec;
 use crate::model::outcome::{ExpectedFailure, Outcome};
 use crate::text::source::{Position, SourceFile, display_path};
@@ -88,7 +87,7 @@ impl KnownFailures {
                     KnownFailureKey::Spec(found)
                 }
                 (None, Some(rule)) => {
-                    let known = CONTRACTS
+                    let known = crate::contracts::all()
                         .iter()
                         .any(|c| c.rules().iter().any(|r| r.id == rule.value));
                     if !known {

@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use crate::contracts::CONTRACTS;
 use crate::external::launch::Target;
 use crate::model::implementation::ImplInfo;
 use crate::model::outcome::Outcome;
@@ -107,7 +106,7 @@ impl Matrix {
     pub(crate) fn build(columns: Vec<Column>, duration: Duration) -> Matrix {
         let specs = spec_list(&columns);
         let mut rows = Vec::new();
-        for contract in CONTRACTS {
+        for contract in crate::contracts::all() {
             let of_contract = specs.iter().any(|s| s.contract == Some(contract.name()));
             if !of_contract {
                 continue;

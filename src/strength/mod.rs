@@ -11,7 +11,6 @@ pub(crate) mod render;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use crate::contracts::CONTRACTS;
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{Contract, RunMode};
 use crate::explore::{self, Finding, Quiet};
@@ -113,7 +112,7 @@ pub(crate) fn measure(settings: &StrengthSettings) -> Result<StrengthReport, Dis
         }
     }
     let workers = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    for contract in CONTRACTS {
+    for contract in crate::contracts::all() {
         let specs: Vec<&(String, LoadedSpec)> = judging
             .iter()
             .filter(|(_, spec)| spec.contract.name() == contract.name())
@@ -126,7 +125,7 @@ pub(crate) fn measure(settings: &StrengthSettings) -> Result<StrengthReport, Dis
         crate::run::parallel::run_in_order(
             catalogue.len(),
             vec![(); workers.min(catalogue.len()).max(1)],
-            &|_, index| judge(*contract, &catalogue[index], &specs, settings),
+            &|_, index| judge(contract, &catalogue[index], &specs, settings),
             &|_| false,
             &mut |_, verdict| mistakes.extend(verdict),
         );

@@ -3,7 +3,6 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use dlqspec::contracts::CONTRACTS;
 use dlqspec::contracts::builtin::Builtin;
 use dlqspec::contracts::contract::RunMode;
 use dlqspec::load::discover;
@@ -91,7 +90,7 @@ fn every_bundled_spec_and_every_starter_is_valid_against_the_schema() {
         let errors = schema_errors(&validator, &text);
         assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
     }
-    for contract in CONTRACTS {
+    for contract in dlqspec::contracts::all() {
         let errors = schema_errors(&validator, &contract.starter("a starter"));
         assert!(
             errors.is_empty(),

@@ -59,8 +59,12 @@ impl Contract for DlqConsumerContract {
         Ok(Box::new(super::loading::load(file)?))
     }
 
-    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
-        Ok(Box::new(DlqConsumer::new(max_attempts_from(args))))
+    fn create_builtin(
+        &self,
+        args: &Value,
+        _world: &mut dyn crate::model::implementation::WorldHost,
+    ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError> {
+        Ok(Ok(Box::new(DlqConsumer::new(max_attempts_from(args)))))
     }
 
     fn takes_world(&self) -> bool {

@@ -50,12 +50,16 @@ impl Contract for OutcomeQueueContract {
     }
 
     /// `RetryQueue(args.max_attempts)` with the raw value; an invalid one raises, as in Python.
-    fn create_builtin(&self, args: &Value) -> Result<Box<dyn Subject>, Reply> {
+    fn create_builtin(
+        &self,
+        args: &Value,
+        _world: &mut dyn crate::model::implementation::WorldHost,
+    ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError> {
         let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
-        match RetryQueue::new(max_attempts) {
+        Ok(match RetryQueue::new(max_attempts) {
             Ok(queue) => Ok(Box::new(queue)),
             Err(raised) => Err(Reply::Raised(raised)),
-        }
+        })
     }
 
     fn mistakes(&self) -> &'static [Mistake] {

@@ -1,0 +1,59 @@
+//! Exercise folders for a command: those its paths belong to or hold, and those `--exercise`
+//! names, each read and registered as a contract before any spec is loaded, its reference and
+//! known mistakes started as programs under the same box as any implementation.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::commands::cli::Cli;
+use crate::external::launch::{Target, Unrunnable};
+use crate::report::{Palette, render};
+use crate::text::spec_error::SpecError;
+
+/// How long an exercise's own programs (its reference, its known mistakes) may take to answer
+/// one request: the author's code, given more than a student's default.
+const PROGRAM_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Registers the exercises of `cli`'s paths and its `--exercise` folders; the broken ones'
+/// errors, each at its `path:line:col`, in one string, when there are any.
+pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
+    let paths: Vec<PathBuf> = cli.command.paths();
+    let mut folders = crate::load::discover::exercise_folders(&paths);
+    for named in &cli.exercise {
+        if !named.join("exercise.yaml").is_file() {
+            return Err(format!(
+                "--exercise {}: no exercise.yaml in that folder (an exercise folder holds exercise.yaml, its reference solution and specs/)",
+                named.display()
+            ));
+        }
+        folders.push(named.clone());
+    }
+    let launcher: Arc<crate::contracts::Launcher> = Arc::new(launch);
+    let mut broken: Vec<SpecError> = Vec::new();
+    for folder in folders {
+        if let Err(error) = crate::contracts::register_exercise(&folder, Arc::clone(&launcher)) {
+            broken.push(error);
+        }
+    }
+    if broken.is_empty() {
+        return Ok(());
+    }
+    Err(broken
+        .iter()
+        .map(|error| render::spec_error(error, palette))
+        .collect())
+}
+
+/// Starts an exercise's program (`--impl` form), within the default limits and box.
+fn launch(target: &str) -> Box<dyn crate::model::implementation::Implementation + Send> {
+    let target = crate::external::launch::parse(target).unwrap_or_else(|why| {
+        Target::Unrunnable(Unrunnable {
+            label: target.to_owned(),
+            teacher: why.clone(),
+            student: why,
+            machine: false,
+        })
+    });
+    target.instantiate(PROGRAM_TIMEOUT)
+}

@@ -1,0 +1,795 @@
+//! An exercise folder's `exercise.yaml`: what a solution defines and what the specs may say,
+//! read and checked with the same errors as a spec (`path:line:col`, a caret, did-you-mean).
+//!
+//! The file is data an author writes by hand: the class and its constructor, each method with
+//! its arguments (and the values explore may draw for them), the state views, the given parts
+//! the world provides, the errors, the rules and what decides each. Nothing here knows any
+//! exercise by name.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::model::mistake::Mistake;
+use crate::model::rule::Rule;
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{SpecError, SpecErrors};
+use crate::text::yaml::{self, Spanned};
+
+/// The file name that makes a folder an exercise.
+pub(crate) const EXERCISE_FILE: &str = "exercise.yaml";
+
+/// The step kinds every exercise's specs have besides its methods, in the order errors list them.
+pub(crate) const ENGINE_STEPS: &[&str] = &["create", "expect", "advance", "restart"];
+
+/// `exercise.yaml` as written.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "ExerciseFile")]
+pub(crate) struct ExerciseFile {
+    /// The exercise's name, as specs write it in `contract:` (lowercase words joined by `-`).
+    pub(crate) exercise: Spanned<String>,
+    /// What the exercise is about, in one line.
+    pub(crate) title: String,
+    /// The class a solution defines, e.g. `BoundedBuffer`.
+    pub(crate) class: Spanned<String>,
+    /// The author's own solution, relative to this folder: a `.py`, `.js`, `.mjs`, `.cjs` or
+    /// `.ts` file, or `cmd:COMMAND LINE` for a program in any language that speaks the protocol.
+    pub(crate) reference: Spanned<String>,
+    /// The constructor: its arguments in the order it takes them, and the errors it may raise.
+    #[serde(default)]
+    pub(crate) create: MethodDecl,
+    /// The methods a spec may call, by their snake_case names (a JavaScript solution's are
+    /// their camelCase spelling).
+    #[serde(default)]
+    pub(crate) methods: IndexMap<String, Spanned<MethodDecl>>,
+    /// The state views: methods without arguments that return plain data, compared by `expect`
+    /// and after every step when a failure is diagnosed.
+    #[serde(default)]
+    pub(crate) views: IndexMap<String, Spanned<ViewDecl>>,
+    /// The given parts the world provides, by name: a clock, a log, a scripted callable.
+    #[serde(default)]
+    pub(crate) given: IndexMap<String, Spanned<GivenDecl>>,
+    /// The errors of the exercise a solution may raise or must recognise, by class name.
+    #[serde(default)]
+    pub(crate) errors: IndexMap<String, Spanned<ErrorDecl>>,
+    /// How a `restart` step makes the new instance from the old one's snapshot; without it a
+    /// restart makes a fresh instance with the last `create`'s arguments.
+    #[serde(default)]
+    pub(crate) restart: Option<Spanned<RestartDecl>>,
+    /// The rules, in the order reports list them.
+    pub(crate) rules: Spanned<Vec<Spanned<RuleDecl>>>,
+}
+
+/// A method (or the constructor): its arguments and what it may raise.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MethodDecl {
+    /// The arguments, in the order the method takes them; a spec names them.
+    #[serde(default)]
+    pub(crate) args: IndexMap<String, Spanned<ArgDecl>>,
+    /// Words a spec may write for a returned value (`none: null`), besides the value itself.
+    #[serde(default)]
+    pub(crate) returns: IndexMap<String, Value>,
+    /// Whether a spec may leave its arguments out from the last one on (the solution's
+    /// defaults apply): the arguments that may be left out.
+    #[serde(default)]
+    pub(crate) optional: Vec<String>,
+}
+
+/// One argument.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ArgDecl {
+    /// The values `explore` draws for it.
+    #[serde(default)]
+    pub(crate) draw: Vec<Value>,
+    /// The given part handed in its place (`given: clock`): a spec does not write it.
+    #[serde(default)]
+    pub(crate) given: Option<Spanned<String>>,
+}
+
+/// One state view.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ViewDecl {
+    /// Whether the view must be a deep copy: a spec may `mutate_VIEW` it, and the instance's
+    /// own state must not change.
+    #[serde(default = "yes")]
+    pub(crate) deep_copy: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What kind of given part the world provides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum GivenKind {
+    /// `now()` and `advance(n)`: the world's time, starting at 0, moved by the specs'
+    /// `advance` steps (or the solution's own calls).
+    Clock,
+    /// `apply(key, value)` records an effect under a key, `entries()` reads them back; a
+    /// spec's `expect` compares each key's effects in the order applied.
+    Log,
+    /// A function whose answer on each call the spec scripts (`script:`): a value, or an error.
+    Callable,
+}
+
+impl GivenKind {
+    /// The methods a part of this kind answers to, as the wire names them (`part.method`).
+    pub(crate) fn methods(self) -> &'static [&'static str] {
+        match self {
+            GivenKind::Clock => &["now", "advance"],
+            GivenKind::Log => &["apply", "entries"],
+            GivenKind::Callable => &[],
+        }
+    }
+}
+
+/// A given part.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GivenDecl {
+    pub(crate) kind: GivenKind,
+    /// The class name a solution's language sees (`Clock`), where the part is an object.
+    #[serde(default)]
+    pub(crate) class: Option<String>,
+}
+
+/// What an error of the exercise is in a solution's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ErrorBase {
+    /// An ordinary error (Python `Exception`, JavaScript `Error`).
+    #[default]
+    Error,
+    /// A crash: Python `BaseException`, so `except Exception` does not catch it.
+    Crash,
+}
+
+/// An error class of the exercise.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErrorDecl {
+    #[serde(default)]
+    pub(crate) base: ErrorBase,
+}
+
+/// How a restart makes an instance from a snapshot.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RestartDecl {
+    /// The method that returns the snapshot (plain data).
+    pub(crate) snapshot: String,
+    /// The class's static factory that makes an instance from it: it takes the snapshot, then
+    /// the constructor's given parts.
+    pub(crate) from: String,
+}
+
+/// A rule as written.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RuleDecl {
+    /// `slug` (the exercise's name is put before it) or `exercise/slug`.
+    pub(crate) id: Spanned<String>,
+    /// What the rule demands, in one line a student reads.
+    pub(crate) says: String,
+    /// What decides the rule: a departure that matches one of these is told as breaking it.
+    #[serde(default)]
+    pub(crate) decides: Vec<Spanned<Pattern>>,
+}
+
+/// A point of a run a rule decides: each key given must match, the most specific rule wins.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Pattern {
+    /// The method called (`create` for the constructor, `restart`).
+    #[serde(default)]
+    pub(crate) call: Option<String>,
+    /// Arguments of the call, by name, with the value they must have.
+    #[serde(default)]
+    pub(crate) args: IndexMap<String, Value>,
+    /// What the reference returned there (`null` too).
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) returns: Option<Value>,
+    /// What the reference raised there: `invalid_argument`, `error`, or an error class.
+    #[serde(default)]
+    pub(crate) raises: Option<String>,
+    /// A state view (or a given part's record) that differs after the call.
+    #[serde(default)]
+    pub(crate) view: Option<String>,
+    /// The view's top-level key that differs.
+    #[serde(default)]
+    pub(crate) key: Option<String>,
+    /// A `mutate_VIEW` step that reached the instance's own state.
+    #[serde(default)]
+    pub(crate) mutate: Option<String>,
+}
+
+/// A key that is written is `Some`, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+impl Pattern {
+    /// How many conditions it sets: the more, the more specific.
+    pub(crate) fn weight(&self) -> usize {
+        usize::from(self.call.is_some())
+            + self.args.len()
+            + usize::from(self.returns.is_some())
+            + usize::from(self.raises.is_some())
+            + usize::from(self.view.is_some())
+            + usize::from(self.key.is_some())
+            + usize::from(self.mutate.is_some())
+    }
+}
+
+/// A method or the constructor, checked: arguments in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Method {
+    pub(crate) name: String,
+    /// Each argument: its name, the given part it is (none for a spec's value), its draws.
+    pub(crate) args: Vec<Arg>,
+    pub(crate) words: IndexMap<String, Value>,
+    pub(crate) optional: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Arg {
+    pub(crate) name: String,
+    pub(crate) given: Option<String>,
+    pub(crate) draw: Vec<Value>,
+}
+
+impl Method {
+    /// The arguments a spec writes (the given parts are the world's).
+    pub(crate) fn written_args(&self) -> impl Iterator<Item = &Arg> {
+        self.args.iter().filter(|arg| arg.given.is_none())
+    }
+}
+
+/// A given part, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct Given {
+    pub(crate) name: String,
+    pub(crate) kind: GivenKind,
+    pub(crate) class: Option<String>,
+}
+
+/// An exercise, checked and ready to serve specs; its names live as long as the program.
+#[derive(Debug)]
+pub(crate) struct Exercise {
+    pub(crate) name: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) class: &'static str,
+    pub(crate) folder: PathBuf,
+    /// The reference as written (`reference.py`, `cmd:...`), relative to `folder`.
+    pub(crate) reference: String,
+    pub(crate) create: Method,
+    pub(crate) methods: IndexMap<String, Method>,
+    pub(crate) views: IndexMap<String, bool>,
+    pub(crate) given: Vec<Given>,
+    pub(crate) errors: IndexMap<String, ErrorBase>,
+    pub(crate) restart: Option<(String, String)>,
+    pub(crate) rules: &'static [Rule],
+    /// What decides each rule: the rule's place in `rules`, and the pattern.
+    pub(crate) decides: Vec<(usize, Pattern)>,
+    pub(crate) step_kinds: &'static [&'static str],
+    /// The lanes an explained run's calls go between: the spec, the class, each given part.
+    pub(crate) lanes: &'static [&'static str],
+    /// The known mistakes (`mistakes/`), each with its solution file, in the same order.
+    pub(crate) mistakes: &'static [Mistake],
+    pub(crate) mistake_files: Vec<PathBuf>,
+}
+
+impl Exercise {
+    /// The reference as an `--impl` value: a path made absolute, or the `cmd:` line.
+    pub(crate) fn reference_target(&self) -> String {
+        program_target(&self.folder, &self.reference)
+    }
+
+    /// The given parts that keep a record `expect` compares (logs, callables).
+    pub(crate) fn recorded_parts(&self) -> impl Iterator<Item = &Given> {
+        self.given
+            .iter()
+            .filter(|g| matches!(g.kind, GivenKind::Log | GivenKind::Callable))
+    }
+
+    /// Whether a spec's `expect` is the one view itself (`expect: {ready: ...}`) rather than
+    /// a mapping of view names: an exercise of one view and no recorded given part.
+    pub(crate) fn inline_expect(&self) -> bool {
+        self.views.len() == 1 && self.recorded_parts().next().is_none()
+    }
+
+    /// The clocks among the given parts.
+    pub(crate) fn clock(&self) -> Option<&Given> {
+        self.given.iter().find(|g| g.kind == GivenKind::Clock)
+    }
+
+    /// The method of this name, the constructor as `create`.
+    pub(crate) fn method(&self, name: &str) -> Option<&Method> {
+        if name == "create" {
+            Some(&self.create)
+        } else {
+            self.methods.get(name)
+        }
+    }
+}
+
+/// A program of an exercise folder as an `--impl` value.
+pub(crate) fn program_target(folder: &Path, written: &str) -> String {
+    if written.starts_with("cmd:") {
+        written.to_owned()
+    } else {
+        folder.join(written).display().to_string()
+    }
+}
+
+fn qualified(exercise: &str, slug: &str) -> String {
+    if slug.contains('/') {
+        slug.to_owned()
+    } else {
+        format!("{exercise}/{slug}")
+    }
+}
+
+fn leak(text: String) -> &'static str {
+    Box::leak(text.into_boxed_str())
+}
+
+/// Reads and checks `exercise.yaml` in `folder`, with its known mistakes; every error of the
+/// file at once.
+pub(crate) fn read(folder: &Path) -> Result<Exercise, SpecError> {
+    let path = folder.join(EXERCISE_FILE);
+    let file = SourceFile::read(&path).map_err(|error| {
+        SpecError::at(
+            &SourceFile::from_text(&path, ""),
+            Position::new(1, 1),
+            crate::text::spec_error::SpecErrorKind::Unreadable,
+            format!("cannot read the exercise: {error}"),
+        )
+    })?;
+    let decl: ExerciseFile = match yaml::parse_recovering::<ExerciseFile>(&file) {
+        Ok(decl) => decl,
+        Err(broken) => return Err(broken.checked(|_, _| Ok::<(), SpecError>(()))),
+    };
+    check(folder, &file, decl)
+}
+
+/// The checks YAML's shape cannot make.
+pub(crate) fn check(
+    folder: &Path,
+    file: &SourceFile,
+    decl: ExerciseFile,
+) -> Result<Exercise, SpecError> {
+    let mut errors = SpecErrors::default();
+    let invalid = |at: Position, message: String| SpecError::invalid(file, at, message);
+    let name = decl.exercise.value.clone();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        errors.push(invalid(
+            yaml::at(&decl.exercise),
+            format!("`exercise` is the name specs write in `contract:`: lowercase letters, digits and `-`, not `{name}`"),
+        ));
+    }
+    if !is_identifier(&decl.class.value) {
+        errors.push(invalid(
+            yaml::at(&decl.class),
+            format!(
+                "`class` is a class name a solution defines, such as `BoundedBuffer`, not `{}`",
+                decl.class.value
+            ),
+        ));
+    }
+    if decl.reference.value.trim().is_empty() {
+        errors.push(invalid(
+            yaml::at(&decl.reference),
+            "`reference` names the author's solution: a file in this folder (`reference.py`) or `cmd:COMMAND LINE`".into(),
+        ));
+    } else if !decl.reference.value.starts_with("cmd:")
+        && !folder.join(&decl.reference.value).is_file()
+    {
+        errors.push(invalid(
+            yaml::at(&decl.reference),
+            format!(
+                "the reference `{}` is not a file in {}: write the path of the author's solution, relative to this folder",
+                decl.reference.value,
+                folder.display()
+            ),
+        ));
+    }
+
+    let given: Vec<Given> = decl
+        .given
+        .iter()
+        .map(|(part, spanned)| {
+            if !is_identifier(part) {
+                errors.push(invalid(
+                    yaml::at(spanned),
+                    format!("a given part's name is a word a solution's argument could be called (`clock`), not `{part}`"),
+                ));
+            }
+            Given {
+                name: part.clone(),
+                kind: spanned.value.kind,
+                class: spanned.value.class.clone(),
+            }
+        })
+        .collect();
+    let part_names: Vec<&str> = given.iter().map(|g| g.name.as_str()).collect();
+    let method = |name: &str, decl: &MethodDecl, errors: &mut SpecErrors| -> Method {
+        let args = decl
+            .args
+            .iter()
+            .map(|(arg, spanned)| {
+                let given = spanned.value.given.as_ref().map(|g| {
+                    if !part_names.contains(&g.value.as_str()) {
+                        errors.push(invalid(
+                            yaml::at(g),
+                            format!(
+                                "`{}` is not a given part{}; the given parts are {}",
+                                g.value,
+                                crate::text::suggest::hint(&g.value, &part_names),
+                                listed(&part_names)
+                            ),
+                        ));
+                    }
+                    g.value.clone()
+                });
+                Arg {
+                    name: arg.clone(),
+                    given,
+                    draw: spanned.value.draw.clone(),
+                }
+            })
+            .collect::<Vec<_>>();
+        for optional in &decl.optional {
+            if !args.iter().any(|a| &a.name == optional) {
+                errors.push(invalid(
+                    Position::new(1, 1),
+                    format!(
+                        "`{name}`'s optional argument `{optional}` is not one of its arguments"
+                    ),
+                ));
+            }
+        }
+        Method {
+            name: name.to_owned(),
+            args,
+            words: decl.returns.clone(),
+            optional: decl.optional.clone(),
+        }
+    };
+    let create = method("create", &decl.create, &mut errors);
+    let mut methods = IndexMap::new();
+    for (name, spanned) in &decl.methods {
+        if !is_identifier(name)
+            || ENGINE_STEPS.contains(&name.as_str())
+            || name.starts_with("mutate_")
+        {
+            errors.push(invalid(
+                yaml::at(spanned),
+                format!("`{name}` cannot be a method's name here: a spec's steps `create`, `expect`, `advance`, `restart` and `mutate_VIEW` are the engine's"),
+            ));
+        }
+        if let Some((arg, _)) = spanned
+            .value
+            .args
+            .iter()
+            .find(|(_, a)| a.value.given.is_some())
+        {
+            errors.push(invalid(
+                yaml::at(spanned),
+                format!("`{name}`'s argument `{arg}` is a given part: given parts are handed to the constructor (`create`), which keeps them"),
+            ));
+        }
+        methods.insert(name.clone(), method(name, &spanned.value, &mut errors));
+    }
+    let views: IndexMap<String, bool> = decl
+        .views
+        .iter()
+        .map(|(view, spanned)| (view.clone(), spanned.value.deep_copy))
+        .collect();
+    let restart = decl
+        .restart
+        .as_ref()
+        .map(|r| (r.value.snapshot.clone(), r.value.from.clone()));
+
+    // Rules and what decides them.
+    let mut rules = Vec::new();
+    let mut decides = Vec::new();
+    let method_names: Vec<&str> = std::iter::once("create")
+        .chain(["restart"])
+        .chain(methods.keys().map(String::as_str))
+        .collect();
+    let record_names: Vec<&str> = views
+        .keys()
+        .map(String::as_str)
+        .chain(
+            given
+                .iter()
+                .filter(|g| g.kind != GivenKind::Clock)
+                .map(|g| g.name.as_str()),
+        )
+        .collect();
+    if decl.rules.value.is_empty() {
+        errors.push(invalid(
+            yaml::at(&decl.rules),
+            "`rules` is empty: an exercise states at least one rule its specs check".into(),
+        ));
+    }
+    for (index, rule) in decl.rules.value.iter().enumerate() {
+        let id = qualified(&name, &rule.value.id.value);
+        if rules.iter().any(|r: &Rule| r.id == id) {
+            errors.push(invalid(
+                yaml::at(&rule.value.id),
+                format!("the rule `{id}` is stated twice"),
+            ));
+        }
+        for pattern in &rule.value.decides {
+            let p = &pattern.value;
+            if let Some(call) = &p.call
+                && !method_names.contains(&call.as_str())
+            {
+                errors.push(invalid(
+                    yaml::at(pattern),
+                    format!(
+                        "`{call}` is not a method{}; expected one of {}",
+                        crate::text::suggest::hint(call, &method_names),
+                        method_names.join(", ")
+                    ),
+                ));
+            }
+            for view in p.view.iter().chain(&p.mutate) {
+                if !record_names.contains(&view.as_str()) {
+                    errors.push(invalid(
+                        yaml::at(pattern),
+                        format!(
+                            "`{view}` is not a state view{}; expected one of {}",
+                            crate::text::suggest::hint(view, &record_names),
+                            listed(&record_names)
+                        ),
+                    ));
+                }
+            }
+            if p.weight() == 0 {
+                errors.push(invalid(
+                    yaml::at(pattern),
+                    "an empty pattern decides everything: give at least `call`, `view` or `mutate`"
+                        .into(),
+                ));
+            }
+            decides.push((index, p.clone()));
+        }
+        rules.push(Rule {
+            id: leak(id),
+            statement: leak(rule.value.says.clone()),
+        });
+    }
+    let rules: &'static [Rule] = Box::leak(rules.into_boxed_slice());
+
+    let mut step_kinds: Vec<&'static str> = vec!["create"];
+    step_kinds.extend(methods.keys().map(|m| leak(m.clone())));
+    step_kinds.extend(
+        views
+            .keys()
+            .filter(|v| views[*v])
+            .map(|v| leak(format!("mutate_{v}"))),
+    );
+    if given.iter().any(|g| g.kind == GivenKind::Clock) {
+        step_kinds.push("advance");
+    }
+    step_kinds.push("restart");
+    step_kinds.push("expect");
+
+    let mut lanes: Vec<&'static str> = vec!["test", leak(decl.class.value.clone())];
+    lanes.extend(given.iter().map(|g| leak(g.name.clone())));
+    let lanes: &'static [&'static str] = Box::leak(lanes.into_boxed_slice());
+
+    let (mistakes, mistake_files) = match read_mistakes(folder, &name, rules) {
+        Ok(found) => found,
+        Err(error) => {
+            errors.push(error);
+            (&[][..], Vec::new())
+        }
+    };
+    errors.check()?;
+    Ok(Exercise {
+        name: leak(name),
+        title: leak(decl.title),
+        class: leak(decl.class.value),
+        folder: folder.to_path_buf(),
+        reference: decl.reference.value,
+        create,
+        methods,
+        views,
+        given,
+        errors: decl
+            .errors
+            .into_iter()
+            .map(|(class, decl)| (class, decl.value.base))
+            .collect(),
+        restart,
+        rules,
+        decides,
+        step_kinds: Box::leak(step_kinds.into_boxed_slice()),
+        lanes,
+        mistakes,
+        mistake_files,
+    })
+}
+
+/// The known mistakes of `folder/mistakes/`: each file one mistake, its first line a comment
+/// `breaks RULE: what the student reads`.
+fn read_mistakes(
+    folder: &Path,
+    exercise: &str,
+    rules: &'static [Rule],
+) -> Result<(&'static [Mistake], Vec<PathBuf>), SpecError> {
+    let dir = folder.join("mistakes");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok((&[], Vec::new()));
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    let mut mistakes = Vec::new();
+    let mut files = Vec::new();
+    let mut errors = SpecErrors::default();
+    for path in paths {
+        let file = match SourceFile::read(&path) {
+            Ok(file) => file,
+            Err(error) => {
+                errors.push(SpecError::invalid(
+                    &SourceFile::from_text(&path, ""),
+                    Position::new(1, 1),
+                    format!("cannot read the known mistake: {error}"),
+                ));
+                continue;
+            }
+        };
+        let first = file.text.lines().next().unwrap_or_default();
+        let words = first.trim_start_matches(['#', '/', ' ', '*', '-']).trim();
+        let Some((rule, what)) = words
+            .strip_prefix("breaks ")
+            .and_then(|rest| rest.split_once(':'))
+        else {
+            errors.push(SpecError::invalid(
+                &file,
+                Position::new(1, 1),
+                "a known mistake's first line is a comment `breaks RULE: what the student reads`, e.g. `# breaks put-until-full: put accepts an item when the buffer is full`",
+            ));
+            continue;
+        };
+        let id = qualified(exercise, rule.trim());
+        let Some(rule) = rules.iter().find(|r| r.id == id) else {
+            let ids: Vec<&str> = rules.iter().map(|r| r.id).collect();
+            errors.push(SpecError::invalid(
+                &file,
+                Position::new(1, 1),
+                format!(
+                    "`{id}` is not a rule of the exercise{}; expected one of {}",
+                    crate::text::suggest::hint(&id, &ids),
+                    ids.join(", ")
+                ),
+            ));
+            continue;
+        };
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        mistakes.push(Mistake {
+            id: leak(stem),
+            rule,
+            what: leak(what.trim().to_owned()),
+        });
+        files.push(path);
+    }
+    errors.check()?;
+    Ok((Box::leak(mistakes.into_boxed_slice()), files))
+}
+
+fn is_identifier(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn listed(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// A point of a run, as `decides` patterns match it: the call made there, what the reference
+/// answered (or the spec pins), and which view or record differs after it.
+#[derive(Debug, Default)]
+pub(crate) struct Point<'p> {
+    pub(crate) call: Option<&'p str>,
+    pub(crate) args: Option<&'p serde_json::Map<String, Value>>,
+    pub(crate) returns: Option<&'p Value>,
+    /// The error raised there, as a spec names it (`invalid_argument`, `error`) and its class.
+    pub(crate) raises: Option<(&'p str, Option<&'p crate::model::implementation::Raised>)>,
+    pub(crate) view: Option<&'p str>,
+    pub(crate) key: Option<&'p str>,
+    pub(crate) mutate: Option<&'p str>,
+}
+
+impl Pattern {
+    /// Whether every condition the pattern sets holds at `point`.
+    pub(crate) fn matches(&self, point: &Point) -> bool {
+        let same = |want: &Option<String>, got: Option<&str>| {
+            want.as_deref().is_none_or(|want| Some(want) == got)
+        };
+        same(&self.call, point.call)
+            && same(&self.view, point.view)
+            && same(&self.key, point.key)
+            && same(&self.mutate, point.mutate)
+            && self
+                .args
+                .iter()
+                .all(|(name, value)| point.args.and_then(|args| args.get(name)) == Some(value))
+            && self
+                .returns
+                .as_ref()
+                .is_none_or(|want| point.returns == Some(want))
+            && self
+                .raises
+                .as_deref()
+                .is_none_or(|want| match point.raises {
+                    None => false,
+                    Some((written, raised)) => {
+                        written == want
+                            || (want == "error" && written != "crash")
+                            || raised.is_some_and(|raised| raised.is_a(want))
+                    }
+                })
+    }
+}
+
+impl Exercise {
+    /// The rule that decides `point`: of the patterns that match it, the most specific, the
+    /// first written among equals.
+    pub(crate) fn rule_at(&self, point: &Point) -> Option<&'static Rule> {
+        let mut best: Option<(usize, usize)> = None;
+        for (rule, pattern) in &self.decides {
+            if pattern.matches(point) {
+                let weight = pattern.weight();
+                if best.is_none_or(|(_, w)| weight > w) {
+                    best = Some((*rule, weight));
+                }
+            }
+        }
+        best.map(|(rule, _)| &self.rules[rule])
+    }
+}
+
+/// How a spec names a raised error: its kind's word.
+pub(crate) fn raised_word(raised: &crate::model::implementation::Raised) -> &'static str {
+    match raised.kind {
+        crate::model::implementation::RaisedKind::InvalidArgument => "invalid_argument",
+        crate::model::implementation::RaisedKind::Crash => "crash",
+        crate::model::implementation::RaisedKind::Error => "error",
+    }
+}

@@ -1,0 +1,240 @@
+//! Where a failing run of an exercise departs from its reference: the first step whose call
+//! answers otherwise, or after which a state view or a given part's record differs, told in
+//! the spec's own values, with the rule `exercise.yaml` says decides that point, and the known
+//! mistakes that depart there the same way.
+
+use serde_json::Value;
+
+use super::definition::{Point, raised_word};
+use super::scenario::{ExerciseScenario, Mark};
+use crate::contracts::contract::RunMode;
+use crate::model::cause::{Departure, Ids};
+use crate::model::implementation::{Implementation, Reply};
+use crate::model::mistake::Mistake;
+use crate::text::truncate;
+use crate::text::yaml;
+
+/// Where one run's marks first part from another's.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Parting {
+    /// The mark of the step where they part, in the run compared.
+    step: usize,
+    call: String,
+    /// The view or record that differs after it; `None` when the answer differs.
+    view: Option<(String, Option<String>)>,
+    /// The shape of the difference, without the spec's values: what one mistake shares.
+    shape: String,
+}
+
+/// The first point where `ours` parts from `theirs` (the reference's marks).
+pub(crate) fn parting(theirs: &[Mark], ours: &[Mark]) -> Option<(Parting, usize)> {
+    for (at, (their, our)) in theirs.iter().zip(ours).enumerate() {
+        if their.call != our.call {
+            return None;
+        }
+        if !same_answer(their.reply.as_ref(), our.reply.as_ref()) {
+            let mut parting = Parting {
+                step: our.step,
+                call: our.call.clone(),
+                view: None,
+                shape: String::new(),
+            };
+            parting.shape = words(&parting, their, our, &mut Ids::shaped());
+            return Some((parting, at));
+        }
+        for (name, value) in &their.after {
+            let mine = our.after.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+            if mine != Some(value) {
+                let key = first_key(value, mine);
+                let mut parting = Parting {
+                    step: our.step,
+                    call: our.call.clone(),
+                    view: Some((name.clone(), key)),
+                    shape: String::new(),
+                };
+                parting.shape = words(&parting, their, our, &mut Ids::shaped());
+                return Some((parting, at));
+            }
+        }
+    }
+    None
+}
+
+/// The departure of a run whose marks are `ours` from the reference's on `scenario`; `None`
+/// when the runs part nowhere the marks see.
+pub(crate) fn find(
+    scenario: &ExerciseScenario,
+    ours: &[Mark],
+    reference: &mut dyn Implementation,
+    mistaken: &mut dyn FnMut(&Mistake) -> Option<Vec<Mark>>,
+) -> Option<Departure> {
+    reference.begin_spec().ok()?;
+    let (_, theirs) = scenario.play(reference, RunMode::Record, true);
+    let (parting, at) = parting(&theirs, ours)?;
+    let (their, our) = (&theirs[at], &ours[at]);
+    let exercise = scenario.exercise;
+    let raised = their.reply.as_ref().and_then(|reply| match reply {
+        Reply::Raised(raised) => Some(raised.clone()),
+        _ => None,
+    });
+    let returns = match their.reply.as_ref() {
+        Some(Reply::Returned(value)) => Some(value.clone()),
+        _ => None,
+    };
+    let (view, key) = match &parting.view {
+        Some((view, key)) => (Some(view.as_str()), key.as_deref()),
+        None => (None, None),
+    };
+    let mutate = parting.call.strip_prefix("mutate_");
+    let point = Point {
+        call: Some(parting.call.as_str()),
+        args: Some(&our.args),
+        returns: returns.as_ref(),
+        raises: raised.as_ref().map(|r| (raised_word(r), Some(r))),
+        view,
+        key,
+        mutate,
+    };
+    let rule = exercise.rule_at(&point);
+    let placed = scenario.loaded.steps.get(parting.step);
+    let step = match placed {
+        Some(placed) => format!(
+            "step {} `{}`",
+            parting.step + 1,
+            truncate::line(&placed.written, 120)
+        ),
+        None => "the final expect".to_owned(),
+    };
+    let told = format!(
+        "at {step}: {}",
+        words(&parting, their, our, &mut Ids::told())
+    );
+    let mut mistakes: Vec<&'static Mistake> = exercise
+        .mistakes
+        .iter()
+        .filter(|mistake| {
+            mistaken(mistake).is_some_and(|marks| {
+                parting_of(&theirs, &marks).is_some_and(|theirs| {
+                    theirs.shape == parting.shape && theirs.step == parting.step
+                })
+            })
+        })
+        .collect();
+    // Those breaking the rule found first.
+    mistakes.sort_by_key(|m| rule.is_none_or(|r| m.rule.id != r.id));
+    let our_raised = match our.reply.as_ref() {
+        Some(Reply::Raised(raised)) => Some(raised.clone()),
+        _ => None,
+    };
+    Some(Departure {
+        rule,
+        told,
+        key: parting.shape.clone(),
+        shape: parting.shape,
+        mistakes,
+        raised: our_raised,
+    })
+}
+
+fn parting_of(theirs: &[Mark], ours: &[Mark]) -> Option<Parting> {
+    parting(theirs, ours).map(|(parting, _)| parting)
+}
+
+/// Whether two answers are the same as far as the contract goes: the same value returned, or
+/// an error of the same kind and class (a Python `ValueError` and a JavaScript `RangeError`
+/// are both `invalid_argument`).
+fn same_answer(one: Option<&Reply>, other: Option<&Reply>) -> bool {
+    match (one, other) {
+        (Some(Reply::Raised(a)), Some(Reply::Raised(b))) => {
+            a.kind == b.kind
+                && (raised_word(a) == "invalid_argument" || a.class == b.class || b.is_a(&a.class))
+        }
+        // A constructor's or a view's `undefined` is as good as `null` only where nothing is
+        // pinned; answers compared here are pinned by the reference.
+        (a, b) => a == b,
+    }
+}
+
+/// The parting in words, each value as `ids` names it: as it is (`told`), or its strings and
+/// numbers as placeholders (`shaped`), so that one mistake met with other values reads the same.
+fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
+    match &parting.view {
+        None => format!(
+            "{}: the reference {}; yours {}",
+            parting.call,
+            answer(their.reply.as_ref(), ids),
+            answer(our.reply.as_ref(), ids)
+        ),
+        Some((view, key)) => {
+            let pick = |mark: &Mark| {
+                let value = mark.after.iter().find(|(n, _)| n == view).map(|(_, v)| v);
+                match (value, key) {
+                    (Some(Value::Object(fields)), Some(key)) => fields.get(key).cloned(),
+                    (value, _) => value.cloned(),
+                }
+            };
+            let name = match key {
+                Some(key) => format!("{view}.{key}"),
+                None => view.clone(),
+            };
+            format!(
+                "after {}, {name} is {} in the reference; yours is {}",
+                parting.call,
+                shown(pick(their).as_ref(), ids),
+                shown(pick(our).as_ref(), ids)
+            )
+        }
+    }
+}
+
+fn answer(reply: Option<&Reply>, ids: &mut Ids) -> String {
+    match reply {
+        None => "makes no call".to_owned(),
+        Some(Reply::Returned(value)) => format!("returns {}", shown(Some(value), ids)),
+        Some(Reply::Undefined) => "returns undefined".to_owned(),
+        Some(Reply::Raised(raised)) => format!("raises {}", ids.raised(raised)),
+        Some(Reply::Skipped(_)) => "is skipped".to_owned(),
+    }
+}
+
+/// A value in a departure: strings through `ids`, numbers as they are or `N`, long lists cut.
+fn shown(value: Option<&Value>, ids: &mut Ids) -> String {
+    fn walk(value: &Value, ids: &mut Ids, budget: &mut usize) -> String {
+        if *budget == 0 {
+            return "…".to_owned();
+        }
+        *budget -= 1;
+        match value {
+            Value::String(text) => yaml::flow(&Value::String(ids.id(text))),
+            Value::Number(n) => ids.value(n, "N"),
+            Value::Array(items) => {
+                let shown: Vec<String> = items.iter().map(|i| walk(i, ids, budget)).collect();
+                format!("[{}]", shown.join(", "))
+            }
+            Value::Object(fields) => {
+                let shown: Vec<String> = fields
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", walk(v, ids, budget)))
+                    .collect();
+                format!("{{{}}}", shown.join(", "))
+            }
+            other => other.to_string(),
+        }
+    }
+    match value {
+        Some(value) => truncate::line(&walk(value, ids, &mut 64), 300),
+        None => "nothing".to_owned(),
+    }
+}
+
+/// The first top-level key whose values differ, for a view that is a mapping.
+fn first_key(theirs: &Value, ours: Option<&Value>) -> Option<String> {
+    let (Value::Object(theirs), Some(Value::Object(ours))) = (theirs, ours) else {
+        return None;
+    };
+    theirs
+        .iter()
+        .find(|(key, value)| ours.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+        .or_else(|| ours.keys().find(|k| !theirs.contains_key(*k)).cloned())
+}

@@ -1,0 +1,445 @@
+//! Exercises as folders: `exercise.yaml`, a reference solution in the author's own language,
+//! specs and known mistakes, served by one machinery whatever the exercise. Nothing here
+//! names an exercise: each is read from its folder at run time and registered
+//! (`registry::register`), after which every command treats it as any other contract.
+
+pub(crate) mod definition;
+pub(crate) mod departure;
+pub(crate) mod programs;
+pub(crate) mod scenario;
+pub(crate) mod vocabulary;
+pub(crate) mod world;
+
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use self::definition::Exercise;
+use self::programs::Pool;
+use self::scenario::ExerciseScenario;
+use crate::contracts::builtin::{Builtin, Subject};
+use crate::contracts::contract::{Contract, RunMode, Scenario, ScenarioRun, Smell, SpecHeader};
+use crate::model::cause::Departure;
+use crate::model::implementation::{ImplError, ImplInfo, Implementation, Reply, WorldHost};
+use crate::model::mistake::Mistake;
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
+use crate::text::source::SourceFile;
+use crate::text::spec_error::SpecError;
+
+pub use self::programs::Launcher;
+
+/// An exercise folder as a contract: its definition, and the pools of its programs.
+pub(crate) struct ExerciseContract {
+    pub(crate) exercise: Exercise,
+    reference: Pool,
+    mistakes: Vec<Pool>,
+}
+
+impl std::fmt::Debug for ExerciseContract {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExerciseContract")
+            .field("exercise", &self.exercise.name)
+            .finish()
+    }
+}
+
+/// The exercises read so far, in the order they were registered.
+static REGISTERED: RwLock<Vec<&'static ExerciseContract>> = RwLock::new(Vec::new());
+
+/// Reads the exercise of `folder` (its `exercise.yaml`) and registers it, its programs to be
+/// started by `launcher`; returns its name. The contract lives as long as the program, as the
+/// built-in ones do. A folder registered already is not read again; another folder of the
+/// same name, or one named as a built-in contract, is an error.
+pub(crate) fn register(
+    folder: &Path,
+    launcher: Arc<Launcher>,
+    built_in: &[&str],
+) -> Result<&'static str, SpecError> {
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    if let Some(known) = registered()
+        .into_iter()
+        .find(|c| c.exercise.folder == folder)
+    {
+        return Ok(known.exercise.name);
+    }
+    let exercise = definition::read(&folder)?;
+    let clash = |other: String| {
+        SpecError::invalid(
+            &SourceFile::from_text(folder.join(definition::EXERCISE_FILE), ""),
+            crate::text::source::Position::new(1, 1),
+            format!(
+                "the exercise is named `{}`, as {other}: give one of them another name",
+                exercise.name
+            ),
+        )
+    };
+    if built_in.contains(&exercise.name) {
+        return Err(clash("a contract built into dlqspec".to_owned()));
+    }
+    if let Some(other) = find(exercise.name) {
+        return Err(clash(format!(
+            "the exercise in {}",
+            other.exercise.folder.display()
+        )));
+    }
+    let reference = Pool::new(exercise.reference_target(), Arc::clone(&launcher));
+    let mistakes = exercise
+        .mistake_files
+        .iter()
+        .map(|file| Pool::new(file.display().to_string(), Arc::clone(&launcher)))
+        .collect();
+    let contract: &'static ExerciseContract = Box::leak(Box::new(ExerciseContract {
+        exercise,
+        reference,
+        mistakes,
+    }));
+    if let Ok(mut all) = REGISTERED.write() {
+        all.push(contract);
+    }
+    Ok(contract.exercise.name)
+}
+
+/// The exercises registered, in order.
+pub(crate) fn registered() -> Vec<&'static ExerciseContract> {
+    REGISTERED.read().map(|all| all.clone()).unwrap_or_default()
+}
+
+/// The registered exercise named `name`.
+pub(crate) fn find(name: &str) -> Option<&'static ExerciseContract> {
+    registered().into_iter().find(|c| c.exercise.name == name)
+}
+
+/// Where an exercise folder is for `path` (a spec, or a folder of specs): the folder holding
+/// `exercise.yaml` at `path` or above it.
+pub(crate) fn folder_of(path: &Path) -> Option<std::path::PathBuf> {
+    let start = if path.is_dir() { path } else { path.parent()? };
+    let start = std::fs::canonicalize(start).ok()?;
+    start
+        .ancestors()
+        .find(|dir| dir.join(definition::EXERCISE_FILE).is_file())
+        .map(Path::to_path_buf)
+}
+
+impl ExerciseContract {
+    /// The reference as an implementation, a process of the pool lent to each instance.
+    fn reference(&'static self) -> Builtin {
+        self.reference.builtin(ImplInfo {
+            label: format!("reference of {}", self.exercise.name),
+            language: "reference".into(),
+            is_reference: true,
+        })
+    }
+}
+
+impl Contract for ExerciseContract {
+    fn name(&self) -> &'static str {
+        self.exercise.name
+    }
+
+    fn title(&self) -> &'static str {
+        self.exercise.title
+    }
+
+    fn subject(&self) -> &'static str {
+        self.exercise.class
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        self.exercise.rules
+    }
+
+    fn lanes(&self) -> &'static [&'static str] {
+        self.exercise.lanes
+    }
+
+    fn step_kinds(&self) -> &'static [&'static str] {
+        self.exercise.step_kinds
+    }
+
+    fn load(&self, file: &SourceFile) -> Result<Box<dyn Scenario>, SpecError> {
+        let loaded = vocabulary::load(&self.exercise, file)?;
+        // Contracts live as long as the program (`read` leaks them), so a scenario may keep one.
+        let this: &'static ExerciseContract = find(self.name()).ok_or_else(|| {
+            SpecError::invalid(
+                file,
+                crate::text::source::Position::new(1, 1),
+                format!("the exercise `{}` is not registered", self.name()),
+            )
+        })?;
+        Ok(Box::new(Checked {
+            contract: this,
+            scenario: ExerciseScenario {
+                exercise: &this.exercise,
+                file: file.clone(),
+                loaded,
+            },
+        }))
+    }
+
+    fn create_builtin(
+        &self,
+        args: &Value,
+        world: &mut dyn WorldHost,
+    ) -> Result<Result<Box<dyn Subject>, Reply>, ImplError> {
+        let Some(this) = find(self.name()) else {
+            return Ok(Err(Reply::Skipped(format!(
+                "the exercise `{}` is not registered",
+                self.name()
+            ))));
+        };
+        let mut reference = this.reference();
+        Ok(match reference.create(self.name(), args, world)? {
+            Reply::Returned(_) | Reply::Undefined => Ok(Box::new(Held(reference))),
+            other => Err(other),
+        })
+    }
+
+    fn mistakes(&self) -> &'static [Mistake] {
+        self.exercise.mistakes
+    }
+
+    fn mistaken(&self, id: &str) -> Option<Builtin> {
+        let this = find(self.name())?;
+        let at = this.exercise.mistakes.iter().position(|m| m.id == id)?;
+        Some(this.mistakes[at].builtin(ImplInfo {
+            label: format!("known mistake `{id}`"),
+            language: "reference".into(),
+            is_reference: false,
+        }))
+    }
+
+    fn schema(&self, _generator: &mut SchemaGenerator) -> Schema {
+        schema(&self.exercise)
+    }
+
+    fn starter(&self, name: &str) -> String {
+        starter(&self.exercise, name)
+    }
+
+    fn generic(&self) -> Option<Value> {
+        Some(protocol_description(&self.exercise))
+    }
+}
+
+/// An instance of the reference made through the contract (`create_builtin`): the reference
+/// implementation itself, whose `call`s go to its instance.
+struct Held(Builtin);
+
+impl Subject for Held {
+    fn call(
+        &mut self,
+        method: &str,
+        args: &[Value],
+        world: &mut dyn WorldHost,
+    ) -> Result<Reply, ImplError> {
+        self.0.call(method, args, world)
+    }
+}
+
+/// A loaded spec of an exercise behind `Scenario`.
+struct Checked {
+    contract: &'static ExerciseContract,
+    scenario: ExerciseScenario,
+}
+
+impl Scenario for Checked {
+    fn header(&self) -> &SpecHeader {
+        &self.scenario.loaded.header
+    }
+
+    fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
+        self.scenario.play(implementation, mode, false).0
+    }
+
+    fn diagnose(
+        &self,
+        implementation: &mut dyn Implementation,
+        mode: RunMode,
+    ) -> (ScenarioRun, Option<Departure>) {
+        let (run, marks) = self.scenario.play(implementation, mode, true);
+        if !matches!(run.outcome, Outcome::Mismatch(_)) {
+            return (run, None);
+        }
+        let mut reference = self.contract.reference();
+        let mut mistaken = |mistake: &Mistake| {
+            let mut builtin = self.contract.mistaken(mistake.id)?;
+            builtin.begin_spec().ok()?;
+            Some(self.scenario.play(&mut builtin, RunMode::Record, true).1)
+        };
+        let departure = departure::find(&self.scenario, &marks, &mut reference, &mut mistaken);
+        (run, departure)
+    }
+
+    fn smells(
+        &self,
+        implementation: &mut dyn Implementation,
+    ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
+        let (run, _) = self.scenario.play(implementation, RunMode::Record, false);
+        match run.outcome {
+            Outcome::Passed | Outcome::Mismatch(_) => Ok((Vec::new(), run)),
+            cut_short => Err(cut_short),
+        }
+    }
+}
+
+/// What a shim needs to serve the exercise without knowing it: the class, the given parts
+/// (each with its wire methods) and the errors (docs/protocol.md, "Exercises").
+fn protocol_description(exercise: &Exercise) -> Value {
+    let parts: Map<String, Value> = exercise
+        .given
+        .iter()
+        .map(|part| {
+            (
+                part.name.clone(),
+                json!({
+                    "class": part.class,
+                    "callable": part.kind == definition::GivenKind::Callable,
+                    "methods": part.kind.methods(),
+                }),
+            )
+        })
+        .collect();
+    let errors: Map<String, Value> = exercise
+        .errors
+        .iter()
+        .map(|(class, base)| {
+            (
+                class.clone(),
+                json!({ "base": match base { definition::ErrorBase::Crash => "crash", definition::ErrorBase::Error => "error" } }),
+            )
+        })
+        .collect();
+    json!({ "class": exercise.class, "given": parts, "errors": errors })
+}
+
+/// The JSON Schema of a spec of `exercise`, derived from its `exercise.yaml`.
+fn schema(exercise: &Exercise) -> Schema {
+    let call = |method: &definition::Method| {
+        let mut properties = Map::new();
+        for arg in method.written_args() {
+            let mut arg_schema = Map::new();
+            if !arg.draw.is_empty() {
+                arg_schema.insert("examples".into(), Value::Array(arg.draw.clone()));
+            }
+            properties.insert(arg.name.clone(), Value::Object(arg_schema));
+        }
+        properties.insert(
+            "returns".into(),
+            json!({ "description": "what the call must return" }),
+        );
+        properties.insert(
+            "raises".into(),
+            json!({ "type": "string", "description": "the error the call must raise: invalid_argument, error or a class" }),
+        );
+        let required: Vec<&str> = method
+            .written_args()
+            .filter(|a| !method.optional.contains(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        json!({ "type": ["object", "null"], "properties": properties, "required": required, "additionalProperties": false })
+    };
+    let mut steps = vec![
+        json!({ "type": "object", "properties": { "create": call(&exercise.create) }, "required": ["create"], "additionalProperties": false }),
+    ];
+    for (name, method) in &exercise.methods {
+        steps.push(json!({ "type": "object", "properties": { name: call(method) }, "required": [name], "additionalProperties": false }));
+        if method.written_args().next().is_none() {
+            steps.push(json!({ "const": name }));
+        }
+    }
+    for (view, deep) in &exercise.views {
+        if *deep {
+            let kind = format!("mutate_{view}");
+            steps.push(json!({ "type": "object", "properties": { &kind: { "type": "array" } }, "required": [kind], "additionalProperties": false }));
+        }
+    }
+    steps.push(json!({ "const": "restart" }));
+    steps.push(json!({ "type": "object", "properties": { "expect": {} }, "required": ["expect"], "additionalProperties": false }));
+    if exercise.clock().is_some() {
+        steps.push(json!({ "type": "object", "properties": { "advance": { "type": "number", "minimum": 0 } }, "required": ["advance"], "additionalProperties": false }));
+    }
+    let rules: Vec<&str> = exercise.rules.iter().map(|r| r.id).collect();
+    let schema = json!({
+        "type": "object",
+        "description": exercise.title,
+        "properties": {
+            "contract": { "const": exercise.name },
+            "name": { "type": "string" },
+            "description": { "type": "string" },
+            "rules": { "type": "array", "items": { "enum": rules } },
+            "points": { "type": "number", "minimum": 0 },
+            "visibility": { "enum": ["visible", "hidden", "after_due_date", "after_published"] },
+            "allow": { "type": "array" },
+            "script": { "type": "object" },
+            "steps": { "type": "array", "items": { "anyOf": steps } },
+            "expect": {}
+        },
+        "required": ["contract", "name", "steps"],
+        "additionalProperties": false
+    });
+    Schema::try_from(schema).unwrap_or_default()
+}
+
+/// A spec that passes as written: the constructor with the first value each argument draws,
+/// each method once, and comments listing the vocabulary; `dlqspec bless` writes what the
+/// reference answers where `returns` is added.
+fn starter(exercise: &Exercise, name: &str) -> String {
+    let first = |method: &definition::Method| -> Value {
+        Value::Object(
+            method
+                .written_args()
+                .filter_map(|arg| arg.draw.first().map(|v| (arg.name.clone(), v.clone())))
+                .collect(),
+        )
+    };
+    let mut text = format!(
+        "contract: {}\nname: {}\ndescription: >\n  Say in a sentence or two what this scenario shows and why it matters.\n# The rules this scenario checks; `dlqspec rules` lists them all.\nrules: [{}]\n",
+        exercise.name,
+        crate::text::yaml::flow(&Value::String(name.to_owned())),
+        exercise.rules.first().map_or("", |r| r.id)
+    );
+    text.push_str("# The steps, in order; the first one makes the instance. Each call may pin its answer\n# (`returns: VALUE`, or `raises: invalid_argument | error | CLASS`):\n");
+    for (method_name, method) in std::iter::once(("create", &exercise.create))
+        .chain(exercise.methods.iter().map(|(n, m)| (n.as_str(), m)))
+    {
+        let args: Vec<String> = method
+            .written_args()
+            .map(|a| format!("{}: ...", a.name))
+            .collect();
+        text.push_str(&format!("#   {method_name}: {{{}}}\n", args.join(", ")));
+    }
+    for (view, deep) in &exercise.views {
+        if *deep {
+            text.push_str(&format!("#   mutate_{view}: [{{set: {{path: [KEY, 0], value: X}}}}]   (the instance must not change)\n"));
+        }
+    }
+    if exercise.clock().is_some() {
+        text.push_str("#   advance: N   (the clock moves on)\n");
+    }
+    text.push_str("#   restart   (the instance ends; a new one is made");
+    text.push_str(if exercise.restart.is_some() {
+        " from its snapshot)\n"
+    } else {
+        " with the same arguments)\n"
+    });
+    text.push_str("#   expect: {...}   (the state views now)\nsteps:\n");
+    text.push_str(&format!(
+        "  - create: {}\n",
+        crate::text::yaml::flow(&first(&exercise.create))
+    ));
+    for (method_name, method) in &exercise.methods {
+        let args = first(method);
+        if args.as_object().is_some_and(Map::is_empty) {
+            text.push_str(&format!("  - {method_name}\n"));
+        } else {
+            text.push_str(&format!(
+                "  - {method_name}: {}\n",
+                crate::text::yaml::flow(&args)
+            ));
+        }
+    }
+    text
+}

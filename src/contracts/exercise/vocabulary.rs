@@ -1,0 +1,493 @@
+//! An exercise's specs: the same header every spec has, steps that call the exercise's
+//! methods with named arguments, and `expect:` on its state views and given parts' records;
+//! checked against `exercise.yaml`, every error of a file told at once.
+
+use std::collections::VecDeque;
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::definition::{Exercise, GivenKind, Method};
+use super::world::{Scripted, scripted};
+use crate::contracts::contract::{Grading, SpecHeader, Visibility};
+use crate::text::source::{Position, SourceFile};
+use crate::text::spec_error::{SpecError, SpecErrors};
+use crate::text::yaml::{self, Blanked, Spanned};
+
+/// A spec of an exercise, as written.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "ExerciseSpec")]
+pub(crate) struct SpecFile {
+    /// The exercise's name.
+    #[expect(
+        dead_code,
+        reason = "read by serde and the schema: the loader chose this exercise by the key already"
+    )]
+    pub(crate) contract: String,
+    /// What the scenario shows, in one line; unique within a suite.
+    pub(crate) name: Spanned<String>,
+    #[serde(default)]
+    pub(crate) description: String,
+    /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
+    #[serde(default)]
+    pub(crate) rules: Vec<Spanned<String>>,
+    /// Points the spec is worth in autograder results; default 1.
+    #[serde(default)]
+    pub(crate) points: Option<Spanned<f64>>,
+    /// Who sees the result on an autograder.
+    #[serde(default)]
+    pub(crate) visibility: Option<Visibility>,
+    /// Smells `dlqspec lint` is not to report in this spec, each with why.
+    #[serde(default)]
+    pub(crate) allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
+    /// What each scripted callable answers, call by call: `{returns: VALUE}` or `{raises: CLASS}`.
+    #[serde(default)]
+    pub(crate) script: IndexMap<String, Spanned<Vec<Spanned<Value>>>>,
+    /// What happens, in order; the first step is `create`.
+    pub(crate) steps: Spanned<Vec<Spanned<Value>>>,
+    /// The state views (and given parts' records) after the last step.
+    #[serde(default)]
+    pub(crate) expect: Option<Spanned<Value>>,
+}
+
+/// What a call must answer, as the spec pins it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Answer {
+    /// The value it must return (a word of the method's `returns` already read).
+    pub(crate) returns: Option<Value>,
+    /// The error it must raise: `invalid_argument`, `error`, or a class.
+    pub(crate) raises: Option<String>,
+}
+
+/// One step, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Step {
+    /// A new instance, with the spec's arguments (given parts are put in by the run).
+    Create {
+        args: Map<String, Value>,
+        answer: Answer,
+    },
+    /// A method call with the spec's arguments by name.
+    Call {
+        method: String,
+        args: Map<String, Value>,
+        answer: Answer,
+    },
+    /// A change to a state view, after which the instance's own state must be unchanged.
+    Mutate { view: String, ops: Vec<Value> },
+    /// The clock moves on.
+    Advance { by: Value },
+    /// The instance ends and a new one is made (from its snapshot, where the exercise has one).
+    Restart,
+    /// The views and records now.
+    Expect { expected: Vec<(String, Value)> },
+}
+
+impl Step {
+    pub(crate) fn kind(&self) -> &str {
+        match self {
+            Step::Create { .. } => "create",
+            Step::Call { method, .. } => method,
+            Step::Mutate { .. } => "mutate",
+            Step::Advance { .. } => "advance",
+            Step::Restart => "restart",
+            Step::Expect { .. } => "expect",
+        }
+    }
+}
+
+/// A step with where it is written and its text on one line.
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    pub(crate) position: Position,
+    pub(crate) step: Step,
+    /// The step as the spec writes it, in flow style.
+    pub(crate) written: String,
+}
+
+/// A loaded spec of an exercise.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) header: SpecHeader,
+    pub(crate) steps: Vec<Placed>,
+    pub(crate) expect: Option<(Position, Vec<(String, Value)>)>,
+    pub(crate) scripts: IndexMap<String, VecDeque<Scripted>>,
+}
+
+/// Parses a spec of `exercise` and checks it, every independent mistake told at once.
+pub(crate) fn load(exercise: &Exercise, file: &SourceFile) -> Result<Loaded, SpecError> {
+    match yaml::parse_recovering::<SpecFile>(file) {
+        Ok(spec) => check(exercise, file, spec, &Blanked::default()),
+        Err(broken) => Err(broken.checked(|spec, blanked| check(exercise, file, spec, blanked))),
+    }
+}
+
+fn check(
+    exercise: &Exercise,
+    file: &SourceFile,
+    spec: SpecFile,
+    _blanked: &Blanked,
+) -> Result<Loaded, SpecError> {
+    let mut errors = SpecErrors::default();
+    let invalid = |at: Position, message: String| SpecError::invalid(file, at, message);
+    let grading = errors
+        .keep(Grading::from_keys(
+            file,
+            spec.points.as_ref(),
+            spec.visibility,
+        ))
+        .unwrap_or_default();
+    let header = errors.keep(SpecHeader::new(
+        file,
+        spec.name,
+        spec.description,
+        &spec.rules,
+        grading,
+    ));
+    let allow = errors.keep(crate::contracts::smell::allows(file, &spec.allow));
+
+    let mut scripts = IndexMap::new();
+    let callables: Vec<&str> = exercise
+        .given
+        .iter()
+        .filter(|g| g.kind == GivenKind::Callable)
+        .map(|g| g.name.as_str())
+        .collect();
+    for (part, answers) in &spec.script {
+        if !callables.contains(&part.as_str()) {
+            errors.push(invalid(
+                yaml::at(answers),
+                format!(
+                    "`{part}` is not a scripted given part{}; {}",
+                    crate::text::suggest::hint(part, &callables),
+                    if callables.is_empty() {
+                        "this exercise has none".to_owned()
+                    } else {
+                        format!("expected one of {}", callables.join(", "))
+                    }
+                ),
+            ));
+            continue;
+        }
+        let mut queue = VecDeque::new();
+        for answer in &answers.value {
+            match scripted(&answer.value, exercise) {
+                Ok(s) => queue.push_back(s),
+                Err(why) => errors.push(invalid(yaml::at(answer), why)),
+            }
+        }
+        scripts.insert(part.clone(), queue);
+    }
+
+    if spec.steps.value.is_empty() {
+        errors.push(invalid(
+            yaml::at(&spec.steps),
+            "`steps` is empty: the first step is `create`".into(),
+        ));
+    }
+    let mut steps = Vec::new();
+    let mut created = false;
+    for written in &spec.steps.value {
+        let at = yaml::at(written);
+        match step(exercise, &written.value) {
+            Ok(step) => {
+                if !created && !matches!(step, Step::Create { .. } | Step::Advance { .. }) {
+                    errors.push(invalid(
+                        at,
+                        format!(
+                            "`{}` needs an instance: the first step is `create`",
+                            step.kind()
+                        ),
+                    ));
+                    created = true;
+                }
+                if matches!(step, Step::Create { .. }) {
+                    created = true;
+                }
+                steps.push(Placed {
+                    position: at,
+                    step,
+                    written: yaml::flow(&written.value),
+                });
+            }
+            Err(why) => errors.push(invalid(at, why)),
+        }
+    }
+    let expect = match &spec.expect {
+        Some(expect) => match expectation(exercise, &expect.value) {
+            Ok(expected) => Some((yaml::at(expect), expected)),
+            Err(why) => {
+                errors.push(invalid(yaml::at(expect), why));
+                None
+            }
+        },
+        None => None,
+    };
+    errors.check()?;
+    let mut header = header.expect("no error was told, so the header was made");
+    header.allow = allow.unwrap_or_default();
+    Ok(Loaded {
+        header,
+        steps,
+        expect,
+        scripts,
+    })
+}
+
+/// One step as written: `METHOD: {ARG: VALUE, returns: X}`, a bare `METHOD`, `create: {...}`,
+/// `mutate_VIEW: [OPS]`, `advance: N`, `restart`, `expect: {...}`.
+fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
+    let (kind, body) = match written {
+        Value::String(kind) => (kind.as_str(), Value::Null),
+        Value::Object(fields) if fields.len() == 1 => {
+            let (kind, body) = fields.iter().next().expect("one entry");
+            (kind.as_str(), body.clone())
+        }
+        Value::Object(fields) if fields.len() > 1 => {
+            let keys: Vec<&str> = fields.keys().map(String::as_str).collect();
+            return Err(format!(
+                "a step holds one key, not {}: put each in an item of its own (`- {}: ...`)",
+                keys.join(", "),
+                keys[1]
+            ));
+        }
+        other => {
+            return Err(format!(
+                "a step is a mapping of one key, such as `- create: {{}}`, not {}",
+                yaml::flow(other)
+            ));
+        }
+    };
+    match kind {
+        "create" => {
+            let (args, answer) = call_body(exercise, &exercise.create, &body)?;
+            Ok(Step::Create { args, answer })
+        }
+        "expect" => Ok(Step::Expect {
+            expected: expectation(exercise, &body)?,
+        }),
+        "advance" if exercise.clock().is_some() => Ok(Step::Advance { by: body }),
+        "restart" => match body {
+            Value::Null => Ok(Step::Restart),
+            Value::Object(map) if map.is_empty() => Ok(Step::Restart),
+            other => Err(format!(
+                "`restart` takes nothing (`- restart`), not {}",
+                yaml::flow(&other)
+            )),
+        },
+        _ => {
+            if let Some(view) = kind.strip_prefix("mutate_")
+                && exercise.views.get(view) == Some(&true)
+            {
+                let Value::Array(ops) = body else {
+                    return Err(format!(
+                        "`{kind}` takes a list of changes: `{kind}: [{{set: {{path: [KEY, 0], value: X}}}}]`"
+                    ));
+                };
+                return Ok(Step::Mutate {
+                    view: view.to_owned(),
+                    ops: ops.iter().map(op).collect::<Result<_, _>>()?,
+                });
+            }
+            let Some(method) = exercise.methods.get(kind) else {
+                return Err(format!(
+                    "`{kind}` is not a step of `{}`{}, expected one of {}",
+                    exercise.name,
+                    crate::text::suggest::hint(kind, exercise.step_kinds),
+                    exercise.step_kinds.join(", ")
+                ));
+            };
+            let (args, answer) = call_body(exercise, method, &body)?;
+            Ok(Step::Call {
+                method: kind.to_owned(),
+                args,
+                answer,
+            })
+        }
+    }
+}
+
+/// A call's body: its arguments by name, and `returns` or `raises`.
+fn call_body(
+    exercise: &Exercise,
+    method: &Method,
+    body: &Value,
+) -> Result<(Map<String, Value>, Answer), String> {
+    let fields = match body {
+        Value::Null => Map::new(),
+        Value::Object(fields) => fields.clone(),
+        other => {
+            let first = method.written_args().next().map(|a| a.name.as_str());
+            return Err(match first {
+                Some(arg) => format!(
+                    "`{}` takes a mapping of its arguments by name: write `{}: {{{arg}: {}}}`",
+                    method.name,
+                    method.name,
+                    yaml::flow(other)
+                ),
+                None => format!(
+                    "`{}` takes no arguments: write `- {}` or `{}: {{returns: ...}}`",
+                    method.name, method.name, method.name
+                ),
+            });
+        }
+    };
+    let names: Vec<&str> = method
+        .written_args()
+        .map(|a| a.name.as_str())
+        .chain(["returns", "raises"])
+        .collect();
+    let mut args = Map::new();
+    let mut answer = Answer::default();
+    for (key, value) in fields {
+        match key.as_str() {
+            "returns" => {
+                answer.returns = Some(match value.as_str().and_then(|w| method.words.get(w)) {
+                    Some(word) => word.clone(),
+                    None => value,
+                });
+            }
+            "raises" => {
+                let Value::String(raised) = value else {
+                    return Err(format!(
+                        "`raises` names an error: `invalid_argument`, `error` or a class of the exercise, not {}",
+                        yaml::flow(&value)
+                    ));
+                };
+                let known: Vec<&str> = ["invalid_argument", "error"]
+                    .into_iter()
+                    .chain(exercise.errors.keys().map(String::as_str))
+                    .collect();
+                if !known.contains(&raised.as_str()) && !looks_like_class(&raised) {
+                    return Err(format!(
+                        "`raises: {raised}` is no error{}; expected one of {}, or a class name",
+                        crate::text::suggest::hint(&raised, &known),
+                        known.join(", ")
+                    ));
+                }
+                answer.raises = Some(raised);
+            }
+            _ if names.contains(&key.as_str()) => {
+                args.insert(key, value);
+            }
+            _ => {
+                return Err(format!(
+                    "`{key}` is not an argument of `{}`{}, expected one of {}",
+                    method.name,
+                    crate::text::suggest::hint(&key, &names),
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    if answer.returns.is_some() && answer.raises.is_some() {
+        return Err(format!(
+            "`{}` says both `returns` and `raises`: a call does one or the other",
+            method.name
+        ));
+    }
+    let missing: Vec<&str> = method
+        .written_args()
+        .filter(|a| !args.contains_key(&a.name) && !method.optional.contains(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if let Some(first) = missing.first() {
+        return Err(format!(
+            "`{}` needs `{first}`{}: write `{}: {{{}}}`",
+            method.name,
+            if missing.len() > 1 {
+                format!(" (and {})", missing[1..].join(", "))
+            } else {
+                String::new()
+            },
+            method.name,
+            method
+                .written_args()
+                .map(|a| format!("{}: ...", a.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok((args, answer))
+}
+
+fn looks_like_class(word: &str) -> bool {
+    word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+}
+
+/// `expect:` read into (view or record, value) pairs.
+pub(crate) fn expectation(
+    exercise: &Exercise,
+    body: &Value,
+) -> Result<Vec<(String, Value)>, String> {
+    if exercise.inline_expect() {
+        let view = exercise.views.keys().next().expect("one view").clone();
+        return Ok(vec![(view, body.clone())]);
+    }
+    let Value::Object(fields) = body else {
+        return Err(format!(
+            "`expect` maps each state view or record to its value: `expect: {{{}: ...}}`",
+            exercise.views.keys().next().map_or("VIEW", String::as_str)
+        ));
+    };
+    let names: Vec<&str> = exercise
+        .views
+        .keys()
+        .map(String::as_str)
+        .chain(exercise.recorded_parts().map(|g| g.name.as_str()))
+        .collect();
+    fields
+        .iter()
+        .map(|(key, value)| {
+            if names.contains(&key.as_str()) {
+                Ok((key.clone(), value.clone()))
+            } else {
+                Err(format!(
+                    "`{key}` is no state view or record of `{}`{}, expected one of {}",
+                    exercise.name,
+                    crate::text::suggest::hint(key, &names),
+                    names.join(", ")
+                ))
+            }
+        })
+        .collect()
+}
+
+/// A change to a view as written (`{set: {path: [...], value: X}}`) in the protocol's form
+/// (`{op: set, path: [...], value: X}`).
+fn op(written: &Value) -> Result<Value, String> {
+    const OPS: [&str; 4] = ["set", "delete", "append", "clear"];
+    let Some((name, body)) = written
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.iter().next())
+    else {
+        return Err(
+            "a change is `{set: {path: [...], value: X}}`, `{delete: {path}}`, `{append: {path, value}}` or `{clear: {path}}`"
+                .into(),
+        );
+    };
+    if !OPS.contains(&name.as_str()) {
+        return Err(format!(
+            "`{name}` is no change{}, expected one of {}",
+            crate::text::suggest::hint(name, &OPS),
+            OPS.join(", ")
+        ));
+    }
+    let Some(path) = body.get("path").and_then(Value::as_array) else {
+        return Err(format!(
+            "`{name}` needs a `path`: a list of keys and indexes"
+        ));
+    };
+    let mut wire = json!({ "op": name, "path": path });
+    if matches!(name.as_str(), "set" | "append") {
+        let Some(value) = body.get("value") else {
+            return Err(format!("`{name}` needs a `value`"));
+        };
+        wire["value"] = value.clone();
+    }
+    Ok(wire)
+}
