@@ -48,7 +48,18 @@ pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
     }
     let mut out = sanitize::stdout();
     let mut uncovered = 0;
-    for contract in crate::contracts::all() {
+    // Specs of exercise folders alone (an author's `dlqspec rules exercises/NAME`): the rules
+    // of those exercises, not the built-in contracts' too.
+    let loaded: Vec<&'static dyn crate::contracts::contract::Contract> = prepared
+        .iter()
+        .filter_map(|(_, loaded)| loaded.as_ref().ok().map(|spec| spec.contract))
+        .collect();
+    let exercises_only =
+        !loaded.is_empty() && loaded.iter().all(|contract| contract.generic().is_some());
+    let listed = crate::contracts::all()
+        .into_iter()
+        .filter(|contract| !exercises_only || loaded.iter().any(|c| c.name() == contract.name()));
+    for contract in listed {
         let _ = writeln!(
             out,
             "{} ({} rules): {}",

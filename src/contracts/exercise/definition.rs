@@ -100,6 +100,10 @@ pub(crate) struct ViewDecl {
     /// own state must not change.
     #[serde(default = "yes")]
     pub(crate) deep_copy: bool,
+    /// Changes `explore` may make to the view (each a list, as `mutate_VIEW` takes it), to
+    /// find a view that is no deep copy.
+    #[serde(default)]
+    pub(crate) draw: Vec<Value>,
 }
 
 fn yes() -> bool {
@@ -273,6 +277,8 @@ pub(crate) struct Exercise {
     pub(crate) create: Method,
     pub(crate) methods: IndexMap<String, Method>,
     pub(crate) views: IndexMap<String, bool>,
+    /// The changes `explore` may make to each deep-copied view.
+    pub(crate) view_draws: IndexMap<String, Vec<Value>>,
     pub(crate) given: Vec<Given>,
     pub(crate) errors: IndexMap<String, ErrorBase>,
     pub(crate) restart: Option<(String, String)>,
@@ -498,6 +504,11 @@ pub(crate) fn check(
         .iter()
         .map(|(view, spanned)| (view.clone(), spanned.value.deep_copy))
         .collect();
+    let view_draws: IndexMap<String, Vec<Value>> = decl
+        .views
+        .iter()
+        .map(|(view, spanned)| (view.clone(), spanned.value.draw.clone()))
+        .collect();
     let restart = decl
         .restart
         .as_ref()
@@ -611,6 +622,7 @@ pub(crate) fn check(
         create,
         methods,
         views,
+        view_draws,
         given,
         errors: decl
             .errors

@@ -5,6 +5,7 @@
 
 pub(crate) mod definition;
 pub(crate) mod departure;
+pub(crate) mod explore;
 pub(crate) mod programs;
 pub(crate) mod scenario;
 pub(crate) mod vocabulary;
@@ -36,6 +37,8 @@ pub(crate) struct ExerciseContract {
     pub(crate) exercise: Exercise,
     reference: Pool,
     mistakes: Vec<Pool>,
+    /// Set once the contract has its place for good (`register`).
+    explorer: std::sync::OnceLock<explore::ExerciseExplorer>,
 }
 
 impl std::fmt::Debug for ExerciseContract {
@@ -95,7 +98,11 @@ pub(crate) fn register(
         exercise,
         reference,
         mistakes,
+        explorer: std::sync::OnceLock::new(),
     }));
+    let _ = contract.explorer.set(explore::ExerciseExplorer {
+        exercise: &contract.exercise,
+    });
     if let Ok(mut all) = REGISTERED.write() {
         all.push(contract);
     }
@@ -217,6 +224,13 @@ impl Contract for ExerciseContract {
 
     fn starter(&self, name: &str) -> String {
         starter(&self.exercise, name)
+    }
+
+    fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
+        let this = find(self.name())?;
+        this.explorer
+            .get()
+            .map(|explorer| explorer as &'static dyn crate::generate::Explorer)
     }
 
     fn generic(&self) -> Option<Value> {

@@ -161,7 +161,9 @@ impl Play<'_> {
             Step::Create { args, answer } => {
                 let wire = self.constructor(args, None);
                 self.construct(index, label, position, "create", args, &wire, Some(answer))?;
-                self.created = Some(args.clone());
+                if self.alive {
+                    self.created = Some(args.clone());
+                }
             }
             Step::Call {
                 method,
@@ -190,6 +192,9 @@ impl Play<'_> {
                 }
             }
             Step::Mutate { view, ops } => {
+                if let Some(rule) = self.scenario.decision(&placed.step) {
+                    self.recorder.exercise(rule, rule.statement);
+                }
                 let before = self.view(view)?;
                 let reply = self.call("mutate_view", &[json!(view), Value::Array(ops.clone())])?;
                 let call = format!("mutate_{view}");
@@ -279,7 +284,27 @@ impl Play<'_> {
             .implementation
             .create(self.exercise.name, wire, &mut self.world)
             .map_err(Outcome::Errored)?;
-        self.tell_call(&format!("{}(…)", self.exercise.class), &reply);
+        if self.recorder.telling() {
+            let shown: Vec<String> = wire["params"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|param| match (param.get("given"), param.get("value")) {
+                    (Some(part), _) => part.as_str().unwrap_or_default().to_owned(),
+                    (None, Some(value)) => yaml::flow(value),
+                    _ => String::new(),
+                })
+                .collect();
+            let made = match wire.get("factory").and_then(Value::as_str) {
+                Some(factory) => format!("{}.{factory}", self.exercise.class),
+                None => self.exercise.class.to_owned(),
+            };
+            let constructed = match &reply {
+                Reply::Returned(_) | Reply::Undefined => Reply::Returned(json!("a new instance")),
+                other => other.clone(),
+            };
+            self.tell_call(&format!("{made}({})", shown.join(", ")), &constructed);
+        }
         if let Reply::Skipped(reason) = &reply {
             return Err(Outcome::Skipped(reason.clone()));
         }
@@ -300,8 +325,39 @@ impl Play<'_> {
             "{} must be made from these arguments as the rules say",
             self.exercise.class
         );
-        self.compare(label, position, call, expected, actual, &note)?;
-        if !self.alive && pinned.raises.is_none() {
+        // What blessing writes: `raises` where the reference raised, nothing where it made one.
+        let written = match (&reply, answer) {
+            (Reply::Raised(raised), Some(answer)) if pinned.raises.is_none() => {
+                vec![rewritten(
+                    position,
+                    call,
+                    answer,
+                    "raises",
+                    json!(raised_word(raised)),
+                )]
+            }
+            (Reply::Returned(_) | Reply::Undefined, Some(answer))
+                if pinned.raises.is_some() || pinned.returns.is_some() =>
+            {
+                vec![rewritten(position, call, answer, "", Value::Null)]
+            }
+            _ => Vec::new(),
+        };
+        let placeholder = pinned.returns.is_some() && self.alive;
+        let checkpoint = Checkpoint {
+            position,
+            label: call.to_owned(),
+            // A constructor's placeholder answer (explore's) compares nothing.
+            expected: if placeholder {
+                actual.clone()
+            } else {
+                expected
+            },
+            actual,
+            written,
+        };
+        self.recorder.compare(label, checkpoint, Some(note))?;
+        if !self.alive && pinned.raises.is_none() && pinned.returns.is_none() {
             // No instance exists, so no later step can run, even when recording.
             return Err(self.recorder.stop());
         }
@@ -527,12 +583,21 @@ impl Play<'_> {
                     }
                     _ => None,
                 };
-                let written = vec![WrittenValue::new(
-                    position,
-                    &[method, "returns"],
-                    expected.clone(),
-                    got,
-                )];
+                let written = match reply {
+                    Reply::Raised(raised) => vec![rewritten(
+                        position,
+                        method,
+                        answer,
+                        "raises",
+                        json!(raised_word(raised)),
+                    )],
+                    _ => vec![WrittenValue::new(
+                        position,
+                        &[method, "returns"],
+                        expected.clone(),
+                        got,
+                    )],
+                };
                 let checkpoint = Checkpoint {
                     position,
                     label: method.to_owned(),
@@ -551,14 +616,24 @@ impl Play<'_> {
                     _ => actual,
                 };
                 let note = format!("{method} must raise {raises} here");
-                self.compare(
-                    label,
+                let written = match reply {
+                    Reply::Returned(value) => vec![rewritten(
+                        position,
+                        method,
+                        answer,
+                        "returns",
+                        value.clone(),
+                    )],
+                    _ => Vec::new(),
+                };
+                let checkpoint = Checkpoint {
                     position,
-                    method,
-                    json!({ "raises": raises }),
+                    label: method.to_owned(),
+                    expected: json!({ "raises": raises }),
                     actual,
-                    &note,
-                )
+                    written,
+                };
+                self.recorder.compare(label, checkpoint, Some(note))
             }
             (None, None) => match reply {
                 Reply::Raised(raised) => {
@@ -601,13 +676,31 @@ impl Play<'_> {
                 self.world.record(name).unwrap_or(Value::Null)
             };
             if inline {
-                if let (Value::Object(want_keys), Value::Object(got_keys)) = (value, &actual) {
-                    for (key, part) in want_keys {
-                        let mut at = path.to_vec();
-                        at.push(key);
-                        let actual_part = got_keys.get(key).cloned().unwrap_or(Value::Null);
-                        written.push(WrittenValue::new(position, &at, part.clone(), actual_part));
+                match (value, &actual) {
+                    // The same keys: each value rewritten where it stands.
+                    (Value::Object(want_keys), Value::Object(got_keys))
+                        if want_keys.len() == got_keys.len()
+                            && want_keys.keys().all(|k| got_keys.contains_key(k)) =>
+                    {
+                        for (key, part) in want_keys {
+                            let mut at = path.to_vec();
+                            at.push(key);
+                            let actual_part = got_keys.get(key).cloned().unwrap_or(Value::Null);
+                            written.push(WrittenValue::new(
+                                position,
+                                &at,
+                                part.clone(),
+                                actual_part,
+                            ));
+                        }
                     }
+                    // Other keys (an `expect: {}` to be blessed): the whole view.
+                    _ => written.push(WrittenValue::new(
+                        position,
+                        path,
+                        value.clone(),
+                        actual.clone(),
+                    )),
                 }
                 want = value.as_object().cloned().unwrap_or_default();
                 let ordered = ordered_like(value, &actual);
@@ -658,6 +751,24 @@ impl Play<'_> {
         let note = (!note.is_empty()).then(|| note.to_owned());
         self.recorder.compare(step, checkpoint, note)
     }
+}
+
+/// The step's whole mapping as blessing writes it: `returns` and `raises` taken out, and `key`
+/// put in with `value` (no key: neither).
+fn rewritten(
+    position: Position,
+    call: &str,
+    answer: &Answer,
+    key: &str,
+    value: Value,
+) -> WrittenValue {
+    let mut body = answer.body.as_object().cloned().unwrap_or_default();
+    body.shift_remove("returns");
+    body.shift_remove("raises");
+    if !key.is_empty() {
+        body.insert(key.to_owned(), value);
+    }
+    WrittenValue::new(position, &[call], answer.body.clone(), Value::Object(body))
 }
 
 /// The lane of `name` (the class, or a given part), `test` when it has none.

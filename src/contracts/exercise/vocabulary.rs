@@ -60,6 +60,9 @@ pub(crate) struct Answer {
     pub(crate) returns: Option<Value>,
     /// The error it must raise: `invalid_argument`, `error`, or a class.
     pub(crate) raises: Option<String>,
+    /// The step's mapping as written, for `bless` to rewrite whole where the reference
+    /// raises what the spec says it returns, or the other way round.
+    pub(crate) body: Value,
 }
 
 /// One step, checked.
@@ -341,7 +344,10 @@ fn call_body(
         .chain(["returns", "raises"])
         .collect();
     let mut args = Map::new();
-    let mut answer = Answer::default();
+    let mut answer = Answer {
+        body: body.clone(),
+        ..Answer::default()
+    };
     for (key, value) in fields {
         match key.as_str() {
             "returns" => {

@@ -1,0 +1,204 @@
+//! Exploring an exercise (`dlqspec explore`): random call sequences drawn from the argument
+//! values `exercise.yaml` gives each method (`draw:`), each call's answer and every state view
+//! after it left for blessing to fill in from the reference, and the ways to shrink them.
+//!
+//! A case is typed steps (JSON values of the spec's own form), written out as YAML only when a
+//! spec is made of it.
+
+use serde_json::{Map, Value, json};
+
+use super::definition::{Exercise, Method};
+use crate::generate::Explorer;
+use crate::generate::case::Case;
+use crate::generate::crashes::Schedules;
+use crate::generate::rng::Rng;
+use crate::generate::variants;
+use crate::text::source::SourceFile;
+use crate::text::yaml;
+
+/// An exercise's explorer.
+#[derive(Debug)]
+pub(crate) struct ExerciseExplorer {
+    pub(crate) exercise: &'static Exercise,
+}
+
+impl Explorer for ExerciseExplorer {
+    fn generate(&self, rng: &mut Rng) -> Box<dyn Case> {
+        Box::new(generate(self.exercise, rng))
+    }
+
+    fn crash_schedules(&self, _file: &SourceFile) -> Result<Box<dyn Schedules>, String> {
+        Err(format!(
+            "{} is an exercise folder: its crashes are the spec's own `restart` steps, and explore draws those among the others",
+            self.exercise.name
+        ))
+    }
+}
+
+/// A drawn scenario: its steps as a spec writes them.
+#[derive(Debug, Clone)]
+pub(crate) struct ExerciseCase {
+    exercise: &'static Exercise,
+    steps: Vec<Value>,
+}
+
+/// Cases of one exercise are the same when their steps are.
+impl PartialEq for ExerciseCase {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.exercise, other.exercise) && self.steps == other.steps
+    }
+}
+
+/// A call of `method` with drawn arguments, its answer a placeholder blessing rewrites; `None`
+/// when an argument has nothing to draw from.
+fn call(method: &Method, rng: &mut Rng, answer: bool) -> Option<Value> {
+    let mut body = Map::new();
+    for arg in method.written_args() {
+        if arg.draw.is_empty() {
+            if method.optional.contains(&arg.name) {
+                continue;
+            }
+            return None;
+        }
+        body.insert(arg.name.clone(), rng.pick(&arg.draw).clone());
+    }
+    if answer {
+        body.insert("returns".into(), Value::Null);
+    }
+    Some(json!({ method.name.clone(): body }))
+}
+
+/// The placeholder `expect` of every view and record, which blessing fills in.
+fn expect(exercise: &Exercise) -> Value {
+    if exercise.inline_expect() {
+        return json!({ "expect": {} });
+    }
+    let names: Map<String, Value> = exercise
+        .views
+        .keys()
+        .cloned()
+        .chain(exercise.recorded_parts().map(|g| g.name.clone()))
+        .map(|name| (name, json!({})))
+        .collect();
+    json!({ "expect": names })
+}
+
+/// Draws one case: a `create` with drawn arguments, then calls, view changes, clock moves and
+/// restarts, each followed by an `expect` of every view.
+pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCase {
+    let mut steps = Vec::new();
+    // A constructor's answer is blessed too: a drawn argument it refuses becomes `raises`, and
+    // a second `create` then makes the instance the steps after it use (one it refuses too
+    // makes a case the reference cannot run, which is skipped).
+    steps.push(call(&exercise.create, rng, true).unwrap_or_else(|| json!({ "create": {} })));
+    if exercise.create.written_args().next().is_some() {
+        // The first value each argument draws is one the constructor accepts.
+        let first: Map<String, Value> = exercise
+            .create
+            .written_args()
+            .filter_map(|arg| Some((arg.name.clone(), arg.draw.first()?.clone())))
+            .collect();
+        steps.push(json!({ "create": first }));
+    }
+    let methods: Vec<&Method> = exercise
+        .methods
+        .values()
+        .filter(|m| {
+            m.written_args()
+                .all(|a| !a.draw.is_empty() || m.optional.contains(&a.name))
+        })
+        .collect();
+    let deep_views: Vec<&String> = exercise
+        .views
+        .iter()
+        .filter(|(view, deep)| {
+            **deep
+                && exercise
+                    .view_draws
+                    .get(*view)
+                    .is_some_and(|d| !d.is_empty())
+        })
+        .map(|(view, _)| view)
+        .collect();
+    for _ in 0..rng.between(3, 16) {
+        let step = match rng.weighted(&[
+            (if methods.is_empty() { 0 } else { 80 }, 0),
+            (if deep_views.is_empty() { 0 } else { 6 }, 1),
+            (if exercise.clock().is_some() { 10 } else { 0 }, 2),
+            (4, 3),
+        ]) {
+            0 => {
+                let method: &Method = rng.pick::<&Method>(&methods);
+                call(method, rng, true)
+            }
+            1 => {
+                let view: &String = rng.pick::<&String>(&deep_views);
+                let changes = rng.pick(&exercise.view_draws[view]).clone();
+                Some(json!({ format!("mutate_{view}"): changes }))
+            }
+            2 => Some(json!({ "advance": rng.pick(&[1, 2, 5, 10, 30]) })),
+            _ => Some(json!("restart")),
+        };
+        if let Some(step) = step {
+            steps.push(step);
+            if !exercise.views.is_empty() || exercise.recorded_parts().next().is_some() {
+                steps.push(expect(exercise));
+            }
+        }
+    }
+    ExerciseCase { exercise, steps }
+}
+
+impl ExerciseCase {
+    fn with_steps(&self, steps: Vec<Value>) -> ExerciseCase {
+        ExerciseCase {
+            exercise: self.exercise,
+            steps,
+        }
+    }
+
+    fn is_expect(step: &Value) -> bool {
+        step.get("expect").is_some()
+    }
+}
+
+impl Case for ExerciseCase {
+    fn body(&self) -> String {
+        let mut out = String::from("steps:\n");
+        for step in &self.steps {
+            out.push_str("  - ");
+            out.push_str(&yaml::flow(step));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn steps(&self) -> usize {
+        self.steps.len()
+    }
+
+    fn shrinks(&self) -> Vec<Box<dyn Case>> {
+        // The first step makes the instance: it stays.
+        let smaller: Vec<ExerciseCase> = variants::chunks_removed(&self.steps[1..])
+            .into_iter()
+            .map(|rest| {
+                let mut steps = vec![self.steps[0].clone()];
+                steps.extend(rest);
+                self.with_steps(steps)
+            })
+            .collect();
+        variants::boxed_except(smaller, self)
+    }
+
+    fn focused(&self, index: usize, _keys: &[String]) -> Box<dyn Case> {
+        let steps = self
+            .steps
+            .iter()
+            .take(index + 1)
+            .enumerate()
+            .filter(|(at, step)| *at == index || !Self::is_expect(step))
+            .map(|(_, step)| step.clone())
+            .collect();
+        Box::new(self.with_steps(steps))
+    }
+}
