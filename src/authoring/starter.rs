@@ -71,6 +71,7 @@ fn choose_contract(path: &Path, asked: Option<&str>) -> Result<&'static dyn Cont
             .parent()
             .and_then(Path::file_name)
             .and_then(|folder| contracts::find(&folder.to_string_lossy()))
+            .or_else(|| registry::exercise_of_path(path))
             .ok_or(NewError::NoContract { known }),
     }
 }

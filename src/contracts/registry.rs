@@ -44,6 +44,11 @@ pub fn exercise_folder_of(path: &std::path::Path) -> Option<std::path::PathBuf> 
     super::exercise::folder_of(path)
 }
 
+/// The registered exercise a spec path belongs to (its folder holds `exercise.yaml`).
+pub(crate) fn exercise_of_path(path: &std::path::Path) -> Option<&'static dyn Contract> {
+    super::exercise::of_path(path).map(|c| c as &'static dyn Contract)
+}
+
 /// Reads the exercise folder `folder` and registers it as a contract (`exercise::register`),
 /// its programs started by `launcher`; returns its name.
 pub fn register_exercise(

@@ -18,6 +18,7 @@ mod causes;
 mod common;
 mod compact;
 mod corpus;
+mod exercises;
 mod explore;
 mod external;
 mod features;

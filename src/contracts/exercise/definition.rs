@@ -34,7 +34,7 @@ pub(crate) struct ExerciseFile {
     pub(crate) exercise: Spanned<String>,
     /// What the exercise is about, in one line.
     pub(crate) title: String,
-    /// The class a solution defines, e.g. `BoundedBuffer`.
+    /// The class a solution defines.
     pub(crate) class: Spanned<String>,
     /// The author's own solution, relative to this folder: a `.py`, `.js`, `.mjs`, `.cjs` or
     /// `.ts` file, or `cmd:COMMAND LINE` for a program in any language that speaks the protocol.
@@ -390,7 +390,7 @@ pub(crate) fn check(
         errors.push(invalid(
             yaml::at(&decl.class),
             format!(
-                "`class` is a class name a solution defines, such as `BoundedBuffer`, not `{}`",
+                "`class` is a class name a solution defines (a word such as `Queue`), not `{}`",
                 decl.class.value
             ),
         ));
@@ -685,7 +685,7 @@ fn read_mistakes(
             errors.push(SpecError::invalid(
                 &file,
                 Position::new(1, 1),
-                "a known mistake's first line is a comment `breaks RULE: what the student reads`, e.g. `# breaks put-until-full: put accepts an item when the buffer is full`",
+                "a known mistake's first line is a comment `breaks RULE: what the student reads`, e.g. `# breaks take-in-order: take hands out the newest item`",
             ));
             continue;
         };

@@ -114,6 +114,14 @@ pub(crate) fn registered() -> Vec<&'static ExerciseContract> {
     REGISTERED.read().map(|all| all.clone()).unwrap_or_default()
 }
 
+/// The registered exercise whose folder `path` (a spec, or a folder) is in.
+pub(crate) fn of_path(path: &Path) -> Option<&'static ExerciseContract> {
+    let folder = folder_of(path)?;
+    registered()
+        .into_iter()
+        .find(|c| c.exercise.folder == folder)
+}
+
 /// The registered exercise named `name`.
 pub(crate) fn find(name: &str) -> Option<&'static ExerciseContract> {
     registered().into_iter().find(|c| c.exercise.name == name)

@@ -1,0 +1,369 @@
+//! Exercise folders: `exercises/bounded-buffer/` (exercise.yaml, a Python reference, specs and
+//! known mistakes) run, judged, diagnosed, explored, explained and graded in Python,
+//! JavaScript and TypeScript with no Rust of its own; exercise.yaml's and its specs' errors
+//! told at their source; and the engine and the shims naming no exercise.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{dlqspec, node_tests, ran, root, run, two_at_a_time};
+
+const FOLDER: &str = "exercises/bounded-buffer";
+
+/// The rule a known mistake or a one-mistake solution names in its first line
+/// (`# breaks RULE: words`), qualified with the exercise's name.
+fn breaks(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).expect("the solution reads");
+    let first = text.lines().next().unwrap_or_default();
+    let words = first.trim_start_matches(['#', '/', ' ']).trim();
+    let rule = words
+        .strip_prefix("breaks ")
+        .and_then(|rest| rest.split_once(':'))
+        .map(|(rule, _)| rule.trim().to_owned())
+        .unwrap_or_else(|| panic!("{}: no `breaks RULE:` first line", file.display()));
+    if rule.contains('/') {
+        rule
+    } else {
+        format!("bounded-buffer/{rule}")
+    }
+}
+
+/// The JSON-lines events of a run of the exercise's specs on `implementation`.
+fn events(implementation: &str) -> (i32, Vec<Value>) {
+    let ran = run(&["run", FOLDER, "--impl", implementation, "--format", "json"]);
+    let events = ran
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    (ran.code, events)
+}
+
+/// Each failing spec's outcome and cause.
+fn failures(events: &[Value]) -> Vec<(String, Option<String>)> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "spec_finished" && e["outcome"] != "passed")
+        .map(|e| {
+            (
+                e["outcome"].as_str().unwrap_or_default().to_owned(),
+                e["cause"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+fn files_in(folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
+        .expect("the folder reads")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_reference_passes_every_spec_of_its_folder() {
+    let ran = run(&["run", FOLDER]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let specs = files_in(&format!("{FOLDER}/specs")).len();
+    assert!(specs >= 7);
+    assert!(
+        ran.stdout.contains(&format!("{specs} passed, 0 failed")),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn correct_solutions_in_three_languages_pass_and_a_javascript_slip_fails_on_its_rule() {
+    let mut solutions = vec!["tests/exercises/bounded-buffer/buffer_deque.py"];
+    if node_tests() {
+        solutions.push("tests/exercises/bounded-buffer/buffer.mjs");
+        solutions.push("tests/exercises/bounded-buffer/buffer.ts");
+    }
+    for solution in solutions {
+        let (code, events) = events(solution);
+        assert_eq!(code, 0, "{solution}: {:?}", failures(&events));
+        assert!(failures(&events).is_empty(), "{solution}");
+    }
+    if node_tests() {
+        let slip = "tests/exercises/bounded-buffer/buffer_undefined.js";
+        let (code, events) = events(slip);
+        assert_eq!(code, 1);
+        let failed = failures(&events);
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        let rule = breaks(&root().join(slip));
+        assert!(
+            failed[0]
+                .1
+                .as_deref()
+                .is_some_and(|cause| cause.starts_with(&format!("{rule}:"))),
+            "{failed:?}"
+        );
+    }
+}
+
+/// Every known mistake fails, all its failures one cause, that cause under the rule its first
+/// line names, and the report tells it as the known mistake it is.
+#[test]
+fn each_known_mistake_reads_as_one_cause_under_its_rule() {
+    let mistakes = files_in(&format!("{FOLDER}/mistakes"));
+    assert!(mistakes.len() >= 4);
+    let results = two_at_a_time(&mistakes, &|mistake: &PathBuf| {
+        let shown = mistake
+            .strip_prefix(root())
+            .unwrap_or(mistake)
+            .display()
+            .to_string();
+        let human = run(&["run", FOLDER, "--impl", &shown]);
+        (shown.clone(), breaks(mistake), events(&shown), human)
+    });
+    for (mistake, rule, (code, events), human) in results {
+        assert_eq!(code, 1, "{mistake} fails");
+        let failed = failures(&events);
+        assert!(!failed.is_empty(), "{mistake}");
+        let causes: std::collections::BTreeSet<Option<String>> =
+            failed.iter().map(|(_, cause)| cause.clone()).collect();
+        assert_eq!(causes.len(), 1, "{mistake}: one cause, not {causes:?}");
+        let cause = causes.into_iter().next().flatten().unwrap_or_default();
+        assert!(cause.starts_with(&format!("{rule}:")), "{mistake}: {cause}");
+        let what = std::fs::read_to_string(root().join(&mistake)).expect("reads");
+        let what = what
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .split_once(':')
+            .map(|(_, w)| w.trim())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            human.stdout.contains(&format!("a known mistake: {what}")),
+            "{mistake}:\n{}",
+            human.stdout
+        );
+    }
+}
+
+/// explore finds every known mistake from the draws exercise.yaml gives, and no divergence in
+/// a correct solution.
+#[test]
+fn explore_finds_each_known_mistake_and_passes_a_correct_solution() {
+    let mistakes = files_in(&format!("{FOLDER}/mistakes"));
+    let explore = |implementation: &str, cases: &str| {
+        run(&[
+            "explore",
+            "--exercise",
+            FOLDER,
+            "--contract",
+            "bounded-buffer",
+            "--impl",
+            implementation,
+            "--seed",
+            "7",
+            "--cases",
+            cases,
+        ])
+    };
+    let found = two_at_a_time(&mistakes, &|mistake: &PathBuf| {
+        let shown = mistake
+            .strip_prefix(root())
+            .unwrap_or(mistake)
+            .display()
+            .to_string();
+        (shown.clone(), explore(&shown, "400"))
+    });
+    for (mistake, ran) in found {
+        assert_eq!(ran.code, 1, "{mistake}: {}{}", ran.stdout, ran.stderr);
+        assert!(
+            ran.stdout.contains("found a divergence"),
+            "{mistake}: {}",
+            ran.stdout
+        );
+        assert!(
+            !ran.stdout.contains("could not be blessed"),
+            "{mistake}: {}",
+            ran.stdout
+        );
+    }
+    let correct = explore("tests/exercises/bounded-buffer/buffer_deque.py", "60");
+    assert_eq!(correct.code, 0, "{}{}", correct.stdout, correct.stderr);
+    assert!(
+        !correct.stdout.contains("could not be blessed"),
+        "{}",
+        correct.stdout
+    );
+}
+
+#[test]
+fn rules_new_lint_and_schema_serve_the_exercise() {
+    let rules = run(&["rules", FOLDER]);
+    assert_eq!(rules.code, 0, "{}", rules.stdout);
+    assert!(
+        rules.stdout.starts_with("bounded-buffer (6 rules)"),
+        "{}",
+        rules.stdout
+    );
+    assert!(rules.stdout.contains("every rule is covered"));
+    assert!(
+        !rules.stdout.contains("dlq-consumer"),
+        "only the exercise's rules: {}",
+        rules.stdout
+    );
+
+    let lint = run(&["lint", FOLDER]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+
+    let schema = run(&["schema", "--exercise", FOLDER]);
+    assert_eq!(schema.code, 0);
+    let schema: Value = serde_json::from_str(&schema.stdout).expect("the schema is JSON");
+    assert!(schema.to_string().contains("\"const\":\"bounded-buffer\""));
+
+    // A starter written into a copy of the folder passes as written.
+    let copy = tempfile::tempdir().expect("a temp dir");
+    for file in ["exercise.yaml", "reference.py"] {
+        std::fs::copy(root().join(FOLDER).join(file), copy.path().join(file)).expect("copies");
+    }
+    std::fs::create_dir(copy.path().join("specs")).expect("specs/");
+    let spec = copy.path().join("specs/first.yaml");
+    let new = run(&["new", spec.to_str().expect("utf-8")]);
+    assert_eq!(new.code, 0, "{}{}", new.stdout, new.stderr);
+    let ran = run(&["run", spec.to_str().expect("utf-8")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+#[test]
+fn explain_draws_a_known_mistake_and_grade_grades_a_class_of_the_exercise() {
+    let page = tempfile::tempdir().expect("a temp dir");
+    let html = page.path().join("take.html");
+    let explained = run(&[
+        "explain",
+        &format!("{FOLDER}/specs/take-oldest-first.yaml"),
+        "--impl",
+        &format!("{FOLDER}/mistakes/takes-newest.py"),
+        "--format",
+        "html",
+        "--output",
+        html.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(explained.code, 1, "{}", explained.stderr);
+    let page_text = std::fs::read_to_string(&html).expect("the page");
+    assert!(page_text.contains("BoundedBuffer") && page_text.contains("take()"));
+
+    let out = tempfile::tempdir().expect("a temp dir");
+    let graded = ran(dlqspec()
+        .args([
+            "grade",
+            "tests/exercises/bounded-buffer/buffer_deque.py",
+            &format!("{FOLDER}/mistakes/takes-newest.py"),
+            "--specs",
+            FOLDER,
+            "--output",
+        ])
+        .arg(out.path())
+        .output()
+        .expect("grade runs"));
+    assert_eq!(graded.code, 1, "{}{}", graded.stdout, graded.stderr);
+    let summary = crate::common::summary_json(out.path());
+    let text = summary.to_string();
+    assert!(text.contains("bounded-buffer/take-oldest"), "{text}");
+    assert!(
+        graded.stdout.contains("1 pass, 1 fail"),
+        "{}",
+        graded.stdout
+    );
+}
+
+/// exercise.yaml's errors, every one of the file at once, each at its line and column with
+/// the nearest valid word; and a spec's step of the wrong name told the same way.
+#[test]
+fn a_broken_exercise_and_a_broken_spec_are_told_at_their_source() {
+    let folder = tempfile::tempdir().expect("a temp dir");
+    std::fs::write(folder.path().join("reference.py"), "class Box:\n    pass\n").expect("writes");
+    std::fs::write(
+        folder.path().join("exercise.yaml"),
+        "exercise: box\ntitle: a box\nclass: Box\nreference: reference.py\ncreate:\n  args:\n    clock: {given: clok}\ngiven:\n  clock: {kind: clock}\nmethods:\n  open: {}\nrules:\n  - id: opens\n    says: it opens\n    decides: [{call: opne}]\n",
+    )
+    .expect("writes");
+    std::fs::create_dir(folder.path().join("specs")).expect("specs/");
+    std::fs::write(
+        folder.path().join("specs/a.yaml"),
+        "contract: box\nname: a\nsteps:\n  - create: {}\n  - opn\n",
+    )
+    .expect("writes");
+    let specs = folder.path().join("specs");
+    let broken = run(&["run", specs.to_str().expect("utf-8")]);
+    assert_eq!(broken.code, 2, "{}{}", broken.stdout, broken.stderr);
+    assert!(
+        broken.stderr.contains("exercise.yaml:7:"),
+        "{}",
+        broken.stderr
+    );
+    assert!(
+        broken.stderr.contains("did you mean `clock`"),
+        "{}",
+        broken.stderr
+    );
+    assert!(
+        broken.stderr.contains("exercise.yaml:15:"),
+        "{}",
+        broken.stderr
+    );
+    assert!(broken.stderr.contains("`open`"), "{}", broken.stderr);
+
+    std::fs::write(
+        folder.path().join("exercise.yaml"),
+        "exercise: box\ntitle: a box\nclass: Box\nreference: reference.py\nmethods:\n  open: {}\nrules:\n  - id: opens\n    says: it opens\n    decides: [{call: open}]\n",
+    )
+    .expect("writes");
+    let spec = run(&["run", specs.to_str().expect("utf-8")]);
+    assert_eq!(spec.code, 2, "{}{}", spec.stdout, spec.stderr);
+    let told = format!("{}{}", spec.stdout, spec.stderr);
+    assert!(told.contains("a.yaml:5:5"), "{told}");
+    assert!(told.contains("`open`"), "{told}");
+}
+
+/// The engine and the shims know no exercise: no exercise folder's name or class stands in
+/// src/, crates/ or shims/ (the shims' own tests aside).
+#[test]
+fn no_exercise_is_named_by_the_engine_or_the_shims() {
+    let mut names = Vec::new();
+    for folder in files_in("exercises") {
+        let text = std::fs::read_to_string(folder.join("exercise.yaml")).expect("exercise.yaml");
+        for key in ["exercise:", "class:"] {
+            let value = text
+                .lines()
+                .find_map(|line| line.strip_prefix(key))
+                .map(|v| v.trim().to_owned())
+                .unwrap_or_else(|| panic!("{}: no `{key}`", folder.display()));
+            names.push(value);
+        }
+    }
+    assert!(names.len() >= 2);
+    let mut named = Vec::new();
+    for top in ["src", "crates", "shims"] {
+        for entry in walkdir::WalkDir::new(root().join(top)) {
+            let entry = entry.expect("walks");
+            let path = entry.path();
+            let skipped = path.components().any(|c| {
+                matches!(
+                    c.as_os_str().to_str(),
+                    Some("node_modules" | "vendor" | "tests" | "target")
+                )
+            });
+            if !entry.file_type().is_file() || skipped {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            for name in &names {
+                if text.contains(name.as_str()) {
+                    named.push(format!("{} names {name}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(named.is_empty(), "{named:#?}");
+}
