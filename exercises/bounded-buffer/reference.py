@@ -1,6 +1,3 @@
-"""The bounded buffer, as the lesson's author writes it: the exercise's reference solution."""
-
-
 class BoundedBuffer:
     def __init__(self, capacity):
         if type(capacity) is not int or capacity < 1:

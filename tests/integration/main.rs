@@ -11,6 +11,7 @@
 
 mod adversarial;
 mod authoring;
+mod authoring_exercises;
 mod broker;
 #[cfg(target_os = "linux")]
 mod browser;
