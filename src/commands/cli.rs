@@ -135,6 +135,13 @@ pub(crate) enum Command {
     )]
     Man(ManArgs),
 
+    /// Print the type declarations of an exercise folder's given parts and class, for a
+    /// student's editor: TypeScript (given.d.ts) or a Python stub (given.pyi).
+    #[command(
+        after_help = "Examples:\n  dlqspec types exercises/bounded-buffer > given.d.ts\n  dlqspec types exercises/bounded-buffer --language python > given.pyi\n\nExit codes: 0 printed; 2 no exercise folder there."
+    )]
+    Types(TypesArgs),
+
     /// Not a command: `dlqspec init` is a guess people make, and is answered with the command
     /// that starts a spec (`new`), not with clap's nearest spelling (`lint`).
     #[command(hide = true, disable_help_flag = true)]
@@ -484,6 +491,24 @@ pub(crate) struct ManArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct TypesArgs {
+    /// The exercise folder (holding exercise.yaml), or a spec or folder inside it.
+    #[arg(value_name = "EXERCISE")]
+    pub(crate) exercise: PathBuf,
+
+    /// The language whose declarations to print.
+    #[arg(long, value_enum, default_value = "typescript")]
+    pub(crate) language: TypesLanguage,
+}
+
+/// The languages `dlqspec types` writes declarations for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TypesLanguage {
+    Typescript,
+    Python,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
@@ -803,6 +828,7 @@ impl Command {
             Command::New(args) => vec![args.path.clone()],
             Command::Explain(args) => vec![args.spec.clone()],
             Command::Explore(args) => args.spec.iter().cloned().collect(),
+            Command::Types(args) => vec![args.exercise.clone()],
             Command::Schema
             | Command::Smoke(_)
             | Command::Completions(_)

@@ -35,6 +35,7 @@ pub fn execute(mut cli: Cli) -> i32 {
         Command::Grade(args) => super::grade::grade(args, palette),
         Command::Completions(args) => super::completions::completions(args),
         Command::Man(args) => super::man::man(args, palette),
+        Command::Types(args) => super::types::types(args, palette),
         Command::Init { .. } => usage_error(
             "dlqspec has no `init`: `dlqspec new specs/dlq-consumer/my-case.yaml` writes a starter spec that passes as written (`dlqspec new --help`); `dlqspec run` runs the specs of ./specs",
             &palette,

@@ -21,6 +21,7 @@ pub(crate) mod sandbox_warnings;
 pub(crate) mod schema;
 pub(crate) mod smoke;
 pub(crate) mod strength;
+pub(crate) mod types;
 pub(crate) mod watch;
 pub(crate) mod world;
 

@@ -77,6 +77,14 @@ pub trait Contract: Sync {
         None
     }
 
+    /// Type declarations of what a solution in `language` (`typescript` or `python`) writes
+    /// and is given, for a student's editor (`dlqspec types`); `None` for a contract whose
+    /// declarations the shims carry (`given.d.ts`).
+    fn types(&self, language: &str) -> Option<String> {
+        let _ = language;
+        None
+    }
+
     /// For a contract that is an exercise folder, what a shim needs to serve it without
     /// knowing it (its class, given parts and errors: docs/protocol.md, "Exercises"), sent in
     /// `hello`; its `new` requests then carry the class and the constructor's parameters.

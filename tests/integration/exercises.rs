@@ -367,3 +367,39 @@ fn no_exercise_is_named_by_the_engine_or_the_shims() {
     }
     assert!(named.is_empty(), "{named:#?}");
 }
+
+/// `dlqspec types` derives a student's declarations from exercise.yaml: TypeScript that names
+/// the class's methods with the argument types its draws show, and a Python stub that parses.
+#[test]
+fn types_are_derived_from_the_exercise() {
+    let typescript = run(&["types", FOLDER]);
+    assert_eq!(typescript.code, 0, "{}", typescript.stderr);
+    assert!(typescript.stdout.contains("declare module 'given'"));
+    assert!(
+        typescript.stdout.contains("put(item: string): unknown;"),
+        "{}",
+        typescript.stdout
+    );
+    assert!(
+        typescript
+            .stdout
+            .contains("new (capacity: number) => BoundedBufferShape")
+    );
+    let python = run(&["types", FOLDER, "--language", "python"]);
+    assert_eq!(python.code, 0, "{}", python.stderr);
+    let stub = tempfile::NamedTempFile::new().expect("a temp file");
+    std::fs::write(stub.path(), &python.stdout).expect("writes");
+    let parsed = std::process::Command::new("python3")
+        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(stub.path())
+        .status()
+        .expect("python3 runs");
+    assert!(parsed.success(), "{}", python.stdout);
+    assert!(
+        python
+            .stdout
+            .contains("def put(self, item: str) -> object: ...")
+    );
+    let nowhere = run(&["types", "specs"]);
+    assert_eq!(nowhere.code, 2);
+}

@@ -8,6 +8,7 @@ pub(crate) mod departure;
 pub(crate) mod explore;
 pub(crate) mod programs;
 pub(crate) mod scenario;
+pub(crate) mod types;
 pub(crate) mod vocabulary;
 pub(crate) mod world;
 
@@ -239,6 +240,14 @@ impl Contract for ExerciseContract {
         this.explorer
             .get()
             .map(|explorer| explorer as &'static dyn crate::generate::Explorer)
+    }
+
+    fn types(&self, language: &str) -> Option<String> {
+        match language {
+            "typescript" => Some(types::typescript(&self.exercise)),
+            "python" => Some(types::python(&self.exercise)),
+            _ => None,
+        }
     }
 
     fn generic(&self) -> Option<Value> {

@@ -1,0 +1,191 @@
+//! The types a student's editor needs for an exercise, derived from `exercise.yaml`: a
+//! TypeScript declaration of its `given` module and of the class to write, or a Python stub
+//! (`dlqspec types`), so that no one writes them by hand.
+
+use serde_json::Value;
+
+use super::definition::{ErrorBase, Exercise, GivenKind, Method};
+
+/// The TypeScript type of an argument, from the first value explore draws for it (one the
+/// method accepts), `unknown` when it draws none.
+fn ts_type(draws: &[Value]) -> &'static str {
+    match draws.first() {
+        Some(Value::String(_)) => "string",
+        Some(Value::Number(_)) => "number",
+        Some(Value::Bool(_)) => "boolean",
+        Some(Value::Array(_)) => "unknown[]",
+        Some(Value::Object(_)) => "Record<string, unknown>",
+        _ => "unknown",
+    }
+}
+
+fn py_type(draws: &[Value]) -> &'static str {
+    match draws.first() {
+        Some(Value::String(_)) => "str",
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => "int",
+        Some(Value::Number(_)) => "float",
+        Some(Value::Bool(_)) => "bool",
+        Some(Value::Array(_)) => "list",
+        Some(Value::Object(_)) => "dict",
+        _ => "object",
+    }
+}
+
+fn camel(name: &str) -> String {
+    crate::model::implementation::Naming::Camel
+        .key(name)
+        .into_owned()
+}
+
+fn part_methods_ts(kind: GivenKind) -> &'static str {
+    match kind {
+        GivenKind::Clock => "  now(): number;\n  advance(by: number): void;\n",
+        GivenKind::Log => {
+            "  apply(key: string, effect: unknown): void;\n  entries(): Record<string, unknown[]>;\n"
+        }
+        GivenKind::Callable => "",
+    }
+}
+
+fn part_methods_py(kind: GivenKind) -> &'static str {
+    match kind {
+        GivenKind::Clock => {
+            "    def now(self) -> float: ...\n    def advance(self, by: float) -> None: ...\n"
+        }
+        GivenKind::Log => {
+            "    def apply(self, key: str, effect: object) -> None: ...\n    def entries(self) -> dict: ...\n"
+        }
+        GivenKind::Callable => "    ...\n",
+    }
+}
+
+fn ts_params(exercise: &Exercise, method: &Method) -> String {
+    method
+        .args
+        .iter()
+        .map(|arg| {
+            let ty = match &arg.given {
+                Some(part) => part_type_ts(exercise, part),
+                None => ts_type(&arg.draw).to_owned(),
+            };
+            let optional = if method.optional.contains(&arg.name) {
+                "?"
+            } else {
+                ""
+            };
+            format!("{}{optional}: {ty}", camel(&arg.name))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn part_type_ts(exercise: &Exercise, part: &str) -> String {
+    match exercise.given.iter().find(|g| g.name == part) {
+        Some(given) if given.kind == GivenKind::Callable => {
+            "(...args: unknown[]) => unknown".to_owned()
+        }
+        Some(given) => given.class.clone().unwrap_or_else(|| "unknown".to_owned()),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// `given.d.ts` for the exercise: its given parts and errors, and the shape of its class.
+pub(crate) fn typescript(exercise: &Exercise) -> String {
+    let mut out = format!(
+        "// Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\n\ndeclare module 'given' {{\n",
+        exercise.name
+    );
+    for part in &exercise.given {
+        if let Some(class) = &part.class {
+            out.push_str(&format!("  export class {class} {{\n"));
+            for line in part_methods_ts(part.kind).lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+            out.push_str("  }\n");
+        }
+    }
+    for (class, base) in &exercise.errors {
+        let base = match base {
+            ErrorBase::Error | ErrorBase::Crash => "Error",
+        };
+        out.push_str(&format!("  export class {class} extends {base} {{}}\n"));
+    }
+    out.push_str("}\n\n");
+    out.push_str(&format!(
+        "/** What a solution's `{}` offers; `implements {}Shape` checks it. */\nexport interface {}Shape {{\n",
+        exercise.class, exercise.class, exercise.class
+    ));
+    for (name, method) in &exercise.methods {
+        out.push_str(&format!(
+            "  {}({}): unknown;\n",
+            camel(name),
+            ts_params(exercise, method)
+        ));
+    }
+    for view in exercise.views.keys() {
+        out.push_str(&format!("  {}(): unknown;\n", camel(view)));
+    }
+    out.push_str("}\n");
+    out.push_str(&format!(
+        "\n/** The constructor: `new {}({})`. */\nexport type {}Constructor = new ({}) => {}Shape;\n",
+        exercise.class,
+        ts_params(exercise, &exercise.create),
+        exercise.class,
+        ts_params(exercise, &exercise.create),
+        exercise.class
+    ));
+    out
+}
+
+/// `given.pyi` for the exercise: its given parts and errors, and a Protocol of its class.
+pub(crate) fn python(exercise: &Exercise) -> String {
+    let mut out = format!(
+        "# Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\nfrom typing import Protocol\n\n",
+        exercise.name
+    );
+    for part in &exercise.given {
+        if let Some(class) = &part.class {
+            out.push_str(&format!("class {class}:\n{}\n", part_methods_py(part.kind)));
+        }
+    }
+    for (class, base) in &exercise.errors {
+        let base = match base {
+            ErrorBase::Error => "Exception",
+            ErrorBase::Crash => "BaseException",
+        };
+        out.push_str(&format!("class {class}({base}): ...\n\n"));
+    }
+    let params = |method: &Method| {
+        method
+            .args
+            .iter()
+            .map(|arg| {
+                let ty = match &arg.given {
+                    Some(part) => exercise
+                        .given
+                        .iter()
+                        .find(|g| &g.name == part)
+                        .and_then(|g| g.class.clone())
+                        .unwrap_or_else(|| "object".to_owned()),
+                    None => py_type(&arg.draw).to_owned(),
+                };
+                format!(", {}: {ty}", arg.name)
+            })
+            .collect::<String>()
+    };
+    out.push_str(&format!("class {}Shape(Protocol):\n", exercise.class));
+    out.push_str(&format!(
+        "    def __init__(self{}) -> None: ...\n",
+        params(&exercise.create)
+    ));
+    for (name, method) in &exercise.methods {
+        out.push_str(&format!(
+            "    def {name}(self{}) -> object: ...\n",
+            params(method)
+        ));
+    }
+    for view in exercise.views.keys() {
+        out.push_str(&format!("    def {view}(self) -> object: ...\n"));
+    }
+    out
+}
