@@ -138,7 +138,7 @@ pub(crate) enum Command {
     /// Print the type declarations of an exercise folder's given parts and class, for a
     /// student's editor: TypeScript (given.d.ts) or a Python stub (given.pyi).
     #[command(
-        after_help = "Examples:\n  dlqspec types exercises/bounded-buffer > given.d.ts\n  dlqspec types exercises/bounded-buffer --language python > given.pyi\n\nExit codes: 0 printed; 2 no exercise folder there."
+        after_help = "Examples:\n  dlqspec types exercises/my-lesson > given.d.ts\n  dlqspec types exercises/my-lesson --language python > given.pyi\n\nExit codes: 0 printed; 2 no exercise folder there."
     )]
     Types(TypesArgs),
 
