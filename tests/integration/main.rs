@@ -12,6 +12,7 @@
 mod adversarial;
 mod authoring;
 mod broker;
+mod capstone;
 #[cfg(target_os = "linux")]
 mod browser;
 mod causes;
