@@ -12,9 +12,9 @@
 mod adversarial;
 mod authoring;
 mod broker;
-mod capstone;
 #[cfg(target_os = "linux")]
 mod browser;
+mod capstone;
 mod causes;
 mod common;
 mod compact;
