@@ -15,6 +15,7 @@ mod authoring_exercises;
 mod broker;
 #[cfg(target_os = "linux")]
 mod browser;
+mod capstone;
 mod causes;
 mod common;
 mod compact;
