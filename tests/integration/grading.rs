@@ -1033,7 +1033,7 @@ fn an_empty_share_is_no_failure_and_merges_as_nothing() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stderr
-            .contains("note: share 2/2 of --partition holds none of the 1 submissions"),
+            .contains("note: share 2/2 of --partition holds none of the 1 submission"),
         "{}",
         ran.stderr
     );
@@ -1449,7 +1449,7 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
     let ran = run(&args);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout.contains("1 submissions graded: 1 timeout"),
+        ran.stdout.contains("1 submission graded: 1 timeout"),
         "{}",
         ran.stdout
     );

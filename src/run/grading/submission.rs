@@ -292,6 +292,30 @@ impl Grader {
     }
 }
 
+/// What a failing row says besides its counts, so a teacher sees it at a glance: where the
+/// submission hung and how many specs that kept from running, and each contract it did not
+/// attempt with what that cost (docs/autograders.md, Not attempted).
+fn fail_note(tally: &ReportTally) -> String {
+    let mut parts = Vec::new();
+    if let Some(hung) = &tally.hung {
+        parts.push(match tally.not_run_hung {
+            0 => format!("hung in {hung}"),
+            n => format!(
+                "hung in {hung}; the {} after it not run",
+                crate::text::listing::count(n, "spec")
+            ),
+        });
+    }
+    if !tally.not_attempted.is_empty() {
+        parts.push(format!(
+            "not attempted ({}, 0 points each): {}",
+            crate::text::listing::count(tally.marks.not_attempted, "spec"),
+            tally.not_attempted.join("; ")
+        ));
+    }
+    parts.join(". ")
+}
+
 /// Whether a run ended as dlqspec ends (0 passed, 1 failed, 2 a spec or usage error): only
 /// such a run has a verdict.
 fn ended_as_dlqspec(status: ExitStatus) -> bool {
@@ -328,8 +352,15 @@ fn judged(
                     budget.as_secs_f64()
                 ),
             ),
-            Some(0) if tally.finished && tally.marks.failed == 0 => (Status::Pass, String::new()),
-            _ if tally.finished && !tally.nothing_ran => (Status::Fail, String::new()),
+            Some(0)
+                if tally.finished
+                    && tally.marks.failed == 0
+                    && tally.marks.not_attempted == 0
+                    && tally.marks.not_run == 0 =>
+            {
+                (Status::Pass, String::new())
+            }
+            _ if tally.finished && !tally.nothing_ran => (Status::Fail, fail_note(tally)),
             _ => (
                 Status::Broken,
                 tally

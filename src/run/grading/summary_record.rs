@@ -63,7 +63,18 @@ pub(crate) struct SuiteRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct RuleShare {
     pub(crate) passed: usize,
+    /// The submissions the share is of: the class less those apart below.
     pub(crate) submissions: usize,
+    /// The submissions with no class of the rule's contract (only when some).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) not_attempted: usize,
+    /// The submissions whose run never reached the rule (only when some).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) not_run: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One of the class's failure causes.
@@ -153,6 +164,12 @@ pub(crate) struct RowRecord {
     pub(crate) max_score: f64,
     pub(crate) passed: usize,
     pub(crate) failed: usize,
+    /// Specs of a contract the submission has no class of (read as 0 when absent).
+    #[serde(default)]
+    pub(crate) not_attempted: usize,
+    /// Specs its run never reached: it hung before them, its budget ran out.
+    #[serde(default)]
+    pub(crate) not_run: usize,
     pub(crate) seconds: f64,
     pub(crate) note: String,
     /// `NAME.txt`, or null when none was written.
@@ -210,6 +227,20 @@ impl SpecOutcome {
             None | Some(OutcomeKind::WorldFault) => SpecOutcome::NotRun,
             Some(kind) => SpecOutcome::Ran(kind),
         }
+    }
+
+    /// Whether the spec earns its points: it passed (or diverged, the broker's, not the
+    /// submission's).
+    pub(crate) fn earns_points(self) -> bool {
+        matches!(
+            self,
+            SpecOutcome::Ran(OutcomeKind::Passed | OutcomeKind::Divergence)
+        )
+    }
+
+    /// Whether the submission has no class of the spec's contract.
+    pub(crate) fn is_not_attempted(self) -> bool {
+        self == SpecOutcome::Ran(OutcomeKind::NotAttempted)
     }
 
     /// Every outcome a grading can give a spec, in the order reports list them.
