@@ -820,6 +820,8 @@ mod tests {
                 max_score: 2.0,
                 passed: 1,
                 failed: 1,
+                not_attempted: 0,
+                not_run: 0,
                 rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
                 specs: [(
                     "s/a.yaml".to_owned(),
@@ -864,7 +866,7 @@ mod tests {
         assert!(lines.next().unwrap().ends_with(",json_report,r/a"));
         assert_eq!(
             lines.next().unwrap(),
-            "\"'=cmd|' /C calc'!A0,\"\"x\"\"\",fail,1.5,2,1,1,1.50,,n.txt,n.jsonl,fail"
+            "\"'=cmd|' /C calc'!A0,\"\"x\"\"\",fail,1.5,2,1,1,0,0,1.50,,n.txt,n.jsonl,fail"
         );
     }
 
@@ -931,7 +933,16 @@ mod tests {
         let mut carol = row("carol", Status::Broken);
         carol.marks.rules.clear();
         let rows = [alice, bob, carol];
-        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
+        assert_eq!(
+            rule_shares(&rows),
+            [RuleCount {
+                rule: "r/a".to_owned(),
+                passed: 1,
+                submissions: 3,
+                not_attempted: 0,
+                not_run: 0
+            }]
+        );
         assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
         let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
         assert_eq!(json["rules"]["r/a"]["passed"], 1);
@@ -1136,7 +1147,16 @@ mod tests {
         assert!(lines[3].starts_with("class/linus,ungraded,,2,"), "{csv}");
         assert!(lines[4].ends_with(",fail"), "{csv}");
         // The ungraded row is no part of the class's shares.
-        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 0, 3)]);
+        assert_eq!(
+            rule_shares(&rows),
+            [RuleCount {
+                rule: "r/a".to_owned(),
+                passed: 0,
+                submissions: 3,
+                not_attempted: 0,
+                not_run: 0
+            }]
+        );
         let json: serde_json::Value =
             serde_json::from_str(&json(&rows, None, Some(&about), None)).unwrap();
         assert_eq!(json["suite"]["digest"], "7f8f6c98b998");
@@ -1180,7 +1200,9 @@ mod tests {
                 "json_report",
                 "pictures",
                 "rules",
-                "specs"
+                "specs",
+                "not_attempted",
+                "not_run"
             ]
         );
     }

@@ -246,9 +246,10 @@ const MAX_SYNTAX_LINES: usize = 8;
 /// was) until the text is YAML again, and what that text holds is decoded and checked as
 /// any broken file is, so that a bad indent, a key typo and a wrong value come in one run.
 /// A `missing field` the blanking made (the blanked line held that key) is not told. `None`
-/// when blanking does not make YAML of it within [`MAX_SYNTAX_LINES`] lines (an unclosed
-/// quote or bracket swallowing the rest): then the syntax error is told as before, with
-/// those before it, and that more may follow.
+/// when blanking does not make YAML of it within [`MAX_SYNTAX_LINES`] lines, or a blanked
+/// line's trouble goes on at the next (an unclosed quote or bracket swallowing the rest, an
+/// item's keys under a blanked item): then the syntax error is told as before, with those
+/// before it, and that more may follow.
 fn past_syntax_errors<T: DeserializeOwned>(
     file: &SourceFile,
     syntax: SpecError,
@@ -279,6 +280,10 @@ fn past_syntax_errors<T: DeserializeOwned>(
         text.replace_range(start..end, &spaces);
         match syntax_error_in(file, &text) {
             None => break,
+            // On the line after the one blanked, or before it: what the blanked line began
+            // goes on there (an unclosed bracket, an item's more-indented keys), and
+            // blanking on would hide what is wrong in those lines.
+            Some(next) if next.position.line <= line + 1 => return None,
             Some(next) => syntax_errors.push(next),
         }
     }
@@ -1064,6 +1069,47 @@ mod tests {
 
     fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, SpecError> {
         parse(&SourceFile::from_text("t.yaml", text))
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Named {
+        name: String,
+        steps: Vec<SingleKey<SampleStep>>,
+    }
+
+    #[test]
+    fn a_bad_indent_is_said_in_plain_words_and_the_errors_past_it_are_told_too() {
+        // A step indented one space less than the list it belongs to, a key typo before it
+        // and a wrong value after it: all three, in one run, and nothing said to follow.
+        let text = "name: x\ncolour: red\nsteps:\n  - process: a\n - process: b\n  - recovr\n";
+        let error = parse_text::<Named>(text).unwrap_err();
+        let all: Vec<(usize, &str)> = std::iter::once(&error)
+            .chain(&error.more)
+            .map(|e| (e.position.line, e.message.as_str()))
+            .collect();
+        assert_eq!(all.len(), 3, "{all:#?}");
+        assert!(all[0].1.starts_with("unknown field `colour`"), "{all:#?}");
+        assert_eq!(
+            all[1],
+            (
+                5,
+                "this list item is indented 1 space, which lines it up with nothing above it: YAML reads what a line belongs to from its indentation alone; indent it 2 spaces, as the list item on line 4 is (`- process: a`)"
+            )
+        );
+        assert!(all[2].1.contains("recovr"), "{all:#?}");
+        assert_eq!(error.untold, None);
+        // No parser jargon anywhere.
+        assert!(all.iter().all(|(_, m)| !m.contains("while parsing")));
+    }
+
+    #[test]
+    fn a_syntax_error_that_swallows_the_rest_is_told_with_what_may_follow() {
+        // An unclosed flow list reads every line after it: blanking lines cannot end it.
+        let text = "name: x\nsteps: [\n  {process: a},\n  {process: b}\n";
+        let error = parse_text::<Named>(text).unwrap_err();
+        assert_eq!(error.untold, Some(Untold::Syntax), "{error:?}");
     }
 
     #[test]

@@ -298,17 +298,20 @@ impl Grader {
 fn fail_note(tally: &ReportTally) -> String {
     let mut parts = Vec::new();
     if let Some(hung) = &tally.hung {
-        parts.push(match tally.not_run_hung {
-            0 => format!("hung in {hung}"),
+        let after = match tally.not_run_hung {
+            0 => String::new(),
             n => format!(
-                "hung in {hung}; the {} after it not run",
+                "; the {} after it not run",
                 crate::text::listing::count(n, "spec")
             ),
-        });
+        };
+        parts.push(format!(
+            "hung in {hung} (an infinite loop, or a wait on something that never comes){after}"
+        ));
     }
     if !tally.not_attempted.is_empty() {
         parts.push(format!(
-            "not attempted ({}, 0 points each): {}",
+            "not attempted ({} scoring 0): {}",
             crate::text::listing::count(tally.marks.not_attempted, "spec"),
             tally.not_attempted.join("; ")
         ));
@@ -454,6 +457,32 @@ mod tests {
         // A 0 with failures in its report, or a 1 or 2 with none: its report decides, never a pass.
         assert_eq!(judge(exited(0), &finished(1)).0, Status::Fail);
         assert_eq!(judge(exited(2), &finished(0)).0, Status::Fail);
+    }
+
+    #[test]
+    fn a_run_that_hung_or_left_a_contract_unattempted_is_no_pass_and_says_why() {
+        let mut partial = finished(0);
+        partial.marks.not_attempted = 41;
+        partial.not_attempted = vec!["erin.py has no class `RetryQueue`".to_owned()];
+        assert_eq!(
+            judge(exited(0), &partial),
+            (
+                Status::Fail,
+                "not attempted (41 specs scoring 0): erin.py has no class `RetryQueue`".to_owned()
+            )
+        );
+        let mut hung = finished(1);
+        hung.marks.not_run = 2;
+        hung.not_run_hung = 2;
+        hung.hung = Some("a.yaml: `process_one()` never returned".to_owned());
+        assert_eq!(
+            judge(exited(1), &hung),
+            (
+                Status::Fail,
+                "hung in a.yaml: `process_one()` never returned (an infinite loop, or a wait on something that never comes); the 2 specs after it not run"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

@@ -217,7 +217,7 @@ mod tests {
             (
                 "rules",
                 json!({"r/a": "maybe"}),
-                "FILE: rows[0]: rule \"r/a\" must be `pass` or `fail`",
+                "FILE: rows[0]: rule \"r/a\" must be `pass`, `fail`, `not_run` or `not_attempted`",
             ),
             (
                 "pictures",

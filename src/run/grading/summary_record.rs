@@ -164,12 +164,6 @@ pub(crate) struct RowRecord {
     pub(crate) max_score: f64,
     pub(crate) passed: usize,
     pub(crate) failed: usize,
-    /// Specs of a contract the submission has no class of (read as 0 when absent).
-    #[serde(default)]
-    pub(crate) not_attempted: usize,
-    /// Specs its run never reached: it hung before them, its budget ran out.
-    #[serde(default)]
-    pub(crate) not_run: usize,
     pub(crate) seconds: f64,
     pub(crate) note: String,
     /// `NAME.txt`, or null when none was written.
@@ -184,6 +178,13 @@ pub(crate) struct RowRecord {
     /// Each spec of the suite's verdict, by path; an error names the spec.
     #[serde(deserialize_with = "each_spec")]
     pub(crate) specs: IndexMap<String, SpecVerdictRecord>,
+    /// Specs of a contract the submission has no class of (read as 0 when absent: a
+    /// summary.json written before it was).
+    #[serde(default)]
+    pub(crate) not_attempted: usize,
+    /// Specs its run never reached: it hung before them, its budget ran out.
+    #[serde(default)]
+    pub(crate) not_run: usize,
 }
 
 /// A spec's verdict in a row: its outcome, and its cause when it failed.
@@ -331,6 +332,7 @@ mod tests {
                 "errored",
                 "spec_error",
                 "skipped",
+                "not_attempted",
                 "expected_failure",
                 "stale",
                 "divergence",
@@ -359,7 +361,7 @@ mod tests {
         let error = serde_json::from_value::<SpecOutcome>("world_fault".into()).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "unknown variant `world_fault`, expected one of `passed`, `mismatch`, `errored`, `spec_error`, `skipped`, `expected_failure`, `stale`, `divergence`, `not_run`"
+            "unknown variant `world_fault`, expected one of `passed`, `mismatch`, `errored`, `spec_error`, `skipped`, `not_attempted`, `expected_failure`, `stale`, `divergence`, `not_run`"
         );
     }
 

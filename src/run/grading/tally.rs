@@ -134,7 +134,11 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             && error.kind == ImplErrorKind::Timeout
             && tally.hung.is_none()
         {
-            let what = error.message.lines().next().unwrap_or_default();
+            let first = error.message.lines().next().unwrap_or_default();
+            let what = match first.split_once(" never returned") {
+                Some((what, _)) => format!("{what} never returned"),
+                None => first.to_owned(),
+            };
             tally.hung = Some(cause_line(&format!("{}: {what}", spec.path)));
         }
         if let Some(event) = event.filter(|_| !skipped && !not_attempted) {
@@ -354,6 +358,92 @@ mod tests {
     }
 
     #[test]
+    fn a_hang_fails_the_spec_it_hung_in_and_leaves_the_rest_not_run_not_failed() {
+        let suite = [
+            suite_spec("a.yaml", 1.0, &["r/a"]),
+            suite_spec("b.yaml", 1.0, &["r/b", "r/shared"]),
+            suite_spec("c.yaml", 1.0, &["r/c", "r/shared"]),
+            suite_spec("d.yaml", 1.0, &["r/d"]),
+        ];
+        let lines = report(&[
+            r#"{"event":"spec_finished","path":"a.yaml","outcome":"passed"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"errored","impl_error":{"kind":"timeout","message":"`process_one()` never returned: an infinite loop, or a wait on something that never comes (no reply within 5s; the process was killed)"}}"#,
+            r#"{"event":"spec_finished","path":"c.yaml","outcome":"skipped","skip_reason":"not run: the solution hung in an earlier spec"}"#,
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"skipped","skip_reason":"not run: the solution hung in an earlier spec"}"#,
+            r#"{"event":"run_finished"}"#,
+        ]);
+        let tally = tally(&lines, &suite);
+        assert_eq!(
+            (
+                tally.marks.passed,
+                tally.marks.failed,
+                tally.marks.not_run,
+                tally.not_run_hung
+            ),
+            (1, 1, 2, 2)
+        );
+        assert_eq!(tally.marks.score, 1.0);
+        let verdicts: Vec<(&str, RuleVerdict)> = tally
+            .marks
+            .rules
+            .iter()
+            .map(|(r, v)| (r.as_str(), *v))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("r/a", RuleVerdict::Pass),
+                ("r/b", RuleVerdict::Fail),
+                ("r/c", RuleVerdict::NotRun),
+                ("r/d", RuleVerdict::NotRun),
+                ("r/shared", RuleVerdict::Fail),
+            ]
+        );
+        assert_eq!(tally.marks.specs["c.yaml"].outcome, SpecOutcome::NotRun);
+        assert_eq!(
+            tally.hung.as_deref(),
+            Some("b.yaml: `process_one()` never returned")
+        );
+    }
+
+    #[test]
+    fn a_contract_not_attempted_scores_nothing_and_fails_nothing() {
+        let suite = [
+            suite_spec("d.yaml", 1.0, &["dlq/a"]),
+            suite_spec("o1.yaml", 2.0, &["oq/a", "oq/b"]),
+            suite_spec("o2.yaml", 1.0, &["oq/b"]),
+        ];
+        let why = "erin.py has no class `RetryQueue`: the outcome-queue contract is not attempted";
+        let not_attempted = |path: &str| {
+            format!(
+                r#"{{"event":"spec_finished","path":"{path}","outcome":"not_attempted","not_attempted":"{why}"}}"#
+            )
+        };
+        let lines = report(&[
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"passed"}"#,
+            &not_attempted("o1.yaml"),
+            &not_attempted("o2.yaml"),
+            r#"{"event":"run_finished"}"#,
+        ]);
+        let tally = tally(&lines, &suite);
+        assert_eq!(
+            (
+                tally.marks.score,
+                tally.marks.max_score,
+                tally.marks.failed,
+                tally.marks.not_attempted
+            ),
+            (1.0, 4.0, 0, 2)
+        );
+        assert_eq!(tally.marks.rules["dlq/a"], RuleVerdict::Pass);
+        assert_eq!(tally.marks.rules["oq/a"], RuleVerdict::NotAttempted);
+        assert_eq!(tally.marks.rules["oq/b"], RuleVerdict::NotAttempted);
+        assert!(tally.marks.specs["o1.yaml"].outcome.is_not_attempted());
+        assert_eq!(tally.not_attempted, [why]);
+        assert!(!tally.nothing_ran);
+    }
+
+    #[test]
     fn a_divergence_on_the_broker_scores_as_the_pass_it_is_on_the_lessons_world() {
         let suite = [suite_spec("a.yaml", 2.0, &["r/a"])];
         let line = r#"{"event":"spec_finished","path":"a.yaml","outcome":"divergence"}"#;
@@ -393,7 +483,8 @@ mod tests {
         assert_eq!((tally.marks.passed, tally.marks.failed), (1, 2));
         assert_eq!(tally.marks.rules["r/a"], RuleVerdict::Pass);
         assert_eq!(tally.marks.rules["r/b"], RuleVerdict::Fail);
-        assert_eq!(tally.marks.rules["r/c"], RuleVerdict::Fail);
+        // Nothing ran c: its rule has no verdict, though the spec scores nothing.
+        assert_eq!(tally.marks.rules["r/c"], RuleVerdict::NotRun);
         assert_eq!(tally.marks.rules["r/d"], RuleVerdict::Pass);
         assert!(!tally.marks.rules.contains_key("forged"));
         let outcomes: Vec<&str> = tally
