@@ -79,6 +79,9 @@ pub fn bless(file: SourceFile, implementation: &mut dyn Implementation) -> Bless
             return Blessing::Refused(render::impl_error(&error).trim_end().to_owned());
         }
         Outcome::Skipped(reason) => return Blessing::Refused(format!("skipped: {reason}")),
+        Outcome::NotAttempted(why) => {
+            return Blessing::Refused(format!("not attempted: {why}"));
+        }
         // Known-failure lists are applied by the runner, after a scenario has run.
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {
             return Blessing::Refused("a known-failure outcome cannot be blessed".into());

@@ -172,7 +172,10 @@ pub(crate) fn html(explanation: &Explanation) -> String {
         verdict: &verdict,
         passed: matches!(
             explanation.outcome,
-            Outcome::Passed | Outcome::Skipped(_) | Outcome::ExpectedFailure(_)
+            Outcome::Passed
+                | Outcome::Skipped(_)
+                | Outcome::NotAttempted(_)
+                | Outcome::ExpectedFailure(_)
         ),
         details: &details,
     })
@@ -186,6 +189,7 @@ fn verdict(explanation: &Explanation, p: &Palette) -> (String, anstyle::Style) {
         Outcome::Errored(_) => ("ERROR: the implementation broke", p.fail),
         Outcome::SpecError(_) => ("SPEC ERROR: the spec itself is broken", p.spec),
         Outcome::Skipped(_) => ("SKIPPED", p.skip),
+        Outcome::NotAttempted(_) => ("NOT ATTEMPTED: no class of this contract", p.skip),
         Outcome::ExpectedFailure(_) => ("EXPECTED FAILURE: listed as a known failure", p.skip),
         Outcome::Stale(_) => ("STALE: listed as a known failure, but passed", p.fail),
         Outcome::Divergence(_) => (
@@ -220,7 +224,9 @@ fn details(explanation: &Explanation, p: &Palette) -> String {
         }
         Outcome::Errored(e) => render::impl_error(e),
         Outcome::SpecError(e) => render::spec_error(e, p),
-        Outcome::Skipped(reason) => format!("{}\n", sanitize::text(reason)),
+        Outcome::Skipped(reason) | Outcome::NotAttempted(reason) => {
+            format!("{}\n", sanitize::text(reason))
+        }
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) | Outcome::Divergence(_) => {
             render::details(&explanation.path, &explanation.outcome)
         }

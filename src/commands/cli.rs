@@ -131,7 +131,7 @@ pub(crate) enum Command {
 
     /// Print the man page of dlqspec or of one of its subcommands (roff).
     #[command(
-        after_help = "Examples:\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
+        after_help = "Examples:\n  dlqspec man --install                 # every page, into ~/.local/share/man/man1: then `man dlqspec`\n  dlqspec man > dlqspec.1 && man ./dlqspec.1\n  dlqspec man run > dlqspec-run.1\n  dlqspec man | gzip > /usr/local/share/man/man1/dlqspec.1.gz"
     )]
     Man(ManArgs),
 
@@ -486,8 +486,13 @@ fn parse_positive_seconds(text: &str) -> Result<std::time::Duration, String> {
 #[derive(Debug, Args)]
 pub(crate) struct ManArgs {
     /// The subcommand whose page to print (dlqspec-SUBCOMMAND(1)); none for dlqspec(1).
-    #[arg(value_name = "SUBCOMMAND")]
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "install")]
     pub(crate) subcommand: Option<String>,
+    /// Write every page (dlqspec(1) and each dlqspec-SUBCOMMAND(1)) into
+    /// `$XDG_DATA_HOME/man/man1`, else `~/.local/share/man/man1`, where `man` finds them;
+    /// an earlier install's pages there are replaced.
+    #[arg(long)]
+    pub(crate) install: bool,
 }
 
 #[derive(Debug, Args)]

@@ -101,6 +101,7 @@ pub(crate) fn explain(args: ExplainArgs, palette: Palette) -> i32 {
     match explanation.outcome {
         Outcome::Passed
         | Outcome::Skipped(_)
+        | Outcome::NotAttempted(_)
         | Outcome::ExpectedFailure(_)
         | Outcome::Divergence(_) => exit::PASSED,
         Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => exit::FAILED,

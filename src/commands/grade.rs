@@ -15,6 +15,7 @@ use crate::run::grading::row::{self, Graded};
 use crate::run::grading::submission::{Grader, node_submission, python_submission};
 use crate::run::grading::suite::{About, reference_suite};
 use crate::run::grading::{class, merge, outputs, pictures};
+use crate::text::listing::count;
 
 pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
     if !args.merge.is_empty() {
@@ -50,10 +51,10 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
     {
         let _ = writeln!(
             sanitize::stderr(),
-            "note: share {}/{} of --partition holds none of the {} submissions (there are more shares than submissions)",
+            "note: share {}/{} of --partition holds none of the {} (there are more shares than submissions)",
             partition.index,
             partition.count,
-            submissions.len()
+            count(submissions.len(), "submission")
         );
     }
     let jobs = args
@@ -105,7 +106,11 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
             .count();
         super::messages::failure(
             &format!(
-                "{count} JavaScript and TypeScript submissions are not graded (`ungraded`): {why}"
+                "{} not graded (`ungraded`): {why}",
+                match count {
+                    1 => "1 JavaScript or TypeScript submission is".to_owned(),
+                    n => format!("{n} JavaScript and TypeScript submissions are"),
+                }
             ),
             &palette,
         );
@@ -152,13 +157,16 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
         return usage_error(why);
     }
     let share = match &partition {
-        Some(share) => format!(" (share {share} of {} submissions)", submissions.len()),
+        Some(share) => format!(
+            " (share {share} of {})",
+            count(submissions.len(), "submission")
+        ),
         None => String::new(),
     };
     let _ = writeln!(
         sanitize::stdout(),
-        "{} submissions graded{share}: {}; summary in {}",
-        rows.len(),
+        "{} graded{share}: {}; summary in {}",
+        count(rows.len(), "submission"),
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );
@@ -250,8 +258,9 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
     }
     let _ = writeln!(
         sanitize::stdout(),
-        "{} submissions merged from {shard_count} shards: {}; summary in {}",
-        rows.len(),
+        "{} merged from {}: {}; summary in {}",
+        count(rows.len(), "submission"),
+        count(shard_count, "shard"),
         grade_summary::counts(&rows),
         sanitize::line(&args.output.join("summary.html").to_string_lossy())
     );

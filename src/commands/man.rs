@@ -13,6 +13,9 @@ use crate::run::exit;
     reason = "prints: the man page goes to stdout"
 )]
 pub(crate) fn man(args: ManArgs, palette: Palette) -> i32 {
+    if args.install {
+        return install(&palette);
+    }
     let page = match render(args.subcommand.as_deref()) {
         Ok(page) => page,
         Err(message) => return super::messages::usage_error(&message, &palette),
@@ -20,6 +23,73 @@ pub(crate) fn man(args: ManArgs, palette: Palette) -> i32 {
     // A closed stdout (piped into `head`) is not worth a panic or an error.
     let _ = std::io::stdout().write_all(&page);
     exit::PASSED
+}
+
+/// `dlqspec man --install`: every page into the user's man folder, and where they went.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "prints: what was installed goes to stdout"
+)]
+fn install(palette: &Palette) -> i32 {
+    let env = |name: &str| std::env::var(name).ok();
+    let Some(dir) = man_folder(&env) else {
+        return super::messages::usage_error(
+            "no folder to install the man pages in: set HOME (or XDG_DATA_HOME)",
+            palette,
+        );
+    };
+    let pages = match pages() {
+        Ok(pages) => pages,
+        Err(message) => return super::messages::usage_error(&message, palette),
+    };
+    if let Err(error) = std::fs::create_dir_all(&dir) {
+        return super::messages::usage_error(
+            &format!("cannot make {}: {error}", dir.display()),
+            palette,
+        );
+    }
+    for (name, page) in &pages {
+        let path = dir.join(name);
+        if let Err(error) = crate::files::atomic_file::replace_own(&path, page) {
+            return super::messages::usage_error(
+                &format!("cannot write {}: {error}", path.display()),
+                palette,
+            );
+        }
+    }
+    let _ = writeln!(
+        std::io::stdout(),
+        "installed {} in {}: `man dlqspec` and `man dlqspec-run` find them where ~/.local/bin is on PATH; elsewhere, add {} to MANPATH",
+        crate::text::listing::count(pages.len(), "man page"),
+        dir.display(),
+        dir.parent().unwrap_or(&dir).display()
+    );
+    exit::PASSED
+}
+
+/// Where `--install` puts the pages: `$XDG_DATA_HOME/man/man1` (when absolute), else
+/// `$HOME/.local/share/man/man1`; `None` with neither.
+fn man_folder(env: &dyn Fn(&str) -> Option<String>) -> Option<std::path::PathBuf> {
+    let set = |name: &str| env(name).filter(|value| !value.is_empty());
+    let data = match set("XDG_DATA_HOME").filter(|dir| std::path::Path::new(dir).is_absolute()) {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(&set("HOME")?).join(".local/share"),
+    };
+    Some(data.join("man").join("man1"))
+}
+
+/// Every page, by its file name: `dlqspec.1`, then `dlqspec-SUBCOMMAND.1` for each command
+/// `--help` lists.
+fn pages() -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut pages = vec![("dlqspec.1".to_owned(), render(None)?)];
+    for sub in Cli::command()
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+    {
+        let name = sub.get_name().to_owned();
+        pages.push((format!("dlqspec-{name}.1"), render(Some(&name))?));
+    }
+    Ok(pages)
 }
 
 /// dlqspec(1), or dlqspec-SUBCOMMAND(1) with that subcommand's options and examples.
@@ -53,6 +123,35 @@ pub(crate) fn render(subcommand: Option<&str>) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pages_install_under_the_users_data_folder() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| (*value).to_owned())
+            }
+        };
+        assert_eq!(
+            man_folder(&env(&[("HOME", "/home/u")])),
+            Some("/home/u/.local/share/man/man1".into())
+        );
+        assert_eq!(
+            man_folder(&env(&[("HOME", "/home/u"), ("XDG_DATA_HOME", "/data")])),
+            Some("/data/man/man1".into())
+        );
+        // A relative XDG_DATA_HOME is ignored, as the XDG specification says.
+        assert_eq!(
+            man_folder(&env(&[("HOME", "/home/u"), ("XDG_DATA_HOME", "data")])),
+            Some("/home/u/.local/share/man/man1".into())
+        );
+        assert_eq!(man_folder(&env(&[])), None);
+        let pages = pages().unwrap();
+        assert_eq!(pages[0].0, "dlqspec.1");
+        assert!(pages.iter().any(|(name, _)| name == "dlqspec-run.1"));
+        assert!(pages.iter().all(|(name, _)| !name.contains("init")));
+    }
 
     #[test]
     fn every_subcommand_help_shows_an_example() {

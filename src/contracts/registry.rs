@@ -91,3 +91,23 @@ impl Default for Builtin {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CONTRACTS;
+
+    /// `dlqspec rules` heads each contract with its title: it names the class a solution
+    /// writes and where the contract is stated, never a lesson's internal number.
+    #[test]
+    fn a_contracts_title_names_its_class_and_where_it_is_stated() {
+        for contract in CONTRACTS {
+            let title = contract.title();
+            assert!(
+                title.contains(&format!("the class {}", contract.subject())),
+                "{title}"
+            );
+            assert!(title.contains("docs/contracts.md"), "{title}");
+            assert!(!title.contains("lesson 0"), "{title}");
+        }
+    }
+}

@@ -87,7 +87,9 @@ pub(crate) fn judge(
     let run = spec.run(implementation, RunMode::Check);
     match &run.outcome {
         Outcome::Passed => CaseVerdict::Passed,
-        Outcome::Skipped(reason) => CaseVerdict::Skipped(reason.clone()),
+        Outcome::Skipped(reason) | Outcome::NotAttempted(reason) => {
+            CaseVerdict::Skipped(reason.clone())
+        }
         Outcome::Mismatch(_) | Outcome::Errored(_) => CaseVerdict::Failed { text: blessed, run },
         Outcome::SpecError(error) => CaseVerdict::Invalid(error.to_string()),
         Outcome::ExpectedFailure(_) | Outcome::Stale(_) => {

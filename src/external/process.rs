@@ -230,11 +230,12 @@ impl ExternalImplementation {
                 Err(ImplError::new(
                     ImplErrorKind::Errored,
                     format!(
-                        "the implementation ran out of memory serving {what} (MemoryError: {}): each of its processes may use {}; --memory SIZE allows more",
+                        "the implementation ran out of memory serving {what} (MemoryError: {}): each of its processes may use {}",
                         error.message,
                         self.launch.limits.memory_text()
                     ),
-                ))
+                )
+                .with_hint("--memory SIZE allows more"))
             }
             Ok(IncomingBody::Raised { error, traceback }) => {
                 if let Some(frames) = traceback.filter(|frames| !frames.is_empty()) {
@@ -419,6 +420,27 @@ impl Drop for ExternalImplementation {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// What docs/students.md tells a TypeScript student whose import failed as Node runs
+/// TypeScript (types stripped, files named as written): a type imported without `import type`
+/// is an export the module does not have at run time, and an import without its `.ts` names no
+/// file. `None` for any other error, or one of a solution that is not TypeScript.
+fn typescript_import_hint(message: &str, file: Option<&str>) -> Option<&'static str> {
+    let typescript = |text: &str| {
+        [".ts", ".mts", ".cts"]
+            .iter()
+            .any(|ext| text.contains(&format!("{ext}'")) || text.ends_with(ext))
+    };
+    if !typescript(message) && !file.is_some_and(typescript) {
+        return None;
+    }
+    let missing_export = message.contains("does not provide an export named");
+    let unnamed_file =
+        message.contains("Cannot find module") || message.contains("ERR_MODULE_NOT_FOUND");
+    (missing_export || unnamed_file).then_some(
+        "TypeScript runs as Node.js runs it: a type that is only a type is imported with `import type { Name } from \"./file.ts\"` (a plain import of it is an export the module does not have at run time), and an import of your own file names the file with its extension (`./queue.ts`); docs/students.md",
+    )
 }
 
 /// Why a world call marked `foreseen` may not be: it is not the next call its request foresaw.
@@ -643,6 +665,9 @@ impl Process {
                 ..
             } => {
                 let mut headline = format!("the solution could not be loaded: {message}");
+                if let Some(hint) = typescript_import_hint(&message, file.as_deref()) {
+                    headline.push_str(&format!("\nhint: {hint}"));
+                }
                 if let Some(file) = file {
                     headline.push_str(&format!("\n  --> {file}"));
                     if let Some(line) = line {
@@ -1044,24 +1069,26 @@ impl Process {
     /// Turns a broken exchange into the error to report, stopping the process on the way.
     fn failure(&mut self, broke: Broke, what: &str, timeout: Duration) -> ImplError {
         let (kind, mut message) = match broke {
+            // In the student's words: what hung, and the two things that make code hang. The
+            // grader's option is the error's hint, told only to whoever runs dlqspec.
             Broke::Timeout => (
                 ImplErrorKind::Timeout,
                 format!(
-                    "no reply to {what} within {}; the process was killed (--timeout SECS allows more)",
+                    "{what} never returned: an infinite loop, or a wait on something that never comes (no reply within {}; the process was killed)",
                     seconds(timeout)
                 ),
             ),
             Broke::WriteTimeout(written) => (
                 ImplErrorKind::Timeout,
                 format!(
-                    "the implementation stopped reading its input: {written} could not be written within {}; the process was killed (--timeout SECS allows more)",
+                    "the implementation stopped reading its input: {written} could not be written within {}, as if it hung in an infinite loop or a wait; the process was killed",
                     seconds(timeout)
                 ),
             ),
             Broke::Stalled => (
                 ImplErrorKind::Timeout,
                 format!(
-                    "the implementation stopped reading its input while serving {what}; the process was killed (--timeout SECS allows more)"
+                    "the implementation stopped reading its input while serving {what}, as if it hung in an infinite loop or a wait; the process was killed"
                 ),
             ),
             Broke::Closed => {
@@ -1095,26 +1122,36 @@ impl Process {
         // The process and its tree are gone, so stderr ends soon: read it to its end (the bound
         // only guards against a writer beyond reach).
         let _ = self.stderr_done.recv_timeout(STDERR_END);
-        if let Some(limit) = self.limit_reached() {
+        let mut hint = (kind == ImplErrorKind::Timeout).then_some("--timeout SECS allows more");
+        if let Some((limit, allows_more)) = self.limit_reached() {
             message.push('\n');
             message.push_str(&limit);
+            hint = Some(allows_more);
         }
         if let Some(tail) = self.stderr.lock().ok().and_then(|t| t.render()) {
             message.push('\n');
             message.push_str(&tail);
         }
-        ImplError::new(kind, message)
+        let error = ImplError::new(kind, message);
+        match hint {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        }
     }
 
-    /// Which of its limits the process reached, said for a person, if it reached one.
-    fn limit_reached(&self) -> Option<String> {
+    /// Which of its limits the process reached, said for a person, if it reached one, and the
+    /// grader's option that allows more.
+    fn limit_reached(&self) -> Option<(String, &'static str)> {
         #[cfg(unix)]
         {
             use std::os::unix::process::ExitStatusExt;
             if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXCPU) {
-                return Some(format!(
-                    "it used up its CPU time: each implementation process may use {}; --cpu SECS allows more",
-                    self.limits.cpu_text()
+                return Some((
+                    format!(
+                        "it used up its CPU time: each implementation process may use {}",
+                        self.limits.cpu_text()
+                    ),
+                    "--cpu SECS allows more",
                 ));
             }
         }
@@ -1122,9 +1159,12 @@ impl Process {
         {
             use std::os::unix::process::ExitStatusExt;
             if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXFSZ) {
-                return Some(format!(
-                    "it wrote a file larger than a box may hold: each implementation may write {}; --disk SIZE allows more",
-                    self.limits.disk_text()
+                return Some((
+                    format!(
+                        "it wrote a file larger than a box may hold: each implementation may write {}",
+                        self.limits.disk_text()
+                    ),
+                    "--disk SIZE allows more",
                 ));
             }
         }
@@ -1139,16 +1179,22 @@ impl Process {
                 .limits
                 .memory
                 .map_or("no limit".to_owned(), limits::size);
-            return Some(format!(
-                "it ran out of memory: each implementation's box may hold {held} in all, its processes, shared memory and files included (--memory); --memory SIZE allows more"
+            return Some((
+                format!(
+                    "it ran out of memory: each implementation's box may hold {held} in all, its processes, shared memory and files included"
+                ),
+                "--memory SIZE allows more",
             ));
         }
         let out_of_memory =
             self.stdout_out_of_memory || self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
         if out_of_memory {
-            return Some(format!(
-                "it ran out of memory: each implementation process may use {}; --memory SIZE allows more",
-                self.limits.memory_text()
+            return Some((
+                format!(
+                    "it ran out of memory: each implementation process may use {}",
+                    self.limits.memory_text()
+                ),
+                "--memory SIZE allows more",
             ));
         }
         // Nothing said why, but a runtime that cannot get the memory it reserves at start
@@ -1158,9 +1204,12 @@ impl Process {
             .memory
             .is_some_and(|bytes| bytes < limits::DEFAULT_MEMORY_BYTES);
         (self.exited_at_start && lowered).then(|| {
-            format!(
-                "a process that exits before `hello` under a lowered memory limit most likely could not get the memory its runtime needs to start: each implementation process may use {}; --memory SIZE allows more",
-                self.limits.memory_text()
+            (
+                format!(
+                    "a process that exits before `hello` under a lowered memory limit most likely could not get the memory its runtime needs to start: each implementation process may use {}",
+                    self.limits.memory_text()
+                ),
+                "--memory SIZE allows more",
             )
         })
     }
@@ -1380,6 +1429,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_typescript_import_that_fails_gets_the_students_hint() {
+        let missing = "SyntaxError: The requested module './types.ts' does not provide an export named 'Message'";
+        assert!(typescript_import_hint(missing, Some("/s/solution.ts")).is_some());
+        assert!(typescript_import_hint(missing, None).is_some());
+        let unnamed = "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/s/queue' imported from /s/solution.ts";
+        assert!(typescript_import_hint(unnamed, Some("/s/solution.ts")).is_some());
+        // JavaScript's own missing export is not TypeScript's to explain.
+        let javascript =
+            "SyntaxError: The requested module './types.mjs' does not provide an export named 'x'";
+        assert_eq!(
+            typescript_import_hint(javascript, Some("/s/solution.mjs")),
+            None
+        );
+        assert_eq!(
+            typescript_import_hint("ReferenceError: x is not defined", Some("/s/solution.ts")),
+            None
+        );
+    }
 
     #[test]
     fn calls_are_described_as_written() {

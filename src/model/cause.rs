@@ -116,6 +116,35 @@ impl Cause {
         }
     }
 
+    /// The cause of a difference the built-in reference itself made: the spec's expectation
+    /// is what is wrong, never a rule (the reference is the rules), so no rule is named. It
+    /// says at which step, that the reference's values are the diff's actual side, and what to
+    /// run: `bless` takes them into the spec, `explain` tells the reference's run step by
+    /// step. `path` is the spec's, as the commands take it.
+    pub(crate) fn expectation_differs(
+        mismatch: &crate::model::outcome::Mismatch,
+        path: &str,
+    ) -> Cause {
+        let at = mismatch
+            .step
+            .rsplit_once('(')
+            .map_or(mismatch.step.as_str(), |(_, kind)| {
+                kind.trim_end_matches(')')
+            });
+        Cause {
+            id: key(&["reference", at]),
+            rule: None,
+            line: line(&format!(
+                "the spec's expectation differs from what the built-in reference does (at {at})"
+            )),
+            told: Some(format!(
+                "the spec's expectation differs from what the built-in reference does at {}: the reference did what the +++ lines show. If the reference is right, `dlqspec bless {path}` writes that into the spec; `dlqspec explain {path}` tells the reference's run step by step",
+                mismatch.step
+            )),
+            mistake: None,
+        }
+    }
+
     /// The cause of a failure no departure explains.
     fn of_outcome(outcome: &Outcome, rules: &[String]) -> Option<Cause> {
         let (parts, rule, text): (Vec<String>, Option<&'static str>, String) = match outcome {

@@ -100,6 +100,10 @@ pub enum Reply {
 pub struct ImplError {
     pub(crate) kind: ImplErrorKind,
     pub(crate) message: String,
+    /// The grader's option that would have allowed more (`--timeout SECS allows more`): told
+    /// to whoever runs dlqspec, never in a result a student reads (Gradescope, Exercism, a
+    /// grade's pages and reports), where it is no step the student can take.
+    pub(crate) hint: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,7 +133,22 @@ impl ImplError {
                 message.into(),
                 crate::text::truncate::MAX_SHOWN_BYTES,
             ),
+            hint: None,
         }
+    }
+
+    /// The error, with the grader's option that would have allowed more.
+    pub(crate) fn with_hint(self, hint: &'static str) -> Self {
+        ImplError {
+            hint: Some(hint),
+            ..self
+        }
+    }
+
+    /// Whether it is a request that never returned: the implementation hung (an infinite loop,
+    /// a wait on something that never comes), and the specs after it are not run.
+    pub(crate) fn hung(&self) -> bool {
+        self.kind == ImplErrorKind::Timeout
     }
 }
 

@@ -17,6 +17,10 @@ pub enum Outcome {
     SpecError(SpecError),
     /// The spec was not run, and why.
     Skipped(String),
+    /// The implementation has no class of the spec's contract (a solution written for the
+    /// other one only): the spec was not attempted, which is no failure of what was written.
+    /// Why, in one line (which class is missing).
+    NotAttempted(String),
     /// A mismatch or error that a known-failures file lists: reported, not failing the run.
     ExpectedFailure(Box<ExpectedFailure>),
     /// A spec that a known-failures file lists passed: the list is out of date, failing the run.
@@ -116,6 +120,7 @@ pub enum OutcomeKind {
     Errored,
     SpecError,
     Skipped,
+    NotAttempted,
     ExpectedFailure,
     Stale,
     Divergence,
@@ -124,12 +129,13 @@ pub enum OutcomeKind {
 
 impl OutcomeKind {
     /// Every kind, in the order reports list them (the run record's schema too).
-    pub(crate) const ALL: [OutcomeKind; 9] = [
+    pub(crate) const ALL: [OutcomeKind; 10] = [
         OutcomeKind::Passed,
         OutcomeKind::Mismatch,
         OutcomeKind::Errored,
         OutcomeKind::SpecError,
         OutcomeKind::Skipped,
+        OutcomeKind::NotAttempted,
         OutcomeKind::ExpectedFailure,
         OutcomeKind::Stale,
         OutcomeKind::Divergence,
@@ -144,6 +150,7 @@ impl OutcomeKind {
             OutcomeKind::Errored => "errored",
             OutcomeKind::SpecError => "spec_error",
             OutcomeKind::Skipped => "skipped",
+            OutcomeKind::NotAttempted => "not_attempted",
             OutcomeKind::ExpectedFailure => "expected_failure",
             OutcomeKind::Stale => "stale",
             OutcomeKind::Divergence => "divergence",
@@ -160,6 +167,7 @@ impl Outcome {
             Outcome::Errored(_) => OutcomeKind::Errored,
             Outcome::SpecError(_) => OutcomeKind::SpecError,
             Outcome::Skipped(_) => OutcomeKind::Skipped,
+            Outcome::NotAttempted(_) => OutcomeKind::NotAttempted,
             Outcome::ExpectedFailure(_) => OutcomeKind::ExpectedFailure,
             Outcome::Stale(_) => OutcomeKind::Stale,
             Outcome::Divergence(_) => OutcomeKind::Divergence,

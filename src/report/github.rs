@@ -24,6 +24,7 @@ pub(crate) fn annotation(report: &SpecReport) -> Option<String> {
     let kind = match &report.outcome {
         Outcome::Passed
         | Outcome::Skipped(_)
+        | Outcome::NotAttempted(_)
         | Outcome::ExpectedFailure(_)
         | Outcome::Divergence(_)
         | Outcome::WorldFault(_) => return None,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::render::number;
 use super::sanitize;
-use crate::run::grading::class_tally::{ClassCause, class_causes, rule_shares, rules};
+use crate::run::grading::class_tally::{ClassCause, RuleCount, class_causes, rule_shares, rules};
 use crate::run::grading::regrade::{Against, Standing};
 use crate::run::grading::row::{Graded, Marks, RuleVerdict, Status};
 use crate::run::grading::suite::About;
@@ -15,6 +15,7 @@ use crate::run::grading::summary_record::{
     AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
     RuleShare, SpecChange, SpecOutcome, SpecVerdictRecord, StandingRecord, SummaryFile,
 };
+use crate::text::listing::count;
 
 /// The summaries a grading leaves in its output folder, each file's name and text:
 /// `summary.csv`, `summary.html` and `summary.json`.
@@ -61,8 +62,8 @@ pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
     let dir = sanitize::line(&against.dir);
     if diff.no_change() {
         return format!(
-            "against {dir}: no change ({} submissions)\n",
-            diff.unchanged
+            "against {dir}: no change ({})\n",
+            count(diff.unchanged, "submission")
         );
     }
     let mut out = format!(
@@ -180,7 +181,11 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
     let diff = &against.diff;
     let _ = writeln!(out, "<h2>against {}</h2>", sanitize::html(&against.dir));
     if diff.no_change() {
-        let _ = writeln!(out, "<p>no change ({} submissions)</p>", diff.unchanged);
+        let _ = writeln!(
+            out,
+            "<p>no change ({})</p>",
+            count(diff.unchanged, "submission")
+        );
         return;
     }
     let _ = writeln!(
@@ -234,11 +239,10 @@ fn against_html(out: &mut String, rows: &[Graded], against: &Against) {
 }
 
 fn verdict(row: &Graded, rule: &str) -> &'static str {
-    match row.marks.rules.get(rule) {
-        Some(RuleVerdict::Pass) => "pass",
-        Some(RuleVerdict::Fail) => "fail",
-        None => "",
-    }
+    row.marks
+        .rules
+        .get(rule)
+        .map_or("", |verdict| verdict.as_str())
 }
 
 /// The class's most common failure causes for a terminal: a line each, with an example.
@@ -252,9 +256,11 @@ pub(crate) fn cause_table(rows: &[Graded]) -> String {
         let (row, spec) = &cause.example;
         let _ = writeln!(
             out,
-            "  {:>4} submissions {:>4} specs  {}  (e.g. {}: {})",
+            "  {:>4} {:<11} {:>4} {:<5}  {}  (e.g. {}: {})",
             cause.submissions,
+            noun(cause.submissions, "submission"),
             cause.specs,
+            noun(cause.specs, "spec"),
             sanitize::line(&cause.cause),
             sanitize::line(&rows[*row].name),
             sanitize::line(spec)
@@ -262,6 +268,11 @@ pub(crate) fn cause_table(rows: &[Graded]) -> String {
         let _ = writeln!(out, "{:>25}  {}", "", sanitize::line(&who(&cause, rows)));
     }
     out
+}
+
+/// `noun`, with an `s` for any count but one.
+fn noun(n: usize, noun: &str) -> String {
+    count(n, noun).split_off(n.to_string().len() + 1)
 }
 
 /// Whom a cause hit: `who: alice, bob`; a long list by its ends and how many between.
@@ -278,17 +289,31 @@ pub(crate) fn rule_table(rows: &[Graded]) -> String {
     let shares = rule_shares(rows);
     let width = shares
         .iter()
-        .map(|(rule, ..)| rule.len())
+        .map(|share| share.rule.len())
         .max()
         .unwrap_or(0);
     let mut out = String::new();
-    for (rule, passed, submissions) in shares {
+    for share in shares {
+        let (passed, submissions) = (share.passed, share.submissions);
         let percent = percent(passed, submissions);
         let _ = writeln!(
             out,
-            "  {:<width$}  {passed:>4}/{submissions:<4} {percent:>3}% passing",
-            sanitize::line(&rule)
+            "  {:<width$}  {passed:>4}/{submissions:<4} {percent:>3}% passing{}",
+            sanitize::line(&share.rule),
+            apart(&share)
         );
+    }
+    out
+}
+
+/// The submissions a rule's share leaves apart: `, 5 not attempted, 1 not run`, or nothing.
+fn apart(share: &RuleCount) -> String {
+    let mut out = String::new();
+    if share.not_attempted > 0 {
+        let _ = write!(out, ", {} not attempted", share.not_attempted);
+    }
+    if share.not_run > 0 {
+        let _ = write!(out, ", {} not run", share.not_run);
     }
     out
 }
@@ -326,7 +351,7 @@ fn field(text: &str) -> String {
 pub(crate) fn csv(rows: &[Graded]) -> String {
     let rules = rules(rows);
     let mut out = String::from(
-        "submission,status,score,max_score,passed,failed,seconds,note,report,json_report",
+        "submission,status,score,max_score,passed,failed,not_attempted,not_run,seconds,note,report,json_report",
     );
     for rule in &rules {
         out.push(',');
@@ -345,6 +370,8 @@ pub(crate) fn csv(rows: &[Graded]) -> String {
             number(row.marks.max_score),
             row.marks.passed.to_string(),
             row.marks.failed.to_string(),
+            row.marks.not_attempted.to_string(),
+            row.marks.not_run.to_string(),
             format!("{:.2}", row.took.as_secs_f64()),
             field(&row.note),
             report(row, "txt").map_or_else(String::new, |file| field(&file)),
@@ -427,6 +454,8 @@ pub(crate) fn json(
             max_score: row.marks.max_score,
             passed: row.marks.passed,
             failed: row.marks.failed,
+            not_attempted: row.marks.not_attempted,
+            not_run: row.marks.not_run,
             seconds: row.took.as_secs_f64(),
             note: row.note.clone(),
             report: report(row, "txt"),
@@ -476,12 +505,14 @@ pub(crate) fn json(
         .collect();
     let shares = rule_shares(all)
         .into_iter()
-        .map(|(rule, passed, submissions)| {
+        .map(|share| {
             (
-                rule,
+                share.rule,
                 RuleShare {
-                    passed,
-                    submissions,
+                    passed: share.passed,
+                    submissions: share.submissions,
+                    not_attempted: share.not_attempted,
+                    not_run: share.not_run,
                 },
             )
         })
@@ -591,8 +622,8 @@ fn about_html(out: &mut String, rows: &[Graded], about: Option<&About>) {
     }
     let _ = writeln!(
         out,
-        "<p>{} submissions: {}. Click a heading to sort by it.</p>",
-        rows.len(),
+        "<p>{}: {}. Click a heading to sort by it.</p>",
+        count(rows.len(), "submission"),
         sanitize::html(&counts(rows))
     );
 }
@@ -713,6 +744,14 @@ fn submissions_html(out: &mut String, rows: &[Graded]) {
                         "<td class=\"rule fail\" title=\"{}: fail\">\u{2717}</td>",
                         sanitize::html(rule)
                     ),
+                    Some(RuleVerdict::NotRun) => format!(
+                        "<td class=\"rule none\" title=\"{}: not run\">\u{2013}</td>",
+                        sanitize::html(rule)
+                    ),
+                    Some(RuleVerdict::NotAttempted) => format!(
+                        "<td class=\"rule none\" title=\"{}: not attempted\">\u{b7}</td>",
+                        sanitize::html(rule)
+                    ),
                     None => {
                         "<td class=\"rule none\" title=\"not covered\">\u{2013}</td>".to_owned()
                     }
@@ -728,12 +767,14 @@ fn submissions_html(out: &mut String, rows: &[Graded]) {
 /// The class view: each rule's share of the class passing.
 fn rules_html(out: &mut String, rows: &[Graded]) {
     out.push_str("<h2>rules</h2>\n<table class=\"rules\">\n<tr><th>rule</th><th>passing</th><th>share of the class</th></tr>\n");
-    for (rule, passed, submissions) in rule_shares(rows) {
+    for share in rule_shares(rows) {
+        let (passed, submissions) = (share.passed, share.submissions);
         let percent = percent(passed, submissions);
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%</td></tr>",
-            sanitize::html(&rule)
+            "<tr><td>{}</td><td>{passed} / {submissions}</td><td><div class=\"bar\"><div style=\"width:{percent}%\"></div></div> {percent}%{}</td></tr>",
+            sanitize::html(&share.rule),
+            sanitize::html(&apart(&share))
         );
     }
     out.push_str("</table>\n");
@@ -779,6 +820,8 @@ mod tests {
                 max_score: 2.0,
                 passed: 1,
                 failed: 1,
+                not_attempted: 0,
+                not_run: 0,
                 rules: [("r/a".to_owned(), RuleVerdict::Fail)].into(),
                 specs: [(
                     "s/a.yaml".to_owned(),
@@ -823,7 +866,7 @@ mod tests {
         assert!(lines.next().unwrap().ends_with(",json_report,r/a"));
         assert_eq!(
             lines.next().unwrap(),
-            "\"'=cmd|' /C calc'!A0,\"\"x\"\"\",fail,1.5,2,1,1,1.50,,n.txt,n.jsonl,fail"
+            "\"'=cmd|' /C calc'!A0,\"\"x\"\"\",fail,1.5,2,1,1,0,0,1.50,,n.txt,n.jsonl,fail"
         );
     }
 
@@ -849,7 +892,7 @@ mod tests {
         assert!(html.matches("<script>").count() == 1 && !html.contains('\u{1b}'));
         assert!(html.contains("<script>\ndocument.querySelectorAll"));
         assert!(html.contains("<td class=\"timeout\">timeout</td>"));
-        assert!(html.contains("1 submissions: 1 timeout"));
+        assert!(html.contains("1 submission: 1 timeout"));
         // The report name is the link, as it is.
         assert!(html.contains("<a href=\"n.txt\">text report</a>"), "{html}");
     }
@@ -890,7 +933,16 @@ mod tests {
         let mut carol = row("carol", Status::Broken);
         carol.marks.rules.clear();
         let rows = [alice, bob, carol];
-        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 1, 3)]);
+        assert_eq!(
+            rule_shares(&rows),
+            [RuleCount {
+                rule: "r/a".to_owned(),
+                passed: 1,
+                submissions: 3,
+                not_attempted: 0,
+                not_run: 0
+            }]
+        );
         assert_eq!(rule_table(&rows), "  r/a     1/3     33% passing\n");
         let json: serde_json::Value = serde_json::from_str(&json(&rows, None, None, None)).unwrap();
         assert_eq!(json["rules"]["r/a"]["passed"], 1);
@@ -959,7 +1011,7 @@ mod tests {
         let table = cause_table(&rows);
         assert_eq!(
             table,
-            "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n                           who: bob, carol\n     1 submissions    1 specs  boom \\x1b  (e.g. bob: s/b.yaml)\n                           who: bob\n"
+            "most common failure causes:\n     2 submissions    2 specs  r/a: late  (e.g. bob: s/a.yaml)\n                           who: bob, carol\n     1 submission     1 spec   boom \\x1b  (e.g. bob: s/b.yaml)\n                           who: bob\n"
         );
         assert_eq!(causes[0].who, [1, 2]);
         assert_eq!(causes[0].rule.as_deref(), Some("r/a"));
@@ -1095,7 +1147,16 @@ mod tests {
         assert!(lines[3].starts_with("class/linus,ungraded,,2,"), "{csv}");
         assert!(lines[4].ends_with(",fail"), "{csv}");
         // The ungraded row is no part of the class's shares.
-        assert_eq!(rule_shares(&rows), [("r/a".to_owned(), 0, 3)]);
+        assert_eq!(
+            rule_shares(&rows),
+            [RuleCount {
+                rule: "r/a".to_owned(),
+                passed: 0,
+                submissions: 3,
+                not_attempted: 0,
+                not_run: 0
+            }]
+        );
         let json: serde_json::Value =
             serde_json::from_str(&json(&rows, None, Some(&about), None)).unwrap();
         assert_eq!(json["suite"]["digest"], "7f8f6c98b998");
@@ -1139,7 +1200,9 @@ mod tests {
                 "json_report",
                 "pictures",
                 "rules",
-                "specs"
+                "specs",
+                "not_attempted",
+                "not_run"
             ]
         );
     }

@@ -107,6 +107,10 @@ impl<W: Write> GradescopeReporter<W> {
             render::number(self.score),
             render::number(self.max_score)
         );
+        // The solution hung: where and what, once, on top.
+        if let Some(hung) = &summary.hung {
+            output = format!("{}\n\n{output}", sanitize::line(hung));
+        }
         // The solution did not start: the why on top, once; each test says where it is.
         if let Some(why) = self.startup.take().filter(|_| self.nothing_ran) {
             output = format!("{}\n\n{output}", why.trim_end());

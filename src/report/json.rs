@@ -98,6 +98,10 @@ fn spec_finished(report: &SpecReport) -> SpecFinished<'_> {
             Outcome::Skipped(reason) => Some(Cow::Borrowed(reason)),
             _ => None,
         },
+        not_attempted: match outcome {
+            Outcome::NotAttempted(why) => Some(Cow::Borrowed(why)),
+            _ => None,
+        },
         divergence: match outcome {
             Outcome::Divergence(d) => Some(DivergenceRecord {
                 world: Cow::Borrowed(&d.world),
@@ -142,6 +146,7 @@ fn run_finished(summary: &Summary) -> RunFinished {
         duration_ms: millis(summary.duration),
         exit_code: summary.exit_code(),
         diverged: summary.diverged,
+        not_attempted: summary.not_attempted,
         world_fault: summary.world_fault.clone(),
     }
 }

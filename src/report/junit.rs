@@ -123,6 +123,12 @@ fn status(report: &SpecReport) -> TestCaseStatus {
             status.set_message(sanitize::text(reason).as_ref());
             return status;
         }
+        Outcome::NotAttempted(why) => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_type("not_attempted");
+            status.set_message(sanitize::text(why).as_ref());
+            return status;
+        }
         Outcome::Mismatch(m) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "mismatch",

@@ -123,11 +123,7 @@ pub(crate) fn terminal(matrix: &Matrix, p: &Palette) -> String {
     }
     let _ = write!(out, "{:first_width$}", "all specs");
     for ((column, total), width) in matrix.columns.iter().zip(&totals).zip(&widths) {
-        let status = if column.summary.failed() > 0 {
-            CellStatus::Failed
-        } else {
-            CellStatus::Passed
-        };
+        let status = total_status(&column.summary);
         let painted = paint(style(status, p), total);
         let _ = write!(out, "  {}", pad(painted, total, *width));
     }
@@ -208,9 +204,9 @@ pub(crate) fn terminal(matrix: &Matrix, p: &Palette) -> String {
     let mut out: String = out.lines().map(|l| format!("{}\n", l.trim_end())).collect();
     let _ = writeln!(
         out,
-        "\n{} x {} implementations in {}",
+        "\n{} x {} in {}",
         spec_count(matrix.specs().len()),
-        matrix.columns.len(),
+        matrix.compares.count(matrix.columns.len()),
         duration(matrix.duration)
     );
     out
@@ -314,9 +310,9 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
     let mut out = String::from("# dlqspec conformance matrix\n\n");
     let _ = writeln!(
         out,
-        "{} against {} implementations. A cell counts the specs covering the rule that passed.\n",
+        "{} against {}. A cell counts the specs covering the rule that passed.\n",
         spec_count(matrix.specs().len()),
-        matrix.columns.len()
+        matrix.compares.count(matrix.columns.len())
     );
     out.push_str("| rule |");
     for column in &matrix.columns {
@@ -407,6 +403,18 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
     out
 }
 
+/// How a column's total reads: failed when a spec failed, diverged when none did and some
+/// diverged on its broker (not a pass, whose green would hide them), else passed.
+fn total_status(summary: &crate::run::events::Summary) -> CellStatus {
+    if summary.failed() > 0 {
+        CellStatus::Failed
+    } else if summary.diverged > 0 {
+        CellStatus::Diverged
+    } else {
+        CellStatus::Passed
+    }
+}
+
 fn html_class(status: CellStatus) -> &'static str {
     match status {
         CellStatus::Passed => "pass",
@@ -451,7 +459,7 @@ fn html_details(details: &str) -> String {
 const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#222}\
 table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}\
 th{background:#f4f4f4}td.cell{text-align:center;font-variant-numeric:tabular-nums}\
-td.pass{background:#dff5e1}td.fail{background:#fbe0e0}td.skip{background:#fff4d6}td.none{color:#999}\
+td.pass{background:#dff5e1}td.fail{background:#fbe0e0}td.skip,td.diverge{background:#fff4d6}td.none{color:#999}\
 td.fail a{color:#a00;font-weight:bold}.statement{color:#666;font-size:.85em}\
 pre{background:#f8f8f8;padding:.8rem;overflow-x:auto}.del{color:#b00}.ins{color:#070}.hunk{color:#077}\
 code{font-size:.95em}section{margin-top:1.5rem}";
@@ -465,9 +473,9 @@ pub(crate) fn html(matrix: &Matrix) -> String {
     );
     let _ = writeln!(
         out,
-        "<p>{} against {} implementations. A cell counts the specs covering the rule that passed; a failing cell links to the first failure.</p>",
+        "<p>{} against {}. A cell counts the specs covering the rule that passed; a failing cell links to the first failure.</p>",
         spec_count(matrix.specs().len()),
-        matrix.columns.len()
+        matrix.compares.count(matrix.columns.len())
     );
     out.push_str("<table id=\"matrix\">\n<tr><th>rule</th>");
     for column in &matrix.columns {
@@ -508,11 +516,7 @@ pub(crate) fn html(matrix: &Matrix) -> String {
     }
     out.push_str("<tr><th>all specs</th>");
     for column in &matrix.columns {
-        let class = if column.summary.failed() > 0 {
-            "fail"
-        } else {
-            "pass"
-        };
+        let class = html_class(total_status(&column.summary));
         let _ = write!(
             out,
             "<td class=\"cell {class}\">{}/{}</td>",
@@ -619,6 +623,31 @@ mod tests {
             ],
             Duration::ZERO,
         )
+    }
+
+    #[test]
+    fn a_matrix_of_worlds_counts_worlds_and_a_total_with_divergences_is_not_a_pass() {
+        let mut worlds = matrix();
+        worlds.compares = crate::run::matrix::Compares::Worlds;
+        // The second column passed everything its broker let pass, and diverged on one.
+        worlds.columns[1].summary = Summary {
+            passed: 0,
+            diverged: 1,
+            ..Summary::default()
+        };
+        let text = terminal(&worlds, &Palette::plain());
+        assert!(text.contains(" x 2 worlds in "), "{text}");
+        assert!(!text.contains("implementations"), "{text}");
+        let html = html(&worlds);
+        assert!(html.contains("against 2 worlds."), "{html}");
+        assert!(
+            html.contains("<td class=\"cell diverge\">0/1</td>"),
+            "{html}"
+        );
+        assert!(html.contains("td.skip,td.diverge{background:"), "{html}");
+        assert!(markdown(&worlds).contains("against 2 worlds."));
+        // A matrix of implementations says so.
+        assert!(terminal(&matrix(), &Palette::plain()).contains(" x 2 implementations in "));
     }
 
     #[test]

@@ -252,6 +252,7 @@ pub fn details(path: &str, outcome: &Outcome) -> String {
         Outcome::Errored(e) => impl_error(e),
         Outcome::SpecError(e) => spec_error(e, &plain),
         Outcome::Skipped(reason) => format!("skipped: {}\n", sanitize::text(reason)),
+        Outcome::NotAttempted(why) => format!("not attempted: {}\n", sanitize::text(why)),
         Outcome::ExpectedFailure(known) => {
             let mut out = expected_failure(path, known);
             out.push_str(&details(path, &known.failure));

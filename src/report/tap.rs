@@ -49,6 +49,11 @@ impl<W: Write> TapReporter<W> {
             Outcome::Skipped(reason) => {
                 writeln!(self.out, "ok {n} - {description} # SKIP {}", escape(reason))
             }
+            Outcome::NotAttempted(why) => writeln!(
+                self.out,
+                "ok {n} - {description} # SKIP not attempted: {}",
+                escape(why)
+            ),
             // TAP's TODO directive is an expected failure: it does not fail the run.
             Outcome::ExpectedFailure(known) => {
                 let reason = known.reason.as_deref().unwrap_or("known failure");
@@ -136,7 +141,10 @@ fn diagnostics(report: &SpecReport) -> String {
             let ids: Vec<String> = divergence.properties.iter().map(|p| quoted(p.id)).collect();
             fields.push(("broker_properties", format!("[{}]", ids.join(", "))));
         }
-        Outcome::Passed | Outcome::Skipped(_) | Outcome::WorldFault(_) => {}
+        Outcome::Passed
+        | Outcome::Skipped(_)
+        | Outcome::NotAttempted(_)
+        | Outcome::WorldFault(_) => {}
     }
     if !report.rules.is_empty() {
         let rules: Vec<String> = report.rules.iter().map(|r| quoted(r)).collect();

@@ -23,6 +23,10 @@ pub(crate) const NOT_RUN_WORLD: &str = "not run: the broker failed";
 /// and the one running then (its implementation was ended under it, so its end says nothing).
 pub(crate) const NOT_RUN_BUDGET: &str = "not run: budget";
 
+/// Why specs are not run once the implementation hung (a request never returned): every spec
+/// after the one it hung in. Each would wait out its own timeout to say the same.
+pub(crate) const NOT_RUN_HUNG: &str = "not run: the solution hung in an earlier spec";
+
 /// The result of one spec.
 #[derive(Debug, Clone)]
 pub struct SpecReport {
@@ -74,6 +78,13 @@ pub struct Summary {
     pub(crate) world_fault: Option<String>,
     /// How many specs the broken world kept from finishing ([`NOT_RUN_WORLD`]).
     pub(crate) not_run_world: usize,
+    /// How many specs a hung implementation kept from running ([`NOT_RUN_HUNG`]).
+    pub(crate) not_run_hung: usize,
+    /// Where the implementation hung and what never returned, said once for the whole run
+    /// (also among `notes`): what a student's results put on top.
+    pub(crate) hung: Option<String>,
+    /// Specs of a contract the implementation has no class of: not attempted, no failure.
+    pub(crate) not_attempted: usize,
 }
 
 impl Summary {
@@ -84,6 +95,7 @@ impl Summary {
             OutcomeKind::Errored => self.errored += 1,
             OutcomeKind::SpecError => self.spec_errors += 1,
             OutcomeKind::Skipped => self.skipped += 1,
+            OutcomeKind::NotAttempted => self.not_attempted += 1,
             OutcomeKind::ExpectedFailure => self.expected_failures += 1,
             OutcomeKind::Stale => self.stale += 1,
             OutcomeKind::Divergence => self.diverged += 1,
@@ -97,7 +109,12 @@ impl Summary {
     }
 
     pub(crate) fn total(&self) -> usize {
-        self.passed + self.failed() + self.skipped + self.expected_failures + self.diverged
+        self.passed
+            + self.failed()
+            + self.skipped
+            + self.expected_failures
+            + self.diverged
+            + self.not_attempted
     }
 
     pub(crate) fn exit_code(&self) -> i32 {

@@ -99,6 +99,33 @@ pub(crate) struct Matrix {
     pub(crate) columns: Vec<Column>,
     pub(crate) rows: Vec<RuleRow>,
     pub(crate) duration: Duration,
+    /// What its columns are: implementations (on the fake world), worlds (one implementation
+    /// on each `--world`), or both.
+    pub(crate) compares: Compares,
+}
+
+/// What a matrix's columns compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Compares {
+    #[default]
+    Implementations,
+    Worlds,
+    /// Several implementations, each on several worlds.
+    Pairs,
+}
+
+impl Compares {
+    /// `3 implementations`, `2 worlds`, `4 implementations on worlds`: what the columns are.
+    pub(crate) fn count(self, n: usize) -> String {
+        match self {
+            Compares::Implementations => crate::text::listing::count(n, "implementation"),
+            Compares::Worlds => crate::text::listing::count(n, "world"),
+            Compares::Pairs => format!(
+                "{} on worlds",
+                crate::text::listing::count(n, "implementation")
+            ),
+        }
+    }
 }
 
 impl Matrix {
@@ -129,6 +156,7 @@ impl Matrix {
             columns,
             rows,
             duration,
+            compares: Compares::default(),
         }
     }
 
@@ -271,7 +299,13 @@ pub(crate) fn run(
             })
             .collect::<Vec<Column>>()
     });
-    Matrix::build(columns, started.elapsed())
+    let mut matrix = Matrix::build(columns, started.elapsed());
+    matrix.compares = match (targets.len(), worlds) {
+        (_, [WorldChoice::Fake]) => Compares::Implementations,
+        (1, _) => Compares::Worlds,
+        _ => Compares::Pairs,
+    };
+    matrix
 }
 
 fn column(

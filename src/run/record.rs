@@ -83,6 +83,9 @@ pub(crate) struct SpecFinished<'a> {
     pub(crate) impl_error: Option<ImplErrorRecord<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) skip_reason: Option<Cow<'a, str>>,
+    /// A `not_attempted` spec's why: the class of its contract the implementation lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) not_attempted: Option<Cow<'a, str>>,
     /// A divergence's world and broker properties, and how the spec failed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) divergence: Option<DivergenceRecord<'a>>,
@@ -182,6 +185,9 @@ pub(crate) struct RunFinished {
     /// Specs that pass on the fake world and fail on the broker's; only when some did.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub(crate) diverged: usize,
+    /// Specs of a contract the implementation has no class of; only when some were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) not_attempted: usize,
     /// What broke the broker under the run; only when it broke.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) world_fault: Option<String>,

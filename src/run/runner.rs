@@ -18,7 +18,8 @@ use crate::model::implementation::{ImplInfo, Implementation, ImplementationFacto
 use crate::model::outcome::Outcome;
 use crate::model::world::WorldChoice;
 use crate::run::events::{
-    Event, NOT_RUN_BUDGET, NOT_RUN_FAIL_FAST, NOT_RUN_WORLD, Reporter, SpecReport, Summary,
+    Event, NOT_RUN_BUDGET, NOT_RUN_FAIL_FAST, NOT_RUN_HUNG, NOT_RUN_WORLD, Reporter, SpecReport,
+    Summary,
 };
 use crate::run::exit;
 use crate::run::known_failures::KnownFailures;
@@ -243,6 +244,11 @@ fn spec_report(prepared: &Prepared, outcome: Outcome, duration: Duration) -> Spe
     }
 }
 
+/// The report of a spec not run because the implementation hung in an earlier one.
+fn not_run_hung(prepared: &Prepared) -> SpecReport {
+    not_run(prepared, NOT_RUN_HUNG)
+}
+
 /// The report of a spec that did not run, and why.
 pub(crate) fn not_run(prepared: &Prepared, reason: &str) -> SpecReport {
     spec_report(
@@ -310,10 +316,19 @@ fn run_judged(
         report.output.as_ref(),
         &report.rules,
     );
+    told_as_the_specs(&mut report, implementation.info().is_reference);
     if !report.grading.visibility.shows_details() {
         implementation.forget_spec();
     }
     report
+}
+
+/// A difference on the built-in reference is the spec's: its cause says the expectation
+/// differs from the reference, names no rule, and points at `bless` and `explain`.
+fn told_as_the_specs(report: &mut SpecReport, is_reference: bool) {
+    if let (true, Outcome::Mismatch(mismatch)) = (is_reference, &report.outcome) {
+        report.cause = Some(Cause::expectation_differs(mismatch, &report.path));
+    }
 }
 
 /// The spec error to report instead of running `spec` on `implementation`, when the built-in
@@ -484,9 +499,32 @@ fn run_all(
     reporter: &mut dyn Reporter,
     started: Instant,
 ) -> Result<Summary, RunError> {
-    if let Some(refusal) = nothing_provided(prepared, first.as_mut()) {
-        return Err(RunError::NothingProvided(refusal));
-    }
+    let offered = match offered(prepared, first.as_mut()) {
+        Offered::Nothing(refusal) => return Err(RunError::NothingProvided(refusal)),
+        Offered::Some(offered) => Some(offered),
+        Offered::Anything => None,
+    };
+    // A spec of a contract the implementation has no class of is not attempted: it is not run
+    // (its class is missing, there is nothing to ask), and is no failure of what was written.
+    let not_attempted = |i: usize| -> Option<SpecReport> {
+        let offered = offered.as_ref()?;
+        let spec = prepared[i].1.as_ref().ok()?;
+        let contract = spec.contract;
+        if offered.contracts.iter().any(|c| c == contract.name()) {
+            return None;
+        }
+        let why = format!(
+            "{} has no class `{}`: the {} contract is not attempted",
+            offered.named,
+            contract.subject(),
+            contract.name()
+        );
+        Some(spec_report(
+            &prepared[i],
+            Outcome::NotAttempted(why),
+            Duration::ZERO,
+        ))
+    };
     let mut implementations = vec![first];
     implementations.extend((1..workers).map(|_| factory.create()));
     reporter.event(&Event::Started {
@@ -514,6 +552,9 @@ fn run_all(
         spec_report(&prepared[i], skipped, Duration::ZERO)
     };
     let mut causes = Causes::default();
+    // The spec the implementation hung in (a request that never returned), and what hung:
+    // told once, under that spec; every spec after it is not run.
+    let mut hung: Option<(String, String)> = None;
     // Why the specs never started were not: the first reason to stop, fail-fast or budget.
     let stopped_by = std::sync::OnceLock::new();
     parallel::run_in_order(
@@ -523,6 +564,9 @@ fn run_all(
             if out_of_budget() {
                 return not_run(i);
             }
+            if let Some(report) = not_attempted(i) {
+                return report;
+            }
             let report = judged(implementation, i);
             // Finished after the budget ran out: its implementation may have been ended under
             // it, so what it says is no verdict.
@@ -531,6 +575,9 @@ fn run_all(
         &|report: &SpecReport| {
             if matches!(report.outcome, Outcome::WorldFault(_)) {
                 stopped_by.get_or_init(|| NOT_RUN_WORLD);
+                true
+            } else if matches!(&report.outcome, Outcome::Errored(e) if e.hung()) {
+                stopped_by.get_or_init(|| NOT_RUN_HUNG);
                 true
             } else if config.fail_fast && report.outcome.is_failure() && !listed(report) {
                 stopped_by.get_or_init(|| NOT_RUN_FAIL_FAST);
@@ -556,6 +603,23 @@ fn run_all(
             if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_WORLD) {
                 summary.not_run_world += 1;
             }
+            // After the spec it hung in, nothing of the run is a verdict on the implementation:
+            // a spec run meanwhile on another worker is not run either, so the hang is told
+            // once, whatever the number of jobs.
+            if hung.is_some() && !matches!(report.outcome, Outcome::Skipped(_)) {
+                report = not_run_hung(&prepared[i]);
+            }
+            if let Outcome::Errored(error) = &report.outcome
+                && error.hung()
+                && hung.is_none()
+            {
+                let what = error.message.lines().next().unwrap_or_default();
+                let what = what.split(" never returned").next().unwrap_or(what);
+                hung = Some((report.path.clone(), what.to_owned()));
+            }
+            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_HUNG) {
+                summary.not_run_hung += 1;
+            }
             if let Some(expected) = &mut expected {
                 expected.apply(i, &report.rules, &mut report.outcome);
             }
@@ -567,6 +631,7 @@ fn run_all(
                 report.output.as_ref(),
                 &report.rules,
             );
+            told_as_the_specs(&mut report, info.is_reference);
             if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_BUDGET) {
                 summary.not_run_budget += 1;
             }
@@ -582,6 +647,17 @@ fn run_all(
             total - summary.not_run_world,
             summary.not_run_world
         ));
+    }
+    if let Some((path, what)) = hung {
+        let told = match summary.not_run_hung {
+            0 => format!("the solution hung in {path}: {what} never returned"),
+            n => format!(
+                "the solution hung in {path}: {what} never returned; the {} after it not run, as each would only have waited out its timeout again",
+                crate::text::listing::count(n, "spec")
+            ),
+        };
+        summary.notes.push(told.clone());
+        summary.hung = Some(told);
     }
     if summary.not_run_budget > 0 {
         let total = prepared.len();
@@ -679,16 +755,54 @@ fn nothing_selected(config: &RunConfig, found: usize) -> String {
     )
 }
 
-/// The one line to say instead of running, when `implementation` provides none of the
-/// contracts the selected specs check (a misnamed class, an empty file): skipping every spec
+/// What an implementation offers of the contracts the selected specs check.
+enum Offered {
+    /// Whatever it is asked for (an in-process implementation), or it could not say (it
+    /// broke starting, which each spec then tells).
+    Anything,
+    /// These contracts, by name; the solution named by its file.
+    Some(OfferedContracts),
+    /// None of them: the one line to say instead of running.
+    Nothing(String),
+}
+
+/// The contracts an implementation's hello lists, and the solution as a student names it.
+struct OfferedContracts {
+    contracts: Vec<String>,
+    named: String,
+}
+
+/// What `implementation` offers of the contracts the selected specs check. Providing none of
+/// them (a misnamed class, an empty file) is said instead of running: skipping every spec
 /// would look like a pass to anyone who reads only the exit code.
+fn offered(prepared: &[Prepared], implementation: &mut dyn Implementation) -> Offered {
+    let Ok(Some(offer)) = implementation.offer() else {
+        return Offered::Anything;
+    };
+    // Named by its file, not by an `--impl` value: a student reads this in an autograder's
+    // results, where paths in the solution's folder are told relative to it.
+    let label = implementation.info().label;
+    let named = ["python:", "node:"]
+        .iter()
+        .find_map(|prefix| label.strip_prefix(prefix))
+        .unwrap_or(&label)
+        .to_owned();
+    match nothing_provided(prepared, &offer, &named) {
+        Some(refusal) => Offered::Nothing(refusal),
+        None => Offered::Some(OfferedContracts {
+            contracts: offer.contracts,
+            named,
+        }),
+    }
+}
+
+/// The one line to say instead of running, when `offer` holds none of the contracts the
+/// selected specs check.
 fn nothing_provided(
     prepared: &[Prepared],
-    implementation: &mut dyn Implementation,
+    offer: &crate::model::implementation::Offer,
+    named: &str,
 ) -> Option<String> {
-    let Ok(Some(offer)) = implementation.offer() else {
-        return None;
-    };
     let mut wanted: Vec<&'static dyn crate::contracts::contract::Contract> = Vec::new();
     for spec in prepared.iter().filter_map(|(_, spec)| spec.as_ref().ok()) {
         if !wanted.iter().any(|c| c.name() == spec.contract.name()) {
@@ -711,13 +825,6 @@ fn nothing_provided(
         Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
         Some(names) => format!("; it defines: {}", names.join(", ")),
     };
-    // Named by its file, not by an `--impl` value: a student reads this in an autograder's
-    // results, where paths in the solution's folder are told relative to it.
-    let label = implementation.info().label;
-    let named = ["python:", "node:"]
-        .iter()
-        .find_map(|prefix| label.strip_prefix(prefix))
-        .unwrap_or(&label);
     Some(format!(
         "{named} provides none of the contracts the selected specs check: it has no class {}{defines}",
         missing.join(" and no class ")

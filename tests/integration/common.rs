@@ -213,7 +213,7 @@ pub(crate) fn untimed(text: &str) -> String {
                 && counts.split(", ").all(|part| {
                     part.split_once(' ').is_some_and(|(n, word)| {
                         n.chars().all(|c| c.is_ascii_digit())
-                            && matches!(word, "passed" | "failed" | "skipped")
+                            && matches!(word, "passed" | "failed" | "skipped" | "not attempted")
                     })
                 });
             match time {

@@ -245,3 +245,47 @@ fn a_plain_spec_beyond_the_yaml_budget_is_pointed_at_the_compact_form() {
         ran.stdout
     );
 }
+
+/// Every bundled spec file (`specs/`, `scale/`): a YAML 1.1 boolean word (`no`, `yes`, `on`,
+/// `off`) is quoted where it is a value. dlqspec reads YAML 1.2, where a bare `no` is the
+/// string, but an editor, a linter or a 1.1 reader a teacher copies the spec into reads it as
+/// `false`.
+#[test]
+fn no_bundled_spec_writes_a_boolean_word_bare() {
+    fn files(dir: &std::path::Path, into: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a bundled folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                files(&path, into);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                into.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for folder in ["specs", "scale"] {
+        files(&root().join(folder), &mut found);
+    }
+    assert!(found.len() > 100, "{} files", found.len());
+    let mut bare = Vec::new();
+    for path in &found {
+        let text = std::fs::read_to_string(path).expect("a spec");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split(" #").next().unwrap_or(line);
+            for (at, _) in code.match_indices(": ") {
+                let value = code[at + 2..].trim_start();
+                let word: String = value
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .collect();
+                let after = value[word.len()..].trim_start();
+                let ends = after.is_empty() || after.starts_with([',', '}', ']']);
+                if ends && ["yes", "no", "on", "off"].contains(&word.to_ascii_lowercase().as_str())
+                {
+                    bare.push(format!("{}:{}: {line}", path.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(bare.is_empty(), "{bare:#?}");
+}

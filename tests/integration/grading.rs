@@ -542,7 +542,7 @@ fn points_and_visibility_weigh_and_hide_a_spec() {
 }
 
 #[test]
-fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
+fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission_told_once() {
     let class = tempfile::tempdir().expect("temp dir");
     let root = crate::common::root();
     // A folder per submission, its entry found by the documented rule; and a lone file.
@@ -586,7 +586,7 @@ fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
-            .contains("4 submissions graded: 1 pass, 1 fail, 1 broken, 1 timeout"),
+            .contains("4 submissions graded: 1 pass, 2 fail, 1 broken"),
         "{}{}",
         ran.stdout,
         ran.stderr
@@ -612,9 +612,80 @@ fn grade_lists_a_correct_a_buggy_a_broken_and_a_hanging_submission() {
     assert_eq!(status("alice")[poison], "pass");
     assert_eq!(status("bob")[1], "fail");
     assert_eq!(status("bob")[poison], "fail");
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("no column {name}: {csv}"))
+    };
     assert_eq!(status("carol")[1], "broken");
-    assert!(status("carol")[7].contains("SyntaxError"), "{csv}");
-    assert_eq!(status("dave.py")[1], "timeout");
+    assert!(
+        status("carol")[column("note")].contains("SyntaxError"),
+        "{csv}"
+    );
+    // The hang is told once: the spec it hung in errs, every spec after it is not run (not
+    // failed), and the rules only those cover are not run, never a fail.
+    let dave = status("dave.py");
+    assert_eq!(dave[1], "fail", "{csv}");
+    assert_eq!(
+        (dave[column("failed")], dave[column("not_run")]),
+        ("1", (specs.len() - 1).to_string().as_str()),
+        "{csv}"
+    );
+    assert!(
+        dave[column("note")].contains("`process_one()` never returned"),
+        "{csv}"
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("json");
+    let dave = summary["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|row| row["name"] == "dave.py")
+        .expect("dave's row");
+    let hung_in: Vec<&String> = dave["specs"]
+        .as_object()
+        .expect("specs")
+        .iter()
+        .filter(|(_, verdict)| verdict["outcome"] == "errored")
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(hung_in.len(), 1, "{dave}");
+    let failed_rules: Vec<&String> = dave["rules"]
+        .as_object()
+        .expect("rules")
+        .iter()
+        .filter(|(_, verdict)| *verdict == "fail")
+        .map(|(rule, _)| rule)
+        .collect();
+    let not_run_rules = dave["rules"]
+        .as_object()
+        .expect("rules")
+        .values()
+        .filter(|verdict| *verdict == "not_run")
+        .count();
+    assert!(not_run_rules > 0, "{dave}");
+    let hung_spec = std::fs::read_to_string(hung_in[0]).expect("the spec it hung in");
+    for rule in &failed_rules {
+        assert!(hung_spec.contains(rule.as_str()), "{rule} fails: {dave}");
+    }
+    let page = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert!(page.contains(": not run\">"), "{page}");
+    // Its report, which its student reads, says it once, with no grader's option.
+    let told = std::fs::read_to_string(out.join("dave.py.txt")).expect("dave's report");
+    assert_eq!(
+        told.matches("never returned: an infinite loop").count(),
+        1,
+        "{told}"
+    );
+    assert!(!told.contains("--timeout"), "{told}");
+    assert!(
+        told.contains("not run: the solution hung in an earlier spec"),
+        "{told}"
+    );
     // A report per submission, linked from the page.
     let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
     for name in ["alice", "bob", "carol", "dave.py"] {
@@ -1033,7 +1104,7 @@ fn an_empty_share_is_no_failure_and_merges_as_nothing() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stderr
-            .contains("note: share 2/2 of --partition holds none of the 1 submissions"),
+            .contains("note: share 2/2 of --partition holds none of the 1 submission"),
         "{}",
         ran.stderr
     );
@@ -1449,7 +1520,7 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
     let ran = run(&args);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout.contains("1 submissions graded: 1 timeout"),
+        ran.stdout.contains("1 submission graded: 1 timeout"),
         "{}",
         ran.stdout
     );
@@ -1464,9 +1535,14 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
         (row["score"].as_f64(), row["max_score"].as_f64()),
         (Some(1.0), Some(3.0))
     );
+    // The spec the budget stopped is not run: no failure, and its own rule no verdict.
     assert_eq!(
-        (row["passed"].as_u64(), row["failed"].as_u64()),
-        (Some(1), Some(2))
+        (
+            row["passed"].as_u64(),
+            row["failed"].as_u64(),
+            row["not_run"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
     );
     assert_eq!(
         row["note"], "stopped at its budget after 2 of 3 specs (--budget 24s)",
@@ -1474,7 +1550,7 @@ fn a_run_stopped_at_its_budget_keeps_the_verdicts_of_the_specs_it_finished() {
     );
     assert_eq!(row["rules"]["dlq-consumer/empty-queue"], "pass", "{row}");
     assert_eq!(row["rules"]["dlq-consumer/permanent"], "fail", "{row}");
-    assert_eq!(row["rules"]["dlq-consumer/success"], "fail", "{row}");
+    assert_eq!(row["rules"]["dlq-consumer/success"], "not_run", "{row}");
     // Its report is the run's, published beside the scores: the specs it finished, then the
     // one the budget stopped, not run.
     let report = std::fs::read_to_string(out.join("mallory.py.jsonl")).expect("its report");
@@ -1591,7 +1667,7 @@ fn the_class_view_lists_the_most_common_failure_causes() {
         serde_json::json!({"outcome": "passed"})
     );
     // The terminal and the page say the same.
-    let line = format!("2 submissions    1 specs  {cause}  (e.g. bob.py: {DEAD_LETTER_SPEC})");
+    let line = format!("2 submissions    1 spec   {cause}  (e.g. bob.py: {DEAD_LETTER_SPEC})");
     assert!(
         ran.stdout.contains("most common failure causes:\n"),
         "{}",
@@ -1976,4 +2052,117 @@ fn a_submissions_report_tells_a_hidden_spec_by_its_verdict_and_rule_only() {
         ["specs.dlq-consumer.exhausted-at-max-attempts.html"],
         "{report}"
     );
+}
+
+/// A class where erin wrote only `DLQConsumer` and alice both classes: erin's outcome-queue
+/// specs and rules are not attempted, apart from failed, in the CSV, summary.json, the page
+/// and the class's per-rule shares; they score 0, and her row says why.
+#[test]
+fn a_dlq_consumer_only_submission_shows_outcome_queue_as_not_attempted() {
+    let class = tempfile::tempdir().expect("temp dir");
+    let root = crate::common::root();
+    let both = std::fs::read_to_string(root.join("examples/python/solution.py")).expect("example");
+    let only = &both[..both
+        .find("class RetryQueue")
+        .expect("the example has RetryQueue")];
+    std::fs::write(class.path().join("erin.py"), only).expect("write");
+    std::fs::write(class.path().join("alice.py"), &both).expect("write");
+    let out = class.path().join("grades");
+    const OUTCOME_QUEUE_SPEC: &str = "specs/outcome-queue/success-moves-to-done.yaml";
+    let submissions: Vec<String> = ["alice.py", "erin.py"]
+        .iter()
+        .map(|name| class.path().join(name).to_string_lossy().into_owned())
+        .collect();
+    let ran = grade_into(&out, &submissions, &["--specs", OUTCOME_QUEUE_SPEC]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let summary = crate::common::summary_json(&out);
+    let erin = summary["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|row| row["name"] == "erin.py")
+        .expect("erin's row")
+        .clone();
+    assert_eq!(erin["status"], "fail", "{erin}");
+    assert_eq!(
+        (
+            erin["score"].as_f64(),
+            erin["max_score"].as_f64(),
+            erin["failed"].as_u64(),
+            erin["not_attempted"].as_u64()
+        ),
+        (Some(2.0), Some(3.0), Some(0), Some(1)),
+        "{erin}"
+    );
+    assert_eq!(
+        erin["specs"][OUTCOME_QUEUE_SPEC]["outcome"], "not_attempted",
+        "{erin}"
+    );
+    assert_eq!(
+        erin["rules"]["outcome-queue/success-done"], "not_attempted",
+        "{erin}"
+    );
+    assert_eq!(erin["rules"]["dlq-consumer/success"], "pass", "{erin}");
+    let note = erin["note"].as_str().expect("a note");
+    assert!(
+        note.contains("not attempted") && note.contains("no class `RetryQueue`"),
+        "{note}"
+    );
+    // The class's share of the rule is alice's alone; erin is counted apart.
+    let share = &summary["rules"]["outcome-queue/success-done"];
+    assert_eq!(
+        (
+            share["passed"].as_u64(),
+            share["submissions"].as_u64(),
+            share["not_attempted"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{share}"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let column = |name: &str| rows[0].iter().position(|c| *c == name).expect(name);
+    let erin_row = rows
+        .iter()
+        .find(|row| row[0].ends_with("erin.py"))
+        .expect("erin in the CSV");
+    assert_eq!(erin_row[column("not_attempted")], "1", "{csv}");
+    assert_eq!(
+        erin_row[column("outcome-queue/success-done")],
+        "not_attempted",
+        "{csv}"
+    );
+    let page = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+    assert!(
+        page.contains("title=\"outcome-queue/success-done: not attempted\""),
+        "{page}"
+    );
+    assert!(page.contains("1 not attempted"), "{page}");
+    // Her own report says it, not as a failure.
+    let told = std::fs::read_to_string(out.join("erin.py.txt")).expect("erin's report");
+    assert!(told.contains("1 not attempted"), "{told}");
+    assert!(!told.contains("FAIL "), "{told}");
+}
+
+/// A spec whose expectation the built-in reference does not meet is the spec's mistake: the
+/// run on the reference says so, at the step, with the reference's values and the commands
+/// to take them or see its run, and names no rule as broken.
+#[test]
+fn a_wrong_expectation_on_the_built_in_says_so_without_rule_broken() {
+    let (_dir, spec) = crate::common::temp_spec(
+        "behind.yaml",
+        "contract: dlq-consumer\nname: recover puts a behind b, forgotten\nrules: [dlq-consumer/success]\nmessages:\n  - {id: a, body: x}\n  - {id: b, body: y}\nhandler:\n  a: [crash, ok]\n  b: [ok]\nsteps:\n  - process: crash\n  - recover\n  - process: ok\nexpect:\n  handler_calls: {a: 2, b: 0}\n",
+    );
+    let ran = run(&["run", crate::common::path_arg(&spec)]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("rule broken"), "{}", ran.stdout);
+    for said in [
+        "the spec's expectation differs from what the built-in reference does at final expect",
+        "the reference did what the +++ lines show",
+        "`dlqspec bless ",
+        "`dlqspec explain ",
+        "+  b: 1",
+    ] {
+        assert!(ran.stdout.contains(said), "{said}: {}", ran.stdout);
+    }
 }

@@ -101,6 +101,7 @@ fn exit_code(outcome: &Outcome) -> i32 {
     match outcome {
         Outcome::Passed
         | Outcome::Skipped(_)
+        | Outcome::NotAttempted(_)
         | Outcome::ExpectedFailure(_)
         | Outcome::Divergence(_) => 0,
         Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::Stale(_) => 1,

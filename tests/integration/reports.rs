@@ -503,6 +503,64 @@ fn completions_and_man_pages_are_generated() {
     );
 }
 
+/// `man dlqspec` after `cargo install`: `dlqspec man --install` puts every page where `man`
+/// looks, and `man` reads the page installed there.
+#[test]
+fn man_install_puts_every_page_under_the_users_data_folder() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let installed = ran(dlqspec()
+        .args(["man", "--install"])
+        .env("HOME", home.path())
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .expect("dlqspec runs"));
+    assert_eq!(
+        installed.code, 0,
+        "{}{}",
+        installed.stdout, installed.stderr
+    );
+    let dir = home.path().join(".local/share/man/man1");
+    let main = std::fs::read_to_string(dir.join("dlqspec.1")).expect("dlqspec.1");
+    assert!(main.contains(".TH dlqspec 1"), "{main}");
+    let run_page = std::fs::read_to_string(dir.join("dlqspec-run.1")).expect("dlqspec-run.1");
+    assert!(run_page.contains("\\-\\-fail\\-fast"), "{run_page}");
+    assert!(
+        installed.stdout.starts_with("installed "),
+        "{}",
+        installed.stdout
+    );
+    assert!(
+        installed.stdout.contains(&dir.display().to_string()),
+        "{}",
+        installed.stdout
+    );
+    // Again: an earlier install's pages are replaced, not refused.
+    let again = ran_again(home.path());
+    assert_eq!(again, 0);
+    // `man` itself finds the page by MANPATH, where one is installed to ask.
+    if let Ok(output) = std::process::Command::new("man")
+        .args(["-w", "dlqspec"])
+        .env("MANPATH", home.path().join(".local/share/man"))
+        .output()
+        && output.status.success()
+    {
+        let found = String::from_utf8_lossy(&output.stdout);
+        assert!(found.trim_end().ends_with("man1/dlqspec.1"), "{found}");
+    }
+}
+
+fn ran_again(home: &std::path::Path) -> i32 {
+    dlqspec()
+        .args(["man", "--install"])
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .expect("dlqspec runs")
+        .status
+        .code()
+        .unwrap_or(-1)
+}
+
 #[test]
 fn a_run_that_cannot_start_leaves_an_earlier_report_alone() {
     let out_dir = tempfile::tempdir().expect("temp dir");

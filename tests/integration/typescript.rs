@@ -461,3 +461,48 @@ fn a_solution_that_does_not_load_is_told_once_at_the_top_of_gradescopes_results(
         );
     }
 }
+
+/// `npm ci --prefix shims/node` on the Node 20 the README names warns of no engine: every
+/// package the lock pins admits Node 20. amaro 1.2.1 says `node >=22` in its package.json,
+/// yet its transform is what dlqspec carries (`vendor/amaro.cjs.gz`) and runs on Node 20, and
+/// the tests only read its files: the lock leaves that claim out (shims/node/README.md).
+#[test]
+fn the_shims_lock_admits_node_20_in_every_package() {
+    let lock: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::root().join("shims/node/package-lock.json"))
+            .expect("the lock"),
+    )
+    .expect("JSON");
+    let packages = lock["packages"].as_object().expect("packages");
+    assert!(packages.contains_key("node_modules/amaro"));
+    let refusing: Vec<String> = packages
+        .iter()
+        .filter_map(|(name, package)| {
+            let range = package["engines"]["node"].as_str()?;
+            (!admits_node_20(range)).then(|| format!("{name}: node {range}"))
+        })
+        .collect();
+    assert!(refusing.is_empty(), "{refusing:?}");
+    assert!(!admits_node_20(">=22"));
+    assert!(admits_node_20("^8.16.0 || ^10.6.0 || >=11.0.0"));
+}
+
+/// Whether an `engines.node` range of the forms the lock holds (`>=N`, `>=N.M.P`, `^N...`,
+/// joined by `||`) admits Node 20.
+fn admits_node_20(range: &str) -> bool {
+    range.split("||").any(|clause| {
+        let clause = clause.trim();
+        let major = |text: &str| {
+            text.split('.')
+                .next()
+                .and_then(|m| m.trim().parse::<u32>().ok())
+        };
+        if let Some(low) = clause.strip_prefix(">=") {
+            major(low).is_some_and(|m| m <= 20)
+        } else if let Some(caret) = clause.strip_prefix('^') {
+            major(caret) == Some(20)
+        } else {
+            clause == "*" || clause.is_empty()
+        }
+    })
+}

@@ -20,6 +20,16 @@ pub fn shown<T>(items: &[T], name: impl Fn(&T) -> String) -> Vec<String> {
     view
 }
 
+/// `1 submission`, `3 submissions`: a count and its noun, the noun in the plural (`noun`
+/// with an `s`) for any count but one.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `a, b`, or `nothing`, long lists by their ends.
 pub fn list(ids: &[String]) -> String {
     if ids.is_empty() {
@@ -32,6 +42,13 @@ pub fn list(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(count(1, "submission"), "1 submission");
+        assert_eq!(count(0, "submission"), "0 submissions");
+        assert_eq!(count(2, "spec"), "2 specs");
+    }
 
     #[test]
     fn a_long_list_is_told_by_its_ends_and_a_count() {

@@ -204,6 +204,9 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>
         return Err(alone(first));
     }
     if let Some(syntax) = syntax_error(file) {
+        if let Some(broken) = past_syntax_errors::<T>(file, syntax.clone()) {
+            return Err(broken);
+        }
         return Err(alone(with_syntax_error(first, syntax, &file.text)));
     }
     let decode = |text: &str| decode_slow::<T>(file, text);
@@ -224,10 +227,136 @@ fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>
 
 /// The file's YAML syntax error, if it has one (the parser reads nothing past it).
 fn syntax_error(file: &SourceFile) -> Option<SpecError> {
-    edit::Document::parse(&file.text).err()?;
-    let error =
-        serde_saphyr::from_str_with_options::<de::IgnoredAny>(&file.text, options()).err()?;
-    Some(spec_error(file, &file.text, &error))
+    syntax_error_in(file, &file.text)
+}
+
+/// The YAML syntax error of `text` (the file's, or the file's with lines blanked), if it has
+/// one, positioned in `file`.
+fn syntax_error_in(file: &SourceFile, text: &str) -> Option<SpecError> {
+    edit::Document::parse(text).err()?;
+    let error = serde_saphyr::from_str_with_options::<de::IgnoredAny>(text, options()).err()?;
+    Some(spec_error(file, text, &error))
+}
+
+/// The most lines blanked to read past a file's YAML syntax errors.
+const MAX_SYNTAX_LINES: usize = 8;
+
+/// Every error of a file with YAML syntax errors, where the rest of it can be read: the line
+/// of each syntax error is blanked (spaces, so every other line and column stays where it
+/// was) until the text is YAML again, and what that text holds is decoded and checked as
+/// any broken file is, so that a bad indent, a key typo and a wrong value come in one run.
+/// A `missing field` the blanking made (the blanked line held that key) is not told. `None`
+/// when blanking does not make YAML of it within [`MAX_SYNTAX_LINES`] lines, or a blanked
+/// line's trouble goes on at the next (an unclosed quote or bracket swallowing the rest, an
+/// item's keys under a blanked item): then the syntax error is told as before, with those
+/// before it, and that more may follow.
+fn past_syntax_errors<T: DeserializeOwned>(
+    file: &SourceFile,
+    syntax: SpecError,
+) -> Option<Box<Broken<T>>> {
+    let mut text = file.text.clone();
+    let mut syntax_errors = vec![syntax];
+    let mut blanked: Vec<(String, String)> = Vec::new();
+    let mut blanked_keys: Vec<String> = Vec::new();
+    loop {
+        let line = syntax_errors.last()?.position.line;
+        let (start, end) = line_range(&text, line)?;
+        let written = text[start..end].to_owned();
+        if written.trim().is_empty() || blanked.len() >= MAX_SYNTAX_LINES {
+            return None;
+        }
+        blanked.push((top_level_key(&text, line), written.clone()));
+        if let Some((key, _)) = written
+            .trim_start()
+            .trim_start_matches("- ")
+            .split_once(':')
+        {
+            blanked_keys.push(key.trim().to_owned());
+        }
+        let spaces: String = written
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        text.replace_range(start..end, &spaces);
+        match syntax_error_in(file, &text) {
+            None => break,
+            // On the line after the one blanked, or before it: what the blanked line began
+            // goes on there (an unclosed bracket, an item's more-indented keys), and
+            // blanking on would hide what is wrong in those lines.
+            Some(next) if next.position.line <= line + 1 => return None,
+            Some(next) => syntax_errors.push(next),
+        }
+    }
+    // Whether `error` only follows from a blanked line: the key it misses was on one.
+    let cascade = |error: &SpecError| {
+        error
+            .message
+            .strip_prefix("missing field `")
+            .is_some_and(|rest| {
+                let field = rest.split('`').next().unwrap_or_default();
+                blanked_keys.iter().any(|key| key == field)
+            })
+    };
+    let decode = |text: &str| decode_slow::<T>(file, text);
+    let (errors, recovered, untold, shifts) = match decode(&text) {
+        Ok(value) => (
+            Vec::new(),
+            Some((value, Vec::new())),
+            None,
+            recover::Shifts::default(),
+        ),
+        Err(first) => {
+            let blanked_file = SourceFile {
+                path: file.path.clone(),
+                text: text.clone(),
+            };
+            let recovery = recover::later_errors(&blanked_file, &first, decode);
+            let errors: Vec<SpecError> = std::iter::once(first).chain(recovery.later).collect();
+            (errors, recovery.recovered, recovery.untold, recovery.shifts)
+        }
+    };
+    let all = syntax_errors
+        .into_iter()
+        .chain(errors.into_iter().filter(|error| !cascade(error)));
+    let mut error = SpecError::combine(all)?;
+    error.untold = untold.or(error.untold);
+    Some(Box::new(Broken {
+        error,
+        recovered: recovered.map(|(value, mut blanked_under)| {
+            blanked_under.extend(blanked);
+            Recovered {
+                value,
+                blanked: Blanked(blanked_under),
+                placing: (shifts != recover::Shifts::default())
+                    .then(|| (shifts.clone(), Box::new(file.clone()))),
+            }
+        }),
+    }))
+}
+
+/// The byte range of line `line` (1-based) of `text`, without its line break.
+fn line_range(text: &str, line: usize) -> Option<(usize, usize)> {
+    let mut start = 0;
+    for (index, content) in text.split_inclusive('\n').enumerate() {
+        if index + 1 == line {
+            let body = content.trim_end_matches(['\n', '\r']);
+            return Some((start, start + body.len()));
+        }
+        start += content.len();
+    }
+    None
+}
+
+/// The top-level key line `line` (1-based) of `text` stands under: the nearest content line
+/// at column 0 at or above it, by its key; empty when there is none.
+fn top_level_key(text: &str, line: usize) -> String {
+    text.lines()
+        .take(line)
+        .filter(|l| !l.is_empty() && !l.starts_with([' ', '\t', '#', '-']))
+        .last()
+        .and_then(|l| l.split_once(':'))
+        .map(|(key, _)| key.trim().to_owned())
+        .unwrap_or_default()
 }
 
 /// A file's errors when it has the YAML syntax error `syntax`: `first`, the first error
@@ -373,6 +502,12 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         let key = second_key(&lines, at, second).unwrap_or(at);
         return Some((key, message.to_owned()));
     }
+    if message.contains("did not find expected key")
+        || message.contains("did not find expected '-' indicator")
+        || message.starts_with("while parsing a block")
+    {
+        return misindented(&lines, at);
+    }
     if message.starts_with("expected a mapping") || message.starts_with("expected a list") {
         // `- create:` with its keys on the next line at the key's own column, not under it.
         let content = line.trim_end();
@@ -397,6 +532,50 @@ fn plain_words(text: &str, at: Position, message: &str) -> Option<(Position, Str
         ));
     }
     None
+}
+
+/// A line whose indentation lines it up with no list or mapping above it (the parser's "while
+/// parsing a block mapping, did not find expected key"), in an author's words: how far it is
+/// indented, how far the nearest line above of its kind (a list item, or a key) is, and to
+/// indent it so. `None` when no such line is found.
+fn misindented(lines: &[&str], at: Position) -> Option<(Position, String)> {
+    let indent = |line: &str| line.len() - line.trim_start_matches(' ').len();
+    let is_item = |line: &str| {
+        let content = line.trim_start();
+        content == "-" || content.starts_with("- ")
+    };
+    let content = |line: &&str| {
+        let trimmed = line.trim();
+        !trimmed.is_empty() && !trimmed.starts_with('#') && trimmed != "---"
+    };
+    // The line in error: the parser's, or the first content line after it when it points
+    // at the end of the one before.
+    let index = (at.line.checked_sub(1)?..lines.len()).find(|&i| content(&lines[i]))?;
+    let line = lines[index];
+    let (item, spaces) = (is_item(line), indent(line));
+    let (sibling, sibling_line) = (0..index)
+        .rev()
+        .map(|i| (i, lines[i]))
+        .filter(|(_, l)| content(l) && indent(l) != spaces)
+        .find(|(_, l)| is_item(l) == item)?;
+    let what = if item { "list item" } else { "key" };
+    let spaces_text = |n: usize| {
+        if n == 1 {
+            "1 space".to_owned()
+        } else {
+            format!("{n} spaces")
+        }
+    };
+    Some((
+        Position::new(index + 1, spaces + 1),
+        format!(
+            "this {what} is indented {}, which lines it up with nothing above it: YAML reads what a line belongs to from its indentation alone; indent it {}, as the {what} on line {} is (`{}`)",
+            spaces_text(spaces),
+            spaces_text(indent(sibling_line)),
+            sibling + 1,
+            sibling_line.trim()
+        ),
+    ))
 }
 
 /// A flow list or mapping opened on an earlier line and still open at `at`, a line that
@@ -890,6 +1069,47 @@ mod tests {
 
     fn parse_text<T: DeserializeOwned>(text: &str) -> Result<T, SpecError> {
         parse(&SourceFile::from_text("t.yaml", text))
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Named {
+        name: String,
+        steps: Vec<SingleKey<SampleStep>>,
+    }
+
+    #[test]
+    fn a_bad_indent_is_said_in_plain_words_and_the_errors_past_it_are_told_too() {
+        // A step indented one space less than the list it belongs to, a key typo before it
+        // and a wrong value after it: all three, in one run, and nothing said to follow.
+        let text = "name: x\ncolour: red\nsteps:\n  - process: a\n - process: b\n  - recovr\n";
+        let error = parse_text::<Named>(text).unwrap_err();
+        let all: Vec<(usize, &str)> = std::iter::once(&error)
+            .chain(&error.more)
+            .map(|e| (e.position.line, e.message.as_str()))
+            .collect();
+        assert_eq!(all.len(), 3, "{all:#?}");
+        assert!(all[0].1.starts_with("unknown field `colour`"), "{all:#?}");
+        assert_eq!(
+            all[1],
+            (
+                5,
+                "this list item is indented 1 space, which lines it up with nothing above it: YAML reads what a line belongs to from its indentation alone; indent it 2 spaces, as the list item on line 4 is (`- process: a`)"
+            )
+        );
+        assert!(all[2].1.contains("recovr"), "{all:#?}");
+        assert_eq!(error.untold, None);
+        // No parser jargon anywhere.
+        assert!(all.iter().all(|(_, m)| !m.contains("while parsing")));
+    }
+
+    #[test]
+    fn a_syntax_error_that_swallows_the_rest_is_told_with_what_may_follow() {
+        // An unclosed flow list reads every line after it: blanking lines cannot end it.
+        let text = "name: x\nsteps: [\n  {process: a},\n  {process: b}\n";
+        let error = parse_text::<Named>(text).unwrap_err();
+        assert_eq!(error.untold, Some(Untold::Syntax), "{error:?}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ impl Contract for DlqConsumerContract {
     }
 
     fn title(&self) -> &'static str {
-        "a consumer that retries transient errors and dead-letters the rest (lesson 000)"
+        "the class DLQConsumer: retries transient errors and dead-letters the rest (docs/contracts.md, section 1)"
     }
 
     fn subject(&self) -> &'static str {

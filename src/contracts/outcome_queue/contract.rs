@@ -26,7 +26,7 @@ impl Contract for OutcomeQueueContract {
     }
 
     fn title(&self) -> &'static str {
-        "a queue that applies each attempt's reported outcome: retry, quarantine, replay (lesson 001)"
+        "the class RetryQueue: applies each attempt's reported outcome: retry, quarantine, replay (docs/contracts.md, section 2)"
     }
 
     fn subject(&self) -> &'static str {

@@ -11,22 +11,51 @@ pub(crate) fn rules(rows: &[Graded]) -> Vec<String> {
     rules.into_iter().cloned().collect()
 }
 
-/// Each rule with how many of the class's submissions passed it, and the class's size: a
-/// submission that never ran (or did not reach a rule) passed none; one the machine could
-/// not run (`ungraded`) is not counted.
-pub(crate) fn rule_shares(rows: &[Graded]) -> Vec<(String, usize, usize)> {
-    let graded = rows
+/// A rule's share of the class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RuleCount {
+    pub(crate) rule: String,
+    /// The submissions that passed it.
+    pub(crate) passed: usize,
+    /// The submissions it is a share of: the class, less those that did not attempt its
+    /// contract and those whose run never reached it; a submission that never ran at all
+    /// passed none.
+    pub(crate) submissions: usize,
+    /// The submissions with no class of its contract: apart, not failed.
+    pub(crate) not_attempted: usize,
+    /// The submissions whose run never reached it (hung before, out of budget), none of its
+    /// specs failed: apart, no verdict.
+    pub(crate) not_run: usize,
+}
+
+/// Each rule with how many of the class's submissions passed it, of how many, and those
+/// apart (not attempted, not run); one the machine could not run (`ungraded`) is not counted.
+pub(crate) fn rule_shares(rows: &[Graded]) -> Vec<RuleCount> {
+    let graded: Vec<&Graded> = rows
         .iter()
         .filter(|row| row.status != Status::Ungraded)
-        .count();
+        .collect();
     rules(rows)
         .into_iter()
         .map(|rule| {
-            let passed = rows
-                .iter()
-                .filter(|row| row.marks.rules.get(&rule) == Some(&RuleVerdict::Pass))
-                .count();
-            (rule, passed, graded)
+            let count = |verdict: RuleVerdict| {
+                graded
+                    .iter()
+                    .filter(|row| row.marks.rules.get(&rule) == Some(&verdict))
+                    .count()
+            };
+            let (passed, not_attempted, not_run) = (
+                count(RuleVerdict::Pass),
+                count(RuleVerdict::NotAttempted),
+                count(RuleVerdict::NotRun),
+            );
+            RuleCount {
+                rule,
+                passed,
+                submissions: graded.len() - not_attempted - not_run,
+                not_attempted,
+                not_run,
+            }
         })
         .collect()
 }

@@ -138,6 +138,33 @@ impl Standing {
     }
 }
 
+impl Standing {
+    /// Whether the two read the same: the status, and the scores as the summaries write them
+    /// (a score summed in another order, or read back from `summary.json`, may differ in its
+    /// last bits).
+    pub(crate) fn same_as(&self, other: &Standing) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+        self.status == other.status
+            && close(self.score, other.score)
+            && close(self.max_score, other.max_score)
+    }
+}
+
+/// Whether a spec's verdict changed from `was` to `is` (`None`: not in that grading's
+/// suite): it earns its points in one grading and not in the other, or it is in one suite
+/// only. One failure read as another (a mismatch, then an error; an error, then not run
+/// after an earlier spec hung) changes no verdict: listed, a submission whose grade did not
+/// move reads as changed (`erin 0 -> 0`).
+fn verdict_changed(was: Option<SpecOutcome>, is: Option<SpecOutcome>) -> bool {
+    let earns = |outcome: SpecOutcome| outcome.earns_points();
+    match (was, is) {
+        (Some(was), Some(is)) => {
+            earns(was) != earns(is) || was.is_not_attempted() != is.is_not_attempted()
+        }
+        (was, is) => was.is_some() != is.is_some(),
+    }
+}
+
 /// One submission graded both times whose grading changed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Changed {
@@ -189,11 +216,11 @@ pub(crate) fn regrade(before: &[Graded], after: &[Graded]) -> Regrade {
             .filter_map(|path| {
                 let was = old.marks.specs.get(path).map(|v| v.outcome);
                 let is = row.marks.specs.get(path).map(|v| v.outcome);
-                (was != is).then(|| (path.clone(), was, is))
+                verdict_changed(was, is).then(|| (path.clone(), was, is))
             })
             .collect();
         let before = Standing::of(old);
-        if specs.is_empty() && before == Standing::of(row) {
+        if specs.is_empty() && before.same_as(&Standing::of(row)) {
             diff.unchanged += 1;
         } else {
             diff.changed.push(Changed {
@@ -286,6 +313,20 @@ mod tests {
             &[("a", Ran(Passed)), ("b", Ran(Errored))],
         )];
         assert_eq!(regrade(&before[..1], &swapped).changed.len(), 1);
+        // One failure read as another, at the same score, is no change: `dave 0 -> 0` is not
+        // listed.
+        let dave = |outcomes: &[(&str, SpecOutcome)]| [row("dave", 0.0, outcomes)];
+        let hung_then = dave(&[("a", Ran(Errored)), ("b", NotRun)]);
+        let hung_now = dave(&[("a", Ran(Mismatch)), ("b", Ran(Errored))]);
+        let diff = regrade(&hung_then, &hung_now);
+        assert!(diff.no_change(), "{diff:?}");
+        assert_eq!(diff.unchanged, 1);
+        // A score read back from summary.json in its last bits is the same score.
+        let mut close = dave(&[("a", Ran(Errored))]);
+        close[0].marks.max_score = 0.1 + 0.2;
+        let mut exact = dave(&[("a", Ran(Errored))]);
+        exact[0].marks.max_score = 0.3;
+        assert!(regrade(&close, &exact).no_change());
     }
 
     #[test]

@@ -62,8 +62,38 @@ impl Status {
 pub(crate) enum RuleVerdict {
     /// Every spec covering it passed.
     Pass,
-    /// Some spec covering it did not.
+    /// Some spec covering it failed.
     Fail,
+    /// No spec covering it failed, and some never ran (the submission hung in an earlier
+    /// spec, or its budget ran out): nothing says whether it holds.
+    NotRun,
+    /// The submission has no class of its contract: not attempted, which is not failed.
+    NotAttempted,
+}
+
+impl RuleVerdict {
+    /// Every verdict, each once: `as_str`'s names are read back through this list.
+    pub(crate) const ALL: [RuleVerdict; 4] = [
+        RuleVerdict::Pass,
+        RuleVerdict::Fail,
+        RuleVerdict::NotRun,
+        RuleVerdict::NotAttempted,
+    ];
+
+    /// Its name in `summary.json` and the CSV: `pass`, `fail`, `not_run`, `not_attempted`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            RuleVerdict::Pass => "pass",
+            RuleVerdict::Fail => "fail",
+            RuleVerdict::NotRun => "not_run",
+            RuleVerdict::NotAttempted => "not_attempted",
+        }
+    }
+
+    /// The verdict named `name` as `as_str` writes it, if any.
+    pub(crate) fn from_name(name: &str) -> Option<RuleVerdict> {
+        RuleVerdict::ALL.into_iter().find(|v| v.as_str() == name)
+    }
 }
 
 /// What became of one spec of the suite for one submission.
@@ -104,7 +134,14 @@ pub(crate) struct Marks {
     pub(crate) score: f64,
     pub(crate) max_score: f64,
     pub(crate) passed: usize,
+    /// Specs that failed: neither passed, nor not attempted, nor not run.
     pub(crate) failed: usize,
+    /// Specs of a contract the submission has no class of: they earn nothing (the course
+    /// asked for the class), and are no failure of what was written.
+    pub(crate) not_attempted: usize,
+    /// Specs that never ran (it hung in an earlier one, its budget ran out): they earn
+    /// nothing, and say nothing of the rules they cover.
+    pub(crate) not_run: usize,
     pub(crate) rules: BTreeMap<String, RuleVerdict>,
     /// Each spec of the suite's verdict, by path: what a regrade (`--against`) compares and
     /// the class's causes are counted from.

@@ -292,6 +292,33 @@ impl Grader {
     }
 }
 
+/// What a failing row says besides its counts, so a teacher sees it at a glance: where the
+/// submission hung and how many specs that kept from running, and each contract it did not
+/// attempt with what that cost (docs/autograders.md, Not attempted).
+fn fail_note(tally: &ReportTally) -> String {
+    let mut parts = Vec::new();
+    if let Some(hung) = &tally.hung {
+        let after = match tally.not_run_hung {
+            0 => String::new(),
+            n => format!(
+                "; the {} after it not run",
+                crate::text::listing::count(n, "spec")
+            ),
+        };
+        parts.push(format!(
+            "hung in {hung} (an infinite loop, or a wait on something that never comes){after}"
+        ));
+    }
+    if !tally.not_attempted.is_empty() {
+        parts.push(format!(
+            "not attempted ({} scoring 0): {}",
+            crate::text::listing::count(tally.marks.not_attempted, "spec"),
+            tally.not_attempted.join("; ")
+        ));
+    }
+    parts.join(". ")
+}
+
 /// Whether a run ended as dlqspec ends (0 passed, 1 failed, 2 a spec or usage error): only
 /// such a run has a verdict.
 fn ended_as_dlqspec(status: ExitStatus) -> bool {
@@ -328,8 +355,15 @@ fn judged(
                     budget.as_secs_f64()
                 ),
             ),
-            Some(0) if tally.finished && tally.marks.failed == 0 => (Status::Pass, String::new()),
-            _ if tally.finished && !tally.nothing_ran => (Status::Fail, String::new()),
+            Some(0)
+                if tally.finished
+                    && tally.marks.failed == 0
+                    && tally.marks.not_attempted == 0
+                    && tally.marks.not_run == 0 =>
+            {
+                (Status::Pass, String::new())
+            }
+            _ if tally.finished && !tally.nothing_ran => (Status::Fail, fail_note(tally)),
             _ => (
                 Status::Broken,
                 tally
@@ -423,6 +457,32 @@ mod tests {
         // A 0 with failures in its report, or a 1 or 2 with none: its report decides, never a pass.
         assert_eq!(judge(exited(0), &finished(1)).0, Status::Fail);
         assert_eq!(judge(exited(2), &finished(0)).0, Status::Fail);
+    }
+
+    #[test]
+    fn a_run_that_hung_or_left_a_contract_unattempted_is_no_pass_and_says_why() {
+        let mut partial = finished(0);
+        partial.marks.not_attempted = 41;
+        partial.not_attempted = vec!["erin.py has no class `RetryQueue`".to_owned()];
+        assert_eq!(
+            judge(exited(0), &partial),
+            (
+                Status::Fail,
+                "not attempted (41 specs scoring 0): erin.py has no class `RetryQueue`".to_owned()
+            )
+        );
+        let mut hung = finished(1);
+        hung.marks.not_run = 2;
+        hung.not_run_hung = 2;
+        hung.hung = Some("a.yaml: `process_one()` never returned".to_owned());
+        assert_eq!(
+            judge(exited(1), &hung),
+            (
+                Status::Fail,
+                "hung in a.yaml: `process_one()` never returned (an infinite loop, or a wait on something that never comes); the 2 specs after it not run"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

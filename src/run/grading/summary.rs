@@ -115,10 +115,10 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
     };
     let mut rules = BTreeMap::new();
     for (rule, verdict) in row.rules {
-        let verdict = match verdict.as_str() {
-            "pass" => RuleVerdict::Pass,
-            "fail" => RuleVerdict::Fail,
-            _ => return Err(format!("rule {rule:?} must be `pass` or `fail`")),
+        let Some(verdict) = RuleVerdict::from_name(&verdict) else {
+            return Err(format!(
+                "rule {rule:?} must be `pass`, `fail`, `not_run` or `not_attempted`"
+            ));
         };
         rules.insert(rule, verdict);
     }
@@ -142,6 +142,8 @@ fn summary_row(row: RowRecord) -> Result<Graded, String> {
             max_score: amount("max_score", row.max_score)?,
             passed: row.passed,
             failed: row.failed,
+            not_attempted: row.not_attempted,
+            not_run: row.not_run,
             rules,
             specs,
         },
@@ -215,7 +217,7 @@ mod tests {
             (
                 "rules",
                 json!({"r/a": "maybe"}),
-                "FILE: rows[0]: rule \"r/a\" must be `pass` or `fail`",
+                "FILE: rows[0]: rule \"r/a\" must be `pass`, `fail`, `not_run` or `not_attempted`",
             ),
             (
                 "pictures",

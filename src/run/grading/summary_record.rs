@@ -63,7 +63,18 @@ pub(crate) struct SuiteRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct RuleShare {
     pub(crate) passed: usize,
+    /// The submissions the share is of: the class less those apart below.
     pub(crate) submissions: usize,
+    /// The submissions with no class of the rule's contract (only when some).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) not_attempted: usize,
+    /// The submissions whose run never reached the rule (only when some).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) not_run: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One of the class's failure causes.
@@ -167,6 +178,13 @@ pub(crate) struct RowRecord {
     /// Each spec of the suite's verdict, by path; an error names the spec.
     #[serde(deserialize_with = "each_spec")]
     pub(crate) specs: IndexMap<String, SpecVerdictRecord>,
+    /// Specs of a contract the submission has no class of (read as 0 when absent: a
+    /// summary.json written before it was).
+    #[serde(default)]
+    pub(crate) not_attempted: usize,
+    /// Specs its run never reached: it hung before them, its budget ran out.
+    #[serde(default)]
+    pub(crate) not_run: usize,
 }
 
 /// A spec's verdict in a row: its outcome, and its cause when it failed.
@@ -210,6 +228,20 @@ impl SpecOutcome {
             None | Some(OutcomeKind::WorldFault) => SpecOutcome::NotRun,
             Some(kind) => SpecOutcome::Ran(kind),
         }
+    }
+
+    /// Whether the spec earns its points: it passed (or diverged, the broker's, not the
+    /// submission's).
+    pub(crate) fn earns_points(self) -> bool {
+        matches!(
+            self,
+            SpecOutcome::Ran(OutcomeKind::Passed | OutcomeKind::Divergence)
+        )
+    }
+
+    /// Whether the submission has no class of the spec's contract.
+    pub(crate) fn is_not_attempted(self) -> bool {
+        self == SpecOutcome::Ran(OutcomeKind::NotAttempted)
     }
 
     /// Every outcome a grading can give a spec, in the order reports list them.
@@ -300,6 +332,7 @@ mod tests {
                 "errored",
                 "spec_error",
                 "skipped",
+                "not_attempted",
                 "expected_failure",
                 "stale",
                 "divergence",
@@ -328,7 +361,7 @@ mod tests {
         let error = serde_json::from_value::<SpecOutcome>("world_fault".into()).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "unknown variant `world_fault`, expected one of `passed`, `mismatch`, `errored`, `spec_error`, `skipped`, `expected_failure`, `stale`, `divergence`, `not_run`"
+            "unknown variant `world_fault`, expected one of `passed`, `mismatch`, `errored`, `spec_error`, `skipped`, `not_attempted`, `expected_failure`, `stale`, `divergence`, `not_run`"
         );
     }
 

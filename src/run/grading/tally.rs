@@ -25,12 +25,24 @@ pub(crate) struct ReportTally {
     /// How many specs of the suite the run's budget kept from finishing
     /// ([`NOT_RUN_BUDGET`](crate::run::events::NOT_RUN_BUDGET)).
     pub(crate) not_run_budget: usize,
+    /// How many specs of the suite were not run because the submission hung in an earlier
+    /// one ([`NOT_RUN_HUNG`](crate::run::events::NOT_RUN_HUNG)).
+    pub(crate) not_run_hung: usize,
+    /// Where the submission hung, and what never returned: the first spec whose request
+    /// timed out, with the first line of its error.
+    pub(crate) hung: Option<String>,
+    /// Why specs were not attempted: each class the submission lacks, as its run said it.
+    pub(crate) not_attempted: Vec<String>,
 }
 
 /// Reads a submission's JSON-lines report (docs/reports.md) against the whole suite: every
 /// spec of the suite counts in `max_score`, and only a spec the report says `passed` earns
-/// its points. A spec it skipped (a class it does not have) or does not mention scores 0 and
-/// fails its rules; a listed known failure earns nothing but fails nothing.
+/// its points. A spec of a contract it has no class of is not attempted: it scores 0 (the
+/// course asked for the class) and fails nothing; a rule all of whose specs are not attempted
+/// is not attempted. A spec that never ran (the submission hung in an earlier one, its budget
+/// ran out, the report does not mention it) scores 0 and fails nothing; a rule none of whose
+/// specs failed and some of whose never ran is not run. A listed known failure earns nothing
+/// but fails nothing. Any other outcome fails: the rule its cause breaks, or the spec's rules.
 pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     let mut tally = ReportTally::default();
     let known: BTreeSet<&str> = suite
@@ -52,32 +64,50 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
     let mut reported = 0;
     let mut startup_only = true;
     let mut marks = Marks::default();
+    // Each rule: whether a failure fails it, whether every spec of it was not attempted, and
+    // whether one never ran.
+    let mut rule_states: BTreeMap<&str, (bool, bool, bool)> = BTreeMap::new();
     for spec in suite {
         let event = outcomes.get(&spec.path);
         let outcome = event.map(|e| e.outcome);
         marks.max_score += spec.points;
         // A divergence passes on the lesson's world: the broker's, not the submission's.
         let passed = matches!(outcome, Some(OutcomeKind::Passed | OutcomeKind::Divergence));
-        let failed = !passed && outcome != Some(OutcomeKind::ExpectedFailure);
+        let skipped = outcome == Some(OutcomeKind::Skipped);
+        let skip_reason = event
+            .and_then(|e| e.skip_reason.as_deref())
+            .filter(|_| skipped);
+        let budget = skip_reason == Some(crate::run::events::NOT_RUN_BUDGET);
+        if budget {
+            tally.not_run_budget += 1;
+        }
+        let hung = skip_reason == Some(crate::run::events::NOT_RUN_HUNG);
+        if hung {
+            tally.not_run_hung += 1;
+        }
+        let verdict = match outcome {
+            // A spec kept from running by its run's end or by a hang: no verdict on it.
+            _ if budget || hung => SpecOutcome::NotRun,
+            // A broker's fault is no verdict on the submission: the spec was not run.
+            outcome => SpecOutcome::reported(outcome),
+        };
+        let not_attempted = verdict.is_not_attempted();
+        // Kept from running while its run went on (a hang, its budget, a broker's fault): no
+        // verdict. One its report does not mention at all (a run that never reported, one not
+        // trusted) fails, as the row of such a run is no pass.
+        let not_run = verdict == SpecOutcome::NotRun && outcome.is_some();
+        let failed =
+            !passed && !not_attempted && !not_run && outcome != Some(OutcomeKind::ExpectedFailure);
         if passed {
             marks.score += spec.points;
             marks.passed += 1;
         } else if failed {
             marks.failed += 1;
+        } else if not_attempted {
+            marks.not_attempted += 1;
+        } else if not_run {
+            marks.not_run += 1;
         }
-        let skipped = outcome == Some(OutcomeKind::Skipped);
-        let budget = skipped
-            && event.is_some_and(|e| {
-                e.skip_reason.as_deref() == Some(crate::run::events::NOT_RUN_BUDGET)
-            });
-        if budget {
-            tally.not_run_budget += 1;
-        }
-        let verdict = match outcome {
-            _ if budget => SpecOutcome::NotRun,
-            // A broker's fault is no verdict on the submission: the spec was not run.
-            outcome => SpecOutcome::reported(outcome),
-        };
         let cause_of = |text: Option<&str>| {
             text.filter(|_| failed && verdict != SpecOutcome::NotRun)
                 .map(cause_line)
@@ -95,7 +125,23 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
                 cause_rule: cause_rule.clone(),
             },
         );
-        if let Some(event) = event.filter(|_| !skipped) {
+        if let Some(why) = event.and_then(|e| e.not_attempted.as_deref())
+            && !tally.not_attempted.iter().any(|known| known == why)
+        {
+            tally.not_attempted.push(cause_line(why));
+        }
+        if let Some(error) = event.and_then(|e| e.impl_error.as_ref())
+            && error.kind == ImplErrorKind::Timeout
+            && tally.hung.is_none()
+        {
+            let first = error.message.lines().next().unwrap_or_default();
+            let what = match first.split_once(" never returned") {
+                Some((what, _)) => format!("{what} never returned"),
+                None => first.to_owned(),
+            };
+            tally.hung = Some(cause_line(&format!("{}: {what}", spec.path)));
+        }
+        if let Some(event) = event.filter(|_| !skipped && !not_attempted) {
             reported += 1;
             let startup_error = event.impl_error.as_ref().filter(|e| {
                 outcome == Some(OutcomeKind::Errored) && e.kind == ImplErrorKind::Startup
@@ -109,19 +155,36 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
             startup_only &= startup_error.is_some();
         }
         for rule in &spec.rules {
-            marks.rules.entry(rule.clone()).or_insert(RuleVerdict::Pass);
+            let state = rule_states
+                .entry(rule.as_str())
+                .or_insert((false, true, false));
+            state.1 &= not_attempted;
+            state.2 |= verdict == SpecOutcome::NotRun;
         }
         // A failure fails the rule its cause breaks: one mistake, one rule, however many specs
-        // it fails. A failure no rule decides (an error, a spec not run) fails the spec's rules.
-        if failed {
-            let failing: Vec<&String> = match &cause_rule {
-                Some(rule) => vec![rule],
-                None => spec.rules.iter().collect(),
+        // it fails. A failure no rule decides (an error) fails the spec's rules. A spec the
+        // report does not mention fails no rule: nothing ran it.
+        if failed && outcome.is_some() {
+            let failing: Vec<&str> = match &cause_rule {
+                Some(rule) => vec![known.get(rule.as_str()).copied().unwrap_or_default()],
+                None => spec.rules.iter().map(String::as_str).collect(),
             };
             for rule in failing {
-                marks.rules.insert(rule.clone(), RuleVerdict::Fail);
+                rule_states.entry(rule).or_insert((false, false, false)).0 = true;
             }
         }
+    }
+    for (rule, (failed, not_attempted, not_run)) in rule_states {
+        let verdict = if failed {
+            RuleVerdict::Fail
+        } else if not_attempted {
+            RuleVerdict::NotAttempted
+        } else if not_run {
+            RuleVerdict::NotRun
+        } else {
+            RuleVerdict::Pass
+        };
+        marks.rules.insert(rule.to_owned(), verdict);
     }
     tally.marks = marks;
     tally.nothing_ran = reported > 0 && startup_only;
@@ -295,6 +358,92 @@ mod tests {
     }
 
     #[test]
+    fn a_hang_fails_the_spec_it_hung_in_and_leaves_the_rest_not_run_not_failed() {
+        let suite = [
+            suite_spec("a.yaml", 1.0, &["r/a"]),
+            suite_spec("b.yaml", 1.0, &["r/b", "r/shared"]),
+            suite_spec("c.yaml", 1.0, &["r/c", "r/shared"]),
+            suite_spec("d.yaml", 1.0, &["r/d"]),
+        ];
+        let lines = report(&[
+            r#"{"event":"spec_finished","path":"a.yaml","outcome":"passed"}"#,
+            r#"{"event":"spec_finished","path":"b.yaml","outcome":"errored","impl_error":{"kind":"timeout","message":"`process_one()` never returned: an infinite loop, or a wait on something that never comes (no reply within 5s; the process was killed)"}}"#,
+            r#"{"event":"spec_finished","path":"c.yaml","outcome":"skipped","skip_reason":"not run: the solution hung in an earlier spec"}"#,
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"skipped","skip_reason":"not run: the solution hung in an earlier spec"}"#,
+            r#"{"event":"run_finished"}"#,
+        ]);
+        let tally = tally(&lines, &suite);
+        assert_eq!(
+            (
+                tally.marks.passed,
+                tally.marks.failed,
+                tally.marks.not_run,
+                tally.not_run_hung
+            ),
+            (1, 1, 2, 2)
+        );
+        assert_eq!(tally.marks.score, 1.0);
+        let verdicts: Vec<(&str, RuleVerdict)> = tally
+            .marks
+            .rules
+            .iter()
+            .map(|(r, v)| (r.as_str(), *v))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("r/a", RuleVerdict::Pass),
+                ("r/b", RuleVerdict::Fail),
+                ("r/c", RuleVerdict::NotRun),
+                ("r/d", RuleVerdict::NotRun),
+                ("r/shared", RuleVerdict::Fail),
+            ]
+        );
+        assert_eq!(tally.marks.specs["c.yaml"].outcome, SpecOutcome::NotRun);
+        assert_eq!(
+            tally.hung.as_deref(),
+            Some("b.yaml: `process_one()` never returned")
+        );
+    }
+
+    #[test]
+    fn a_contract_not_attempted_scores_nothing_and_fails_nothing() {
+        let suite = [
+            suite_spec("d.yaml", 1.0, &["dlq/a"]),
+            suite_spec("o1.yaml", 2.0, &["oq/a", "oq/b"]),
+            suite_spec("o2.yaml", 1.0, &["oq/b"]),
+        ];
+        let why = "erin.py has no class `RetryQueue`: the outcome-queue contract is not attempted";
+        let not_attempted = |path: &str| {
+            format!(
+                r#"{{"event":"spec_finished","path":"{path}","outcome":"not_attempted","not_attempted":"{why}"}}"#
+            )
+        };
+        let lines = report(&[
+            r#"{"event":"spec_finished","path":"d.yaml","outcome":"passed"}"#,
+            &not_attempted("o1.yaml"),
+            &not_attempted("o2.yaml"),
+            r#"{"event":"run_finished"}"#,
+        ]);
+        let tally = tally(&lines, &suite);
+        assert_eq!(
+            (
+                tally.marks.score,
+                tally.marks.max_score,
+                tally.marks.failed,
+                tally.marks.not_attempted
+            ),
+            (1.0, 4.0, 0, 2)
+        );
+        assert_eq!(tally.marks.rules["dlq/a"], RuleVerdict::Pass);
+        assert_eq!(tally.marks.rules["oq/a"], RuleVerdict::NotAttempted);
+        assert_eq!(tally.marks.rules["oq/b"], RuleVerdict::NotAttempted);
+        assert!(tally.marks.specs["o1.yaml"].outcome.is_not_attempted());
+        assert_eq!(tally.not_attempted, [why]);
+        assert!(!tally.nothing_ran);
+    }
+
+    #[test]
     fn a_divergence_on_the_broker_scores_as_the_pass_it_is_on_the_lessons_world() {
         let suite = [suite_spec("a.yaml", 2.0, &["r/a"])];
         let line = r#"{"event":"spec_finished","path":"a.yaml","outcome":"divergence"}"#;
@@ -334,7 +483,8 @@ mod tests {
         assert_eq!((tally.marks.passed, tally.marks.failed), (1, 2));
         assert_eq!(tally.marks.rules["r/a"], RuleVerdict::Pass);
         assert_eq!(tally.marks.rules["r/b"], RuleVerdict::Fail);
-        assert_eq!(tally.marks.rules["r/c"], RuleVerdict::Fail);
+        // Nothing ran c: its rule has no verdict, though the spec scores nothing.
+        assert_eq!(tally.marks.rules["r/c"], RuleVerdict::NotRun);
         assert_eq!(tally.marks.rules["r/d"], RuleVerdict::Pass);
         assert!(!tally.marks.rules.contains_key("forged"));
         let outcomes: Vec<&str> = tally
