@@ -598,7 +598,7 @@ fn run_all(
             parallel::run_in_order(
                 indices.len(),
                 workers,
-                &|implementation, k| run_spec(&mut **implementation, indices[k]),
+                &|implementation, k| run_spec(implementation, indices[k]),
                 &stops,
                 &mut |k, report| held[indices[k]] = Some(report),
             );
