@@ -418,7 +418,9 @@ pub(crate) fn told_value(value: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        _ => crate::text::yaml::flow(value),
+        // Cut before it is rendered (a long string, a mapping of many keys): an
+        // implementation's value may be as long as a protocol line.
+        _ => crate::text::yaml::flow(&crate::text::truncate::value(value)),
     }
 }
 

@@ -25,6 +25,12 @@ pub(crate) const MAX_LINE_BYTES: usize = 16 << 20;
 /// dlqspec hold. A plain spec of 10^5 messages takes about 20 MB through the world.
 pub(crate) const MAX_WORLD_BYTES_PER_SPEC: usize = 64 << 20;
 
+/// The most JSON values the world calls of one spec may carry in their arguments: what the
+/// world keeps is counted in values too, each about 32 bytes held whatever its text, so that
+/// 64 MiB of zeros (32 million values, a gigabyte held) is refused long before. A plain spec of
+/// 10^5 messages sends about 5 a message.
+pub(crate) const MAX_WORLD_VALUES_PER_SPEC: usize = 2_000_000;
+
 /// The data memory (`RLIMIT_DATA`: heap and private writable mappings) each implementation
 /// process may use by default. Not the address space (`RLIMIT_AS`): Node reserves far more
 /// address space than it uses. Measured: Node 20 needs about 100 MiB to start, tsx about

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::children::{self, Guard};
-use super::limits::{self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC};
+use super::limits::{
+    self, Limits, MAX_LINE_BYTES, MAX_WORLD_BYTES_PER_SPEC, MAX_WORLD_VALUES_PER_SPEC,
+};
 use super::lines::{self, Lines, StdoutEvent};
 use super::pipes::{self as channel, Unwritten};
 use super::protocol::{
@@ -116,7 +118,7 @@ pub(crate) struct ExternalImplementation {
     fatal: Option<ImplError>,
     fatal_told: bool,
     /// Bytes of world-call lines the spec at hand may still send.
-    world_budget: usize,
+    world_budget: WorldBudget,
     /// What the spec at hand printed and raised, as the shim reports it.
     captured: Captured,
     /// The world calls the next `call` is foreseen to make, sent with it.
@@ -126,6 +128,9 @@ pub(crate) struct ExternalImplementation {
     allowed: Vec<String>,
     /// Whether foresight is used: allowed, and listed in the running process's `hello`.
     foresight: bool,
+    /// The copies of its files its last box showed, kept so that the next box (a restart
+    /// after a hidden spec or a crash) shows them again rather than copying anew.
+    copies: sandbox::CopiesKept,
 }
 
 /// The features dlqspec may use: `DLQSPEC_FEATURES` (comma-separated, empty for none), or all.
@@ -151,11 +156,12 @@ impl ExternalImplementation {
             handshake: None,
             fatal: None,
             fatal_told: false,
-            world_budget: MAX_WORLD_BYTES_PER_SPEC,
+            world_budget: WorldBudget::full(),
             captured: Captured::default(),
             foreseen: Vec::new(),
             allowed: allowed_features(),
             foresight: false,
+            copies: sandbox::CopiesKept::default(),
         }
     }
 
@@ -177,6 +183,7 @@ impl ExternalImplementation {
             };
             match started {
                 Ok((process, handshake)) => {
+                    self.copies = process.copies();
                     self.foresight = self.allowed.iter().any(|f| f == "foresight")
                         && handshake.features.iter().any(|f| f == "foresight");
                     self.process = Some(process);
@@ -329,7 +336,7 @@ impl Implementation for ExternalImplementation {
 
     fn begin_spec(&mut self) -> Result<(), ImplError> {
         self.foreseen.clear();
-        self.world_budget = MAX_WORLD_BYTES_PER_SPEC;
+        self.world_budget = WorldBudget::full();
         self.captured = Captured::default();
         self.start().map(drop)
     }
@@ -480,9 +487,41 @@ pub(crate) fn describe_call(method: &str, args: &[Value]) -> String {
     format!("{method}({args})")
 }
 
+/// What the world calls of the spec at hand may still send: bytes of their lines, and JSON
+/// values of their arguments (which the world keeps: a value costs about 32 bytes whatever its
+/// text, so bytes alone would let 64 MiB of zeros hold a gigabyte).
+struct WorldBudget {
+    bytes: usize,
+    values: usize,
+}
+
+impl WorldBudget {
+    fn full() -> WorldBudget {
+        WorldBudget {
+            bytes: MAX_WORLD_BYTES_PER_SPEC,
+            values: MAX_WORLD_VALUES_PER_SPEC,
+        }
+    }
+}
+
+/// How many JSON values `args` holds, each list and mapping counted with what it holds.
+fn values_in(args: &[Value]) -> usize {
+    let mut count = 0;
+    let mut left: Vec<&Value> = args.iter().collect();
+    while let Some(value) = left.pop() {
+        count += 1;
+        match value {
+            Value::Array(items) => left.extend(items),
+            Value::Object(map) => left.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
 /// What the spec at hand has used up: its world-call budget, and the output it captured.
 struct Spent<'a> {
-    budget: &'a mut usize,
+    budget: &'a mut WorldBudget,
     captured: &'a mut Captured,
 }
 
@@ -615,6 +654,14 @@ impl Process {
         }
     }
 
+    /// What keeps the copies its box shows alive past it.
+    fn copies(&self) -> sandbox::CopiesKept {
+        self._boxed
+            .as_ref()
+            .map(PreparedBox::copies)
+            .unwrap_or_default()
+    }
+
     fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
         let started = Instant::now();
         let process = Process::spawn(launch)?;
@@ -635,7 +682,7 @@ impl Process {
             &mut crate::model::implementation::NoWorld,
             timeout,
             &mut Spent {
-                budget: &mut { MAX_WORLD_BYTES_PER_SPEC },
+                budget: &mut WorldBudget::full(),
                 // Nothing is printed before a request: a shim sends output only while serving one.
                 captured: &mut Captured::default(),
             },
@@ -875,7 +922,7 @@ impl Process {
     }
 
     /// Sends a request and waits for its reply, serving world calls and keeping output
-    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes.
+    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes and values.
     fn exchange(
         &mut self,
         request: Request,
@@ -957,13 +1004,20 @@ impl Process {
             };
             world_calls += 1;
             // What the world is handed, it keeps: a spec's world calls have a budget.
-            if line.len() > *budget {
+            if line.len() > budget.bytes {
                 return Err(Broke::Protocol(format!(
                     "the world calls of this spec sent more than {} MiB (at `{call}` while serving {what}), the most one spec may send (docs/protocol.md): the implementation is likely looping, or putting far more in the queue or DLQ than the spec has",
                     MAX_WORLD_BYTES_PER_SPEC >> 20
                 )));
             }
-            *budget -= line.len();
+            budget.bytes -= line.len();
+            let values = values_in(&args);
+            if values > budget.values {
+                return Err(Broke::Protocol(format!(
+                    "the world calls of this spec sent more than {MAX_WORLD_VALUES_PER_SPEC} JSON values in their arguments (at `{call}` while serving {what}), the most one spec may send (docs/protocol.md): the implementation is likely looping, or putting far more in the queue or DLQ than the spec has"
+                )));
+            }
+            budget.values -= values;
             if n != world_calls {
                 return Err(Broke::Protocol(format!(
                     "world call `{call}` while serving {what} is numbered n={n}, expected n={world_calls}: n counts the world calls of a request from 1"
@@ -1053,6 +1107,12 @@ impl Process {
             DecodeError::TooDeep => Broke::Protocol(format!(
                 "line {} of stdout nests JSON more than 128 levels deep, the most dlqspec reads (no protocol message needs that): {}",
                 self.lines_read,
+                quote(line)
+            )),
+            DecodeError::TooLarge => Broke::Protocol(format!(
+                "line {} of stdout carries more than {} JSON values (each number, string, list and mapping is one), the most one protocol message may: dlqspec keeps no more of what a reply says (no protocol message needs that): {}",
+                self.lines_read,
+                protocol::MAX_MESSAGE_VALUES,
                 quote(line)
             )),
             DecodeError::NotAMessage(why) => Broke::Protocol(format!(

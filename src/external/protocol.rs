@@ -288,6 +288,8 @@ pub(crate) enum DecodeError {
     NotUtf8(usize),
     /// JSON nested deeper than serde_json reads (128 levels).
     TooDeep,
+    /// More JSON values in one message than it may carry (`MAX_MESSAGE_VALUES`).
+    TooLarge,
     /// JSON, but not a protocol message.
     NotAMessage(String),
     /// A `hello` in a protocol version other than ours.
@@ -344,10 +346,59 @@ impl WorldLine<'_> {
     }
 }
 
+/// The most JSON values one message may carry: each number, string, `true`, `false`, `null`,
+/// list and mapping is one. A value kept costs dlqspec about 32 bytes whatever its text
+/// (`0,` is two), so a line of 16 MiB of zeros would be 8 million values, a quarter of a
+/// gigabyte before anything is compared or rendered; checked on the text, before any is
+/// kept. No protocol message needs more: a spec's largest, a list of DLQ entries, holds tens.
+pub(crate) const MAX_MESSAGE_VALUES: usize = 100_000;
+
+/// The deepest one message may nest lists and mappings (serde_json reads no deeper).
+pub(crate) const MAX_MESSAGE_DEPTH: usize = 128;
+
+/// Whether the JSON text `line` carries at most `MAX_MESSAGE_VALUES` values, nested at most
+/// `MAX_MESSAGE_DEPTH` deep, read without building any. What is not JSON passes, for the
+/// parser to name; the count is of value separators and openings outside strings, which is
+/// each value once (a mapping's keys are not counted).
+fn within_bounds(line: &[u8]) -> Result<(), DecodeError> {
+    if !line.trim_ascii_start().starts_with(b"{") && !line.trim_ascii_start().starts_with(b"[") {
+        return Ok(());
+    }
+    let mut values = 1usize;
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < line.len() {
+        match line[at] {
+            b'"' => {
+                at += 1;
+                while at < line.len() && line[at] != b'"' {
+                    at += if line[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                values += 1;
+                if depth > MAX_MESSAGE_DEPTH {
+                    return Err(DecodeError::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' => values += 1,
+            _ => {}
+        }
+        if values > MAX_MESSAGE_VALUES {
+            return Err(DecodeError::TooLarge);
+        }
+        at += 1;
+    }
+    Ok(())
+}
+
 /// Decodes one line (without its line ending) written by an implementation.
 pub(crate) fn decode(line: &[u8]) -> Result<Incoming, DecodeError> {
     let text =
         std::str::from_utf8(line).map_err(|error| DecodeError::NotUtf8(error.valid_up_to()))?;
+    within_bounds(line)?;
     if let Some(world) = WorldLine::read(text) {
         return Ok(world);
     }
@@ -753,6 +804,24 @@ mod tests {
         );
         let deep = format!("{{\"seq\":1,\"v\":{}{}}}", "[".repeat(200), "]".repeat(200));
         assert_eq!(decode(deep.as_bytes()), Err(DecodeError::TooDeep));
+        // Values past the bound are refused before any is kept; a string holding commas and
+        // brackets is one value.
+        let zeros = |n: usize| {
+            format!(
+                "{{\"seq\":1,\"type\":\"return\",\"value\":[{}0]}}",
+                "0,".repeat(n - 1)
+            )
+        };
+        assert_eq!(
+            decode(zeros(MAX_MESSAGE_VALUES).as_bytes()),
+            Err(DecodeError::TooLarge)
+        );
+        assert!(decode(zeros(MAX_MESSAGE_VALUES - 10).as_bytes()).is_ok());
+        let text = format!(
+            "{{\"seq\":1,\"type\":\"return\",\"value\":\"{}\\\"\"}}",
+            ",[{".repeat(MAX_MESSAGE_VALUES)
+        );
+        assert!(decode(text.as_bytes()).is_ok(), "{}", &text[..80]);
         assert!(matches!(decode(b"[1]"), Err(DecodeError::NotAMessage(_))));
         assert!(matches!(
             decode(br#"{"seq":1,"type":"shrug"}"#),

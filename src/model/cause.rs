@@ -320,6 +320,42 @@ fn line(text: &str) -> String {
     crate::text::truncate::line(text.lines().next().unwrap_or_default(), MAX_LINE_BYTES)
 }
 
+/// `value` rendered, stopping at `max` bytes (then `…` after them): the rest is never
+/// rendered at all.
+fn rendered_up_to(value: impl std::fmt::Display, max: usize) -> String {
+    struct UpTo {
+        text: String,
+        max: usize,
+        cut: bool,
+    }
+    impl std::fmt::Write for UpTo {
+        fn write_str(&mut self, piece: &str) -> std::fmt::Result {
+            let room = self.max - self.text.len();
+            if piece.len() <= room {
+                self.text.push_str(piece);
+                return Ok(());
+            }
+            let mut end = room;
+            while !piece.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.text.push_str(&piece[..end]);
+            self.cut = true;
+            Err(std::fmt::Error)
+        }
+    }
+    let mut up_to = UpTo {
+        text: String::new(),
+        max,
+        cut: false,
+    };
+    let _ = std::fmt::Write::write_fmt(&mut up_to, format_args!("{value}"));
+    if up_to.cut {
+        up_to.text.push('…');
+    }
+    up_to.text
+}
+
 /// A stable key of `parts`: FNV-1a (64 bits) of them, each ended by a zero byte, as
 /// `c` and 12 hex digits. The same parts give the same key on every machine and release.
 fn key(parts: &[&str]) -> String {
@@ -395,12 +431,13 @@ impl Ids {
         }
     }
 
-    /// `value` as this way names it: as it is, or `placeholder` in a shape.
+    /// `value` as this way names it: as it is (its first `MAX_LINE_BYTES`, rendered no
+    /// further: a value may be as long as a protocol line), or `placeholder` in a shape.
     pub(crate) fn value(&self, value: impl std::fmt::Display, placeholder: &str) -> String {
         if self.shaped {
             placeholder.to_owned()
         } else {
-            value.to_string()
+            rendered_up_to(value, MAX_LINE_BYTES)
         }
     }
 }
@@ -534,6 +571,19 @@ mod tests {
         let mut ids = Ids::shaped();
         let names: Vec<String> = ["p", "q", "r", "s"].iter().map(|id| ids.id(id)).collect();
         assert_eq!(names, ["X", "Y", "Z", "X4"]);
+    }
+
+    #[test]
+    fn a_value_is_rendered_no_further_than_a_line_keeps() {
+        let long = serde_json::Value::Array(vec![serde_json::Value::from(0); 1 << 20]);
+        let told = Ids::told().value(&long, "V");
+        assert_eq!(told.len(), MAX_LINE_BYTES + '…'.len_utf8());
+        assert!(told.starts_with("[0,0,") && told.ends_with('…'));
+        assert_eq!(Ids::told().value(7, "N"), "7");
+        assert_eq!(Ids::shaped().value(&long, "V"), "V");
+        // Never inside a character.
+        let wide = "é".repeat(400);
+        assert!(Ids::told().value(&wide, "V").ends_with("é…"));
     }
 
     #[test]

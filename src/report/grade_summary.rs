@@ -330,17 +330,36 @@ pub(crate) fn counts(rows: &[Graded]) -> String {
     parts.join(", ")
 }
 
+/// What a spreadsheet reads as the start of a formula, at the start of a cell.
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// The characters a spreadsheet may split a line on, whatever the file says.
+const DELIMITERS: [char; 4] = [',', ';', '\t', '|'];
+
 /// A CSV field: control characters escaped, and a field a spreadsheet could read as a formula
 /// defused as OWASP advises, whatever delimiter it guesses: a leading `=`, `+`, `-`, `@`, tab
-/// or carriage return gets a `'` before it, and a field holding any delimiter a spreadsheet
-/// may split on (`,`, `;`, tab, `|`) or a quote is quoted, so no part of it starts a cell.
+/// or carriage return gets a `'` before it, and so does what follows any delimiter inside it
+/// (`,`, `;`, tab, `|`) when it starts so, past spaces and quotes: a spreadsheet whose list
+/// separator is `;` ignores a quote that does not open its own field, and splits
+/// `"see below;=2+5"` into a cell `=2+5`. A field holding a delimiter or a quote is quoted
+/// besides, for a reader that honours quotes.
 fn field(text: &str) -> String {
     let text = sanitize::line(text);
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.into_owned()
-    };
+    let mut defused = String::with_capacity(text.len() + 2);
+    if text.starts_with(FORMULA_STARTS) {
+        defused.push('\'');
+    }
+    for (at, c) in text.char_indices() {
+        defused.push(c);
+        if DELIMITERS.contains(&c)
+            && text[at + c.len_utf8()..]
+                .trim_start_matches([' ', '"'])
+                .starts_with(FORMULA_STARTS)
+        {
+            defused.push('\'');
+        }
+    }
+    let text = defused;
     if text.contains([',', ';', '\t', '|', '"']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -874,11 +893,17 @@ mod tests {
     fn a_field_is_no_formula_whatever_the_delimiter_a_spreadsheet_guesses() {
         assert_eq!(
             field("note;=HYPERLINK(\"x\")"),
-            "\"note;=HYPERLINK(\"\"x\"\")\""
+            "\"note;'=HYPERLINK(\"\"x\"\")\""
         );
+        // Whatever follows a delimiter, past spaces and quotes, starts no formula.
+        assert_eq!(
+            field("see below;=2+5, @SUM(1+9);\"-1"),
+            "\"see below;'=2+5,' @SUM(1+9);'\"\"-1\""
+        );
+        assert_eq!(field("a - b, c"), "\"a - b, c\"");
         assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(field("-2+3"), "'-2+3");
-        assert_eq!(field("a|=1"), "\"a|=1\"");
+        assert_eq!(field("a|=1"), "\"a|'=1\"");
         assert_eq!(field("plain text"), "plain text");
         // A tab or CR is escaped by the sanitizer, so it never leads a field raw.
         assert_eq!(field("\t=1"), "\\t=1");

@@ -557,88 +557,124 @@ fn run_all(
     let mut hung: Option<(String, String)> = None;
     // Why the specs never started were not: the first reason to stop, fail-fast or budget.
     let stopped_by = std::sync::OnceLock::new();
-    parallel::run_in_order(
-        prepared.len(),
-        implementations,
-        &|implementation, i| {
-            if out_of_budget() {
-                return not_run(i);
+    let run_spec = |implementation: &mut Box<dyn Implementation + Send>, i: usize| {
+        if out_of_budget() {
+            return not_run(i);
+        }
+        if let Some(report) = not_attempted(i) {
+            return report;
+        }
+        let report = judged(implementation, i);
+        // Finished after the budget ran out: its implementation may have been ended under
+        // it, so what it says is no verdict.
+        if out_of_budget() { not_run(i) } else { report }
+    };
+    let stops = |report: &SpecReport| {
+        if matches!(report.outcome, Outcome::WorldFault(_)) {
+            stopped_by.get_or_init(|| NOT_RUN_WORLD);
+            true
+        } else if matches!(&report.outcome, Outcome::Errored(e) if e.hung()) {
+            stopped_by.get_or_init(|| NOT_RUN_HUNG);
+            true
+        } else if config.fail_fast && report.outcome.is_failure() && !listed(report) {
+            stopped_by.get_or_init(|| NOT_RUN_FAIL_FAST);
+            true
+        } else if out_of_budget() {
+            stopped_by.get_or_init(|| NOT_RUN_BUDGET);
+            true
+        } else {
+            false
+        }
+    };
+    let mut emit = |i: usize, report: Option<SpecReport>| {
+        let mut report = report.unwrap_or_else(|| {
+            let reason = stopped_by.get().copied().unwrap_or(NOT_RUN_FAIL_FAST);
+            let skipped = Outcome::Skipped(reason.to_owned());
+            spec_report(&prepared[i], skipped, Duration::ZERO)
+        });
+        // The broker broke under this spec: it is not run, and the run says why once.
+        if let Outcome::WorldFault(fault) = &report.outcome {
+            summary.world_fault.get_or_insert_with(|| fault.clone());
+            report.outcome = Outcome::Skipped(NOT_RUN_WORLD.to_owned());
+        }
+        if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_WORLD) {
+            summary.not_run_world += 1;
+        }
+        // After the spec it hung in, nothing of the run is a verdict on the implementation:
+        // a spec run meanwhile on another worker is not run either, so the hang is told
+        // once, whatever the number of jobs.
+        if hung.is_some() && !matches!(report.outcome, Outcome::Skipped(_)) {
+            report = not_run_hung(&prepared[i]);
+        }
+        if let Outcome::Errored(error) = &report.outcome
+            && error.hung()
+            && hung.is_none()
+        {
+            let what = error.message.lines().next().unwrap_or_default();
+            let what = what.split(" never returned").next().unwrap_or(what);
+            hung = Some((report.path.clone(), what.to_owned()));
+        }
+        if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_HUNG) {
+            summary.not_run_hung += 1;
+        }
+        if let Some(expected) = &mut expected {
+            expected.apply(i, &report.rules, &mut report.outcome);
+        }
+        // After the known failures: a listed failure is no failure, a listing that passed
+        // is one now.
+        report.cause = causes.settle(
+            &report.outcome,
+            report.departure.as_deref(),
+            report.output.as_ref(),
+            &report.rules,
+        );
+        told_as_the_specs(&mut report, info.is_reference);
+        if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_BUDGET) {
+            summary.not_run_budget += 1;
+        }
+        summary.add(&report.outcome);
+        reporter.event(&Event::Finished(&report));
+    };
+    // Hidden specs run after every visible one, in processes of their own (docs/security.md):
+    // every visible result is final before the first hidden spec starts, and no process that
+    // served a visible spec serves a hidden one, so whatever channel a hidden spec's process
+    // finds (the page cache, a timing, a file of the machine) reaches only results nobody is
+    // shown. The reporter still sees every spec in its stable order.
+    let (visible, hidden): (Vec<usize>, Vec<usize>) =
+        (0..prepared.len()).partition(|&i| match &prepared[i].1 {
+            Ok(spec) => spec.scenario.header().grading.visibility.shows_details(),
+            Err(_) => true,
+        });
+    let mut held: Vec<Option<Option<SpecReport>>> = (0..prepared.len()).map(|_| None).collect();
+    let mut next = 0;
+    for (phase, indices) in [visible, hidden].into_iter().enumerate() {
+        if indices.is_empty() {
+            continue;
+        }
+        if phase == 1 && stopped_by.get().is_some() {
+            indices.iter().for_each(|&i| held[i] = Some(None));
+        } else {
+            if phase == 1 {
+                // The processes that served visible specs end here: the hidden ones start anew.
+                implementations.iter_mut().for_each(|i| i.forget_spec());
             }
-            if let Some(report) = not_attempted(i) {
-                return report;
-            }
-            let report = judged(implementation, i);
-            // Finished after the budget ran out: its implementation may have been ended under
-            // it, so what it says is no verdict.
-            if out_of_budget() { not_run(i) } else { report }
-        },
-        &|report: &SpecReport| {
-            if matches!(report.outcome, Outcome::WorldFault(_)) {
-                stopped_by.get_or_init(|| NOT_RUN_WORLD);
-                true
-            } else if matches!(&report.outcome, Outcome::Errored(e) if e.hung()) {
-                stopped_by.get_or_init(|| NOT_RUN_HUNG);
-                true
-            } else if config.fail_fast && report.outcome.is_failure() && !listed(report) {
-                stopped_by.get_or_init(|| NOT_RUN_FAIL_FAST);
-                true
-            } else if out_of_budget() {
-                stopped_by.get_or_init(|| NOT_RUN_BUDGET);
-                true
-            } else {
-                false
-            }
-        },
-        &mut |i, report| {
-            let mut report = report.unwrap_or_else(|| {
-                let reason = stopped_by.get().copied().unwrap_or(NOT_RUN_FAIL_FAST);
-                let skipped = Outcome::Skipped(reason.to_owned());
-                spec_report(&prepared[i], skipped, Duration::ZERO)
-            });
-            // The broker broke under this spec: it is not run, and the run says why once.
-            if let Outcome::WorldFault(fault) = &report.outcome {
-                summary.world_fault.get_or_insert_with(|| fault.clone());
-                report.outcome = Outcome::Skipped(NOT_RUN_WORLD.to_owned());
-            }
-            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_WORLD) {
-                summary.not_run_world += 1;
-            }
-            // After the spec it hung in, nothing of the run is a verdict on the implementation:
-            // a spec run meanwhile on another worker is not run either, so the hang is told
-            // once, whatever the number of jobs.
-            if hung.is_some() && !matches!(report.outcome, Outcome::Skipped(_)) {
-                report = not_run_hung(&prepared[i]);
-            }
-            if let Outcome::Errored(error) = &report.outcome
-                && error.hung()
-                && hung.is_none()
-            {
-                let what = error.message.lines().next().unwrap_or_default();
-                let what = what.split(" never returned").next().unwrap_or(what);
-                hung = Some((report.path.clone(), what.to_owned()));
-            }
-            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_HUNG) {
-                summary.not_run_hung += 1;
-            }
-            if let Some(expected) = &mut expected {
-                expected.apply(i, &report.rules, &mut report.outcome);
-            }
-            // After the known failures: a listed failure is no failure, a listing that passed
-            // is one now.
-            report.cause = causes.settle(
-                &report.outcome,
-                report.departure.as_deref(),
-                report.output.as_ref(),
-                &report.rules,
+            let workers: Vec<&mut Box<dyn Implementation + Send>> =
+                implementations.iter_mut().collect();
+            parallel::run_in_order(
+                indices.len(),
+                workers,
+                &|implementation, k| run_spec(implementation, indices[k]),
+                &stops,
+                &mut |k, report| held[indices[k]] = Some(report),
             );
-            told_as_the_specs(&mut report, info.is_reference);
-            if matches!(&report.outcome, Outcome::Skipped(reason) if reason == NOT_RUN_BUDGET) {
-                summary.not_run_budget += 1;
-            }
-            summary.add(&report.outcome);
-            reporter.event(&Event::Finished(&report));
-        },
-    );
+        }
+        // Every spec before the first still running is told, in order.
+        while let Some(report) = held.get_mut(next).and_then(Option::take) {
+            emit(next, report);
+            next += 1;
+        }
+    }
+    drop(implementations);
     drop(budget);
     if summary.world_fault.is_some() {
         let total = prepared.len();
@@ -900,6 +936,103 @@ mod tests {
             assert_eq!(files, names);
             assert_eq!(collect.started, Some((5, 0)));
             assert_eq!(collect.done.unwrap().passed, 5);
+        }
+    }
+
+    /// Logs every spec it is made for: which worker, which of its processes (a new one after
+    /// each `forget_spec`), and whether the spec is the hidden one (`max_attempts: 7`).
+    struct Logs {
+        inner: Builtin,
+        worker: usize,
+        process: usize,
+        log: Arc<std::sync::Mutex<Vec<(usize, usize, bool)>>>,
+    }
+
+    impl Implementation for Logs {
+        fn info(&self) -> ImplInfo {
+            ImplInfo {
+                label: "logs".into(),
+                language: "rust".into(),
+                is_reference: false,
+            }
+        }
+
+        fn create(
+            &mut self,
+            contract: &str,
+            args: &serde_json::Value,
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            let hidden = args.to_string().contains('7');
+            self.log
+                .lock()
+                .unwrap()
+                .push((self.worker, self.process, hidden));
+            self.inner.create(contract, args, world)
+        }
+
+        fn call(
+            &mut self,
+            method: &str,
+            args: &[serde_json::Value],
+            world: &mut dyn crate::model::implementation::WorldHost,
+        ) -> Result<crate::model::implementation::Reply, crate::model::implementation::ImplError>
+        {
+            self.inner.call(method, args, world)
+        }
+
+        fn forget_spec(&mut self) {
+            self.process += 1;
+        }
+    }
+
+    #[test]
+    fn hidden_specs_run_after_every_visible_one_in_processes_of_their_own() {
+        let hidden = PASSING.replace(
+            "name: passes\n",
+            "name: hidden\nvisibility: hidden\nmax_attempts: 7\n",
+        );
+        let dir = suite(&[
+            ("a.yaml", hidden.as_str()),
+            ("b.yaml", PASSING),
+            ("c.yaml", hidden.as_str()),
+            ("d.yaml", PASSING),
+            ("e.yaml", PASSING),
+        ]);
+        for jobs in [1, 2] {
+            let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let workers = AtomicUsize::new(0);
+            let factory = || -> Box<dyn Implementation + Send> {
+                Box::new(Logs {
+                    inner: Builtin::new(),
+                    worker: workers.fetch_add(1, Ordering::SeqCst),
+                    process: 0,
+                    log: Arc::clone(&log),
+                })
+            };
+            let config = RunConfig {
+                paths: vec![dir.path().to_path_buf()],
+                jobs: NonZeroUsize::new(jobs),
+                ..RunConfig::default()
+            };
+            let mut collect = Collect::default();
+            run(&config, &factory, &mut collect).unwrap();
+            // Told in the specs' order, all passed.
+            let files: Vec<&str> = collect.finished.iter().map(|(f, _)| f.as_str()).collect();
+            assert_eq!(files, ["a.yaml", "b.yaml", "c.yaml", "d.yaml", "e.yaml"]);
+            assert_eq!(collect.done.unwrap().passed, 5);
+            let log = log.lock().unwrap().clone();
+            assert_eq!(log.len(), 5, "{jobs} jobs: {log:?}");
+            let first_hidden = log.iter().position(|(_, _, hidden)| *hidden).unwrap();
+            assert!(
+                log[first_hidden..].iter().all(|(_, _, hidden)| *hidden),
+                "{jobs} jobs: a visible spec ran after a hidden one: {log:?}"
+            );
+            for (worker, process, _) in &log[first_hidden..] {
+                let shared = log.iter().filter(|(w, p, _)| w == worker && p == process);
+                assert_eq!(shared.count(), 1, "{jobs} jobs: {log:?}");
+            }
         }
     }
 

@@ -712,9 +712,10 @@ fn returned(value: &Value, ids: &mut Ids) -> String {
     }
 }
 
-/// A returned value as a spec writes it, its ids named by `ids`.
+/// A returned value as a spec writes it, its ids named by `ids`: cut before it is rendered
+/// (`truncate::value`), as a reply may be as long as a protocol line.
 fn answer(value: &Value, ids: &mut Ids) -> String {
-    match value {
+    match &crate::text::truncate::value(value) {
         Value::Array(items) => {
             let named: Vec<String> = items
                 .iter()

@@ -207,14 +207,19 @@ impl WorldEvent {
             WorldEvent::Retried { id } => format!("queue.retry({id}): {id} goes to the ready tail"),
             WorldEvent::Sent { id } => format!("queue.send({id}): {id} joins the ready tail"),
             WorldEvent::Put { entry, dlq, .. } => {
-                let id = entry.get("id").map(yaml::flow).unwrap_or_default();
+                // The implementation's entry, cut before it is rendered.
+                let cut = |value: &Value| yaml::flow(&crate::text::truncate::value(value));
+                let id = entry.get("id").map(cut).unwrap_or_default();
                 let fields: Vec<String> = match &**entry {
                     Value::Object(fields) => fields
                         .iter()
                         .filter(|(key, _)| !matches!(key.as_str(), "id" | "body"))
-                        .map(|(key, value)| format!("{key} {}", yaml::flow(value)))
+                        .take(100)
+                        .map(|(key, value)| {
+                            format!("{} {}", crate::text::truncate::line(key, 80), cut(value))
+                        })
                         .collect(),
-                    other => vec![yaml::flow(other)],
+                    other => vec![cut(other)],
                 };
                 format!(
                     "dlq.put({id}): {}; the DLQ holds {}",

@@ -453,7 +453,7 @@ impl Run<'_> {
     ) -> Result<(), Stop> {
         if self.recorder.telling() {
             self.recorder.tell_event(
-                format!("{heading}: process_one() returned {}", yaml::flow(actual)),
+                format!("{heading}: process_one() returned {}", cut_flow(actual)),
                 TimelineEvent::Step { kind: "process" },
             );
         }
@@ -527,7 +527,7 @@ impl Run<'_> {
         actual: &Value,
     ) -> Result<(), Stop> {
         self.recorder.tell_event(
-            format!("{heading}: {call} returned {}", yaml::flow(actual)),
+            format!("{heading}: {call} returned {}", cut_flow(actual)),
             TimelineEvent::Step { kind: "replay" },
         );
         self.narrate(from);
@@ -1234,7 +1234,7 @@ impl Run<'_> {
                     position: Position::START,
                     expected: "constructed: true\n".into(),
                     actual: crate::text::truncate::text(
-                        format!("raised: {}\n", yaml::flow(&json!(raised.describe()))),
+                        format!("raised: {}\n", cut_flow(&json!(raised.describe()))),
                         crate::text::truncate::MAX_SIDE_BYTES,
                     )
                     .into(),
@@ -1736,7 +1736,7 @@ impl Wanted {
             .collect();
         for (key, value, _) in self.entry_differences(did) {
             if key != "reason" {
-                fields.push(format!("{key}={}", yaml::flow(value)));
+                fields.push(format!("{key}={}", cut_flow(value)));
             }
         }
         format!("dlq.put({id}, {}), then queue.ack({id})", fields.join(", "))
@@ -1858,7 +1858,7 @@ impl Did {
             let fields: Vec<String> = wrong
                 .iter()
                 .map(|(key, _, put)| match put {
-                    Some(value) => format!("{key}={}", yaml::flow(value)),
+                    Some(value) => format!("{key}={}", cut_flow(value)),
                     None => format!("no {key}"),
                 })
                 .collect();
@@ -1878,6 +1878,12 @@ impl Did {
             _ => self.shown(wanted).join(", "),
         }
     }
+}
+
+/// A value the implementation gave, as a timeline line shows it: cut before it is rendered
+/// (`truncate::value`), as a reply may be as long as a protocol line.
+fn cut_flow(value: &Value) -> String {
+    yaml::flow(&crate::text::truncate::value(value))
 }
 
 #[cfg(test)]

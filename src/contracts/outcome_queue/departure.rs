@@ -432,7 +432,8 @@ fn answer(method: &str, reply: &Reply, reference: bool, ids: &mut Ids) -> String
         Reply::Returned(Value::Null) => format!("{returns} none"),
         Reply::Returned(value) => format!(
             "{returns} {}",
-            crate::text::truncate::line(&yaml::flow(value), 80)
+            // Cut before it is rendered: a reply may be as long as a protocol line.
+            crate::text::truncate::line(&yaml::flow(&crate::text::truncate::value(value)), 80)
         ),
         Reply::Undefined => format!("{returns} undefined"),
         Reply::Raised(raised) => format!("{raises} {}", ids.raised(raised)),

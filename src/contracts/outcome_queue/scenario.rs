@@ -1037,9 +1037,13 @@ fn raised_value(raised: &Raised, with_error: bool) -> Value {
 
 fn shown_reply(reply: &Reply) -> String {
     match reply {
-        Reply::Returned(value) => yaml::flow(value),
+        // Cut before it is rendered: a reply may be as long as a protocol line.
+        Reply::Returned(value) => yaml::flow(&crate::text::truncate::value(value)),
         Reply::Undefined => UNDEFINED.to_owned(),
-        Reply::Raised(raised) => format!("raised {}", raised.describe()),
+        Reply::Raised(raised) => format!(
+            "raised {}",
+            crate::text::truncate::line(&raised.describe(), 1024)
+        ),
         Reply::Skipped(reason) => format!("skipped: {reason}"),
     }
 }

@@ -226,23 +226,81 @@ pub(crate) struct Copied {
     pub(crate) node_modules: Vec<PathBuf>,
 }
 
+/// One copy of an implementation's own files, made once for as long as anything that shows it
+/// lives: every box of a run (each restart after a hidden spec, each worker of `--jobs`) shows
+/// the same copy, so a submission is read once, and a restart is no new chance to race it.
+/// Removed when the last box that shows it is gone (or when dlqspec is interrupted).
+pub(crate) struct SharedCopy {
+    /// The folder or file copied.
+    pub(crate) original: PathBuf,
+    /// Where the copy is.
+    pub(crate) into: PathBuf,
+    /// What the copy found to bind rather than copy.
+    pub(crate) node_modules: Vec<PathBuf>,
+    // Declared in the order they are let go: unlisted, removed, unclaimed.
+    _live: super::cleanup::LiveBox,
+    _folder: tempfile::TempDir,
+    _claim: std::fs::File,
+}
+
+/// The copies alive in this process, by what they copy.
+static COPIES: std::sync::Mutex<Vec<std::sync::Weak<SharedCopy>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The copy of `original` every box of this process shows: the one alive, or a new one, made
+/// in a claimed folder of its own (`copy_tree`).
+pub(crate) fn shared_copy(original: &Path) -> io::Result<std::sync::Arc<SharedCopy>> {
+    // Held while a copy is made: two workers starting at once make one copy.
+    let mut copies = COPIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    copies.retain(|copy| copy.strong_count() > 0);
+    if let Some(alive) = copies
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .find(|copy| copy.original == original)
+    {
+        return Ok(alive);
+    }
+    let (folder, claim) = super::cleanup::claimed_private()?;
+    let into = folder.path().join("copy");
+    let copied = copy_tree(original, &into)?;
+    let copy = std::sync::Arc::new(SharedCopy {
+        original: original.to_path_buf(),
+        into,
+        node_modules: copied.node_modules,
+        _live: super::cleanup::LiveBox::register(Vec::new(), folder.path().to_path_buf()),
+        _folder: folder,
+        _claim: claim,
+    });
+    copies.push(std::sync::Arc::downgrade(&copy));
+    Ok(copy)
+}
+
 /// Copies `from` (a folder, or a file) into `into`, which must not exist yet: regular files
 /// (their bytes and whether they are executable), folders, and links as links; never a link
 /// followed, never a FIFO, socket or device, never `.git`; a `node_modules` folder becomes an
 /// empty folder, to be bound over. Everything is made readable by every uid, and nothing
 /// writable by any but dlqspec's. Bounded by `MAX_COPY_ENTRIES` and `MAX_COPY_BYTES`.
+///
+/// The walk cannot be raced: `from` is opened once without following a link, and every entry
+/// is reached from the descriptor of the folder that holds it (`openat` with `O_NOFOLLOW`,
+/// and `O_DIRECTORY` for a folder), never by a path. A folder swapped for a link to somewhere
+/// else while it is copied (`renameat2(RENAME_EXCHANGE)` by a process of its owner) is never
+/// followed: the copy is refused, saying the submission changed while it was copied.
 pub(crate) fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
     let mut budget = Budget {
         entries: 0,
         bytes: 0,
     };
     let mut copied = Copied::default();
-    let meta = std::fs::symlink_metadata(from)?;
+    let root = open_path(from)?;
+    let meta = std::fs::File::from(root.try_clone()?).metadata()?;
     if meta.is_dir() {
         make_folder(into)?;
-        copy_folder(from, into, 0, &mut budget, &mut copied)?;
+        copy_folder(&root, from, into, 0, &mut budget, &mut copied)?;
     } else if meta.is_file() {
-        copy_file(from, into, &mut budget)?;
+        copy_file(std::fs::File::from(root), from, into, &mut budget)?;
     } else {
         return Err(io::Error::other(format!(
             "{} is neither a folder nor a file",
@@ -250,6 +308,175 @@ pub(crate) fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
         )));
     }
     Ok(copied)
+}
+
+/// `from` opened to read, not through a link (a link names neither a folder nor a file of the
+/// implementation's own).
+fn open_path(from: &Path) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(from.as_os_str().as_bytes())
+        .map_err(|_| io::Error::other(format!("{} holds a NUL byte", from.display())))?;
+    // SAFETY: open(2) on a NUL-terminated path, read only; the descriptor is owned below.
+    let fd = unsafe {
+        libc::open(
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        let error = io::Error::last_os_error();
+        return Err(if error.raw_os_error() == Some(libc::ELOOP) {
+            io::Error::other(format!("{} is neither a folder nor a file", from.display()))
+        } else {
+            error
+        });
+    }
+    // SAFETY: `fd` was just opened here and nothing else owns it.
+    Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+}
+
+/// The entry `name` of the folder `folder` opened, with `flags` and never through a link.
+fn open_at(
+    folder: &std::os::fd::OwnedFd,
+    name: &std::ffi::CStr,
+    flags: libc::c_int,
+) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: openat(2) on a descriptor this process owns and a NUL-terminated name.
+    let fd = unsafe {
+        libc::openat(
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            flags | libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened here and nothing else owns it.
+    Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+}
+
+/// The names in the folder `folder` holds (not `.` and `..`), in byte order.
+fn names_in(folder: &std::os::fd::OwnedFd) -> io::Result<Vec<std::ffi::CString>> {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    // A descriptor of its own, which `closedir` closes; read from the start.
+    let own = folder.try_clone()?;
+    // SAFETY: lseek on a descriptor this function owns.
+    unsafe { libc::lseek(own.as_raw_fd(), 0, libc::SEEK_SET) };
+    let raw = own.into_raw_fd();
+    // SAFETY: fdopendir takes `raw`, a folder's descriptor, over; closed by closedir below.
+    let stream = unsafe { libc::fdopendir(raw) };
+    if stream.is_null() {
+        let error = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `raw` is still this function's to close.
+        unsafe { libc::close(raw) };
+        return Err(error);
+    }
+    let mut names = Vec::new();
+    let outcome = loop {
+        // SAFETY: errno is this thread's: cleared, so that an end tells from an error.
+        #[cfg(target_os = "linux")]
+        unsafe {
+            *libc::__errno_location() = 0
+        };
+        // SAFETY: readdir on the open stream; the entry is read before the next call.
+        let entry = unsafe { libc::readdir(stream) };
+        if entry.is_null() {
+            let errno = io::Error::last_os_error();
+            break match errno.raw_os_error() {
+                Some(0) | None => Ok(()),
+                Some(_) => Err(errno),
+            };
+        }
+        // SAFETY: d_name is NUL-terminated within the entry readdir returned.
+        let name = unsafe { std::ffi::CStr::from_ptr((*entry).d_name.as_ptr()) };
+        if name.to_bytes() != b"." && name.to_bytes() != b".." {
+            names.push(name.to_owned());
+        }
+        if names.len() > MAX_COPY_ENTRIES {
+            break Ok(());
+        }
+    };
+    // SAFETY: the stream opened above, closed once.
+    unsafe { libc::closedir(stream) };
+    outcome?;
+    names.sort();
+    Ok(names)
+}
+
+/// What the entry `name` of `folder` is, not through a link.
+fn kind_at(folder: &std::os::fd::OwnedFd, name: &std::ffi::CStr) -> io::Result<libc::mode_t> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: stat is plain data, filled by fstatat below.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatat(2) on a descriptor this process owns, a NUL-terminated name, and a
+    // struct it fills.
+    let done = unsafe {
+        libc::fstatat(
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            &mut stat,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if done != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stat.st_mode & libc::S_IFMT)
+}
+
+/// Where the link `name` of `folder` points, not followed.
+fn link_at(folder: &std::os::fd::OwnedFd, name: &std::ffi::CStr) -> io::Result<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStringExt;
+    let mut buffer = vec![0u8; libc::PATH_MAX as usize + 1];
+    // SAFETY: readlinkat(2) into a buffer of the length given.
+    let length = unsafe {
+        libc::readlinkat(
+            folder.as_raw_fd(),
+            name.as_ptr(),
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+        )
+    };
+    if length < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buffer.truncate(length as usize);
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(buffer)))
+}
+
+/// The refusal of a submission that changed while it was copied.
+fn changed(path: &Path, error: &io::Error) -> io::Error {
+    io::Error::other(format!(
+        "{} changed while it was copied into the box ({error}): a file or folder was replaced, perhaps by a link, which is never followed; nothing of it is shown, so let nothing change the solution while it is graded, and run again",
+        path.display()
+    ))
+}
+
+/// The variable that pauses a copy before it opens a folder of a given name, until a line is
+/// written to a FIFO (`NAME:FIFO`): for the tests only, which swap that folder for a link at
+/// that moment, as a racing process would. Unset, nothing pauses.
+pub(crate) const COPY_PAUSE_VARIABLE: &str = "DLQSPEC_TEST_COPY_PAUSE";
+
+/// Waits at the pause `COPY_PAUSE_VARIABLE` names, if it names `name`.
+fn pause_before(name: &std::ffi::CStr) {
+    let Some(pause) = std::env::var_os(COPY_PAUSE_VARIABLE) else {
+        return;
+    };
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = pause.as_bytes();
+    let Some(colon) = bytes.iter().position(|&b| b == b':') else {
+        return;
+    };
+    if &bytes[..colon] != name.to_bytes() {
+        return;
+    }
+    let fifo = Path::new(std::ffi::OsStr::from_bytes(&bytes[colon + 1..]));
+    if let Ok(fifo) = std::fs::File::open(fifo) {
+        let _ = fifo.take(64).read_to_end(&mut Vec::new());
+    }
 }
 
 struct Budget {
@@ -286,60 +513,73 @@ fn make_folder(path: &Path) -> io::Result<()> {
     reason = "writes a file: an implementation's own files are copied into a fresh folder of its box"
 )]
 fn copy_folder(
+    folder: &std::os::fd::OwnedFd,
     from: &Path,
     into: &Path,
     depth: usize,
     budget: &mut Budget,
     copied: &mut Copied,
 ) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
     if depth > MAX_COPY_DEPTH {
         return Err(io::Error::other(format!(
             "{} is more than {MAX_COPY_DEPTH} folders deep to copy into the box",
             from.display()
         )));
     }
-    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let name = entry.file_name();
-        let source = entry.path();
-        let target = into.join(&name);
+    for name in names_in(folder)? {
+        let plain = Path::new(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        let source = from.join(plain);
+        let target = into.join(plain);
         budget.take_entry(from)?;
-        let kind = entry.file_type()?;
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
-        } else if kind.is_dir() {
-            if name == ".git" {
+        let kind = match kind_at(folder, &name) {
+            Ok(kind) => kind,
+            // Listed, then gone.
+            Err(error) => return Err(changed(&source, &error)),
+        };
+        if kind == libc::S_IFLNK {
+            let link = link_at(folder, &name).map_err(|error| changed(&source, &error))?;
+            std::os::unix::fs::symlink(link, &target)?;
+        } else if kind == libc::S_IFDIR {
+            if name.to_bytes() == b".git" {
                 continue;
             }
             make_folder(&target)?;
-            if name == "node_modules" {
+            if name.to_bytes() == b"node_modules" {
                 copied.node_modules.push(source);
                 continue;
             }
-            copy_folder(&source, &target, depth + 1, budget, copied)?;
-        } else if kind.is_file() {
-            copy_file(&source, &target, budget)?;
+            pause_before(&name);
+            // A link or a file in its place since it was listed is refused here: ELOOP or
+            // ENOTDIR, never followed.
+            let inner = open_at(folder, &name, libc::O_DIRECTORY)
+                .map_err(|error| changed(&source, &error))?;
+            copy_folder(&inner, &source, &target, depth + 1, budget, copied)?;
+        } else if kind == libc::S_IFREG {
+            let file = open_at(folder, &name, libc::O_NONBLOCK)
+                .map_err(|error| changed(&source, &error))?;
+            copy_file(std::fs::File::from(file), &source, &target, budget)?;
         }
     }
     Ok(())
 }
 
-/// Copies one regular file, opened without following a link and without waiting on a FIFO
-/// that took its place.
+/// Copies one regular file, opened already (without following a link and without waiting on
+/// a FIFO that took its place).
 #[expect(
     clippy::disallowed_methods,
     reason = "writes a file: one file of the implementation is copied where nothing is, no link followed"
 )]
-fn copy_file(from: &Path, into: &Path, budget: &mut Budget) -> io::Result<()> {
+fn copy_file(
+    mut source: std::fs::File,
+    from: &Path,
+    into: &Path,
+    budget: &mut Budget,
+) -> io::Result<()> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut source = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(from)?;
     let meta = source.metadata()?;
     if !meta.is_file() {
-        return Ok(());
+        return Err(changed(from, &io::Error::other("no longer a regular file")));
     }
     let left = MAX_COPY_BYTES.saturating_sub(budget.bytes);
     if meta.len() > left {
@@ -481,6 +721,50 @@ mod tests {
         assert_eq!(
             std::fs::metadata(&into).unwrap().permissions().mode() & 0o777,
             0o755
+        );
+    }
+
+    #[test]
+    fn a_folder_is_copied_once_for_as_long_as_a_box_shows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("alice");
+        std::fs::create_dir_all(&from).unwrap();
+        std::fs::write(from.join("solution.py"), "print(1)").unwrap();
+        let first = shared_copy(&from).unwrap();
+        // A later change is not copied while the copy lives: every box of the run shows the
+        // submission as it was read once.
+        std::fs::write(from.join("solution.py"), "print(2)").unwrap();
+        let again = shared_copy(&from).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &again));
+        assert_eq!(
+            std::fs::read_to_string(again.into.join("solution.py")).unwrap(),
+            "print(1)"
+        );
+        let place = first.into.clone();
+        drop((first, again));
+        assert!(!place.exists(), "the copy is removed with its last box");
+        let fresh = shared_copy(&from).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(fresh.into.join("solution.py")).unwrap(),
+            "print(2)"
+        );
+    }
+
+    #[test]
+    fn a_link_in_place_of_the_root_or_a_lone_file_is_no_submission_to_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("teacher")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("teacher"), dir.path().join("alice")).unwrap();
+        let error = copy_tree(&dir.path().join("alice"), &dir.path().join("copy")).unwrap_err();
+        assert!(
+            error.to_string().contains("neither a folder nor a file"),
+            "{error}"
+        );
+        std::fs::write(dir.path().join("bob.py"), "x = 1").unwrap();
+        copy_tree(&dir.path().join("bob.py"), &dir.path().join("bob-copy")).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("bob-copy")).unwrap(),
+            "x = 1"
         );
     }
 

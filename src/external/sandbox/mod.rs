@@ -576,6 +576,9 @@ struct Container {
 pub(crate) struct PreparedBox {
     #[cfg(target_os = "linux")]
     entry: BoxEntry,
+    /// The copies of the implementation's files it shows, made once for every box of the run.
+    #[cfg(target_os = "linux")]
+    copies: Vec<std::sync::Arc<exposure::SharedCopy>>,
     #[cfg(target_os = "linux")]
     _ruleset: Option<std::os::fd::OwnedFd>,
     #[cfg(target_os = "linux")]
@@ -592,6 +595,15 @@ impl PreparedBox {
     #[cfg(target_os = "linux")]
     pub(crate) fn entry(&self) -> BoxEntry {
         self.entry.clone()
+    }
+
+    /// What keeps this box's copies alive once it is gone: the next box of the same
+    /// implementation (a restart) then shows the same copy, not a new one.
+    pub(crate) fn copies(&self) -> CopiesKept {
+        CopiesKept {
+            #[cfg(target_os = "linux")]
+            _copies: self.copies.clone(),
+        }
     }
 
     /// Whether the box's memory cgroup killed one of its processes (`--memory`).
@@ -621,6 +633,13 @@ impl PreparedBox {
         }
         Some((entry.user?.0, entry.filter.bytes()))
     }
+}
+
+/// The copies a box showed, kept by its implementation across restarts.
+#[derive(Default)]
+pub(crate) struct CopiesKept {
+    #[cfg(target_os = "linux")]
+    _copies: Vec<std::sync::Arc<exposure::SharedCopy>>,
 }
 
 /// Prepares the box for an implementation's program and arguments: the command to start
@@ -732,22 +751,22 @@ fn platform_prepare(
     let features = features();
     let mut needed: Vec<PathBuf> = vec![program.to_path_buf()];
     needed.extend(std::fs::canonicalize(program));
+    let mut shared = Vec::new();
     let (container, user, clear_groups, readable, writable) = if features.container {
         let shown = exposure(program, &named);
         let mut bound = shown.bound;
         let mut copies = Vec::new();
-        let copy_root = private.path().join("copy");
-        std::fs::create_dir(&copy_root)?;
-        for (n, original) in shown.copied.iter().enumerate() {
-            let into = copy_root.join(n.to_string());
-            let copied = exposure::copy_tree(original, &into).map_err(|error| {
+        // Made once for every box of this run (exposure::shared_copy), held while one lives.
+        for original in &shown.copied {
+            let copy = exposure::shared_copy(original).map_err(|error| {
                 io::Error::other(format!(
                     "cannot copy {} into the box: {error}",
                     original.display()
                 ))
             })?;
-            bound.extend(copied.node_modules);
-            copies.push((original.clone(), into));
+            bound.extend(copy.node_modules.iter().cloned());
+            copies.push((original.clone(), copy.into.clone()));
+            shared.push(copy);
         }
         let staging = private.path().join("root");
         std::fs::create_dir(&staging)?;
@@ -853,6 +872,7 @@ fn platform_prepare(
         .unwrap_or_default();
     Ok(PreparedBox {
         entry,
+        copies: shared,
         _ruleset: ruleset,
         cgroups,
         _live: cleanup::LiveBox::register(live_folders, private.path().to_path_buf()),

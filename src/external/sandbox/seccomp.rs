@@ -10,6 +10,11 @@
 //! flag is denied; `clone3`, whose flags a filter cannot read, answers `ENOSYS`, so the C
 //! library falls back to `clone`, as it does under Docker. A call of another architecture's
 //! table (x32, i386 through `int 0x80`) kills the process: its numbers mean other calls.
+//! The page cache is a channel no other wall mediates (every box reads the same `/usr`), so
+//! the calls that probe or steer it without timing are denied: `fadvise64`, `readahead`,
+//! `mincore`, `cachestat`, and `preadv2`/`pwritev2` with `RWF_NOWAIT` (which fails on a page
+//! not cached; answered `EOPNOTSUPP`, as a file that cannot wait is, so a runtime that tries
+//! it reads as always).
 //!
 //! The filter is plain data, built before fork and installed with one `prctl` in the child;
 //! the warm start's Python child installs the same bytes (`bytes`).
@@ -43,6 +48,13 @@ const RETURN: u16 = 0x06; // BPF_RET | BPF_K
 const NUMBER_AT: u32 = 0;
 const ARCHITECTURE_AT: u32 = 4;
 const FIRST_ARGUMENT_AT: u32 = 16;
+/// The low 32 bits of argument 5: `preadv2`'s and `pwritev2`'s flags.
+const SIXTH_ARGUMENT_AT: u32 = FIRST_ARGUMENT_AT + 5 * 8;
+
+/// `cachestat` (Linux 6.5), one number on every architecture; the libc crate names it on
+/// some only.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const SYS_CACHESTAT: libc::c_long = 451;
 
 const ALLOW: u32 = 0x7fff_0000;
 const KILL_PROCESS: u32 = 0x8000_0000;
@@ -125,6 +137,12 @@ pub(crate) const DENIED: &[(&str, libc::c_long)] = &[
     ("move_pages", libc::SYS_move_pages),
     ("migrate_pages", libc::SYS_migrate_pages),
     ("vhangup", libc::SYS_vhangup),
+    // The page cache, which every box shares through the same system files: what a hidden
+    // spec's process evicts or loads, a later process would read back (docs/security.md).
+    ("fadvise64", libc::SYS_fadvise64),
+    ("readahead", libc::SYS_readahead),
+    ("mincore", libc::SYS_mincore),
+    ("cachestat", SYS_CACHESTAT),
 ];
 
 impl SyscallFilter {
@@ -151,6 +169,15 @@ impl SyscallFilter {
         program.extend([
             jump(JUMP_EQUAL, libc::SYS_clone3 as u32, 0, 1),
             ret(ERRNO | libc::ENOSYS as u32),
+        ]);
+        // preadv2 and pwritev2 with RWF_NOWAIT: whether a page is cached, without timing.
+        program.extend([
+            jump(JUMP_EQUAL, libc::SYS_preadv2 as u32, 1, 0),
+            jump(JUMP_EQUAL, libc::SYS_pwritev2 as u32, 0, 4),
+            load(SIXTH_ARGUMENT_AT),
+            jump(JUMP_ANY_BIT, libc::RWF_NOWAIT as u32, 0, 1),
+            ret(ERRNO | libc::EOPNOTSUPP as u32),
+            ret(ALLOW),
         ]);
         // socket(family, ...) of a family but `SOCKET_FAMILIES`: the accumulator then holds
         // the argument, so each branch ends.
@@ -410,6 +437,74 @@ mod tests {
             let mut status = 0;
             if child < 0 || libc::waitpid(child, &mut status, 0) != child {
                 return 4;
+            }
+            0
+        });
+        assert_eq!(got, 0);
+    }
+
+    #[test]
+    fn the_page_cache_is_neither_probed_nor_steered_and_a_plain_read_works() {
+        let got = under_filter(&SyscallFilter::for_box(false), || unsafe {
+            let fd = libc::open(c"/proc/self/exe".as_ptr(), libc::O_RDONLY);
+            if fd < 0 {
+                return 1;
+            }
+            let advice = libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+            if advice != libc::EPERM {
+                return 2;
+            }
+            if !(libc::readahead(fd, 0, 4096) < 0 && errno() == libc::EPERM) {
+                return 3;
+            }
+            let mut byte = [0u8; 8];
+            let mut iov = libc::iovec {
+                iov_base: byte.as_mut_ptr().cast(),
+                iov_len: byte.len(),
+            };
+            let r = libc::syscall(libc::SYS_preadv2, fd, &mut iov, 1, 0, 0, libc::RWF_NOWAIT);
+            if !(r < 0 && errno() == libc::EOPNOTSUPP) {
+                return 4;
+            }
+            // The same call without the flag reads.
+            if libc::syscall(libc::SYS_preadv2, fd, &mut iov, 1, 0, 0, 0) != 8 {
+                return 5;
+            }
+            let page = libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                fd,
+                0,
+            );
+            let mut resident = [0u8; 1];
+            if page == libc::MAP_FAILED
+                || !(libc::mincore(page, 4096, resident.as_mut_ptr()) < 0 && errno() == libc::EPERM)
+            {
+                return 7;
+            }
+            let r = libc::syscall(SYS_CACHESTAT, fd, 0usize, 0usize, 0usize);
+            if !(r < 0 && errno() == libc::EPERM) {
+                return 8;
+            }
+            let mut out = [0u8; 1];
+            let mut iov = libc::iovec {
+                iov_base: out.as_mut_ptr().cast(),
+                iov_len: 1,
+            };
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            let r = libc::syscall(
+                libc::SYS_pwritev2,
+                null,
+                &mut iov,
+                1,
+                -1,
+                -1,
+                libc::RWF_NOWAIT,
+            );
+            if !(r < 0 && errno() == libc::EOPNOTSUPP) {
+                return 9;
             }
             0
         });

@@ -12,25 +12,25 @@ use super::sandbox::{SPEC, hostile, mark, processes_marked, text};
 use crate::common::{Ran, Tier, assert_all_dead, binary, dlqspec, ran, root, tier};
 
 /// The uid the ordinary-user runs take, when the tests run as root.
-const ORDINARY_UID: u32 = 65533;
+pub(super) const ORDINARY_UID: u32 = 65533;
 
 /// Who runs dlqspec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Who {
+pub(super) enum Who {
     /// root, as an autograder runs it.
     Root,
     /// An ordinary user, as a student or a CI job runs it.
     Ordinary,
 }
 
-fn is_root() -> bool {
+pub(super) fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// Everyone these tests can run dlqspec as on this machine: root and another user in the root
 /// tier (`common::Tier`); else only who runs the tests (and the root tier is told skipped).
-fn everyone() -> Vec<Who> {
+pub(super) fn everyone() -> Vec<Who> {
     match (tier(Tier::Root), is_root()) {
         (true, _) => vec![Who::Root, Who::Ordinary],
         (false, true) => vec![Who::Root],
@@ -42,25 +42,25 @@ fn everyone() -> Vec<Who> {
 const PYTHON: &str = "/usr/bin/python3";
 
 /// A folder every uid can read, owned by the user `who` runs as, for one attack's files.
-struct Place {
+pub(super) struct Place {
     dir: tempfile::TempDir,
     who: Who,
 }
 
 impl Place {
-    fn new(who: Who) -> Place {
+    pub(super) fn new(who: Who) -> Place {
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         Place { dir, who }
     }
 
-    fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Makes everything in the place readable by every uid, and owned by the ordinary user
     /// when it runs (its own files, as a student's are).
-    fn hand_over(&self) {
+    pub(super) fn hand_over(&self) {
         for entry in walkdir(self.path()) {
             let meta = std::fs::symlink_metadata(&entry).unwrap();
             if meta.file_type().is_symlink() {
@@ -79,7 +79,7 @@ impl Place {
     }
 
     /// `dlqspec` as `who`, in this place.
-    fn dlqspec(&self) -> Command {
+    pub(super) fn dlqspec(&self) -> Command {
         match (self.who, is_root()) {
             (Who::Root, _) | (Who::Ordinary, false) => {
                 let mut command = dlqspec();
@@ -142,7 +142,7 @@ fn walkdir(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Runs the hostile Python solution at `solution` against the small spec, in the box.
-fn run(place: &Place, solution: &Path, extra: &[&str]) -> Ran {
+pub(super) fn run(place: &Place, solution: &Path, extra: &[&str]) -> Ran {
     let spec = place.path().join("spec.yaml");
     if !spec.exists() {
         std::fs::copy(root().join(SPEC), &spec).unwrap();
@@ -157,7 +157,7 @@ fn run(place: &Place, solution: &Path, extra: &[&str]) -> Ran {
     ran(command.output().expect("dlqspec runs"))
 }
 
-fn passed(who: Who, ran: &Ran) {
+pub(super) fn passed(who: Who, ran: &Ran) {
     assert_eq!(ran.code, 0, "as {who:?}:\n{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.contains("1 passed, 0 failed"),

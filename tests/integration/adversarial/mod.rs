@@ -5,6 +5,7 @@
 mod bounds;
 mod container;
 mod sandbox;
+mod trust;
 mod verdict;
 mod warm;
 
