@@ -213,12 +213,13 @@ fn annotation(group: &Group, workspace: Option<&Path>) -> String {
         ",title={}",
         github_property(&sanitize::line(&title))
     );
+    // Each part is one line (`sanitize::line`), a diff or an error's lines aside.
     let mut message = String::new();
     match cause {
         Some(cause) => {
-            let _ = writeln!(message, "{}", cause.line);
+            let _ = writeln!(message, "{}", sanitize::line(&cause.line));
             if let Some(rule) = cause.rule {
-                let _ = writeln!(message, "rule: {rule}");
+                let _ = writeln!(message, "rule: {}", sanitize::line(rule));
             }
         }
         None => message.push_str(&render::details(&first.path, &first.outcome)),
@@ -226,33 +227,48 @@ fn annotation(group: &Group, workspace: Option<&Path>) -> String {
     let name = first
         .name
         .as_deref()
-        .map(|name| format!(" ({name})"))
+        .map(|name| format!(" ({})", sanitize::line(name)))
         .unwrap_or_default();
-    let _ = writeln!(message, "first spec: {}{name}", spec_spot(first));
+    let _ = writeln!(
+        message,
+        "first spec: {}{name}",
+        sanitize::line(&spec_spot(first))
+    );
     if let Some(cause) = cause {
         if let Some(told) = cause.told.as_deref().filter(|t| *t != cause.line) {
-            let _ = writeln!(message, "there: {told}");
+            let _ = writeln!(message, "there: {}", sanitize::line(told));
         }
         if let Some(mistake) = cause.mistake {
-            let _ = writeln!(message, "a known mistake: {mistake}");
+            let _ = writeln!(message, "a known mistake: {}", sanitize::line(mistake));
         }
-        // A broken spec's errors, each at its own line, since the annotation sits on one.
-        if let Outcome::SpecError(error) = &first.outcome {
-            for one in error.all() {
-                let _ = writeln!(
-                    message,
-                    "{}:{}:{}: {}",
-                    one.path, one.position.line, one.position.column, one.message
-                );
+        match &first.outcome {
+            // A broken spec's errors, each at its own line, since the annotation sits on one
+            // and the cause's line is the first line of the first.
+            Outcome::SpecError(error) if !error.more.is_empty() || error.message.contains('\n') => {
+                for one in error.all() {
+                    let _ = writeln!(
+                        message,
+                        "{}:{}:{}: {}",
+                        sanitize::line(&one.path),
+                        one.position.line,
+                        one.position.column,
+                        sanitize::text(&one.message)
+                    );
+                }
             }
+            // A difference no departure explains: where, and the diff.
+            Outcome::Mismatch(_) if cause.told.is_none() => {
+                message.push_str(&render::details(&first.path, &first.outcome));
+            }
+            _ => {}
         }
     }
     if group.count > 1 {
         const NAMED: usize = 5;
-        let others: Vec<&str> = group.specs[1..]
+        let others: Vec<String> = group.specs[1..]
             .iter()
             .take(NAMED)
-            .map(String::as_str)
+            .map(|spec| sanitize::line(spec).into_owned())
             .collect();
         let unnamed = group.count - 1 - others.len();
         let tail = if unnamed > 0 {
@@ -329,12 +345,19 @@ fn step_summary(groups: &[&Group], summary: &Summary, workspace: Option<&Path>) 
             .cause
             .as_ref()
             .map_or_else(|| group.first.path.clone(), Cause::summary);
-        let mut block = format!("{}. {}\n", index + 1, sanitize::markdown(&line));
+        // A list under a numbered item is indented as far as the item's text.
+        let number = format!("{}. ", index + 1);
+        let indent = " ".repeat(number.len());
+        let mut block = format!("{number}{}\n", sanitize::markdown(&line));
         for spec in &group.specs {
-            let _ = writeln!(block, "   - {}", sanitize::markdown_code(spec));
+            let _ = writeln!(block, "{indent}- {}", sanitize::markdown_code(spec));
         }
         if group.count > group.specs.len() {
-            let _ = writeln!(block, "   - and {} more", group.count - group.specs.len());
+            let _ = writeln!(
+                block,
+                "{indent}- and {} more",
+                group.count - group.specs.len()
+            );
         }
         if out.len() + block.len() > MAX_SUMMARY_BYTES {
             out.push_str("\n(the rest cut: the report lists every failing spec)\n");

@@ -394,14 +394,17 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
         annotations,
         [
             format!(
-                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=mismatch%3A wrong on purpose::\
+                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=dlq-consumer/success%3A 1 failing spec::\
+                 a difference at process%0Arule: dlq-consumer/success%0A\
+                 first spec: {folder}/a-wrong.yaml:10:14 (wrong on purpose)%0A\
                  first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A\
                  the step: process: dead (it received a, delivery 2)%0A--- expected%0A\
                  +++ actual%0A@@ -1,1 +1,1 @@%0A-process: dead%0A+process: ok"
             ),
             format!(
-                "::error file={folder}/c-broken.yaml,line=4,col=19,title=spec error%3A {folder}/c-broken.yaml::\
-                 unknown field `bodyy` (did you mean `body`?), expected one of id, body"
+                "::error file={folder}/c-broken.yaml,line=4,col=19,title=spec error%3A 1 failing spec::\
+                 spec error: unknown field `bodyy` (did you mean `body`?), expected one of id, body%0A\
+                 first spec: {folder}/c-broken.yaml:4:19"
             ),
         ]
     );
