@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# run.sh: the step of action.yml: installs dlqspec when it is not on PATH, runs the specs and
-# sets the `report` output. Inputs come as DLQSPEC_SPECS, DLQSPEC_IMPLEMENTATION,
-# DLQSPEC_FORMAT and DLQSPEC_ARGS; the exit code is dlqspec's (0 passed, 1 failed, 2 broken).
+# run.sh: the last step of action.yml: runs the specs with the dlqspec install.sh put in
+# DLQSPEC_BIN (or, without it, the one on PATH) and sets the `report` output. Inputs come as
+# DLQSPEC_SPECS, DLQSPEC_IMPLEMENTATION, DLQSPEC_FORMAT and DLQSPEC_ARGS; the exit code is
+# dlqspec's (0 passed, 1 failed, 2 broken).
 set -euo pipefail
 
+if [ -n "${DLQSPEC_BIN:-}" ]; then
+  PATH="$DLQSPEC_BIN:$PATH"
+fi
 if ! command -v dlqspec >/dev/null 2>&1; then
-  # The action's own checkout is the source: one optimised build (a few minutes), then cached
-  # by cargo in ~/.cargo/bin for the rest of the job.
-  cargo install --quiet --locked --path "${GITHUB_ACTION_PATH:-$(dirname "$0")/..}"
-  PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+  echo "dlqspec action: no dlqspec on PATH: action/install.sh installs it" >&2
+  exit 2
 fi
 
 format="${DLQSPEC_FORMAT:-junit}"

@@ -86,7 +86,7 @@ pub(crate) fn run(args: RunArgs, palette: Palette) -> i32 {
         show_passes: !args.shown.quiet,
         show_output: args.shown.show_output,
         conceal_hidden: args.conceal_hidden,
-        github_annotations: ReportOptions::in_github_actions(),
+        github: ReportOptions::github_actions(),
         progress: ReportOptions::progress_wanted(),
         slow: authoring.slow,
         durations: authoring.durations.unwrap_or(0),

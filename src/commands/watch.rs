@@ -101,7 +101,7 @@ pub(crate) fn watch(args: WatchArgs, palette: Palette) -> i32 {
             show_passes: !args.shown.quiet,
             show_output: args.shown.show_output,
             conceal_hidden: false,
-            github_annotations: false,
+            github: None,
             progress: ReportOptions::progress_wanted(),
             slow: None,
             durations: 0,

@@ -56,6 +56,20 @@ pub(crate) struct Cause {
     pub(crate) told: Option<String>,
     /// The classic mistake it is, in plain words, when the catalogue knows it.
     pub(crate) mistake: Option<&'static str>,
+    /// The line of the implementation's own code a traceback names for it: where the error
+    /// that is the cause was raised, or, for an implementation error, where its code raised
+    /// last. `None` when no traceback names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) at: Option<CodeLine>,
+}
+
+/// A line of an implementation's own code, as its traceback names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct CodeLine {
+    /// The file, as the shim names it (an absolute path).
+    pub(crate) file: String,
+    /// 1-based.
+    pub(crate) line: u64,
 }
 
 impl Cause {
@@ -64,6 +78,21 @@ impl Cause {
         match self.rule {
             Some(rule) => format!("{rule}: {}", self.line),
             None => self.line.clone(),
+        }
+    }
+
+    /// This failure's cause in one line, as a report of the one spec says it: `rule: ` and
+    /// the failure's own departure, in its spec's ids; the cause's line instead where that is
+    /// what the cause is (an error raised at a line of the implementation's code) or there is
+    /// no departure to tell.
+    pub(crate) fn this_failure(&self) -> String {
+        let said = match (&self.told, &self.at) {
+            (Some(told), None) => told.as_str(),
+            _ => self.line.as_str(),
+        };
+        match self.rule {
+            Some(rule) => format!("{rule}: {said}"),
+            None => said.to_owned(),
         }
     }
 
@@ -79,6 +108,10 @@ impl Cause {
     ) -> Option<Cause> {
         match (outcome, departure) {
             (Outcome::Mismatch(_), Some(departure)) => Some(Cause::of_departure(departure, output)),
+            (Outcome::Errored(_), _) => Cause::of_outcome(outcome, rules).map(|cause| Cause {
+                at: output.and_then(last_raised),
+                ..cause
+            }),
             _ => Cause::of_outcome(outcome, rules),
         }
     }
@@ -91,13 +124,14 @@ impl Cause {
     /// code, by the line it was raised at; `None` without a traceback of it.
     fn raised(departure: &Departure, output: Option<&Captured>) -> Option<Cause> {
         let raised = departure.raised.as_ref()?;
-        let (at, line_key) = raised_at(raised, output)?;
+        let (at, line_key, code_line) = raised_at(raised, output)?;
         Some(Cause {
             id: key(&["raised", &raised.class, &line_key]),
             rule: departure.rule.map(|r| r.id),
             line: line(&format!("{} raised at {at}", raised.describe())),
             told: Some(departure.told.clone()),
             mistake: None,
+            at: Some(code_line),
         })
     }
 
@@ -113,6 +147,7 @@ impl Cause {
             line: line(&departure.shape),
             told,
             mistake,
+            at: None,
         }
     }
 
@@ -142,6 +177,7 @@ impl Cause {
                 mismatch.step
             )),
             mistake: None,
+            at: None,
         }
     }
 
@@ -206,6 +242,7 @@ impl Cause {
             line: line(&text),
             told: None,
             mistake: None,
+            at: None,
         })
     }
 }
@@ -285,7 +322,7 @@ impl Causes {
 /// function and its text, which the same code has wherever its file is (two students'
 /// copies, graded in two folders, are one cause), else the file's name and the line's number.
 /// `None` without a traceback of that error.
-fn raised_at(raised: &Raised, output: Option<&Captured>) -> Option<(String, String)> {
+fn raised_at(raised: &Raised, output: Option<&Captured>) -> Option<(String, String, CodeLine)> {
     let described = raised.describe();
     let traceback = output?.tracebacks.iter().find(|t| {
         t.error == described || t.error.split(": ").next() == Some(raised.class.as_str())
@@ -302,7 +339,21 @@ fn raised_at(raised: &Raised, output: Option<&Captured>) -> Option<(String, Stri
         Some(source) if !source.is_empty() => format!("{function}\n{source}"),
         _ => format!("{name}:{}{function}", frame.line),
     };
-    Some((at, line_key))
+    let code_line = CodeLine {
+        file: frame.file.clone(),
+        line: frame.line,
+    };
+    Some((at, line_key, code_line))
+}
+
+/// Where the implementation's own code raised last, by the innermost frame of its last
+/// traceback: the line an implementation error most likely comes from.
+fn last_raised(output: &Captured) -> Option<CodeLine> {
+    let frame = output.tracebacks.last()?.frames.first()?;
+    Some(CodeLine {
+        file: frame.file.clone(),
+        line: frame.line,
+    })
 }
 
 /// The word reports use for an implementation error's kind.
@@ -559,6 +610,55 @@ mod tests {
         assert_eq!(cause.summary(), "implementation error (timeout): no answer");
         assert_eq!(cause.rule, None);
         assert!(Cause::of(&Outcome::Passed, None, None, &[]).is_none());
+    }
+
+    #[test]
+    fn a_cause_names_the_line_of_code_a_traceback_names_and_says_one_failure_in_its_ids() {
+        let traced = Captured {
+            tracebacks: vec![Traceback {
+                error: "KeyError: 'x'".into(),
+                frames: vec![Frame {
+                    file: "/s/solution.py".into(),
+                    line: 12,
+                    function: None,
+                    source: None,
+                }],
+            }],
+            ..Captured::default()
+        };
+        // An implementation error: the line its code raised at last.
+        let error = Outcome::Errored(ImplError::new(ImplErrorKind::Exited, "exited with 1"));
+        let cause = Cause::of(&error, None, Some(&traced), &[]).unwrap();
+        let at = CodeLine {
+            file: "/s/solution.py".into(),
+            line: 12,
+        };
+        assert_eq!(cause.at.as_ref(), Some(&at));
+        assert_eq!(
+            cause.this_failure(),
+            "implementation error (exited): exited with 1"
+        );
+        // A miss: no line of code, and the failure said in its own ids.
+        let missed = Cause::of(
+            &mismatch(),
+            Some(&departure("acks a", "acks X")),
+            Some(&traced),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(missed.at, None);
+        assert_eq!(missed.this_failure(), "c/r: acks a");
+        // An error raised at a line: that line, and the cause's own words.
+        let raised = Departure {
+            raised: Some(Raised::new(RaisedKind::Error, "KeyError", "'x'")),
+            ..departure("a", "X")
+        };
+        let cause = Cause::of(&mismatch(), Some(&raised), Some(&traced), &[]).unwrap();
+        assert_eq!(cause.at, Some(at));
+        assert_eq!(
+            cause.this_failure(),
+            "c/r: KeyError: 'x' raised at /s/solution.py:12"
+        );
     }
 
     #[test]

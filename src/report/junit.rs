@@ -2,7 +2,8 @@
 //!
 //! A testcase's classname is the spec's contract (its folder when it could not be loaded) and
 //! its name the spec path, which is unique and what `dlqspec run` takes to rerun it. Failures
-//! carry the plain-text diff as their body, with `file` and `line` attributes for CI tools.
+//! carry their cause as the message and the plain-text diff as their body, with `file` and
+//! `line` attributes for CI tools.
 
 use std::io::Write;
 
@@ -129,10 +130,15 @@ fn status(report: &SpecReport) -> TestCaseStatus {
             status.set_message(sanitize::text(why).as_ref());
             return status;
         }
+        // The message is the cause, what a CI page lists failures by; where it shows is
+        // the body's first lines.
         Outcome::Mismatch(m) => (
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             "mismatch",
-            render::first_difference(&report.path, m, &Palette::plain()),
+            match &report.cause {
+                Some(cause) => sanitize::line(&cause.this_failure()).into_owned(),
+                None => render::first_difference(&report.path, m, &Palette::plain()),
+            },
         ),
         Outcome::SpecError(e) => (
             TestCaseStatus::non_success(NonSuccessKind::Error),
@@ -324,6 +330,47 @@ mod tests {
             .find(|n| n.has_tag_name("skipped"))
             .unwrap();
         assert_eq!(skipped.attribute("message"), Some("why"));
+    }
+
+    #[test]
+    fn a_failures_message_is_its_cause_in_its_specs_ids() {
+        let mut failed = spec(
+            "specs/d/m.yaml",
+            Some("dlq-consumer"),
+            Outcome::Mismatch(Mismatch {
+                step: "step 1 (process)".into(),
+                position: Position::new(9, 5),
+                expected: "ok\n".into(),
+                actual: "retry\n".into(),
+                note: None,
+                step_as_written: None,
+                rule: None,
+            }),
+        );
+        failed.cause = Some(crate::model::cause::Cause {
+            id: "c000000000001".into(),
+            rule: Some("dlq-consumer/poison"),
+            line: "the reference puts X in the DLQ; yours acked X".into(),
+            told: Some("the reference puts p in the DLQ; yours acked p".into()),
+            mistake: None,
+            at: None,
+        });
+        let text = xml(&[failed]);
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let failure = doc
+            .descendants()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
+        assert_eq!(
+            failure.attribute("message"),
+            Some("dlq-consumer/poison: the reference puts p in the DLQ; yours acked p")
+        );
+        // Where it shows is in the body.
+        let body = failure.text().unwrap();
+        assert!(
+            body.contains("first difference at step 1 (process) (specs/d/m.yaml:9:5)"),
+            "{body}"
+        );
     }
 
     #[test]

@@ -242,39 +242,6 @@ fn markdown_cell(cell: &Cell, column: usize, matrix: &Matrix) -> String {
     }
 }
 
-/// Text for a Markdown page, shown as written: HTML's special characters as entities and
-/// Markdown's inline markup characters backslash-escaped (and a leading punctuation
-/// character, which could start a list or a heading), so that no spec or implementation can
-/// add markup, links or script to the page; control characters escaped.
-fn markdown_escape(text: &str) -> String {
-    let text = sanitize::line(text);
-    let mut out = String::with_capacity(text.len());
-    for (index, c) in text.chars().enumerate() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if index == 0 && c.is_ascii_punctuation() => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Inline code on a Markdown page: `<code>` around escaped text, since a backtick in the text
-/// would end a backtick code span early.
-fn markdown_code(text: &str) -> String {
-    format!("<code>{}</code>", markdown_escape(text))
-}
-
 /// A code fence longer than any run of backticks in `text`, so the text cannot close it.
 fn markdown_fence(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
@@ -294,14 +261,18 @@ fn spec_heading(
         out,
         "\n### <a id=\"{}\"></a>{}: {}\n",
         anchor(index, &report.path),
-        markdown_code(&column.implementation.label),
-        markdown_code(&report.path)
+        sanitize::markdown_code(&column.implementation.label),
+        sanitize::markdown_code(&report.path)
     );
     if let Some(name) = &report.name {
-        let _ = writeln!(out, "{}\n", markdown_escape(name));
+        let _ = writeln!(out, "{}\n", sanitize::markdown(name));
     }
     if !report.rules.is_empty() {
-        let rules: Vec<String> = report.rules.iter().map(|r| markdown_code(r)).collect();
+        let rules: Vec<String> = report
+            .rules
+            .iter()
+            .map(|r| sanitize::markdown_code(r))
+            .collect();
         let _ = writeln!(out, "{rules_are}: {}\n", rules.join(", "));
     }
 }
@@ -316,13 +287,17 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
     );
     out.push_str("| rule |");
     for column in &matrix.columns {
-        let _ = write!(out, " {} |", markdown_code(&column.implementation.label));
+        let _ = write!(
+            out,
+            " {} |",
+            sanitize::markdown_code(&column.implementation.label)
+        );
     }
     out.push_str("\n|---|");
     out.push_str(&"---|".repeat(matrix.columns.len()));
     out.push('\n');
     for row in &matrix.rows {
-        let _ = write!(out, "| {} |", markdown_code(row.rule.id));
+        let _ = write!(out, "| {} |", sanitize::markdown_code(row.rule.id));
         for (index, cell) in row.cells.iter().enumerate() {
             let _ = write!(out, " {} |", markdown_cell(cell, index, matrix));
         }
@@ -378,9 +353,9 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
                 let _ = writeln!(
                     out,
                     "- {}: {} (first: {})",
-                    markdown_code(property.id),
-                    markdown_escape(property.says),
-                    markdown_escape(&property.first)
+                    sanitize::markdown_code(property.id),
+                    sanitize::markdown(property.says),
+                    sanitize::markdown(&property.first)
                 );
             }
             let failure = render::details(&report.path, &divergence.failure);
@@ -395,8 +370,8 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
             let _ = writeln!(
                 out,
                 "- {}: {}",
-                markdown_code(&report.path),
-                markdown_escape(&headline(report))
+                sanitize::markdown_code(&report.path),
+                sanitize::markdown(&headline(report))
             );
         }
     }

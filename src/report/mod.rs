@@ -20,7 +20,7 @@ pub(crate) mod style;
 pub(crate) mod tap;
 
 pub(crate) use exercism::ExercismReporter;
-pub(crate) use github::GithubAnnotations;
+pub(crate) use github::{GithubAnnotations, GithubPlaces};
 pub(crate) use gradescope::GradescopeReporter;
 pub(crate) use human::HumanReporter;
 pub(crate) use json::JsonReporter;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::{
-    ExercismReporter, GithubAnnotations, GradescopeReporter, HumanReporter, JsonReporter,
-    JunitReporter, Palette, ProgressReporter, TapReporter, sanitize,
+    ExercismReporter, GithubAnnotations, GithubPlaces, GradescopeReporter, HumanReporter,
+    JsonReporter, JunitReporter, Palette, ProgressReporter, TapReporter, sanitize,
 };
 use crate::files::atomic_file::AtomicFile;
 use crate::run::events::{Event, Reporter};
@@ -51,8 +51,9 @@ pub(crate) struct ReportOptions {
     /// Human reports tell a spec that is not `visible` as `hidden spec N`, verdict and rules
     /// only (a report students read).
     pub(crate) conceal_hidden: bool,
-    /// Print `::error` workflow commands for failures.
-    pub(crate) github_annotations: bool,
+    /// Print `::error` workflow commands for failures, one per cause, and add every cause to
+    /// the step summary: the places GitHub Actions names, when it runs the step.
+    pub(crate) github: Option<GithubPlaces>,
     /// Show a progress bar on stderr.
     pub(crate) progress: bool,
     /// Human reports mark a spec that took longer than this as SLOW.
@@ -62,9 +63,9 @@ pub(crate) struct ReportOptions {
 }
 
 impl ReportOptions {
-    /// Whether this runs as a GitHub Actions step.
-    pub(crate) fn in_github_actions() -> bool {
-        std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+    /// The places of the GitHub Actions step this runs as, when it runs as one.
+    pub(crate) fn github_actions() -> Option<GithubPlaces> {
+        sanitize::in_github_actions().then(GithubPlaces::from_env)
     }
 
     /// A progress bar only for a person watching: stdout and stderr are terminals and this is
@@ -127,12 +128,18 @@ impl Outputs {
             stdout,
             options.palette,
         ));
-        if options.github_annotations {
+        if let Some(places) = &options.github {
             // Workflow commands are read from stdout; it stays parseable when a format has it.
             if stdout_format == ReportFormat::Human {
-                reporters.push(Box::new(GithubAnnotations::new(io::stdout())));
+                reporters.push(Box::new(GithubAnnotations::new(
+                    io::stdout(),
+                    places.clone(),
+                )));
             } else {
-                reporters.push(Box::new(GithubAnnotations::new(io::stderr())));
+                reporters.push(Box::new(GithubAnnotations::new(
+                    io::stderr(),
+                    places.clone(),
+                )));
             }
         }
         reporters.push(Box::new(SkippedWarnings(options.palette)));

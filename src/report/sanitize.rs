@@ -140,6 +140,39 @@ pub(crate) fn cut(text: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// Text for a Markdown page, shown as written: HTML's special characters as entities and
+/// Markdown's inline markup characters backslash-escaped (and a leading punctuation
+/// character, which could start a list or a heading), so that no spec or implementation can
+/// add markup, links or script to the page; control characters escaped.
+pub(crate) fn markdown(text: &str) -> String {
+    let text = line(text);
+    let mut out = String::with_capacity(text.len());
+    for (index, c) in text.chars().enumerate() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if index == 0 && c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inline code on a Markdown page: `<code>` around escaped text, since a backtick in the text
+/// would end a backtick code span early.
+pub(crate) fn markdown_code(text: &str) -> String {
+    format!("<code>{}</code>", markdown(text))
+}
+
 /// Whether dlqspec runs as a GitHub Actions step, where its output is scanned for workflow
 /// commands.
 pub(crate) fn in_github_actions() -> bool {

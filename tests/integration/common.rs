@@ -123,6 +123,8 @@ pub(crate) fn dlqspec() -> Command {
     command
         .current_dir(root())
         .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_WORKSPACE")
         .env_remove("CLICOLOR_FORCE")
         .env("NO_COLOR", "1")
         .env("PATH", path_with_tsx())

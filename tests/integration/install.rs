@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use crate::common::{Ran, binary, node_tests, ran, root};
 
 /// `target/install/`, built by `.ci/install-artifacts` once per test run.
-fn artifacts() -> &'static Path {
+pub(crate) fn artifacts() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         binary(); // the release build the installs reuse
@@ -46,7 +46,7 @@ fn only_file(dir: &Path, suffix: &str) -> PathBuf {
     found.into_iter().next().unwrap()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.expect("walk");
         let target = to.join(entry.path().strip_prefix(from).unwrap());
@@ -63,12 +63,12 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// A temporary place far from the clone: `work/` with copies of `specs/` and `examples/`,
 /// `cache/` for the shims, `home/` as HOME.
-struct Away {
+pub(crate) struct Away {
     dir: tempfile::TempDir,
 }
 
 impl Away {
-    fn new() -> Away {
+    pub(crate) fn new() -> Away {
         let dir = tempfile::tempdir().expect("temp dir");
         for name in ["specs", "examples"] {
             copy_tree(&root().join(name), &dir.path().join("work").join(name));
@@ -77,13 +77,13 @@ impl Away {
         Away { dir }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
     /// `program` run in `work/`, with nothing pointing at the clone: no DLQSPEC_SHIMS, and a
     /// PATH that has the `bin` folders given but not the clone's tsx.
-    fn command(&self, program: &Path, bin: &[&Path]) -> Command {
+    pub(crate) fn command(&self, program: &Path, bin: &[&Path]) -> Command {
         let clone_tsx = root().join("shims/node/node_modules/.bin");
         let system = std::env::var_os("PATH").unwrap_or_default();
         let path = std::env::join_paths(
@@ -98,6 +98,8 @@ impl Away {
             .env_remove("DLQSPEC_SHIMS")
             .env_remove("DLQSPEC_PROTOCOL_LOG")
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_WORKSPACE")
             .env("NO_COLOR", "1")
             .env("HOME", self.path("home"))
             .env("DLQSPEC_CACHE_DIR", self.path("cache"))

@@ -9,6 +9,7 @@
     reason = "tests: files, processes and prints set cases up and tell what was found"
 )]
 
+mod action;
 mod adversarial;
 mod authoring;
 mod authoring_exercises;

@@ -468,8 +468,12 @@ fn github_actions_annotations_go_to_stdout_or_to_stderr_beside_a_report() {
     let dir = temp_dir();
     let spec = write(dir.path(), "expects-a-retry.yaml", EXPECTS_A_RETRY);
     let spec = path_arg(&spec);
+    // The built-in is the reference: no departure explains the difference, so the
+    // annotation carries the diff under the cause, the rule and the spec.
     let annotation = format!(
-        "::error file={spec},line=9,col=14,title=mismatch%3A {EXPECTS_A_RETRY_NAME}::\
+        "::error file={spec},line=9,col=14,title=dlq-consumer/permanent%3A 1 failing spec::\
+         a difference at process%0Arule: dlq-consumer/permanent%0A\
+         first spec: {spec}:9:14 ({EXPECTS_A_RETRY_NAME})%0A\
          first difference at step 1 (process) ({spec}:9:14)%0A\
          the step: process: retry (it received a, delivery 1)%0A--- expected%0A+++ actual%0A\
          @@ -1,1 +1,1 @@%0A-process: retry%0A+process: dead"
@@ -529,7 +533,8 @@ fn github_actions_annotations_go_to_stdout_or_to_stderr_beside_a_report() {
     assert!(
         ran.stdout.lines().any(|l| l
             == format!(
-                "::error file={broken},line=8,col=49,title=spec error%3A {broken}::`nth` counts from 1"
+                "::error file={broken},line=8,col=49,title=spec error%3A 1 failing spec::\
+                 spec error: `nth` counts from 1%0Afirst spec: {broken}:8:49"
             )),
         "{}",
         shown(&ran)

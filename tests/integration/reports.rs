@@ -394,19 +394,178 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
         annotations,
         [
             format!(
-                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=mismatch%3A wrong on purpose::\
+                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=dlq-consumer/success%3A 1 failing spec::\
+                 a difference at process%0Arule: dlq-consumer/success%0A\
+                 first spec: {folder}/a-wrong.yaml:10:14 (wrong on purpose)%0A\
                  first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A\
                  the step: process: dead (it received a, delivery 2)%0A--- expected%0A\
                  +++ actual%0A@@ -1,1 +1,1 @@%0A-process: dead%0A+process: ok"
             ),
             format!(
-                "::error file={folder}/c-broken.yaml,line=4,col=19,title=spec error%3A {folder}/c-broken.yaml::\
-                 unknown field `bodyy` (did you mean `body`?), expected one of id, body"
+                "::error file={folder}/c-broken.yaml,line=4,col=19,title=spec error%3A 1 failing spec::\
+                 spec error: unknown field `bodyy` (did you mean `body`?), expected one of id, body%0A\
+                 first spec: {folder}/c-broken.yaml:4:19"
             ),
         ]
     );
     // Without GITHUB_ACTIONS there are none.
     assert!(!run(&["run", folder]).stdout.contains("::error"));
+}
+
+/// A run under GitHub Actions, its step summary in `summary` and the implementation's files
+/// under the clone (`GITHUB_WORKSPACE`).
+fn in_actions(args: &[&str], summary: &Path) -> crate::common::Ran {
+    ran(dlqspec()
+        .args(args)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", summary)
+        .env("GITHUB_WORKSPACE", root())
+        .output()
+        .expect("dlqspec runs"))
+}
+
+#[test]
+fn github_annotations_are_one_per_cause_on_the_students_line_and_the_summary_lists_all() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "an earlier step's summary\n").expect("summary");
+    let report = dir.path().join("report.json");
+    let student = "tests/students/debug_keyerror.py";
+    let ran = in_actions(
+        &[
+            "run",
+            "specs/dlq-consumer",
+            "--impl",
+            &format!("python:{student}"),
+            "--format",
+            "json",
+            "--output",
+            path_arg(&report),
+        ],
+        &summary,
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    // The run's failures and causes, as the JSON report tells them.
+    let events: Vec<Value> = std::fs::read_to_string(&report)
+        .expect("the report")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .filter(|e: &Value| e["event"] == "spec_finished" && e["cause_id"].is_string())
+        .collect();
+    let causes: BTreeSet<&str> = events
+        .iter()
+        .map(|e| e["cause_id"].as_str().unwrap())
+        .collect();
+    assert!(events.len() > causes.len(), "several specs share a cause");
+    let annotations: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(annotations.len(), causes.len().min(10), "{}", ran.stdout);
+    // The most common cause first, on the line of the student's code that raised.
+    let first = annotations[0];
+    let raised = format!("{student}:8");
+    assert!(
+        first.starts_with(&format!("::error file={student},line=8,title=")),
+        "{first}"
+    );
+    let most = events
+        .iter()
+        .filter(|e| e["cause"].as_str().is_some_and(|c| c.contains(&raised)))
+        .count();
+    assert!(
+        first.contains(&format!(
+            "%3A {most} failing specs::KeyError: 'first_received' raised at "
+        )),
+        "{first}"
+    );
+    // The step summary: added after what was there, every cause in it.
+    let text = std::fs::read_to_string(&summary).expect("summary");
+    assert!(
+        text.starts_with(&format!(
+            "an earlier step's summary\n### dlqspec: {} passed, {} failed, {} ",
+            count_passed(&report),
+            events.len(),
+            causes.len()
+        )),
+        "{text}"
+    );
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| specs"))
+        .count();
+    assert_eq!(rows, causes.len(), "{text}");
+
+    // More than ten causes: ten annotations, and a notice of the rest.
+    let broken = tempfile::tempdir().expect("temp dir");
+    for n in 0..12 {
+        std::fs::write(
+            broken.path().join(format!("b{n:02}.yaml")),
+            format!("contract: dlq-consumer\nname: x\nmessages: [{{id: a, body{n}: b}}]\n"),
+        )
+        .expect("spec");
+    }
+    std::fs::remove_file(&summary).expect("summary");
+    let ran = in_actions(&["run", path_arg(broken.path())], &summary);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let commands: Vec<&str> = ran.stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands.len(), 11, "{}", ran.stdout);
+    assert!(commands[..10].iter().all(|c| c.starts_with("::error ")));
+    assert_eq!(
+        commands[10],
+        "::notice title=dlqspec%3A 2 more causes::2 more causes of 2 failing specs, not \
+         annotated (GitHub shows 10 a step): the step summary lists every cause"
+    );
+    let text = std::fs::read_to_string(&summary).expect("summary");
+    assert!(
+        text.starts_with("### dlqspec: 0 passed, 12 failed, 12 causes\n"),
+        "{text}"
+    );
+}
+
+/// The passing specs of a JSON-lines report.
+fn count_passed(report: &Path) -> usize {
+    std::fs::read_to_string(report)
+        .expect("the report")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "spec_finished" && e["outcome"] == "passed")
+        .count()
+}
+
+#[test]
+fn junit_failure_messages_are_the_cause() {
+    let spec = "specs/dlq-consumer/poison-cycle.yaml";
+    let ran = run(&[
+        "run",
+        spec,
+        "--impl",
+        "python:tests/solutions/dlq_no_poison.py",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let doc = roxmltree::Document::parse(&ran.stdout).expect("JUnit XML");
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("a failure");
+    assert_eq!(
+        failure.attribute("message"),
+        Some(
+            "dlq-consumer/poison: after receiving p, the reference puts p in the DLQ; \
+             yours called the handler with p once more than the spec scripts"
+        )
+    );
+    // Where it shows is the body's.
+    assert!(
+        failure.text().unwrap_or_default().contains(&format!(
+            "first difference at step 9 (process) ({spec}:24:5)"
+        )),
+        "{:?}",
+        failure.text()
+    );
 }
 
 #[test]
