@@ -11,10 +11,10 @@ def _whole(value, name):
 
 
 class LeaseQueue:
-    def __init__(self, clock, effects, max_attempts, lease, backoff):
+    def __init__(self, clock, effects, budget, lease, backoff):
         self._clock = clock
         self._effects = effects
-        self._max = _whole(max_attempts, "max_attempts")
+        self._max = _whole(budget, "budget")
         self._lease = _whole(lease, "lease")
         self._backoff = _whole(backoff, "backoff")
         # Every job not done, by id: its place in submission order (`seq`) and where it is.
@@ -33,8 +33,8 @@ class LeaseQueue:
                     job["where"], job["reason"] = "quarantine", "expired"
                 else:
                     job["where"] = "ready"
-            elif job["where"] == "waiting" and now >= job["retry_at"]:
-                del job["retry_at"]
+            elif job["where"] == "waiting" and now >= job["due"]:
+                del job["due"]
                 job["where"] = "ready"
 
     def _ordered(self, where):
@@ -89,7 +89,7 @@ class LeaseQueue:
             job["where"], job["reason"] = "quarantine", "exhausted"
             return "dead"
         job["where"] = "waiting"
-        job["retry_at"] = self._clock.now() + self._backoff
+        job["due"] = self._clock.now() + self._backoff
         return "retry"
 
     def replay(self, job_id):
@@ -108,7 +108,7 @@ class LeaseQueue:
         self._settle()
         keys = {
             "ready": ("id", "account", "payload", "attempts"),
-            "waiting": ("id", "account", "payload", "attempts", "retry_at"),
+            "waiting": ("id", "account", "payload", "attempts", "due"),
             "leased": ("id", "account", "payload", "attempts", "worker", "until"),
             "quarantine": ("id", "account", "payload", "attempts", "reason"),
         }
@@ -122,7 +122,7 @@ class LeaseQueue:
         return view
 
     def policy(self):
-        return {"max_attempts": self._max, "lease": self._lease, "backoff": self._backoff}
+        return {"budget": self._max, "lease": self._lease, "backoff": self._backoff}
 
     # --- restarts ------------------------------------------------------------------------------
 
@@ -138,7 +138,7 @@ class LeaseQueue:
     @classmethod
     def from_snapshot(cls, snapshot, clock, effects):
         policy = snapshot["policy"]
-        queue = cls(clock, effects, policy["max_attempts"], policy["lease"], policy["backoff"])
+        queue = cls(clock, effects, policy["budget"], policy["lease"], policy["backoff"])
         for job in snapshot["jobs"]:
             queue._jobs[job["id"]] = dict(job)
         queue._done = list(snapshot["done"])
