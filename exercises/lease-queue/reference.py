@@ -59,11 +59,14 @@ class LeaseQueue:
 
     def submit(self, job_id, account, payload):
         self._settle()
+        if job_id in self._jobs or job_id in self._done:
+            return False
         self._jobs[job_id] = {
             "id": job_id, "account": account, "payload": payload,
             "attempts": 0, "where": "ready", "seq": self._next,
         }
         self._next += 1
+        return True
 
     def take(self, worker):
         self._settle()

@@ -92,10 +92,12 @@ export class LeaseQueue {
     });
   }
 
-  submit(jobId: string, account: string, payload: string): void {
+  submit(jobId: string, account: string, payload: string): boolean {
     this.advanceTime();
+    if (this.jobs.has(jobId) || this.done.includes(jobId)) return false;
     this.jobs.set(jobId, { id: jobId, account, payload, attempts: 0, order: this.order++ });
     this.put(this.queued, jobId);
+    return true;
   }
 
   take(worker: string): string | null {

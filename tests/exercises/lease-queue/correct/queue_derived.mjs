@@ -56,7 +56,9 @@ export class LeaseQueue {
   }
 
   submit(jobId, account, payload) {
+    if (this.#jobs.has(jobId) || this.#done.includes(jobId)) return false;
     this.#jobs.set(jobId, { id: jobId, account, payload, attempts: 0, seq: this.#seq++, worker: null, until: null, due: null, reason: null });
+    return true;
   }
 
   take(worker) {

@@ -68,8 +68,12 @@ class LeaseQueue:
 
     def submit(self, job_id, account, payload):
         self._tick()
+        known = self.queued + self.waiting + self.leased + self.dead
+        if job_id in self.done or any(j.id == job_id for j in known):
+            return False
         self._insert(self.queued, Job(job_id, account, payload, self.counter))
         self.counter += 1
+        return True
 
     def take(self, worker):
         self._tick()
