@@ -12,7 +12,7 @@ use crate::common::*;
 use crate::corpus::{KNOWN_SURVIVORS, broken_rule, implementation, selected};
 
 /// The `spec_finished` events of a JSON-lines report.
-fn finished(json_lines: &str) -> Vec<Value> {
+pub(crate) fn finished(json_lines: &str) -> Vec<Value> {
     json_lines
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -22,7 +22,7 @@ fn finished(json_lines: &str) -> Vec<Value> {
 
 /// A run's causes as the human report's `failures by cause` lists them: each cause's key,
 /// rule and count, most common first (a tie in the order first met).
-fn causes(events: &[Value]) -> Vec<(String, Option<String>, usize)> {
+pub(crate) fn causes(events: &[Value]) -> Vec<(String, Option<String>, usize)> {
     let mut causes: Vec<(String, Option<String>, usize)> = Vec::new();
     for event in events.iter().filter(|e| e["cause_id"].is_string()) {
         let id = event["cause_id"].as_str().unwrap_or_default().to_owned();
@@ -54,7 +54,7 @@ fn caught_solutions() -> Vec<(PathBuf, String)> {
 }
 
 /// `part` of `whole`, in whole percent (rounded down).
-fn percent(part: usize, whole: usize) -> usize {
+pub(crate) fn percent(part: usize, whole: usize) -> usize {
     (part * 100).checked_div(whole).unwrap_or(0)
 }
 

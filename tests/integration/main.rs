@@ -13,6 +13,7 @@ mod adversarial;
 mod authoring;
 mod authoring_exercises;
 mod broker;
+mod capstone;
 #[cfg(target_os = "linux")]
 mod browser;
 mod causes;
