@@ -100,7 +100,10 @@ fn every_correct_solution_passes_every_spec() {
     };
     assert!(languages(&["py"]) >= 1, "a correct Python solution");
     if node_tests() {
-        assert!(languages(&["js", "mjs", "cjs"]) >= 1, "a correct JavaScript solution");
+        assert!(
+            languages(&["js", "mjs", "cjs"]) >= 1,
+            "a correct JavaScript solution"
+        );
         assert!(languages(&["ts"]) >= 1, "a correct TypeScript solution");
     }
     let runs = two_at_a_time(&correct, &|path: &PathBuf| {
@@ -108,7 +111,14 @@ fn every_correct_solution_passes_every_spec() {
         run(&["run", EXERCISE, "--impl", &solution])
     });
     for (path, ran) in correct.iter().zip(runs) {
-        assert_eq!(ran.code, 0, "{}\n{}{}", path.display(), ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.code,
+            0,
+            "{}\n{}{}",
+            path.display(),
+            ran.stdout,
+            ran.stderr
+        );
         assert!(
             ran.stdout.contains(&all_pass()),
             "{}\n{}",

@@ -13,9 +13,9 @@ mod adversarial;
 mod authoring;
 mod authoring_exercises;
 mod broker;
-mod capstone;
 #[cfg(target_os = "linux")]
 mod browser;
+mod capstone;
 mod causes;
 mod common;
 mod compact;
