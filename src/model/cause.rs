@@ -166,8 +166,10 @@ impl Cause {
             .map_or(mismatch.step.as_str(), |(_, kind)| {
                 kind.trim_end_matches(')')
             });
+        // Each spec's expectation is its own mistake: its diff is shown under it, never
+        // "the same cause as" another spec's.
         Cause {
-            id: key(&["reference", at]),
+            id: key(&["reference", path, at]),
             rule: None,
             line: line(&format!(
                 "the spec's expectation differs from what the built-in reference does (at {at})"

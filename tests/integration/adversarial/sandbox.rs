@@ -204,7 +204,7 @@ fn a_solution_cannot_stop_grade() {
     let _ = child.stdout.take().unwrap().read_to_string(&mut stdout);
     let status = status.expect("grade was stopped: it never ended");
     assert!(status.success(), "{stdout}");
-    assert!(stdout.contains("1 submissions graded"), "{stdout}");
+    assert!(stdout.contains("1 submission graded"), "{stdout}");
 }
 
 #[test]
