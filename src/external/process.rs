@@ -30,6 +30,7 @@ use crate::model::implementation::Foreseen;
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
+use crate::model::language::Language;
 
 /// The least time a process gets to answer `hello`: interpreters, module loading and
 /// TypeScript compilation start slowly, more so on a busy machine.
@@ -57,8 +58,9 @@ const STDERR_LINE_CHARS: usize = 400;
 pub struct Launch {
     /// Shown in reports, e.g. `python:examples/python/solution.py`.
     pub(crate) label: String,
-    /// The language until the implementation names its own in `hello`.
-    pub(crate) language: String,
+    /// The language until the implementation names its own in `hello`: `None` for a program
+    /// run as it is (`cmd:`).
+    pub(crate) language: Option<Language>,
     pub(crate) program: String,
     pub(crate) args: Vec<String>,
     /// Said when the program cannot be started, e.g. which variable names another interpreter.
@@ -283,7 +285,12 @@ impl Implementation for ExternalImplementation {
         ImplInfo {
             label: self.launch.label.clone(),
             language: self.handshake.as_ref().map_or_else(
-                || self.launch.language.clone(),
+                || {
+                    self.launch
+                        .language
+                        .map_or("unknown", Language::name)
+                        .to_owned()
+                },
                 |h| h.implementation.language.clone(),
             ),
             is_reference: false,
@@ -291,9 +298,10 @@ impl Implementation for ExternalImplementation {
     }
 
     fn naming(&self) -> Naming {
-        self.handshake
-            .as_ref()
-            .map_or_else(|| Naming::of_language(&self.launch.language), |h| h.naming)
+        self.handshake.as_ref().map_or_else(
+            || self.launch.language.map_or(Naming::Snake, Language::naming),
+            |h| h.naming,
+        )
     }
 
     fn begin_start(&mut self) {

@@ -185,10 +185,8 @@ pub enum Naming {
 impl Naming {
     /// The spelling a language's lesson uses: camelCase for JavaScript and TypeScript.
     pub(crate) fn of_language(language: &str) -> Naming {
-        match language.to_ascii_lowercase().as_str() {
-            "javascript" | "typescript" | "js" | "ts" => Naming::Camel,
-            _ => Naming::Snake,
-        }
+        crate::model::language::Language::of_name(language)
+            .map_or(Naming::Snake, crate::model::language::Language::naming)
     }
 
     /// `key` (written in snake_case, as specs and docs/contracts.md write it) in this spelling.
