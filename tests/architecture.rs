@@ -2411,7 +2411,7 @@ fn plant_each(
     assert!(original.ends_with('\n'), "{host} ends with a newline");
     for plants::Plant {
         name, body: plant, ..
-    } in plants.iter().copied()
+    } in plants
     {
         // After the file's lines: an empty one, the `cfg`, the `fn`, then the plant's.
         let first = original.lines().count() + 4;

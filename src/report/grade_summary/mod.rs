@@ -382,15 +382,15 @@ mod tests {
             .map(|f| format!("specs/dlq-consumer/{f}.yaml"))
             .collect();
         assert_eq!(
-            suite_named(&files),
+            suite_named(&files).into_string(),
             "<b>specs/dlq-consumer/</b> (3 paths given)"
         );
         assert_eq!(
-            suite_named(&["specs".into(), "more".into()]),
+            suite_named(&["specs".into(), "more".into()]).into_string(),
             "<b>specs</b>, <b>more</b>"
         );
         assert_eq!(
-            suite_named(&["a.yaml".into(), "b.yaml".into(), "c.yaml".into()]),
+            suite_named(&["a.yaml".into(), "b.yaml".into(), "c.yaml".into()]).into_string(),
             "<b>./</b> (3 paths given)"
         );
     }
