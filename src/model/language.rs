@@ -113,6 +113,12 @@ impl Language {
         Language::ALL.into_iter().find(|l| l.prefix() == prefix)
     }
 
+    /// How an implementation that names its language `name` in `hello` (and says nothing of
+    /// its naming) spells keys: its language's way, else snake_case.
+    pub fn naming_of(name: &str) -> Naming {
+        Language::of_name(name).map_or(Naming::Snake, Language::naming)
+    }
+
     /// The language of a solution file with extension `extension`.
     pub fn of_extension(extension: &str) -> Option<Language> {
         Language::ALL
@@ -163,6 +169,9 @@ mod tests {
         assert_eq!(Language::of_name("TypeScript"), Some(Language::JavaScript));
         assert_eq!(Language::of_name("ts"), Some(Language::JavaScript));
         assert_eq!(Language::of_name("java"), None);
+        assert_eq!(Language::naming_of("TypeScript"), Naming::Camel);
+        assert_eq!(Language::naming_of("python"), Naming::Snake);
+        assert_eq!(Language::naming_of("java"), Naming::Snake);
         assert_eq!(Language::of_extension("rb"), None);
         assert_eq!(
             Language::all_extensions().collect::<Vec<_>>(),

@@ -36,7 +36,7 @@ impl Process {
                 ..
             } => Ok(Handshake {
                 features,
-                naming: naming.unwrap_or_else(|| Naming::of_language(&implementation.language)),
+                naming: naming.unwrap_or_else(|| Language::naming_of(&implementation.language)),
                 implementation,
                 contracts,
                 defines,
