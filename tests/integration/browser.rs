@@ -694,7 +694,7 @@ fn the_explain_picture_marks_the_step_where_the_implementation_departs() {
     // max_attempts 2: the second delivery (step 6) is dead-lettered; the reference runs the
     // handler again.
     assert!(
-        heading.starts_with("\u{2717} step 6 (line 20)"),
+        heading.starts_with("\u{2717} step 6 (line 21)"),
         "{heading}"
     );
     let told = dom.find(|e| e.has_class("departs"));
