@@ -142,8 +142,8 @@ fn fits(x: u32, right: u32) -> usize {
 
 /// Whether `heading` (a step's heading, `step 3 (line 9): ...`) is the heading of the step
 /// where the implementation departs.
-fn departs_at(heading: &str, departure: Option<Departed>) -> bool {
-    departure.is_some_and(|departed| heading.starts_with(&format!("step {} (", departed.step + 1)))
+fn departs_at(heading: &str, departed: Departed) -> bool {
+    heading.starts_with(&format!("step {} (", departed.step + 1))
 }
 
 /// The timeline as an SVG sequence diagram.
@@ -162,6 +162,8 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
     let mut rows: Vec<Markup> = Vec::new();
     let mut y = TOP;
     let mut marked = false;
+    // Marked once, at the first heading of its step.
+    let mut departing = departure;
     for told in timeline.iter().take(MAX_ROWS) {
         let text = told.line.trim_start();
         let indent = if told.line.starts_with(' ') { 24 } else { 0 };
@@ -171,16 +173,16 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
                 y + 22,
             ),
             TimelineEvent::Step { kind } => {
-                let departs = departs_at(text, departure);
-                let (heading, y) = band(kind, departs, y, width, text, right);
-                let (note, y) = departed(departure.filter(|_| departs), y, right);
+                let here = departing.take_if(|departed| departs_at(text, *departed));
+                let (heading, y) = band(kind, here.is_some(), y, width, text, right);
+                let (note, y) = departed(here, y, right);
                 (html! { (heading) (note) }, y)
             }
             // A call that is a step's heading (outcome-queue's) starts the step's band too.
             TimelineEvent::Call { .. } if indent == 0 => {
-                let departs = departs_at(text, departure);
-                let (heading, y) = band("call-step", departs, y, width, text, right);
-                let (note, y) = departed(departure.filter(|_| departs), y, right);
+                let here = departing.take_if(|departed| departs_at(text, *departed));
+                let (heading, y) = band("call-step", here.is_some(), y, width, text, right);
+                let (note, y) = departed(here, y, right);
                 let (call, y) = arrow(lanes, &told.event, y, indent, text, right);
                 (html! { (heading) (note) "\n" (call) }, y)
             }
@@ -506,7 +508,7 @@ mod tests {
             line: format!("step {n} (line {}): process_one() returned dead", n + 6),
             event: TimelineEvent::Step { kind: "process" },
         };
-        let timeline = [step(1), step(2), step(12)];
+        let timeline = [step(1), step(2), step(2), step(12)];
         let mut page = page(&timeline, &["queue"]);
         page.departure = Some(Departed {
             step: 1,
