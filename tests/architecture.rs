@@ -1767,10 +1767,235 @@ fn broken_rules(
 }
 
 // ---------------------------------------------------------------------------------------------
+// HTML by its template engine only
+
+/// The one file that may write markup maud does not escape: the pages' built-in style sheets
+/// and script.
+const RAW_MARKUP_HOME: &str = "src/report/page.rs";
+
+/// The tags of HTML and SVG the pages use, and the common others: a string literal opening or
+/// closing one is markup made by hand.
+const TAGS: &[&str] = &[
+    "a", "b", "body", "br", "circle", "code", "defs", "details", "div", "em", "g", "h1", "h2",
+    "h3", "h4", "head", "html", "i", "img", "li", "line", "link", "marker", "meta", "ol", "p",
+    "path", "polyline", "pre", "rect", "script", "section", "span", "strong", "style", "summary",
+    "svg", "table", "tbody", "td", "text", "th", "thead", "title", "tr", "tspan", "ul",
+];
+
+/// HTML's entities for its own special characters: written in a literal, an escape by hand.
+const ENTITIES: &[&str] = &[
+    "&lt;", "&gt;", "&amp;", "&quot;", "&apos;", "&#39;", "&#34;",
+];
+
+/// The string literals of the code, each at its opening quote, as written.
+fn literals(code: &Code) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut open = None;
+    for (at, byte) in code.code.bytes().enumerate() {
+        if byte == b'"' {
+            match open.take() {
+                None => open = Some(at),
+                Some(start) => found.push((start, code.literal(start))),
+            }
+        }
+    }
+    found
+}
+
+/// Whether `literal` (a string literal's text as written) opens or closes an HTML or SVG tag,
+/// or spells one of HTML's entities.
+fn holds_markup(literal: &str) -> Option<String> {
+    if let Some(entity) = ENTITIES.iter().find(|e| literal.contains(**e)) {
+        return Some(format!("the entity `{entity}`"));
+    }
+    let chars: Vec<char> = literal.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c != '<' {
+            continue;
+        }
+        let start = if chars.get(i + 1) == Some(&'/') {
+            i + 2
+        } else {
+            i + 1
+        };
+        let name: String = chars[start.min(chars.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let after = chars.get(start + name.len());
+        if TAGS.contains(&name.as_str()) && matches!(after, Some(' ' | '>' | '/' | '\\' | '{')) {
+            return Some(format!(
+                "the tag `<{}{name}`",
+                if start == i + 2 { "/" } else { "" }
+            ));
+        }
+    }
+    None
+}
+
+/// Markup written by hand outside maud's `html!` (which escapes every value spliced into it):
+/// a string literal holding a tag or an entity, in any file of `src/` and `crates/`; and, but
+/// in `RAW_MARKUP_HOME`, maud's ways around its escaping (`PreEscaped`, an own `Render`).
+fn hand_made_markup(files: &[File]) -> Vec<String> {
+    let mut messages = Vec::new();
+    for file in files {
+        let code = &file.code;
+        let bytes = code.code.as_bytes();
+        for (start, literal) in literals(code) {
+            if let Some(what) = holds_markup(&literal) {
+                messages.push(format!(
+                    "{}:{}: a string literal holds {what}: HTML and SVG are written in maud's \
+                     `html!`, which escapes what it is given (ARCHITECTURE.md, Invariants)",
+                    code.path,
+                    code.line(start)
+                ));
+            }
+        }
+        if code.path == RAW_MARKUP_HOME {
+            continue;
+        }
+        for word in ["PreEscaped", "Render"] {
+            for (at, _) in code.code.match_indices(word) {
+                let before = at.checked_sub(1).map(|b| bytes[b]);
+                let after = bytes.get(at + word.len()).copied();
+                if before.is_some_and(is_ident_byte) || after.is_some_and(is_ident_byte) {
+                    continue;
+                }
+                let own_render = word == "Render"
+                    && (code.code[..at].trim_end().ends_with("impl")
+                        || code.code[..at].ends_with("maud::")
+                        || code.code[at..]
+                            .trim_start_matches("Render")
+                            .trim_start()
+                            .starts_with("for "));
+                if word == "PreEscaped" || own_render {
+                    messages.push(format!(
+                        "{}:{}: `{word}` writes markup maud does not escape: only {RAW_MARKUP_HOME} \
+                         may, for the assets built into the program",
+                        code.path,
+                        code.line(at)
+                    ));
+                }
+            }
+        }
+    }
+    messages
+}
+
+// ---------------------------------------------------------------------------------------------
+// Languages as a type
+
+/// The one module that names the languages of dlqspec's shims.
+const LANGUAGE_HOME: &str = "src/model/language.rs";
+
+/// What names a language: its names, its interpreters' and its files' extensions.
+const LANGUAGE_WORDS: &[&str] = &[
+    "python",
+    "python3",
+    "node",
+    "javascript",
+    "typescript",
+    "js",
+    "ts",
+    "py",
+    "mjs",
+    "cjs",
+    "mts",
+    "cts",
+];
+
+/// Every string literal outside `LANGUAGE_HOME` that is a language's name, interpreter or
+/// extension (in any case): code that should ask `model::language::Language` instead.
+fn language_names(files: &[File]) -> Vec<String> {
+    let mut messages = Vec::new();
+    for file in files {
+        if file.path() == LANGUAGE_HOME {
+            continue;
+        }
+        for (at, literal) in literals(&file.code) {
+            if LANGUAGE_WORDS.contains(&literal.to_ascii_lowercase().as_str()) {
+                messages.push(format!(
+                    "{}:{}: \"{literal}\" names a language: ask `Language` ({LANGUAGE_HOME}), so \
+                     that a new language is one variant and one shim",
+                    file.path(),
+                    file.code.line(at)
+                ));
+            }
+        }
+    }
+    messages
+}
+
+// ---------------------------------------------------------------------------------------------
+// One concern per file
+
+/// The most lines of code a file of `src/` or `crates/` holds outside its tests.
+const MOST_LINES: usize = 1_000;
+
+/// The lines of code of a file outside its tests: those neither blank nor comment only, before
+/// the first test-only item (`#[cfg(test)]`, `#[cfg(all(test, ...))]`).
+fn lines_of_code(text: &str) -> usize {
+    text.lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("#[cfg(test)]") && !line.starts_with("#[cfg(all(test"))
+        .filter(|line| !line.is_empty() && !line.starts_with("//"))
+        .count()
+}
+
+/// ARCHITECTURE.md's files allowed more than `MOST_LINES` lines of code: the rows of the table
+/// under "Files over 1,000 lines" (`| `path` | why |`).
+fn long_files_allowed(architecture: &str) -> BTreeSet<String> {
+    let Some(at) = architecture.find("### Files over 1,000 lines") else {
+        return BTreeSet::new();
+    };
+    architecture[at..]
+        .lines()
+        .skip(1)
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| {
+            let cell = line.split('|').nth(1)?.trim();
+            let path = cell.strip_prefix('`')?.strip_suffix('`')?;
+            Some(path.to_owned())
+        })
+        .collect()
+}
+
+/// Each file of `texts` holding more than `MOST_LINES` lines of code outside its tests that
+/// `allowed` does not list, and each file `allowed` lists that does not need to be.
+fn too_long(texts: &[(String, String)], allowed: &BTreeSet<String>) -> Vec<String> {
+    let mut messages = Vec::new();
+    for (path, text) in texts {
+        let lines = lines_of_code(text);
+        if lines > MOST_LINES && !allowed.contains(path) {
+            messages.push(format!(
+                "{path}: {lines} lines of code outside its tests, more than {MOST_LINES}: split \
+                 it by concern (ARCHITECTURE.md, Invariants), or list it with the reason under \
+                 \"Files over 1,000 lines\""
+            ));
+        }
+    }
+    for path in allowed {
+        match texts.iter().find(|(p, _)| p == path) {
+            Some((_, text)) if lines_of_code(text) > MOST_LINES => {}
+            _ => messages.push(format!(
+                "ARCHITECTURE.md lists {path} under \"Files over 1,000 lines\", which is not \
+                 there or not that long: take its row out"
+            )),
+        }
+    }
+    messages
+}
+
+// ---------------------------------------------------------------------------------------------
 // The repository
 
+/// The checkout read: this one, or the copy `DLQSPEC_ARCHITECTURE_ROOT` names
+/// (tests/integration/rules.rs plants a violation in live code of a copy and runs this test
+/// on it).
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("DLQSPEC_ARCHITECTURE_ROOT")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -1882,6 +2107,8 @@ fn everything_wrong(files: &[File]) -> Vec<String> {
     let mut messages = cycles(&arrows);
     messages.extend(against_layers(&layers, &arrows));
     messages.extend(folder_circles(files));
+    messages.extend(hand_made_markup(files));
+    messages.extend(language_names(files));
     messages.extend(broken_rules(
         files,
         &refused(&clippy_toml()),
@@ -1980,6 +2207,90 @@ fn every_refused_call_stands_where_architecture_md_allows_it() {
     );
 }
 
+#[test]
+fn html_and_svg_are_written_by_the_template_engine_only() {
+    assert_none(
+        "markup made by hand (ARCHITECTURE.md, Invariants)",
+        hand_made_markup(&crate_files()),
+    );
+}
+
+/// A reporter writing a cell by hand is refused, at its line.
+#[test]
+fn markup_planted_in_a_reporter_fails() {
+    let texts = crate_texts();
+    let files = read(&texts);
+    let before: BTreeSet<String> = everything_wrong(&files).into_iter().collect();
+    plant_each(
+        &texts,
+        &files,
+        &before,
+        "src/report/tap.rs",
+        &[&plants::MARKUP],
+    );
+}
+
+#[test]
+fn only_the_language_module_names_a_language() {
+    assert_none(
+        "languages named outside their type",
+        language_names(&crate_files()),
+    );
+    // Seen where it must be: a name, an extension, in any case; not in the module itself.
+    let planted = [
+        File::new(Code::new(
+            "src/report/x.rs",
+            "//! x\nfn f(l: &str) -> bool {\n    l == \"Python\" || l.ends_with(\"mjs\")\n}\n",
+        )),
+        File::new(Code::new(
+            LANGUAGE_HOME,
+            "//! l\nconst P: &str = \"python\";\n",
+        )),
+    ];
+    let found = language_names(&planted);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with("src/report/x.rs:3: \"Python\""),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn no_file_holds_more_than_1000_lines_of_code_outside_its_tests() {
+    assert_none(
+        "files holding more than one concern",
+        too_long(&crate_texts(), &long_files_allowed(&architecture())),
+    );
+}
+
+/// The check of file lengths fails on a planted long file, and on a listed file that is short.
+#[test]
+fn a_planted_long_file_fails_the_length_check() {
+    let line = "    let x = 1;\n";
+    let long = format!(
+        "//! long\n// a comment\n\nfn f() {{\n{}}}\n#[cfg(test)]\nmod tests {{\n{}}}\n",
+        line.repeat(MOST_LINES - 2),
+        line.repeat(5_000)
+    );
+    assert_eq!(lines_of_code(&long), MOST_LINES);
+    let texts = vec![("src/model/long.rs".to_owned(), long.clone())];
+    assert_none("", too_long(&texts, &BTreeSet::new()));
+    let longer = long.replacen("fn f() {\n", "fn f() {\n    let y = 2;\n", 1);
+    let texts = vec![("src/model/long.rs".to_owned(), longer)];
+    let messages = too_long(&texts, &BTreeSet::new());
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("src/model/long.rs: 1001 lines of code"),
+        "{messages:?}"
+    );
+    let allowed = long_files_allowed(
+        "### Files over 1,000 lines\n\n| File | Why |\n|---|---|\n| `src/model/long.rs` | a reason |\n",
+    );
+    assert_none("", too_long(&texts, &allowed));
+    let short = vec![("src/model/long.rs".to_owned(), "//! short\n".to_owned())];
+    assert_eq!(too_long(&short, &allowed).len(), 1);
+}
+
 /// The calls ARCHITECTURE.md's invariants name are among clippy.toml's, so the list cannot
 /// shrink unseen.
 #[test]
@@ -2076,18 +2387,22 @@ fn each_planted_violation_fails() {
         ("src/model/rule.rs", true),
         ("crates/text/src/suggest.rs", false),
     ] {
-        plant_each(&texts, &files, &before, host, layers_too);
+        let plants: Vec<&plants::Plant> = plants::PLANTS
+            .iter()
+            .filter(|plant| layers_too || plant.lint.is_some())
+            .collect();
+        plant_each(&texts, &files, &before, host, &plants);
     }
 }
 
-/// Plants each of `plants::PLANTS` (those of the layers only if `layers_too`) in `host` alone,
-/// inside a function no build compiles, and checks the reader reports it at its lines only.
+/// Plants each of `plants` in `host` alone, inside a function no build compiles, and checks
+/// the reader reports it at its lines only.
 fn plant_each(
     texts: &[(String, String)],
     files: &[File],
     before: &BTreeSet<String>,
     host: &str,
-    layers_too: bool,
+    plants: &[&plants::Plant],
 ) {
     let (_, original) = texts
         .iter()
@@ -2095,14 +2410,9 @@ fn plant_each(
         .expect("the host file");
     assert!(original.ends_with('\n'), "{host} ends with a newline");
     for plants::Plant {
-        name,
-        body: plant,
-        lint,
-    } in plants::PLANTS
+        name, body: plant, ..
+    } in plants
     {
-        if lint.is_none() && !layers_too {
-            continue;
-        }
         // After the file's lines: an empty one, the `cfg`, the `fn`, then the plant's.
         let first = original.lines().count() + 4;
         let lines: Vec<String> = (first..first + plant.lines().count())

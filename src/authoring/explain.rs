@@ -16,6 +16,7 @@ use crate::model::implementation::{ImplInfo, Implementation};
 use crate::model::outcome::Outcome;
 use crate::model::world::WorldChoice;
 use crate::report::Palette;
+use crate::report::explain_picture::Departed;
 use crate::report::render;
 use crate::report::sanitize::{self, line};
 use crate::report::style::paint;
@@ -40,6 +41,9 @@ pub struct Explanation {
     /// Why it failed, as `run` tells it: where the implementation first departed from the
     /// reference, and the rule that decides it.
     pub(crate) cause: Option<Cause>,
+    /// The spec's step (from 0) where the implementation first departs from the reference:
+    /// the cause's step, which the picture marks.
+    pub(crate) departure_step: Option<usize>,
     /// What the run says of its world (`--world`), one line each; empty on the fake.
     pub(crate) world: Vec<String>,
 }
@@ -85,6 +89,10 @@ pub(crate) fn explain_in(
     let output = implementation.take_output();
     let rules: Vec<String> = header.rule_ids().map(str::to_owned).collect();
     let cause = Cause::of(&outcome, departure.as_ref(), output.as_ref(), &rules);
+    let departure_step = departure
+        .as_ref()
+        .filter(|_| matches!(outcome, Outcome::Mismatch(_)))
+        .and_then(|departure| departure.step);
     Explanation {
         path: spec.file.display_path(),
         name: header.name.clone(),
@@ -98,6 +106,7 @@ pub(crate) fn explain_in(
         differences,
         output,
         cause,
+        departure_step,
         world: told,
     }
 }
@@ -178,6 +187,14 @@ pub(crate) fn html(explanation: &Explanation) -> String {
                 | Outcome::ExpectedFailure(_)
         ),
         details: &details,
+        departure: explanation.departure_step.map(|step| Departed {
+            step,
+            told: explanation
+                .cause
+                .as_ref()
+                .and_then(|cause| cause.told.as_deref())
+                .unwrap_or_default(),
+        }),
     })
 }
 

@@ -8,11 +8,12 @@ use std::path::Path;
 
 use crate::commands::cli::{GradeArgs, SandboxChoice};
 use crate::external::zygote::Zygote;
+use crate::model::language::Language;
 use crate::report::progress::{DelayedBar, suspended};
 use crate::report::{Palette, grade_suite, grade_summary, sanitize};
 use crate::run::grading::regrade::{self, Against};
 use crate::run::grading::row::{self, Graded};
-use crate::run::grading::submission::{Grader, node_submission, python_submission};
+use crate::run::grading::submission::{Grader, submission_language};
 use crate::run::grading::suite::{About, reference_suite};
 use crate::run::grading::{class, merge, outputs, pictures};
 use crate::text::listing::count;
@@ -72,10 +73,12 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
         progress
     });
     let bar = progress.as_ref().map(DelayedBar::bar);
-    let any = |is: fn(&Path) -> bool| chosen.iter().any(|&i| is(&submissions[i]));
+    let written_in =
+        |i: usize, language: Language| submission_language(&submissions[i]) == Some(language);
+    let any = |language: Language| chosen.iter().any(|&i| written_in(i, language));
     // pyenv's shim is a shell script that costs more than the interpreter it starts: it is
     // asked once which interpreter that is, and every run starts that one.
-    let python = any(python_submission)
+    let python = any(Language::Python)
         .then(crate::external::launch::pyenv_interpreter)
         .flatten();
     let sandboxed = args.limits.sandbox == SandboxChoice::On;
@@ -95,14 +98,14 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
         pictures: usize::from(args.pictures).min(pictures::MAX_PICTURES),
         // A JavaScript or TypeScript submission this machine cannot run (no Node.js, one too
         // old) is the grader's to fix: said once here, and its row is `ungraded`, never a 0.
-        node_problem: any(node_submission)
+        node_problem: any(Language::JavaScript)
             .then(crate::external::launch::node_problem)
             .flatten(),
     };
     if let Some(why) = &grader.node_problem {
         let count = chosen
             .iter()
-            .filter(|&&i| node_submission(&submissions[i]))
+            .filter(|&&i| written_in(i, Language::JavaScript))
             .count();
         super::messages::failure(
             &format!(

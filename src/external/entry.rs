@@ -4,19 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// The entry files a submission folder is searched for, in this order.
-pub const ENTRY_FILES: [&str; 7] = [
-    "solution.py",
-    "solution.ts",
-    "solution.mjs",
-    "solution.js",
-    "solution.cjs",
-    "solution.mts",
-    "solution.cts",
-];
+use crate::model::language::Language;
 
-/// The extensions of solution files.
-const EXTENSIONS: [&str; 7] = ["py", "ts", "mjs", "js", "cjs", "mts", "cts"];
+/// The entry files a submission folder is searched for, in this order: `solution.` and each
+/// language's extensions, in `Language::ALL`'s order.
+pub fn entry_files() -> Vec<String> {
+    Language::all_extensions()
+        .map(|extension| format!("solution.{extension}"))
+        .collect()
+}
 
 /// The most file names a message lists of what a folder holds.
 const FOUND_SHOWN: usize = 10;
@@ -59,7 +55,7 @@ impl NoEntry {
     pub(crate) fn reason(&self) -> String {
         let expected = format!(
             "expected {} (or one file of those kinds, whatever its name)",
-            or_list(&ENTRY_FILES)
+            or_list(&entry_files().iter().map(String::as_str).collect::<Vec<_>>())
         );
         match &self.why {
             NoEntryWhy::NotASolution => format!("is not a solution file: {expected}"),
@@ -114,7 +110,7 @@ pub(crate) fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
         why,
     };
     if submission.is_file() {
-        return match extension(submission) {
+        return match language(submission) {
             Some(_) => Ok(submission.to_path_buf()),
             None => Err(no(NoEntryWhy::NotASolution)),
         };
@@ -122,7 +118,7 @@ pub(crate) fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
     if !submission.is_dir() {
         return Err(no(NoEntryWhy::Missing));
     }
-    for name in ENTRY_FILES {
+    for name in entry_files() {
         let candidate = submission.join(name);
         if candidate.is_file() {
             return Ok(candidate);
@@ -134,7 +130,7 @@ pub(crate) fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
         .map(|entry| {
             let path = entry.path();
             let solution = path.is_file()
-                && extension(&path).is_some()
+                && language(&path).is_some()
                 && !path.to_string_lossy().ends_with(".d.ts");
             let mut name = entry.file_name().to_string_lossy().into_owned();
             if path.is_dir() {
@@ -165,20 +161,15 @@ pub(crate) fn find_entry(submission: &Path) -> Result<PathBuf, NoEntry> {
     }
 }
 
-/// The solution-file extension of `path`, if it has one.
-pub(crate) fn extension(path: &Path) -> Option<&str> {
-    let ext = path.extension()?.to_str()?;
-    EXTENSIONS.contains(&ext).then_some(ext)
+/// The language of a solution file at `path`, by its extension, if it is one.
+pub(crate) fn language(path: &Path) -> Option<Language> {
+    Language::of_extension(path.extension()?.to_str()?)
 }
 
 /// The `--impl` value that runs an entry file.
 pub(crate) fn implementation(entry: &Path) -> String {
-    let kind = if extension(entry) == Some("py") {
-        "python"
-    } else {
-        "node"
-    };
-    format!("{kind}:{}", entry.display())
+    let language = language(entry).unwrap_or(Language::JavaScript);
+    format!("{}:{}", language.prefix(), entry.display())
 }
 
 #[cfg(test)]

@@ -16,8 +16,7 @@ use super::process::ExternalImplementation;
 pub use super::process::Launch;
 use crate::contracts::builtin::Builtin;
 use crate::model::implementation::Implementation;
-
-pub(crate) use super::shims_cache::{NODE_SHIM, PYTHON_SHIM};
+use crate::model::language::Language;
 
 /// Given to Node before the shim: with Node 20's module loader in reach, the shim points `given`
 /// at its own copy in the main thread, where a `module.register()` hook would start a thread of
@@ -57,15 +56,16 @@ pub(crate) const MACHINE_STUDENT: &str = "The grader could not run your submissi
 /// Why this machine cannot run JavaScript and TypeScript solutions (the Node.js that
 /// `$DLQSPEC_NODE` names, else `node`: missing, not starting, too old), if it cannot.
 pub(crate) fn node_problem() -> Option<String> {
-    let line = std::env::var("DLQSPEC_NODE")
+    let (variable, default) = Language::JavaScript.interpreter();
+    let line = std::env::var(variable)
         .ok()
         .filter(|line| !line.trim().is_empty());
     let program = match &line {
         Some(line) => match shell_words::split(line) {
             Ok(words) => words.into_iter().next()?,
-            Err(error) => return Some(format!("DLQSPEC_NODE: cannot split `{line}`: {error}")),
+            Err(error) => return Some(format!("{variable}: cannot split `{line}`: {error}")),
         },
-        None => "node".to_owned(),
+        None => default.to_owned(),
     };
     super::typescript::node_problem(&program)
 }
@@ -155,7 +155,21 @@ impl NotStarted {
     }
 }
 
-const FORMS: &str = "python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin";
+/// The forms of an `--impl` value: `python:FILE, node:FILE (.ts, .mjs, ...), auto:..., cmd:... or
+/// builtin`, each language's as it says.
+fn forms() -> String {
+    let languages: Vec<String> = Language::ALL
+        .iter()
+        .map(|language| match language.extensions() {
+            [_] => format!("{}:FILE", language.prefix()),
+            extensions => format!("{}:FILE (.{})", language.prefix(), extensions.join(", .")),
+        })
+        .collect();
+    format!(
+        "{}, auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin",
+        languages.join(", ")
+    )
+}
 
 /// Parses an `--impl` value, reading the environment for shims and interpreters.
 pub fn parse(value: &str) -> Result<Target, String> {
@@ -183,22 +197,28 @@ pub(crate) fn parse_with(
             })),
         };
     }
-    let (kind, rest) = match value.split_once(':') {
-        Some((kind @ ("python" | "node" | "cmd"), rest)) => (kind, rest),
-        _ => match Path::new(value).extension().and_then(|e| e.to_str()) {
-            Some("py") => ("python", value),
-            Some("mjs" | "js" | "cjs" | "ts" | "mts" | "cts") => ("node", value),
-            _ => {
-                return Err(format!(
-                    "cannot tell how to run `{value}`{}; write {FORMS}",
-                    other_language(value)
-                ));
-            }
-        },
+    let prefixed = value.split_once(':').and_then(|(kind, rest)| {
+        (kind == "cmd")
+            .then_some((None, rest))
+            .or_else(|| Language::of_prefix(kind).map(|language| (Some(language), rest)))
+    });
+    let by_extension = || {
+        Path::new(value)
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(Language::of_extension)
+            .map(|language| (Some(language), value))
     };
-    let label = format!("{kind}:{rest}");
-    match kind {
-        "cmd" => {
+    let Some((language, rest)) = prefixed.or_else(by_extension) else {
+        return Err(format!(
+            "cannot tell how to run `{value}`{}; write {}",
+            other_language(value),
+            forms()
+        ));
+    };
+    let label = format!("{}:{rest}", language.map_or("cmd", Language::prefix));
+    match language {
+        None => {
             let words = shell_words::split(rest)
                 .map_err(|error| format!("`{value}`: cannot split the command line: {error}"))?;
             let Some((program, args)) = words.split_first() else {
@@ -206,29 +226,14 @@ pub(crate) fn parse_with(
             };
             Ok(Target::External(Launch {
                 label,
-                language: "unknown".into(),
+                language: None,
                 program: program.clone(),
                 args: args.to_vec(),
                 hint: None,
                 limits: Limits::default(),
             }))
         }
-        "python" => shimmed(
-            label,
-            rest,
-            "python",
-            PYTHON_SHIM,
-            ("DLQSPEC_PYTHON", "python3"),
-            env,
-        ),
-        _ => shimmed(
-            label,
-            rest,
-            "javascript",
-            NODE_SHIM,
-            ("DLQSPEC_NODE", "node"),
-            env,
-        ),
+        Some(language) => shimmed(label, rest, language, env),
     }
 }
 
@@ -241,8 +246,15 @@ fn other_language(value: &str) -> String {
                 && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
         {
             let command = shell_words::join([kind, rest]);
+            let titles: Vec<&str> = Language::ALL.iter().map(|l| l.title()).collect();
+            let shims = match titles.split_last() {
+                Some((last, [_, ..])) => {
+                    format!("{} and {last}", titles[..titles.len() - 1].join(", "))
+                }
+                _ => titles.concat(),
+            };
             format!(
-                ": dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:{}",
+                ": dlqspec has shims for {shims} only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:{}",
                 shell_words::quote(&command)
             )
         }
@@ -250,31 +262,27 @@ fn other_language(value: &str) -> String {
     }
 }
 
+/// A solution in `language`, run by its shim under its interpreter.
 fn shimmed(
     label: String,
     solution: &str,
-    language: &str,
-    shim: &str,
-    (variable, default): (&str, &str),
+    language: Language,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Target, String> {
+    let (variable, default) = language.interpreter();
     if solution.is_empty() {
-        return Err(format!("`{label}` names no file; write {FORMS}"));
+        return Err(format!("`{label}` names no file; write {}", forms()));
     }
     if !Path::new(solution).is_file() {
         return Err(format!("`{label}`: no such file `{solution}`"));
     }
     let (shims, from) = shims_folder(env)?;
-    let shim = shims.join(shim);
+    let shim = shims.join(language.shim());
     if !shim.is_file() {
         return Err(format!(
             "the {language} shim is not at {} (shims folder from {from}); set DLQSPEC_SHIMS to the folder that holds {}",
             shim.display(),
-            if language == "python" {
-                PYTHON_SHIM
-            } else {
-                NODE_SHIM
-            }
+            language.shim()
         ));
     }
     let interpreter = env(variable).filter(|s| !s.trim().is_empty());
@@ -284,7 +292,7 @@ fn shimmed(
         None => vec![default.to_owned()],
     };
     let program = words.remove(0);
-    if language == "javascript"
+    if language == Language::JavaScript
         && let Some(why) = super::typescript::node_problem(&program)
     {
         // Not the solution's doing: said to the grader, and to its student as no fault of theirs.
@@ -295,7 +303,7 @@ fn shimmed(
             machine: true,
         }));
     }
-    if language == "javascript" {
+    if language == Language::JavaScript {
         // TypeScript that no tsx serves: Node 22.7 and later transform it themselves, given the
         // flags; an older Node runs the shim's own transform (`typescript`).
         if super::typescript::is_typescript(Path::new(solution))
@@ -314,16 +322,12 @@ fn shimmed(
     words.push(solution.to_owned());
     Ok(Target::External(Launch {
         label,
-        language: language.into(),
+        language: Some(language),
         program,
         args: words,
         hint: Some(format!(
             "set {variable} to the {} command to use",
-            if language == "python" {
-                "Python 3"
-            } else {
-                "Node.js (20 or later)"
-            }
+            language.interpreter_title()
         )),
         limits: Limits::default(),
     }))
@@ -359,7 +363,8 @@ pub(crate) fn pyenv_interpreter() -> Option<PathBuf> {
         return None;
     }
     let cwd = std::env::current_dir().ok()?;
-    let shim = super::sandbox::locate("python3", std::env::var_os("PATH").as_deref(), &cwd)?;
+    let (_, python) = Language::Python.interpreter();
+    let shim = super::sandbox::locate(python, std::env::var_os("PATH").as_deref(), &cwd)?;
     if !shim
         .parent()
         .is_some_and(|folder| folder.ends_with(".pyenv/shims"))
@@ -407,6 +412,9 @@ pub(crate) fn parse_timeout(value: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
+    const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
 
     fn shims_fixture() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -538,11 +546,11 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             parse_with("ruby:x.rb", &none).unwrap_err(),
-            "cannot tell how to run `ruby:x.rb`: dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:'ruby x.rb'; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `ruby:x.rb`: dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:'ruby x.rb'; write python:FILE, node:FILE (.ts, .mjs, .js, .cjs, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         );
         assert_eq!(
             parse_with("solution.rb", &none).unwrap_err(),
-            "cannot tell how to run `solution.rb`; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `solution.rb`; write python:FILE, node:FILE (.ts, .mjs, .js, .cjs, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         );
         assert_eq!(
             parse_with("cmd:  ", &none).unwrap_err(),
@@ -579,11 +587,11 @@ mod tests {
         let env = |name: &str| (name == "DLQSPEC_SHIMS").then(|| shims.clone());
         // The folder holds solution.py and solution.ts: solution.py comes first.
         let launch = external(parse_with(&format!("auto:{shims}"), &env).unwrap());
-        assert_eq!(launch.language, "python");
+        assert_eq!(launch.language, Some(Language::Python));
         assert_eq!(launch.label, format!("python:{shims}/solution.py"));
         let ts = dir.path().join("solution.ts");
         let launch = external(parse_with(&format!("auto:{}", ts.display()), &env).unwrap());
-        assert_eq!(launch.language, "javascript");
+        assert_eq!(launch.language, Some(Language::JavaScript));
         let empty = tempfile::tempdir().unwrap();
         // No solution file: a target that cannot run, told to the teacher and the student.
         let Ok(Target::Unrunnable(unrunnable)) =

@@ -5,6 +5,13 @@
 //! the scenario's `WorldHost` while a request is open. Everything that can go wrong with a
 //! process (a hang, an exit, garbage on stdout, a wrong `seq`) becomes an `ImplError` for the
 //! spec at hand; the process is then stopped and started again for the next spec.
+//!
+//! This file holds the implementation's side and what both halves of a process share; the
+//! process's lifecycle (`process/lifecycle.rs`: spawned in its box, watched, ended) and its
+//! protocol client (`process/client.rs`: greeted, asked, answered) are its children.
+
+mod client;
+mod lifecycle;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -32,6 +39,9 @@ use crate::model::implementation::Foreseen;
 use crate::model::implementation::{
     ImplError, ImplErrorKind, ImplInfo, Implementation, Naming, Offer, Reply, WorldHost,
 };
+use crate::model::language::Language;
+
+pub(crate) use lifecycle::describe_exit;
 
 /// The least time a process gets to answer `hello`: interpreters, module loading and
 /// TypeScript compilation start slowly, more so on a busy machine.
@@ -59,8 +69,9 @@ const STDERR_LINE_CHARS: usize = 400;
 pub struct Launch {
     /// Shown in reports, e.g. `python:examples/python/solution.py`.
     pub(crate) label: String,
-    /// The language until the implementation names its own in `hello`.
-    pub(crate) language: String,
+    /// The language until the implementation names its own in `hello`: `None` for a program
+    /// run as it is (`cmd:`).
+    pub(crate) language: Option<Language>,
     pub(crate) program: String,
     pub(crate) args: Vec<String>,
     /// Said when the program cannot be started, e.g. which variable names another interpreter.
@@ -291,7 +302,12 @@ impl Implementation for ExternalImplementation {
         ImplInfo {
             label: self.launch.label.clone(),
             language: self.handshake.as_ref().map_or_else(
-                || self.launch.language.clone(),
+                || {
+                    self.launch
+                        .language
+                        .map_or("unknown", Language::name)
+                        .to_owned()
+                },
                 |h| h.implementation.language.clone(),
             ),
             is_reference: false,
@@ -299,9 +315,10 @@ impl Implementation for ExternalImplementation {
     }
 
     fn naming(&self) -> Naming {
-        self.handshake
-            .as_ref()
-            .map_or_else(|| Naming::of_language(&self.launch.language), |h| h.naming)
+        self.handshake.as_ref().map_or_else(
+            || self.launch.language.map_or(Naming::Snake, Language::naming),
+            |h| h.naming,
+        )
     }
 
     fn begin_start(&mut self) {
@@ -629,265 +646,11 @@ struct Process {
     _boxed: Option<PreparedBox>,
 }
 
-/// The handshake dlqspec opens with: its protocol, and the exercise folders of the run, which
-/// a shim reads before it loads the solution.
-fn hello_request() -> Request {
-    Request::Hello {
-        protocol: PROTOCOL_VERSION,
-        exercises: crate::contracts::all()
-            .into_iter()
-            .filter_map(|c| Some((c.name().to_owned(), c.generic()?)))
-            .collect(),
-    }
-}
-
 impl Process {
-    /// Sends `hello` now, its answer read by `greet`: a process started ahead of its first use
-    /// (`begin_start`) then loads its solution while the run loads its specs, as it did when
-    /// it loaded it before the handshake. One that cannot take it now is sent it by `greet`.
-    fn send_hello(&mut self) {
-        let seq = self.seq + 1;
-        let deadline = Instant::now() + Duration::from_secs(1);
-        if self.send(seq, hello_request(), deadline).is_ok() {
-            self.seq = seq;
-            self.hello_sent = true;
-        }
-    }
-
-    /// What keeps the copies its box shows alive past it.
-    fn copies(&self) -> sandbox::CopiesKept {
-        self._boxed
-            .as_ref()
-            .map(PreparedBox::copies)
-            .unwrap_or_default()
-    }
-
     fn start(launch: &Launch, timeout: Duration) -> Result<(Process, Handshake), ImplError> {
         let started = Instant::now();
         let process = Process::spawn(launch)?;
         Process::greet(process, started, timeout)
-    }
-
-    /// Greets a process spawned at `started`: its `hello`, within the startup time.
-    fn greet(
-        mut process: Process,
-        started: Instant,
-        timeout: Duration,
-    ) -> Result<(Process, Handshake), ImplError> {
-        let timeout = timeout.max(STARTUP_TIMEOUT);
-        let what = "`hello` (the handshake)";
-        let reply = process.exchange(
-            hello_request(),
-            what,
-            &mut crate::model::implementation::NoWorld,
-            timeout,
-            &mut Spent {
-                budget: &mut WorldBudget::full(),
-                // Nothing is printed before a request: a shim sends output only while serving one.
-                captured: &mut Captured::default(),
-            },
-        );
-        let reply = reply.and_then(|message| match message {
-            IncomingBody::Hello {
-                implementation,
-                contracts,
-                defines,
-                naming,
-                features,
-                ..
-            } => Ok(Handshake {
-                features,
-                naming: naming.unwrap_or_else(|| Naming::of_language(&implementation.language)),
-                implementation,
-                contracts,
-                defines,
-                pid: process.child.id(),
-                startup: started.elapsed(),
-            }),
-            IncomingBody::Errored {
-                message,
-                file,
-                line,
-                details,
-                ..
-            } => {
-                let mut headline = format!("the solution could not be loaded: {message}");
-                if let Some(hint) = typescript_import_hint(&message, file.as_deref()) {
-                    headline.push_str(&format!("\nhint: {hint}"));
-                }
-                if let Some(file) = file {
-                    headline.push_str(&format!("\n  --> {file}"));
-                    if let Some(line) = line {
-                        headline.push_str(&format!(":{line}"));
-                    }
-                }
-                Err(Broke::Startup(errored_text(&headline, details.as_deref())))
-            }
-            other => Err(Broke::Protocol(not_a_reply(&other, what))),
-        });
-        match reply {
-            Ok(handshake) => Ok((process, handshake)),
-            Err(broke) => {
-                let broke = process.did_not_start(broke);
-                Err(process.failure(broke, what, timeout))
-            }
-        }
-    }
-
-    /// A process that exits before it answers `hello`, having printed what is not the protocol
-    /// (a runtime's fatal report, a usage text) or nothing, did not start: that is what it is
-    /// told as, with all it printed, not as garbage. A JVM that cannot reserve its memory under
-    /// `--memory` says so on stdout and exits 1. One that goes on running after garbage is
-    /// garbage as before.
-    fn did_not_start(&mut self, broke: Broke) -> Broke {
-        let mut printed = Vec::new();
-        match broke {
-            Broke::Garbage(message, line) => {
-                printed.push(line);
-                // What else it prints until it exits, within the grace and a bound.
-                let until = Instant::now() + EXIT_GRACE;
-                while let Some(StdoutEvent::Line(line)) = self
-                    .stdout
-                    .next(until.saturating_duration_since(Instant::now()))
-                {
-                    self.log('<', &line);
-                    if printed.len() < STARTUP_STDOUT_LINES {
-                        printed.push(line);
-                    } else {
-                        self.startup_lines_dropped += 1;
-                    }
-                }
-                let left = until.saturating_duration_since(Instant::now());
-                if self.exit_within(left).is_none() {
-                    return Broke::Garbage(message, Vec::new());
-                }
-            }
-            Broke::Closed => {
-                if self.exit_within(EXIT_GRACE).is_none() {
-                    return Broke::Closed;
-                }
-            }
-            other => return other,
-        }
-        let Some(status) = self.reaped else {
-            return Broke::Closed;
-        };
-        self.exited_at_start = true;
-        let mut message = format!(
-            "the process {} before it answered `hello`: it did not start",
-            describe_exit(status)
-        );
-        if !printed.is_empty() {
-            message.push_str("\nits stdout, which is not the protocol:");
-            for line in &printed {
-                let text = String::from_utf8_lossy(line);
-                self.stdout_out_of_memory |= limits::says_out_of_memory(&text);
-                message.push_str("\n  ");
-                message.push_str(&quote(line));
-            }
-            if self.startup_lines_dropped > 0 {
-                message.push_str(&format!("\n  ({} more lines)", self.startup_lines_dropped));
-            }
-        }
-        Broke::Startup(message)
-    }
-
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "starts a process: the one place an implementation starts"
-    )]
-    fn spawn(launch: &Launch) -> Result<Process, ImplError> {
-        let cannot = |why: String| {
-            let mut message = format!("cannot start `{}`: {why}", launch.command_line());
-            if let Some(hint) = &launch.hint {
-                message.push_str("\nhint: ");
-                message.push_str(hint);
-            }
-            ImplError::new(ImplErrorKind::Startup, message)
-        };
-        let (mut command, boxed) = match launch.limits.sandbox {
-            Sandbox::On => {
-                let (command, prepared) =
-                    sandbox::prepare(&launch.program, &launch.args, &launch.limits).map_err(
-                        |error| {
-                            cannot(if error.kind() == std::io::ErrorKind::NotFound {
-                                error.to_string()
-                            } else {
-                                format!("cannot set up its box: {error}")
-                            })
-                        },
-                    )?;
-                (command, Some(prepared))
-            }
-            Sandbox::Off => {
-                let mut command = Command::new(&launch.program);
-                command.args(&launch.args);
-                (command, None)
-            }
-        };
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // Offered after the box has built the command (its environment is the box's allowlist):
-        // the channel's variable and descriptor are set on top, and handed down to the
-        // implementation through the box's processes.
-        let channel = channel::offer(&mut command)
-            .map_err(|error| cannot(format!("no pipe for its protocol channel: {error}")))?;
-        let spawned = children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref());
-        // The child has its copy of the channel's write end (or failed to start): dlqspec's goes.
-        let channel = channel.map(channel::Offered::reader);
-        let (mut child, guard) = spawned.map_err(|error| cannot(error.to_string()))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            children::end(&mut child, false, guard.tree());
-            return Err(cannot("its standard streams are not piped".into()));
-        };
-        if let Err(error) = channel::non_blocking(&stdin) {
-            children::end(&mut child, false, guard.tree());
-            return Err(cannot(format!(
-                "its stdin cannot be made non-blocking: {error}"
-            )));
-        }
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let (done_tx, done_rx) = mpsc::channel();
-        let readers = lines::Lines::new(stdout, channel).and_then(|lines| {
-            let tail = Arc::clone(&tail);
-            thread::Builder::new()
-                .name("dlqspec-impl-stderr".into())
-                .spawn(move || {
-                    drain_stderr(stderr, &tail);
-                    let _ = done_tx.send(());
-                })
-                .map(|_| lines)
-        });
-        let line_rx = match readers {
-            Ok(lines) => lines,
-            Err(error) => {
-                children::end(&mut child, false, guard.tree());
-                return Err(cannot(format!("no thread to read its output: {error}")));
-            }
-        };
-        Ok(Process {
-            child,
-            reaped: None,
-            ended: false,
-            guard,
-            limits: launch.limits,
-            stdin: Some(stdin),
-            stdout: line_rx,
-            stderr: tail,
-            stderr_done: done_rx,
-            seq: 0,
-            lines_read: 0,
-            hello_sent: false,
-            exited_at_start: false,
-            stdout_out_of_memory: false,
-            startup_lines_dropped: 0,
-            log: protocol_log(),
-            _boxed: boxed,
-        })
     }
 
     fn log(&mut self, direction: char, line: &[u8]) {
@@ -903,474 +666,6 @@ impl Process {
             }
         }
     }
-
-    /// Writes one line to the process's stdin by `deadline`: a process that stops reading
-    /// its input fails the request as one that stops answering does.
-    /// Gives the request back, for what the exchange keeps of it.
-    fn send(&mut self, seq: u64, body: Request, deadline: Instant) -> Result<Request, Broke> {
-        let outgoing = Outgoing { seq, body };
-        let line = protocol::encode(&outgoing);
-        self.log('>', line.as_bytes());
-        let stdin = self.stdin.as_mut().ok_or(Broke::Closed)?;
-        channel::write_by(stdin, line.as_bytes(), deadline).map_err(
-            |unwritten| match unwritten {
-                Unwritten::Closed => Broke::Closed,
-                Unwritten::Stalled => Broke::Stalled,
-            },
-        )?;
-        Ok(outgoing.body)
-    }
-
-    /// Sends a request and waits for its reply, serving world calls and keeping output
-    /// meanwhile. `spent.budget` is what the spec's world calls may still send, in bytes and values.
-    fn exchange(
-        &mut self,
-        request: Request,
-        what: &str,
-        world: &mut dyn WorldHost,
-        timeout: Duration,
-        spent: &mut Spent,
-    ) -> Result<IncomingBody, Broke> {
-        let budget = &mut *spent.budget;
-        let deadline = Instant::now() + timeout;
-        let takes_output = !matches!(request, Request::Hello { .. });
-        let sent = if !takes_output && std::mem::take(&mut self.hello_sent) {
-            request
-        } else {
-            self.seq += 1;
-            self.send(self.seq, request, deadline)
-                .map_err(|broke| broke.writing(&format!("the request {what}")))?
-        };
-        let seq = self.seq;
-        // What the request foresaw, to check the calls marked foreseen against.
-        let foreseen = match sent {
-            Request::Call { foresee, .. } => foresee,
-            _ => Vec::new(),
-        };
-        let mut world_calls = 0;
-        // Whether every world call of this request so far took its foreseen answer: only then
-        // may the next one (docs/protocol.md, Foresight).
-        let mut on_foresight = true;
-        loop {
-            let line = match self.next_line(deadline)? {
-                StdoutEvent::Line(line) => line,
-                StdoutEvent::TooLong => {
-                    return Err(Broke::Protocol(format!(
-                        "line {} of stdout is longer than {} MiB, the most a protocol message may be (docs/protocol.md)",
-                        self.lines_read + 1,
-                        MAX_LINE_BYTES >> 20
-                    )));
-                }
-                StdoutEvent::Closed => return Err(Broke::Closed),
-                StdoutEvent::Failed(error) => {
-                    return Err(Broke::Protocol(format!(
-                        "reading its stdout failed: {error}"
-                    )));
-                }
-            };
-            self.lines_read += 1;
-            self.log('<', &line);
-            let incoming = self.decode(&line)?;
-            if incoming.seq != seq {
-                return Err(Broke::Protocol(format!(
-                    "the reply to {what} has seq {}, expected seq {seq}: every message answering or serving a request repeats its seq",
-                    incoming.seq
-                )));
-            }
-            let (n, call, args, took_foreseen) = match incoming.body {
-                IncomingBody::World {
-                    n,
-                    call,
-                    args,
-                    foreseen,
-                } => (n, call, args, foreseen),
-                IncomingBody::Output { stream, text, cut } => {
-                    // Its raw writes came before what the shim held back to send now.
-                    if takes_output && let Some((raw, raw_cut)) = self.stdout.take_output() {
-                        spent.captured.push(StreamName::Stdout, &raw, raw_cut);
-                    }
-                    spent.captured.push(stream, &text, cut);
-                    continue;
-                }
-                other => {
-                    // Its own output on stdout, once the protocol is on its channel: what it
-                    // wrote before this reply is in the pipe by now. (What it wrote while it
-                    // loaded waits for the first request, as the shims' captures do.)
-                    if takes_output && let Some((text, cut)) = self.stdout.take_output() {
-                        spent.captured.push(StreamName::Stdout, &text, cut);
-                    }
-                    return Ok(other);
-                }
-            };
-            world_calls += 1;
-            // What the world is handed, it keeps: a spec's world calls have a budget.
-            if line.len() > budget.bytes {
-                return Err(Broke::Protocol(format!(
-                    "the world calls of this spec sent more than {} MiB (at `{call}` while serving {what}), the most one spec may send (docs/protocol.md): the implementation is likely looping, or putting far more in the queue or DLQ than the spec has",
-                    MAX_WORLD_BYTES_PER_SPEC >> 20
-                )));
-            }
-            budget.bytes -= line.len();
-            let values = values_in(&args);
-            if values > budget.values {
-                return Err(Broke::Protocol(format!(
-                    "the world calls of this spec sent more than {MAX_WORLD_VALUES_PER_SPEC} JSON values in their arguments (at `{call}` while serving {what}), the most one spec may send (docs/protocol.md): the implementation is likely looping, or putting far more in the queue or DLQ than the spec has"
-                )));
-            }
-            budget.values -= values;
-            if n != world_calls {
-                return Err(Broke::Protocol(format!(
-                    "world call `{call}` while serving {what} is numbered n={n}, expected n={world_calls}: n counts the world calls of a request from 1"
-                )));
-            }
-            if took_foreseen {
-                let at = usize::try_from(n - 1).unwrap_or(usize::MAX);
-                let expected = foreseen.get(at).filter(|_| on_foresight);
-                let Some(expected) = expected.filter(|e| e.call == call && e.args == args) else {
-                    return Err(Broke::Protocol(not_foreseen(
-                        &call,
-                        &args,
-                        n,
-                        what,
-                        expected,
-                        on_foresight,
-                    )));
-                };
-                // The world performs the call now, in order, as any other; the answer the
-                // implementation went on with must be the one it gives.
-                let answer = world.world_call(&call, &args);
-                if !expected.answers(&answer) {
-                    return Err(Broke::Protocol(format!(
-                        "dlqspec foresaw the answer to world call `{call}` (n={n}) while serving {what}, but the world answered otherwise: that is a fault of dlqspec, not of the implementation; DLQSPEC_FEATURES= (empty) runs without foresight"
-                    )));
-                }
-                continue;
-            }
-            on_foresight = false;
-            let answer = match world.world_call(&call, &args) {
-                Ok(value) => Request::Result { n, value },
-                Err(error) => Request::Raise { n, error },
-            };
-            self.send(seq, answer, deadline).map_err(|broke| {
-                broke.writing(&format!(
-                    "the answer to world call `{call}` while serving {what}"
-                ))
-            })?;
-        }
-    }
-
-    /// The next event on stdout before `deadline`. While waiting, the process is checked on:
-    /// if it exited but stdout stays open (a process it started holds it), that is said, not
-    /// waited out as a hang.
-    fn next_line(&mut self, deadline: Instant) -> Result<StdoutEvent, Broke> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if let Some(event) = self.stdout.next(left.min(EXIT_CHECK)) {
-                return Ok(event);
-            }
-            if self.reaped.is_none()
-                && let Ok(Some(status)) = self.child.try_wait()
-            {
-                self.reaped = Some(status);
-                // What it wrote before it exited is read first; then, if stdout is still
-                // open, someone else holds it.
-                return match self.stdout.next(EXIT_GRACE) {
-                    Some(event) => Ok(event),
-                    None => Err(Broke::ExitedHeld(status)),
-                };
-            }
-            if left.is_zero() {
-                // A line held while the channel was undecided says more than the timeout.
-                if let Some(line) = self.stdout.take_held() {
-                    return Ok(StdoutEvent::Line(line));
-                }
-                return Err(Broke::Timeout);
-            }
-        }
-    }
-
-    fn decode(&self, line: &[u8]) -> Result<Incoming, Broke> {
-        protocol::decode(line).map_err(|error| match error {
-            DecodeError::NotJson(_) => Broke::Garbage(
-                format!(
-                    "line {} of stdout is not a protocol message: {}\nhint: stdout carries only protocol messages; logs and debug prints belong on stderr",
-                    self.lines_read,
-                    quote(line)
-                ),
-                line.to_vec(),
-            ),
-            DecodeError::NotUtf8(at) => Broke::Protocol(format!(
-                "line {} of stdout is not UTF-8 (byte {at} is not): protocol messages are JSON in UTF-8: {}",
-                self.lines_read,
-                quote(line)
-            )),
-            DecodeError::TooDeep => Broke::Protocol(format!(
-                "line {} of stdout nests JSON more than 128 levels deep, the most dlqspec reads (no protocol message needs that): {}",
-                self.lines_read,
-                quote(line)
-            )),
-            DecodeError::TooLarge => Broke::Protocol(format!(
-                "line {} of stdout carries more than {} JSON values (each number, string, list and mapping is one), the most one protocol message may: dlqspec keeps no more of what a reply says (no protocol message needs that): {}",
-                self.lines_read,
-                protocol::MAX_MESSAGE_VALUES,
-                quote(line)
-            )),
-            DecodeError::NotAMessage(why) => Broke::Protocol(format!(
-                "line {} of stdout is JSON but not a protocol message ({why}): {}",
-                self.lines_read,
-                quote(line)
-            )),
-            DecodeError::WrongVersion(version) => Broke::Protocol(format!(
-                "the implementation speaks protocol version {version}; this dlqspec speaks version {PROTOCOL_VERSION}"
-            )),
-        })
-    }
-
-    /// Turns a broken exchange into the error to report, stopping the process on the way.
-    fn failure(&mut self, broke: Broke, what: &str, timeout: Duration) -> ImplError {
-        let (kind, mut message) = match broke {
-            // In the student's words: what hung, and the two things that make code hang. The
-            // grader's option is the error's hint, told only to whoever runs dlqspec.
-            Broke::Timeout => (
-                ImplErrorKind::Timeout,
-                format!(
-                    "{what} never returned: an infinite loop, or a wait on something that never comes (no reply within {}; the process was killed)",
-                    seconds(timeout)
-                ),
-            ),
-            Broke::WriteTimeout(written) => (
-                ImplErrorKind::Timeout,
-                format!(
-                    "the implementation stopped reading its input: {written} could not be written within {}, as if it hung in an infinite loop or a wait; the process was killed",
-                    seconds(timeout)
-                ),
-            ),
-            Broke::Stalled => (
-                ImplErrorKind::Timeout,
-                format!(
-                    "the implementation stopped reading its input while serving {what}, as if it hung in an infinite loop or a wait; the process was killed"
-                ),
-            ),
-            Broke::Closed => {
-                let message = match self.await_exit(EXIT_GRACE) {
-                    Some(status) => {
-                        format!("the process {} while serving {what}", describe_exit(status))
-                    }
-                    None => format!(
-                        "the process closed its stdout while serving {what}, and was killed"
-                    ),
-                };
-                (ImplErrorKind::Exited, message)
-            }
-            Broke::ExitedHeld(status) => (
-                ImplErrorKind::Exited,
-                format!(
-                    "the process {} while serving {what}, but a process it started still held its stdout open (that process was killed)",
-                    describe_exit(status)
-                ),
-            ),
-            Broke::Garbage(message, _) => (
-                ImplErrorKind::Garbage,
-                format!("{message}\n(while serving {what})"),
-            ),
-            Broke::Protocol(message) => (ImplErrorKind::Protocol, message),
-            Broke::Startup(message) => (ImplErrorKind::Startup, message),
-        };
-        // A process that left by itself has been reaped; any other is killed now, with its
-        // whole tree.
-        self.kill();
-        // The process and its tree are gone, so stderr ends soon: read it to its end (the bound
-        // only guards against a writer beyond reach).
-        let _ = self.stderr_done.recv_timeout(STDERR_END);
-        let mut hint = (kind == ImplErrorKind::Timeout).then_some("--timeout SECS allows more");
-        if let Some((limit, allows_more)) = self.limit_reached() {
-            message.push('\n');
-            message.push_str(&limit);
-            hint = Some(allows_more);
-        }
-        if let Some(tail) = self.stderr.lock().ok().and_then(|t| t.render()) {
-            message.push('\n');
-            message.push_str(&tail);
-        }
-        let error = ImplError::new(kind, message);
-        match hint {
-            Some(hint) => error.with_hint(hint),
-            None => error,
-        }
-    }
-
-    /// Which of its limits the process reached, said for a person, if it reached one, and the
-    /// grader's option that allows more.
-    fn limit_reached(&self) -> Option<(String, &'static str)> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::ExitStatusExt;
-            if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXCPU) {
-                return Some((
-                    format!(
-                        "it used up its CPU time: each implementation process may use {}",
-                        self.limits.cpu_text()
-                    ),
-                    "--cpu SECS allows more",
-                ));
-            }
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::ExitStatusExt;
-            if self.reaped.and_then(|s| s.signal()) == Some(libc::SIGXFSZ) {
-                return Some((
-                    format!(
-                        "it wrote a file larger than a box may hold: each implementation may write {}",
-                        self.limits.disk_text()
-                    ),
-                    "--disk SIZE allows more",
-                ));
-            }
-        }
-        // The box's memory cgroup killed a process: everything the box held counted, shared
-        // memory and its folders' files too.
-        if self
-            ._boxed
-            .as_ref()
-            .is_some_and(PreparedBox::killed_for_memory)
-        {
-            let held = self
-                .limits
-                .memory
-                .map_or("no limit".to_owned(), limits::size);
-            return Some((
-                format!(
-                    "it ran out of memory: each implementation's box may hold {held} in all, its processes, shared memory and files included"
-                ),
-                "--memory SIZE allows more",
-            ));
-        }
-        let out_of_memory =
-            self.stdout_out_of_memory || self.stderr.lock().is_ok_and(|tail| tail.out_of_memory);
-        if out_of_memory {
-            return Some((
-                format!(
-                    "it ran out of memory: each implementation process may use {}",
-                    self.limits.memory_text()
-                ),
-                "--memory SIZE allows more",
-            ));
-        }
-        // Nothing said why, but a runtime that cannot get the memory it reserves at start
-        // (a JVM's heap) dies before `hello`: under a lowered limit, that is the likely cause.
-        let lowered = self
-            .limits
-            .memory
-            .is_some_and(|bytes| bytes < limits::DEFAULT_MEMORY_BYTES);
-        (self.exited_at_start && lowered).then(|| {
-            (
-                format!(
-                    "a process that exits before `hello` under a lowered memory limit most likely could not get the memory its runtime needs to start: each implementation process may use {}",
-                    self.limits.memory_text()
-                ),
-                "--memory SIZE allows more",
-            )
-        })
-    }
-
-    /// Ends the process's whole tree: kills and reaps the process unless it was reaped, and
-    /// whatever it started, even what left its group or was reparented to dlqspec.
-    fn kill(&mut self) {
-        if !self.ended {
-            let status = children::end(&mut self.child, self.reaped.is_some(), self.guard.tree());
-            // Even if waiting failed, there is nothing left to reap.
-            self.reaped = self
-                .reaped
-                .or(status)
-                .or_else(|| Some(ExitStatus::default()));
-            self.ended = true;
-        }
-    }
-
-    /// Waits up to `grace` for the process to exit by itself, else kills it. The exit status,
-    /// or `None` if it had to be killed.
-    fn await_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
-        let status = self.exit_within(grace);
-        if status.is_none() {
-            self.kill();
-        }
-        status
-    }
-
-    /// Waits up to `grace` for the process to exit by itself: its exit status, or `None` if it
-    /// is still running (or cannot be waited for).
-    fn exit_within(&mut self, grace: Duration) -> Option<ExitStatus> {
-        if let Some(status) = self.reaped {
-            return Some(status);
-        }
-        let until = Instant::now() + grace;
-        let mut pause = Duration::from_micros(200);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    self.reaped = Some(status);
-                    return Some(status);
-                }
-                Ok(None) if Instant::now() < until => {
-                    thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(20));
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// `bye`, then closed stdin, then a grace period, then a kill.
-    fn leave(mut self) -> ProcessExit {
-        let started = Instant::now();
-        let mut said_bye = false;
-        if self.reaped.is_none() {
-            self.seq += 1;
-            if self
-                .send(self.seq, Request::Bye, started + EXIT_GRACE)
-                .is_ok()
-            {
-                let until = started + EXIT_GRACE;
-                while let Some(StdoutEvent::Line(line)) = self
-                    .stdout
-                    .next(until.saturating_duration_since(Instant::now()))
-                {
-                    self.log('<', &line);
-                    if let Ok(Incoming {
-                        body: IncomingBody::Bye,
-                        ..
-                    }) = protocol::decode(&line)
-                    {
-                        said_bye = true;
-                        break;
-                    }
-                }
-            }
-        }
-        self.stdin = None;
-        let grace = EXIT_GRACE.saturating_sub(started.elapsed());
-        let status = self.await_exit(grace);
-        // Gone by itself or not, what it started goes too.
-        self.kill();
-        ProcessExit {
-            said_bye,
-            status,
-            took: started.elapsed(),
-        }
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        // The last line of defence (errors, panics): no child outlives its Process.
-        if self.reaped.is_none()
-            && let Ok(Some(status)) = self.child.try_wait()
-        {
-            self.reaped = Some(status);
-        }
-        self.kill();
-    }
 }
 
 /// The file named by `DLQSPEC_PROTOCOL_LOG`, opened for appending, if set.
@@ -1385,23 +680,6 @@ fn protocol_log() -> Option<std::fs::File> {
         .append(true)
         .open(path)
         .ok()
-}
-
-fn drain_stderr(stderr: impl Read, tail: &Mutex<StderrTail>) {
-    let mut reader = BufReader::new(stderr);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        // Cut very long lines in pieces rather than holding them whole.
-        match (&mut reader).take(64 * 1024).read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                if let Ok(mut tail) = tail.lock() {
-                    tail.push(&line);
-                }
-            }
-        }
-    }
 }
 
 /// The headline of an error message and its `-->` line, without details or stderr.
@@ -1449,45 +727,11 @@ fn errored_text(headline: &str, details: Option<&str>) -> String {
     out
 }
 
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs}s")
-    }
-}
-
-/// `exited with status 3`, `was killed by signal 9 (SIGKILL)`.
-pub(crate) fn describe_exit(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited with status {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            let name = match signal {
-                1 => " (SIGHUP)",
-                2 => " (SIGINT)",
-                6 => " (SIGABRT)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV)",
-                13 => " (SIGPIPE)",
-                15 => " (SIGTERM)",
-                24 => " (SIGXCPU)",
-                _ => "",
-            };
-            return format!("was killed by signal {signal}{name}");
-        }
-    }
-    format!("ended ({status})")
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
+    use super::lifecycle::seconds;
     use super::*;
 
     #[test]

@@ -20,10 +20,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The Python shim, as a path in the shims folder.
-pub(crate) const PYTHON_SHIM: &str = "python/dlqspec_shim.py";
-/// The Node shim, as a path in the shims folder.
-pub(crate) const NODE_SHIM: &str = "node/dlqspec-shim.mjs";
+use crate::model::language::Language;
 
 /// One file of the shims folder: its path in the folder, and what it holds.
 pub(crate) struct ShimFile {
@@ -55,8 +52,13 @@ pub(crate) static SHIM_FILES: &[ShimFile] = &[
     shim_file!("node/vendor/LICENSE-swc"),
 ];
 
-/// The folders of the shims folder, parents first.
-const SHIM_DIRS: &[&str] = &["python", "node", "node/vendor"];
+/// The folders of the shims folder, parents first: each language's.
+fn shim_dirs() -> Vec<&'static str> {
+    Language::ALL
+        .iter()
+        .flat_map(|language| language.shim_folders().iter().copied())
+        .collect()
+}
 
 /// How many entries a shims folder may hold before it is judged wrong without reading further.
 const MAX_ENTRIES: usize = 64;
@@ -205,7 +207,7 @@ pub(crate) fn check(dir: &Path) -> Check {
         if writable_by_others(&meta) {
             return Check::Wrong(format!("{name} is writable by others"));
         }
-        if meta.is_dir() && SHIM_DIRS.contains(&name.as_str()) {
+        if meta.is_dir() && shim_dirs().contains(&name.as_str()) {
             continue;
         }
         let Some(file) = SHIM_FILES.iter().find(|file| file.path == name) else {
@@ -220,7 +222,7 @@ pub(crate) fn check(dir: &Path) -> Check {
             Err(error) => return Check::Wrong(format!("{name}: {error}")),
         }
     }
-    if seen != SHIM_FILES.len() + SHIM_DIRS.len() {
+    if seen != SHIM_FILES.len() + shim_dirs().len() {
         return Check::Wrong("shim files are missing".into());
     }
     Check::Good
@@ -312,7 +314,7 @@ fn write_fresh(root: &Path) -> io::Result<Fresh> {
         .suffix(".tmp")
         .tempdir_in(root)?;
     let fresh = Fresh { path: temp.keep() };
-    for dir in SHIM_DIRS {
+    for dir in shim_dirs() {
         std::fs::create_dir(fresh.path.join(dir))?;
     }
     for file in SHIM_FILES {
@@ -325,7 +327,7 @@ fn write_fresh(root: &Path) -> io::Result<Fresh> {
         out.sync_all()?;
         set_mode(&path, 0o444)?;
     }
-    for dir in SHIM_DIRS.iter().rev() {
+    for dir in shim_dirs().iter().rev() {
         set_mode(&fresh.path.join(dir), 0o555)?;
     }
     set_mode(&fresh.path, 0o555)?;
@@ -454,7 +456,10 @@ mod tests {
         assert_eq!(embedded, on_disk, "add the new shim file to SHIM_FILES");
         for file in SHIM_FILES {
             let dir = file.path.rsplit_once('/').map(|(dir, _)| dir).unwrap();
-            assert!(SHIM_DIRS.contains(&dir), "{dir} missing from SHIM_DIRS");
+            assert!(
+                shim_dirs().contains(&dir),
+                "{dir} is no language's shim folder (`Language::shim_folders`)"
+            );
         }
     }
 

@@ -13,11 +13,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use crate::model::language::Language;
+
 /// Whether `path` names a TypeScript file (`.ts`, `.mts`, `.cts`).
 pub(crate) fn is_typescript(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "ts" | "mts" | "cts"))
+        .is_some_and(|e| Language::JavaScript.typescript_extensions().contains(&e))
 }
 
 /// What a TypeScript solution's run reads outside its own folder, every one read-only: the

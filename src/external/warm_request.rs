@@ -10,7 +10,7 @@ use std::process::Command;
 #[cfg(target_os = "linux")]
 use super::sandbox::{self, PreparedBox};
 #[cfg(target_os = "linux")]
-use super::shims_cache::PYTHON_SHIM;
+use crate::model::language::Language;
 
 /// The variable `grade` sets for each run: `FD:PROGRAM`, the run's end of the zygote's socket
 /// and the interpreter the zygote is (a run with another interpreter starts cold).
@@ -69,7 +69,7 @@ pub(crate) fn request_for(
     let [shim, solution] = args.as_slice() else {
         return None;
     };
-    if !shim.ends_with(PYTHON_SHIM) {
+    if !shim.ends_with(Language::Python.shim()) {
         return None;
     }
     let (uid, filter) = prepared.warm_parts()?;

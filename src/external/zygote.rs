@@ -30,6 +30,7 @@ use super::launch::Launch;
 use super::limits::Limits;
 use super::sandbox;
 use super::warm_request;
+use crate::model::language::Language;
 
 use super::warm_request::MAX_REQUEST;
 /// The variable `grade` sets for each run (`warm_request`, which reads it).
@@ -268,7 +269,9 @@ pub(crate) fn for_class<'a>(
         let entry = super::entry::entry_file(submission).ok()?;
         let value = super::entry::implementation(&entry);
         match super::launch::parse_with(&value, &env) {
-            Ok(super::launch::Target::External(launch)) if launch.language == "python" => {
+            Ok(super::launch::Target::External(launch))
+                if launch.language.is_some_and(Language::starts_warm) =>
+            {
                 Some(launch)
             }
             _ => None,
@@ -322,7 +325,7 @@ pub(crate) fn for_solution(
 /// when `launch` is no Python solution's; why not, when its interpreter comes with words of
 /// `DLQSPEC_PYTHON` after it, which the zygote, starting the interpreter alone, would lose.
 fn warm_shim(launch: &Launch) -> Result<Option<&Path>, String> {
-    if launch.language != "python" {
+    if !launch.language.is_some_and(Language::starts_warm) {
         return Ok(None);
     }
     match launch.args.as_slice() {
@@ -374,7 +377,7 @@ mod tests {
     fn launch(language: &str, args: &[&str]) -> Launch {
         Launch {
             label: format!("{language}:solution"),
-            language: language.to_owned(),
+            language: Language::of_name(language),
             program: "interpreter".to_owned(),
             args: args.iter().map(|&arg| arg.to_owned()).collect(),
             hint: None,
@@ -405,7 +408,7 @@ mod tests {
             ),
             launch("unknown", &["shim.py", "solution.py"]),
         ] {
-            assert_eq!(warm_shim(&other), Ok(None), "{}", other.language);
+            assert_eq!(warm_shim(&other), Ok(None), "{:?}", other.language);
         }
     }
 }

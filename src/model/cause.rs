@@ -38,6 +38,9 @@ pub struct Departure {
     /// The error the implementation raised at that point, when it raised one: what the
     /// traceback it sent is matched against.
     pub(crate) raised: Option<Raised>,
+    /// The spec's step (from 0) where it departs, when it departs in one: what `explain`'s
+    /// picture marks.
+    pub(crate) step: Option<usize>,
 }
 
 /// Why a spec failed, as every report carries it: failures with one `id` share one cause.
@@ -528,6 +531,7 @@ mod tests {
             key: shape.into(),
             mistakes: Vec::new(),
             raised: None,
+            step: None,
         }
     }
 

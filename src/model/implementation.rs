@@ -202,14 +202,6 @@ pub enum Naming {
 }
 
 impl Naming {
-    /// The spelling a language's lesson uses: camelCase for JavaScript and TypeScript.
-    pub(crate) fn of_language(language: &str) -> Naming {
-        match language.to_ascii_lowercase().as_str() {
-            "javascript" | "typescript" | "js" | "ts" => Naming::Camel,
-            _ => Naming::Snake,
-        }
-    }
-
     /// `key` (written in snake_case, as specs and docs/contracts.md write it) in this spelling.
     pub(crate) fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
         match self {
@@ -343,7 +335,5 @@ mod tests {
             .collect();
         assert_eq!(camel, ["id", "receiveCount", "firstReceivedAt", "failedAt"]);
         assert_eq!(Naming::Snake.key("first_attempt_at"), "first_attempt_at");
-        assert_eq!(Naming::of_language("TypeScript"), Naming::Camel);
-        assert_eq!(Naming::of_language("python"), Naming::Snake);
     }
 }

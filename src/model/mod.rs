@@ -5,6 +5,7 @@ pub(crate) mod cache_dir;
 pub mod captured;
 pub mod cause;
 pub mod implementation;
+pub mod language;
 pub mod mistake;
 pub mod outcome;
 pub mod rule;

@@ -9,13 +9,14 @@
 //! `class="difference"`, `id="first-difference"`, with what was expected and what happened.
 //!
 //! Every text comes from a spec or an implementation: it is shown with its control characters
-//! escaped, cut to what its row holds, and escaped for HTML. The page depends on nothing but
+//! escaped, cut to what its row holds, and spliced into maud's `html!`, which escapes it for
+//! HTML by construction. The page depends on nothing but
 //! its input, so the same run draws the same bytes.
 
-use std::fmt::Write as _;
+use maud::{DOCTYPE, Markup, html};
 
 use crate::contracts::timeline::{TimelineEvent, TimelineLine};
-use crate::report::sanitize;
+use crate::report::{page, sanitize};
 
 /// What the page shows besides the timeline: the spec, the implementation and the verdict.
 pub(crate) struct Page<'a> {
@@ -33,6 +34,18 @@ pub(crate) struct Page<'a> {
     pub(crate) passed: bool,
     /// The outcome's details as the text tells them (the diff of the first difference).
     pub(crate) details: &'a str,
+    /// Where the implementation first departs from the reference, when it does.
+    pub(crate) departure: Option<Departed<'a>>,
+}
+
+/// The step where an implementation first departs from the reference (the cause's step): the
+/// picture marks its heading with a cross and tells the departure under it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Departed<'a> {
+    /// The spec's step, from 0.
+    pub(crate) step: usize,
+    /// The departure in the spec's ids: `after ..., the reference acks a; yours ...`.
+    pub(crate) told: &'a str,
 }
 
 /// Left margin of every row.
@@ -57,92 +70,63 @@ const MAX_TEXT: usize = 2000;
 /// The most rows drawn: a long scenario's picture stays a page a browser opens at once.
 pub(crate) const MAX_ROWS: usize = 4000;
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n\
-h1{font-size:1.3em;margin:.2em 0}\n\
-.meta{color:#555;margin:.2em 0}\n\
-.picture{overflow-x:auto;border:1px solid #ddd;padding:.3em;background:#fff}\n\
-svg text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-space:pre;fill:#222}\n\
-.lane line{stroke:#bbb;stroke-dasharray:4 3}\n\
-.lane rect{fill:#eef;stroke:#99a}\n\
-.lane text{font-weight:bold;text-anchor:middle}\n\
-.step rect{fill:#f3f3f3}\n\
-.step text{font-weight:bold}\n\
-.call line{stroke:#555;stroke-width:1.5}\n\
-.call text{text-anchor:middle;font-size:11px}\n\
-.tone-delivery line{stroke:#2a5db0}.tone-success line{stroke:#2e8b3e}.tone-retry line{stroke:#c77d00}\n\
-.tone-dead line{stroke:#7a2a9a}.tone-replay line{stroke:#00838f}.tone-crash line{stroke:#c62828}\n\
-.tone-read line{stroke:#999;stroke-dasharray:3 2}.tone-misuse line{stroke:#c62828;stroke-dasharray:2 2}\n\
-.mark text{font-weight:bold}.mark.tone-crash text,.mark.tone-misuse text{fill:#c62828}\n\
-.mark.tone-crash path{stroke:#c62828;stroke-width:3}.mark circle{fill:#888}\n\
-.rule text{fill:#666;font-size:11px}\n\
-.note text{fill:#444}\n\
-.decision.ok text,.check.ok text{fill:#2e7d32}\n\
-.decision.wrong text,.check.differs text{fill:#c62828;font-weight:bold}\n\
-.difference rect{fill:#fdecea;stroke:#c62828;stroke-width:2}\n\
-.list rect{fill:#fafafa;stroke:#aaa}.list.quarantine rect{fill:#fbeef5}.list.done rect{fill:#eef8ee}\n\
-.list text{font-size:11px}\n\
-.verdict{font-weight:bold;padding:.3em .5em;display:inline-block}\n\
-.verdict.pass{background:#dfd}.verdict.fail{background:#fdd}\n\
-pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;overflow-wrap:anywhere}\n";
-
 /// The page: header, the picture, the verdict and its details, and the timeline as text.
 pub(crate) fn html(page: &Page) -> String {
-    let mut out =
-        String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    let _ = writeln!(
-        out,
-        "<title>dlqspec explain: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>",
-        escape(page.name, 200)
-    );
-    let _ = writeln!(out, "<h1 id=\"spec-name\">{}</h1>", escape(page.name, 500));
-    let _ = writeln!(
-        out,
-        "<p class=\"meta\">{} · contract {} · implementation <span id=\"implementation\">{}</span></p>",
-        escape(page.path, 500),
-        escape(page.contract, 100),
-        escape(page.implementation, 500)
-    );
-    if !page.rules.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p class=\"meta\">rules: {}</p>",
-            escape(&page.rules.join(", "), MAX_TEXT)
-        );
-    }
-    if !page.description.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p class=\"description\">{}</p>",
-            escape(page.description, MAX_TEXT)
-        );
-    }
-    out.push_str("<div class=\"picture\">\n");
-    out.push_str(&svg(page.lanes, page.timeline));
-    out.push_str("</div>\n");
-    let _ = writeln!(
-        out,
-        "<p>outcome: <span id=\"verdict\" class=\"verdict {}\">{}</span></p>",
-        if page.passed { "pass" } else { "fail" },
-        escape(page.verdict, 500)
-    );
-    if !page.details.trim().is_empty() {
-        out.push_str("<pre class=\"details\">");
-        for line in page.details.lines().take(200) {
-            out.push_str(&escape(line, MAX_TEXT));
-            out.push('\n');
+    let details: Vec<&str> = page.details.lines().take(200).collect();
+    let markup = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n" meta charset="utf-8"; "\n"
+                title { "dlqspec explain: " (shown(page.name, 200)) } "\n"
+                (page::style(page::EXPLAIN_CSS)) "\n"
+            }
+            "\n"
+            body {
+                "\n"
+                h1 #spec-name { (shown(page.name, 500)) } "\n"
+                p.meta {
+                    (shown(page.path, 500)) " · contract " (shown(page.contract, 100))
+                    " · implementation " span #implementation { (shown(page.implementation, 500)) }
+                }
+                "\n"
+                @if !page.rules.is_empty() {
+                    p.meta { "rules: " (shown(&page.rules.join(", "), MAX_TEXT)) } "\n"
+                }
+                @if !page.description.is_empty() {
+                    p.description { (shown(page.description, MAX_TEXT)) } "\n"
+                }
+                div.picture { "\n" (svg(page.lanes, page.timeline, page.departure)) } "\n"
+                p {
+                    "outcome: "
+                    span #verdict class={ "verdict " (if page.passed { "pass" } else { "fail" }) } {
+                        (shown(page.verdict, 500))
+                    }
+                }
+                "\n"
+                @if !page.details.trim().is_empty() {
+                    pre.details { @for line in &details { (shown(line, MAX_TEXT)) "\n" } } "\n"
+                }
+                details {
+                    "\n" summary { "the timeline as text" } "\n"
+                    pre.timeline {
+                        @for told in page.timeline.iter().take(MAX_ROWS) {
+                            (shown(&told.line, MAX_TEXT)) "\n"
+                        }
+                        @if page.timeline.len() > MAX_ROWS {
+                            "... " (page.timeline.len() - MAX_ROWS) " more\n"
+                        }
+                    }
+                    "\n"
+                }
+                "\n"
+            }
+            "\n"
         }
-        out.push_str("</pre>\n");
-    }
-    out.push_str("<details>\n<summary>the timeline as text</summary>\n<pre class=\"timeline\">");
-    for told in page.timeline.iter().take(MAX_ROWS) {
-        out.push_str(&escape(&told.line, MAX_TEXT));
-        out.push('\n');
-    }
-    if page.timeline.len() > MAX_ROWS {
-        let _ = writeln!(out, "... {} more", page.timeline.len() - MAX_ROWS);
-    }
-    out.push_str("</pre>\n</details>\n</body>\n</html>\n");
-    out
+        "\n"
+    };
+    markup.into_string()
 }
 
 /// Where lane `name` runs, if it is one of `lanes`.
@@ -156,8 +140,14 @@ fn fits(x: u32, right: u32) -> usize {
     (f64::from(right.saturating_sub(x)) / CHAR_WIDTH) as usize
 }
 
+/// Whether `heading` (a step's heading, `step 3 (line 9): ...`) is the heading of the step
+/// where the implementation departs.
+fn departs_at(heading: &str, departed: Departed) -> bool {
+    heading.starts_with(&format!("step {} (", departed.step + 1))
+}
+
 /// The timeline as an SVG sequence diagram.
-fn svg(lanes: &[&'static str], timeline: &[TimelineLine]) -> String {
+fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Departed>) -> Markup {
     let lists = timeline
         .iter()
         .any(|t| matches!(t.event, TimelineEvent::Lists(_)));
@@ -169,60 +159,57 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine]) -> String {
         lanes_right.max(MIN_WIDTH)
     };
     let right = width - 8;
-    let mut rows = String::new();
+    let mut rows: Vec<Markup> = Vec::new();
     let mut y = TOP;
     let mut marked = false;
+    // Marked once, at the first heading of its step.
+    let mut departing = departure;
     for told in timeline.iter().take(MAX_ROWS) {
         let text = told.line.trim_start();
         let indent = if told.line.starts_with(' ') { 24 } else { 0 };
-        match &told.event {
-            TimelineEvent::Start => {
-                let _ = writeln!(
-                    rows,
-                    "<g class=\"start\"><text x=\"{LEFT}\" y=\"{}\">{}</text></g>",
-                    y + 14,
-                    escape(text, fits(LEFT, right))
-                );
-                y += 22;
-            }
+        let (row, next) = match &told.event {
+            TimelineEvent::Start => (
+                html! { g.start { text x=(LEFT) y=(y + 14) { (shown(text, fits(LEFT, right))) } } },
+                y + 22,
+            ),
             TimelineEvent::Step { kind } => {
-                y = band(&mut rows, kind, y, width, text, right);
+                let here = departing.take_if(|departed| departs_at(text, *departed));
+                let (heading, y) = band(kind, here.is_some(), y, width, text, right);
+                let (note, y) = departed(here, y, right);
+                (html! { (heading) (note) }, y)
             }
             // A call that is a step's heading (outcome-queue's) starts the step's band too.
             TimelineEvent::Call { .. } if indent == 0 => {
-                y = band(&mut rows, "call-step", y, width, text, right);
-                y = arrow(&mut rows, lanes, &told.event, y, indent, text, right);
+                let here = departing.take_if(|departed| departs_at(text, *departed));
+                let (heading, y) = band("call-step", here.is_some(), y, width, text, right);
+                let (note, y) = departed(here, y, right);
+                let (call, y) = arrow(lanes, &told.event, y, indent, text, right);
+                (html! { (heading) (note) "\n" (call) }, y)
             }
-            TimelineEvent::Call { .. } => {
-                y = arrow(&mut rows, lanes, &told.event, y, indent, text, right);
-            }
+            TimelineEvent::Call { .. } => arrow(lanes, &told.event, y, indent, text, right),
             TimelineEvent::Mark { lane, label, tone } => {
                 let x = lane_x(lanes, lane).unwrap_or(FIRST_LANE);
-                let symbol = match tone.word() {
-                    "crash" => format!("<path d=\"M{} {} l12 12 m0 -12 l-12 12\"/>", x - 6, y + 4),
-                    _ => format!("<circle cx=\"{x}\" cy=\"{}\" r=\"5\"/>", y + 10),
+                let row = html! {
+                    g class={ "mark tone-" (tone.word()) } {
+                        @if tone.word() == "crash" {
+                            path d=(format!("M{} {} l12 12 m0 -12 l-12 12", x - 6, y + 4)) {}
+                        } @else {
+                            circle cx=(x) cy=(y + 10) r="5" {}
+                        }
+                        text x=(x + 12) y=(y + 14) { (shown(label, fits(x + 12, right))) }
+                    }
                 };
-                let _ = writeln!(
-                    rows,
-                    "<g class=\"mark tone-{}\">{symbol}<text x=\"{}\" y=\"{}\">{}</text></g>",
-                    tone.word(),
-                    x + 12,
-                    y + 14,
-                    escape(label, fits(x + 12, right))
-                );
-                y += 24;
+                (row, y + 24)
             }
-            TimelineEvent::Rule => {
-                y = note_row(&mut rows, "rule", y, indent, text, right);
-            }
+            TimelineEvent::Rule => note_row("rule", y, indent, text, right),
             TimelineEvent::Decision { did, expected } => {
                 let first = expected.is_some() && !std::mem::replace(&mut marked, true);
                 match expected {
                     Some(expected) if first => {
-                        y = difference(&mut rows, "decision wrong", y, text, did, expected, right);
+                        difference("decision wrong", y, text, did, expected, right)
                     }
-                    Some(_) => y = note_row(&mut rows, "decision wrong", y, indent, text, right),
-                    None => y = note_row(&mut rows, "decision ok", y, indent, text, right),
+                    Some(_) => note_row("decision wrong", y, indent, text, right),
+                    None => note_row("decision ok", y, indent, text, right),
                 }
             }
             TimelineEvent::Check {
@@ -230,108 +217,124 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine]) -> String {
             } => {
                 let differs = told.event.differs();
                 if differs && !std::mem::replace(&mut marked, true) {
-                    y = difference(&mut rows, "check differs", y, text, actual, expected, right);
+                    difference("check differs", y, text, actual, expected, right)
                 } else {
                     let class = if differs { "check differs" } else { "check ok" };
-                    y = note_row(&mut rows, class, y, indent, text, right);
+                    note_row(class, y, indent, text, right)
                 }
             }
             TimelineEvent::Lists(lists) => {
-                let _ = write!(rows, "<g class=\"lists\">");
-                for (i, (name, items)) in lists.iter().enumerate() {
-                    let x = lists_left + i as u32 * (LIST_WIDTH + 10);
-                    let shown = if items.is_empty() {
-                        "(empty)".to_owned()
-                    } else {
-                        items.join(", ")
-                    };
-                    let _ = write!(
-                        rows,
-                        "<g class=\"list {name}\"><rect x=\"{x}\" y=\"{y}\" width=\"{LIST_WIDTH}\" height=\"20\"/><text x=\"{}\" y=\"{}\">{}: {}</text></g>",
-                        x + 4,
-                        y + 14,
-                        escape(name, 20),
-                        escape(&shown, fits(x + 4 + 8 * name.len() as u32, x + LIST_WIDTH))
-                    );
-                }
-                rows.push_str("</g>\n");
-                y += 26;
+                let row = html! {
+                    g.lists {
+                        @for (i, (name, items)) in lists.iter().enumerate() {
+                            @let x = lists_left + i as u32 * (LIST_WIDTH + 10);
+                            @let shown_items = if items.is_empty() { "(empty)".to_owned() } else { items.join(", ") };
+                            g class={ "list " (name) } {
+                                rect x=(x) y=(y) width=(LIST_WIDTH) height="20" {}
+                                text x=(x + 4) y=(y + 14) {
+                                    (shown(name, 20)) ": "
+                                    (shown(&shown_items, fits(x + 4 + 8 * name.len() as u32, x + LIST_WIDTH)))
+                                }
+                            }
+                        }
+                    }
+                };
+                (row, y + 26)
             }
-            TimelineEvent::Note => {
-                y = note_row(&mut rows, "note", y, indent, text, right);
-            }
-        }
+            TimelineEvent::Note => note_row("note", y, indent, text, right),
+        };
+        rows.push(row);
+        y = next;
     }
     if timeline.len() > MAX_ROWS {
-        y = note_row(
-            &mut rows,
-            "note",
-            y,
-            0,
-            &format!(
-                "... {} more events: the text timeline below holds them",
-                timeline.len() - MAX_ROWS
-            ),
-            right,
+        let more = format!(
+            "... {} more events: the text timeline below holds them",
+            timeline.len() - MAX_ROWS
         );
+        let (row, next) = note_row("note", y, 0, &more, right);
+        rows.push(row);
+        y = next;
     }
     let height = y + 12;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg id=\"explain\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"the scenario as a sequence diagram\">"
-    );
-    out.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"8\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0 0 L10 5 L0 10 z\" fill=\"#555\"/></marker></defs>\n");
-    for (i, lane) in lanes.iter().enumerate() {
-        let x = FIRST_LANE + lane_gap(lanes) * i as u32;
-        let _ = writeln!(
-            out,
-            "<g class=\"lane\" id=\"lane-{}\" data-lane=\"{}\"><rect x=\"{}\" y=\"8\" width=\"110\" height=\"26\" rx=\"4\"/><text x=\"{x}\" y=\"26\">{}</text><line x1=\"{x}\" y1=\"34\" x2=\"{x}\" y2=\"{height}\"/></g>",
-            lane_id(lane),
-            escape(lane, 20),
-            x - 55,
-            escape(lane, 14)
-        );
-    }
-    if lists {
-        for (i, name) in ["ready", "done", "quarantine"].iter().enumerate() {
-            let x = lists_left + i as u32 * (LIST_WIDTH + 10);
-            let _ = writeln!(
-                out,
-                "<g class=\"lane list-head\" id=\"lane-{name}\" data-lane=\"{name}\"><rect x=\"{x}\" y=\"8\" width=\"{LIST_WIDTH}\" height=\"26\" rx=\"4\"/><text x=\"{}\" y=\"26\">{name}</text></g>",
-                x + LIST_WIDTH / 2
-            );
+    html! {
+        svg #explain width=(width) height=(height) viewBox={ "0 0 " (width) " " (height) } role="img" aria-label="the scenario as a sequence diagram" {
+            "\n"
+            defs {
+                marker #arrow viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse" {
+                    path d="M0 0 L10 5 L0 10 z" fill="#555" {}
+                }
+            }
+            "\n"
+            @for (i, lane) in lanes.iter().enumerate() {
+                @let x = FIRST_LANE + lane_gap(lanes) * i as u32;
+                g.lane id={ "lane-" (lane_id(lane)) } data-lane=(shown(lane, 20)) {
+                    rect x=(x - 55) y="8" width="110" height="26" rx="4" {}
+                    text x=(x) y="26" { (shown(lane, 14)) }
+                    line x1=(x) y1="34" x2=(x) y2=(height) {}
+                }
+                "\n"
+            }
+            @if lists {
+                @for (i, name) in ["ready", "done", "quarantine"].iter().enumerate() {
+                    @let x = lists_left + i as u32 * (LIST_WIDTH + 10);
+                    g.lane.list-head id={ "lane-" (name) } data-lane=(name) {
+                        rect x=(x) y="8" width=(LIST_WIDTH) height="26" rx="4" {}
+                        text x=(x + LIST_WIDTH / 2) y="26" { (name) }
+                    }
+                    "\n"
+                }
+            }
+            @for row in &rows { (row) "\n" }
         }
+        "\n"
     }
-    out.push_str(&rows);
-    out.push_str("</svg>\n");
-    out
 }
 
-/// A step's heading: a band across the picture, with a mark saying what kind of step it is.
-fn band(rows: &mut String, kind: &str, y: u32, width: u32, text: &str, right: u32) -> u32 {
-    let _ = writeln!(
-        rows,
-        "<g class=\"step {kind}\"><rect x=\"4\" y=\"{y}\" width=\"{}\" height=\"22\"/><text x=\"{LEFT}\" y=\"{}\">{} {}</text></g>",
-        width - 8,
-        y + 15,
-        glyph(kind),
-        escape(text, fits(LEFT + 16, right))
-    );
-    y + 26
+/// A step's heading: a band across the picture, with a mark saying what kind of step it is
+/// (a cross where the implementation `departs` from the reference); the row and the top of
+/// the next.
+fn band(kind: &str, departs: bool, y: u32, width: u32, text: &str, right: u32) -> (Markup, u32) {
+    let glyph = if departs { "\u{2717}" } else { glyph(kind) };
+    let class = if departs {
+        format!("step {kind} departure")
+    } else {
+        format!("step {kind}")
+    };
+    let row = html! {
+        g class=(class) id=[departs.then_some("departure")] {
+            rect x="4" y=(y) width=(width - 8) height="22" {}
+            text x=(LEFT) y=(y + 15) { (glyph) " " (shown(text, fits(LEFT + 16, right))) }
+        }
+    };
+    (row, y + 26)
+}
+
+/// Under the heading of the step where the implementation departs, what it did there and
+/// what the reference does; nothing under any other.
+fn departed(departure: Option<Departed>, y: u32, right: u32) -> (Markup, u32) {
+    match departure {
+        Some(departed) => {
+            let told = format!(
+                "\u{2717} here yours departs from the reference: {}",
+                departed.told
+            );
+            let (row, y) = note_row("departs", y, 24, &told, right);
+            (html! { "\n" (row) }, y)
+        }
+        None => (html! {}, y),
+    }
 }
 
 /// A call's arrow from one lane to another, its label above it; a call between lanes the
 /// picture does not draw is a row of text.
 fn arrow(
-    rows: &mut String,
     lanes: &[&str],
     event: &TimelineEvent,
     y: u32,
     indent: u32,
     text: &str,
     right: u32,
-) -> u32 {
+) -> (Markup, u32) {
     let TimelineEvent::Call {
         from,
         to,
@@ -339,24 +342,20 @@ fn arrow(
         tone,
     } = event
     else {
-        return note_row(rows, "note", y, indent, text, right);
+        return note_row("note", y, indent, text, right);
     };
     let (Some(x1), Some(x2)) = (lane_x(lanes, from), lane_x(lanes, to)) else {
-        return note_row(rows, "note", y, indent, text, right);
+        return note_row("note", y, indent, text, right);
     };
     let (mid, span) = ((x1 + x2) / 2, x1.abs_diff(x2).max(lane_gap(lanes)));
     let head = if x2 >= x1 { x2 - 6 } else { x2 + 6 };
-    let _ = writeln!(
-        rows,
-        "<g class=\"call tone-{}\" data-from=\"{}\" data-to=\"{}\"><text x=\"{mid}\" y=\"{}\">{}</text><line x1=\"{x1}\" y1=\"{y2}\" x2=\"{head}\" y2=\"{y2}\" marker-end=\"url(#arrow)\"/></g>",
-        tone.word(),
-        lane_id(from),
-        lane_id(to),
-        y + 11,
-        escape(label, fits(0, span - 10)),
-        y2 = y + 18
-    );
-    y + 26
+    let row = html! {
+        g class={ "call tone-" (tone.word()) } data-from=(lane_id(from)) data-to=(lane_id(to)) {
+            text x=(mid) y=(y + 11) { (shown(label, fits(0, span - 10))) }
+            line x1=(x1) y1=(y + 18) x2=(head) y2=(y + 18) marker-end="url(#arrow)" {}
+        }
+    };
+    (row, y + 26)
 }
 
 /// A lane's name as an id: letters and digits, the rest `-`.
@@ -377,35 +376,28 @@ const LINE: u32 = 15;
 
 /// One row of text (a rule, a note, a decision, a check), indented as the text timeline
 /// indents it; a long one wraps onto more lines, none cut.
-fn note_row(rows: &mut String, class: &str, y: u32, indent: u32, text: &str, right: u32) -> u32 {
+fn note_row(class: &str, y: u32, indent: u32, text: &str, right: u32) -> (Markup, u32) {
     let x = LEFT + indent;
     let lines = wrap(text, fits(x, right));
-    let _ = writeln!(
-        rows,
-        "<g class=\"{class}\"><text x=\"{x}\" y=\"{}\">{}</text></g>",
-        y + 13,
-        tspans(x, &lines)
-    );
-    y + 18 + LINE * (lines.len() as u32 - 1)
+    let row = html! { g class=(class) { text x=(x) y=(y + 13) { (tspans(x, &lines)) } } };
+    (row, y + 18 + LINE * (lines.len() as u32 - 1))
 }
 
 /// Lines of one text element, each below the last.
-fn tspans(x: u32, lines: &[String]) -> String {
-    match lines {
-        [one] => one.clone(),
-        _ => lines
-            .iter()
-            .enumerate()
-            .map(|(i, line)| {
-                let dy = if i == 0 { 0 } else { LINE };
-                format!("<tspan x=\"{x}\" dy=\"{dy}\">{line}</tspan>")
-            })
-            .collect(),
+fn tspans(x: u32, lines: &[String]) -> Markup {
+    html! {
+        @if let [one] = lines {
+            (one)
+        } @else {
+            @for (i, line) in lines.iter().enumerate() {
+                tspan x=(x) dy=(if i == 0 { 0 } else { LINE }) { (line) }
+            }
+        }
     }
 }
 
-/// Untrusted text for HTML in lines of at most `width` characters (broken after a space where
-/// the line has one), control characters shown as escapes: all of it, up to `MAX_TEXT`.
+/// Untrusted text in lines of at most `width` characters (broken after a space where the
+/// line has one), control characters shown as escapes: all of it, up to `MAX_TEXT`.
 fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(20);
     let text = sanitize::line(text);
@@ -414,14 +406,14 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut rest: &str = &text;
     loop {
         let Some((end, _)) = rest.char_indices().nth(width) else {
-            lines.push(sanitize::html(rest));
+            lines.push(rest.to_owned());
             return lines;
         };
         let cut = rest[..end]
             .rfind(' ')
             .filter(|&at| at > 0)
             .map_or(end, |at| at + 1);
-        lines.push(sanitize::html(&rest[..cut]));
+        lines.push(rest[..cut].to_owned());
         rest = &rest[cut..];
     }
 }
@@ -429,14 +421,13 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 /// The first difference: its line, then what happened and what was expected, in a red box
 /// that grows with them: a long decision or expected trace wraps, none is cut.
 fn difference(
-    rows: &mut String,
     class: &str,
     y: u32,
     text: &str,
     actual: &str,
     expected: &str,
     right: u32,
-) -> u32 {
+) -> (Markup, u32) {
     let x = LEFT + 24;
     // `expected: ` and `actual:   ` take 10 characters; what follows wraps under itself.
     let after = x + (10.0 * CHAR_WIDTH) as u32;
@@ -448,25 +439,25 @@ fn difference(
     let expected_y = heading_y + lines(heading.len()) + 17;
     let actual_y = expected_y + lines(expected.len()) + 17;
     let height = actual_y + lines(actual.len()) + 9 - y;
-    let _ = writeln!(
-        rows,
-        "<g class=\"{class} difference\" id=\"first-difference\"><rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"{height}\" rx=\"3\"/><text x=\"{x}\" y=\"{heading_y}\">{}</text><text class=\"expected\" x=\"{x}\" y=\"{expected_y}\">expected: {}</text><text class=\"actual\" x=\"{x}\" y=\"{actual_y}\">actual:   {}</text></g>",
-        x - 6,
-        right - x,
-        tspans(x, &heading),
-        continued(after, &expected),
-        continued(after, &actual),
-    );
-    y + height + 6
+    let row = html! {
+        g class={ (class) " difference" } id="first-difference" {
+            rect x=(x - 6) y=(y) width=(right - x) height=(height) rx="3" {}
+            text x=(x) y=(heading_y) { (tspans(x, &heading)) }
+            text.expected x=(x) y=(expected_y) { "expected: " (continued(after, &expected)) }
+            text.actual x=(x) y=(actual_y) { "actual:   " (continued(after, &actual)) }
+        }
+    };
+    (row, y + height + 6)
 }
 
 /// A value's lines after its label: the first beside it, the rest under the first.
-fn continued(x: u32, lines: &[String]) -> String {
-    let mut out = lines.first().cloned().unwrap_or_default();
-    for line in &lines[1.min(lines.len())..] {
-        let _ = write!(out, "<tspan x=\"{x}\" dy=\"{LINE}\">{line}</tspan>");
+fn continued(x: u32, lines: &[String]) -> Markup {
+    html! {
+        @if let Some(first) = lines.first() { (first) }
+        @for line in lines.iter().skip(1) {
+            tspan x=(x) dy=(LINE) { (line) }
+        }
     }
-    out
 }
 
 /// A mark before a step's heading, saying what kind of step it is.
@@ -483,10 +474,10 @@ fn glyph(kind: &str) -> &'static str {
     }
 }
 
-/// Untrusted text for HTML: control characters shown as escapes, cut to `max` characters
-/// (an ellipsis says so), then escaped.
-fn escape(text: &str, max: usize) -> String {
-    sanitize::html(&sanitize::cut(&sanitize::line(text), max))
+/// Untrusted text as a page shows it: control characters as escapes, cut to `max` characters
+/// (an ellipsis says so). maud escapes it for HTML where it is spliced in.
+fn shown(text: &str, max: usize) -> String {
+    sanitize::cut(&sanitize::line(text), max).into_owned()
 }
 
 #[cfg(test)]
@@ -507,7 +498,38 @@ mod tests {
             verdict: "FAIL",
             passed: false,
             details: "",
+            departure: None,
         }
+    }
+
+    #[test]
+    fn the_step_where_the_implementation_departs_is_marked_and_told() {
+        let step = |n: usize| TimelineLine {
+            line: format!("step {n} (line {}): process_one() returned dead", n + 6),
+            event: TimelineEvent::Step { kind: "process" },
+        };
+        let timeline = [step(1), step(2), step(2), step(12)];
+        let mut page = page(&timeline, &["queue"]);
+        page.departure = Some(Departed {
+            step: 1,
+            told: "the reference retries <a>; yours put a in the DLQ",
+        });
+        let html = html(&page);
+        assert_eq!(html.matches("id=\"departure\"").count(), 1, "{html}");
+        assert!(
+            html.contains(
+                "<g class=\"step process departure\" id=\"departure\"><rect x=\"4\" y=\"82\""
+            ),
+            "the second step, not the first nor the twelfth: {html}"
+        );
+        assert!(html.contains("\u{2717} step 2 (line 8)"), "{html}");
+        assert!(
+            html.contains(
+                "here yours departs from the reference: the reference retries &lt;a&gt;; yours"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("\u{25b6} step 1 (line 7)"), "{html}");
     }
 
     #[test]

@@ -580,6 +580,7 @@ mod tests {
             key: key.into(),
             mistakes: Vec::new(),
             raised: None,
+            step: None,
         };
         let mut report = report(path, outcome, 1);
         report.rules = vec!["c/listed".into()];

@@ -286,6 +286,7 @@ mod tests {
             key: "the reference puts X in the DLQ; yours retried X".into(),
             mistakes: vec![&crate::contracts::dlq_consumer::mistakes::MISTAKES[0]],
             raised: None,
+            step: None,
         };
         mismatch.cause = Cause::of(&mismatch.outcome, Some(&departure), None, &mismatch.rules);
         let got = &lines(&[Event::Finished(&mismatch)])[0];

@@ -3,10 +3,14 @@
 
 use std::fmt::Write as _;
 
+use maud::{DOCTYPE, Markup, html};
+
+use super::page;
 use super::render;
 use super::sanitize;
 use super::smoke::duration;
 use super::style::{Palette, paint};
+use crate::model::language::Language;
 use crate::model::outcome::Outcome;
 use crate::run::events::SpecReport;
 use crate::run::matrix::{Cell, CellStatus, Column, Matrix};
@@ -46,7 +50,7 @@ pub(crate) fn short_labels(labels: &[&str]) -> Vec<String> {
     let short: Vec<String> = labels
         .iter()
         .map(|label| match label.split_once(':') {
-            Some((kind @ ("python" | "node"), path)) => {
+            Some((kind, path)) if Language::of_prefix(kind).is_some() => {
                 let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
                 format!("{kind}:{file}")
             }
@@ -242,6 +246,41 @@ fn markdown_cell(cell: &Cell, column: usize, matrix: &Matrix) -> String {
     }
 }
 
+/// Text for a Markdown page, shown as written: Markdown's inline markup characters
+/// backslash-escaped (and a leading punctuation character, which could start a list or a
+/// heading), then HTML's special characters as entities by maud, so that no spec or
+/// implementation can add markup, links or script to the page; control characters escaped.
+fn markdown_escape(text: &str) -> String {
+    html! { (markdown_backslashed(text)) }.into_string()
+}
+
+/// Markdown's markup characters in `text` backslash-escaped, control characters escaped.
+fn markdown_backslashed(text: &str) -> String {
+    let text = sanitize::line(text);
+    let mut out = String::with_capacity(text.len());
+    for (index, c) in text.chars().enumerate() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // HTML's own characters are maud's to escape, never a Markdown escape's.
+            c if index == 0 && c.is_ascii_punctuation() && !matches!(c, '&' | '<' | '>' | '"') => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inline code on a Markdown page: `<code>` around escaped text, since a backtick in the text
+/// would end a backtick code span early.
+fn markdown_code(text: &str) -> String {
+    html! { code { (markdown_backslashed(text)) } }.into_string()
+}
+
 /// A code fence longer than any run of backticks in `text`, so the text cannot close it.
 fn markdown_fence(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
@@ -257,22 +296,17 @@ fn spec_heading(
     report: &SpecReport,
     rules_are: &str,
 ) {
-    let _ = writeln!(
-        out,
-        "\n### <a id=\"{}\"></a>{}: {}\n",
-        anchor(index, &report.path),
-        sanitize::markdown_code(&column.implementation.label),
-        sanitize::markdown_code(&report.path)
-    );
+    let heading = html! {
+        a id=(anchor(index, &report.path)) {}
+        code { (markdown_backslashed(&column.implementation.label)) } ": "
+        code { (markdown_backslashed(&report.path)) }
+    };
+    let _ = writeln!(out, "\n### {}\n", heading.into_string());
     if let Some(name) = &report.name {
-        let _ = writeln!(out, "{}\n", sanitize::markdown(name));
+        let _ = writeln!(out, "{}\n", markdown_escape(name));
     }
     if !report.rules.is_empty() {
-        let rules: Vec<String> = report
-            .rules
-            .iter()
-            .map(|r| sanitize::markdown_code(r))
-            .collect();
+        let rules: Vec<String> = report.rules.iter().map(|r| markdown_code(r)).collect();
         let _ = writeln!(out, "{rules_are}: {}\n", rules.join(", "));
     }
 }
@@ -287,17 +321,13 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
     );
     out.push_str("| rule |");
     for column in &matrix.columns {
-        let _ = write!(
-            out,
-            " {} |",
-            sanitize::markdown_code(&column.implementation.label)
-        );
+        let _ = write!(out, " {} |", markdown_code(&column.implementation.label));
     }
     out.push_str("\n|---|");
     out.push_str(&"---|".repeat(matrix.columns.len()));
     out.push('\n');
     for row in &matrix.rows {
-        let _ = write!(out, "| {} |", sanitize::markdown_code(row.rule.id));
+        let _ = write!(out, "| {} |", markdown_code(row.rule.id));
         for (index, cell) in row.cells.iter().enumerate() {
             let _ = write!(out, " {} |", markdown_cell(cell, index, matrix));
         }
@@ -353,9 +383,9 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
                 let _ = writeln!(
                     out,
                     "- {}: {} (first: {})",
-                    sanitize::markdown_code(property.id),
-                    sanitize::markdown(property.says),
-                    sanitize::markdown(&property.first)
+                    markdown_code(property.id),
+                    markdown_escape(property.says),
+                    markdown_escape(&property.first)
                 );
             }
             let failure = render::details(&report.path, &divergence.failure);
@@ -370,8 +400,8 @@ pub(crate) fn markdown(matrix: &Matrix) -> String {
             let _ = writeln!(
                 out,
                 "- {}: {}",
-                sanitize::markdown_code(&report.path),
-                sanitize::markdown(&headline(report))
+                markdown_code(&report.path),
+                markdown_escape(&headline(report))
             );
         }
     }
@@ -401,147 +431,142 @@ fn html_class(status: CellStatus) -> &'static str {
 }
 
 /// Plain details with diff lines marked for coloring.
-fn html_details(details: &str) -> String {
-    let mut out = String::new();
+fn html_details(details: &str) -> Markup {
     let mut in_diff = false;
-    for line in details.lines() {
-        if line == "--- expected" {
-            in_diff = true;
-        }
-        let class = match line.chars().next() {
-            _ if !in_diff => None,
-            Some('-') => Some("del"),
-            Some('+') => Some("ins"),
-            Some('@') => Some("hunk"),
-            _ => None,
-        };
-        match class {
-            Some(class) => {
-                let _ = writeln!(
-                    out,
-                    "<span class=\"{class}\">{}</span>",
-                    sanitize::html(line)
-                );
+    let lines: Vec<(Option<&str>, &str)> = details
+        .lines()
+        .map(|line| {
+            if line == "--- expected" {
+                in_diff = true;
             }
-            None => {
-                let _ = writeln!(out, "{}", sanitize::html(line));
+            let class = match line.chars().next() {
+                _ if !in_diff => None,
+                Some('-') => Some("del"),
+                Some('+') => Some("ins"),
+                Some('@') => Some("hunk"),
+                _ => None,
+            };
+            (class, line)
+        })
+        .collect();
+    html! {
+        @for (class, line) in lines {
+            @match class {
+                Some(class) => { span class=(class) { (sanitize::line(line)) } "\n" }
+                None => { (sanitize::line(line)) "\n" }
             }
         }
     }
-    out
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#222}\
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}\
-th{background:#f4f4f4}td.cell{text-align:center;font-variant-numeric:tabular-nums}\
-td.pass{background:#dff5e1}td.fail{background:#fbe0e0}td.skip,td.diverge{background:#fff4d6}td.none{color:#999}\
-td.fail a{color:#a00;font-weight:bold}.statement{color:#666;font-size:.85em}\
-pre{background:#f8f8f8;padding:.8rem;overflow-x:auto}.del{color:#b00}.ins{color:#070}.hunk{color:#077}\
-code{font-size:.95em}section{margin-top:1.5rem}";
+/// A cell of the table: its count, linked to the first failure (or divergence) it counts.
+fn html_cell(cell: &Cell, index: usize, matrix: &Matrix) -> Markup {
+    let status = cell.status();
+    let linked = match (
+        status,
+        cell.first_failure.and_then(|i| matrix.specs().get(i)),
+    ) {
+        (CellStatus::Failed, Some(spec)) => Some(spec),
+        _ => cell
+            .first_divergence
+            .and_then(|i| matrix.specs().get(i))
+            .filter(|_| status == CellStatus::Diverged),
+    };
+    html! {
+        td class={ "cell " (html_class(status)) } {
+            @match linked {
+                Some(spec) => { a href={ "#" (anchor(index, &spec.path)) } { (cell.text()) } }
+                None => { (cell.text()) }
+            }
+        }
+    }
+}
 
 /// A page with no outside resources: the table, then each failure with its diff.
 pub(crate) fn html(matrix: &Matrix) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>dlqspec conformance matrix</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>dlqspec conformance matrix</h1>"
-    );
-    let _ = writeln!(
-        out,
-        "<p>{} against {}. A cell counts the specs covering the rule that passed; a failing cell links to the first failure.</p>",
-        spec_count(matrix.specs().len()),
-        matrix.compares.count(matrix.columns.len())
-    );
-    out.push_str("<table id=\"matrix\">\n<tr><th>rule</th>");
-    for column in &matrix.columns {
-        let _ = write!(
-            out,
-            "<th><code>{}</code></th>",
-            sanitize::html(&column.implementation.label)
-        );
-    }
-    out.push_str("</tr>\n");
-    for row in &matrix.rows {
-        let _ = write!(
-            out,
-            "<tr><td><code>{}</code><div class=\"statement\">{}</div></td>",
-            sanitize::html(row.rule.id),
-            sanitize::html(row.rule.statement)
-        );
-        for (index, cell) in row.cells.iter().enumerate() {
-            let status = cell.status();
-            let text = sanitize::html(&cell.text());
-            let body = match (
-                status,
-                cell.first_failure.and_then(|i| matrix.specs().get(i)),
-            ) {
-                (CellStatus::Failed, Some(spec)) => {
-                    format!("<a href=\"#{}\">{text}</a>", anchor(index, &spec.path))
+    let markup = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n" meta charset="utf-8"; "\n"
+                title { "dlqspec conformance matrix" } "\n"
+                (page::style(page::MATRIX_CSS)) "\n"
+            }
+            "\n"
+            body {
+                "\n" h1 { "dlqspec conformance matrix" } "\n"
+                p {
+                    (spec_count(matrix.specs().len())) " against " (matrix.compares.count(matrix.columns.len()))
+                    ". A cell counts the specs covering the rule that passed; a failing cell links to the first failure."
                 }
-                _ => match cell.first_divergence.and_then(|i| matrix.specs().get(i)) {
-                    Some(spec) if status == CellStatus::Diverged => {
-                        format!("<a href=\"#{}\">{text}</a>", anchor(index, &spec.path))
+                "\n"
+                table #matrix {
+                    "\n"
+                    tr {
+                        th { "rule" }
+                        @for column in &matrix.columns {
+                            th { code { (sanitize::line(&column.implementation.label)) } }
+                        }
                     }
-                    _ => text,
-                },
-            };
-            let _ = write!(out, "<td class=\"cell {}\">{body}</td>", html_class(status));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("<tr><th>all specs</th>");
-    for column in &matrix.columns {
-        let class = html_class(total_status(&column.summary));
-        let _ = write!(
-            out,
-            "<td class=\"cell {class}\">{}/{}</td>",
-            column.summary.passed,
-            column.summary.total()
-        );
-    }
-    out.push_str("</tr>\n</table>\n");
-    for (index, column) in matrix.columns.iter().enumerate() {
-        let told = matrix
-            .failures(index)
-            .into_iter()
-            .chain(matrix.divergences(index));
-        for report in told {
-            let _ = writeln!(
-                out,
-                "<section id=\"{}\">\n<h3><code>{}</code>: <code>{}</code></h3>",
-                anchor(index, &report.path),
-                sanitize::html(&column.implementation.label),
-                sanitize::html(&report.path)
-            );
-            if let Some(name) = &report.name {
-                let _ = writeln!(out, "<p>{}</p>", sanitize::html(name));
+                    "\n"
+                    @for row in &matrix.rows {
+                        tr {
+                            td { code { (row.rule.id) } div.statement { (row.rule.statement) } }
+                            @for (index, cell) in row.cells.iter().enumerate() {
+                                (html_cell(cell, index, matrix))
+                            }
+                        }
+                        "\n"
+                    }
+                    tr {
+                        th { "all specs" }
+                        @for column in &matrix.columns {
+                            td class={ "cell " (html_class(total_status(&column.summary))) } {
+                                (column.summary.passed) "/" (column.summary.total())
+                            }
+                        }
+                    }
+                    "\n"
+                }
+                "\n"
+                @for (index, column) in matrix.columns.iter().enumerate() {
+                    @for report in matrix.failures(index).into_iter().chain(matrix.divergences(index)) {
+                        section id=(anchor(index, &report.path)) {
+                            "\n"
+                            h3 {
+                                code { (sanitize::line(&column.implementation.label)) } ": "
+                                code { (sanitize::line(&report.path)) }
+                            }
+                            "\n"
+                            @if let Some(name) = &report.name {
+                                p { (sanitize::line(name)) } "\n"
+                            }
+                            @if !report.rules.is_empty() {
+                                p { "rules: " code { (sanitize::line(&report.rules.join(", "))) } } "\n"
+                            }
+                            pre { (html_details(&render::details(&report.path, &report.outcome))) } "\n"
+                        }
+                        "\n"
+                    }
+                }
+                @let broken = matrix.spec_errors();
+                @if !broken.is_empty() {
+                    h2 { "Specs that could not be loaded" } "\n"
+                    ul {
+                        "\n"
+                        @for report in broken {
+                            li { code { (sanitize::line(&report.path)) } ": " (sanitize::line(&headline(report))) } "\n"
+                        }
+                    }
+                    "\n"
+                }
             }
-            if !report.rules.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "<p>rules: <code>{}</code></p>",
-                    sanitize::html(&report.rules.join(", "))
-                );
-            }
-            let details = render::details(&report.path, &report.outcome);
-            let _ = writeln!(out, "<pre>{}</pre>\n</section>", html_details(&details));
+            "\n"
         }
-    }
-    let broken = matrix.spec_errors();
-    if !broken.is_empty() {
-        out.push_str("<h2>Specs that could not be loaded</h2>\n<ul>\n");
-        for report in broken {
-            let _ = writeln!(
-                out,
-                "<li><code>{}</code>: {}</li>",
-                sanitize::html(&report.path),
-                sanitize::html(&headline(report))
-            );
-        }
-        out.push_str("</ul>\n");
-    }
-    out.push_str("</body>\n</html>\n");
-    out
+        "\n"
+    };
+    markup.into_string()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub(crate) mod junit;
 pub(crate) mod listing;
 pub(crate) mod matrix;
 pub(crate) mod outputs;
+pub(crate) mod page;
 pub(crate) mod progress;
 pub mod render;
 pub(crate) mod sanitize;

@@ -104,28 +104,9 @@ pub(crate) fn json(serialized: &str) -> Cow<'_, str> {
     Cow::Owned(out.replace("##[", "##\\u005b"))
 }
 
-/// Text for an HTML page (element content or a quoted attribute value): control characters
-/// shown as [`line`] shows them, then HTML's special characters (`&`, `<`, `>`, both quotes)
-/// as entities, so that no spec or implementation can add markup or script to the page.
-pub(crate) fn html(text: &str) -> String {
-    let shown = line(text);
-    let mut out = String::with_capacity(shown.len() + 8);
-    for c in shown.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// `text` cut to at most `max` characters (never fewer than 8), an ellipsis as the last one
 /// saying it was cut. Cut what is shown, after [`line`] or [`text`], so that an escape counts
-/// at its width, and before [`html`], so that an entity is never cut in two.
+/// at its width (a page escapes it for HTML after, so that an entity is never cut in two).
 pub(crate) fn cut(text: &str, max: usize) -> Cow<'_, str> {
     let max = max.max(8);
     match text.char_indices().nth(max) {
@@ -406,26 +387,11 @@ mod tests {
     }
 
     #[test]
-    fn html_escapes_markup_quotes_and_control_characters() {
-        assert_eq!(
-            html("<a href=\"x\">&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
-        );
-        assert_eq!(html("a\x1b[31m\nb\t\u{202e}"), "a\\x1b[31m\\nb\\t\\u{202e}");
-        assert_eq!(html("plain é ✓"), "plain é ✓");
-        // An entity is escaped once: the text shows `&amp;` as written.
-        assert_eq!(html("&amp;"), "&amp;amp;");
-    }
-
-    #[test]
     fn cut_keeps_short_text_and_ends_long_text_with_an_ellipsis() {
         assert!(matches!(cut("12345678", 8), Cow::Borrowed("12345678")));
         assert_eq!(cut("123456789", 8), "1234567\u{2026}");
         // Never fewer than 8 characters, and characters, not bytes, are counted.
         assert_eq!(cut("ééééééééé", 3), "ééééééé\u{2026}");
         assert_eq!(cut("", 0), "");
-        // Cut before escaping for HTML, an entity stays whole.
-        assert_eq!(html(&cut("abcdefg<<", 8)), "abcdefg\u{2026}");
-        assert_eq!(html(&cut("abcdef<<", 8)), "abcdef&lt;&lt;");
     }
 }

@@ -638,6 +638,79 @@ fn the_explain_picture_renders_in_a_browser_with_its_lanes_and_first_difference(
     bless(&page, shot);
 }
 
+/// A solution that dead-letters a poison message one delivery early (`>=` for `>`): the step
+/// where it puts the message in the DLQ is marked with a cross and told, above the expectation
+/// that shows it, which keeps the red box of the first difference.
+#[test]
+fn the_explain_picture_marks_the_step_where_the_implementation_departs() {
+    let Some(browser) = headless::browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let correct = std::fs::read_to_string(root().join("examples/python/solution.py"))
+        .expect("the example solution");
+    let poison_check = "if msg[\"receive_count\"] > self.max_attempts:";
+    assert!(
+        correct.contains(poison_check),
+        "the example's poison check moved"
+    );
+    let early = dir.path().join("solution.py");
+    std::fs::write(
+        &early,
+        correct.replacen(
+            poison_check,
+            "if msg[\"receive_count\"] >= self.max_attempts:",
+            1,
+        ),
+    )
+    .expect("write the solution");
+    let html = dir.path().join("explain.html");
+    let explained = ran(dlqspec()
+        .args([
+            "explain",
+            "specs/dlq-consumer/poison-cycle.yaml",
+            "--impl",
+            &format!("python:{}", path_arg(&early)),
+            "--format",
+            "html",
+            "--output",
+            path_arg(&html),
+        ])
+        .output()
+        .expect("dlqspec runs"));
+    assert!(
+        html.is_file(),
+        "explain wrote no page: {}{}",
+        explained.stdout,
+        explained.stderr
+    );
+    let (page, _) = rendered(&browser, &html, "explain-departure");
+    page.assert_clean("the explain picture of a departure");
+    let dom = &page.dom;
+    let svg = dom.by_id("explain");
+    let departure = dom.by_id("departure");
+    assert!(dom.is_within(departure, svg));
+    let heading = dom.get(departure).words();
+    // max_attempts 2: the second delivery (step 6) is dead-lettered; the reference runs the
+    // handler again.
+    assert!(
+        heading.starts_with("\u{2717} step 6 (line 21)"),
+        "{heading}"
+    );
+    let told = dom.find(|e| e.has_class("departs"));
+    assert_eq!(told.len(), 1, "the departure is told once");
+    let words = dom.get(told[0]).words();
+    assert!(
+        words.contains("yours departs from the reference"),
+        "{words}"
+    );
+    // The expectation that shows it is the first difference, further down.
+    let difference = dom.find(|e| e.has_class("difference"));
+    assert_eq!(difference.len(), 1);
+    assert!(departure < told[0] && told[0] < difference[0]);
+    assert!(dom.get(difference[0]).words().contains('\u{2717}'));
+}
+
 #[test]
 fn the_dom_scan_reads_what_a_browser_serialises() {
     let dom = Dom::parse(

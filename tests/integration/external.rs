@@ -554,7 +554,7 @@ fn bad_impl_values_are_usage_errors() {
     assert_eq!(ran.code, 2);
     assert!(
         ran.stderr.contains(
-            "cannot tell how to run `ruby:x.rb`: dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:'ruby x.rb'; write python:FILE, node:FILE (.mjs, .js, .cjs, .ts, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
+            "cannot tell how to run `ruby:x.rb`: dlqspec has shims for Python and JavaScript/TypeScript only; a program in another language speaks the protocol itself (docs/protocol.md) and runs as cmd:'ruby x.rb'; write python:FILE, node:FILE (.ts, .mjs, .js, .cjs, .mts, .cts), auto:FILE_OR_FOLDER, cmd:'COMMAND LINE' or builtin"
         ),
         "{}",
         ran.stderr

@@ -764,7 +764,7 @@ fn the_documented_runner_scripts_try_every_entry_file_in_order() {
         .expect("docs/autograders.md");
     let wanted = format!(
         "for entry in {}; do",
-        dlqspec::external::entry::ENTRY_FILES.join(" ")
+        dlqspec::external::entry::entry_files().join(" ")
     );
     let loops: Vec<&str> = docs
         .lines()

@@ -8,14 +8,15 @@
 //! crates, and is checked twice (`src/` planted, then the crates too): clippy reports a lint at
 //! every place it is broken, so each plant fails on its own, as in a copy of its own, at the
 //! cost of two check builds instead of eight. The copy shares the build folder, so the
-//! dependencies are not checked again. The planted tier (common::Tier): CI
-//! runs it, a contributor's `cargo test` only when asked.
+//! dependencies are not checked again. Markup written by hand in a reporter, which no lint
+//! sees, is planted the same way and fails tests/architecture.rs run on the copy. The planted
+//! tier (common::Tier): CI runs it, a contributor's `cargo test` only when asked.
 
 use std::path::Path;
 use std::process::Command;
 
 use crate::common::{Tier, root, target_dir, tier};
-use crate::plants::PLANTS;
+use crate::plants::{MARKUP, PLANTS};
 
 /// The files of low layers the plants go into, one each, in the order of `PLANTS`: the
 /// workspace's crates among them, which clippy.toml holds as it holds `src/` (a plant needing
@@ -36,7 +37,7 @@ const HOSTS: [&str; 9] = [
 /// rules, `src/` and `crates/` (copied, to be planted in) and, linked, what it includes from
 /// elsewhere.
 fn copy_crate(copy: &Path) {
-    for file in ["Cargo.toml", "Cargo.lock", "clippy.toml"] {
+    for file in ["Cargo.toml", "Cargo.lock", "clippy.toml", "ARCHITECTURE.md"] {
         std::fs::copy(root().join(file), copy.join(file)).expect(file);
     }
     copy_folder(&root().join("src"), &copy.join("src"));
@@ -166,4 +167,56 @@ fn each_planted_violation_fails_clippy_at_its_line() {
             "clippy failed {file}:{at} ({lint}), where nothing was planted"
         );
     }
+}
+
+/// Markup written by hand in a reporter's live code fails tests/architecture.rs (clippy has no
+/// lint for it): the architecture test, built already, is run on a planted copy.
+#[test]
+fn markup_planted_in_a_reporter_fails_the_architecture_test() {
+    if !tier(Tier::Planted) {
+        return;
+    }
+    std::fs::create_dir_all(target_dir().join("tmp")).expect("target/tmp");
+    let copy = tempfile::Builder::new()
+        .prefix("planted-markup-")
+        .tempdir_in(target_dir().join("tmp"))
+        .expect("a folder for the copy");
+    copy_crate(copy.path());
+    let host = "src/report/tap.rs";
+    let path = copy.path().join(host);
+    let mut text = std::fs::read_to_string(&path).expect("the host file");
+    let line = text.lines().count() + 5;
+    text.push_str(&format!(
+        "\n#[allow(dead_code)]\nfn planted() {{\n    {}\n}}\n",
+        MARKUP.body
+    ));
+    std::fs::write(&path, text).expect("the planted file");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let checked = Command::new(&cargo)
+        .args([
+            "test",
+            "--quiet",
+            "--locked",
+            "--test",
+            "architecture",
+            "--",
+        ])
+        .arg("html_and_svg_are_written_by_the_template_engine_only")
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("DLQSPEC_ARCHITECTURE_ROOT", copy.path())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo test runs");
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        !checked.status.success(),
+        "the planted markup passed:\n{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "{host}:{line}: a string literal holds the tag `<td`"
+        )),
+        "the planted markup failed elsewhere:\n{said}"
+    );
 }

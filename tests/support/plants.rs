@@ -59,3 +59,11 @@ pub(crate) const PLANTS: [Plant; 9] = [
         lint: Some("clippy::disallowed_methods"),
     },
 ];
+
+/// Markup written by hand in a reporter: refused by tests/architecture.rs (HTML and SVG are
+/// maud's `html!` only), which tests/integration/rules.rs runs on a copy planted in live code.
+pub(crate) const MARKUP: Plant = Plant {
+    name: "format!(\"<td>{}</td>\", name)",
+    body: "let name = \"x\";\n    let _ = format!(\"<td>{}</td>\", name);",
+    lint: None,
+};

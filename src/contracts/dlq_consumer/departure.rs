@@ -50,6 +50,7 @@ pub(crate) fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> O
             shape,
             mistakes: Vec::new(),
             raised: Some(raised.clone()),
+            step: None,
         });
     }
     let found = first(&reference, record, naming)?;
@@ -74,6 +75,7 @@ pub(crate) fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> O
         key,
         mistakes,
         raised,
+        step: Some(found.ours.index),
     })
 }
 

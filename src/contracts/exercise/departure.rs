@@ -97,6 +97,8 @@ pub(crate) fn find(
     };
     let rule = exercise.rule_at(&point);
     let placed = scenario.loaded.steps.get(parting.step);
+    // The step explain's picture marks; none for the final expect.
+    let departs_in = placed.is_some().then_some(parting.step);
     let step = match placed {
         Some(placed) => format!(
             "step {} `{}`",
@@ -133,6 +135,7 @@ pub(crate) fn find(
         shape: parting.shape,
         mistakes,
         raised: our_raised,
+        step: departs_in,
     })
 }
 

@@ -66,6 +66,7 @@ pub(crate) fn find(scenario: &QueueScenario, ours: &[CallMark]) -> Option<Depart
     let rule = found.rule(scenario, difference.as_ref(), attributed);
     let mut mistakes = known_mistakes(scenario, &calls, ours, at);
     mistakes.sort_by_key(|m| rule.is_none_or(|rule| rule.id != m.rule.id));
+    let step = (found.ours.step < scenario.steps.len()).then_some(found.ours.step);
     let raised = match &found.ours.reply {
         Reply::Raised(raised) if !matches!(found.theirs.reply, Reply::Raised(_)) => {
             Some(raised.clone())
@@ -79,6 +80,7 @@ pub(crate) fn find(scenario: &QueueScenario, ours: &[CallMark]) -> Option<Depart
         key,
         mistakes,
         raised,
+        step,
     })
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::external::entry::extension;
+use crate::external::entry::language;
 use crate::run::select::Partition;
 
 /// The submissions of a command line, a class folder opened: a folder that holds no solution
@@ -46,7 +46,7 @@ fn subfolders(submission: &Path) -> Option<Vec<PathBuf>> {
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_file() && extension(&path).is_some() {
+        if kind.is_file() && language(&path).is_some() {
             // It has a solution of its own: it is one submission.
             return None;
         }

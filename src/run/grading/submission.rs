@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::external::supervisor::{self, ChildReport, Exit, Stderr};
 use crate::external::zygote::Socket;
+use crate::model::language::Language;
 use crate::model::world::WORLD_VARIABLE;
 use crate::run::grading::pictures::MAX_PICTURES;
 use crate::run::grading::row::{Graded, Marks, Status, WrittenReports};
@@ -58,16 +59,11 @@ pub(crate) struct Reports {
     pub(crate) pictures: Vec<(String, File)>,
 }
 
-/// Whether a submission's entry file is JavaScript or TypeScript, which Node.js runs.
-pub(crate) fn node_submission(submission: &Path) -> bool {
+/// The language of a submission's entry file, when it has one.
+pub(crate) fn submission_language(submission: &Path) -> Option<Language> {
     crate::external::entry::entry_file(submission)
-        .is_ok_and(|entry| entry.extension().is_some_and(|ext| ext != "py"))
-}
-
-/// Whether a submission's entry file is Python's.
-pub(crate) fn python_submission(submission: &Path) -> bool {
-    crate::external::entry::entry_file(submission)
-        .is_ok_and(|entry| entry.extension().is_some_and(|ext| ext == "py"))
+        .ok()
+        .and_then(|entry| crate::external::entry::language(&entry))
 }
 
 impl Grader {
@@ -82,7 +78,9 @@ impl Grader {
         index: usize,
         zygote: Option<&Socket>,
     ) -> (Graded, Option<Reports>) {
-        if self.node_problem.is_some() && node_submission(submission) {
+        if self.node_problem.is_some()
+            && submission_language(submission) == Some(Language::JavaScript)
+        {
             return (ungraded(submission, name, suite), None);
         }
         let started = Instant::now();

@@ -2,7 +2,7 @@
 //! file it is in is blanked out and the file decoded again, until nothing more is wrong.
 //!
 //! Why blanking: serde's derived decoding stops at its first error, and its messages (polished
-//! in `yaml.rs`) are the ones authors know. Overwriting the broken part with spaces keeps every
+//! in `yaml/errors.rs`) are the ones authors know. Overwriting the broken part with spaces keeps every
 //! other line and column where it was, so each later error is serde's own, at its own place.
 //! What is blanked is a whole list item (a step, a message, an outcome, an entry) or, outside
 //! any list, a whole top-level key; a key unknown where it stands is blanked alone. A part left
