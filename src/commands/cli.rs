@@ -502,7 +502,7 @@ pub(crate) struct TypesArgs {
     pub(crate) exercise: PathBuf,
 
     /// The language whose declarations to print.
-    #[arg(long, value_enum, default_value = "typescript")]
+    #[arg(long, value_enum, default_value_t = TypesLanguage::Typescript)]
     pub(crate) language: TypesLanguage,
 }
 

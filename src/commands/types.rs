@@ -4,6 +4,7 @@ use std::io::Write;
 
 use crate::commands::cli::{TypesArgs, TypesLanguage};
 use crate::commands::messages::usage_error;
+use crate::model::language::Language;
 use crate::report::{Palette, sanitize};
 use crate::run::exit;
 
@@ -17,13 +18,18 @@ pub(crate) fn types(args: TypesArgs, palette: Palette) -> i32 {
             &palette,
         );
     };
+    // TypeScript's declarations serve every solution Node.js runs.
     let language = match args.language {
-        TypesLanguage::Typescript => "typescript",
-        TypesLanguage::Python => "python",
+        TypesLanguage::Typescript => Language::JavaScript,
+        TypesLanguage::Python => Language::Python,
     };
     let Some(text) = contract.types(language) else {
         return usage_error(
-            &format!("{} has no {language} declarations", contract.name()),
+            &format!(
+                "{} has no {} declarations",
+                contract.name(),
+                language.title()
+            ),
             &palette,
         );
     };

@@ -77,10 +77,10 @@ pub trait Contract: Sync {
         None
     }
 
-    /// Type declarations of what a solution in `language` (`typescript` or `python`) writes
-    /// and is given, for a student's editor (`dlqspec types`); `None` for a contract whose
-    /// declarations the shims carry (`given.d.ts`).
-    fn types(&self, language: &str) -> Option<String> {
+    /// Type declarations of what a solution in `language` writes and is given, for a
+    /// student's editor (`dlqspec types`): TypeScript's for JavaScript, Python's for Python;
+    /// `None` for a contract whose declarations the shims carry (`given.d.ts`).
+    fn types(&self, language: crate::model::language::Language) -> Option<String> {
         let _ = language;
         None
     }

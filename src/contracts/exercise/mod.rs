@@ -242,11 +242,11 @@ impl Contract for ExerciseContract {
             .map(|explorer| explorer as &'static dyn crate::generate::Explorer)
     }
 
-    fn types(&self, language: &str) -> Option<String> {
+    fn types(&self, language: crate::model::language::Language) -> Option<String> {
+        use crate::model::language::Language;
         match language {
-            "typescript" => Some(types::typescript(&self.exercise)),
-            "python" => Some(types::python(&self.exercise)),
-            _ => None,
+            Language::JavaScript => Some(types::typescript(&self.exercise)),
+            Language::Python => Some(types::python(&self.exercise)),
         }
     }
 
