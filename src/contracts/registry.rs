@@ -94,13 +94,13 @@ impl Default for Builtin {
 
 #[cfg(test)]
 mod tests {
-    use super::CONTRACTS;
+    use super::BUILT_IN;
 
     /// `dlqspec rules` heads each contract with its title: it names the class a solution
     /// writes and where the contract is stated, never a lesson's internal number.
     #[test]
     fn a_contracts_title_names_its_class_and_where_it_is_stated() {
-        for contract in CONTRACTS {
+        for contract in BUILT_IN {
             let title = contract.title();
             assert!(
                 title.contains(&format!("the class {}", contract.subject())),
