@@ -256,8 +256,9 @@ fn annotation(group: &Group, workspace: Option<&Path>) -> String {
                     );
                 }
             }
-            // A difference no departure explains: where, and the diff.
-            Outcome::Mismatch(_) if cause.told.is_none() => {
+            // A difference no departure explains, or the spec's own expectation against the
+            // built-in reference (no rule): where, and the diff it points at.
+            Outcome::Mismatch(_) if cause.told.is_none() || cause.rule.is_none() => {
                 message.push_str(&render::details(&first.path, &first.outcome));
             }
             _ => {}

@@ -471,9 +471,13 @@ fn github_actions_annotations_go_to_stdout_or_to_stderr_beside_a_report() {
     // The built-in is the reference: no departure explains the difference, so the
     // annotation carries the diff under the cause, the rule and the spec.
     let annotation = format!(
-        "::error file={spec},line=9,col=14,title=dlq-consumer/permanent%3A 1 failing spec::\
-         a difference at process%0Arule: dlq-consumer/permanent%0A\
+        "::error file={spec},line=9,col=14,title=mismatch%3A 1 failing spec::\
+         the spec's expectation differs from what the built-in reference does (at process)%0A\
          first spec: {spec}:9:14 ({EXPECTS_A_RETRY_NAME})%0A\
+         there: the spec's expectation differs from what the built-in reference does at step 1 (process): \
+         the reference did what the +++ lines show. If the reference is right, \
+         `dlqspec bless {spec}` writes that into the spec; \
+         `dlqspec explain {spec}` tells the reference's run step by step%0A\
          first difference at step 1 (process) ({spec}:9:14)%0A\
          the step: process: retry (it received a, delivery 1)%0A--- expected%0A+++ actual%0A\
          @@ -1,1 +1,1 @@%0A-process: retry%0A+process: dead"

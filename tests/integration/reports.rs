@@ -394,9 +394,13 @@ fn github_actions_annotations_point_at_the_failed_expectation() {
         annotations,
         [
             format!(
-                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=dlq-consumer/success%3A 1 failing spec::\
-                 a difference at process%0Arule: dlq-consumer/success%0A\
+                "::error file={folder}/a-wrong.yaml,line=10,col=14,title=mismatch%3A 1 failing spec::\
+                 the spec's expectation differs from what the built-in reference does (at process)%0A\
                  first spec: {folder}/a-wrong.yaml:10:14 (wrong on purpose)%0A\
+                 there: the spec's expectation differs from what the built-in reference does at step 2 (process): \
+                 the reference did what the +++ lines show. If the reference is right, \
+                 `dlqspec bless {folder}/a-wrong.yaml` writes that into the spec; \
+                 `dlqspec explain {folder}/a-wrong.yaml` tells the reference's run step by step%0A\
                  first difference at step 2 (process) ({folder}/a-wrong.yaml:10:14)%0A\
                  the step: process: dead (it received a, delivery 2)%0A--- expected%0A\
                  +++ actual%0A@@ -1,1 +1,1 @@%0A-process: dead%0A+process: ok"

@@ -28,6 +28,7 @@ expect:
     let expected = format!(
         "FAIL  {shown}  permanent on the first delivery
       the spec's rules: dlq-consumer/permanent
+      cause: the spec's expectation differs from what the built-in reference does at final expect: the reference did what the +++ lines show. If the reference is right, `dlqspec bless {shown}` writes that into the spec; `dlqspec explain {shown}` tells the reference's run step by step
       first difference at final expect ({shown}:12:101)
       --- expected
       +++ actual

@@ -518,7 +518,7 @@ pub(crate) fn check(
     let mut rules = Vec::new();
     let mut decides = Vec::new();
     let method_names: Vec<&str> = std::iter::once("create")
-        .chain(["restart"])
+        .chain(["restart", "advance", "expect"])
         .chain(methods.keys().map(String::as_str))
         .collect();
     let record_names: Vec<&str> = views

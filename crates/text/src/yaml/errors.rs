@@ -396,6 +396,9 @@ fn syntax_error_in(file: &SourceFile, text: &str) -> Option<SpecError> {
 /// The most lines blanked to read past a file's YAML syntax errors.
 const MAX_SYNTAX_LINES: usize = 8;
 
+/// What the words of a misindented line say (`misindented`), by which it is told apart.
+const MISINDENTED: &str = "which lines it up with nothing above it";
+
 /// Every error of a file with YAML syntax errors, where the rest of it can be read: the line
 /// of each syntax error is blanked (spaces, so every other line and column stays where it
 /// was) until the text is YAML again, and what that text holds is decoded and checked as
@@ -414,6 +417,12 @@ pub(super) fn past_syntax_errors<T: DeserializeOwned>(
     let mut blanked: Vec<(String, String)> = Vec::new();
     let mut blanked_keys: Vec<String> = Vec::new();
     loop {
+        // Only a line whose indentation lines it up with nothing is set aside: its meaning is
+        // plain (the line, misplaced), where an unclosed quote or bracket, or a `: ` in a
+        // value, leaves what the lines after it were meant to be unknown.
+        if !syntax_errors.last()?.message.contains(MISINDENTED) {
+            return None;
+        }
         let line = syntax_errors.last()?.position.line;
         let (start, end) = line_range(&text, line)?;
         let written = text[start..end].to_owned();
@@ -537,7 +546,7 @@ fn misindented(lines: &[&str], at: Position) -> Option<(Position, String)> {
     Some((
         Position::new(index + 1, spaces + 1),
         format!(
-            "this {what} is indented {}, which lines it up with nothing above it: YAML reads what a line belongs to from its indentation alone; indent it {}, as the {what} on line {} is (`{}`)",
+            "this {what} is indented {}, {MISINDENTED}: YAML reads what a line belongs to from its indentation alone; indent it {}, as the {what} on line {} is (`{}`)",
             spaces_text(spaces),
             spaces_text(indent(sibling_line)),
             sibling + 1,
