@@ -320,7 +320,14 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
             file,
             Position::START,
             SpecErrorKind::Syntax,
-            "the file is empty: a spec starts with a line `contract: dlq-consumer` or `contract: outcome-queue`; `dlqspec new PATH` writes one that passes as written",
+            format!(
+                "the file is empty: a spec starts with a line `contract: NAME` ({}); `dlqspec new PATH` writes one that passes as written",
+                contracts::registry::names()
+                    .iter()
+                    .map(|name| format!("`contract: {name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ));
     }
     let probe: ContractProbe = yaml::parse(file)?;

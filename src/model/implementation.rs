@@ -67,6 +67,7 @@ impl Raised {
         Self::new(RaisedKind::Error, class, message)
     }
 
+    #[cfg(test)]
     pub(crate) fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(RaisedKind::InvalidArgument, class, message)
     }

@@ -148,13 +148,19 @@ fn departs_at(heading: &str, departed: Departed) -> bool {
 
 /// The timeline as an SVG sequence diagram.
 fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Departed>) -> Markup {
-    let lists = timeline
+    let most_lists = timeline
         .iter()
-        .any(|t| matches!(t.event, TimelineEvent::Lists(_)));
+        .map(|t| match &t.event {
+            TimelineEvent::Lists(lists) => lists.len() as u32,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let lists = most_lists > 0;
     let lanes_right = FIRST_LANE + lane_gap(lanes) * lanes.len().saturating_sub(1) as u32 + 60;
     let lists_left = lanes_right + 20;
     let width = if lists {
-        (lists_left + 3 * (LIST_WIDTH + 10)).max(MIN_WIDTH)
+        (lists_left + most_lists * (LIST_WIDTH + 10)).max(MIN_WIDTH)
     } else {
         lanes_right.max(MIN_WIDTH)
     };
