@@ -32,6 +32,14 @@ const ROUNDS: usize = 5;
 
 fn main() {
     println!("explore on the built-in against itself: seed {SEED}, best of {ROUNDS}");
+    // The exercise folders (outcome-queue's among the specs, the example exercises), whose
+    // reference is a program: explore runs it against itself as the built-in's case.
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let broken = dlqspec::commands::exercises::register_found(&[
+        root.join("specs"),
+        root.join("exercises"),
+    ]);
+    assert!(broken.is_empty(), "{broken:?}");
     for contract in dlqspec::contracts::all() {
         let settings = ExploreSettings {
             seed: SEED,
@@ -57,7 +65,6 @@ fn main() {
         );
     }
 
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let spec_path = root.join("specs/dlq-consumer/replay-given-ids-in-their-order.yaml");
     let loaded = dlqspec::load::loader::load_path(&spec_path).expect("the bundled spec loads");
     let reference = loaded.run(&mut Builtin::new(), RunMode::Check);

@@ -29,6 +29,9 @@ use dlqspec::run::runner::{self, RunConfig};
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let paths = vec![root.join("specs")];
+    // The exercise folders among the specs (outcome-queue's), as a command registers them.
+    let broken = dlqspec::commands::exercises::register_found(&paths);
+    assert!(broken.is_empty(), "{broken:?}");
     let files = discover::spec_files(&paths).expect("specs/ exists");
     let rounds = 30;
 

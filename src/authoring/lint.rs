@@ -284,7 +284,7 @@ pub fn lint(
 /// The contracts whose rule coverage a lint of `paths` judges. With `coverage`, every contract
 /// the linted specs use. Otherwise only contracts whose whole folder is linted: a folder given
 /// is named after the contract (`specs/dlq-consumer`), or holds a folder named after it
-/// (`specs`, which holds `specs/dlq-consumer` and `specs/outcome-queue`). A few files, or a
+/// (`specs`, which holds a folder of specs per contract). A few files, or a
 /// folder of some other name, cover few rules and say nothing of the others.
 pub(crate) fn whole_contracts(
     paths: &[PathBuf],

@@ -99,7 +99,7 @@ pub(crate) enum Command {
     /// Search for scenarios where an implementation differs from the built-in one, and shrink
     /// the first to a minimal spec; or run one spec under every schedule of injected crashes.
     #[command(
-        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract outcome-queue --seed 42 --output found/\n  dlqspec explore --impl python:solution.py --cases 2000 --budget 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
+        after_help = "Examples:\n  dlqspec explore --impl python:solution.py\n  dlqspec explore --impl node:solution.ts --contract dlq-consumer --seed 42 --output found/\n  dlqspec explore --impl python:solution.py --cases 2000 --budget 60\n  dlqspec explore specs/dlq-consumer/poison-cycle.yaml --crashes 2 --impl python:solution.py\n\nEvery case is blessed on the built-in implementation first, so it never fails a correct one.\nThe seed is printed: `--seed S` replays a run. docs/explore.md explains it all.\nExit codes: 0 no divergence within the budget (or every invariant holds); 1 a divergence or a\nbroken invariant was found; 2 the command line is wrong."
     )]
     Explore(ExploreArgs),
 

@@ -29,13 +29,7 @@ pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
         }
         folders.push(named.clone());
     }
-    let launcher: Arc<crate::contracts::Launcher> = Arc::new(launch);
-    let mut broken: Vec<SpecError> = Vec::new();
-    for folder in folders {
-        if let Err(error) = crate::contracts::register_exercise(&folder, Arc::clone(&launcher)) {
-            broken.push(error);
-        }
-    }
+    let broken = register_folders(&folders);
     if broken.is_empty() {
         return Ok(());
     }
@@ -43,6 +37,23 @@ pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
         .iter()
         .map(|error| render::spec_error(error, palette))
         .collect())
+}
+
+/// Registers the exercise folders at or below `paths` (as a command's paths find them), their
+/// programs started within the default limits and box; the errors of the broken ones. For a
+/// program that runs specs in process, as the benchmarks do, what `register` is to a command.
+pub fn register_found(paths: &[PathBuf]) -> Vec<SpecError> {
+    register_folders(&crate::load::discover::exercise_folders(paths))
+}
+
+fn register_folders(folders: &[PathBuf]) -> Vec<SpecError> {
+    let launcher: Arc<crate::contracts::Launcher> = Arc::new(launch);
+    folders
+        .iter()
+        .filter_map(|folder| {
+            crate::contracts::register_exercise(folder, Arc::clone(&launcher)).err()
+        })
+        .collect()
 }
 
 /// Starts an exercise's program (`--impl` form), within the default limits and box.

@@ -4,7 +4,7 @@ pub(crate) mod bless;
 pub mod cli;
 pub(crate) mod completions;
 pub(crate) mod dispatch;
-pub(crate) mod exercises;
+pub mod exercises;
 pub(crate) mod explain;
 pub(crate) mod explore;
 pub(crate) mod grade;

@@ -4,7 +4,6 @@ pub mod builtin;
 pub mod contract;
 pub mod dlq_consumer;
 pub mod exercise;
-pub(crate) mod outcome_queue;
 pub(crate) mod recorder;
 pub(crate) mod registry;
 pub(crate) mod smell;

@@ -1,7 +1,6 @@
 //! The one list of contracts. Adding a contract is adding its line here.
 
 use super::dlq_consumer::DlqConsumerContract;
-use super::outcome_queue::OutcomeQueueContract;
 use serde_json::Value;
 
 use crate::contracts::builtin::{Builtin, Subject};
@@ -9,7 +8,7 @@ use crate::contracts::contract::Contract;
 use crate::model::implementation::{ImplError, ImplInfo, Reply, WorldHost};
 
 /// The contracts written in Rust.
-pub static BUILT_IN: &[&dyn Contract] = &[&DlqConsumerContract, &OutcomeQueueContract];
+pub static BUILT_IN: &[&dyn Contract] = &[&DlqConsumerContract];
 
 /// Every contract: the built-in ones, then the exercise folders registered so far.
 pub fn all() -> Vec<&'static dyn Contract> {

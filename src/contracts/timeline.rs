@@ -53,9 +53,9 @@ pub(crate) enum TimelineEvent {
     },
     /// One checked value (the line names it): as expected, or not.
     Check { expected: String, actual: String },
-    /// Named lists and what each holds after a step (outcome-queue's ready, done and
-    /// quarantine), each item as shown.
-    Lists(Vec<(&'static str, Vec<String>)>),
+    /// Named lists and what each holds after a step (the lists of an exercise's state view:
+    /// a queue's ready, done and quarantine), each item as shown.
+    Lists(Vec<(String, Vec<String>)>),
     /// Anything else told.
     Note,
 }

@@ -543,15 +543,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn a_contract_the_implementation_lacks_is_skipped() {
-        let contract = crate::contracts::find("outcome-queue").expect("registered");
-        let mut mistaken = contract.mistaken("bool-budget").expect("a mistake");
-        let mut dlq_only = settings(3);
-        dlq_only.contracts = vec![crate::contracts::find("dlq-consumer").expect("registered")];
-        let summary = search(&dlq_only, &mut mistaken, &mut Quiet);
-        assert_eq!(summary.skipped.len(), 1);
-        assert!(summary.finding.is_none());
-    }
 }

@@ -17,7 +17,7 @@ use crate::contracts::dlq_consumer::handler;
 use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
 use crate::model::captured::Captured;
 use crate::model::implementation::{
-    ImplError, Implementation, Naming, NoWorld, Raised, RaisedKind, Reply, WorldHost,
+    ImplError, Implementation, Naming, Raised, RaisedKind, Reply, WorldHost,
 };
 
 /// Everything a smoke run found out.
@@ -191,36 +191,6 @@ fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
     (Box::new(world), plan)
 }
 
-fn outcome_queue_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
-    let plan = vec![
-        Expected {
-            method: "new",
-            args: vec![json!({"max_attempts": 3})],
-            returns: None,
-            why: "a queue is made with max_attempts 3",
-        },
-        Expected {
-            method: "submit",
-            args: vec![json!("j1"), json!("payload")],
-            returns: None,
-            why: "a new job is accepted",
-        },
-        Expected {
-            method: "process",
-            args: vec![json!("success")],
-            returns: Some(json!("done")),
-            why: "the only job succeeded",
-        },
-        Expected {
-            method: "state",
-            args: vec![],
-            returns: Some(json!({"ready": [], "done": ["j1"], "quarantine": []})),
-            why: "the job is done",
-        },
-    ];
-    (Box::new(NoWorld), plan)
-}
-
 /// Starts the implementation, greets it, exercises each contract it claims, says `bye`.
 pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
@@ -234,7 +204,6 @@ pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
         for contract in &handshake.contracts {
             let plan = match contract.as_str() {
                 "dlq-consumer" => Some(dlq_consumer_plan(implementation.naming())),
-                "outcome-queue" => Some(outcome_queue_plan()),
                 _ => None,
             };
             let Some((mut world, plan)) = plan else {

@@ -111,7 +111,7 @@ mod tests {
         let first = |contract: &str, case| Rng::for_case(1, contract, case).next_u64();
         assert_eq!(first("dlq-consumer", 3), first("dlq-consumer", 3));
         assert_ne!(first("dlq-consumer", 3), first("dlq-consumer", 4));
-        assert_ne!(first("dlq-consumer", 3), first("outcome-queue", 3));
+        assert_ne!(first("dlq-consumer", 3), first("another-contract", 3));
         assert_ne!(
             Rng::for_case(1, "x", 0).next_u64(),
             Rng::for_case(2, "x", 0).next_u64()

@@ -214,7 +214,7 @@ fn reword_other_contracts_steps(file: &SourceFile, contract: &dyn Contract, erro
             own.join(", ")
         ))
     };
-    // `process: ok` in an outcome-queue spec: a step written in the other contract's way.
+    // `process: ok` in a spec whose `process` takes a mapping: a step written in another contract's way.
     let reword_word_step = |message: &str| -> Option<String> {
         let rest = message.strip_prefix('`')?;
         let (kind, rest) = rest.split_once("` takes a mapping")?;
@@ -320,7 +320,14 @@ fn probe_contract(file: &SourceFile) -> Result<&'static dyn Contract, SpecError>
             file,
             Position::START,
             SpecErrorKind::Syntax,
-            "the file is empty: a spec starts with a line `contract: dlq-consumer` or `contract: outcome-queue`; `dlqspec new PATH` writes one that passes as written",
+            format!(
+                "the file is empty: a spec starts with a line `contract: NAME` ({}); `dlqspec new PATH` writes one that passes as written",
+                contracts::registry::names()
+                    .iter()
+                    .map(|name| format!("`contract: {name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ));
     }
     let probe: ContractProbe = yaml::parse(file)?;
@@ -394,7 +401,7 @@ mod tests {
         assert_eq!(plain_contract_line("  contract: dlq-consumer\n"), None);
         // Not the first content line: it may sit inside a multi-line string.
         assert_eq!(
-            plain_contract_line("name: \"x\ncontract: outcome-queue\n  y\"\n"),
+            plain_contract_line("name: \"x\ncontract: other-contract\n  y\"\n"),
             None
         );
         // An indented next line continues the value.
@@ -404,7 +411,7 @@ mod tests {
     #[test]
     fn a_contract_line_inside_a_multi_line_string_is_not_taken_for_the_key() {
         let spec = load_text(
-            "description: \"x\ncontract: outcome-queue\n  y\"\ncontract: dlq-consumer\nname: t\nsteps:\n  - process: none\n",
+            "description: \"x\ncontract: other-contract\n  y\"\ncontract: dlq-consumer\nname: t\nsteps:\n  - process: none\n",
         );
         assert_eq!(spec.ok().map(|s| s.contract.name()), Some("dlq-consumer"));
     }

@@ -67,6 +67,7 @@ impl Raised {
         Self::new(RaisedKind::Error, class, message)
     }
 
+    #[cfg(test)]
     pub(crate) fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(RaisedKind::InvalidArgument, class, message)
     }
@@ -90,7 +91,7 @@ pub enum Reply {
     /// answer; where it pins nothing (a constructor, `submit`) it is as good as any.
     Undefined,
     Raised(Raised),
-    /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
+    /// The implementation does not provide this contract (e.g. no class of the name the contract declares).
     Skipped(String),
 }
 

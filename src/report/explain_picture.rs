@@ -2,7 +2,7 @@
 //! self-contained page (inline SVG and CSS, no script, nothing fetched).
 //!
 //! The lanes are the contract's (queue, consumer, handler and DLQ for dlq-consumer; the test
-//! and the queue for outcome-queue, with its ready, done and quarantine lists after each
+//! and the class for an exercise, with the lists of its state view after each
 //! step). Each event of the timeline is one row: a step's band, a call's arrow, a mark on a
 //! lane, a rule, a decision, a check. The first place the implementation and the spec part
 //! ways (a decision the rule did not expect, or a checked value that differs) is marked
@@ -52,12 +52,12 @@ pub(crate) struct Departed<'a> {
 const LEFT: u32 = 16;
 /// Where the first lane's line runs.
 const FIRST_LANE: u32 = 90;
-/// Between two lanes of four; two lanes (outcome-queue's) stand further apart, so that a
+/// Between two lanes of four; two lanes (an exercise with no given part) stand further apart, so that a
 /// call's label (its arguments and answer) fits between them.
 fn lane_gap(lanes: &[&str]) -> u32 {
     if lanes.len() <= 2 { 280 } else { 190 }
 }
-/// The width of each of the lists' boxes (outcome-queue), right of the lanes.
+/// The width of each of the lists' boxes (an exercise's state view), right of the lanes.
 const LIST_WIDTH: u32 = 230;
 /// The top of the first row, below the lanes' heads.
 const TOP: u32 = 56;
@@ -148,13 +148,19 @@ fn departs_at(heading: &str, departed: Departed) -> bool {
 
 /// The timeline as an SVG sequence diagram.
 fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Departed>) -> Markup {
-    let lists = timeline
+    let most_lists = timeline
         .iter()
-        .any(|t| matches!(t.event, TimelineEvent::Lists(_)));
+        .map(|t| match &t.event {
+            TimelineEvent::Lists(lists) => lists.len() as u32,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let lists = most_lists > 0;
     let lanes_right = FIRST_LANE + lane_gap(lanes) * lanes.len().saturating_sub(1) as u32 + 60;
     let lists_left = lanes_right + 20;
     let width = if lists {
-        (lists_left + 3 * (LIST_WIDTH + 10)).max(MIN_WIDTH)
+        (lists_left + most_lists * (LIST_WIDTH + 10)).max(MIN_WIDTH)
     } else {
         lanes_right.max(MIN_WIDTH)
     };
@@ -178,7 +184,7 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
                 let (note, y) = departed(here, y, right);
                 (html! { (heading) (note) }, y)
             }
-            // A call that is a step's heading (outcome-queue's) starts the step's band too.
+            // A call that is a step's heading (an exercise's) starts the step's band too.
             TimelineEvent::Call { .. } if indent == 0 => {
                 let here = departing.take_if(|departed| departs_at(text, *departed));
                 let (heading, y) = band("call-step", here.is_some(), y, width, text, right);

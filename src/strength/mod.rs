@@ -193,16 +193,17 @@ mod tests {
     #[test]
     fn one_spec_catches_few_mistakes_and_explore_suggests_a_spec_for_a_survivor() {
         let settings = StrengthSettings {
-            paths: vec![root().join("specs/outcome-queue/success-moves-to-done.yaml")],
+            paths: vec![root().join("specs/dlq-consumer/default-budget-is-three.yaml")],
             explore_cases: 0,
             seed: 1,
         };
         let report = measure(&settings).expect("the spec is found");
         assert_eq!(report.contracts.len(), 1);
         let strength = &report.contracts[0];
-        assert_eq!(strength.mistakes.len(), 35);
+        let all = strength.mistakes.len();
+        assert!(all >= 40, "{all} mistakes");
         assert!(
-            strength.caught() > 0 && strength.caught() < 35,
+            strength.caught() > 0 && strength.caught() < all,
             "{}",
             strength.caught()
         );
@@ -210,7 +211,7 @@ mod tests {
         let caught = strength
             .mistakes
             .iter()
-            .find(|v| v.mistake.id == "success-forgotten")
+            .find(|v| v.mistake.id == "off-by-one-budget")
             .expect("in the catalogue");
         assert!(caught.caught_by.is_some());
     }

@@ -308,3 +308,56 @@ fn each_spec_fails_on_the_solution_with_the_mistake_it_targets() {
         );
     }
 }
+
+/// Every solution of the project that defines `RetryQueue` gets, on specs/outcome-queue, the
+/// verdict the built-in Rust contract gave it before outcome-queue became an exercise folder:
+/// the same specs fail, and no other (tests/fixtures/outcome-queue-verdicts.json).
+#[test]
+fn outcome_queue_verdicts_are_those_of_the_built_in_contract_it_replaced() {
+    let recorded: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/fixtures/outcome-queue-verdicts.json"))
+            .expect("the recorded verdicts"),
+    )
+    .expect("JSON");
+    let recorded = recorded["failing"].as_object().expect("failing");
+    let node = node_tests();
+    let paths: Vec<PathBuf> = recorded
+        .keys()
+        .map(|path| root().join(path))
+        .filter(|path| node || !needs_node(path))
+        .collect();
+    assert!(paths.len() >= 20, "{} solutions", paths.len());
+    let runs = crate::common::two_at_a_time(&paths, &|path: &PathBuf| {
+        let output = dlqspec()
+            .env_remove("DLQSPEC_SHIMS")
+            .args(["run", "specs/outcome-queue", "--format", "json"])
+            .args(["--impl", &implementation(path)])
+            .output()
+            .expect("dlqspec runs");
+        crate::causes::finished(&String::from_utf8_lossy(&output.stdout))
+    });
+    let mut differ = Vec::new();
+    for (path, events) in paths.iter().zip(runs) {
+        let relative = path.strip_prefix(root()).expect("under the root");
+        let wanted: Vec<&str> = recorded[&relative.display().to_string()]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        let mut failing: Vec<&str> = events
+            .iter()
+            .filter(|e| e["outcome"] != "passed")
+            .filter_map(|e| e["path"].as_str())
+            .collect();
+        failing.sort_unstable();
+        if events.len() != 41 || failing != wanted {
+            differ.push(format!(
+                "{}: {} specs ran; failing {failing:?}, recorded {wanted:?}",
+                relative.display(),
+                events.len()
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}

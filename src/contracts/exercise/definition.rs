@@ -71,13 +71,49 @@ pub(crate) struct MethodDecl {
     /// The arguments, in the order the method takes them; a spec names them.
     #[serde(default)]
     pub(crate) args: IndexMap<String, Spanned<ArgDecl>>,
-    /// Words a spec may write for a returned value (`none: null`), besides the value itself.
+    /// Words a spec may write for a returned value (`none: null`), besides the value itself;
+    /// or `any`: what the method returns is left free, so no spec pins it and a diagnosis
+    /// does not compare it (a raised error still counts).
     #[serde(default)]
-    pub(crate) returns: IndexMap<String, Value>,
+    pub(crate) returns: Returns,
     /// Whether a spec may leave its arguments out from the last one on (the solution's
     /// defaults apply): the arguments that may be left out.
     #[serde(default)]
     pub(crate) optional: Vec<String>,
+}
+
+/// What a method's `returns:` says: the words a spec may write for its values, or `any`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum Returns {
+    /// `returns: {none: null}`: words for values; the value returned is pinned.
+    Words(IndexMap<String, Value>),
+    /// `returns: any`: the value returned is free.
+    Free(AnyWord),
+}
+
+impl Default for Returns {
+    fn default() -> Self {
+        Returns::Words(IndexMap::new())
+    }
+}
+
+/// The word `any`, and only it.
+#[derive(Debug, Clone, Copy, JsonSchema)]
+#[schemars(with = "String")]
+pub(crate) struct AnyWord;
+
+impl<'de> Deserialize<'de> for AnyWord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        if word == "any" {
+            Ok(AnyWord)
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "`returns` is a mapping of words to values (`{{none: null}}`) or `any`, not `{word}`"
+            )))
+        }
+    }
 }
 
 /// One argument.
@@ -241,6 +277,8 @@ pub(crate) struct Method {
     pub(crate) args: Vec<Arg>,
     pub(crate) words: IndexMap<String, Value>,
     pub(crate) optional: Vec<String>,
+    /// Whether what it returns is left free (`returns: any`).
+    pub(crate) free: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -470,8 +508,12 @@ pub(crate) fn check(
         Method {
             name: name.to_owned(),
             args,
-            words: decl.returns.clone(),
+            words: match &decl.returns {
+                Returns::Words(words) => words.clone(),
+                Returns::Free(_) => IndexMap::new(),
+            },
             optional: decl.optional.clone(),
+            free: matches!(decl.returns, Returns::Free(_)),
         }
     };
     let create = method("create", &decl.create, &mut errors);

@@ -162,14 +162,28 @@ fn same_answer(one: Option<&Reply>, other: Option<&Reply>) -> bool {
 
 /// The parting in words, each value as `ids` names it: as it is (`told`), or its strings and
 /// numbers as placeholders (`shaped`), so that one mistake met with other values reads the same.
+/// Two lists are told by the first item each holds that the other lacks, so that one mistake
+/// reads alike however long the lists around it are.
 fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
     match &parting.view {
-        None => format!(
-            "{}: the reference {}; yours {}",
-            parting.call,
-            answer(their.reply.as_ref(), ids),
-            answer(our.reply.as_ref(), ids)
-        ),
+        None => {
+            // Where the reference raised, what a shape keeps of a value returned instead is
+            // that one was: the value is wherever the mistake met the spec's values.
+            let ours = match our.reply.as_ref() {
+                Some(Reply::Returned(_) | Reply::Undefined)
+                    if ids.is_shaped()
+                        && matches!(their.reply.as_ref(), Some(Reply::Raised(_))) =>
+                {
+                    "returns a value".to_owned()
+                }
+                reply => answer(reply, ids),
+            };
+            format!(
+                "{}: the reference {}; yours {ours}",
+                parting.call,
+                answer(their.reply.as_ref(), ids),
+            )
+        }
         Some((view, key)) => {
             let pick = |mark: &Mark| {
                 let value = mark.after.iter().find(|(n, _)| n == view).map(|(_, v)| v);
@@ -182,11 +196,55 @@ fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
                 Some(key) => format!("{view}.{key}"),
                 None => view.clone(),
             };
+            // A change to a view that reached the instance is one mistake, whatever changed.
+            if ids.is_shaped() && parting.call.starts_with("mutate_") {
+                return format!(
+                    "after {}, the change to the view reached your {view}; the reference's stayed as it was",
+                    parting.call
+                );
+            }
+            let (theirs, ours) = (pick(their), pick(our));
+            if let (Some(Value::Array(theirs)), Some(Value::Array(ours))) = (&theirs, &ours) {
+                let lacking = theirs.iter().find(|item| !ours.contains(item));
+                let extra = ours.iter().find(|item| !theirs.contains(item));
+                match (lacking, extra) {
+                    (Some(lacking), Some(extra)) => {
+                        return format!(
+                            "after {}, {name} holds {} in the reference where yours holds {}",
+                            parting.call,
+                            shown(Some(lacking), ids),
+                            shown(Some(extra), ids)
+                        );
+                    }
+                    (Some(lacking), None) => {
+                        return format!(
+                            "after {}, {name} holds {} in the reference; yours lacks it",
+                            parting.call,
+                            shown(Some(lacking), ids)
+                        );
+                    }
+                    (None, Some(extra)) => {
+                        return format!(
+                            "after {}, {name} holds {} in yours; the reference's does not",
+                            parting.call,
+                            shown(Some(extra), ids)
+                        );
+                    }
+                    // The same items in another order: the order is the difference.
+                    (None, None) if ids.is_shaped() => {
+                        return format!(
+                            "after {}, {name} holds the reference's items in another order",
+                            parting.call
+                        );
+                    }
+                    (None, None) => {}
+                }
+            }
             format!(
                 "after {}, {name} is {} in the reference; yours is {}",
                 parting.call,
-                shown(pick(their).as_ref(), ids),
-                shown(pick(our).as_ref(), ids)
+                shown(theirs.as_ref(), ids),
+                shown(ours.as_ref(), ids)
             )
         }
     }

@@ -420,8 +420,44 @@ impl Play<'_> {
         if self.recorder.telling() {
             let shown: Vec<String> = args.iter().map(yaml::flow).collect();
             self.tell_call(&format!("{method}({})", shown.join(", ")), &reply);
+            if !self.exercise.views.contains_key(method) {
+                self.tell_lists()?;
+            }
         }
         Ok(reply)
+    }
+
+    /// Tells the lists each state view holds after a call, for the picture's side panel:
+    /// every top-level list of a view that is a mapping, each item by its `id` where it has one.
+    fn tell_lists(&mut self) -> Result<(), Outcome> {
+        const MOST: usize = 4;
+        let mut lists = Vec::new();
+        for view in self.exercise.views.keys().cloned().collect::<Vec<_>>() {
+            if let Value::Object(fields) = self.view(&view)? {
+                for (key, value) in fields {
+                    if let Value::Array(items) = value {
+                        let shown: Vec<String> = items
+                            .iter()
+                            .map(|item| match item.get("id") {
+                                Some(Value::String(id)) => id.clone(),
+                                _ => yaml::flow(item),
+                            })
+                            .collect();
+                        lists.push((key, shown));
+                    }
+                }
+            }
+        }
+        if !lists.is_empty() {
+            lists.truncate(MOST);
+            let told: Vec<String> = lists
+                .iter()
+                .map(|(name, items)| format!("{name}: [{}]", items.join(", ")))
+                .collect();
+            self.recorder
+                .tell_event(format!("      {}", told.join("; ")), TimelineEvent::Lists(lists));
+        }
+        Ok(())
     }
 
     fn tell_call(&mut self, call: &str, reply: &Reply) {
@@ -505,6 +541,14 @@ impl Play<'_> {
         if !self.probe {
             return Ok(());
         }
+        // A value the exercise leaves free is no departure: every return reads the same.
+        let free = self.exercise.method(call).is_some_and(|m| m.free);
+        let reply = match reply {
+            Some(Reply::Returned(_) | Reply::Undefined) if free => {
+                Some(Reply::Returned(Value::Null))
+            }
+            reply => reply,
+        };
         let after = if self.alive {
             self.views_and_records()?
         } else {

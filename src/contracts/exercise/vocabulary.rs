@@ -350,6 +350,13 @@ fn call_body(
     };
     for (key, value) in fields {
         match key.as_str() {
+            "returns" if method.free => {
+                return Err(format!(
+                    "what `{}` returns is left free (`returns: any` in exercise.yaml), so a spec cannot pin it: take `returns: {}` out",
+                    method.name,
+                    yaml::flow(&value)
+                ));
+            }
             "returns" => {
                 answer.returns = Some(match value.as_str().and_then(|w| method.words.get(w)) {
                     Some(word) => word.clone(),
@@ -472,7 +479,7 @@ fn op(written: &Value) -> Result<Value, String> {
         .and_then(|o| o.iter().next())
     else {
         return Err(
-            "a change is `{set: {path: [...], value: X}}`, `{delete: {path}}`, `{append: {path, value}}` or `{clear: {path}}`"
+            "a change is `{set: {path: [...], value: X}}`, `{delete: [...]}`, `{append: {path: [...], value: X}}` or `{clear: [...]}`"
                 .into(),
         );
     };
@@ -483,9 +490,20 @@ fn op(written: &Value) -> Result<Value, String> {
             OPS.join(", ")
         ));
     }
-    let Some(path) = body.get("path").and_then(Value::as_array) else {
+    // `delete` and `clear` take nothing but their path, so the path may stand alone:
+    // `{clear: [done]}` is `{clear: {path: [done]}}`.
+    let path = match body {
+        Value::Array(path) if matches!(name.as_str(), "delete" | "clear") => Some(path),
+        _ => body.get("path").and_then(Value::as_array),
+    };
+    let Some(path) = path else {
         return Err(format!(
-            "`{name}` needs a `path`: a list of keys and indexes"
+            "`{name}` needs a `path`: a list of keys and indexes{}",
+            if matches!(name.as_str(), "delete" | "clear") {
+                format!(" (`{{{name}: [KEY, 0]}}` or `{{{name}: {{path: [KEY, 0]}}}}`)")
+            } else {
+                format!(" (`{{{name}: {{path: [KEY], value: X}}}}`)")
+            }
         ));
     };
     let mut wire = json!({ "op": name, "path": path });

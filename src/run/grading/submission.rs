@@ -461,12 +461,12 @@ mod tests {
     fn a_run_that_hung_or_left_a_contract_unattempted_is_no_pass_and_says_why() {
         let mut partial = finished(0);
         partial.marks.not_attempted = 41;
-        partial.not_attempted = vec!["erin.py has no class `RetryQueue`".to_owned()];
+        partial.not_attempted = vec!["erin.py has no class `Stack`".to_owned()];
         assert_eq!(
             judge(exited(0), &partial),
             (
                 Status::Fail,
-                "not attempted (41 specs scoring 0): erin.py has no class `RetryQueue`".to_owned()
+                "not attempted (41 specs scoring 0): erin.py has no class `Stack`".to_owned()
             )
         );
         let mut hung = finished(1);

@@ -413,7 +413,7 @@ mod tests {
             suite_spec("o1.yaml", 2.0, &["oq/a", "oq/b"]),
             suite_spec("o2.yaml", 1.0, &["oq/b"]),
         ];
-        let why = "erin.py has no class `RetryQueue`: the outcome-queue contract is not attempted";
+        let why = "erin.py has no class `Stack`: the stack contract is not attempted";
         let not_attempted = |path: &str| {
             format!(
                 r#"{{"event":"spec_finished","path":"{path}","outcome":"not_attempted","not_attempted":"{why}"}}"#
