@@ -13,6 +13,23 @@
 //! Every other `cfg` is code. Names are resolved through the file's `use ... as` and `type`
 //! aliases, so `use crate::contracts as c; c::dlq_consumer` names a contract. A failure names
 //! the file, the line and the import or call.
+//!
+//! An item (a function, or a single statement) that makes a refused call carries
+//! `#[expect(clippy::disallowed_methods, reason = "RULE: why")]` (or `disallowed_macros`,
+//! `disallowed_types`), its reason starting with the rule's words: `starts a process`, `writes a
+//! file`, `prints`, or `writes to a descriptor` (a raw `write(2)`: a print on 1 and 2, a file
+//! write on a file). Inside the rule's home (`src/external/`, `src/files/`, the reporters and
+//! above) that is all; anywhere else the file has a row in ARCHITECTURE.md's table of
+//! exceptions. This test fails on an exception the table does not name, on a row no code
+//! needs, on a refused call outside the item its `#[expect]` covers or under the `#[expect]` of
+//! another rule; clippy fails on an `#[expect]` that covers no call. Tests and benchmarks set
+//! their cases up with files, processes and prints: their crates, and the unit tests
+//! (`cfg(test)`, in `src/lib.rs` and in each workspace crate's `lib.rs`, a crate attribute being
+//! one crate's), allow the three lints as a whole; the build without `cfg(test)` lints all the
+//! rest. clippy.toml at the root holds the workspace's crates as it holds `src/`.
+//!
+//! It also keeps ARCHITECTURE.md a map: at most `MOST_BYTES` bytes, a paragraph for each folder
+//! of its layer table, and each folder's details in the `//!` docs of its own file.
 
 // clippy.toml's rules hold the library; tests set their cases up by writing files, starting
 // programs and printing what they found.
@@ -2374,6 +2391,100 @@ fn every_rust_file_says_what_it_is_for() {
         silent.is_empty(),
         "these files do not start with a `//!` line saying what they are for: {silent:?}"
     );
+}
+
+/// The most bytes ARCHITECTURE.md holds: a map a newcomer reads in ten minutes. What a folder
+/// holds file by file, and why, goes into its own file's `//!` docs.
+const MOST_BYTES: usize = 15_000;
+
+#[test]
+fn architecture_md_stays_a_ten_minute_read() {
+    let bytes = architecture().len();
+    assert!(
+        bytes <= MOST_BYTES,
+        "ARCHITECTURE.md is {bytes} bytes, more than {MOST_BYTES}: keep it a map, and move the \
+         details of a folder into the `//!` docs of its mod.rs (a crate's lib.rs)"
+    );
+}
+
+/// The file that speaks for a folder of the code map: `src/NAME/mod.rs`, or a workspace
+/// crate's `src/lib.rs`.
+fn face_of(name: &str) -> PathBuf {
+    let folder = root().join("src").join(name);
+    if folder.is_dir() {
+        folder.join("mod.rs")
+    } else {
+        root().join(CRATES).join(name).join("src/lib.rs")
+    }
+}
+
+/// Each folder's `//!` docs, as ARCHITECTURE.md leaves its details to them: a one-line
+/// summary, then more. `None` when they are as that says.
+fn docs_wrong(path: &str, text: &str) -> Option<String> {
+    let docs: Vec<&str> = text
+        .lines()
+        .take_while(|line| line.starts_with("//!"))
+        .map(|line| line.trim_start_matches("//!").trim())
+        .collect();
+    let summary = docs.first().copied().unwrap_or("");
+    if summary.is_empty() || docs.get(1).is_some_and(|line| !line.is_empty()) {
+        return Some(format!(
+            "{path}: its `//!` docs do not start with a one-line summary followed by a blank \
+             `//!` line"
+        ));
+    }
+    if docs.iter().skip(2).all(|line| line.is_empty()) {
+        return Some(format!(
+            "{path}: its `//!` docs are one line: say what the folder holds, its boundary and \
+             what it may use (ARCHITECTURE.md leaves the details to them)"
+        ));
+    }
+    None
+}
+
+/// ARCHITECTURE.md gives each folder of its layer table a paragraph under a heading naming
+/// it, and the folder's own file tells the rest in its `//!` docs.
+#[test]
+fn each_folder_of_the_code_map_has_a_paragraph_and_docs() {
+    let doc = architecture();
+    let headings: Vec<&str> = doc
+        .lines()
+        .filter(|line| line.starts_with("### "))
+        .collect();
+    let mut wrong = Vec::new();
+    for name in layers(&doc).keys() {
+        let named = [format!("`src/{name}/`"), format!("`{CRATES}{name}/`")];
+        if !headings
+            .iter()
+            .any(|heading| named.iter().any(|n| heading.contains(n.as_str())))
+        {
+            wrong.push(format!(
+                "ARCHITECTURE.md has no `### ` heading naming the folder `{name}` of its code map"
+            ));
+        }
+        let face = face_of(name);
+        let text = std::fs::read_to_string(&face).expect("the folder's own file");
+        let path = face
+            .strip_prefix(root())
+            .unwrap_or(&face)
+            .display()
+            .to_string();
+        wrong.extend(docs_wrong(&path, &text));
+    }
+    assert_none("the code map's folders", wrong);
+}
+
+/// The check of a folder's docs refuses a summary of two lines and docs of one.
+#[test]
+fn a_folder_without_its_details_fails_the_docs_check() {
+    assert_eq!(
+        docs_wrong("a", "//! Summary.\n//!\n//! Details.\nmod x;\n"),
+        None
+    );
+    assert!(docs_wrong("a", "//! Summary\n//! runs on.\n//!\n//! Details.\n").is_some());
+    assert!(docs_wrong("a", "//! Summary.\nmod x;\n").is_some());
+    assert!(docs_wrong("a", "//! Summary.\n//!\nmod x;\n").is_some());
+    assert!(docs_wrong("a", "mod x;\n").is_some());
 }
 
 /// The nine violations of the rules that the text reader of old let through

@@ -1,4 +1,15 @@
 //! The command line, as clap types. `main.rs` parses it; `commands` carries it out.
+//!
+//! One command-line vocabulary, here alone. Each flag is defined once, as ripgrep does:
+//! `ProcessLimits` holds `--timeout`, `--memory`, `--cpu`, `--processes`, `--disk` and
+//! `--sandbox`, flattened into every command that starts an implementation (`grade` hands them on
+//! to its runs by `ProcessLimits::to_args`); `--output` is a file or, where a command writes
+//! several, a folder (each command's help says which); `--budget` is wall-clock time; `--format`
+//! is wherever a command writes more than one format. The clap types (`ValueEnum`) live only here
+//! and map onto the library's own (`RunFormat` onto `report::ReportFormat`, `SandboxChoice` onto
+//! `sandbox::Sandbox`), so no layer below knows the command line. A renamed flag stays one release
+//! as a hidden option, which `Command::adopt_old_spellings` carries over to the new one with a
+//! note on stderr.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;

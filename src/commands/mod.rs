@@ -1,4 +1,11 @@
 //! The subcommands: each takes parsed arguments and returns the process exit code.
+//!
+//! The top layer: it parses, calls the layers below, tells what they return and picks the exit
+//! code. `cli.rs` holds the clap types (the one place a flag is defined), `dispatch.rs` routes a
+//! parsed command line to its subcommand, one file each, and `messages.rs` is what every command
+//! tells the same way (usage errors, failures, warnings, an implementation that cannot run,
+//! colour); `interactive.rs` asks questions on a terminal. The files depend one way: `dispatch.rs`
+//! calls each command, and the commands tell their errors through `messages.rs`.
 
 pub(crate) mod bless;
 pub mod cli;

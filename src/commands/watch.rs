@@ -2,6 +2,9 @@
 //!
 //! Which change calls for which rerun is decided in `crate::run::watch`; this module watches the
 //! files (the `notify` crate), gathers changes until they settle, and runs.
+//!
+//! It gathers the events itself rather than through notify-debouncer-mini: that is a dozen
+//! lines, and it keeps the choice of which events count in dlqspec's hands.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -1,4 +1,29 @@
 //! The contracts dlqspec checks, one folder each, listed in `registry`.
+//!
+//! A contract is a rule catalogue, a spec vocabulary, a reference implementation and a world.
+//! Here: the `Contract` and `Scenario` traits (`contract.rs`); the in-process implementation and
+//! the `Subject` it serves (`builtin.rs`); the registry (`registry.rs`), which lists the contracts
+//! (those written in Rust, `BUILT_IN`, then the exercise folders registered at run time) and makes
+//! the built-in reference from them; the recorder every scenario run keeps (`recorder.rs`) and
+//! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`); the exercise machinery
+//! (`exercise/`); and each built-in contract in its own folder: `dlq_consumer/` (lesson 000's
+//! consumer, with its world, and its queue behind a trait: the lesson's fake or RabbitMQ's,
+//! docs/brokers.md) and `outcome_queue/` (a retry queue checked through its state views).
+//!
+//! The files depend one way. `builtin.rs` knows no contract; `contract.rs` (the trait) uses it;
+//! each contract uses both; `registry.rs` lists the contracts and makes the built-in reference
+//! from them; `smell.rs` names every smell id, each contract's too. In a contract's folder,
+//! `spec.rs` is the vocabulary, `loading.rs` checks a file and makes its scenario, `scenario.rs`
+//! plays it, `departure.rs` plays it again on the reference (and on the catalogue's mistakes,
+//! `mistakes.rs`) to find where a failing run departs, `smells.rs` reads what a run recorded
+//! without knowing the scenario, and `checking.rs` puts the scenario behind the `Scenario` trait,
+//! calling the three. The folder's own `mod.rs` declares and re-exports its children, which may
+//! use what it holds (the contract's `NAME`).
+//!
+//! Nothing outside this folder names a contract's folder (`tests/architecture.rs` holds it; the
+//! one exception, `dlqspec smoke`, is listed in ARCHITECTURE.md), `exercise/` included: the
+//! registry re-exports what the command line needs to register an exercise. Contracts never know
+//! the runner, the reporters or the command line. This layer may use `generate/` and below.
 
 pub mod builtin;
 pub mod contract;

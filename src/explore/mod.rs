@@ -11,6 +11,12 @@
 //! `crashes` runs one spec under every schedule of injected crashes instead, checking
 //! invariants that hold whatever crashes; `crate::strength` measures a suite with the
 //! contracts' catalogues of classic mistakes.
+//!
+//! Generated cases are blessed by the layer above their generator: a contract's `generate` side
+//! only draws steps and offers smaller variants; this layer fills in the expectations from the
+//! built-in (`authoring::bless`) and judges the result, so a generated spec can never make a
+//! correct implementation fail. How a search is told is `render.rs`. It may use `authoring/` and
+//! below.
 
 pub(crate) mod case;
 pub mod crashes;

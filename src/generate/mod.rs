@@ -1,6 +1,9 @@
-//! A contract's explore side: it generates random cases from its vocabulary and offers their
-//! smaller variants and crash schedules. Driving the search, blessing and judging cases is
-//! `explore`, a layer above, so a contract never depends on how it is explored.
+//! A contract's explore side: random cases, their smaller variants and crash schedules.
+//!
+//! A contract generates random cases from its vocabulary (the `Explorer` trait) and offers
+//! their smaller variants and crash schedules; the random numbers are `rng.rs`. Driving the
+//! search, blessing and judging cases is `explore`, a layer above, so a contract never depends
+//! on how it is explored. It may use `model/` and below.
 
 pub mod case;
 pub mod crashes;

@@ -7,6 +7,15 @@
 //! decides it. The runner makes each failure's [`Cause`] from it and from what the
 //! implementation raised: the same exception at the same line is one cause, whatever spec it
 //! broke. Reporters only render causes.
+//!
+//! One mistake, one cause: `Scenario::diagnose` runs the spec as `run` does, keeping a mark of
+//! each step (or each call), and on a mismatch runs the built-in reference, and each classic
+//! mistake, again, never the implementation under test, so no verdict changes (a test holds
+//! every solution's verdicts to be the same with causes and without). Each contract compares
+//! what it can observe (dlq-consumer the journal's effects in the orders `trace.rs` pins, the
+//! others the answers to the same calls) and names the rule from the reference's own decision
+//! there (`Recorder::step_decisions`). The runner joins one mistake's failures into one
+//! (`Causes`) in the run's order, before any reporter sees them.
 
 use serde::Serialize;
 

@@ -3,6 +3,16 @@
 //! a value spliced into maud's `html!`, which escapes it by construction; no reporter escapes
 //! text by hand, and `tests/architecture.rs` refuses `PreEscaped`, an own `Render` and markup
 //! in a string literal anywhere but here.
+//!
+//! Why a template engine, and why maud: the three pages (explain's picture, the matrix,
+//! summary.html) were `format!` strings with about 70 calls of an escape function, one missed
+//! call an injection into a teacher's browser. maud builds in a third of askama's time (askama
+//! brings `syn` 3, winnow and a TOML reader; maud only builds on the `syn` 2 already there),
+//! renders a little faster, and keeps a template beside the code that fills it, typed, where
+//! askama's templates are files read by a derive (docs/performance.md, "The HTML template
+//! engine"). The pages stayed the same documents (the browser tests and the pages' tests hold
+//! their elements and texts); maud writes `<path ...></path>` for `<path .../>` and no `'` as an
+//! entity (every attribute is double-quoted).
 
 use maud::{Markup, PreEscaped, html};
 

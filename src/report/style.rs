@@ -1,4 +1,8 @@
 //! Terminal styling: the palette reporters use, empty when color is off.
+//!
+//! Colour is anstream and anstyle (already in clap's tree), not colored: colored decides once
+//! from stdout and ignores `TERM=dumb`; anstream honours `NO_COLOR`, `CLICOLOR_FORCE`,
+//! `TERM=dumb` and per-stream terminal detection.
 
 use anstyle::{AnsiColor, Style};
 

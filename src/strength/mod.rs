@@ -1,10 +1,14 @@
-//! `dlqspec strength`: how strong a suite is, measured on each contract's catalogue of classic
-//! mistakes (`crate::model::mistake`), as mutation testing measures a test suite.
+//! `dlqspec strength`: how strong a suite is, measured on each contract's classic mistakes.
+//!
+//! It measures a suite as mutation testing measures a test suite, each contract's catalogue of
+//! classic mistakes (`crate::model::mistake`) standing for the mutants.
 //!
 //! Every spec is run against the built-in implementation with one mistake switched on, for
 //! every mistake of its contract's catalogue; a mistake is caught when some spec fails on it.
 //! For each survivor, `explore` searches for a spec that would catch it, so an author reads
 //! "these survive, and this spec would catch the first".
+//!
+//! How that is told is `render.rs`. It may use `explore/` and below.
 
 pub(crate) mod render;
 

@@ -5,6 +5,23 @@
 //! (`spanned.rs`: `Spanned`, `SingleKey`), write values back as YAML (`render.rs`), read a
 //! document's structure (`locate.rs`, `tree.rs`, `from_tree.rs`), rewrite it in place
 //! (`edit.rs`) and find the errors past the first (`recover.rs`).
+//!
+//! The one door to the YAML libraries (serde-saphyr and its parser): every other module reads
+//! YAML through what this offers, and the compiler holds it, serde-saphyr being a dependency of
+//! `dlqspec-text` only (the root has it as a dev-dependency, for its tests and benchmarks).
+//!
+//! Loading is exact or it defers. A spec is decoded straight from parser events (`tree.rs`,
+//! `from_tree.rs`); whatever that path does not read exactly as serde-saphyr does, every broken
+//! spec included, is loaded by serde-saphyr, which alone words the errors. A unit test of each
+//! contract holds the two loads to the same values and positions (docs/performance.md, "The
+//! parser decision").
+//!
+//! Why serde-saphyr and not serde_yaml: serde_yaml is archived and sits on unmaintained
+//! unsafe-libyaml. serde-saphyr is pure Rust, rejects duplicate keys (every libyaml fork keeps the
+//! later value silently) and gives the line of any parsed value, which is what lets a diff, a spec
+//! error or a CI annotation point at the expectation. One quirk is guarded here: it decodes a bare
+//! variant name that needs a value by swallowing the next list item, so tagged enums go through
+//! `SingleKey`.
 
 use std::fmt::{self, Write as _};
 use std::marker::PhantomData;

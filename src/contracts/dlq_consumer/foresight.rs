@@ -19,6 +19,9 @@
 //! that calls the world in another order waits for each answer from there on, and nothing
 //! else changes. The calls foreseen all come before the handler's, so a handler call that
 //! takes time moves the clock only after every answer foreseen was given.
+//!
+//! Foresight saves waits, never answers: `external/process.rs` checks each answer is the one
+//! foreseen, and it changes no report (a test compares every solution's with and without it).
 
 use serde_json::Value;
 

@@ -1,4 +1,15 @@
 //! The dlq-consumer contract: world, reference consumer, spec vocabulary and rules.
+//!
+//! Beside the files every contract has (`contracts/mod.rs`): the world (`world.rs`: queue, DLQ,
+//! clock, the scripted handler of `handler.rs`, injected crashes), which uses `journal.rs` (what
+//! the world journals, a crash's timing too) and `queue/` (the messages it hands out: the
+//! lesson's fake or a broker's); the reference consumer (`consumer.rs`), which reaches the world
+//! through typed calls (`given.rs`) and switches on one classic mistake at a time
+//! (`mistakes.rs`); `scenario/` (its expectations, explain's narration, what a step did against
+//! what its rule wanted); `record.rs`, what a run records for `smells.rs`; `trace.rs`, the orders
+//! a `trace` expectation pins; `foresight.rs`, the world's answers sent ahead to a shim; and
+//! `explorer.rs`, which puts generated cases (`explore.rs`) and crash schedules (`crashes.rs`,
+//! built on those cases) behind `Explorer`.
 
 pub(crate) mod checking;
 pub(crate) mod compact;

@@ -3,6 +3,12 @@
 //! Every implementation, built-in or external, reaches the world only through
 //! `WorldHost::world_call`, so every call is recorded in one ordered trace and any call can be
 //! made to crash. The semantics are pinned by docs/contracts.md section 1.
+//!
+//! One world, many implementations: the fakes live once, here, in Rust (what a spec scripts the
+//! handler to do, the errors it raises and the time its calls take, in `handler.rs`). The
+//! built-in consumer goes through the same door as the shims, by a typed proxy (`given.rs`);
+//! being in the same process, it hands the world typed calls (`Call`) rather than JSON, which the
+//! world reads into the same calls before it faults, checks and journals them.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

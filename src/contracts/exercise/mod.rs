@@ -2,6 +2,18 @@
 //! specs and known mistakes, served by one machinery whatever the exercise. Nothing here
 //! names an exercise: each is read from its folder at run time and registered
 //! (`registry::register`), after which every command treats it as any other contract.
+//!
+//! An exercise is data. `exercise.yaml` declares the class, the constructor's and each method's
+//! arguments (with the values explore draws), the state views, the given parts, the errors, the
+//! rules and the patterns that decide each; this folder serves every exercise with one
+//! vocabulary, one scenario player, one departure finder and one explorer. The reference is the
+//! author's own program: a departure is the first step whose answer, or whose views after it,
+//! differ from the reference's on the same scenario, and the rule named is the most specific
+//! `decides` pattern matching that point. The reference and the known mistakes are pools of
+//! programs (`programs.rs`) started by a launcher the command line hands in, since only
+//! `external/` starts processes; a pool's process is lent only to the thread that started it, as
+//! a child dies with the thread that started it. The shims learn each exercise from `hello` and
+//! make it from `new`'s `class` and parameters (docs/protocol.md, "Exercises").
 
 pub(crate) mod definition;
 pub(crate) mod departure;

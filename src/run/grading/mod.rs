@@ -4,6 +4,12 @@
 //! (`tally.rs`, `row.rs`), the class's files written (`outputs.rs`), and the `summary.json`
 //! a grading leaves (`summary_record.rs`) read back (`summary.rs`) to merge shards
 //! (`merge.rs`) or compare with an earlier grading (`regrade.rs`).
+//!
+//! The suite is refused when the built-in reference fails a spec of it. Each submission's
+//! status is judged from how its run ended; the class's rule shares and most common causes
+//! are computed once for every summary (`class_tally.rs`); its pictures go where `pictures.rs`
+//! says. The class's files are written through `files/` once every run is over, and
+//! `outputs.rs` also removes what an earlier grading left.
 
 use std::fs::File;
 use std::io::{Read, Seek};

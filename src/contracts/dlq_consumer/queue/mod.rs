@@ -6,6 +6,20 @@
 //! what tells a divergence from an implementation's failure. A broker that dead-letters by
 //! itself (`dead-letter=broker`) has what it dead-lettered compared with the lesson's DLQ the
 //! same way (`dead_letters.rs`).
+//!
+//! A broker is one more queue behind the same world: `--world amqp://...` puts the queue on
+//! RabbitMQ (`rabbitmq.rs`) and the world, its journal, faults, DLQ, clock and handler stay as
+//! they are; every implementation still acts on dlqspec's world, never on the broker. A
+//! *departure* is another message handed out, another count, another order. A spec that fails
+//! after one is run on the fake, and passing there makes it a divergence
+//! (`Outcome::Divergence`), the broker's and not the implementation's. A broker that breaks is
+//! `Outcome::WorldFault`, which the runner turns into `not run` for that spec and every one after
+//! it, exit 2. Foresight is off there: a broker's queue cannot be copied, nor looked at without
+//! delivering its messages (docs/brokers.md). With `dead-letter=broker` the world tells the queue
+//! which messages the consumer dead-letters (`Queue::dead_lettering`); the queue hands their acks
+//! to the broker, reads back what it dead-letters (`x-death`) and compares it with the world's
+//! DLQ where the spec reads it and at its end, each difference one more departure; a spec that
+//! passes with one of those noted is a divergence too.
 
 pub(crate) mod dead_letters;
 pub(crate) mod fake;
