@@ -1,7 +1,7 @@
 //! What a contract is: a rule catalogue, a spec vocabulary, a reference implementation.
 //!
 //! Adding a contract means writing one type that implements `Contract` and listing it in
-//! `contracts::registry::CONTRACTS`. The runner, the reporters and the CLI only see these traits.
+//! `contracts::registry::BUILT_IN` and the exercise folders registered at run time. The runner, the reporters and the CLI only see these traits.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;

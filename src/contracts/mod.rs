@@ -6,9 +6,10 @@
 //! (those written in Rust, `BUILT_IN`, then the exercise folders registered at run time) and makes
 //! the built-in reference from them; the recorder every scenario run keeps (`recorder.rs`) and
 //! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`); the exercise machinery
-//! (`exercise/`); and each built-in contract in its own folder: `dlq_consumer/` (lesson 000's
-//! consumer, with its world, and its queue behind a trait: the lesson's fake or RabbitMQ's,
-//! docs/brokers.md) and `outcome_queue/` (a retry queue checked through its state views).
+//! (`exercise/`, which serves every exercise folder: lesson 001's among the bundled specs, the
+//! examples in `exercises/`); and the contract written in Rust in its own folder:
+//! `dlq_consumer/` (lesson 000's consumer, with its world, and its queue behind a trait: the
+//! lesson's fake or RabbitMQ's, docs/brokers.md).
 //!
 //! The files depend one way. `builtin.rs` knows no contract; `contract.rs` (the trait) uses it;
 //! each contract uses both; `registry.rs` lists the contracts and makes the built-in reference
