@@ -350,6 +350,16 @@ impl Exercise {
         self.views.len() == 1 && self.recorded_parts().next().is_none()
     }
 
+    /// Whether a rule is decided by a view's key alone, with no call named: what a move of the
+    /// clock changes (`{view: state, key: leased}`).
+    pub(crate) fn has_clock_rules(&self) -> bool {
+        self.clock().is_some()
+            && self
+                .decides
+                .iter()
+                .any(|(_, p)| p.call.is_none() && p.mutate.is_none() && p.view.is_some())
+    }
+
     /// The clocks among the given parts.
     pub(crate) fn clock(&self) -> Option<&Given> {
         self.given.iter().find(|g| g.kind == GivenKind::Clock)

@@ -209,9 +209,19 @@ impl Play<'_> {
                 self.compare(label, position, view, before, after, DEEP_COPY)?;
             }
             Step::Advance { by } => {
+                // What the clock's move changes is decided by the rules of a view's key alone
+                // (`{view: state, key: leased}`): the keys it changes exercise them.
+                let before = match self.alive && self.exercise.has_clock_rules() {
+                    true => Some(self.views()?),
+                    false => None,
+                };
                 self.world.advance(by).map_err(|why| {
                     Outcome::SpecError(SpecError::invalid(&self.scenario.file, position, why))
                 })?;
+                if let Some(before) = before {
+                    let after = self.views()?;
+                    self.exercise_changed_keys(&before, &after);
+                }
                 if self.recorder.telling() {
                     let lane = self
                         .exercise
@@ -578,6 +588,36 @@ impl Play<'_> {
     }
 
     /// Every view now, as one value (for the check that a raising call changed nothing).
+    /// Notes the rules of each view key that differs from `before` to `after` (both as `views`
+    /// returns them), as a move of the clock decides them.
+    fn exercise_changed_keys(&mut self, before: &Value, after: &Value) {
+        for (view, now) in after.as_object().into_iter().flatten() {
+            let was = before.get(view);
+            if was == Some(now) {
+                continue;
+            }
+            let keys: Vec<String> = match (was, now) {
+                (Some(Value::Object(was)), Value::Object(now)) => now
+                    .iter()
+                    .filter(|(key, value)| was.get(*key) != Some(*value))
+                    .map(|(key, _)| key.clone())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for key in keys {
+                let point = Point {
+                    call: Some("advance"),
+                    view: Some(view),
+                    key: Some(&key),
+                    ..Point::default()
+                };
+                if let Some(rule) = self.exercise.rule_at(&point) {
+                    self.recorder.exercise(rule, rule.statement);
+                }
+            }
+        }
+    }
+
     fn views(&mut self) -> Result<Value, Outcome> {
         let mut all = Map::new();
         for view in self.exercise.views.keys() {
