@@ -46,6 +46,9 @@ fn the_documented_figures_are_the_counts_of_the_suite() {
                 .is_some_and(|n| n.starts_with("only_"))
         })
         .count();
+    // The bundled suite's exercise folders (outcome-queue's), registered as a command would.
+    let broken = dlqspec::commands::exercises::register_found(&[root().join("specs")]);
+    assert!(broken.is_empty(), "{broken:?}");
     let mistakes = |name: &str| contracts::find(name).expect("a contract").mistakes().len();
     let mutants: usize = crate::mutations::mutated_specs()
         .iter()
