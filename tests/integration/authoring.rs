@@ -90,7 +90,7 @@ fn every_bundled_spec_and_every_starter_is_valid_against_the_schema() {
         let errors = schema_errors(&validator, &text);
         assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
     }
-    for contract in dlqspec::contracts::all() {
+    for contract in crate::common::bundled_contracts() {
         let errors = schema_errors(&validator, &contract.starter("a starter"));
         assert!(
             errors.is_empty(),

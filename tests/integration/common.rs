@@ -768,3 +768,21 @@ pub(crate) fn two_at_a_time<T: Sync, R: Send>(
         .map(|r| r.expect("every item ran"))
         .collect()
 }
+
+/// Every contract of the bundled suite: the built-in ones and its exercise folders
+/// (outcome-queue's), registered first as a command registers them.
+pub(crate) fn bundled_contracts() -> Vec<&'static dyn dlqspec::contracts::contract::Contract> {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        let broken = dlqspec::commands::exercises::register_found(&[root().join("specs")]);
+        assert!(broken.is_empty(), "{broken:?}");
+    });
+    dlqspec::contracts::all()
+}
+
+/// The contract of the bundled suite named `name` (see [`bundled_contracts`]).
+pub(crate) fn bundled_contract(
+    name: &str,
+) -> Option<&'static dyn dlqspec::contracts::contract::Contract> {
+    bundled_contracts().into_iter().find(|c| c.name() == name)
+}

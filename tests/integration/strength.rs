@@ -8,7 +8,7 @@ use crate::common::{dlqspec, path_arg, ran, run};
 fn the_bundled_suite_catches_every_mistake_and_lists_the_catalogue() {
     let ran = run(&["strength", "specs"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let total: usize = dlqspec::contracts::all()
+    let total: usize = crate::common::bundled_contracts()
         .iter()
         .map(|c| c.mistakes().len())
         .sum();
@@ -22,7 +22,7 @@ fn the_bundled_suite_catches_every_mistake_and_lists_the_catalogue() {
         "{}",
         ran.stdout
     );
-    for contract in dlqspec::contracts::all() {
+    for contract in crate::common::bundled_contracts() {
         for mistake in contract.mistakes() {
             let listed = ran.stdout.lines().any(|line| {
                 line.starts_with("  caught ") && line.split_whitespace().nth(1) == Some(mistake.id)
@@ -72,7 +72,7 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
         ran.stdout
     );
     // Each survivor names the rule it breaks, then the mistake, then where its spec went.
-    let contract = dlqspec::contracts::find("outcome-queue").expect("registered");
+    let contract = crate::common::bundled_contract("outcome-queue").expect("registered");
     for line in &survivors {
         let id = line.split_whitespace().nth(1).expect("an id");
         let mistake = contract

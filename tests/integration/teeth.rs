@@ -36,7 +36,7 @@ fn summary(reports: &[SpecReport]) -> String {
 
 #[test]
 fn the_reference_passes_every_bundled_spec() {
-    for contract in dlqspec::contracts::all() {
+    for contract in crate::common::bundled_contracts() {
         let suite = suite_of(contract);
         let reports = run_suite(&suite, &mut Builtin::new());
         assert!(
@@ -50,7 +50,7 @@ fn the_reference_passes_every_bundled_spec() {
 #[test]
 fn every_mistake_of_the_catalogue_fails_a_spec_of_the_rule_it_breaks() {
     let mut escaped = Vec::new();
-    for contract in dlqspec::contracts::all() {
+    for contract in crate::common::bundled_contracts() {
         let suite = suite_of(contract);
         for mistake in contract.mistakes() {
             let mut mistaken = contract.mistaken(mistake.id).expect("in the catalogue");
@@ -89,7 +89,7 @@ fn every_mistake_departs_from_the_reference_as_itself() {
     // that very mistake, named: the catalogue gives each mistake its departure.
     let (mut failures, mut same_rule) = (0, 0);
     let mut unnamed = Vec::new();
-    for contract in dlqspec::contracts::all() {
+    for contract in crate::common::bundled_contracts() {
         let suite = suite_of(contract);
         for mistake in contract.mistakes() {
             let mut mistaken = contract.mistaken(mistake.id).expect("in the catalogue");
@@ -122,7 +122,7 @@ fn every_mistake_departs_from_the_reference_as_itself() {
 }
 
 fn mismatch_of(contract: &str, mistake: &str, spec: &str) -> dlqspec::model::outcome::Mismatch {
-    let contract = dlqspec::contracts::find(contract).expect("a contract");
+    let contract = crate::common::bundled_contract(contract).expect("a contract");
     let suite = suite_of(contract);
     let mut mistaken = contract.mistaken(mistake).expect("in the catalogue");
     let reports = run_suite(&suite, &mut mistaken);
