@@ -15,10 +15,18 @@ use crate::text::spec_error::SpecError;
 /// one request: the author's code, given more than a student's default.
 const PROGRAM_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The folder `run` reads when it names none (`--help` says so).
+const DEFAULT_SUITE: &str = "specs";
+
 /// Registers the exercises of `cli`'s paths and its `--exercise` folders; the broken ones'
 /// errors, each at its `path:line:col`, in one string, when there are any.
 pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
-    let paths: Vec<PathBuf> = cli.command.paths();
+    let mut paths: Vec<PathBuf> = cli.command.paths();
+    // A command that names no spec (`explore`, `smoke`, `schema`) serves the suite `run` reads
+    // by default: the exercise folders under `specs/`, where there is one.
+    if paths.is_empty() && std::path::Path::new(DEFAULT_SUITE).is_dir() {
+        paths.push(PathBuf::from(DEFAULT_SUITE));
+    }
     let mut folders = crate::load::discover::exercise_folders(&paths);
     for named in &cli.exercise {
         if !named.join("exercise.yaml").is_file() {

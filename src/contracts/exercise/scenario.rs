@@ -211,9 +211,10 @@ impl Play<'_> {
             Step::Advance { by } => {
                 // What the clock's move changes is decided by the rules of a view's key alone
                 // (`{view: state, key: leased}`): the keys it changes exercise them.
-                let before = match self.alive && self.exercise.has_clock_rules() {
-                    true => Some(self.views()?),
-                    false => None,
+                let before = if self.alive && self.exercise.has_clock_rules() {
+                    Some(self.views()?)
+                } else {
+                    None
                 };
                 self.world.advance(by).map_err(|why| {
                     Outcome::SpecError(SpecError::invalid(&self.scenario.file, position, why))
