@@ -835,6 +835,36 @@ impl Pattern {
 impl Exercise {
     /// The rule that decides `point`: of the patterns that match it, the most specific, the
     /// first written among equals.
+    /// Every rule a call at `point` reaches: those with a pattern naming a call that matches
+    /// it, whatever view the pattern names (a call decides what it changes), the most specific
+    /// first. What a spec exercises, where `rule_at` names the one rule a departure breaks.
+    pub(crate) fn rules_reached(&self, point: &Point) -> Vec<&'static Rule> {
+        let mut reached: Vec<(usize, usize)> = Vec::new();
+        for (rule, pattern) in &self.decides {
+            if pattern.call.is_none() || pattern.mutate.is_some() {
+                continue;
+            }
+            let call_part = Pattern {
+                view: None,
+                key: None,
+                ..pattern.clone()
+            };
+            if !call_part.matches(point) {
+                continue;
+            }
+            let weight = pattern.weight();
+            match reached.iter_mut().find(|(r, _)| r == rule) {
+                Some((_, w)) => *w = (*w).max(weight),
+                None => reached.push((*rule, weight)),
+            }
+        }
+        reached.sort_by_key(|(rule, weight)| (std::cmp::Reverse(*weight), *rule));
+        reached
+            .into_iter()
+            .map(|(rule, _)| &self.rules[rule])
+            .collect()
+    }
+
     pub(crate) fn rule_at(&self, point: &Point) -> Option<&'static Rule> {
         let mut best: Option<(usize, usize)> = None;
         for (rule, pattern) in &self.decides {

@@ -369,10 +369,12 @@ fn schema(exercise: &Exercise) -> Schema {
             }
             properties.insert(arg.name.clone(), Value::Object(arg_schema));
         }
-        properties.insert(
-            "returns".into(),
-            json!({ "description": "what the call must return" }),
-        );
+        if !method.free {
+            properties.insert(
+                "returns".into(),
+                json!({ "description": "what the call must return" }),
+            );
+        }
         properties.insert(
             "raises".into(),
             json!({ "type": "string", "description": "the error the call must raise: invalid_argument, error or a class" }),

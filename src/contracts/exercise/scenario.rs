@@ -536,7 +536,7 @@ impl Play<'_> {
                 .map(|(word, raised)| (word.as_str(), raised.as_ref())),
             ..Point::default()
         };
-        if let Some(rule) = self.exercise.rule_at(&point) {
+        for rule in self.exercise.rules_reached(&point) {
             self.recorder.exercise(rule, rule.statement);
         }
     }

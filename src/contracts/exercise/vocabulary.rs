@@ -515,3 +515,24 @@ fn op(written: &Value) -> Result<Value, String> {
     }
     Ok(wire)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_and_clear_take_their_path_alone_or_in_a_mapping() {
+        let wire = json!({"op": "clear", "path": ["done"]});
+        assert_eq!(op(&json!({"clear": ["done"]})), Ok(wire.clone()));
+        assert_eq!(op(&json!({"clear": {"path": ["done"]}})), Ok(wire));
+        assert_eq!(
+            op(&json!({"delete": ["ready", 0]})),
+            Ok(json!({"op": "delete", "path": ["ready", 0]}))
+        );
+        // `set` and `append` carry a value, so their path is never alone.
+        let told = op(&json!({"set": ["ready", 0]})).expect_err("a set needs a value");
+        assert!(told.contains("`{set: {path: [KEY], value: X}}`"), "{told}");
+        let told = op(&json!({"clear": "done"})).expect_err("a path is a list");
+        assert!(told.contains("`{clear: [KEY, 0]}`"), "{told}");
+    }
+}
