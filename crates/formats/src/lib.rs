@@ -22,6 +22,7 @@
 
 pub mod captured;
 pub mod grade;
+mod kinds;
 pub mod protocol;
 pub mod record;
 pub mod schema;
