@@ -179,7 +179,7 @@ pub struct RowRecord {
     /// The specs whose picture was written (null read as none).
     #[serde(default, deserialize_with = "null_as_none")]
     pub pictures: Vec<String>,
-    /// Each rule's verdict: `pass` or `fail`.
+    /// Each rule's verdict: `pass`, `fail`, `not_run` or `not_attempted`.
     pub rules: IndexMap<String, String>,
     /// Each spec of the suite's verdict, by path; an error names the spec.
     #[serde(deserialize_with = "each_spec")]

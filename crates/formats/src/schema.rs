@@ -9,3 +9,6 @@ pub const REQUEST: &str = include_str!("../schema/request.schema.json");
 
 /// Every message an implementation writes to dlqspec: a [`crate::protocol::Incoming`].
 pub const REPLY: &str = include_str!("../schema/reply.schema.json");
+
+/// The `summary.json` a `dlqspec grade --output DIR` leaves: a [`crate::grade::SummaryFile`].
+pub const GRADE_SUMMARY: &str = include_str!("../schema/grade-summary.schema.json");

@@ -7,7 +7,11 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use dlqspec_formats::captured::{Captured, Frame, Stream, Traceback};
-use dlqspec_formats::grade::{SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile};
+use dlqspec_formats::grade::{
+    AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
+    RuleShare, SUMMARY_FORMAT, SUMMARY_VERSION, SpecChange, SpecOutcome, SpecVerdictRecord,
+    StandingRecord, SuiteRecord, SummaryFile,
+};
 use dlqspec_formats::protocol::{
     ForeseenCall, ImplementationInfo, Incoming, IncomingBody, Naming, Outgoing, PROTOCOL_VERSION,
     Raised, Request, Returned,
@@ -506,8 +510,159 @@ fn the_protocols_documented_messages_read_validate_and_write_back() {
     }
 }
 
+fn standing(status: &str) -> StandingRecord {
+    StandingRecord {
+        status: status.into(),
+        score: 3.0,
+        max_score: 4.0,
+    }
+}
+
+#[test]
+fn the_grade_records_schema_lists_every_field_its_summary_writes() {
+    let (schema, validator) = compiled(schema::GRADE_SUMMARY);
+    let verdict = SpecVerdictRecord {
+        outcome: SpecOutcome::Ran(OutcomeKind::Mismatch),
+        cause: Some("dlq-consumer/poison: ...".into()),
+        cause_id: Some("c0123456789ab".into()),
+        cause_rule: Some("dlq-consumer/poison".into()),
+    };
+    let summary = SummaryFile {
+        format: SUMMARY_FORMAT.into(),
+        version: SUMMARY_VERSION,
+        partition: Some("2/4".into()),
+        suite: Some(SuiteRecord {
+            folders: vec!["specs/dlq-consumer".into()],
+            specs: 52,
+            digest: "7f8f6c98b998".into(),
+            graded: "2026-12-01 22:43 UTC".into(),
+            dlqspec: "0.1.0".into(),
+        }),
+        rules: Some(
+            [(
+                "dlq-consumer/poison".to_owned(),
+                RuleShare {
+                    passed: 1,
+                    submissions: 2,
+                    not_attempted: 1,
+                    not_run: 1,
+                },
+            )]
+            .into_iter()
+            .collect(),
+        ),
+        causes: Some(vec![CauseRecord {
+            cause: "dlq-consumer/poison: ...".into(),
+            id: Some("c0123456789ab".into()),
+            rule: Some("dlq-consumer/poison".into()),
+            who: vec!["bob".into()],
+            submissions: 1,
+            specs: 1,
+            failures: 1,
+            example: CauseExample {
+                submission: "submissions/bob".into(),
+                name: "bob".into(),
+                spec: "specs/dlq-consumer/poison-cycle.yaml".into(),
+            },
+        }]),
+        against: Some(AgainstRecord {
+            dir: "earlier".into(),
+            no_change: false,
+            unchanged: 1,
+            changed: vec![ChangedRecord {
+                name: "bob".into(),
+                submission: "submissions/bob".into(),
+                before: standing("pass"),
+                after: standing("fail"),
+                specs: vec![SpecChange {
+                    spec: "specs/a.yaml".into(),
+                    before: None,
+                    after: Some(SpecOutcome::NotRun),
+                }],
+            }],
+            new: vec![NewRecord {
+                name: "carol".into(),
+                submission: "submissions/carol".into(),
+                after: standing("pass"),
+            }],
+            gone: vec![GoneRecord {
+                name: "dave".into(),
+                submission: "submissions/dave".into(),
+                before: standing("broken"),
+            }],
+        }),
+        rows: vec![RowRecord {
+            submission: "submissions/bob".into(),
+            name: "bob".into(),
+            status: "fail".into(),
+            score: 3.0,
+            max_score: 4.0,
+            passed: 3,
+            failed: 1,
+            seconds: 2.1,
+            note: String::new(),
+            report: Some("bob.txt".into()),
+            json_report: Some("bob.jsonl".into()),
+            pictures: vec!["specs/a.yaml".into()],
+            rules: [("dlq-consumer/poison".to_owned(), "fail".to_owned())]
+                .into_iter()
+                .collect(),
+            specs: [("specs/a.yaml".to_owned(), verdict)].into_iter().collect(),
+            not_attempted: 1,
+            not_run: 1,
+        }],
+    };
+    let written = serde_json::to_value(&summary).unwrap();
+    assert_valid(&validator, &written);
+    same_keys(&schema, "", &written);
+    for (pointer, at) in [
+        ("/definitions/suite", "/suite"),
+        ("/definitions/rule_share", "/rules/dlq-consumer~1poison"),
+        ("/definitions/cause", "/causes/0"),
+        ("/definitions/cause/properties/example", "/causes/0/example"),
+        ("/definitions/against", "/against"),
+        (
+            "/definitions/against/properties/changed/items",
+            "/against/changed/0",
+        ),
+        (
+            "/definitions/against/properties/changed/items/properties/specs/items",
+            "/against/changed/0/specs/0",
+        ),
+        ("/definitions/standing", "/against/changed/0/before"),
+        (
+            "/definitions/against/properties/new/items",
+            "/against/new/0",
+        ),
+        (
+            "/definitions/against/properties/gone/items",
+            "/against/gone/0",
+        ),
+        ("/definitions/row", "/rows/0"),
+        (
+            "/definitions/row/properties/specs/additionalProperties",
+            "/rows/0/specs/specs~1a.yaml",
+        ),
+    ] {
+        same_keys(&schema, pointer, written.pointer(at).unwrap());
+    }
+    // Every outcome a grading gives a spec is the schema's, in its order.
+    let outcomes: Vec<Value> = OutcomeKind::ALL
+        .into_iter()
+        .map(|kind| SpecOutcome::reported(Some(kind)))
+        .filter(|outcome| *outcome != SpecOutcome::NotRun)
+        .chain([SpecOutcome::NotRun])
+        .map(|outcome| serde_json::to_value(outcome).unwrap())
+        .collect();
+    assert_eq!(
+        schema["definitions"]["spec_outcome"]["enum"],
+        json!(outcomes)
+    );
+}
+
 #[test]
 fn the_grade_records_documented_summary_reads_and_writes_back() {
+    let (_, validator) = compiled(schema::GRADE_SUMMARY);
     let summaries = examples("autograders.md");
     let summary = summaries
         .iter()
@@ -523,6 +678,7 @@ fn the_grade_records_documented_summary_reads_and_writes_back() {
     row.insert("pictures".into(), json!([]));
     row.insert("not_attempted".into(), json!(0.0));
     row.insert("not_run".into(), json!(0.0));
+    assert_valid(&validator, &shown);
     assert_eq!(
         numbers_as_floats(&serde_json::to_value(&read).unwrap()),
         shown
