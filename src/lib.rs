@@ -114,7 +114,9 @@ pub mod report;
 pub mod run;
 pub(crate) mod strength;
 
-// The two bottom layers are crates of the workspace (ARCHITECTURE.md, "Crates"), named here as
-// the modules they were, so every `crate::text::...` and `dlqspec::text::...` path holds.
+// The bottom layers are crates of the workspace (ARCHITECTURE.md, "Crates"), named here as
+// modules, so every `crate::text::...` and `dlqspec::text::...` path holds. `formats` is the
+// stable formats (run record, grade record, protocol), which a reader uses without the runner.
 pub(crate) use dlqspec_amqp as amqp;
+pub use dlqspec_formats as formats;
 pub use dlqspec_text as text;

@@ -2209,6 +2209,60 @@ fn every_arrow_points_down_the_layers() {
     );
 }
 
+/// The workspace crates a crate's manifest depends on (`dlqspec-NAME = ...` under a
+/// `[dependencies]` table, a target's too; dev-dependencies are its tests'), by layer name.
+fn crate_dependencies(manifest: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line.ends_with("dependencies]") && !line.contains("dev-dependencies");
+            continue;
+        }
+        if in_dependencies
+            && let Some((name, _)) = line.split_once('=')
+            && let Some(layer) = name.trim().strip_prefix("dlqspec-")
+        {
+            found.push(layer.to_owned());
+        }
+    }
+    found
+}
+
+/// A crate of the workspace is a layer too, and the compiler holds its imports to what its
+/// manifest names: each workspace crate it depends on is of a lower layer (`formats`, the
+/// lowest, depends on none), as a module's imports are.
+#[test]
+fn every_workspace_crate_depends_on_lower_layers_only() {
+    let layers = layers(&architecture());
+    let mut messages = Vec::new();
+    for krate in workspace_crates() {
+        let name = krate
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).expect("a manifest");
+        for dependency in crate_dependencies(&manifest) {
+            match (layers.get(&name), layers.get(&dependency)) {
+                (Some(own), Some(theirs)) if theirs < own => {}
+                (own, theirs) => messages.push(format!(
+                    "crates/{name}/Cargo.toml (layer {own:?}) depends on dlqspec-{dependency} \
+                     (layer {theirs:?}): a crate depends on lower layers only"
+                )),
+            }
+        }
+    }
+    assert_none("workspace crates against the layers", messages);
+    assert_eq!(
+        crate_dependencies(
+            "[dependencies]\nserde = \"1\"\ndlqspec-formats = { path = \"../formats\" }\n\n[dev-dependencies]\ndlqspec-text = { path = \"../text\" }\n"
+        ),
+        ["formats"],
+        "the manifest reader"
+    );
+}
+
 #[test]
 fn no_circle_between_the_files_of_a_folder() {
     assert_none(

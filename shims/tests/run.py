@@ -131,7 +131,7 @@ class World:
 
 
 # --- talking to an implementation -------------------------------------------------
-TRAFFIC = []  # (direction, message) seen by all sessions, checked against protocol/schema at the end
+TRAFFIC = []  # (direction, message) seen by all sessions, checked against crates/formats/schema at the end
 _kept = {}
 
 
@@ -1131,15 +1131,15 @@ def eof_and_protocol_violations():
 
 @test
 def traffic_matches_protocol_schemas():
-    """Every message exchanged above, validated against protocol/schema (needs the jsonschema package)."""
+    """Every message exchanged above, validated against crates/formats/schema (needs the jsonschema package)."""
     try:
         import jsonschema
     except ImportError:
-        print("note: jsonschema not installed: traffic not checked against protocol/schema")
+        print("note: jsonschema not installed: traffic not checked against crates/formats/schema")
         return
     validators = {}
     for direction in ("request", "reply"):
-        with open(rel("protocol", "schema", direction + ".schema.json")) as f:
+        with open(rel("crates", "formats", "schema", direction + ".schema.json")) as f:
             validators[direction] = jsonschema.Draft7Validator(json.load(f))
     assert len(TRAFFIC) > 500, "too little traffic recorded: %d" % len(TRAFFIC)
     bad = [(d, m) for d, m in TRAFFIC if not validators[d].is_valid(m)]

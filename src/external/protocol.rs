@@ -1,94 +1,19 @@
-//! The JSON-lines protocol between dlqspec and an external implementation (version 1), as serde types.
+//! The JSON-lines protocol between dlqspec and an external implementation (version 1): its
+//! messages, whose serde types are `dlqspec-formats`' (`formats::protocol`), encoded and
+//! decoded as dlqspec reads them (every key known, bounded in size and depth).
 //!
-//! docs/protocol.md is the description for shim writers; protocol/schema/ holds JSON Schemas of
-//! the same messages. Every message is one JSON object on one line; every one carries `seq`.
+//! docs/protocol.md is the description for shim writers; the formats crate's `schema/` holds
+//! JSON Schemas of the same messages. Every message is one JSON object on one line; every one
+//! carries `seq`.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::captured::{Frame, StreamName};
-use crate::model::implementation::{Foreseen, Naming, Raised};
-
-/// The protocol version this dlqspec speaks, sent in `hello` and required back.
-pub(crate) const PROTOCOL_VERSION: u64 = 1;
-
-/// A message dlqspec writes to the implementation's stdin.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Outgoing {
-    /// The request's number (1, 2, 3... per process); a world answer repeats the request's.
-    pub(crate) seq: u64,
-    #[serde(flatten)]
-    pub(crate) body: Request,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum Request {
-    Hello {
-        protocol: u64,
-        /// The exercise folders the run may ask for, by name, each with what a shim needs to
-        /// serve it without knowing it: its class, given parts and errors (docs/protocol.md,
-        /// "Exercises"). Left out when there are none.
-        #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-        exercises: serde_json::Map<String, Value>,
-    },
-    /// Make a fresh instance of a contract's subject, dropping any earlier one.
-    New {
-        contract: String,
-        /// For an exercise folder: `{params: [{value: V} | {given: PART}], factory?: NAME}`,
-        /// the constructor's (or the factory's) arguments in order.
-        args: Value,
-        /// For an exercise folder, the class to make (`args` then holds its parameters).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        class: Option<String>,
-    },
-    /// Call a method (snake_case, language-neutral) of the current instance.
-    Call {
-        method: String,
-        args: Vec<Value>,
-        /// The world calls it is foreseen to make, with their answers (an implementation whose
-        /// `hello` lists the `foresight` feature).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        foresee: Vec<ForeseenCall>,
-    },
-    /// The answer to world call `n` of the request being served: what it returned...
-    Result {
-        n: u64,
-        value: Value,
-    },
-    /// ...or what it raised.
-    Raise {
-        n: u64,
-        error: Raised,
-    },
-    Bye,
-}
-
-/// A foreseen world call as the protocol writes it: `call`, `args`, and `value` or `raise`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ForeseenCall {
-    pub(crate) call: String,
-    pub(crate) args: Vec<Value>,
-    /// Present when the call returns, even as `null`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub(crate) value: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) raise: Option<Raised>,
-}
-
-impl ForeseenCall {
-    /// Whether `answer` is the one foreseen.
-    pub(crate) fn answers(&self, answer: &Result<Value, Raised>) -> bool {
-        match answer {
-            Ok(value) => self.raise.is_none() && self.value.as_ref() == Some(value),
-            Err(raised) => self.value.is_none() && self.raise.as_ref() == Some(raised),
-        }
-    }
-}
+pub(crate) use crate::formats::protocol::{
+    FEATURES, ForeseenCall, ImplementationInfo, Incoming, IncomingBody, Outgoing, PROTOCOL_VERSION,
+    Request, Returned,
+};
+use crate::model::implementation::Foreseen;
 
 impl From<Foreseen> for ForeseenCall {
     fn from(foreseen: Foreseen) -> Self {
@@ -103,180 +28,6 @@ impl From<Foreseen> for ForeseenCall {
             raise,
         }
     }
-}
-
-/// The features of protocol v1 beyond its core, which an implementation lists in its `hello`
-/// (`features`) to have dlqspec use them (docs/protocol.md).
-pub(crate) const FEATURES: &[&str] = &["foresight"];
-
-/// A message the implementation writes to its stdout.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Incoming {
-    /// Echoes the request being answered or served.
-    pub(crate) seq: u64,
-    #[serde(flatten)]
-    pub(crate) body: IncomingBody,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum IncomingBody {
-    /// The answer to `hello`: who is speaking and which contracts it provides.
-    Hello {
-        protocol: u64,
-        implementation: ImplementationInfo,
-        contracts: Vec<String>,
-        /// The names the solution defines at top level, so that a file without the contract's
-        /// class can be told what it does define.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        defines: Option<Vec<String>>,
-        /// How it spells multi-word keys; by default camelCase for JavaScript and TypeScript,
-        /// snake_case for anything else.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        naming: Option<Naming>,
-        /// The protocol's optional features it supports (`FEATURES`); names it does not know
-        /// are ignored, so a shim may list a feature a later dlqspec has.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        features: Vec<String>,
-    },
-    /// The implementation could not do what was asked: the solution does not load (answering
-    /// `hello`), the class has no such method, a result is not JSON...
-    Errored {
-        message: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        file: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        line: Option<u64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        details: Option<String>,
-        /// Optional, on `new`/`call`: the frames of an error the solution's code raised where
-        /// no call could catch it (a Node timer or promise after a call returned).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        traceback: Option<Vec<Frame>>,
-    },
-    /// A method or constructor finished normally, with its value.
-    Return(Returned),
-    Raised {
-        error: Raised,
-        /// Optional: for an error raised from the solution's own code, its frames in the
-        /// solution's files, innermost first (shim frames removed).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        traceback: Option<Vec<Frame>>,
-    },
-    /// While serving a request: what the solution printed since the last `output`, on one
-    /// stream; `cut` counts bytes the shim dropped rather than hold. Never answered.
-    Output {
-        stream: StreamName,
-        text: String,
-        #[serde(default)]
-        cut: u64,
-    },
-    /// The implementation does not provide what `new` asked for.
-    Skipped {
-        reason: String,
-    },
-    /// While serving a request: a call on the world (queue, DLQ, clock, handler); dlqspec answers
-    /// with `result` or `raise` before the implementation goes on.
-    World {
-        n: u64,
-        call: String,
-        args: Vec<Value>,
-        /// The implementation took the answer the request foresaw for this call and goes on
-        /// without waiting: dlqspec performs the call and answers nothing.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        foreseen: bool,
-    },
-    Bye,
-}
-
-impl IncomingBody {
-    /// The `type` as written on the wire, for messages about a reply out of place.
-    pub(crate) fn type_name(&self) -> &'static str {
-        match self {
-            IncomingBody::Hello { .. } => "hello",
-            IncomingBody::Errored { .. } => "errored",
-            IncomingBody::Return(_) => "return",
-            IncomingBody::Raised { .. } => "raised",
-            IncomingBody::Skipped { .. } => "skipped",
-            IncomingBody::World { .. } => "world",
-            IncomingBody::Output { .. } => "output",
-            IncomingBody::Bye => "bye",
-        }
-    }
-}
-
-/// What a `return` carries: a JSON value, or the language's "no value" that is not its null
-/// (JavaScript's `undefined`), which JSON cannot write: `"undefined": true` in place of `value`.
-/// Exactly one of the two: a `return` without either is a shim that lost the value, one with
-/// both says two things.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "ReturnFields", into = "ReturnFields")]
-pub(crate) enum Returned {
-    Value(Value),
-    Undefined,
-}
-
-/// A `return` as written on the wire, before [`Returned`] decides what it says.
-#[derive(Serialize, Deserialize)]
-struct ReturnFields {
-    /// Present when written, even as `null`: `null` is a value, absence is not.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    value: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    undefined: Option<bool>,
-}
-
-/// A field that was written, `null` included.
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
-
-impl TryFrom<ReturnFields> for Returned {
-    type Error = String;
-
-    fn try_from(fields: ReturnFields) -> Result<Self, String> {
-        match (fields.value, fields.undefined) {
-            (Some(value), None) => Ok(Returned::Value(value)),
-            (None, Some(true)) => Ok(Returned::Undefined),
-            (None, None) => Err(
-                "a `return` message has no `value`: a method that returns nothing sends \"value\":null, and JavaScript's undefined \"undefined\":true".to_owned(),
-            ),
-            (Some(_), Some(_)) => Err(
-                "a `return` message carries `value` or \"undefined\":true, not both".to_owned(),
-            ),
-            (None, Some(false)) => Err(
-                "`undefined` in a `return` message is true or left out: a value is sent as `value`"
-                    .to_owned(),
-            ),
-        }
-    }
-}
-
-impl From<Returned> for ReturnFields {
-    fn from(returned: Returned) -> Self {
-        match returned {
-            Returned::Value(value) => ReturnFields {
-                value: Some(value),
-                undefined: None,
-            },
-            Returned::Undefined => ReturnFields {
-                value: None,
-                undefined: Some(true),
-            },
-        }
-    }
-}
-
-/// Who answered `hello`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct ImplementationInfo {
-    pub(crate) name: String,
-    pub(crate) language: String,
-    pub(crate) version: String,
 }
 
 /// Why a line from the implementation is not a message dlqspec can use.
@@ -530,6 +281,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::formats::captured::{Frame, StreamName};
+    use crate::model::implementation::Raised;
 
     fn line(request: Request, seq: u64) -> String {
         encode(&Outgoing { seq, body: request })
@@ -926,8 +679,7 @@ mod tests {
     /// The parser's key table is the schema's: each reply definition's properties.
     #[test]
     fn the_reply_keys_are_the_schemas() {
-        let schema: Value =
-            serde_json::from_str(include_str!("../../protocol/schema/reply.schema.json")).unwrap();
+        let schema: Value = serde_json::from_str(crate::formats::schema::REPLY).unwrap();
         let definitions = &schema["definitions"];
         for (kind, keys) in REPLY_KEYS {
             let definition = &definitions[kind];

@@ -510,7 +510,7 @@ impl Ids {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::captured::{Frame, Traceback};
+    use crate::formats::captured::{Frame, Traceback};
     use crate::model::implementation::{ImplError, RaisedKind};
     use crate::model::outcome::Mismatch;
     use crate::text::source::Position;

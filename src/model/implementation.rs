@@ -5,78 +5,12 @@
 //! built-in implementation and an external process therefore make the same calls on the same
 //! world, and every one of them is seen, ordered and can be faulted.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// How a raised error is classified, independent of language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum RaisedKind {
-    /// The process died (`Crash`): it must propagate, never be handled.
-    Crash,
-    /// The language's invalid-argument error (Python `ValueError`, JS `RangeError`).
-    InvalidArgument,
-    /// Any other error.
-    Error,
-}
-
-/// An error raised by an implementation, or by the world into an implementation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Raised {
-    pub(crate) kind: RaisedKind,
-    pub(crate) class: String,
-    pub(crate) message: String,
-    /// The given class this one is a subclass of (`PermanentError`, `TransientError`), when the
-    /// world raises a subclass a spec names: the protocol's `extends`, which a shim raises as a
-    /// real subclass, so that `except PermanentError` / `instanceof PermanentError` holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) extends: Option<String>,
-}
-
-impl Raised {
-    pub(crate) fn new(
-        kind: RaisedKind,
-        class: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Raised {
-            kind,
-            class: class.into(),
-            message: message.into(),
-            extends: None,
-        }
-    }
-
-    /// The same error, of a subclass of the given class `given`.
-    pub(crate) fn extending(mut self, given: impl Into<String>) -> Self {
-        self.extends = Some(given.into());
-        self
-    }
-
-    /// Whether it is an error of class `class`, or of a subclass of it: what `except class`
-    /// catches.
-    pub(crate) fn is_a(&self, class: &str) -> bool {
-        self.class == class || self.extends.as_deref() == Some(class)
-    }
-
-    pub(crate) fn crash(message: impl Into<String>) -> Self {
-        Self::new(RaisedKind::Crash, "Crash", message)
-    }
-
-    pub(crate) fn error(class: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(RaisedKind::Error, class, message)
-    }
-
-    #[cfg(test)]
-    pub(crate) fn invalid_argument(class: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::new(RaisedKind::InvalidArgument, class, message)
-    }
-
-    /// `Class: message`, the form docs/contracts.md pins for DLQ entries.
-    pub(crate) fn describe(&self) -> String {
-        format!("{}: {}", self.class, self.message)
-    }
-}
+/// An error raised by an implementation, or by the world into an implementation, and how it
+/// is classified: a format of the protocol.
+pub use crate::formats::protocol::Raised;
+pub(crate) use crate::formats::protocol::RaisedKind;
 
 /// The note under a difference where `null` was expected and `undefined` returned: the diff
 /// shows the two words, this says which one the contract wants and how to write it.
@@ -91,7 +25,7 @@ pub enum Reply {
     /// answer; where it pins nothing (a constructor, `submit`) it is as good as any.
     Undefined,
     Raised(Raised),
-    /// The implementation does not provide this contract (e.g. no class of the name the contract declares).
+    /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
     Skipped(String),
 }
 
@@ -107,22 +41,8 @@ pub struct ImplError {
     pub(crate) hint: Option<&'static str>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum ImplErrorKind {
-    /// The process could not be started, or its solution could not be loaded.
-    Startup,
-    /// No answer within the timeout.
-    Timeout,
-    /// The process exited while a spec was running.
-    Exited,
-    /// A line on stdout that is not a protocol message.
-    Garbage,
-    /// A well-formed message that breaks the protocol (wrong sequence number, unknown type...).
-    Protocol,
-    /// The implementation reported that it could not do what was asked.
-    Errored,
-}
+/// Why an implementation could not be asked at all, in a word: a format of the run record.
+pub(crate) use crate::formats::record::ImplErrorKind;
 
 impl ImplError {
     /// The message is bounded (`truncate::MAX_SHOWN_BYTES`): parts of it come from the
@@ -189,53 +109,12 @@ impl WorldHost for NoWorld {
     }
 }
 
-/// How an implementation's language spells the contract's multi-word keys: the lessons give
-/// Python `receive_count` / `first_attempt_at` and JavaScript `receiveCount` / `firstAttemptAt`.
-/// The world speaks to each implementation in its own spelling and never translates what the
-/// implementation writes, so a JavaScript entry with `first_attempt_at` is a difference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Naming {
-    #[default]
-    #[serde(rename = "snake_case")]
-    Snake,
-    #[serde(rename = "camelCase")]
-    Camel,
-}
+/// How an implementation's language spells the contract's multi-word keys: a format of the
+/// protocol.
+pub use crate::formats::protocol::Naming;
 
-impl Naming {
-    /// `key` (written in snake_case, as specs and docs/contracts.md write it) in this spelling.
-    pub(crate) fn key<'k>(self, key: &'k str) -> std::borrow::Cow<'k, str> {
-        match self {
-            Naming::Snake => std::borrow::Cow::Borrowed(key),
-            Naming::Camel if !key.contains('_') => std::borrow::Cow::Borrowed(key),
-            Naming::Camel => {
-                let mut camel = String::with_capacity(key.len());
-                let mut upper = false;
-                for c in key.chars() {
-                    if c == '_' {
-                        upper = true;
-                    } else if upper {
-                        camel.extend(c.to_uppercase());
-                        upper = false;
-                    } else {
-                        camel.push(c);
-                    }
-                }
-                std::borrow::Cow::Owned(camel)
-            }
-        }
-    }
-}
-
-/// Who is answering: shown in reports and the conformance matrix.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImplInfo {
-    /// Short label, e.g. `builtin` or `python:solution.py`.
-    pub(crate) label: String,
-    pub(crate) language: String,
-    /// The reference implementation: a scenario it cannot satisfy is a broken spec.
-    pub is_reference: bool,
-}
+/// Who is answering: shown in reports and the conformance matrix; a format of the run record.
+pub use crate::formats::record::ImplInfo;
 
 /// What an external implementation provides, from its handshake.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -321,20 +200,5 @@ where
 {
     fn create(&self) -> Box<dyn Implementation + Send> {
         self()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn camel_case_follows_the_lessons_javascript_names() {
-        let camel: Vec<_> = ["id", "receive_count", "first_received_at", "failed_at"]
-            .iter()
-            .map(|k| Naming::Camel.key(k).into_owned())
-            .collect();
-        assert_eq!(camel, ["id", "receiveCount", "firstReceivedAt", "failedAt"]);
-        assert_eq!(Naming::Snake.key("first_attempt_at"), "first_attempt_at");
     }
 }

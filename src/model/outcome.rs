@@ -1,6 +1,6 @@
 //! Outcomes are data: what happened to one spec against one implementation.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::model::implementation::ImplError;
 use crate::text::source::Position;
@@ -112,52 +112,8 @@ fn rule_id<S: serde::Serializer>(
     serializer.serialize_some(&rule.map(|r| r.id))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OutcomeKind {
-    Passed,
-    Mismatch,
-    Errored,
-    SpecError,
-    Skipped,
-    NotAttempted,
-    ExpectedFailure,
-    Stale,
-    Divergence,
-    WorldFault,
-}
-
-impl OutcomeKind {
-    /// Every kind, in the order reports list them (the run record's schema too).
-    pub(crate) const ALL: [OutcomeKind; 10] = [
-        OutcomeKind::Passed,
-        OutcomeKind::Mismatch,
-        OutcomeKind::Errored,
-        OutcomeKind::SpecError,
-        OutcomeKind::Skipped,
-        OutcomeKind::NotAttempted,
-        OutcomeKind::ExpectedFailure,
-        OutcomeKind::Stale,
-        OutcomeKind::Divergence,
-        OutcomeKind::WorldFault,
-    ];
-
-    /// Its name in reports (`passed`, `spec_error`, ...), as it serializes.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            OutcomeKind::Passed => "passed",
-            OutcomeKind::Mismatch => "mismatch",
-            OutcomeKind::Errored => "errored",
-            OutcomeKind::SpecError => "spec_error",
-            OutcomeKind::Skipped => "skipped",
-            OutcomeKind::NotAttempted => "not_attempted",
-            OutcomeKind::ExpectedFailure => "expected_failure",
-            OutcomeKind::Stale => "stale",
-            OutcomeKind::Divergence => "divergence",
-            OutcomeKind::WorldFault => "world_fault",
-        }
-    }
-}
+/// What happened to one spec, as reports name it: a format of the run record.
+pub use crate::formats::record::OutcomeKind;
 
 impl Outcome {
     pub fn kind(&self) -> OutcomeKind {
@@ -182,31 +138,5 @@ impl Outcome {
             self,
             Outcome::Mismatch(_) | Outcome::Errored(_) | Outcome::SpecError(_) | Outcome::Stale(_)
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::OutcomeKind;
-
-    #[test]
-    fn an_outcomes_name_is_the_one_it_serializes_as_and_reads_back_from() {
-        for kind in OutcomeKind::ALL {
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{}\"", kind.as_str()));
-            assert_eq!(serde_json::from_str::<OutcomeKind>(&json).unwrap(), kind);
-        }
-    }
-
-    #[test]
-    fn all_the_kinds_are_the_run_records_schemas_in_its_order() {
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../../protocol/schema/run-record.schema.json"))
-                .unwrap();
-        let names: Vec<&str> = OutcomeKind::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(
-            schema["definitions"]["outcome"]["enum"],
-            serde_json::json!(names)
-        );
     }
 }

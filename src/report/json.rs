@@ -1,6 +1,6 @@
 //! The JSON-lines reporter: one JSON object per runner event, documented in docs/reports.md.
 //!
-//! It fills the run record's types (`run::record`, versioned by `FORMAT_VERSION`) and writes
+//! It fills the run record's types (`formats::record`, versioned by `FORMAT_VERSION`) and writes
 //! each as one line; what a line holds is decided there.
 
 use std::borrow::Cow;
@@ -8,16 +8,16 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::render;
-use crate::model::cause::Cause;
-use crate::model::outcome::Outcome;
-use crate::run::events::{Event, Reporter, SpecReport, Summary};
-use crate::run::record::{
+use crate::formats::record::{
     BrokerProperty, DivergenceRecord, ImplErrorRecord, MismatchRecord, RunEvent, RunFinished,
     RunStarted, SkippedPath, SpecErrorRecord, SpecFinished,
 };
+use crate::model::cause::Cause;
+use crate::model::outcome::Outcome;
+use crate::run::events::{Event, Reporter, SpecReport, Summary};
 use crate::text::spec_error::{SpecError, Untold};
 
-pub(crate) use crate::run::record::FORMAT_VERSION;
+pub(crate) use crate::formats::record::FORMAT_VERSION;
 
 pub(crate) struct JsonReporter<W: Write> {
     out: W,

@@ -22,7 +22,6 @@ pub(crate) mod grading;
 pub mod known_failures;
 pub(crate) mod matrix;
 pub(crate) mod parallel;
-pub(crate) mod record;
 pub mod rerun;
 pub mod runner;
 pub mod select;

@@ -141,9 +141,23 @@ pub(crate) fn path_with_tsx() -> std::ffi::OsString {
 }
 
 /// A grading's `summary.json` in `out`, read.
+/// Each is held to the grade record's JSON Schema (`crates/formats/schema/`) on the way.
 pub(crate) fn summary_json(out: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
-    serde_json::from_str(&text).expect("summary.json is JSON")
+    let summary: serde_json::Value = serde_json::from_str(&text).expect("summary.json is JSON");
+    let schema: serde_json::Value =
+        serde_json::from_str(dlqspec::formats::schema::GRADE_SUMMARY).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&summary)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "summary.json against its schema:\n{}",
+        errors.join("\n")
+    );
+    summary
 }
 
 /// `PATH` with every folder that holds a `tsx` taken out: a machine with no tsx anywhere.

@@ -779,9 +779,9 @@ fn known_failures_are_expected_and_a_listed_pass_is_stale() {
     );
 }
 
-/// Loads one of protocol/schema/*.json as a validator.
+/// Loads one of crates/formats/schema/*.json (the protocol's) as a validator.
 fn validator(name: &str) -> jsonschema::Validator {
-    let path = root().join("protocol/schema").join(name);
+    let path = root().join("crates/formats/schema").join(name);
     let text = std::fs::read_to_string(&path).expect("schema file");
     let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
     jsonschema::validator_for(&schema).expect("schema compiles")

@@ -1603,10 +1603,9 @@ fn a_run_stopped_at_its_budget_still_writes_valid_gradescope_results() {
     );
 }
 
-/// `summary.json` of a grade's output folder.
+/// `summary.json` of a grade's output folder, held to its schema.
 fn summary_of(out: &std::path::Path) -> Value {
-    let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
-    serde_json::from_str(&text).expect("summary.json is JSON")
+    crate::common::summary_json(out)
 }
 
 #[test]

@@ -761,7 +761,7 @@ fn consumer_that_exits_on_a_body() -> String {
 
 #[test]
 fn json_lines_of_a_run_with_every_failure_validate_against_the_run_record_schema() {
-    let text = std::fs::read_to_string(root().join("protocol/schema/run-record.schema.json"))
+    let text = std::fs::read_to_string(root().join("crates/formats/schema/run-record.schema.json"))
         .expect("schema file");
     let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");

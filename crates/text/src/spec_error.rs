@@ -2,22 +2,8 @@
 
 use crate::source::{Excerpt, Position, SourceFile};
 
-/// What kind of problem makes a spec unusable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SpecErrorKind {
-    /// The file could not be read.
-    Unreadable,
-    /// The YAML is malformed or does not have the shape of a spec.
-    Syntax,
-    /// The YAML has the right shape but says something impossible (duplicate ids, unknown rule...).
-    Invalid,
-    /// The scenario needs something the spec does not provide (e.g. more handler outcomes).
-    Incomplete,
-    /// The built-in reference implementation does not pass the spec: it contradicts the
-    /// contract, so it cannot judge another implementation.
-    Contradicted,
-}
+/// What kind of problem makes a spec unusable: a format of the run record.
+pub use dlqspec_formats::record::SpecErrorKind;
 
 /// A broken spec. Never blamed on an implementation.
 ///

@@ -2,16 +2,16 @@
 //! `--against` to read back.
 
 use super::{report, verdict};
+use crate::formats::grade::{
+    AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
+    RuleShare, SpecChange, SpecVerdictRecord, StandingRecord, SummaryFile,
+};
 use crate::report::sanitize;
 use crate::run::grading::class_tally::{class_causes, rule_shares};
 use crate::run::grading::regrade::{Against, Standing};
 use crate::run::grading::row::Graded;
 use crate::run::grading::suite::About;
 use crate::run::grading::summary::{SUMMARY_FORMAT, SUMMARY_VERSION};
-use crate::run::grading::summary_record::{
-    AgainstRecord, CauseExample, CauseRecord, ChangedRecord, GoneRecord, NewRecord, RowRecord,
-    RuleShare, SpecChange, SpecVerdictRecord, StandingRecord, SummaryFile,
-};
 
 /// `summary.json`'s `against`: the whole regrade as data.
 fn against_record(rows: &[Graded], against: &Against) -> AgainstRecord {

@@ -14,12 +14,12 @@ use std::fmt::Write as _;
 pub(crate) use terminal::{against_text, cause_table, rule_table};
 
 use super::render::number;
+use crate::formats::grade::SpecOutcome;
 use crate::run::grading::class_tally::{ClassCause, RuleCount};
 use crate::run::grading::regrade::{Against, Standing};
 use crate::run::grading::row::{Graded, Status};
 use crate::run::grading::suite::About;
 use crate::run::grading::summary::SUMMARY_JSON;
-use crate::run::grading::summary_record::SpecOutcome;
 
 /// The summaries a grading leaves in its output folder, each file's name and text:
 /// `summary.csv`, `summary.html` and `summary.json`.
@@ -508,7 +508,7 @@ mod tests {
         let json: serde_json::Value =
             serde_json::from_str(&json(&rows, None, Some(&about), None)).unwrap();
         assert_eq!(json["suite"]["digest"], "7f8f6c98b998");
-        let suite: crate::run::grading::summary_record::SuiteRecord =
+        let suite: crate::formats::grade::SuiteRecord =
             serde_json::from_value(json["suite"].clone()).unwrap();
         assert_eq!(About::from(suite), about);
     }

@@ -2,7 +2,7 @@
 //! the built-in reference runs it (`suite.rs`), each submission graded by a `dlqspec run` of
 //! its own within its budget (`submission.rs`) and its report read back into its row
 //! (`tally.rs`, `row.rs`), the class's files written (`outputs.rs`), and the `summary.json`
-//! a grading leaves (`summary_record.rs`) read back (`summary.rs`) to merge shards
+//! a grading leaves (`formats::grade`) read back (`summary.rs`) to merge shards
 //! (`merge.rs`) or compare with an earlier grading (`regrade.rs`).
 //!
 //! The suite is refused when the built-in reference fails a spec of it. Each submission's
@@ -25,7 +25,6 @@ pub(crate) mod row;
 pub(crate) mod submission;
 pub(crate) mod suite;
 pub(crate) mod summary;
-pub(crate) mod summary_record;
 pub(crate) mod tally;
 
 /// The most of one submission's report (`NAME.txt` or `NAME.jsonl`) kept or copied.

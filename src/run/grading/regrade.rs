@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::formats::grade::SpecOutcome;
 use crate::run::grading::row::{Graded, Status};
 use crate::run::grading::summary::{SUMMARY_JSON, read_summary};
-use crate::run::grading::summary_record::SpecOutcome;
 
 /// The earlier grading `--against` named: its folder as given, and its rows.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::formats::grade::SpecOutcome;
 use crate::run::grading::pictures::picture_file;
-use crate::run::grading::summary_record::SpecOutcome;
 
 /// How a submission's grading ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

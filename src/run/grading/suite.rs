@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::contracts::builtin::Builtin;
+use crate::formats::grade::SuiteRecord;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
 use crate::run::events::{Event, Reporter, SpecReport};
-use crate::run::grading::summary_record::SuiteRecord;
 use crate::run::grading::{MAX_REPORT_BYTES, read_bounded};
 use crate::run::runner::RunConfig;
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::formats::grade::{RowRecord, SummaryFile, SummaryHead};
 use crate::run::grading::class::is_report_name;
 use crate::run::grading::pictures::MAX_PICTURES;
 use crate::run::grading::read_bounded;
@@ -12,15 +13,12 @@ use crate::run::grading::row::{
     Graded, Marks, RuleVerdict, SpecVerdict, Status, WrittenReports, cause_line,
 };
 use crate::run::grading::suite::About;
-use crate::run::grading::summary_record::{RowRecord, SummaryFile, SummaryHead};
 
 /// The machine-readable summary each `grade --output DIR` leaves, read back by `--merge`.
 pub(crate) const SUMMARY_JSON: &str = "summary.json";
 
 /// What `summary.json` says it is, and the version of its layout this build writes and reads.
-pub(crate) const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
-/// Version 2 added each row's `specs`, and the class's `causes` and `against`.
-pub(crate) const SUMMARY_VERSION: u64 = 2;
+pub(crate) use crate::formats::grade::{SUMMARY_FORMAT, SUMMARY_VERSION};
 
 /// The most of a `summary.json` read back.
 pub(crate) const MAX_SUMMARY_BYTES: u64 = 64 << 20;

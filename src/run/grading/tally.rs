@@ -3,12 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::formats::grade::SpecOutcome;
+use crate::formats::record::{RunEvent, SpecFinished, read_events};
 use crate::model::implementation::ImplErrorKind;
 use crate::model::outcome::OutcomeKind;
 use crate::run::grading::row::{Marks, RuleVerdict, SpecVerdict, cause_line};
 use crate::run::grading::suite::SuiteSpec;
-use crate::run::grading::summary_record::SpecOutcome;
-use crate::run::record::{RunEvent, SpecFinished, read_events};
 
 /// What a submission's JSON-lines report says: its marks, and how its run ended.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -58,7 +58,8 @@ pub(crate) fn tally(json_lines: &str, suite: &[SuiteSpec]) -> ReportTally {
                 outcomes.insert(spec.path.to_string(), spec);
             }
             RunEvent::RunFinished(_) => tally.finished = true,
-            RunEvent::RunStarted(_) => {}
+            // `run_started`, and any event a later format version adds.
+            _ => {}
         }
     }
     let mut reported = 0;

@@ -1,76 +1,82 @@
-//! `summary.json`, the record a `grade --output DIR` leaves (docs/autograders.md): its rows,
-//! rules, causes, suite and regrade as serde types, written by the grade summary reporter and
-//! read back by `grade --merge` and `--against`.
+//! The grade record: `summary.json`, the record a `grade --output DIR` leaves
+//! (docs/autograders.md): its rows, rules, causes, suite and regrade as serde types, written by
+//! the grade summary reporter and read back by `grade --merge` and `--against`.
 //!
 //! Read back, the parts that describe the grading and decide nothing (the partition, the
 //! suite, the class's rules and causes, the regrade) read as absent when they have another
-//! shape; the rows are what a merge or a regrade uses, and each is checked
-//! (`summary::read_summary`).
+//! shape; the rows are what a merge or a regrade uses, and each is checked (dlqspec checks
+//! [`SummaryHead`] first, then each row's figures).
 
 use indexmap::IndexMap;
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 
-use crate::model::outcome::OutcomeKind;
+use crate::record::OutcomeKind;
+
+/// What `summary.json` says it is (`format`), and the version of its layout (`version`) this
+/// build writes and reads.
+pub const SUMMARY_FORMAT: &str = "dlqspec-grade-summary";
+/// Version 2 added each row's `specs`, and the class's `causes` and `against`.
+pub const SUMMARY_VERSION: u64 = 2;
 
 /// The whole of `summary.json`, in the order its keys are written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct SummaryFile {
-    /// `dlqspec-grade-summary` (`summary::SUMMARY_FORMAT`).
-    pub(crate) format: String,
-    /// `summary::SUMMARY_VERSION`.
-    pub(crate) version: u64,
+pub struct SummaryFile {
+    /// `dlqspec-grade-summary` ([`SUMMARY_FORMAT`]).
+    pub format: String,
+    /// [`SUMMARY_VERSION`].
+    pub version: u64,
     /// The `--partition` share this grading was, when it was one.
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) partition: Option<String>,
+    pub partition: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) suite: Option<SuiteRecord>,
+    pub suite: Option<SuiteRecord>,
     /// Each rule with how many submissions passed it, in the rules' order.
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) rules: Option<IndexMap<String, RuleShare>>,
+    pub rules: Option<IndexMap<String, RuleShare>>,
     /// The class's most common failure causes, most submissions first.
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) causes: Option<Vec<CauseRecord>>,
+    pub causes: Option<Vec<CauseRecord>>,
     /// What changed since the grading `--against` named, when it named one.
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) against: Option<AgainstRecord>,
+    pub against: Option<AgainstRecord>,
     /// A row per submission; an error names the row (`rows[3]: ...`).
     #[serde(deserialize_with = "each_row")]
-    pub(crate) rows: Vec<RowRecord>,
+    pub rows: Vec<RowRecord>,
 }
 
 /// The two fields read before the rest, so that a file of another format or version is
 /// told as such rather than by the first field it lacks.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub(crate) struct SummaryHead {
+pub struct SummaryHead {
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) format: Option<String>,
+    pub format: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
-    pub(crate) version: Option<u64>,
+    pub version: Option<u64>,
 }
 
-/// What the grading says of itself (`suite::About`).
+/// What the grading says of itself: the suite it graded against.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SuiteRecord {
-    pub(crate) folders: Vec<String>,
-    pub(crate) specs: usize,
-    pub(crate) digest: String,
-    pub(crate) graded: String,
-    pub(crate) dlqspec: String,
+pub struct SuiteRecord {
+    pub folders: Vec<String>,
+    pub specs: usize,
+    pub digest: String,
+    pub graded: String,
+    pub dlqspec: String,
 }
 
 /// A rule's share of the class.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct RuleShare {
-    pub(crate) passed: usize,
+pub struct RuleShare {
+    pub passed: usize,
     /// The submissions the share is of: the class less those apart below.
-    pub(crate) submissions: usize,
+    pub submissions: usize,
     /// The submissions with no class of the rule's contract (only when some).
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub(crate) not_attempted: usize,
+    pub not_attempted: usize,
     /// The submissions whose run never reached the rule (only when some).
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub(crate) not_run: usize,
+    pub not_run: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -79,130 +85,130 @@ fn is_zero(n: &usize) -> bool {
 
 /// One of the class's failure causes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct CauseRecord {
-    pub(crate) cause: String,
-    pub(crate) id: Option<String>,
-    pub(crate) rule: Option<String>,
+pub struct CauseRecord {
+    pub cause: String,
+    pub id: Option<String>,
+    pub rule: Option<String>,
     /// The report names of the submissions it hit.
-    pub(crate) who: Vec<String>,
-    pub(crate) submissions: usize,
-    pub(crate) specs: usize,
-    pub(crate) failures: usize,
-    pub(crate) example: CauseExample,
+    pub who: Vec<String>,
+    pub submissions: usize,
+    pub specs: usize,
+    pub failures: usize,
+    pub example: CauseExample,
 }
 
 /// A cause's first failure in the class.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct CauseExample {
-    pub(crate) submission: String,
-    pub(crate) name: String,
-    pub(crate) spec: String,
+pub struct CauseExample {
+    pub submission: String,
+    pub name: String,
+    pub spec: String,
 }
 
 /// A regrade, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct AgainstRecord {
+pub struct AgainstRecord {
     /// The earlier grading's folder, as given.
-    pub(crate) dir: String,
-    pub(crate) no_change: bool,
-    pub(crate) unchanged: usize,
-    pub(crate) changed: Vec<ChangedRecord>,
-    pub(crate) new: Vec<NewRecord>,
-    pub(crate) gone: Vec<GoneRecord>,
+    pub dir: String,
+    pub no_change: bool,
+    pub unchanged: usize,
+    pub changed: Vec<ChangedRecord>,
+    pub new: Vec<NewRecord>,
+    pub gone: Vec<GoneRecord>,
 }
 
 /// A submission's status and score, in brief.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StandingRecord {
-    pub(crate) status: String,
-    pub(crate) score: f64,
-    pub(crate) max_score: f64,
+pub struct StandingRecord {
+    pub status: String,
+    pub score: f64,
+    pub max_score: f64,
 }
 
 /// A submission graded both times whose grading changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ChangedRecord {
-    pub(crate) name: String,
-    pub(crate) submission: String,
-    pub(crate) before: StandingRecord,
-    pub(crate) after: StandingRecord,
-    pub(crate) specs: Vec<SpecChange>,
+pub struct ChangedRecord {
+    pub name: String,
+    pub submission: String,
+    pub before: StandingRecord,
+    pub after: StandingRecord,
+    pub specs: Vec<SpecChange>,
 }
 
 /// A spec whose outcome changed: `None` where it was not in that grading's suite.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SpecChange {
-    pub(crate) spec: String,
-    pub(crate) before: Option<SpecOutcome>,
-    pub(crate) after: Option<SpecOutcome>,
+pub struct SpecChange {
+    pub spec: String,
+    pub before: Option<SpecOutcome>,
+    pub after: Option<SpecOutcome>,
 }
 
 /// A submission the earlier grading did not have.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct NewRecord {
-    pub(crate) name: String,
-    pub(crate) submission: String,
-    pub(crate) after: StandingRecord,
+pub struct NewRecord {
+    pub name: String,
+    pub submission: String,
+    pub after: StandingRecord,
 }
 
 /// A submission this grading does not have.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct GoneRecord {
-    pub(crate) name: String,
-    pub(crate) submission: String,
-    pub(crate) before: StandingRecord,
+pub struct GoneRecord {
+    pub name: String,
+    pub submission: String,
+    pub before: StandingRecord,
 }
 
 /// One submission's row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RowRecord {
-    pub(crate) submission: String,
-    pub(crate) name: String,
+pub struct RowRecord {
+    pub submission: String,
+    pub name: String,
     /// `pass`, `fail`, `broken`, `timeout`, `crashed` or `ungraded`.
-    pub(crate) status: String,
-    pub(crate) score: f64,
-    pub(crate) max_score: f64,
-    pub(crate) passed: usize,
-    pub(crate) failed: usize,
-    pub(crate) seconds: f64,
-    pub(crate) note: String,
+    pub status: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub passed: usize,
+    pub failed: usize,
+    pub seconds: f64,
+    pub note: String,
     /// `NAME.txt`, or null when none was written.
-    pub(crate) report: Option<String>,
+    pub report: Option<String>,
     /// `NAME.jsonl`, or null when none was written.
-    pub(crate) json_report: Option<String>,
+    pub json_report: Option<String>,
     /// The specs whose picture was written (null read as none).
     #[serde(default, deserialize_with = "null_as_none")]
-    pub(crate) pictures: Vec<String>,
-    /// Each rule's verdict: `pass` or `fail`.
-    pub(crate) rules: IndexMap<String, String>,
+    pub pictures: Vec<String>,
+    /// Each rule's verdict: `pass`, `fail`, `not_run` or `not_attempted`.
+    pub rules: IndexMap<String, String>,
     /// Each spec of the suite's verdict, by path; an error names the spec.
     #[serde(deserialize_with = "each_spec")]
-    pub(crate) specs: IndexMap<String, SpecVerdictRecord>,
+    pub specs: IndexMap<String, SpecVerdictRecord>,
     /// Specs of a contract the submission has no class of (read as 0 when absent: a
     /// summary.json written before it was).
     #[serde(default)]
-    pub(crate) not_attempted: usize,
+    pub not_attempted: usize,
     /// Specs its run never reached: it hung before them, its budget ran out.
     #[serde(default)]
-    pub(crate) not_run: usize,
+    pub not_run: usize,
 }
 
 /// A spec's verdict in a row: its outcome, and its cause when it failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SpecVerdictRecord {
-    pub(crate) outcome: SpecOutcome,
+pub struct SpecVerdictRecord {
+    pub outcome: SpecOutcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause: Option<String>,
+    pub cause: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause_id: Option<String>,
+    pub cause_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause_rule: Option<String>,
+    pub cause_rule: Option<String>,
 }
 
 /// What became of a spec of the suite in one submission's grading: the outcome its run
 /// reported (docs/reports.md), or `not_run`. Written as the outcome's own name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum SpecOutcome {
+pub enum SpecOutcome {
     /// What its run reported: any outcome but a broker's fault, which is no verdict on the
     /// submission ([`SpecOutcome::reported`]).
     Ran(OutcomeKind),
@@ -214,7 +220,7 @@ pub(crate) enum SpecOutcome {
 
 impl SpecOutcome {
     /// Its name in `summary.json` and the pages (`passed`, `not_run`, ...), as it serializes.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             SpecOutcome::Ran(kind) => kind.as_str(),
             SpecOutcome::NotRun => "not_run",
@@ -223,7 +229,7 @@ impl SpecOutcome {
 
     /// The verdict of what a run reported of a spec (`None`: nothing): a broker's fault is no
     /// verdict on the submission, so the spec was not run.
-    pub(crate) fn reported(outcome: Option<OutcomeKind>) -> SpecOutcome {
+    pub fn reported(outcome: Option<OutcomeKind>) -> SpecOutcome {
         match outcome {
             None | Some(OutcomeKind::WorldFault) => SpecOutcome::NotRun,
             Some(kind) => SpecOutcome::Ran(kind),
@@ -232,7 +238,7 @@ impl SpecOutcome {
 
     /// Whether the spec earns its points: it passed (or diverged, the broker's, not the
     /// submission's).
-    pub(crate) fn earns_points(self) -> bool {
+    pub fn earns_points(self) -> bool {
         matches!(
             self,
             SpecOutcome::Ran(OutcomeKind::Passed | OutcomeKind::Divergence)
@@ -240,7 +246,7 @@ impl SpecOutcome {
     }
 
     /// Whether the submission has no class of the spec's contract.
-    pub(crate) fn is_not_attempted(self) -> bool {
+    pub fn is_not_attempted(self) -> bool {
         self == SpecOutcome::Ran(OutcomeKind::NotAttempted)
     }
 

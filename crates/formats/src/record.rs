@@ -5,24 +5,24 @@
 //! renamed, removed or given another meaning. Reading accepts fields it does not know (a newer
 //! dlqspec of the same version); a line that is not one of these events (cut short by a killed
 //! run, forged, of another version) is no event, never a panic. The events' JSON Schema is
-//! protocol/schema/run-record.schema.json.
+//! [`crate::schema::RUN_RECORD`] (`schema/run-record.schema.json`).
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::captured::Captured;
-use crate::model::implementation::{ImplErrorKind, ImplInfo};
-use crate::model::outcome::OutcomeKind;
-use crate::text::spec_error::SpecErrorKind;
+use crate::captured::Captured;
+pub use crate::kinds::{ImplErrorKind, ImplInfo, OutcomeKind, SpecErrorKind};
 
 /// The version of the event format, in every `run_started` event.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 1;
 
 /// One line of a run's JSON-lines report. Borrowed while a run writes it, owned when read back.
+/// A later version may add events: a reader leaves those it does not know.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub(crate) enum RunEvent<'a> {
+#[non_exhaustive]
+pub enum RunEvent<'a> {
     RunStarted(RunStarted<'a>),
     SpecFinished(Box<SpecFinished<'a>>),
     RunFinished(RunFinished),
@@ -31,166 +31,166 @@ pub(crate) enum RunEvent<'a> {
 impl RunEvent<'static> {
     /// One line of a report read back: `None` for a line that is not an event of this format
     /// (malformed, cut short, an event this build does not know).
-    pub(crate) fn read(line: &str) -> Option<RunEvent<'static>> {
+    pub fn read(line: &str) -> Option<RunEvent<'static>> {
         serde_json::from_str(line).ok()
     }
 }
 
 /// The events of a JSON-lines report, in order, lines that are no event left out.
-pub(crate) fn read_events(json_lines: &str) -> impl Iterator<Item = RunEvent<'static>> + '_ {
+pub fn read_events(json_lines: &str) -> impl Iterator<Item = RunEvent<'static>> + '_ {
     json_lines.lines().filter_map(RunEvent::read)
 }
 
 /// `run_started`: who answers, and how many specs follow.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RunStarted<'a> {
-    pub(crate) format_version: u32,
-    pub(crate) dlqspec_version: Cow<'a, str>,
-    pub(crate) implementation: Cow<'a, ImplInfo>,
-    pub(crate) total: usize,
-    pub(crate) filtered_out: usize,
+pub struct RunStarted<'a> {
+    pub format_version: u32,
+    pub dlqspec_version: Cow<'a, str>,
+    pub implementation: Cow<'a, ImplInfo>,
+    pub total: usize,
+    pub filtered_out: usize,
     /// Paths discovery left out, with why; only when there are some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) skipped: Vec<SkippedPath>,
+    pub skipped: Vec<SkippedPath>,
     /// What the run says of its world (`--world`); only on a broker's.
     #[serde(default, skip_serializing_if = "<[String]>::is_empty")]
-    pub(crate) world: Cow<'a, [String]>,
+    pub world: Cow<'a, [String]>,
 }
 
 /// A path discovery left out, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SkippedPath {
-    pub(crate) path: String,
-    pub(crate) reason: String,
+pub struct SkippedPath {
+    pub path: String,
+    pub reason: String,
 }
 
 /// `spec_finished`: one spec's outcome, with the fields of that outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct SpecFinished<'a> {
-    pub(crate) path: Cow<'a, str>,
-    pub(crate) name: Option<Cow<'a, str>>,
-    pub(crate) contract: Option<Cow<'a, str>>,
-    pub(crate) rules: Cow<'a, [String]>,
+pub struct SpecFinished<'a> {
+    pub path: Cow<'a, str>,
+    pub name: Option<Cow<'a, str>>,
+    pub contract: Option<Cow<'a, str>>,
+    pub rules: Cow<'a, [String]>,
     /// What the spec is worth when grading (its `points`, default 1).
-    pub(crate) points: f64,
-    pub(crate) outcome: OutcomeKind,
-    pub(crate) duration_ms: f64,
+    pub points: f64,
+    pub outcome: OutcomeKind,
+    pub duration_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) mismatch: Option<MismatchRecord<'a>>,
+    pub mismatch: Option<MismatchRecord<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) spec_error: Option<SpecErrorRecord<'a>>,
+    pub spec_error: Option<SpecErrorRecord<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) impl_error: Option<ImplErrorRecord<'a>>,
+    pub impl_error: Option<ImplErrorRecord<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) skip_reason: Option<Cow<'a, str>>,
+    pub skip_reason: Option<Cow<'a, str>>,
     /// A `not_attempted` spec's why: the class of its contract the implementation lacks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) not_attempted: Option<Cow<'a, str>>,
+    pub not_attempted: Option<Cow<'a, str>>,
     /// A divergence's world and broker properties, and how the spec failed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) divergence: Option<DivergenceRecord<'a>>,
+    pub divergence: Option<DivergenceRecord<'a>>,
     /// The plain-text explanation a person reads, for every outcome but `passed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) details: Option<String>,
+    pub details: Option<String>,
     /// A failure's cause in one line (`rule: line`), as the human report's "failures by
     /// cause" groups it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause: Option<String>,
+    pub cause: Option<String>,
     /// The cause's stable key: failures with one `cause_id` share one cause; `grade` counts
     /// the class's failures by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause_id: Option<Cow<'a, str>>,
+    pub cause_id: Option<Cow<'a, str>>,
     /// The rule the cause breaks, when one decides it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cause_rule: Option<Cow<'a, str>>,
+    pub cause_rule: Option<Cow<'a, str>>,
     /// Where this spec's run departed from the reference, in its own ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) departure: Option<Cow<'a, str>>,
+    pub departure: Option<Cow<'a, str>>,
     /// The classic mistake the cause is, in plain words, when the catalogue knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) known_mistake: Option<Cow<'a, str>>,
+    pub known_mistake: Option<Cow<'a, str>>,
     /// What the implementation printed and raised while the spec ran, when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) output: Option<Cow<'a, Captured>>,
+    pub output: Option<Cow<'a, Captured>>,
 }
 
 /// A `mismatch`: where the implementation first did something else than the spec expects.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct MismatchRecord<'a> {
-    pub(crate) step: Cow<'a, str>,
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    pub(crate) expected: Cow<'a, str>,
-    pub(crate) actual: Cow<'a, str>,
-    pub(crate) note: Option<Cow<'a, str>>,
-    pub(crate) diff: String,
+pub struct MismatchRecord<'a> {
+    pub step: Cow<'a, str>,
+    pub line: usize,
+    pub column: usize,
+    pub expected: Cow<'a, str>,
+    pub actual: Cow<'a, str>,
+    pub note: Option<Cow<'a, str>>,
+    pub diff: String,
 }
 
 /// A `spec_error`: where the spec is broken, never blamed on the implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SpecErrorRecord<'a> {
-    pub(crate) kind: SpecErrorKind,
-    pub(crate) path: Cow<'a, str>,
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    pub(crate) message: Cow<'a, str>,
-    pub(crate) source_line: Option<Cow<'a, str>>,
+pub struct SpecErrorRecord<'a> {
+    pub kind: SpecErrorKind,
+    pub path: Cow<'a, str>,
+    pub line: usize,
+    pub column: usize,
+    pub message: Cow<'a, str>,
+    pub source_line: Option<Cow<'a, str>>,
     /// The file's other errors, in source order, each with these fields: only when it has more.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) more: Vec<SpecErrorRecord<'a>>,
+    pub more: Vec<SpecErrorRecord<'a>>,
     /// Why errors after these may be untold: only when some may be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) untold: Option<Cow<'a, str>>,
+    pub untold: Option<Cow<'a, str>>,
 }
 
 /// A `divergence`: the broker's world, the properties of it the run met, and the failure there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct DivergenceRecord<'a> {
-    pub(crate) world: Cow<'a, str>,
-    pub(crate) broker_properties: Vec<BrokerProperty<'a>>,
+pub struct DivergenceRecord<'a> {
+    pub world: Cow<'a, str>,
+    pub broker_properties: Vec<BrokerProperty<'a>>,
     /// The outcome the spec had on the broker: `mismatch` or `errored`.
-    pub(crate) failure: OutcomeKind,
+    pub failure: OutcomeKind,
 }
 
 /// One property of a broker a divergence names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct BrokerProperty<'a> {
-    pub(crate) id: Cow<'a, str>,
-    pub(crate) says: Cow<'a, str>,
-    pub(crate) means: Cow<'a, str>,
-    pub(crate) first: Cow<'a, str>,
+pub struct BrokerProperty<'a> {
+    pub id: Cow<'a, str>,
+    pub says: Cow<'a, str>,
+    pub means: Cow<'a, str>,
+    pub first: Cow<'a, str>,
 }
 
 /// An `errored` spec's implementation error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct ImplErrorRecord<'a> {
-    pub(crate) kind: ImplErrorKind,
-    pub(crate) message: Cow<'a, str>,
+pub struct ImplErrorRecord<'a> {
+    pub kind: ImplErrorKind,
+    pub message: Cow<'a, str>,
 }
 
 /// `run_finished`: the counts, the time and the exit code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RunFinished {
-    pub(crate) passed: usize,
-    pub(crate) mismatched: usize,
-    pub(crate) errored: usize,
-    pub(crate) spec_errors: usize,
-    pub(crate) skipped: usize,
-    pub(crate) expected_failures: usize,
-    pub(crate) stale: usize,
-    pub(crate) failed: usize,
-    pub(crate) total: usize,
-    pub(crate) duration_ms: f64,
-    pub(crate) exit_code: i32,
+pub struct RunFinished {
+    pub passed: usize,
+    pub mismatched: usize,
+    pub errored: usize,
+    pub spec_errors: usize,
+    pub skipped: usize,
+    pub expected_failures: usize,
+    pub stale: usize,
+    pub failed: usize,
+    pub total: usize,
+    pub duration_ms: f64,
+    pub exit_code: i32,
     /// Specs that pass on the fake world and fail on the broker's; only when some did.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub(crate) diverged: usize,
+    pub diverged: usize,
     /// Specs of a contract the implementation has no class of; only when some were.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub(crate) not_attempted: usize,
+    pub not_attempted: usize,
     /// What broke the broker under the run; only when it broke.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) world_fault: Option<String>,
+    pub world_fault: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
