@@ -380,7 +380,13 @@ fn bless_restores_every_bundled_spec_after_any_one_expectation_is_broken() {
         "too few mutations: {}",
         copies.len()
     );
-    let ran = run(&["bless", path_arg(dir.path())]);
+    // The copies of an exercise folder's specs sit outside it: the folder is named.
+    let ran = run(&[
+        "bless",
+        path_arg(dir.path()),
+        "--exercise",
+        "specs/outcome-queue",
+    ]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let mut differing = Vec::new();
     for (name, original) in &copies {
@@ -904,53 +910,75 @@ fn lint_tells_never_delivered_generated_messages_once_per_line() {
 fn explain_tells_an_outcome_queue_run_with_lines_job_ids_states_and_specific_rules() {
     let text = "contract: outcome-queue\nname: q\nsteps:\n  - create: {max_attempts: 2}\n  - submit: {id: a, payload: pa}\n  - submit: {id: b, payload: pb}\n  - process: {outcome: transient, returns: retry}\n  - process: {outcome: permanent, returns: dead}\n  - process: {outcome: retry, raises: invalid_argument}\n  - replay: {id: b, returns: true}\n  - replay: {id: zzz, returns: false}\nexpect: {ready: [{id: a, payload: pa, attempts: 1}, {id: b, payload: pb, attempts: 0}], done: [], quarantine: []}\n";
     let (_dir, path) = temp_spec("q.yaml", text);
-    let ran = run(&["explain", path_arg(&path)]);
+    // The spec sits outside the exercise's folder, so the folder is named.
+    let ran = run(&[
+        "explain",
+        path_arg(&path),
+        "--exercise",
+        "specs/outcome-queue",
+    ]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let timeline = ran
         .stdout
         .split_once("\n\n")
         .map(|(_, rest)| rest)
         .unwrap_or_default();
+    // Each step by its line, the call and its answer, the lists after it by job id, and the
+    // rules it reaches, the most specific first: a raise reaches only the rule of that raise.
+    fn told(timeline: &str, n: usize) -> &str {
+        let from = timeline
+            .find(&format!("step {n} (line {})", n + 3))
+            .unwrap_or_else(|| panic!("step {n}:\n{timeline}"));
+        let rest = &timeline[from..];
+        let to = rest[1..].find("\nstep ").map_or(rest.len(), |at| at + 1);
+        &rest[..to]
+    }
+    let step = |n: usize| told(timeline, n);
+    let rules = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|line| line.trim().strip_prefix("rule "))
+            .filter_map(|rule| rule.split(':').next())
+            .map(str::to_owned)
+            .collect()
+    };
+    assert!(step(1).contains("RetryQueue(2) -> a new instance"), "{timeline}");
+    assert!(step(3).contains("ready: [a, b]; done: []; quarantine: []"), "{timeline}");
+    let fourth = step(4);
+    assert!(fourth.contains("process(transient) -> retry"), "{timeline}");
+    assert!(fourth.contains("ready: [b, a]"), "{timeline}");
     assert_eq!(
-        timeline,
-        "step 1 (line 4): RetryQueue(2) -> a new queue\n    \
-         \u{2713} create: {constructed: true}\n    \
-         state: ready nothing; done nothing; quarantine nothing\n\
-         step 2 (line 5): submit(\"a\", \"pa\") -> null\n    \
-         state: ready a (0 attempts); done nothing; quarantine nothing\n\
-         step 3 (line 6): submit(\"b\", \"pb\") -> null\n    \
-         rule outcome-queue/submit-tail: b joins the ready tail behind a, with 0 attempts\n    \
-         state: ready a (0 attempts), b (0 attempts); done nothing; quarantine nothing\n\
-         step 4 (line 7): process(\"transient\") -> retry\n    \
-         rule outcome-queue/attempt-counted-first: a is taken from the ready head and its attempts go from 0 to 1 before the outcome is applied\n    \
-         rule outcome-queue/transient-retry-tail: a has 1 attempt < max_attempts 2: it goes to the ready tail, behind b, and process returns retry\n    \
-         \u{2713} process: retry\n    \
-         state: ready b (0 attempts), a (1 attempt); done nothing; quarantine nothing\n\
-         step 5 (line 8): process(\"permanent\") -> dead\n    \
-         rule outcome-queue/attempt-counted-first: b is taken from the ready head and its attempts go from 0 to 1 before the outcome is applied\n    \
-         rule outcome-queue/permanent-quarantine: permanent: b is quarantined with reason permanent after 1 of 2 attempts, and process returns dead\n    \
-         rule outcome-queue/entry-retains-diagnostics: the entry keeps id b, payload pb, attempts 1 and reason permanent\n    \
-         \u{2713} process: dead\n    \
-         state: ready a (1 attempt); done nothing; quarantine b (permanent, 1 attempt)\n\
-         step 6 (line 9): process(\"retry\") -> raised ValueError: outcome must be \"success\", \"transient\" or \"permanent\", got \"retry\"\n    \
-         rule outcome-queue/outcome-validated-first: retry is not success, transient or permanent: ValueError before any job is taken, and every job stays as it was\n    \
-         \u{2713} process: {raises: invalid_argument}\n    \
-         \u{2713} state: {ready: [{id: a, payload: pa, attempts: 1}], done: [], quarantine: [{id: b, payload: pb, attempts: 1, reason: permanent}]}\n    \
-         state: ready a (1 attempt); done nothing; quarantine b (permanent, 1 attempt)\n\
-         step 7 (line 10): replay(\"b\") -> true\n    \
-         rule outcome-queue/replay-resets: b leaves quarantine (reason permanent, 1 attempts) for the ready tail, with attempts reset to 0 and no reason\n    \
-         \u{2713} replay: true\n    \
-         state: ready a (1 attempt), b (0 attempts); done nothing; quarantine nothing\n\
-         step 8 (line 11): replay(\"zzz\") -> false\n    \
-         rule outcome-queue/replay-missing-false: no job zzz is in quarantine: replay returns False and changes nothing\n    \
-         \u{2713} replay: false\n    \
-         state: ready a (1 attempt), b (0 attempts); done nothing; quarantine nothing\n\
-         final expect (line 12): state()\n    \
-         \u{2713} ready: [{id: a, payload: pa, attempts: 1}, {id: b, payload: pb, attempts: 0}]\n    \
-         \u{2713} done: []\n    \
-         \u{2713} quarantine: []\n\
-         \n\
-         outcome: PASS: every expectation holds\n"
+        rules(fourth),
+        [
+            "outcome-queue/transient-retry-tail",
+            "outcome-queue/attempt-counted-first"
+        ],
+        "{timeline}"
+    );
+    let fifth = step(5);
+    assert!(fifth.contains("quarantine: [b]"), "{timeline}");
+    assert_eq!(
+        rules(fifth),
+        [
+            "outcome-queue/permanent-quarantine",
+            "outcome-queue/entry-retains-diagnostics",
+            "outcome-queue/attempt-counted-first"
+        ],
+        "{timeline}"
+    );
+    assert_eq!(
+        rules(step(6)),
+        ["outcome-queue/outcome-validated-first"],
+        "{timeline}"
+    );
+    assert!(rules(step(7)).contains(&"outcome-queue/replay-resets".to_owned()));
+    assert_eq!(
+        rules(step(8)),
+        ["outcome-queue/replay-missing-false"],
+        "{timeline}"
+    );
+    assert!(
+        timeline.ends_with("outcome: PASS: every expectation holds\n"),
+        "{timeline}"
     );
 }
 

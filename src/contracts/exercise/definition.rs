@@ -837,11 +837,20 @@ impl Exercise {
     /// first written among equals.
     /// Every rule a call at `point` reaches: those with a pattern naming a call that matches
     /// it, whatever view the pattern names (a call decides what it changes), the most specific
-    /// first. What a spec exercises, where `rule_at` names the one rule a departure breaks.
+    /// first. A method that raised or returned nothing (`null`) changed nothing, so it reaches
+    /// only the rules whose pattern names that answer (a constructor returns nothing by nature,
+    /// and its rules decide whether it raises). What a spec exercises, where `rule_at` names
+    /// the one rule a departure breaks.
     pub(crate) fn rules_reached(&self, point: &Point) -> Vec<&'static Rule> {
+        let constructs = matches!(point.call, Some("create" | "restart"));
+        let answered_nothing = !constructs
+            && (point.raises.is_some() || point.returns == Some(&Value::Null));
         let mut reached: Vec<(usize, usize)> = Vec::new();
         for (rule, pattern) in &self.decides {
             if pattern.call.is_none() || pattern.mutate.is_some() {
+                continue;
+            }
+            if answered_nothing && pattern.returns.is_none() && pattern.raises.is_none() {
                 continue;
             }
             let call_part = Pattern {

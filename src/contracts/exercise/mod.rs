@@ -239,8 +239,8 @@ impl Contract for ExerciseContract {
         }))
     }
 
-    fn schema(&self, _generator: &mut SchemaGenerator) -> Schema {
-        schema(&self.exercise)
+    fn schema(&self, generator: &mut SchemaGenerator) -> Schema {
+        schema(&self.exercise, generator)
     }
 
     fn starter(&self, name: &str) -> String {
@@ -359,7 +359,9 @@ fn protocol_description(exercise: &Exercise) -> Value {
 }
 
 /// The JSON Schema of a spec of `exercise`, derived from its `exercise.yaml`.
-fn schema(exercise: &Exercise) -> Schema {
+fn schema(exercise: &Exercise, generator: &mut SchemaGenerator) -> Schema {
+    // An allow is every contract's: the smells a spec may allow, each with its reason.
+    let allow = generator.subschema_for::<crate::contracts::smell::AllowSpec>();
     let call = |method: &definition::Method| {
         let mut properties = Map::new();
         for arg in method.written_args() {
@@ -417,7 +419,7 @@ fn schema(exercise: &Exercise) -> Schema {
             "rules": { "type": "array", "items": { "enum": rules } },
             "points": { "type": "number", "minimum": 0 },
             "visibility": { "enum": ["visible", "hidden", "after_due_date", "after_published"] },
-            "allow": { "type": "array" },
+            "allow": { "type": "array", "items": allow },
             "script": { "type": "object" },
             "steps": { "type": "array", "items": { "anyOf": steps } },
             "expect": {}

@@ -527,6 +527,8 @@ impl Play<'_> {
             ),
             _ => (None, None),
         };
+        // What a method returns where the exercise leaves it free says nothing of its rules.
+        let returns = returns.filter(|_| !self.exercise.method(call).is_some_and(|m| m.free));
         let point = Point {
             call: Some(call),
             args,
