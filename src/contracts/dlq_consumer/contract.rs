@@ -5,13 +5,14 @@ use serde_json::Value;
 
 use std::sync::{Arc, Mutex};
 
-use super::consumer::{DlqConsumer, Globals, max_attempts_from};
+use super::consumer::{DlqConsumer, GIVEN_PARTS, Globals, max_attempts_from};
+use super::handler::{PERMANENT_ERROR, TRANSIENT_ERROR};
 use super::mistakes::{MISTAKES, Slip};
 use super::rules::RULES;
 use super::spec;
 use crate::contracts::builtin::Builtin;
 use crate::contracts::builtin::Subject;
-use crate::contracts::contract::{Contract, Scenario};
+use crate::contracts::contract::{Contract, GivenPart, Scenario};
 use crate::model::implementation::Reply;
 use crate::model::mistake::Mistake;
 use crate::model::rule::Rule;
@@ -20,6 +21,9 @@ use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
 pub(crate) use super::NAME;
+
+/// The TypeScript declarations of the lesson's `given` module, for a student's editor.
+const GIVEN_D_TS: &str = include_str!("given.d.ts");
 
 pub(crate) struct DlqConsumerContract;
 
@@ -65,6 +69,45 @@ impl Contract for DlqConsumerContract {
         _world: &mut dyn crate::model::implementation::WorldHost,
     ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError> {
         Ok(Ok(Box::new(DlqConsumer::new(max_attempts_from(args)))))
+    }
+
+    /// The consumer is made as `DLQConsumer(queue, dlq, handler, clock[, max_attempts])`, its
+    /// four given parts answered by the world (`world::CALLS`), under the class names the
+    /// lesson's `given` module has always had.
+    fn protocol_description(&self) -> Value {
+        let part = |name: &'static str, class: Option<&'static str>| GivenPart {
+            name,
+            class,
+            callable: class.is_none(),
+            methods: super::world::CALLS
+                .iter()
+                .filter_map(|call| call.strip_prefix(name)?.strip_prefix('.'))
+                .collect(),
+        };
+        crate::contracts::contract::protocol_description(
+            self.subject(),
+            &[
+                part(GIVEN_PARTS[0], Some("FakeQueue")),
+                part(GIVEN_PARTS[1], Some("FakeDLQ")),
+                part(GIVEN_PARTS[2], None),
+                part(GIVEN_PARTS[3], Some("FakeClock")),
+            ],
+            &[
+                (PERMANENT_ERROR, "error"),
+                (TRANSIENT_ERROR, "error"),
+                ("Crash", "crash"),
+                ("MisuseError", "error"),
+            ],
+            // given.d.ts's interfaces: names an import may give, with no value.
+            &["Message", "Entry"],
+        )
+    }
+
+    fn types(&self, language: crate::model::language::Language) -> Option<String> {
+        match language {
+            crate::model::language::Language::JavaScript => Some(GIVEN_D_TS.to_owned()),
+            crate::model::language::Language::Python => None,
+        }
     }
 
     fn takes_world(&self) -> bool {

@@ -49,13 +49,18 @@ impl Contract for OutcomeQueueContract {
         Ok(Box::new(super::loading::load(file)?))
     }
 
-    /// `RetryQueue(args.max_attempts)` with the raw value; an invalid one raises, as in Python.
+    /// `RetryQueue(max_attempts)`, no given part (docs/protocol.md, "Exercises").
+    fn protocol_description(&self) -> Value {
+        crate::contracts::contract::protocol_description(self.subject(), &[], &[], &[])
+    }
+
+    /// `RetryQueue(max_attempts)` with the raw value; an invalid one raises, as in Python.
     fn create_builtin(
         &self,
         args: &Value,
         _world: &mut dyn crate::model::implementation::WorldHost,
     ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError> {
-        let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
+        let max_attempts = max_attempts_of(args);
         Ok(match RetryQueue::new(max_attempts) {
             Ok(queue) => Ok(Box::new(queue)),
             Err(raised) => Err(Reply::Raised(raised)),
@@ -70,7 +75,7 @@ impl Contract for OutcomeQueueContract {
         let slip = Slip::of(id)?;
         let id = crate::model::mistake::find(MISTAKES, id)?.id;
         let make = move |args: &Value| -> Result<Box<dyn Subject>, Reply> {
-            let max_attempts = args.get("max_attempts").unwrap_or(&Value::Null);
+            let max_attempts = max_attempts_of(args);
             match RetryQueue::with_slip(max_attempts, slip) {
                 Ok(queue) => Ok(Box::new(queue)),
                 Err(raised) => Err(Reply::Raised(raised)),
@@ -90,4 +95,15 @@ impl Contract for OutcomeQueueContract {
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         Some(&super::explore::QueueExplorer)
     }
+}
+
+/// The constructor's arguments as `new` sends them: `max_attempts`, the raw value, its one
+/// parameter.
+pub(crate) fn new_args(max_attempts: &Value) -> Value {
+    serde_json::json!({ "params": [{ "value": max_attempts }] })
+}
+
+/// The raw `max_attempts` of the constructor's arguments (`new_args`).
+fn max_attempts_of(args: &Value) -> &Value {
+    args.pointer("/params/0/value").unwrap_or(&Value::Null)
 }
