@@ -54,8 +54,8 @@ pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
         .iter()
         .filter_map(|(_, loaded)| loaded.as_ref().ok().map(|spec| spec.contract))
         .collect();
-    let exercises_only =
-        !loaded.is_empty() && loaded
+    let exercises_only = !loaded.is_empty()
+        && loaded
             .iter()
             .all(|contract| !crate::contracts::registry::is_built_in(contract.name()));
     let listed = crate::contracts::all()

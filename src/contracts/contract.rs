@@ -79,7 +79,7 @@ pub trait Contract: Sync {
 
     /// Type declarations of what a solution in `language` writes and is given, for a
     /// student's editor (`dlqspec types`): TypeScript's for JavaScript, Python's for Python;
-    /// `None` for a contract whose declarations the shims carry (`given.d.ts`).
+    /// `None` for a language it has none for.
     fn types(&self, language: crate::model::language::Language) -> Option<String> {
         let _ = language;
         None

@@ -555,7 +555,8 @@ mod tests {
             ("is not a regular file", |dir: &Path| {
                 std::fs::remove_file(dir.join("node/typescript.cjs")).unwrap();
                 #[cfg(unix)]
-                std::os::unix::fs::symlink("/etc/hostname", dir.join("node/typescript.cjs")).unwrap();
+                std::os::unix::fs::symlink("/etc/hostname", dir.join("node/typescript.cjs"))
+                    .unwrap();
             }),
         ];
         for (why, change) in cases {

@@ -373,7 +373,6 @@ fn no_exercise_is_named_by_the_engine_or_the_shims() {
 /// from the registry's description of each built-in contract and from what dlqspec makes of
 /// each exercise folder (`dlqspec types`), so that a new contract or exercise joins the list.
 fn contract_vocabulary() -> Vec<String> {
-    use dlqspec::contracts::contract::Contract as _;
     let mut names = Vec::new();
     let mut described = |name: &str, description: &Value| {
         names.push(name.to_owned());
@@ -381,7 +380,13 @@ fn contract_vocabulary() -> Vec<String> {
         for part in description["given"].as_object().into_iter().flatten() {
             names.extend(part.1["class"].as_str().map(str::to_owned));
         }
-        names.extend(description["errors"].as_object().into_iter().flatten().map(|e| e.0.clone()));
+        names.extend(
+            description["errors"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|e| e.0.clone()),
+        );
     };
     for contract in dlqspec::contracts::BUILT_IN {
         described(contract.name(), &contract.protocol_description());
@@ -443,14 +448,19 @@ fn the_shims_name_no_contract_class_given_part_or_error() {
         "BoundedBuffer",
         "StaleLease",
     ] {
-        assert!(names.iter().any(|n| n == known), "{known} is not in {names:?}");
+        assert!(
+            names.iter().any(|n| n == known),
+            "{known} is not in {names:?}"
+        );
     }
     let mut named = Vec::new();
     let mut read = 0;
     for entry in walkdir::WalkDir::new(root().join("shims")) {
         let entry = entry.expect("walks");
         let path = entry.path();
-        let relative = path.strip_prefix(root().join("shims")).expect("under shims");
+        let relative = path
+            .strip_prefix(root().join("shims"))
+            .expect("under shims");
         let skipped = relative.components().any(|c| {
             matches!(c.as_os_str().to_str(), Some("node_modules")) || relative.starts_with("tests")
         });

@@ -175,3 +175,51 @@ impl Contract for DlqConsumerContract {
         Some(&super::explorer::DlqExplorer)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hello's description names every world call the world answers, and no other: a part's
+    /// method `M` is the call `PART.M`, a callable part the call `PART`.
+    #[test]
+    fn the_description_names_each_world_call_once() {
+        let described = DlqConsumerContract.protocol_description();
+        let mut calls = Vec::new();
+        for (part, d) in described["given"].as_object().unwrap() {
+            if d["callable"] == true {
+                calls.push(part.clone());
+            }
+            for method in d["methods"].as_array().unwrap() {
+                calls.push(format!("{part}.{}", method.as_str().unwrap()));
+            }
+        }
+        calls.sort();
+        let mut world: Vec<String> = super::super::world::CALLS
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect();
+        world.sort();
+        assert_eq!(calls, world);
+        assert_eq!(described["class"], "DLQConsumer");
+        assert_eq!(described["errors"]["Crash"]["base"], "crash");
+        // `new`'s given parts are the described parts, in the constructor's order.
+        let params = super::super::consumer::new_args(None)["params"].clone();
+        let given: Vec<&str> = params
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["given"].as_str().unwrap())
+            .collect();
+        assert_eq!(given, GIVEN_PARTS);
+        assert!(
+            given
+                .iter()
+                .all(|part| described["given"].get(part).is_some())
+        );
+        assert_eq!(
+            max_attempts_from(&super::super::consumer::new_args(Some(7))),
+            7
+        );
+    }
+}
