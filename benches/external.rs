@@ -35,7 +35,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use dlqspec::contracts::contract::Contract as _;
 use dlqspec::contracts::dlq_consumer::world::World;
 use dlqspec::external::launch;
 use dlqspec::model::implementation::{Naming, Reply};
