@@ -195,9 +195,7 @@ fn outcome_queue_plan() -> (Box<dyn WorldHost>, Vec<Expected>) {
     let plan = vec![
         Expected {
             method: "new",
-            args: vec![crate::contracts::outcome_queue::contract::new_args(&json!(
-                3
-            ))],
+            args: vec![crate::contracts::outcome_queue::queue::new_args(&json!(3))],
             returns: None,
             why: "a queue is made with max_attempts 3",
         },

@@ -4,7 +4,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 
 use super::mistakes::{MISTAKES, Slip};
-use super::queue::RetryQueue;
+use super::queue::{RetryQueue, max_attempts_of};
 use super::rules::RULES;
 use super::spec;
 use crate::contracts::builtin::Builtin;
@@ -95,15 +95,4 @@ impl Contract for OutcomeQueueContract {
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         Some(&super::explore::QueueExplorer)
     }
-}
-
-/// The constructor's arguments as `new` sends them: `max_attempts`, the raw value, its one
-/// parameter.
-pub(crate) fn new_args(max_attempts: &Value) -> Value {
-    serde_json::json!({ "params": [{ "value": max_attempts }] })
-}
-
-/// The raw `max_attempts` of the constructor's arguments (`new_args`).
-fn max_attempts_of(args: &Value) -> &Value {
-    args.pointer("/params/0/value").unwrap_or(&Value::Null)
 }

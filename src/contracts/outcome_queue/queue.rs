@@ -510,6 +510,17 @@ impl Subject for RetryQueue {
     }
 }
 
+/// The constructor's arguments as `new` sends them: `max_attempts`, the raw value, its one
+/// parameter.
+pub(crate) fn new_args(max_attempts: &Value) -> Value {
+    json!({ "params": [{ "value": max_attempts }] })
+}
+
+/// The raw `max_attempts` of the constructor's arguments (`new_args`).
+pub(crate) fn max_attempts_of(args: &Value) -> &Value {
+    args.pointer("/params/0/value").unwrap_or(&Value::Null)
+}
+
 #[cfg(test)]
 mod tests {
     //! One scenario per rule, on the real reference queue. Each scenario makes its queues from a

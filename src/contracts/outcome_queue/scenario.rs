@@ -412,7 +412,7 @@ impl Run<'_> {
         let raw = &create.max_attempts.value;
         let reply = self
             .implementation
-            .create(super::NAME, &super::contract::new_args(raw), &mut NoWorld)
+            .create(super::NAME, &super::queue::new_args(raw), &mut NoWorld)
             .map_err(Outcome::Errored)?;
         self.mark_call("create", std::slice::from_ref(raw), &reply, false);
         if self.recorder.telling() {
