@@ -41,6 +41,12 @@ use dlqspec::model::implementation::{Naming, Reply};
 
 const CALLS: u64 = 20_000;
 
+/// A consumer's constructor parameters as `new` sends them: its four given parts, and no
+/// `max_attempts` (the class's default).
+fn new_params() -> Value {
+    json!([{"given": "queue"}, {"given": "dlq"}, {"given": "handler"}, {"given": "clock"}])
+}
+
 /// One timed request of `CALLS` world calls, in microseconds per call.
 #[derive(Clone, Copy)]
 struct PerCall {
@@ -161,9 +167,15 @@ fn lean(program: &str, shim: &PathBuf, fixture: &PathBuf) -> PerCall {
             }
         }
     };
-    ask(json!({"seq": 1, "type": "hello", "protocol": 1}), &mut line);
+    // The shim knows no contract by name: hello describes it, `new` names its class and parts.
+    let contract = dlqspec::contracts::find("dlq-consumer").expect("dlq-consumer");
     ask(
-        json!({"seq": 2, "type": "new", "contract": "dlq-consumer", "args": {}}),
+        json!({"seq": 1, "type": "hello", "protocol": 1,
+               "exercises": {"dlq-consumer": contract.protocol_description()}}),
+        &mut line,
+    );
+    ask(
+        json!({"seq": 2, "type": "new", "contract": "dlq-consumer", "class": contract.subject(), "args": {"params": new_params()}}),
         &mut line,
     );
     let per_call = PerCall::measure(pid, || {
@@ -192,7 +204,11 @@ fn through_dlqspec(target: &str) -> PerCall {
     let mut implementation = target.instantiate(Duration::from_secs(60));
     let mut world = World::new(Default::default(), Naming::Snake);
     implementation.begin_spec().expect("starts");
-    let made = implementation.create("dlq-consumer", &json!({}), &mut world);
+    let made = implementation.create(
+        "dlq-consumer",
+        &json!({ "params": new_params() }),
+        &mut world,
+    );
     assert!(matches!(made, Ok(Reply::Returned(_))), "{made:?}");
     let shim = only_child().unwrap_or(0);
     PerCall::measure(shim, || {

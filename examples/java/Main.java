@@ -111,7 +111,7 @@ public final class Main {
         try {
             Object value;
             if ("new".equals(type)) {
-                instance = create((String) request.get("contract"), Json.object(request.get("args")));
+                instance = create((String) request.get("class"), Json.object(request.get("args")));
                 value = null;
             } else if ("call".equals(type)) {
                 value = call((String) request.get("method"), Json.array(request.get("args")));
@@ -132,17 +132,26 @@ public final class Main {
         }
     }
 
-    private Object create(String contract, Map<String, Object> args) {
-        if ("dlq-consumer".equals(contract)) {
+    /**
+     * The class `new` names, made from `args.params`: each a value as is, or a given part (the
+     * queue, the DLQ, the clock, the handler) reached through dlqspec.
+     */
+    private Object create(String cls, Map<String, Object> args) {
+        List<Object> params = new ArrayList<>();
+        for (Object param : Json.array(args.get("params"))) {
+            Map<String, Object> p = Json.object(param);
+            params.add(p.containsKey("given") ? new World(this, (String) p.get("given")) : p.get("value"));
+        }
+        if ("DLQConsumer".equals(cls) && (params.size() == 4 || params.size() == 5)) {
             // No max_attempts: the lesson's default of 3.
-            Object max = args.containsKey("max_attempts") ? args.get("max_attempts") : 3L;
-            return new DLQConsumer(new World(this, "queue"), new World(this, "dlq"), new World(this, "handler"),
-                    new World(this, "clock"), Json.integer(max));
+            Object max = params.size() == 5 ? params.get(4) : 3L;
+            return new DLQConsumer((World) params.get(0), (World) params.get(1), (World) params.get(2),
+                    (World) params.get(3), Json.integer(max));
         }
-        if ("outcome-queue".equals(contract)) {
-            return new RetryQueue(args.get("max_attempts"));
+        if ("RetryQueue".equals(cls) && params.size() == 1) {
+            return new RetryQueue(params.get(0));
         }
-        throw new CannotServe("no contract " + contract);
+        throw new CannotServe("no class " + cls + " taking " + params.size() + " parameters");
     }
 
     private Object call(String method, List<Object> args) {

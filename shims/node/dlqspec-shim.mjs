@@ -8,7 +8,8 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import { GIVEN_SPECIFIER, redirectsToGiven } from './given-hooks.mjs';
 
 const PROTOCOL = 1;
-const CONTRACTS = { 'dlq-consumer': 'DLQConsumer', 'outcome-queue': 'RetryQueue' };
+// The shim knows no contract by name: dlqspec's hello describes each one (its class, its given
+// parts, its errors), and the `given` module is built from that before the solution loads.
 
 // --- the protocol channel; what the student prints is captured ---
 // Node cannot move fd 1 away (no dup2), so the shim speaks on the channel
@@ -157,7 +158,7 @@ function readAnswer() {
 let current = null;
 
 function worldCall(call, args) {
-  if (!current) throw new given.MisuseError(`${call}() called outside a dlqspec request`);
+  if (!current) throw new Error(`${call}() called outside a dlqspec request (e.g. at import time)`);
   const n = current.n + 1;
   const argsText = JSON.stringify(args); // may throw (BigInt...): before n moves
   const head = `{"seq":${current.seqText},"type":"world","n":${n},"call":${JSON.stringify(call)},"args":${argsText}`;
@@ -254,31 +255,53 @@ function foreseenArgs(index) {
     return undefined; // too deep to walk: not foreseen (never the solution's error to catch)
   }
 }
-given._setWorld(worldCall);
+
+// An Error subclass whose `name` is the class name, so `${e.name}: ${e.message}` gives
+// "NAME: message" as a contract's entries write an error.
+function errorClass(name, Base = Error) {
+  const C = { [name]: class extends Base {} }[name];
+  Object.defineProperty(C.prototype, 'name', { value: name, writable: true, configurable: true });
+  return C;
+}
+
+// The base of a crash the world raises under a name no contract declares. JavaScript has no
+// BaseException: a crash is an ordinary Error the solution must rethrow.
+const UndeclaredCrash = errorClass('UndeclaredCrash');
 
 // Classes made up for names JavaScript does not have, kept so each name is one class across calls.
 const madeErrors = new Map();
-const GIVEN_ERRORS = { PermanentError: given.PermanentError, TransientError: given.TransientError, Crash: given.Crash, MisuseError: given.MisuseError };
+// Every contract's errors by name, from hello; those a world `raise` may name in `extends`
+// (it then stands for a subclass of it); those that are crashes (`base: crash`).
+const GIVEN_ERRORS = Object.create(null);
+const SUBCLASSABLE = Object.create(null);
+const CRASHES = [UndeclaredCrash];
 
-// The given errors a world `raise` may name in `extends`: it then stands for a subclass of it.
-const SUBCLASSABLE = { PermanentError: given.PermanentError, TransientError: given.TransientError };
+// The crash error the contract of the current instance declares, else the shim's own: what an
+// unknown crash extends, so that it is one.
+function crashBase() {
+  for (const [cls, error] of Object.entries(CONTRACTS.get(serving)?.errors ?? {})) {
+    if (error?.base === 'crash' && Object.hasOwn(GIVEN_ERRORS, cls)) return GIVEN_ERRORS[cls];
+  }
+  return UndeclaredCrash;
+}
 
 function errorFromWire(err) {
   const name = String(err.class ?? 'Error');
   const message = String(err.message ?? '');
   if (typeof err.extends === 'string' && Object.hasOwn(SUBCLASSABLE, err.extends)) {
-    // A real subclass, so `instanceof PermanentError` holds and `e.name` names the subclass.
+    // A real subclass, so `instanceof` the given error holds and `e.name` names the subclass.
     const key = `${err.extends}:${name}`;
-    if (!madeErrors.has(key)) madeErrors.set(key, given._errorClass(name, SUBCLASSABLE[err.extends]));
+    if (!madeErrors.has(key)) madeErrors.set(key, errorClass(name, SUBCLASSABLE[err.extends]));
     return new (madeErrors.get(key))(message);
   }
   let C = Object.hasOwn(GIVEN_ERRORS, name) ? GIVEN_ERRORS[name] : undefined;
   const builtin = globalThis[name];
   if (!C && typeof builtin === 'function' && (builtin === Error || builtin.prototype instanceof Error)) C = builtin;
   if (!C) {
-    // An unknown crash must still behave like one, so it derives from Crash.
-    const key = `${err.kind === 'crash' ? 'crash' : 'error'}:${name}`;
-    if (!madeErrors.has(key)) madeErrors.set(key, given._errorClass(name, err.kind === 'crash' ? given.Crash : Error));
+    // An unknown crash must still behave like one, so it derives from a crash.
+    const Base = err.kind === 'crash' ? crashBase() : Error;
+    const key = `${err.kind === 'crash' ? `crash:${Base.name}` : 'error'}:${name}`;
+    if (!madeErrors.has(key)) madeErrors.set(key, errorClass(name, Base));
     C = madeErrors.get(key);
   }
   return C === AggregateError ? new C([], message) : new C(message);
@@ -289,6 +312,20 @@ function errorFromWire(err) {
 // solution's .ts files: a Node before 22.7 without tsx.
 let typescript = null;
 
+// The ES module an `import` of `given` gets: a data: URL (one URL, so one module however many
+// files import it) whose module exports given.cjs's object as its default and each name hello
+// gave `given` by name, its classes and its type-only names (with no value: Node's TypeScript
+// transform keeps an `import { T }` of a type as written). A CommonJS module's named exports
+// are only those Node finds in its text, and given.cjs's names are added at run time: so the
+// facade writes them out, once hello has said them, before the solution loads.
+function givenFacade() {
+  let source = "const given = globalThis[Symbol.for('dlqspec.given')];\nexport default given;\n";
+  [...GIVEN_NAMES].filter((n) => n !== 'default' && IDENTIFIER.test(n)).forEach((n, i) => {
+    source += `const v${i} = given[${JSON.stringify(n)}];\nexport { v${i} as ${n} };\n`;
+  });
+  return `data:text/javascript,${encodeURIComponent(source)}`;
+}
+
 function installGivenRedirect() {
   // CommonJS: require('./given') anywhere outside node_modules gets the shim's given.cjs.
   const original = Module._resolveFilename;
@@ -296,9 +333,10 @@ function installGivenRedirect() {
     if (GIVEN_SPECIFIER.test(request) && !parent?.filename?.includes(`${path.sep}node_modules${path.sep}`)) return GIVEN_PATH;
     return original.call(this, request, parent, ...rest);
   };
-  // ESM: the same for import, in this thread where it can be, else by a resolve hook (registered
-  // last, so it runs before tsx's); with it, the carried TypeScript transform's load hook.
-  const givenUrl = pathToFileURL(GIVEN_PATH).href;
+  // ESM: the same for import, to the facade, in this thread where it can be, else by a resolve
+  // hook (registered last, so it runs before tsx's); with it, the carried TypeScript
+  // transform's load hook.
+  const givenUrl = givenFacade();
   if (!redirectInThisThread(givenUrl)) {
     register('./given-hooks.mjs', import.meta.url, { data: { givenUrl, typescript: typescript !== null } });
   }
@@ -323,7 +361,7 @@ function redirectInThisThread(givenUrl) {
   if (typeof Module.registerHooks === 'function') {
     const hooks = Module.registerHooks({
       resolve(specifier, context, nextResolve) {
-        if (redirectsToGiven(specifier, context.parentURL)) return { url: givenUrl, format: 'commonjs', shortCircuit: true };
+        if (redirectsToGiven(specifier, context.parentURL)) return { url: givenUrl, format: 'module', shortCircuit: true };
         return nextResolve(specifier, context);
       },
       load(url, context, nextLoad) {
@@ -345,7 +383,7 @@ function redirectInThisThread(givenUrl) {
   const originalLoad = loader?.load;
   if (typeof original !== 'function' || typeof originalLoad !== 'function' || Object.hasOwn(loader, 'defaultResolve') || Object.hasOwn(loader, 'load')) return false;
   loader.defaultResolve = function defaultResolve(specifier, parentURL, importAttributes) {
-    if (redirectsToGiven(specifier, parentURL)) return { url: givenUrl, format: 'commonjs' };
+    if (redirectsToGiven(specifier, parentURL)) return { url: givenUrl, format: 'module' };
     return original.call(this, specifier, parentURL, importAttributes);
   };
   if (typescript !== null) {
@@ -616,56 +654,73 @@ function asyncErrorReply() {
 
 // The lesson's invalid-argument error in JavaScript is RangeError; a TypeError is another error.
 function errorKind(e) {
-  if (e instanceof given.Crash) return 'crash';
+  if (CRASHES.some((C) => e instanceof C)) return 'crash';
   if (e instanceof RangeError) return 'invalid_argument';
   return 'error';
 }
 
-// --- exercise folders ----------------------------------------------------
-// An exercise folder is described in hello (`exercises`): its class, its given parts and its
-// errors. The shim knows none by name: it adds each exercise's errors and part classes to
+// --- the contracts hello describes ------------------------------------------
+// Every contract is described in hello (`exercises`): its class, its given parts and its
+// errors. The shim knows none by name: it adds each contract's errors and part classes to
 // `given` before the solution loads, and makes the given parts from the description.
-const EXERCISES = new Map(); // name -> {class, given, errors}, from hello
+const CONTRACTS = new Map(); // name -> {class, given, errors, types}, from hello
+const GIVEN_NAMES = new Set(); // the names `given` exports, for the ES module facade
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+let serving = null; // the contract of the current instance
 
-function partClass(part, methods) {
+function partClass(cls, part, methods) {
   const C = class {};
-  Object.defineProperty(C, 'name', { value: String(part) });
+  Object.defineProperty(C, 'name', { value: String(cls) });
   for (const m of Array.isArray(methods) ? methods : []) {
     if (typeof m !== 'string') continue;
     C.prototype[camel(m)] = function (...args) { return worldCall(`${part}.${m}`, args); };
   }
-  C.prototype._dlqspecPart = part;
+  Object.defineProperty(C.prototype, '_dlqspecPart', { value: part });
   return C;
 }
 
-function learnExercises(exercises) {
-  if (exercises === null || typeof exercises !== 'object') return;
-  for (const [name, described] of Object.entries(exercises)) {
+function learnContracts(contracts) {
+  if (contracts === null || typeof contracts !== 'object') return;
+  for (const [name, described] of Object.entries(contracts)) {
     if (described === null || typeof described !== 'object' || typeof described.class !== 'string') continue;
-    EXERCISES.set(name, described);
+    CONTRACTS.set(name, described);
     for (const [cls, error] of Object.entries(described.errors ?? {})) {
-      if (!/^[A-Za-z_$][\w$]*$/.test(cls) || Object.hasOwn(GIVEN_ERRORS, cls)) continue;
-      const C = given._errorClass(cls, error?.base === 'crash' ? given.Crash : Error);
+      if (!IDENTIFIER.test(cls) || Object.hasOwn(GIVEN_ERRORS, cls) || Object.hasOwn(given, cls)) continue;
+      const C = errorClass(cls, Error);
       GIVEN_ERRORS[cls] = C;
       SUBCLASSABLE[cls] = C;
+      if (error?.base === 'crash') CRASHES.push(C);
       given[cls] = C;
+      GIVEN_NAMES.add(cls);
     }
     for (const [part, d] of Object.entries(described.given ?? {})) {
-      if (d && typeof d.class === 'string' && !Object.hasOwn(given, d.class)) given[d.class] = partClass(part, d.methods);
+      if (d && !d.callable && typeof d.class === 'string' && IDENTIFIER.test(d.class) && !Object.hasOwn(given, d.class)) {
+        given[d.class] = partClass(d.class, part, d.methods);
+        GIVEN_NAMES.add(d.class);
+      }
+    }
+    for (const type of Array.isArray(described.types) ? described.types : []) {
+      if (typeof type === 'string' && IDENTIFIER.test(type) && !Object.hasOwn(given, type)) {
+        given[type] = undefined;
+        GIVEN_NAMES.add(type);
+      }
     }
   }
 }
 
-function givenPart(exercise, part) {
-  const d = EXERCISES.get(exercise)?.given?.[part];
-  if (d === null || typeof d !== 'object') throw new ShimError(`the exercise ${JSON.stringify(exercise)} has no given part ${JSON.stringify(part)}`);
+function givenPart(contract, part) {
+  const d = CONTRACTS.get(contract)?.given?.[part];
+  if (d === null || typeof d !== 'object') throw new ShimError(`the contract ${JSON.stringify(contract)} has no given part ${JSON.stringify(part)}`);
   if (d.callable) return (...args) => worldCall(part, args);
-  const C = typeof d.class === 'string' && given[d.class]?.prototype?._dlqspecPart === part ? given[d.class] : partClass(part, d.methods);
+  const C = typeof d.class === 'string' && given[d.class]?.prototype?._dlqspecPart === part ? given[d.class] : partClass(d.class ?? part, part, d.methods);
   return new C();
 }
 
-function makeExercise(req, solution, name) {
-  const C = findClass(solution, String(req.class));
+// `new`: the class from `class`, its arguments from args.params, each a value or a given part.
+function makeInstance(req, solution, name) {
+  if (typeof req.class !== 'string') throw new ShimError('new names no class: the shim knows no contract by name');
+  serving = req.contract;
+  const C = findClass(solution, req.class);
   if (!C) return { skipped: `${name} defines no ${req.class}` };
   const args = req.args ?? {};
   const params = (Array.isArray(args.params) ? args.params : []).map((p) => {
@@ -677,21 +732,6 @@ function makeExercise(req, solution, name) {
   const factory = camel(String(args.factory));
   if (factory.startsWith('_') || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${factory}() to make an instance from a snapshot`);
   return { instance: C[factory](...params) };
-}
-
-function makeInstance(req, solution, name) {
-  if (req.class !== undefined && req.class !== null) return makeExercise(req, solution, name);
-  const cls = CONTRACTS[req.contract];
-  if (!cls) throw new ShimError(`unknown contract ${JSON.stringify(req.contract)}`);
-  const C = findClass(solution, cls);
-  if (!C) return { skipped: `${name} defines no ${cls}` };
-  const args = req.args ?? {};
-  // A missing max_attempts means "use the class's default" (undefined triggers JS default parameters).
-  const max = Object.hasOwn(args, 'max_attempts') ? args.max_attempts : undefined;
-  if (req.contract === 'outcome-queue') return { instance: new C(max) };
-  const clock = new given.FakeClock();
-  const handler = (body) => { worldCall('handler', [body]); }; // success returns nothing; failure throws
-  return { instance: new C(new given.FakeQueue(clock), new given.FakeDLQ(), handler, clock, max) };
 }
 
 function step(obj, key) {
@@ -733,7 +773,7 @@ function applyOps(root, ops) {
 
 function callMethod(instance, method, args) {
   if (method === 'mutate_state') return applyOps(instance.state(), args[0]);
-  if (method === 'mutate_view') { // an exercise's deep-copied view: args are [view, ops]
+  if (method === 'mutate_view') { // a deep-copied view of the instance: args are [view, ops]
     const view = camel(String(args[0]));
     if (view.startsWith('_') || typeof instance[view] !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${view}()`);
     return applyOps(instance[view](), args[1]);
@@ -762,8 +802,7 @@ async function main(solution, loadError, file, first) {
       reply({
         type: 'hello', protocol: PROTOCOL,
         implementation: { name, language: /\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript', version: process.versions.node },
-        contracts: Object.keys(CONTRACTS).filter((c) => findClass(solution, CONTRACTS[c]))
-          .concat([...EXERCISES].filter(([, d]) => findClass(solution, d.class)).map(([e]) => e)),
+        contracts: [...CONTRACTS].filter(([, d]) => findClass(solution, d.class)).map(([c]) => c),
         defines: exportedNames(solution),
         naming: 'camelCase',
         features: ['foresight'],
@@ -828,11 +867,11 @@ const abs = path.resolve(file);
 solutionDir = path.dirname(abs);
 let solution = null;
 let loadError = null;
-// The solution loads after the first message, a hello that describes the exercises whose
-// given parts it may use.
+// The solution loads after the first message, a hello that describes the contracts whose given
+// parts and errors it may import.
 const first = readMessage();
 if (first === null) process.exit(0);
-if (first.msg.type === 'hello') learnExercises(first.msg.exercises);
+if (first.msg.type === 'hello') learnContracts(first.msg.exercises);
 try {
   solution = await loadSolution(abs);
 } catch (e) {

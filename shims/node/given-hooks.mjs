@@ -1,4 +1,4 @@
-// given-hooks.mjs: ESM hooks (loaded by module.register) that point every import of `given` at the shim's given.cjs, and run TypeScript through the shim's transform when it is the one in use.
+// given-hooks.mjs: ESM hooks (loaded by module.register) that point every import of `given` at the shim's facade of given.cjs, and run TypeScript through the shim's transform when it is the one in use.
 import { createRequire } from 'node:module';
 
 // `given`, `./given`, `./given.js`, `./given.mjs`, `./given.ts`, ... : the
@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 // shim's copy must win so errors and proxies are the ones the shim knows.
 export const GIVEN_SPECIFIER = /^(?:given|\.\/given(?:\.(?:[cm]?js|[cm]?ts))?)$/;
 
+// The facade's URL (a data: URL whose module re-exports given.cjs's object by name: the shim
+// writes it from hello before it registers these hooks, so it reaches this thread as data).
 let givenUrl;
 // typescript.cjs, on this thread of its own, when the shim transforms TypeScript (a Node
 // before 22.7 without tsx: dlqspec-shim.mjs, registerTypeScript).
@@ -25,7 +27,7 @@ export function redirectsToGiven(specifier, parentURL) {
 
 export function resolve(specifier, context, nextResolve) {
   if (redirectsToGiven(specifier, context.parentURL)) {
-    return { url: givenUrl, format: 'commonjs', shortCircuit: true };
+    return { url: givenUrl, format: 'module', shortCircuit: true };
   }
   return nextResolve(specifier, context);
 }

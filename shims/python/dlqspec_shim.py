@@ -5,6 +5,9 @@ dlqspec writes one JSON request per line to our stdin; we answer one JSON
 line per request on stdout. While the student's code runs, the proxies in
 the `given` module turn each queue/DLQ/clock/handler call into a "world"
 message and block until dlqspec answers it. See protocol/ for the messages.
+
+The shim knows no contract by name: dlqspec's hello describes each one (its
+class, its given parts, its errors), and the `given` module is built from that.
 """
 import builtins
 import importlib.util
@@ -19,7 +22,6 @@ import types
 
 PROTOCOL = 1
 FEATURES = ["foresight"]
-CONTRACTS = {"dlq-consumer": "DLQConsumer", "outcome-queue": "RetryQueue"}
 
 # --- the protocol channel ------------------------------------------------
 # Student code may print(), write to sys.__stdout__ or even os.write(1, ...).
@@ -266,7 +268,7 @@ def _foreseen(call, args):
 def _world(call, *args):
     global _n
     if _seq is None:
-        raise MisuseError("%s() called outside a dlqspec request (e.g. at import time)" % call)
+        raise RuntimeError("%s() called outside a dlqspec request (e.g. at import time)" % call)
     # Encode before counting, so a body that is not JSON leaves no gap in n.
     line = _world_line(call, args)
     _n += 1
@@ -290,89 +292,30 @@ def _world(call, *args):
 
 
 # --- the `given` module ----------------------------------------------------
-# Built here and put in sys.modules before the solution loads, so `from given
-# import ...` gets these classes even when the student keeps a given.py of
-# their own beside the solution: the shim must recognise the errors it raises.
-class PermanentError(Exception):
-    """A failure that will happen again on every attempt: dead-letter at once."""
-
-
-class TransientError(Exception):
-    """A failure that may go away (e.g. a timeout): worth a retry."""
-
-
-class Crash(BaseException):
-    """The consumer process dying mid-handler; `except Exception` does not catch it."""
-
-
-class MisuseError(Exception):
-    """The world says the consumer misused it (e.g. acked an id that is not in flight)."""
-
-
-class FakeClock:
-    def now(self):
-        return _world("clock.now")
-
-    def advance(self, n):
-        return _world("clock.advance", n)
-
-
-class FakeQueue:
-    def __init__(self, clock):
-        self.clock = clock  # the world owns the time; kept for the lesson's signature
-
-    def send(self, id, body):
-        return _world("queue.send", id, body)
-
-    def receive(self):
-        return _world("queue.receive")
-
-    def ack(self, id):
-        return _world("queue.ack", id)
-
-    def retry(self, id):
-        return _world("queue.retry", id)
-
-    def recover(self):
-        return _world("queue.recover")
-
-    def pending(self):
-        return _world("queue.pending")
-
-
-class FakeDLQ:
-    def put(self, entry):
-        return _world("dlq.put", entry)
-
-    def has(self, id):
-        return _world("dlq.has", id)
-
-    def remove(self, id):
-        return _world("dlq.remove", id)
-
-    def entries(self):
-        return _world("dlq.entries")
-
-
-given = types.ModuleType("given", "The lesson's given parts, answered by dlqspec's world.")
-_GIVEN_ERRORS = {c.__name__: c for c in (PermanentError, TransientError, Crash, MisuseError)}
-_SUBCLASSABLE = {c.__name__: c for c in (PermanentError, TransientError)}  # what `extends` may name
-for _cls in (PermanentError, TransientError, Crash, MisuseError, FakeClock, FakeQueue, FakeDLQ):
-    _cls.__module__ = "given"  # tracebacks and repr say given.PermanentError
-    setattr(given, _cls.__name__, _cls)
+# Every contract is described in hello (`exercises`): its class, its given parts and its
+# errors. The shim knows none by name: before the solution loads, it adds each contract's
+# errors and given part classes to the `given` module, which is in sys.modules so that
+# `from given import ...` gets them even when the student keeps a given.py of their own
+# beside the solution (the shim must recognise the errors it raises); and it makes the given
+# parts a `new` asks for from the description.
+given = types.ModuleType("given", "The given parts and errors of dlqspec's contracts, answered by its world.")
 sys.modules["given"] = given
 
+
+class _UndeclaredCrash(BaseException):
+    """The base of a crash the world raises under a name no contract declares: ordinary
+    handlers (`except Exception`) do not catch it."""
+
+
+_GIVEN_ERRORS = {}  # name -> class: every contract's errors, raised by name
+_SUBCLASSABLE = {}  # what a world raise's `extends` may name
+_CRASHES = (_UndeclaredCrash,)  # the error classes a solution must not catch: raised as kind "crash"
+_CONTRACTS = {}  # name -> {"class", "given", "errors"}, from hello
+_serving = None  # the contract of the current instance, whose crash an unknown crash extends
 _made = {}  # classes made up for names Python lacks, one per name so `except` matches across calls
 
-# --- exercise folders --------------------------------------------------------
-# An exercise folder is described in hello (`exercises`): its class, its given parts and its
-# errors. The shim knows none by name: it adds each exercise's errors and part classes to the
-# `given` module before the solution loads, and makes the given parts from the description.
-_EXERCISES = {}  # name -> {"class", "given", "errors"}, from hello
-_CRASHES = (Crash,)  # the error classes a solution must not catch: raised as kind "crash"
 
-
-def _part_class(name, methods):
+def _part_class(cls_name, part, methods):
     """A given part's class: each method a world call `PART.METHOD`."""
     def method(m):
         def call(self, *args):
@@ -381,21 +324,21 @@ def _part_class(name, methods):
         return call
     body = {m: method(m) for m in methods if isinstance(m, str) and m.isidentifier()}
     body["__init__"] = lambda self, *args, **kwargs: None  # a part made by the solution's own tests
-    body["_dlqspec_part"] = name
-    cls = type(str(name), (object,), body)
+    body["_dlqspec_part"] = part
+    cls = type(str(cls_name), (object,), body)
     cls.__module__ = "given"
     return cls
 
 
-def _learn_exercises(exercises):
-    """Adds what hello describes to the given module: each exercise's errors and part classes."""
+def _learn_contracts(contracts):
+    """Adds what hello describes to the given module: each contract's errors and part classes."""
     global _CRASHES
-    if not isinstance(exercises, dict):
+    if not isinstance(contracts, dict):
         return
-    for name, described in exercises.items():
+    for name, described in contracts.items():
         if not isinstance(described, dict) or not isinstance(described.get("class"), str):
             continue
-        _EXERCISES[name] = described
+        _CONTRACTS[name] = described
         for cls_name, error in (described.get("errors") or {}).items():
             if not isinstance(cls_name, str) or not cls_name.isidentifier() or cls_name in _GIVEN_ERRORS:
                 continue
@@ -406,18 +349,18 @@ def _learn_exercises(exercises):
             if crash:
                 _CRASHES = _CRASHES + (cls,)
         for part, described_part in (described.get("given") or {}).items():
-            if not isinstance(described_part, dict):
+            if not isinstance(described_part, dict) or described_part.get("callable"):
                 continue
             cls_name = described_part.get("class")
             if isinstance(cls_name, str) and cls_name.isidentifier() and not hasattr(given, cls_name):
-                setattr(given, cls_name, _part_class(part, described_part.get("methods") or []))
+                setattr(given, cls_name, _part_class(cls_name, part, described_part.get("methods") or []))
 
 
-def _given_part(exercise, part):
-    """The given part `part` of `exercise`, as the constructor is handed it."""
-    described = ((_EXERCISES.get(exercise) or {}).get("given") or {}).get(part)
+def _given_part(contract, part):
+    """The given part `part` of `contract`, as the constructor is handed it."""
+    described = ((_CONTRACTS.get(contract) or {}).get("given") or {}).get(part)
     if not isinstance(described, dict):
-        raise _ShimError("the exercise %r has no given part %r" % (exercise, part))
+        raise _ShimError("the contract %r has no given part %r" % (contract, part))
     if described.get("callable"):
         def call(*args):
             return _world(part, *args)
@@ -426,7 +369,8 @@ def _given_part(exercise, part):
     cls_name = described.get("class")
     cls = getattr(given, cls_name, None) if isinstance(cls_name, str) else None
     if cls is None or getattr(cls, "_dlqspec_part", None) != part:
-        cls = _part_class(part, described.get("methods") or [])
+        cls = _part_class(cls_name if isinstance(cls_name, str) and cls_name.isidentifier() else part,
+                          part, described.get("methods") or [])
     return cls()
 
 
@@ -451,6 +395,16 @@ def _plain(cls):
     return _made[key]
 
 
+def _crash_base():
+    """The class an unknown crash extends: the crash error the served contract declares, so
+    that it is one, else the shim's own."""
+    errors = (_CONTRACTS.get(_serving) or {}).get("errors") or {}
+    for name, error in errors.items():
+        if isinstance(error, dict) and error.get("base") == "crash" and name in _GIVEN_ERRORS:
+            return _GIVEN_ERRORS[name]
+    return _UndeclaredCrash
+
+
 def _error_from_wire(err):
     """The exception a world `raise` stands for: given's, a builtin of that name, or a made-up
     class; with `extends`, a subclass of that name of the given error it names."""
@@ -458,7 +412,7 @@ def _error_from_wire(err):
     message = str(err.get("message", ""))
     base = _SUBCLASSABLE.get(err.get("extends")) if isinstance(err.get("extends"), str) else None
     if base is not None:
-        # A real subclass, so `except PermanentError` catches it and type(e).__name__ names it.
+        # A real subclass, so `except BASE` catches it and type(e).__name__ names it.
         key = (name, base)
         if key not in _made:
             _made[key] = type(name, (base,), {"__module__": "given"})
@@ -470,7 +424,7 @@ def _error_from_wire(err):
             return e if str(e) == message else _plain(cls)(message)
         except Exception:
             pass  # builtins such as UnicodeDecodeError want other arguments: use a made-up class
-    base = Crash if err.get("kind") == "crash" else Exception  # an unknown crash still crashes
+    base = _crash_base() if err.get("kind") == "crash" else Exception  # an unknown crash still crashes
     key = (name, base)
     if key not in _made:
         _made[key] = type(name, (base,), {"__module__": "given"})
@@ -516,9 +470,14 @@ def _defines(module):
                   and getattr(v, "__module__", None) == module.__name__)
 
 
-def _new_exercise(req, solution, name):
-    """`new` of an exercise folder: the class from `class`, its arguments from args.params."""
+def _new(req, solution, name):
+    """`new`: the class from `class`, its arguments from args.params, each a value or a given
+    part of the contract."""
+    global _serving
     cls_name = req.get("class")
+    if not isinstance(cls_name, str):
+        raise _ShimError("new names no class: the shim knows no contract by name")
+    _serving = req.get("contract")
     cls = _class_of(solution, cls_name)
     if cls is None:
         return None, {"type": "skipped", "reason": "%s defines no %s" % (name, cls_name)}
@@ -538,28 +497,6 @@ def _new_exercise(req, solution, name):
     if not callable(make):
         return None, {"type": "errored", "message": "%s has no %s() to make an instance from a snapshot" % (cls_name, factory)}
     return make(*params), None
-
-
-def _new(req, solution, name):
-    if req.get("class") is not None:
-        return _new_exercise(req, solution, name)
-    cls_name = CONTRACTS.get(req.get("contract"))
-    if cls_name is None:
-        raise _ShimError("unknown contract %r" % req.get("contract"))
-    cls = getattr(solution, cls_name, None)
-    if not callable(cls):
-        return None, {"type": "skipped", "reason": "%s defines no %s" % (name, cls_name)}
-    args = req.get("args") or {}
-    # No max_attempts in the request means "use the class's default".
-    extra = [args["max_attempts"]] if "max_attempts" in args else []
-    if req["contract"] == "outcome-queue":
-        return cls(*extra), None
-    clock = FakeClock()
-
-    def handler(body):
-        _world("handler", body)  # success returns None; a failure raises
-
-    return cls(FakeQueue(clock), FakeDLQ(), handler, clock, *extra), None
 
 
 def _step(obj, key):
@@ -603,7 +540,7 @@ def _call(instance, method, args):
     if method == "mutate_state":
         _apply_ops(instance.state(), args[0] if args else None)
         return None
-    if method == "mutate_view":  # an exercise's deep-copied view: args are [view, ops]
+    if method == "mutate_view":  # a deep-copied view of the instance: args are [view, ops]
         view = args[0] if args else None
         read = getattr(instance, view, None) if isinstance(view, str) and not view.startswith("_") else None
         if not callable(read):
@@ -723,8 +660,8 @@ def main():
     path = os.path.abspath(sys.argv[1])
     _solution_dir = os.path.dirname(path)
     name = os.path.basename(path)
-    # Loaded on the first hello, which describes the exercises whose given parts the solution
-    # may import; a dlqspec that sends something else first gets the solution loaded then.
+    # Loaded on the first hello, which describes the contracts whose given parts and errors the
+    # solution may import; a dlqspec that sends something else first gets the solution loaded then.
     solution, load_error, loaded = None, None, False
     instance = None
     while True:
@@ -734,7 +671,7 @@ def main():
         seq, kind = req.get("seq"), req.get("type")
         if not loaded:
             if kind == "hello":
-                _learn_exercises(req.get("exercises"))
+                _learn_contracts(req.get("exercises"))
             solution, load_error = _load(path)
             loaded = True
         if kind == "hello":
@@ -744,8 +681,7 @@ def main():
                 _send({"seq": seq, "type": "hello", "protocol": PROTOCOL,
                        "implementation": {"name": name, "language": "python",
                                           "version": _python_version()},
-                       "contracts": [c for c, cls in CONTRACTS.items() if callable(getattr(solution, cls, None))]
-                       + [e for e, d in _EXERCISES.items() if _class_of(solution, d.get("class")) is not None],
+                       "contracts": [c for c, d in _CONTRACTS.items() if _class_of(solution, d.get("class")) is not None],
                        "defines": _defines(solution), "naming": "snake_case", "features": FEATURES})
             continue
         if kind == "bye":
@@ -771,7 +707,7 @@ def main():
                 reply = {"type": "return", "value": _call(instance, req.get("method"), args if isinstance(args, list) else [])}
         except _ShimError as e:
             reply = {"type": "errored", "message": str(e)}
-        except BaseException as e:  # Crash, SystemExit... are the student's outcome, not ours
+        except BaseException as e:  # a crash, SystemExit... are the student's outcome, not ours
             reply = _raised(e)
         finally:
             _serve(None)

@@ -54,8 +54,10 @@ pub(crate) fn rules(args: RulesArgs, palette: Palette) -> i32 {
         .iter()
         .filter_map(|(_, loaded)| loaded.as_ref().ok().map(|spec| spec.contract))
         .collect();
-    let exercises_only =
-        !loaded.is_empty() && loaded.iter().all(|contract| contract.generic().is_some());
+    let exercises_only = !loaded.is_empty()
+        && loaded
+            .iter()
+            .all(|contract| !crate::contracts::registry::is_built_in(contract.name()));
     let listed = crate::contracts::all()
         .into_iter()
         .filter(|contract| !exercises_only || loaded.iter().any(|c| c.name() == contract.name()));

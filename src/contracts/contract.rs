@@ -79,19 +79,19 @@ pub trait Contract: Sync {
 
     /// Type declarations of what a solution in `language` writes and is given, for a
     /// student's editor (`dlqspec types`): TypeScript's for JavaScript, Python's for Python;
-    /// `None` for a contract whose declarations the shims carry (`given.d.ts`).
+    /// `None` for a language it has none for.
     fn types(&self, language: crate::model::language::Language) -> Option<String> {
         let _ = language;
         None
     }
 
-    /// For a contract that is an exercise folder, what a shim needs to serve it without
-    /// knowing it (its class, given parts and errors: docs/protocol.md, "Exercises"), sent in
-    /// `hello`; its `new` requests then carry the class and the constructor's parameters.
-    /// `None` for a contract the shims know by name.
-    fn generic(&self) -> Option<Value> {
-        None
-    }
+    /// What a shim needs to serve this contract without knowing it, sent in `hello`
+    /// (docs/protocol.md, "Exercises"): its class, its given parts (each a class whose methods
+    /// are world calls `PART.METHOD`, or a callable whose calls are world calls `PART`), its
+    /// errors, and the names its type declarations give `given` as types only. Its `new`
+    /// requests carry the class and the constructor's parameters (`args.params`), whatever the
+    /// contract: the shims know none by name.
+    fn protocol_description(&self) -> Value;
 
     /// Whether `--world` applies to this contract's specs: its world holds a queue a broker
     /// can stand in for. A contract whose queue is the implementation itself has none.
@@ -123,6 +123,49 @@ pub(crate) fn mistakes_alike(
                 .is_some_and(|mut mistaken| mistaken.begin_spec().is_ok() && alike(&mut mistaken))
         })
         .collect()
+}
+
+/// A given part of a contract's `protocol_description`: an object (of the class `class`, as
+/// the solution's language names it) whose methods are world calls `NAME.METHOD`, or a
+/// callable whose calls are world calls `NAME`.
+pub(crate) struct GivenPart<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) class: Option<&'a str>,
+    pub(crate) callable: bool,
+    pub(crate) methods: Vec<&'a str>,
+}
+
+/// A contract's `protocol_description` (docs/protocol.md, "Exercises"): its class, its given
+/// parts in order, its errors with their base (`error`, or `crash`: one ordinary handlers do
+/// not catch) and the names `given` declares as types only (none: the key is left out).
+pub(crate) fn protocol_description(
+    class: &str,
+    given: &[GivenPart<'_>],
+    errors: &[(&str, &str)],
+    types: &[&str],
+) -> Value {
+    let parts: serde_json::Map<String, Value> = given
+        .iter()
+        .map(|part| {
+            (
+                part.name.to_owned(),
+                serde_json::json!({
+                    "class": part.class,
+                    "callable": part.callable,
+                    "methods": part.methods,
+                }),
+            )
+        })
+        .collect();
+    let errors: serde_json::Map<String, Value> = errors
+        .iter()
+        .map(|(name, base)| ((*name).to_owned(), serde_json::json!({ "base": base })))
+        .collect();
+    let mut described = serde_json::json!({ "class": class, "given": parts, "errors": errors });
+    if !types.is_empty() {
+        described["types"] = serde_json::json!(types);
+    }
+    described
 }
 
 /// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any

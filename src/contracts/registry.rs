@@ -29,6 +29,11 @@ pub fn find(name: &str) -> Option<&'static dyn Contract> {
         .or_else(|| super::exercise::find(name).map(|c| c as &'static dyn Contract))
 }
 
+/// Whether the named contract is one written in Rust (`BUILT_IN`), not an exercise folder.
+pub(crate) fn is_built_in(name: &str) -> bool {
+    BUILT_IN.iter().any(|c| c.name() == name)
+}
+
 pub(crate) fn names() -> Vec<&'static str> {
     all().iter().map(|c| c.name()).collect()
 }

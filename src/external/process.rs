@@ -381,9 +381,7 @@ impl Implementation for ExternalImplementation {
         let request = Request::New {
             contract: contract.to_owned(),
             args: args.clone(),
-            class: crate::contracts::find(contract)
-                .filter(|c| c.generic().is_some())
-                .map(|c| c.subject().to_owned()),
+            class: crate::contracts::find(contract).map(|c| c.subject().to_owned()),
         };
         match self.exchange(request, &format!("`new {contract}`"), world)? {
             // Its hello said it provides the contract: a class that vanished since is an

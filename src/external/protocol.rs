@@ -304,12 +304,12 @@ mod tests {
             line(
                 Request::New {
                     contract: "dlq-consumer".into(),
-                    args: json!({"max_attempts": 3}),
-                    class: None,
+                    args: json!({"params": [{"given": "queue"}, {"value": 3}]}),
+                    class: Some("DLQConsumer".into()),
                 },
                 2
             ),
-            "{\"seq\":2,\"type\":\"new\",\"contract\":\"dlq-consumer\",\"args\":{\"max_attempts\":3}}\n"
+            "{\"seq\":2,\"type\":\"new\",\"contract\":\"dlq-consumer\",\"args\":{\"params\":[{\"given\":\"queue\"},{\"value\":3}]},\"class\":\"DLQConsumer\"}\n"
         );
         assert_eq!(
             line(

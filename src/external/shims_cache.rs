@@ -45,7 +45,6 @@ pub(crate) static SHIM_FILES: &[ShimFile] = &[
     shim_file!("node/dlqspec-shim.mjs"),
     shim_file!("node/given-hooks.mjs"),
     shim_file!("node/given.cjs"),
-    shim_file!("node/given.d.ts"),
     shim_file!("node/typescript.cjs"),
     shim_file!("node/vendor/amaro.cjs.gz"),
     shim_file!("node/vendor/LICENSE-amaro.md"),
@@ -554,9 +553,10 @@ mod tests {
                 set_mode(&dir.join("python"), 0o777).unwrap()
             }),
             ("is not a regular file", |dir: &Path| {
-                std::fs::remove_file(dir.join("node/given.d.ts")).unwrap();
+                std::fs::remove_file(dir.join("node/typescript.cjs")).unwrap();
                 #[cfg(unix)]
-                std::os::unix::fs::symlink("/etc/hostname", dir.join("node/given.d.ts")).unwrap();
+                std::os::unix::fs::symlink("/etc/hostname", dir.join("node/typescript.cjs"))
+                    .unwrap();
             }),
         ];
         for (why, change) in cases {

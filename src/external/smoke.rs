@@ -159,7 +159,7 @@ fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
     let plan = vec![
         Expected {
             method: "new",
-            args: vec![json!({"max_attempts": 3})],
+            args: vec![crate::contracts::dlq_consumer::consumer::new_args(Some(3))],
             returns: None,
             why: "a consumer is made with max_attempts 3",
         },
@@ -268,7 +268,8 @@ fn exercise(
         let started = Instant::now();
         let (request, reply) = if expected.method == "new" {
             let args = expected.args.first().cloned().unwrap_or(Value::Null);
-            let request = format!("new {contract} {args}");
+            // Its parameters are told by `why`: the given parts and a value.
+            let request = format!("new {contract}");
             (
                 request,
                 implementation.create(contract, &args, &mut counting),

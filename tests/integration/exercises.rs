@@ -372,6 +372,119 @@ fn no_exercise_is_named_by_the_engine_or_the_shims() {
     assert!(named.is_empty(), "{named:#?}");
 }
 
+/// The names the shims must not know: every contract's name (the built-in ones and the
+/// exercise folders'), the class it declares, its given parts' classes and its errors; read
+/// from the registry's description of each built-in contract and from what dlqspec makes of
+/// each exercise folder (`dlqspec types`), so that a new contract or exercise joins the list.
+fn contract_vocabulary() -> Vec<String> {
+    let mut names = Vec::new();
+    let mut described = |name: &str, description: &Value| {
+        names.push(name.to_owned());
+        names.extend(description["class"].as_str().map(str::to_owned));
+        for part in description["given"].as_object().into_iter().flatten() {
+            names.extend(part.1["class"].as_str().map(str::to_owned));
+        }
+        names.extend(
+            description["errors"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|e| e.0.clone()),
+        );
+    };
+    for contract in dlqspec::contracts::BUILT_IN {
+        described(contract.name(), &contract.protocol_description());
+    }
+    for folder in files_in("exercises") {
+        let name = folder.file_name().and_then(|n| n.to_str()).expect("a name");
+        let text = std::fs::read_to_string(folder.join("exercise.yaml")).expect("exercise.yaml");
+        for key in ["exercise:", "class:"] {
+            names.extend(
+                text.lines()
+                    .find_map(|line| line.strip_prefix(key))
+                    .map(|v| v.trim().to_owned()),
+            );
+        }
+        names.push(name.to_owned());
+        // Its given parts' classes and its errors, as dlqspec declares them for TypeScript.
+        let types = run(&["types", folder.to_str().expect("utf-8")]);
+        assert_eq!(types.code, 0, "{}", types.stderr);
+        names.extend(types.stdout.lines().filter_map(|line| {
+            let rest = line.trim().strip_prefix("export class ")?;
+            Some(rest.split([' ', '{']).next()?.to_owned())
+        }));
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether `text` holds `name` as a whole name: not inside a longer identifier (so `readMessage`
+/// does not hold `Message`); a name with a hyphen (a contract's) anywhere.
+fn holds_name(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        name.contains('-') || !(before.is_some_and(word) || after.is_some_and(word))
+    })
+}
+
+/// The shims know no contract: no file under shims/ (their own tests and node_modules aside),
+/// comments and READMEs included, names a contract, an exercise, a class a contract declares, a
+/// given part's class or a given error. What they serve comes from hello's description.
+#[test]
+fn the_shims_name_no_contract_class_given_part_or_error() {
+    let names = contract_vocabulary();
+    for known in [
+        "dlq-consumer",
+        "outcome-queue",
+        "DLQConsumer",
+        "RetryQueue",
+        "FakeQueue",
+        "FakeDLQ",
+        "FakeClock",
+        "PermanentError",
+        "TransientError",
+        "Crash",
+        "MisuseError",
+        "LeaseQueue",
+        "BoundedBuffer",
+        "StaleLease",
+    ] {
+        assert!(
+            names.iter().any(|n| n == known),
+            "{known} is not in {names:?}"
+        );
+    }
+    let mut named = Vec::new();
+    let mut read = 0;
+    for entry in walkdir::WalkDir::new(root().join("shims")) {
+        let entry = entry.expect("walks");
+        let path = entry.path();
+        let relative = path
+            .strip_prefix(root().join("shims"))
+            .expect("under shims");
+        let skipped = relative.components().any(|c| {
+            matches!(c.as_os_str().to_str(), Some("node_modules")) || relative.starts_with("tests")
+        });
+        if !entry.file_type().is_file() || skipped {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue; // not text (a gzipped vendor file)
+        };
+        read += 1;
+        for name in &names {
+            if holds_name(&text, name) {
+                named.push(format!("{} names {name}", relative.display()));
+            }
+        }
+    }
+    assert!(read >= 8, "only {read} files read under shims/");
+    assert!(named.is_empty(), "{named:#?}");
+}
+
 /// `dlqspec types` derives a student's declarations from exercise.yaml: TypeScript that names
 /// the class's methods with the argument types its draws show, and a Python stub that parses.
 #[test]

@@ -754,7 +754,8 @@ fn the_typescript_student_takes_its_types_from_the_shim() {
         ts.contains("type Message } from './given';") && !ts.contains("type Message ="),
         "{ts}"
     );
-    let given = std::fs::read_to_string(root.join("shims/node/given.d.ts")).expect("given.d.ts");
+    let given = std::fs::read_to_string(root.join("src/contracts/dlq_consumer/given.d.ts"))
+        .expect("given.d.ts");
     assert!(given.contains("export interface Message {"));
 }
 

@@ -1,1 +1,1 @@
-export * from '../../shims/node/given';
+export * from '../../src/contracts/dlq_consumer/given';

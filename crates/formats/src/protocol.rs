@@ -31,19 +31,19 @@ pub struct Outgoing {
 pub enum Request {
     Hello {
         protocol: u64,
-        /// The exercise folders the run may ask for, by name, each with what a shim needs to
-        /// serve it without knowing it: its class, given parts and errors (docs/protocol.md,
-        /// "Exercises"). Left out when there are none.
+        /// The contracts the run may ask for (the built-in ones and the exercise folders), by
+        /// name, each with what a shim needs to serve it without knowing it: its class, given
+        /// parts and errors (docs/protocol.md, "Exercises"). Left out when there are none.
         #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
         exercises: serde_json::Map<String, Value>,
     },
     /// Make a fresh instance of a contract's subject, dropping any earlier one.
     New {
         contract: String,
-        /// For an exercise folder: `{params: [{value: V} | {given: PART}], factory?: NAME}`,
-        /// the constructor's (or the factory's) arguments in order.
+        /// `{params: [{value: V} | {given: PART}], factory?: NAME}`: the constructor's (or
+        /// the factory's) arguments in order.
         args: Value,
-        /// For an exercise folder, the class to make (`args` then holds its parameters).
+        /// The class to make, the one the contract's description in `hello` names.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         class: Option<String>,
     },

@@ -389,9 +389,30 @@ struct ReceivedMessage {
     clock_read_early: Option<u64>,
 }
 
-/// Reads `{"max_attempts": n}` as the constructor's arguments.
+/// The given parts the constructor takes first, in order: `DLQConsumer(queue, dlq, handler,
+/// clock[, max_attempts])`.
+pub(crate) const GIVEN_PARTS: [&str; 4] = ["queue", "dlq", "handler", "clock"];
+
+/// The constructor's arguments as `new` sends them (docs/protocol.md, "Exercises"): the four
+/// given parts, then `max_attempts` only when the spec gives one, so that the class's own
+/// default applies otherwise.
+pub(crate) fn new_args(max_attempts: Option<u64>) -> Value {
+    let mut params: Vec<Value> = GIVEN_PARTS
+        .iter()
+        .map(|part| json!({ "given": part }))
+        .collect();
+    if let Some(max) = max_attempts {
+        params.push(json!({ "value": max }));
+    }
+    json!({ "params": params })
+}
+
+/// Reads `max_attempts` from the constructor's arguments (`new_args`): the lesson's default
+/// when they give none.
 pub(crate) fn max_attempts_from(args: &Value) -> u64 {
-    args.get("max_attempts")
+    args.get("params")
+        .and_then(|params| params.get(GIVEN_PARTS.len()))
+        .and_then(|max| max.get("value"))
         .and_then(Value::as_u64)
         .unwrap_or(DEFAULT_MAX_ATTEMPTS)
 }

@@ -5,13 +5,14 @@ use serde_json::Value;
 
 use std::sync::{Arc, Mutex};
 
-use super::consumer::{DlqConsumer, Globals, max_attempts_from};
+use super::consumer::{DlqConsumer, GIVEN_PARTS, Globals, max_attempts_from};
+use super::handler::{PERMANENT_ERROR, TRANSIENT_ERROR};
 use super::mistakes::{MISTAKES, Slip};
 use super::rules::RULES;
 use super::spec;
 use crate::contracts::builtin::Builtin;
 use crate::contracts::builtin::Subject;
-use crate::contracts::contract::{Contract, Scenario};
+use crate::contracts::contract::{Contract, GivenPart, Scenario};
 use crate::model::implementation::Reply;
 use crate::model::mistake::Mistake;
 use crate::model::rule::Rule;
@@ -20,6 +21,9 @@ use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecError;
 
 pub(crate) use super::NAME;
+
+/// The TypeScript declarations of the lesson's `given` module, for a student's editor.
+const GIVEN_D_TS: &str = include_str!("given.d.ts");
 
 pub(crate) struct DlqConsumerContract;
 
@@ -65,6 +69,45 @@ impl Contract for DlqConsumerContract {
         _world: &mut dyn crate::model::implementation::WorldHost,
     ) -> Result<Result<Box<dyn Subject>, Reply>, crate::model::implementation::ImplError> {
         Ok(Ok(Box::new(DlqConsumer::new(max_attempts_from(args)))))
+    }
+
+    /// The consumer is made as `DLQConsumer(queue, dlq, handler, clock[, max_attempts])`, its
+    /// four given parts answered by the world (`world::CALLS`), under the class names the
+    /// lesson's `given` module has always had.
+    fn protocol_description(&self) -> Value {
+        let part = |name: &'static str, class: Option<&'static str>| GivenPart {
+            name,
+            class,
+            callable: class.is_none(),
+            methods: super::world::CALLS
+                .iter()
+                .filter_map(|call| call.strip_prefix(name)?.strip_prefix('.'))
+                .collect(),
+        };
+        crate::contracts::contract::protocol_description(
+            self.subject(),
+            &[
+                part(GIVEN_PARTS[0], Some("FakeQueue")),
+                part(GIVEN_PARTS[1], Some("FakeDLQ")),
+                part(GIVEN_PARTS[2], None),
+                part(GIVEN_PARTS[3], Some("FakeClock")),
+            ],
+            &[
+                (PERMANENT_ERROR, "error"),
+                (TRANSIENT_ERROR, "error"),
+                ("Crash", "crash"),
+                ("MisuseError", "error"),
+            ],
+            // given.d.ts's interfaces: names an import may give, with no value.
+            &["Message", "Entry"],
+        )
+    }
+
+    fn types(&self, language: crate::model::language::Language) -> Option<String> {
+        match language {
+            crate::model::language::Language::JavaScript => Some(GIVEN_D_TS.to_owned()),
+            crate::model::language::Language::Python => None,
+        }
     }
 
     fn takes_world(&self) -> bool {
@@ -130,5 +173,53 @@ impl Contract for DlqConsumerContract {
 
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         Some(&super::explorer::DlqExplorer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hello's description names every world call the world answers, and no other: a part's
+    /// method `M` is the call `PART.M`, a callable part the call `PART`.
+    #[test]
+    fn the_description_names_each_world_call_once() {
+        let described = DlqConsumerContract.protocol_description();
+        let mut calls = Vec::new();
+        for (part, d) in described["given"].as_object().unwrap() {
+            if d["callable"] == true {
+                calls.push(part.clone());
+            }
+            for method in d["methods"].as_array().unwrap() {
+                calls.push(format!("{part}.{}", method.as_str().unwrap()));
+            }
+        }
+        calls.sort();
+        let mut world: Vec<String> = super::super::world::CALLS
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect();
+        world.sort();
+        assert_eq!(calls, world);
+        assert_eq!(described["class"], "DLQConsumer");
+        assert_eq!(described["errors"]["Crash"]["base"], "crash");
+        // `new`'s given parts are the described parts, in the constructor's order.
+        let params = super::super::consumer::new_args(None)["params"].clone();
+        let given: Vec<&str> = params
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["given"].as_str().unwrap())
+            .collect();
+        assert_eq!(given, GIVEN_PARTS);
+        assert!(
+            given
+                .iter()
+                .all(|part| described["given"].get(part).is_some())
+        );
+        assert_eq!(
+            max_attempts_from(&super::super::consumer::new_args(Some(7))),
+            7
+        );
     }
 }

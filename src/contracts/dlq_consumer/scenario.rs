@@ -598,10 +598,7 @@ impl Run<'_> {
         }
         // Without `max_attempts` in the spec the consumer is made without it, so the
         // implementation's own default is what the spec checks.
-        let args = match self.scenario.max_attempts {
-            Some(max) => json!({ "max_attempts": max }),
-            None => json!({}),
-        };
+        let args = super::consumer::new_args(self.scenario.max_attempts);
         let reply = self
             .implementation
             .create(super::NAME, &args, &mut self.world)

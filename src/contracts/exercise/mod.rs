@@ -34,7 +34,9 @@ use self::definition::Exercise;
 use self::programs::Pool;
 use self::scenario::ExerciseScenario;
 use crate::contracts::builtin::{Builtin, Subject};
-use crate::contracts::contract::{Contract, RunMode, Scenario, ScenarioRun, Smell, SpecHeader};
+use crate::contracts::contract::{
+    Contract, GivenPart, RunMode, Scenario, ScenarioRun, Smell, SpecHeader,
+};
 use crate::model::cause::Departure;
 use crate::model::implementation::{ImplError, ImplInfo, Implementation, Reply, WorldHost};
 use crate::model::mistake::Mistake;
@@ -262,8 +264,8 @@ impl Contract for ExerciseContract {
         }
     }
 
-    fn generic(&self) -> Option<Value> {
-        Some(protocol_description(&self.exercise))
+    fn protocol_description(&self) -> Value {
+        protocol_description(&self.exercise)
     }
 }
 
@@ -331,31 +333,28 @@ impl Scenario for Checked {
 /// What a shim needs to serve the exercise without knowing it: the class, the given parts
 /// (each with its wire methods) and the errors (docs/protocol.md, "Exercises").
 fn protocol_description(exercise: &Exercise) -> Value {
-    let parts: Map<String, Value> = exercise
+    let parts: Vec<GivenPart<'_>> = exercise
         .given
         .iter()
-        .map(|part| {
-            (
-                part.name.clone(),
-                json!({
-                    "class": part.class,
-                    "callable": part.kind == definition::GivenKind::Callable,
-                    "methods": part.kind.methods(),
-                }),
-            )
+        .map(|part| GivenPart {
+            name: &part.name,
+            class: part.class.as_deref(),
+            callable: part.kind == definition::GivenKind::Callable,
+            methods: part.kind.methods().to_vec(),
         })
         .collect();
-    let errors: Map<String, Value> = exercise
+    let errors: Vec<(&str, &str)> = exercise
         .errors
         .iter()
         .map(|(class, base)| {
-            (
-                class.clone(),
-                json!({ "base": match base { definition::ErrorBase::Crash => "crash", definition::ErrorBase::Error => "error" } }),
-            )
+            let base = match base {
+                definition::ErrorBase::Crash => "crash",
+                definition::ErrorBase::Error => "error",
+            };
+            (class.as_str(), base)
         })
         .collect();
-    json!({ "class": exercise.class, "given": parts, "errors": errors })
+    crate::contracts::contract::protocol_description(exercise.class, &parts, &errors, &[])
 }
 
 /// The JSON Schema of a spec of `exercise`, derived from its `exercise.yaml`.

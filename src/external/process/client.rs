@@ -4,14 +4,15 @@
 
 use super::*;
 
-/// The handshake dlqspec opens with: its protocol, and the exercise folders of the run, which
-/// a shim reads before it loads the solution.
+/// The handshake dlqspec opens with: its protocol, and every contract of the run described as
+/// a shim needs it (its class, given parts and errors), which a shim reads before it loads the
+/// solution.
 pub(super) fn hello_request() -> Request {
     Request::Hello {
         protocol: PROTOCOL_VERSION,
         exercises: crate::contracts::all()
             .into_iter()
-            .filter_map(|c| Some((c.name().to_owned(), c.generic()?)))
+            .map(|c| (c.name().to_owned(), c.protocol_description()))
             .collect(),
     }
 }
