@@ -35,10 +35,8 @@ fn main() {
     // The exercise folders (outcome-queue's among the specs, the example exercises), whose
     // reference is a program: explore runs it against itself as the built-in's case.
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let broken = dlqspec::commands::exercises::register_found(&[
-        root.join("specs"),
-        root.join("exercises"),
-    ]);
+    let broken =
+        dlqspec::commands::exercises::register_found(&[root.join("specs"), root.join("exercises")]);
     assert!(broken.is_empty(), "{broken:?}");
     for contract in dlqspec::contracts::all() {
         let settings = ExploreSettings {

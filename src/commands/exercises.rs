@@ -22,9 +22,10 @@ const DEFAULT_SUITE: &str = "specs";
 /// errors, each at its `path:line:col`, in one string, when there are any.
 pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
     let mut paths: Vec<PathBuf> = cli.command.paths();
-    // A command that names no spec (`explore`, `smoke`, `schema`) serves the suite `run` reads
-    // by default: the exercise folders under `specs/`, where there is one.
-    if paths.is_empty() && std::path::Path::new(DEFAULT_SUITE).is_dir() {
+    // The project's suite, the one `run` reads by default, is always served: its exercise
+    // folders under `specs/` (where there is one) answer a spec anywhere that names them, and
+    // a command that names no spec (`explore`, `smoke`, `schema`).
+    if std::path::Path::new(DEFAULT_SUITE).is_dir() {
         paths.push(PathBuf::from(DEFAULT_SUITE));
     }
     let mut folders = crate::load::discover::exercise_folders(&paths);

@@ -25,7 +25,7 @@ pub enum Reply {
     /// answer; where it pins nothing (a constructor, `submit`) it is as good as any.
     Undefined,
     Raised(Raised),
-    /// The implementation does not provide this contract (e.g. no `RetryQueue` class).
+    /// The implementation does not provide this contract (e.g. no class of the name the contract declares).
     Skipped(String),
 }
 

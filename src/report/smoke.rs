@@ -81,7 +81,10 @@ pub(crate) fn smoke(report: &SmokeReport, p: &Palette) -> String {
                 out,
                 "{}  {}",
                 paint(p.bold, &line(&check.contract)),
-                paint(p.skip, "not a contract dlqspec checks; left alone")
+                paint(
+                    p.skip,
+                    "no smoke steps for it (its specs check it); left alone"
+                )
             );
             continue;
         }

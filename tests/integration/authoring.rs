@@ -328,6 +328,7 @@ fn mutations(text: &str) -> Vec<(Range<usize>, String)> {
             _ => {}
         }
     }
+    crate::common::bundled_contracts(); // outcome-queue's folder registered, as a command does
     let spec = loader::load(SourceFile::from_text("m.yaml", text)).expect("bundled specs load");
     let run = spec.scenario.run(&mut Builtin::new(), RunMode::Record);
     let document = Document::parse(text).expect("bundled specs parse");
@@ -941,8 +942,14 @@ fn explain_tells_an_outcome_queue_run_with_lines_job_ids_states_and_specific_rul
             .map(str::to_owned)
             .collect()
     };
-    assert!(step(1).contains("RetryQueue(2) -> a new instance"), "{timeline}");
-    assert!(step(3).contains("ready: [a, b]; done: []; quarantine: []"), "{timeline}");
+    assert!(
+        step(1).contains("RetryQueue(2) -> a new instance"),
+        "{timeline}"
+    );
+    assert!(
+        step(3).contains("ready: [a, b]; done: []; quarantine: []"),
+        "{timeline}"
+    );
     let fourth = step(4);
     assert!(fourth.contains("process(transient) -> retry"), "{timeline}");
     assert!(fourth.contains("ready: [b, a]"), "{timeline}");

@@ -395,7 +395,10 @@ fn contract_vocabulary() -> Vec<String> {
     for contract in dlqspec::contracts::BUILT_IN {
         described(contract.name(), &contract.protocol_description());
     }
-    for folder in files_in("exercises") {
+    let bundled = files_in("specs")
+        .into_iter()
+        .filter(|folder| folder.join("exercise.yaml").is_file());
+    for folder in files_in("exercises").into_iter().chain(bundled) {
         let name = folder.file_name().and_then(|n| n.to_str()).expect("a name");
         let text = std::fs::read_to_string(folder.join("exercise.yaml")).expect("exercise.yaml");
         for key in ["exercise:", "class:"] {

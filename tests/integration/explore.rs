@@ -446,7 +446,7 @@ fn usage_errors_exit_2_and_say_what_to_write() {
                 "--crashes",
                 "1",
             ],
-            "outcome-queue has no world to crash",
+            "outcome-queue is an exercise folder: its crashes are the spec's own `restart` steps",
         ),
         (
             vec![

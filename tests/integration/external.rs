@@ -485,7 +485,7 @@ fn smoke_says_ok_with_the_handshake_and_timings() {
     );
     assert!(
         closing_line(&ran.stdout).starts_with(
-            "ok: python:examples/python/solution.py answered 9 requests correctly in "
+            "ok: python:examples/python/solution.py answered 5 requests correctly in "
         ),
         "{}",
         ran.stdout

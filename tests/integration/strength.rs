@@ -95,13 +95,31 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
         .expect("the folder")
         .map(|e| e.expect("entry").path())
         .collect();
-    // Explore's random ids and payloads are never empty, integer-like nor a name every
-    // JavaScript object has: the mistakes only those catch survive its search, and say so.
+    // Explore draws from exercise.yaml's draws; the mistakes that need what its short cases
+    // rarely reach (a replay from the middle of a long quarantine, an edit inside an entry of a
+    // view) may survive its search, and say so; no other does.
+    const HARD: [&str; 5] = [
+        "replay-skips-empty-payload",
+        "replay-swap-remove",
+        "shallow-state",
+        "shared-done",
+        "substring-outcome",
+    ];
     let unfound = ran
         .stdout
         .matches("explore found no spec that catches it")
         .count();
-    assert_eq!(unfound, 3, "{}", ran.stdout);
+    for (at, _) in ran
+        .stdout
+        .match_indices("explore found no spec that catches it")
+    {
+        let survivor = ran.stdout[..at]
+            .rsplit("  SURVIVES  ")
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_default();
+        assert!(HARD.contains(&survivor), "{survivor}: {}", ran.stdout);
+    }
     assert_eq!(written.len(), survivors.len() - unfound, "{}", ran.stdout);
     assert!(
         written

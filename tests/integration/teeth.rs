@@ -146,7 +146,7 @@ fn a_shallow_state_is_caught_by_the_deep_copy_check_with_its_note() {
     assert_eq!(mismatch.step, "step 8 (mutate_state)");
     assert_eq!(
         mismatch.note.as_deref(),
-        Some("state() must return a deep copy: changing the view it returned changed the queue")
+        Some("the view must be a deep copy: changing the value it returned changed the instance")
     );
 }
 
@@ -161,7 +161,7 @@ fn an_invalid_outcome_that_pops_a_job_is_caught_by_the_automatic_state_check() {
     assert_eq!(
         mismatch.note.as_deref(),
         Some(
-            "a call that raises must leave every job as it was: state() differs before and after it"
+            "a call that raises must leave every state view as it was: the view differs before and after it"
         )
     );
 }

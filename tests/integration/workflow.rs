@@ -97,7 +97,11 @@ fn walk_yaml(dir: &Path) -> usize {
         .map(|entry| entry.expect("entry").path())
         .map(|path| match path.is_dir() {
             true => walk_yaml(&path),
-            false => usize::from(path.extension().is_some_and(|e| e == "yaml")),
+            // An exercise folder's exercise.yaml is no spec.
+            false => usize::from(
+                path.extension().is_some_and(|e| e == "yaml")
+                    && path.file_name().is_none_or(|n| n != "exercise.yaml"),
+            ),
         })
         .sum()
 }

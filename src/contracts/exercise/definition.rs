@@ -843,8 +843,8 @@ impl Exercise {
     /// the one rule a departure breaks.
     pub(crate) fn rules_reached(&self, point: &Point) -> Vec<&'static Rule> {
         let constructs = matches!(point.call, Some("create" | "restart"));
-        let answered_nothing = !constructs
-            && (point.raises.is_some() || point.returns == Some(&Value::Null));
+        let answered_nothing =
+            !constructs && (point.raises.is_some() || point.returns == Some(&Value::Null));
         let mut reached: Vec<(usize, usize)> = Vec::new();
         for (rule, pattern) in &self.decides {
             if pattern.call.is_none() || pattern.mutate.is_some() {

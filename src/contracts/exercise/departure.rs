@@ -32,7 +32,13 @@ pub(crate) fn parting(theirs: &[Mark], ours: &[Mark]) -> Option<(Parting, usize)
         if their.call != our.call {
             return None;
         }
-        if !same_answer(their.reply.as_ref(), our.reply.as_ref()) {
+        // Where the spec pins `null`, JavaScript's `undefined` is another answer.
+        let undefined_for_null = their.pinned
+            && matches!(
+                (&their.reply, &our.reply),
+                (Some(Reply::Returned(Value::Null)), Some(Reply::Undefined))
+            );
+        if undefined_for_null || !same_answer(their.reply.as_ref(), our.reply.as_ref()) {
             let mut parting = Parting {
                 step: our.step,
                 call: our.call.clone(),

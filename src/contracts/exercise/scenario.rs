@@ -47,6 +47,9 @@ pub(crate) struct Mark {
     pub(crate) reply: Option<Reply>,
     /// Each view and record after the step, by name.
     pub(crate) after: Vec<(String, Value)>,
+    /// Whether the spec pins what the call returns: then JavaScript's `undefined` is not the
+    /// `null` pinned, where elsewhere the two are one answer.
+    pub(crate) pinned: bool,
 }
 
 impl ExerciseScenario {
@@ -178,6 +181,9 @@ impl Play<'_> {
                 let reply = self.call(method, &positional)?;
                 self.rules_of(method, Some(args), answer, &reply);
                 self.mark(index, method, args.clone(), Some(reply.clone()))?;
+                if let Some(mark) = self.marks.last_mut() {
+                    mark.pinned = answer.returns.is_some();
+                }
                 self.answer(label, position, method, answer, &reply)?;
                 if let (Some(before), Reply::Raised(_)) = (before, &reply) {
                     let after = self.views()?;
@@ -191,7 +197,7 @@ impl Play<'_> {
                     )?;
                 }
             }
-            Step::Mutate { view, ops } => {
+            Step::Mutate { view, ops, .. } => {
                 if let Some(rule) = self.scenario.decision(&placed.step) {
                     self.recorder.exercise(rule, rule.statement);
                 }
@@ -465,8 +471,10 @@ impl Play<'_> {
                 .iter()
                 .map(|(name, items)| format!("{name}: [{}]", items.join(", ")))
                 .collect();
-            self.recorder
-                .tell_event(format!("      {}", told.join("; ")), TimelineEvent::Lists(lists));
+            self.recorder.tell_event(
+                format!("      {}", told.join("; ")),
+                TimelineEvent::Lists(lists),
+            );
         }
         Ok(())
     }
@@ -568,6 +576,7 @@ impl Play<'_> {
             Vec::new()
         };
         self.marks.push(Mark {
+            pinned: false,
             step,
             call: call.to_owned(),
             args,

@@ -80,7 +80,12 @@ pub(crate) enum Step {
         answer: Answer,
     },
     /// A change to a state view, after which the instance's own state must be unchanged.
-    Mutate { view: String, ops: Vec<Value> },
+    Mutate {
+        view: String,
+        ops: Vec<Value>,
+        /// The step as a spec names it, `mutate_VIEW`.
+        written: String,
+    },
     /// The clock moves on.
     Advance { by: Value },
     /// The instance ends and a new one is made (from its snapshot, where the exercise has one).
@@ -94,7 +99,7 @@ impl Step {
         match self {
             Step::Create { .. } => "create",
             Step::Call { method, .. } => method,
-            Step::Mutate { .. } => "mutate",
+            Step::Mutate { written, .. } => written,
             Step::Advance { .. } => "advance",
             Step::Restart => "restart",
             Step::Expect { .. } => "expect",
@@ -216,7 +221,17 @@ fn check(
                     written: yaml::flow(&written.value),
                 });
             }
-            Err(why) => errors.push(invalid(at, why)),
+            Err(why) => {
+                // A `create` told wrong still makes the instance the steps after it use: their
+                // "needs an instance" would follow from this one mistake.
+                let kind = match &written.value {
+                    Value::Object(fields) => fields.keys().next().map(String::as_str),
+                    Value::String(kind) => Some(kind.as_str()),
+                    _ => None,
+                };
+                created |= kind == Some("create");
+                errors.push(invalid(at, why));
+            }
         }
     }
     let expect = match &spec.expect {
@@ -291,6 +306,7 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
                     ));
                 };
                 return Ok(Step::Mutate {
+                    written: kind.to_owned(),
                     view: view.to_owned(),
                     ops: ops.iter().map(op).collect::<Result<_, _>>()?,
                 });
