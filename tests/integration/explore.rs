@@ -71,7 +71,7 @@ const SAMPLE: &[&str] = &[
     "oq_bitwise_int.mjs",
     "oq_bool_budget.py",
     "oq_includes_substring.js",
-    "oq_shared_jobs.ts",
+    "oq_typeerror_budget.mjs",
 ];
 
 #[test]
