@@ -441,7 +441,7 @@ mod tests {
         let summary = search(&settings, &mut Builtin::new(), &mut Quiet);
         assert!(summary.finding.is_none(), "{:?}", summary.finding);
         assert_eq!(summary.invalid, (0, None));
-        assert_eq!(summary.total_cases(), 60 * settings.contracts.len());
+        assert_eq!(summary.total_cases(), 60 * settings.contracts.len() as u64);
         assert!(summary.skipped.is_empty());
     }
 
