@@ -108,9 +108,7 @@ pub(super) fn is_plain_safe(s: &str) -> bool {
     };
     !reserved.contains(&s)
         && !s.eq_ignore_ascii_case("yes")
-        && !s.eq_ignore_ascii_case("y")
         && !s.eq_ignore_ascii_case("no")
-        && !s.eq_ignore_ascii_case("n")
         && !s.eq_ignore_ascii_case("on")
         && !s.eq_ignore_ascii_case("off")
         && s.parse::<f64>().is_err()
