@@ -1,6 +1,7 @@
-//! dlqspec's stable formats, usable without the runner: the run record (the events of
-//! `dlqspec run --format json`), the grade record (`summary.json`), the messages of the
-//! implementation protocol, and their JSON Schemas.
+//! dlqspec's stable formats, usable without the runner, with their JSON Schemas.
+//!
+//! The run record (the events of `dlqspec run --format json`), the grade record
+//! (`summary.json`) and the messages of the implementation protocol.
 //!
 //! Each format is versioned ([`record::FORMAT_VERSION`], [`grade::SUMMARY_VERSION`],
 //! [`protocol::PROTOCOL_VERSION`]): within a version, fields may be added, never renamed,
