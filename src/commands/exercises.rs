@@ -2,7 +2,7 @@
 //! names, each read and registered as a contract before any spec is loaded, its reference and
 //! known mistakes started as programs under the same box as any implementation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,13 +21,7 @@ const DEFAULT_SUITE: &str = "specs";
 /// Registers the exercises of `cli`'s paths and its `--exercise` folders; the broken ones'
 /// errors, each at its `path:line:col`, in one string, when there are any.
 pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
-    let mut paths: Vec<PathBuf> = cli.command.paths();
-    // The project's suite, the one `run` reads by default, is always served: its exercise
-    // folders under `specs/` (where there is one) answer a spec anywhere that names them, and
-    // a command that names no spec (`explore`, `smoke`, `schema`).
-    if std::path::Path::new(DEFAULT_SUITE).is_dir() {
-        paths.push(PathBuf::from(DEFAULT_SUITE));
-    }
+    let paths: Vec<PathBuf> = cli.command.paths();
     let mut folders = crate::load::discover::exercise_folders(&paths);
     for named in &cli.exercise {
         if !named.join("exercise.yaml").is_file() {
@@ -39,6 +33,13 @@ pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
         folders.push(named.clone());
     }
     let broken = register_folders(&folders);
+    // The project's suite, the one `run` reads by default, is served too: its exercise folders
+    // under `specs/` (where there is one) answer a spec anywhere that names them, and a command
+    // that names no spec (`explore`, `smoke`, `schema`). A broken one there is told only to a
+    // command that reads it (above): it must not stop a run of other specs.
+    if Path::new(DEFAULT_SUITE).is_dir() {
+        let _ = register_found(&[PathBuf::from(DEFAULT_SUITE)]);
+    }
     if broken.is_empty() {
         return Ok(());
     }

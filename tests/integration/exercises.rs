@@ -523,3 +523,42 @@ fn types_are_derived_from_the_exercise() {
     let nowhere = run(&["types", "specs"]);
     assert_eq!(nowhere.code, 2);
 }
+
+/// A broken exercise folder in the project's `specs/` stops a command that reads it, and no
+/// other: `run other/` in that project still runs, and `run specs` tells the broken file.
+#[test]
+fn a_broken_exercise_in_the_default_suite_stops_only_what_reads_it() {
+    let project = tempfile::tempdir().expect("a temp dir");
+    let broken = project.path().join("specs/broken");
+    std::fs::create_dir_all(&broken).expect("folders");
+    std::fs::write(broken.join("exercise.yaml"), "exercise: [not, a, name]\n").expect("written");
+    let other = project.path().join("other");
+    std::fs::create_dir_all(&other).expect("folders");
+    std::fs::copy(
+        root().join("specs/dlq-consumer/default-budget-is-three.yaml"),
+        other.join("a.yaml"),
+    )
+    .expect("copied");
+    let elsewhere = ran(dlqspec()
+        .current_dir(project.path())
+        .args(["run", "other"])
+        .output()
+        .expect("dlqspec runs"));
+    assert_eq!(
+        elsewhere.code, 0,
+        "{}{}",
+        elsewhere.stdout, elsewhere.stderr
+    );
+    let suite = ran(dlqspec()
+        .current_dir(project.path())
+        .args(["run", "specs"])
+        .output()
+        .expect("dlqspec runs"));
+    assert_eq!(suite.code, 2, "{}{}", suite.stdout, suite.stderr);
+    assert!(
+        format!("{}{}", suite.stdout, suite.stderr).contains("exercise.yaml:1:"),
+        "{}{}",
+        suite.stdout,
+        suite.stderr
+    );
+}

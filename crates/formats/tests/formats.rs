@@ -374,7 +374,7 @@ fn the_protocols_schemas_list_every_field_its_messages_write() {
         incoming(
             2,
             IncomingBody::Skipped {
-                reason: "no RetryQueue".into(),
+                reason: "no Stack".into(),
             },
         ),
         incoming(

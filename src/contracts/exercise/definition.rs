@@ -251,6 +251,11 @@ pub(crate) struct Pattern {
     pub(crate) mutate: Option<String>,
 }
 
+/// Whether a pattern's condition `want` holds of `got`: it is not set, or they are equal.
+fn same(want: &Option<String>, got: Option<&str>) -> bool {
+    want.as_deref().is_none_or(|want| Some(want) == got)
+}
+
 /// A key that is written is `Some`, even as `null`.
 fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
@@ -803,12 +808,12 @@ pub(crate) struct Point<'p> {
 impl Pattern {
     /// Whether every condition the pattern sets holds at `point`.
     pub(crate) fn matches(&self, point: &Point) -> bool {
-        let same = |want: &Option<String>, got: Option<&str>| {
-            want.as_deref().is_none_or(|want| Some(want) == got)
-        };
+        self.matches_call(point) && same(&self.view, point.view) && same(&self.key, point.key)
+    }
+
+    /// Whether it matches `point` in all but the view and key it names: what the call decides.
+    pub(crate) fn matches_call(&self, point: &Point) -> bool {
         same(&self.call, point.call)
-            && same(&self.view, point.view)
-            && same(&self.key, point.key)
             && same(&self.mutate, point.mutate)
             && self
                 .args
@@ -853,12 +858,7 @@ impl Exercise {
             if answered_nothing && pattern.returns.is_none() && pattern.raises.is_none() {
                 continue;
             }
-            let call_part = Pattern {
-                view: None,
-                key: None,
-                ..pattern.clone()
-            };
-            if !call_part.matches(point) {
+            if !pattern.matches_call(point) {
                 continue;
             }
             let weight = pattern.weight();
