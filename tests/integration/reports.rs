@@ -52,25 +52,10 @@ fn mixed_suite() -> tempfile::TempDir {
     dir
 }
 
-/// Every .yaml/.yml file below `specs/`: what the bundled suite consists of.
+/// The bundled suite's spec files, as dlqspec finds them (an exercise's `exercise.yaml` is
+/// not one).
 fn bundled_spec_paths() -> BTreeSet<String> {
-    fn walk(dir: &Path, found: &mut BTreeSet<String>) {
-        for entry in std::fs::read_dir(dir).expect("read specs") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, found);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            ) {
-                let relative = path.strip_prefix(root()).expect("below root");
-                found.insert(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    let mut found = BTreeSet::new();
-    walk(&root().join("specs"), &mut found);
-    found
+    crate::common::suite().into_iter().collect()
 }
 
 fn json_lines(stdout: &str) -> Vec<Value> {

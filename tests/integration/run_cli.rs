@@ -4,17 +4,7 @@ use crate::common::{path_arg, root, run, temp_spec};
 
 /// Every spec file under `specs/`, as the binary shows its path.
 fn bundled_specs() -> Vec<String> {
-    let mut specs: Vec<String> = walkdir::WalkDir::new(root().join("specs"))
-        .into_iter()
-        .map(|entry| entry.expect("readable specs folder"))
-        .filter(|entry| entry.path().extension().is_some_and(|e| e == "yaml"))
-        .map(|entry| {
-            let relative = entry.path().strip_prefix(root()).expect("under the root");
-            relative.to_string_lossy().replace('\\', "/")
-        })
-        .collect();
-    specs.sort();
-    specs
+    crate::common::suite()
 }
 
 #[test]

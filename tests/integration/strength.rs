@@ -97,9 +97,12 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
         .collect();
     // Explore draws from exercise.yaml's draws; the mistakes that need what its short cases
     // rarely reach (a replay from the middle of a long quarantine, an edit inside an entry of a
-    // view) may survive its search, and say so; no other does.
-    const HARD: [&str; 6] = [
+    // view, two jobs quarantined before a view is compared: seed 1 finds the last in none of
+    // its 400 cases, seeds 2 and 3 at cases 99 and 209) may survive its search, and say so;
+    // no other does.
+    const HARD: [&str; 7] = [
         "quarantine-integer-keys-first",
+        "quarantine-newest-first",
         "replay-skips-empty-payload",
         "replay-swap-remove",
         "shallow-state",
@@ -137,7 +140,7 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
     lint.extend(written.iter().map(|p| path_arg(p)));
     let linted = run(&lint);
     assert_eq!(linted.code, 0, "{}", linted.stdout);
-    // And together with the suite, and the bundled specs of the three explore cannot find,
+    // And together with the suite, and the bundled specs of those explore may not find,
     // they catch every mistake.
     let stronger = run(&[
         "strength",
@@ -145,6 +148,8 @@ fn a_small_suite_lists_its_survivors_with_a_spec_that_catches_each() {
         "specs/outcome-queue/replay-an-empty-payload.yaml",
         "specs/outcome-queue/integer-like-ids-keep-quarantine-order.yaml",
         "specs/outcome-queue/replay-names-every-object-has.yaml",
+        "specs/outcome-queue/replay-from-the-middle-keeps-the-rest-in-order.yaml",
+        "specs/outcome-queue/state-view-entries-edited.yaml",
         folder,
         "--explore-cases",
         "0",

@@ -123,6 +123,10 @@ pub(crate) struct ArgDecl {
     /// The values `explore` draws for it.
     #[serde(default)]
     pub(crate) draw: Vec<Value>,
+    /// Whether callers never pass the same value twice (`unique: true`: the contract makes
+    /// it a caller's promise, as unique job ids), so `explore` draws each value once per case.
+    #[serde(default)]
+    pub(crate) unique: bool,
     /// The given part handed in its place (`given: clock`): a spec does not write it.
     #[serde(default)]
     pub(crate) given: Option<Spanned<String>>,
@@ -291,6 +295,8 @@ pub(crate) struct Arg {
     pub(crate) name: String,
     pub(crate) given: Option<String>,
     pub(crate) draw: Vec<Value>,
+    /// Drawn once per case (`unique: true`).
+    pub(crate) unique: bool,
 }
 
 impl Method {
@@ -507,6 +513,7 @@ pub(crate) fn check(
                     name: arg.clone(),
                     given,
                     draw: spanned.value.draw.clone(),
+                    unique: spanned.value.unique,
                 }
             })
             .collect::<Vec<_>>();

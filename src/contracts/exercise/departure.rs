@@ -175,20 +175,26 @@ fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
         None => {
             // Where the reference raised, what a shape keeps of a value returned instead is
             // that one was: the value is wherever the mistake met the spec's values.
+            // A constructor's value is no answer: it makes an instance, or raises.
+            let made = matches!(parting.call.as_str(), "create" | "restart");
+            let told = |reply: Option<&Reply>, ids: &mut Ids| match reply {
+                Some(Reply::Returned(_) | Reply::Undefined) if made => {
+                    "makes an instance".to_owned()
+                }
+                reply => answer(reply, ids),
+            };
             let ours = match our.reply.as_ref() {
                 Some(Reply::Returned(_) | Reply::Undefined)
                     if ids.is_shaped()
+                        && !made
                         && matches!(their.reply.as_ref(), Some(Reply::Raised(_))) =>
                 {
                     "returns a value".to_owned()
                 }
-                reply => answer(reply, ids),
+                reply => told(reply, ids),
             };
-            format!(
-                "{}: the reference {}; yours {ours}",
-                parting.call,
-                answer(their.reply.as_ref(), ids),
-            )
+            let theirs = told(their.reply.as_ref(), ids);
+            format!("{}: the reference {theirs}; yours {ours}", parting.call)
         }
         Some((view, key)) => {
             let pick = |mark: &Mark| {

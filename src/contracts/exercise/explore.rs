@@ -51,8 +51,9 @@ impl PartialEq for ExerciseCase {
 
 /// A call of `method` with drawn arguments, its answer a placeholder blessing rewrites; `None`
 /// when an argument has nothing to draw from.
-fn call(method: &Method, rng: &mut Rng, answer: bool) -> Option<Value> {
+fn call(method: &Method, rng: &mut Rng, answer: bool, used: &mut Used) -> Option<Value> {
     let mut body = Map::new();
+    let mut taken = Vec::new();
     for arg in method.written_args() {
         if arg.draw.is_empty() {
             if method.optional.contains(&arg.name) {
@@ -60,14 +61,35 @@ fn call(method: &Method, rng: &mut Rng, answer: bool) -> Option<Value> {
             }
             return None;
         }
-        body.insert(arg.name.clone(), rng.pick(&arg.draw).clone());
+        let value = if arg.unique {
+            // A value callers promise never to pass twice is drawn once per case; with none
+            // left, the call is not drawn.
+            let fresh: Vec<&Value> = arg
+                .draw
+                .iter()
+                .filter(|v| !used.contains(&(method.name.clone(), arg.name.clone(), (*v).clone())))
+                .collect();
+            if fresh.is_empty() {
+                return None;
+            }
+            let value = (*rng.pick(&fresh)).clone();
+            taken.push((method.name.clone(), arg.name.clone(), value.clone()));
+            value
+        } else {
+            rng.pick(&arg.draw).clone()
+        };
+        body.insert(arg.name.clone(), value);
     }
+    used.extend(taken);
     // A placeholder blessing fills in; none where what the method returns is left free.
     if answer && !method.free {
         body.insert("returns".into(), Value::Null);
     }
     Some(json!({ method.name.clone(): body }))
 }
+
+/// The values of `unique` arguments a case has drawn: method, argument, value.
+type Used = Vec<(String, String, Value)>;
 
 /// The placeholder `expect` of every view and record, which blessing fills in.
 fn expect(exercise: &Exercise) -> Value {
@@ -91,7 +113,10 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
     // A constructor's answer is blessed too: a drawn argument it refuses becomes `raises`, and
     // a second `create` then makes the instance the steps after it use (one it refuses too
     // makes a case the reference cannot run, which is skipped).
-    steps.push(call(&exercise.create, rng, true).unwrap_or_else(|| json!({ "create": {} })));
+    let mut used = Used::new();
+    steps.push(
+        call(&exercise.create, rng, true, &mut used).unwrap_or_else(|| json!({ "create": {} })),
+    );
     if exercise.create.written_args().next().is_some() {
         // The first value each argument draws is one the constructor accepts.
         let first: Map<String, Value> = exercise
@@ -130,7 +155,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         ]) {
             0 => {
                 let method: &Method = rng.pick::<&Method>(&methods);
-                call(method, rng, true)
+                call(method, rng, true, &mut used)
             }
             1 => {
                 let view: &String = rng.pick::<&String>(&deep_views);

@@ -15,6 +15,7 @@
 //! a child dies with the thread that started it. The shims learn each exercise from `hello` and
 //! make it from `new`'s `class` and parameters (docs/protocol.md, "Exercises").
 
+mod changes;
 pub(crate) mod definition;
 pub(crate) mod departure;
 pub(crate) mod explore;

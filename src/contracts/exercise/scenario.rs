@@ -136,7 +136,7 @@ impl Play<'_> {
             let label = format!("step {} ({})", index + 1, placed.step.kind());
             let mut ran = self.step(index, &label, placed);
             self.recorder
-                .describe_step(&mut ran, || Some(placed.written.clone()));
+                .describe_step(&mut ran, || Some(placed.item.clone()));
             ran?;
         }
         if let Some((position, expected)) = &scenario.loaded.expect {
@@ -202,8 +202,17 @@ impl Play<'_> {
                     self.recorder.exercise(rule, rule.statement);
                 }
                 let before = self.view(view)?;
-                let reply = self.call("mutate_view", &[json!(view), Value::Array(ops.clone())])?;
                 let call = format!("mutate_{view}");
+                // Changes the view cannot take are the step's difference (the spec's, where
+                // the view is the reference's), not a request the implementation failed.
+                if let Some(why) = super::changes::misfit(&before, ops) {
+                    let expected = json!({ "applied": true });
+                    let actual = json!({ "applied": false, "error": why });
+                    let note =
+                        format!("the changes cannot be made to what {view}() returned here: {why}");
+                    return self.compare(label, position, &call, expected, actual, &note);
+                }
+                let reply = self.call("mutate_view", &[json!(view), Value::Array(ops.clone())])?;
                 self.mark(index, &call, Map::new(), Some(reply.clone()))?;
                 if let Reply::Raised(raised) = &reply {
                     let expected = json!({ "applied": true });
@@ -382,7 +391,15 @@ impl Play<'_> {
     }
 
     fn restart(&mut self, index: usize, label: &str, position: Position) -> Result<(), Outcome> {
-        let args = self.created.clone().unwrap_or_default();
+        // Only a made instance restarts: after a refused `create` there is none, and a
+        // restart makes none (not one from the defaults the spec never asked for).
+        let Some(args) = self.created.clone() else {
+            self.recorder.tell_event(
+                "    no instance to restart: create made none".to_owned(),
+                TimelineEvent::Note,
+            );
+            return Ok(());
+        };
         let wire = match self.exercise.restart.clone() {
             Some((snapshot, from)) => {
                 let reply = self.call(&snapshot, &[])?;
@@ -655,6 +672,15 @@ impl Play<'_> {
         }
     }
 
+    /// `value` as a spec writes it for `method`: the first word its `returns:` gives that
+    /// value (`none` for null), else the value itself.
+    fn worded(&self, method: &str, value: Value) -> Value {
+        self.exercise
+            .method(method)
+            .and_then(|declared| declared.words.iter().find(|(_, v)| **v == value))
+            .map_or(value, |(word, _)| json!(word))
+    }
+
     /// A call's answer against what the spec pins: `returns` (rewritten by `bless`), `raises`,
     /// or, when it pins neither, no error.
     fn answer(
@@ -687,11 +713,12 @@ impl Play<'_> {
                         "raises",
                         json!(raised_word(raised)),
                     )],
+                    // A value the method has a word for is written as that word (`none`).
                     _ => vec![WrittenValue::new(
                         position,
                         &[method, "returns"],
-                        expected.clone(),
-                        got,
+                        self.worded(method, expected.clone()),
+                        self.worded(method, got),
                     )],
                 };
                 let checkpoint = Checkpoint {

@@ -114,6 +114,9 @@ pub(crate) struct Placed {
     pub(crate) step: Step,
     /// The step as the spec writes it, in flow style.
     pub(crate) written: String,
+    /// The step as its list item reads (`process: {outcome: permanent}`, `restart`): what a
+    /// difference's `the step:` line shows.
+    pub(crate) item: String,
 }
 
 /// A loaded spec of an exercise.
@@ -198,11 +201,16 @@ fn check(
     }
     let mut steps = Vec::new();
     let mut created = false;
+    // The line of a `create` the spec says raises, while no later one has made an instance.
+    let mut refused: Option<usize> = None;
     for written in &spec.steps.value {
         let at = yaml::at(written);
         match step(exercise, &written.value) {
             Ok(step) => {
-                if !created && !matches!(step, Step::Create { .. } | Step::Advance { .. }) {
+                // A restart of no instance makes none (after a refused `create`), but
+                // before any `create` it is a step in the wrong place.
+                let free = matches!(step, Step::Create { .. } | Step::Advance { .. });
+                if !created && !free {
                     errors.push(invalid(
                         at,
                         format!(
@@ -211,14 +219,31 @@ fn check(
                         ),
                     ));
                     created = true;
+                } else if let (Some(line), false) = (refused, free || step.kind() == "restart") {
+                    errors.push(invalid(
+                        at,
+                        format!(
+                            "`{}` needs an instance, but the `create` at line {line} raises, which leaves none: a `create` that makes one comes first",
+                            step.kind()
+                        ),
+                    ));
+                    refused = None;
                 }
-                if matches!(step, Step::Create { .. }) {
+                if let Step::Create { answer, .. } = &step {
                     created = true;
+                    refused = answer.raises.is_some().then_some(at.line);
                 }
                 steps.push(Placed {
                     position: at,
                     step,
                     written: yaml::flow(&written.value),
+                    item: match &written.value {
+                        Value::Object(fields) if fields.len() == 1 => {
+                            let (key, value) = fields.iter().next().expect("one entry");
+                            format!("{key}: {}", yaml::flow(value))
+                        }
+                        other => yaml::flow(other),
+                    },
                 });
             }
             Err(why) => {
@@ -233,6 +258,14 @@ fn check(
                 errors.push(invalid(at, why));
             }
         }
+    }
+    if let (Some(line), Some(expect)) = (refused, &spec.expect) {
+        errors.push(invalid(
+            yaml::at(expect),
+            format!(
+                "`expect` reads the instance's views, but the `create` at line {line} raises, which leaves none: a `create` that makes one comes first"
+            ),
+        ));
     }
     let expect = match &spec.expect {
         Some(expect) => match expectation(exercise, &expect.value) {
@@ -266,6 +299,20 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
         }
         Value::Object(fields) if fields.len() > 1 => {
             let keys: Vec<&str> = fields.keys().map(String::as_str).collect();
+            // `- create:` with its arguments on the next lines at its own column: YAML reads
+            // them as its siblings, and the call as empty.
+            let (first, rest) = (keys[0], &keys[1..]);
+            if fields[first].is_null()
+                && exercise.method(first).is_some_and(|method| {
+                    rest.iter()
+                        .all(|key| method.written_args().any(|arg| arg.name == *key))
+                })
+            {
+                let inner = rest[0];
+                return Err(format!(
+                    "`{inner}` is not indented under `{first}:`, so it is read as a sibling of `{first}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{first}`"
+                ));
+            }
             return Err(format!(
                 "a step holds one key, not {}: put each in an item of its own (`- {}: ...`)",
                 keys.join(", "),
@@ -501,7 +548,7 @@ fn op(written: &Value) -> Result<Value, String> {
     };
     if !OPS.contains(&name.as_str()) {
         return Err(format!(
-            "`{name}` is no change{}, expected one of {}",
+            "unknown value `{name}`{}, expected one of {}",
             crate::text::suggest::hint(name, &OPS),
             OPS.join(", ")
         ));
