@@ -26,6 +26,13 @@ impl Rng {
         Rng(base ^ case.wrapping_mul(0x9e37_79b9_7f4a_7c15))
     }
 
+    /// A second generator for a side of a case (`stream` names it), drawn without moving
+    /// this one: what this one draws next is the same whether the side draws or not.
+    pub(crate) fn fork(&self, stream: u64) -> Rng {
+        let mut mixer = Rng(self.0 ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03));
+        Rng(mixer.next_u64())
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -116,6 +123,18 @@ mod tests {
             Rng::for_case(1, "x", 0).next_u64(),
             Rng::for_case(2, "x", 0).next_u64()
         );
+    }
+
+    #[test]
+    fn a_fork_draws_its_own_numbers_and_moves_nothing() {
+        let rng = Rng::new(9);
+        let (mut a, mut b) = (rng.fork(1), rng.fork(2));
+        let mut parent = rng.clone();
+        let next = parent.next_u64();
+        assert_eq!(rng.clone().next_u64(), next, "forking moved the parent");
+        let (x, y) = (a.next_u64(), b.next_u64());
+        assert!(x != y && x != next && y != next);
+        assert_eq!(Rng::new(9).fork(1).next_u64(), x);
     }
 
     #[test]

@@ -218,3 +218,78 @@ fn new_writes_a_starter_spec_of_the_exercise_that_passes() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stdout.contains("1 passed, 0 failed"), "{}", ran.stdout);
 }
+
+/// The known mistakes explore does not find in its default budget (400 cases, seed 1): each
+/// needs the same job failed twice with the clock moved between (a retry's delay), or a
+/// replay while other jobs wait, which its drawn cases rarely hold. docs/testing.md says so.
+const EXPLORE_MISSES: [&str; 2] = ["fixed-retry-delay", "replay-keeps-its-place"];
+
+#[test]
+fn explore_finds_the_known_mistakes_in_its_default_budget_and_nothing_in_a_correct_solution() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let explore = |solution: &Path| {
+        let language = match solution.extension().and_then(|e| e.to_str()) {
+            Some("py") => "python",
+            _ => "node",
+        };
+        let implementation = format!("{language}:{}", path_arg(solution));
+        run(&[
+            "explore",
+            "--exercise",
+            EXERCISE,
+            "--contract",
+            NAME,
+            "--seed",
+            "1",
+            "--impl",
+            &implementation,
+            "--output",
+            path_arg(out.path()),
+        ])
+    };
+    let mut mistakes: Vec<PathBuf> = std::fs::read_dir(root().join(EXERCISE).join("mistakes"))
+        .expect("mistakes/")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    mistakes.sort();
+    let mut missed = Vec::new();
+    for mistake in &mistakes {
+        let ran = explore(mistake);
+        let id = mistake
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a name");
+        match ran.code {
+            1 => assert!(ran.stdout.contains("found a divergence"), "{}", ran.stdout),
+            0 => missed.push(id.to_owned()),
+            _ => panic!("{id}: {}{}", ran.stdout, ran.stderr),
+        }
+    }
+    assert_eq!(missed, EXPLORE_MISSES, "docs/testing.md lists the misses");
+    let figure = format!(
+        "explore finds {} of its {} known mistakes",
+        mistakes.len() - missed.len(),
+        mistakes.len()
+    );
+    let testing = std::fs::read_to_string(root().join("docs/testing.md")).expect("testing.md");
+    assert!(
+        testing.contains(&figure),
+        "docs/testing.md must say {figure:?}"
+    );
+    for solution in solutions("correct") {
+        let ran = explore(&solution);
+        assert_eq!(
+            ran.code,
+            0,
+            "{}: {}{}",
+            solution.display(),
+            ran.stdout,
+            ran.stderr
+        );
+        assert!(
+            ran.stdout.contains("no divergence: 400 cases"),
+            "{}",
+            ran.stdout
+        );
+    }
+}

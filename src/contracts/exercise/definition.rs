@@ -123,6 +123,11 @@ pub(crate) struct ArgDecl {
     /// The values `explore` draws for it.
     #[serde(default)]
     pub(crate) draw: Vec<Value>,
+    /// Values the constructor refuses (`refused: [0]`): explore's first `create` draws them
+    /// too, and, where an argument lists them, the instance a case uses is made from any of
+    /// its `draw` values, which are then all accepted (else from the first).
+    #[serde(default)]
+    pub(crate) refused: Vec<Value>,
     /// Whether callers never pass the same value twice (`unique: true`: the contract makes
     /// it a caller's promise, as unique job ids), so `explore` draws each value once per case.
     #[serde(default)]
@@ -297,6 +302,8 @@ pub(crate) struct Arg {
     pub(crate) draw: Vec<Value>,
     /// Drawn once per case (`unique: true`).
     pub(crate) unique: bool,
+    /// The values that make an instance, where the argument lists those refused apart.
+    pub(crate) accepted: Option<Vec<Value>>,
 }
 
 impl Method {
@@ -512,7 +519,15 @@ pub(crate) fn check(
                 Arg {
                     name: arg.clone(),
                     given,
-                    draw: spanned.value.draw.clone(),
+                    draw: spanned
+                        .value
+                        .draw
+                        .iter()
+                        .chain(&spanned.value.refused)
+                        .cloned()
+                        .collect(),
+                    accepted: (!spanned.value.refused.is_empty())
+                        .then(|| spanned.value.draw.clone()),
                     unique: spanned.value.unique,
                 }
             })

@@ -51,7 +51,13 @@ impl PartialEq for ExerciseCase {
 
 /// A call of `method` with drawn arguments, its answer a placeholder blessing rewrites; `None`
 /// when an argument has nothing to draw from.
-fn call(method: &Method, rng: &mut Rng, answer: bool, used: &mut Used) -> Option<Value> {
+fn call(
+    method: &Method,
+    rng: &mut Rng,
+    answer: bool,
+    used: &mut Used,
+    pools: &Pools,
+) -> Option<Value> {
     let mut body = Map::new();
     let mut taken = Vec::new();
     for arg in method.written_args() {
@@ -76,7 +82,16 @@ fn call(method: &Method, rng: &mut Rng, answer: bool, used: &mut Used) -> Option
             taken.push((method.name.clone(), arg.name.clone(), value.clone()));
             value
         } else {
-            rng.pick(&arg.draw).clone()
+            // A narrow case draws from its few values where the argument has them.
+            let narrow: Vec<&Value> = pools
+                .get(&arg.name)
+                .map(|pool| arg.draw.iter().filter(|v| pool.contains(v)).collect())
+                .unwrap_or_default();
+            if narrow.is_empty() {
+                rng.pick(&arg.draw).clone()
+            } else {
+                (*rng.pick(&narrow)).clone()
+            }
         };
         body.insert(arg.name.clone(), value);
     }
@@ -90,6 +105,52 @@ fn call(method: &Method, rng: &mut Rng, answer: bool, used: &mut Used) -> Option
 
 /// The values of `unique` arguments a case has drawn: method, argument, value.
 type Used = Vec<(String, String, Value)>;
+
+/// A narrow case's values for each argument name its methods share: one or two of all they
+/// draw, so that `finish(job_id, worker)` meets the job and worker `submit` and `take` used.
+type Pools = std::collections::HashMap<String, Vec<Value>>;
+
+/// Half the cases are narrow (`Pools` for every argument its methods draw but `unique` ones),
+/// the other half draw from every value. Which half, and the pools, come from a fork of the
+/// case's generator, so a wide case is the case it was before narrow ones were drawn.
+fn pools(exercise: &Exercise, rng: &Rng) -> Pools {
+    let mut side = rng.fork(1);
+    let mut pools = Pools::new();
+    if side.below(2) == 0 {
+        return pools;
+    }
+    let mut all: indexmap::IndexMap<&str, Vec<&Value>> = indexmap::IndexMap::new();
+    for arg in exercise
+        .methods
+        .values()
+        .flat_map(|m| m.written_args())
+        .filter(|arg| !arg.unique)
+    {
+        let values = all.entry(arg.name.as_str()).or_default();
+        for value in &arg.draw {
+            if !values.contains(&value) {
+                values.push(value);
+            }
+        }
+    }
+    for (name, mut values) in all {
+        let size = side.between(1, values.len().min(2) as u64) as usize;
+        let mut pool = Vec::new();
+        while pool.len() < size && !values.is_empty() {
+            pool.push(values.remove(side.below(values.len())).clone());
+        }
+        pools.insert(name.to_owned(), pool);
+    }
+    pools
+}
+
+/// Whether `step` calls a method with a `unique` argument.
+fn has_unique(exercise: &Exercise, step: &Value) -> bool {
+    step.as_object()
+        .and_then(|fields| fields.keys().next())
+        .and_then(|name| exercise.methods.get(name))
+        .is_some_and(|method| method.args.iter().any(|arg| arg.unique))
+}
 
 /// The placeholder `expect` of every view and record, which blessing fills in.
 fn expect(exercise: &Exercise) -> Value {
@@ -114,15 +175,26 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
     // a second `create` then makes the instance the steps after it use (one it refuses too
     // makes a case the reference cannot run, which is skipped).
     let mut used = Used::new();
+    let pools = pools(exercise, rng);
     steps.push(
-        call(&exercise.create, rng, true, &mut used).unwrap_or_else(|| json!({ "create": {} })),
+        call(&exercise.create, rng, true, &mut used, &Pools::new())
+            .unwrap_or_else(|| json!({ "create": {} })),
     );
     if exercise.create.written_args().next().is_some() {
-        // The first value each argument draws is one the constructor accepts.
+        // The first value each argument draws is one the constructor accepts, and so is
+        // each of an argument's `draw` values where it lists the refused ones apart (drawn
+        // from a fork, so exercises that list none keep their cases).
+        let mut side = rng.fork(2);
         let first: Map<String, Value> = exercise
             .create
             .written_args()
-            .filter_map(|arg| Some((arg.name.clone(), arg.draw.first()?.clone())))
+            .filter_map(|arg| {
+                let value = match &arg.accepted {
+                    Some(accepted) if !accepted.is_empty() => side.pick(accepted).clone(),
+                    _ => arg.draw.first()?.clone(),
+                };
+                Some((arg.name.clone(), value))
+            })
             .collect();
         steps.push(json!({ "create": first }));
     }
@@ -146,6 +218,8 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         })
         .map(|(view, _)| view)
         .collect();
+    let expecting = !exercise.views.is_empty() || exercise.recorded_parts().next().is_some();
+    let mut drawn = Vec::new();
     for _ in 0..rng.between(3, 16) {
         let step = match rng.weighted(&[
             (if methods.is_empty() { 0 } else { 80 }, 0),
@@ -155,7 +229,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         ]) {
             0 => {
                 let method: &Method = rng.pick::<&Method>(&methods);
-                call(method, rng, true, &mut used)
+                call(method, rng, true, &mut used, &pools)
             }
             1 => {
                 let view: &String = rng.pick::<&String>(&deep_views);
@@ -165,11 +239,27 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
             2 => Some(json!({ "advance": rng.pick(&[1, 2, 5, 10, 30]) })),
             _ => Some(json!("restart")),
         };
-        if let Some(step) = step {
-            steps.push(step);
-            if !exercise.views.is_empty() || exercise.recorded_parts().next().is_some() {
-                steps.push(expect(exercise));
-            }
+        drawn.extend(step);
+    }
+    // A narrow case may repeat its last steps, two to four of them, up to three times more:
+    // take, fail, wait, again is how a budget runs out and a retry's delay grows. A call with
+    // a `unique` argument is not repeated (its value would come twice).
+    let mut side = rng.fork(3);
+    if !pools.is_empty() && side.below(2) == 0 {
+        let block = (side.between(2, 4) as usize).min(drawn.len());
+        let repeated: Vec<Value> = drawn[drawn.len() - block..]
+            .iter()
+            .filter(|step| !has_unique(exercise, step))
+            .cloned()
+            .collect();
+        for _ in 0..side.between(1, 3) {
+            drawn.extend(repeated.iter().cloned());
+        }
+    }
+    for step in drawn {
+        steps.push(step);
+        if expecting {
+            steps.push(expect(exercise));
         }
     }
     ExerciseCase { exercise, steps }
@@ -226,5 +316,48 @@ impl Case for ExerciseCase {
             .map(|(_, step)| step.clone())
             .collect();
         Box::new(self.with_steps(steps))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundled(folder: &str) -> &'static Exercise {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        let exercise = super::super::definition::read(&path).expect("the bundled exercise reads");
+        Box::leak(Box::new(exercise))
+    }
+
+    fn cases(exercise: &'static Exercise) -> impl Iterator<Item = ExerciseCase> {
+        (0..300).map(move |n| generate(exercise, &mut Rng::for_case(1, exercise.name, n)))
+    }
+
+    #[test]
+    fn a_unique_argument_is_drawn_once_per_case() {
+        let exercise = bundled("specs/outcome-queue");
+        for case in cases(exercise) {
+            let ids: Vec<&Value> = case
+                .steps
+                .iter()
+                .filter_map(|step| step.get("submit")?.get("id"))
+                .collect();
+            let distinct: std::collections::BTreeSet<String> =
+                ids.iter().map(|id| id.to_string()).collect();
+            assert_eq!(distinct.len(), ids.len(), "{:?}", case.steps);
+        }
+    }
+
+    #[test]
+    fn the_instance_is_made_from_accepted_values_and_varies_where_refused_ones_are_listed() {
+        let exercise = bundled("exercises/lease-queue");
+        let mut budgets = std::collections::BTreeSet::new();
+        for case in cases(exercise) {
+            let made = case.steps[1]["create"].clone();
+            let budget = made["budget"].as_i64().expect("a budget");
+            assert!(budget >= 1, "{made}");
+            budgets.insert(budget);
+        }
+        assert_eq!(budgets.into_iter().collect::<Vec<_>>(), [1, 2, 3]);
     }
 }
