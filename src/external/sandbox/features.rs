@@ -242,13 +242,33 @@ fn probe() -> Features {
 
 /// The namespaces B is cloned into.
 #[cfg(target_os = "linux")]
-pub(super) const BOX_NAMESPACES: libc::c_int = libc::CLONE_NEWUSER
+const BOX_NAMESPACES: libc::c_int = libc::CLONE_NEWUSER
     | libc::CLONE_NEWPID
     | libc::CLONE_NEWNS
     | libc::CLONE_NEWNET
     | libc::CLONE_NEWIPC
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP;
+
+/// Clones the calling process into the box's fresh namespaces (`BOX_NAMESPACES`), as `fork`
+/// does: 0 in the child, its pid in the parent, negative on failure.
+///
+/// # Safety
+/// As `fork`: the child may make only raw system calls on memory prepared before.
+#[cfg(target_os = "linux")]
+pub(super) unsafe fn clone_into_box() -> libc::pid_t {
+    // SAFETY: a clone without a new stack or thread flags is a fork into new namespaces.
+    unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (BOX_NAMESPACES | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        ) as libc::pid_t
+    }
+}
 
 /// Whether a box can be a container here, and whether it can mount its own `/proc`: a forked
 /// child makes a small one (a tmpfs with a device bound in it, by the mount API, and a clone
@@ -349,14 +369,7 @@ unsafe fn probe_child(
         if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             return 2;
         }
-        let b = libc::syscall(
-            libc::SYS_clone,
-            (BOX_NAMESPACES | libc::SIGCHLD) as libc::c_ulong,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
-        ) as libc::pid_t;
+        let b = clone_into_box();
         if b == 0 {
             libc::close(sync[1]);
             let mut byte = [0u8; 1];

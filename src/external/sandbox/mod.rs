@@ -43,9 +43,9 @@ pub(crate) use cleanup::{BoxesFolder, remove_on_interrupt};
 pub(crate) use exposure::{
     SUBMISSION_VARIABLE, blocked_for_others, blocked_in_box, exposure, locate, readable_paths,
 };
-#[cfg(target_os = "linux")]
-use features::{BOX_NAMESPACES, own_namespace};
 pub(crate) use features::{Protection, features, warnings};
+#[cfg(target_os = "linux")]
+use features::{clone_into_box, own_namespace};
 
 use std::ffi::{CString, OsString};
 use std::io;
@@ -588,14 +588,7 @@ pub(crate) unsafe fn enter(entry: &BoxEntry, warm: Option<&warm::WarmRequest>) -
             }
             let [sync_read, sync_write] = sync;
             let [read_end, write_end] = status_pipe;
-            let b = libc::syscall(
-                libc::SYS_clone,
-                (BOX_NAMESPACES | libc::SIGCHLD) as libc::c_ulong,
-                0usize,
-                0usize,
-                0usize,
-                0usize,
-            ) as libc::pid_t;
+            let b = clone_into_box();
             if b < 0 {
                 return Err(raw::last_error());
             }
