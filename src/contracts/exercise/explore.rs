@@ -323,10 +323,27 @@ impl Case for ExerciseCase {
 mod tests {
     use super::*;
 
-    fn bundled(folder: &str) -> &'static Exercise {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-        let exercise = super::super::definition::read(&path).expect("the bundled exercise reads");
-        Box::leak(Box::new(exercise))
+    /// Every exercise folder of the repository (`specs/*/`, `exercises/*/`), read.
+    fn bundled() -> Vec<&'static Exercise> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut found = Vec::new();
+        for parent in ["specs", "exercises"] {
+            let Ok(entries) = std::fs::read_dir(root.join(parent)) else {
+                continue;
+            };
+            for entry in entries {
+                let folder = entry.expect("entry").path();
+                if folder
+                    .join(super::super::definition::EXERCISE_FILE)
+                    .is_file()
+                {
+                    let exercise = super::super::definition::read(&folder).expect("it reads");
+                    found.push(&*Box::leak(Box::new(exercise)));
+                }
+            }
+        }
+        assert!(found.len() >= 2, "the bundled exercises");
+        found
     }
 
     fn cases(exercise: &'static Exercise) -> impl Iterator<Item = ExerciseCase> {
@@ -335,29 +352,39 @@ mod tests {
 
     #[test]
     fn a_unique_argument_is_drawn_once_per_case() {
-        let exercise = bundled("specs/outcome-queue");
-        for case in cases(exercise) {
-            let ids: Vec<&Value> = case
-                .steps
-                .iter()
-                .filter_map(|step| step.get("submit")?.get("id"))
-                .collect();
-            let distinct: std::collections::BTreeSet<String> =
-                ids.iter().map(|id| id.to_string()).collect();
-            assert_eq!(distinct.len(), ids.len(), "{:?}", case.steps);
+        for exercise in bundled() {
+            for (name, method) in &exercise.methods {
+                for arg in method.args.iter().filter(|arg| arg.unique) {
+                    for case in cases(exercise) {
+                        let drawn: Vec<String> = case
+                            .steps
+                            .iter()
+                            .filter_map(|step| step.get(name)?.get(&arg.name))
+                            .map(Value::to_string)
+                            .collect();
+                        let distinct: std::collections::BTreeSet<&String> = drawn.iter().collect();
+                        assert_eq!(distinct.len(), drawn.len(), "{:?}", case.steps);
+                    }
+                }
+            }
         }
     }
 
     #[test]
     fn the_instance_is_made_from_accepted_values_and_varies_where_refused_ones_are_listed() {
-        let exercise = bundled("exercises/lease-queue");
-        let mut budgets = std::collections::BTreeSet::new();
-        for case in cases(exercise) {
-            let made = case.steps[1]["create"].clone();
-            let budget = made["budget"].as_i64().expect("a budget");
-            assert!(budget >= 1, "{made}");
-            budgets.insert(budget);
+        for exercise in bundled() {
+            for arg in exercise.create.written_args() {
+                let Some(accepted) = &arg.accepted else {
+                    continue;
+                };
+                let mut seen = std::collections::BTreeSet::new();
+                for case in cases(exercise) {
+                    let value = case.steps[1]["create"][&arg.name].clone();
+                    assert!(accepted.contains(&value), "{}: {value}", arg.name);
+                    seen.insert(value.to_string());
+                }
+                assert_eq!(seen.len(), accepted.len(), "{}: {seen:?}", arg.name);
+            }
         }
-        assert_eq!(budgets.into_iter().collect::<Vec<_>>(), [1, 2, 3]);
     }
 }
