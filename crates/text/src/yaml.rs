@@ -51,6 +51,7 @@ mod render;
 mod spanned;
 mod tree;
 
+pub use errors::not_indented_under;
 use errors::*;
 pub use render::{flow, render, value};
 use spanned::position;

@@ -73,7 +73,11 @@ fn call(
             let fresh: Vec<&Value> = arg
                 .draw
                 .iter()
-                .filter(|v| !used.contains(&(method.name.clone(), arg.name.clone(), (*v).clone())))
+                .filter(|v| {
+                    !used
+                        .iter()
+                        .any(|(m, a, x)| *m == method.name && *a == arg.name && x == *v)
+                })
                 .collect();
             if fresh.is_empty() {
                 return None;

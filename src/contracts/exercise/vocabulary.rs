@@ -219,7 +219,8 @@ fn check(
                         ),
                     ));
                     created = true;
-                } else if let (Some(line), false) = (refused, free || step.kind() == "restart") {
+                } else if let (Some(line), false) = (refused, free || matches!(step, Step::Restart))
+                {
                     errors.push(invalid(
                         at,
                         format!(
@@ -308,10 +309,7 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
                         .all(|key| method.written_args().any(|arg| arg.name == *key))
                 })
             {
-                let inner = rest[0];
-                return Err(format!(
-                    "`{inner}` is not indented under `{first}:`, so it is read as a sibling of `{first}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{first}`"
-                ));
+                return Err(yaml::not_indented_under(rest[0], first));
             }
             return Err(format!(
                 "a step holds one key, not {}: put each in an item of its own (`- {}: ...`)",

@@ -167,14 +167,17 @@ pub(super) fn plain_words(text: &str, at: Position, message: &str) -> Option<(Po
             return None;
         }
         let inner = next.trim().split(':').next().unwrap_or_default();
-        return Some((
-            at,
-            format!(
-                "`{inner}` is not indented under `{key}:`, so it is read as a sibling of `{key}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{key}`"
-            ),
-        ));
+        return Some((at, not_indented_under(inner, key)));
     }
     None
+}
+
+/// What to tell when `inner`, meant as a key of `key:`, stands at `key`'s own column: YAML
+/// reads it as `key`'s sibling, and `key` as empty.
+pub fn not_indented_under(inner: &str, key: &str) -> String {
+    format!(
+        "`{inner}` is not indented under `{key}:`, so it is read as a sibling of `{key}`, which is left empty: indent `{inner}` (and the keys after it) two spaces more than `{key}`"
+    )
 }
 
 /// A flow list or mapping opened on an earlier line and still open at `at`, a line that
