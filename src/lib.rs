@@ -31,7 +31,8 @@
 //! The binary, the benchmarks and the integration tests use the library as any crate would,
 //! and what they use is its API: loading a spec (`load::loader`, `load::discover`,
 //! `text::source`) and running it on the built-in (`contracts::builtin::Builtin`,
-//! `contracts::contract`'s `Contract`, `Scenario`, `RunMode`, `ScenarioRun`;
+//! `contracts::contract`'s `Contract`, `Scenario`, `RunMode`, `ScenarioRun`, and the opaque
+//! `contracts::smoke::SmokePlan` a contract hands `smoke`;
 //! `contracts::BUILT_IN`, `contracts::find`), as the example above does; a run of many
 //! (`run::runner`: `RunConfig` and the types its fields name, `run`, `prepare`, `run_one`;
 //! `run::events`: `Event`, `Reporter`, `SpecReport`, `Summary`); the outcomes and the

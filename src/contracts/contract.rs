@@ -93,6 +93,17 @@ pub trait Contract: Sync {
     /// contract: the shims know none by name.
     fn protocol_description(&self) -> Value;
 
+    /// `dlqspec smoke`'s plan: a tiny world and a few requests whose right answers are beyond
+    /// doubt, spelled for an implementation that spells keys `naming`'s way; `None` for a
+    /// contract that has none.
+    fn smoke_plan(
+        &self,
+        naming: crate::model::implementation::Naming,
+    ) -> Option<crate::contracts::smoke::SmokePlan> {
+        let _ = naming;
+        None
+    }
+
     /// Whether `--world` applies to this contract's specs: its world holds a queue a broker
     /// can stand in for. A contract whose queue is the implementation itself has none.
     fn takes_world(&self) -> bool {
@@ -166,15 +177,6 @@ pub(crate) fn protocol_description(
         described["types"] = serde_json::json!(types);
     }
     described
-}
-
-/// A starter spec from its template: `{name}` becomes `name`, written as a YAML scalar so any
-/// name (`a: tricky name`) stays one string.
-pub(crate) fn starter_named(template: &str, name: &str) -> String {
-    template.replace(
-        "{name}",
-        &crate::text::yaml::flow(&Value::String(name.to_owned())),
-    )
 }
 
 /// Who sees a spec's result on an autograding platform; the values are Gradescope's.

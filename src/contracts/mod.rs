@@ -5,7 +5,9 @@
 //! the `Subject` it serves (`builtin.rs`); the registry (`registry.rs`), which lists the contracts
 //! (those written in Rust, `BUILT_IN`, then the exercise folders registered at run time) and makes
 //! the built-in reference from them; the recorder every scenario run keeps (`recorder.rs`) and
-//! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`); the exercise machinery
+//! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`); what `dlqspec smoke` asks
+//! of a contract (`smoke.rs`); the keys every spec starts with, declared and checked once for
+//! every vocabulary (`spec_file.rs`); the exercise machinery
 //! (`exercise/`, which serves every exercise folder: lesson 001's among the bundled specs, the
 //! examples in `exercises/`); and the contract written in Rust in its own folder:
 //! `dlq_consumer/` (lesson 000's consumer, with its world, and its queue behind a trait: the
@@ -21,10 +23,10 @@
 //! calling the three. The folder's own `mod.rs` declares and re-exports its children, which may
 //! use what it holds (the contract's `NAME`).
 //!
-//! Nothing outside this folder names a contract's folder (`tests/architecture.rs` holds it; the
-//! one exception, `dlqspec smoke`, is listed in ARCHITECTURE.md), `exercise/` included: the
-//! registry re-exports what the command line needs to register an exercise. Contracts never know
-//! the runner, the reporters or the command line. This layer may use `generate/` and below.
+//! Nothing outside this folder names a contract's folder (`tests/architecture.rs` holds it),
+//! `exercise/` included: the registry re-exports what the command line needs to register an
+//! exercise. Contracts never know the runner, the reporters or the command line. This layer may
+//! use `generate/` and below.
 
 pub mod builtin;
 pub mod contract;
@@ -33,6 +35,8 @@ pub mod exercise;
 pub(crate) mod recorder;
 pub(crate) mod registry;
 pub(crate) mod smell;
+pub mod smoke;
+pub(crate) mod spec_file;
 pub(crate) mod timeline;
 
 pub use registry::{

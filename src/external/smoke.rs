@@ -5,19 +5,17 @@
 //! instance and a handful of calls against a tiny world whose right answers are beyond doubt.
 //! The result is data (`SmokeReport`); `report::smoke` renders it.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::process::{
     ExternalImplementation, Handshake, Launch, ProcessExit, describe_call, describe_exit,
 };
-use crate::contracts::dlq_consumer::handler;
-use crate::contracts::dlq_consumer::world::{ScriptedOutcome, World};
+use crate::contracts::smoke::{SmokeAnswer, SmokeRequest};
 use crate::model::captured::Captured;
 use crate::model::implementation::{
-    ImplError, Implementation, Naming, Raised, RaisedKind, Reply, WorldHost,
+    ImplError, Implementation, Raised, RaisedKind, Reply, WorldHost,
 };
 
 /// Everything a smoke run found out.
@@ -64,7 +62,7 @@ pub(crate) enum SmokeVerdict {
     Wrong {
         actual: String,
         expected: String,
-        why: &'static str,
+        why: String,
     },
     /// The process broke.
     Broke(ImplError),
@@ -135,62 +133,6 @@ impl SmokeReport {
     }
 }
 
-/// A request of the tiny plan and the answer any correct implementation gives.
-struct Expected {
-    method: &'static str,
-    args: Vec<Value>,
-    /// `None` where the contract pins no value (`new`, `submit`): any plain return will do,
-    /// JavaScript's `undefined` included.
-    returns: Option<Value>,
-    why: &'static str,
-}
-
-fn dlq_consumer_plan(naming: Naming) -> (Box<dyn WorldHost>, Vec<Expected>) {
-    let mut script = HashMap::new();
-    script.insert(
-        "m1".to_owned(),
-        handler::instant([
-            ScriptedOutcome::Transient("db timeout".into()),
-            ScriptedOutcome::Ok,
-        ]),
-    );
-    let mut world = World::new(script, naming);
-    world.send("m1", "hello");
-    let plan = vec![
-        Expected {
-            method: "new",
-            args: vec![crate::contracts::dlq_consumer::consumer::new_args(Some(3))],
-            returns: None,
-            why: "a consumer is made with max_attempts 3",
-        },
-        Expected {
-            method: "process_one",
-            args: vec![],
-            returns: Some(json!("retry")),
-            why: "the handler raised TransientError on the first of 3 attempts",
-        },
-        Expected {
-            method: "process_one",
-            args: vec![],
-            returns: Some(json!("ok")),
-            why: "the handler succeeded on the retry",
-        },
-        Expected {
-            method: "process_one",
-            args: vec![],
-            returns: Some(Value::Null),
-            why: "the queue is empty",
-        },
-        Expected {
-            method: "replay",
-            args: vec![],
-            returns: Some(json!([])),
-            why: "the DLQ is empty",
-        },
-    ];
-    (Box::new(world), plan)
-}
-
 /// Starts the implementation, greets it, exercises each contract it claims, says `bye`.
 pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let started = Instant::now();
@@ -202,11 +144,9 @@ pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
     let mut contracts = Vec::new();
     if let Ok(handshake) = &handshake {
         for contract in &handshake.contracts {
-            let plan = match contract.as_str() {
-                "dlq-consumer" => Some(dlq_consumer_plan(implementation.naming())),
-                _ => None,
-            };
-            let Some((mut world, plan)) = plan else {
+            let plan = crate::contracts::find(contract)
+                .and_then(|known| known.smoke_plan(implementation.naming()));
+            let Some(mut plan) = plan else {
                 contracts.push(ContractCheck {
                     contract: contract.clone(),
                     known: false,
@@ -214,7 +154,12 @@ pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
                 });
                 continue;
             };
-            let steps = exercise(&mut implementation, contract, world.as_mut(), plan);
+            let steps = exercise(
+                &mut implementation,
+                contract,
+                plan.world.as_mut(),
+                plan.requests,
+            );
             contracts.push(ContractCheck {
                 contract: contract.clone(),
                 known: true,
@@ -260,7 +205,7 @@ fn exercise(
     implementation: &mut ExternalImplementation,
     contract: &str,
     world: &mut dyn WorldHost,
-    plan: Vec<Expected>,
+    plan: Vec<SmokeRequest>,
 ) -> Vec<SmokeStep> {
     let mut steps = Vec::new();
     for expected in plan {
@@ -276,8 +221,8 @@ fn exercise(
             )
         } else {
             (
-                describe_call(expected.method, &expected.args),
-                implementation.call(expected.method, &expected.args, &mut counting),
+                describe_call(&expected.method, &expected.args),
+                implementation.call(&expected.method, &expected.args, &mut counting),
             )
         };
         let took = started.elapsed();
@@ -299,37 +244,105 @@ fn exercise(
     steps
 }
 
-fn judge(reply: Result<Reply, ImplError>, expected: &Expected) -> SmokeVerdict {
+fn judge(reply: Result<Reply, ImplError>, expected: &SmokeRequest) -> SmokeVerdict {
     let shown = |value: &Value| crate::text::yaml::flow(value);
     let wrong = |actual: String| SmokeVerdict::Wrong {
         actual,
-        expected: expected.returns.as_ref().map_or_else(
-            || match expected.method {
-                "new" => "an instance".to_owned(),
-                _ => "a return".to_owned(),
-            },
-            shown,
-        ),
-        why: expected.why,
+        expected: match &expected.answer {
+            SmokeAnswer::Any if expected.method == "new" => "an instance".to_owned(),
+            SmokeAnswer::Any => "a return".to_owned(),
+            SmokeAnswer::Returns(value) => shown(value),
+            SmokeAnswer::Raises(error) => format!("raises {error}"),
+        },
+        why: expected.why.clone(),
+    };
+    let made = |value: String| match expected.method.as_str() {
+        "new" => SmokeVerdict::Ok("made".to_owned()),
+        _ => SmokeVerdict::Ok(value),
     };
     match reply {
         Err(error) => SmokeVerdict::Broke(error),
         Ok(Reply::Skipped(reason)) => SmokeVerdict::Skipped(reason),
-        Ok(Reply::Raised(raised)) => wrong(match raised.kind {
-            RaisedKind::Crash => format!("raised Crash: {}", raised.message),
-            _ => format!("raised {}", raised.describe()),
-        }),
-        Ok(Reply::Returned(value)) => match &expected.returns {
-            None if expected.method == "new" => SmokeVerdict::Ok("made".to_owned()),
-            None => SmokeVerdict::Ok(shown(&value)),
-            Some(want) if *want == value => SmokeVerdict::Ok(shown(&value)),
-            Some(_) => wrong(shown(&value)),
+        Ok(Reply::Raised(raised)) => match &expected.answer {
+            SmokeAnswer::Raises(error) if raises(&raised, error) => {
+                SmokeVerdict::Ok(format!("raised {}", raised.describe()))
+            }
+            _ => wrong(match raised.kind {
+                RaisedKind::Crash => format!("raised Crash: {}", raised.message),
+                _ => format!("raised {}", raised.describe()),
+            }),
+        },
+        Ok(Reply::Returned(value)) => match &expected.answer {
+            SmokeAnswer::Any => made(shown(&value)),
+            SmokeAnswer::Returns(want) if *want == value => SmokeVerdict::Ok(shown(&value)),
+            _ => wrong(shown(&value)),
         },
         // JavaScript's `undefined`: right where any value will do, wrong where one is pinned.
-        Ok(Reply::Undefined) => match &expected.returns {
-            None if expected.method == "new" => SmokeVerdict::Ok("made".to_owned()),
-            None => SmokeVerdict::Ok("undefined".to_owned()),
-            Some(_) => wrong("undefined".to_owned()),
+        Ok(Reply::Undefined) => match &expected.answer {
+            SmokeAnswer::Any => made("undefined".to_owned()),
+            _ => wrong("undefined".to_owned()),
         },
+    }
+}
+
+/// Whether `raised` is the error a spec names `error`: its kind's word (`error` being any
+/// but a crash), or its class or a class it extends.
+fn raises(raised: &Raised, error: &str) -> bool {
+    let word = match raised.kind {
+        RaisedKind::InvalidArgument => "invalid_argument",
+        RaisedKind::Crash => "crash",
+        RaisedKind::Error => "error",
+    };
+    word == error || (error == "error" && word != "crash") || raised.is_a(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn asked(answer: SmokeAnswer) -> SmokeRequest {
+        SmokeRequest::call("take", vec![], answer, "why")
+    }
+
+    #[test]
+    fn undefined_is_a_return_only_where_no_value_is_pinned() {
+        let ok = |verdict: SmokeVerdict| matches!(verdict, SmokeVerdict::Ok(_));
+        assert!(ok(judge(Ok(Reply::Undefined), &asked(SmokeAnswer::Any))));
+        assert!(!ok(judge(
+            Ok(Reply::Undefined),
+            &asked(SmokeAnswer::Returns(Value::Null))
+        )));
+        assert!(ok(judge(
+            Ok(Reply::Returned(json!(1))),
+            &asked(SmokeAnswer::Returns(json!(1)))
+        )));
+        assert!(!ok(judge(
+            Ok(Reply::Returned(json!(2))),
+            &asked(SmokeAnswer::Returns(json!(1)))
+        )));
+    }
+
+    #[test]
+    fn a_raised_error_matches_by_word_class_or_base_and_a_crash_never() {
+        let error = Raised::error("StaleLease", "old").extending("LeaseError");
+        assert!(raises(&error, "StaleLease"));
+        assert!(raises(&error, "LeaseError"));
+        assert!(raises(&error, "error"));
+        assert!(!raises(&error, "invalid_argument"));
+        assert!(raises(
+            &Raised::invalid_argument("RangeError", "x"),
+            "error"
+        ));
+        assert!(!raises(&Raised::crash("boom"), "error"));
+        let verdict = judge(
+            Ok(Reply::Returned(json!(true))),
+            &asked(SmokeAnswer::Raises("StaleLease".into())),
+        );
+        let SmokeVerdict::Wrong { expected, .. } = verdict else {
+            panic!("{verdict:?}");
+        };
+        assert_eq!(expected, "raises StaleLease");
     }
 }

@@ -113,6 +113,22 @@ fn the_page_is_followed_from_an_empty_folder_to_a_graded_class() {
     if !node_tests() {
         return;
     }
+    let smoke = dlqspec_in(
+        dir,
+        &[
+            "smoke",
+            "--exercise",
+            "bounded-buffer",
+            "--impl",
+            "solutions/buffer.mjs",
+        ],
+    );
+    assert_eq!(smoke.code, 0, "{}{}", smoke.stdout, smoke.stderr);
+    assert!(
+        smoke.stdout.contains("\n  ok    put(\"a\") -> true  ("),
+        "{}",
+        smoke.stdout
+    );
     for solution in ["solutions/buffer.mjs", "solutions/buffer.ts"] {
         let ran = dlqspec_in(dir, &["run", "bounded-buffer", "--impl", solution]);
         assert_eq!(ran.code, 0, "{solution}: {}{}", ran.stdout, ran.stderr);

@@ -483,9 +483,72 @@ fn smoke_says_ok_with_the_handshake_and_timings() {
         "{}",
         ran.stdout
     );
+    // outcome-queue, an exercise folder, is smoked from its own plan: the starter's calls,
+    // answered as its reference answers them.
+    assert!(
+        ran.stdout
+            .contains("\noutcome-queue\n  ok    new outcome-queue -> made  ("),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("\n  ok    process(\"transient\") -> retry  ("),
+        "{}",
+        ran.stdout
+    );
     assert!(
         closing_line(&ran.stdout).starts_with(
-            "ok: python:examples/python/solution.py answered 5 requests correctly in "
+            "ok: python:examples/python/solution.py answered 10 requests correctly in "
+        ),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn smoke_tries_an_exercise_folder_from_its_starter_calls_and_reference() {
+    let smoke = |solution: &str| {
+        run(&[
+            "smoke",
+            "--exercise",
+            "exercises/lease-queue",
+            "--impl",
+            &format!("auto:tests/exercises/lease-queue/{solution}"),
+        ])
+    };
+    let ran = smoke("correct/queue_eager.py");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    for line in [
+        "\n  contracts  lease-queue\n",
+        "\n  ok    new lease-queue -> made  (",
+        "\n  ok    submit(\"a\", \"acct-1\", \"p1\") -> true  (",
+        "\n  ok    state() -> {ready: [], held: [], waiting: [], leased: [], done: [a], quarantine: []}  (",
+    ] {
+        assert!(ran.stdout.contains(line), "{line}\n{}", ran.stdout);
+    }
+    assert!(
+        closing_line(&ran.stdout).starts_with("ok: python:tests/exercises/lease-queue/correct/queue_eager.py answered 6 requests correctly in "),
+        "{}",
+        ran.stdout
+    );
+    if !node_tests() {
+        return;
+    }
+    let ran = smoke("broken/replay_missing_undefined.ts");
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("  FAIL  replay(\"a\") -> undefined  (",)
+            && ran
+                .stdout
+                .contains("        expected false: the reference returns this here\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nFAILED:\n  lease-queue: replay(\"a\") answered undefined, expected false\n"
         ),
         "{}",
         ran.stdout

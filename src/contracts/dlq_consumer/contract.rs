@@ -168,11 +168,18 @@ impl Contract for DlqConsumerContract {
     }
 
     fn starter(&self, name: &str) -> String {
-        crate::contracts::contract::starter_named(super::starter::TEMPLATE, name)
+        super::starter::starter(name)
     }
 
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         Some(&super::explorer::DlqExplorer)
+    }
+
+    fn smoke_plan(
+        &self,
+        naming: crate::model::implementation::Naming,
+    ) -> Option<crate::contracts::smoke::SmokePlan> {
+        Some(super::smoke::plan(naming))
     }
 }
 

@@ -10,7 +10,6 @@ use super::scenario::DlqScenario;
 use super::spec::{Expectation, FaultSpec, MessageSpec, SpecFile, Step, check_fault_call};
 
 use super::world::{MAX_CLOCK, ScriptedCall, ScriptedOutcome};
-use crate::contracts::contract::{Grading, SpecHeader};
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{SpecError, SpecErrors};
 use crate::text::yaml::{self, Blanked, SingleKey, Spanned};
@@ -37,21 +36,7 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScen
     let invalid = |position: Position, message: String| SpecError::invalid(file, position, message);
     let mut errors = SpecErrors::default();
 
-    let grading = errors
-        .keep(Grading::from_keys(
-            file,
-            spec.points.as_ref(),
-            spec.visibility,
-        ))
-        .unwrap_or_default();
-    let header = errors.keep(SpecHeader::new(
-        file,
-        spec.name,
-        spec.description,
-        &spec.rules,
-        grading,
-    ));
-    let allow = errors.keep(crate::contracts::smell::allows(file, &spec.allow));
+    let header = spec.header(file, &mut errors);
     let max_attempts = match &spec.max_attempts {
         Some(m) if m.value == 0 => {
             errors.push(invalid(
@@ -215,10 +200,9 @@ fn check(file: &SourceFile, spec: SpecFile, blanked: &Blanked) -> Result<DlqScen
         check_trace(file, expect, &known_ids, &mut errors);
     }
     errors.check()?;
-    let (Some(mut header), Some(allow)) = (header, allow) else {
+    let Some(header) = header else {
         unreachable!("a header that is not made is an error gathered above");
     };
-    header.allow = allow;
 
     Ok(DlqScenario {
         file: file.clone(),

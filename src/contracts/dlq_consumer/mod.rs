@@ -9,7 +9,7 @@
 //! what its rule wanted); `record.rs`, what a run records for `smells.rs`; `trace.rs`, the orders
 //! a `trace` expectation pins; `foresight.rs`, the world's answers sent ahead to a shim; and
 //! `explorer.rs`, which puts generated cases (`explore.rs`) and crash schedules (`crashes.rs`,
-//! built on those cases) behind `Explorer`.
+//! built on those cases) behind `Explorer`; `smoke.rs`, `dlqspec smoke`'s plan.
 
 pub(crate) mod checking;
 pub(crate) mod compact;
@@ -30,6 +30,7 @@ pub(crate) mod record;
 pub(crate) mod rules;
 pub(crate) mod scenario;
 pub(crate) mod smells;
+mod smoke;
 pub(crate) mod spec;
 pub(crate) mod starter;
 pub(crate) mod trace;

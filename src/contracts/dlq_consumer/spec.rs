@@ -8,62 +8,38 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::world::{CrashTiming, ScriptedCall};
-use crate::contracts::contract::Visibility;
+use crate::contracts::spec_file::spec_file;
 use crate::model::implementation::Naming;
 use crate::text::yaml::{SingleKey, Spanned};
 
-/// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "DlqConsumerSpec")]
-pub(crate) struct SpecFile {
-    /// `dlq-consumer`.
-    #[expect(
-        dead_code,
-        reason = "read by serde and the schema: the loader chose this contract by the key already"
-    )]
-    pub(crate) contract: String,
-    /// What the scenario shows, in one line; unique within a suite.
-    pub(crate) name: Spanned<String>,
-    #[serde(default)]
-    pub(crate) description: String,
-    /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
-    #[serde(default)]
-    pub(crate) rules: Vec<Spanned<String>>,
-    /// Points the spec is worth in autograder results (`--format gradescope`); default 1.
-    #[serde(default)]
-    #[schemars(range(min = 0))]
-    pub(crate) points: Option<Spanned<f64>>,
-    /// Who sees the result on an autograder: `visible` (default), `hidden` (only pass or
-    /// fail), `after_due_date`, `after_published` (Gradescope's; only pass or fail before).
-    #[serde(default)]
-    pub(crate) visibility: Option<Visibility>,
-    /// Smells `dlqspec lint` is not to report in this spec, each with why it is fine here:
-    /// `[{smell: never-delivered, reason: "..."}]`. An allow that suppresses nothing is
-    /// reported itself (`stale-allow`).
-    #[serde(default)]
-    pub(crate) allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
-    /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
-    /// own default (the lesson's 3) is what runs.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub(crate) max_attempts: Option<Spanned<u64>>,
-    /// The messages in the queue at the start, in order.
-    #[serde(default)]
-    pub(crate) messages: Vec<Spanned<MessageSpec>>,
-    /// The compact form: groups of many similar messages, sent after `messages`, each from an
-    /// id and a body pattern (`{n}` is the message's number) and a count, with one outcome list.
-    #[serde(default)]
-    pub(crate) generate: Vec<Spanned<GenerateGroup>>,
-    /// Per message id, the handler's outcome on each call, in order.
-    #[serde(default)]
-    pub(crate) handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedCall>>>>,
-    /// What happens, in order: each step drives the consumer or the world, or checks it.
-    #[serde(default)]
-    pub(crate) steps: Vec<Spanned<SingleKey<Step>>>,
-    /// Expectations after the last step.
-    #[serde(default)]
-    pub(crate) expect: Option<Spanned<Expectation>>,
+spec_file! {
+    /// A dlq-consumer spec: messages, the handler's scripted outcomes, steps, expectations.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "DlqConsumerSpec")]
+    SpecFile {
+        /// The consumer's budget of deliveries. Left out, the consumer is made without it, so its
+        /// own default (the lesson's 3) is what runs.
+        #[serde(default)]
+        #[schemars(range(min = 1))]
+        max_attempts: Option<Spanned<u64>>,
+        /// The messages in the queue at the start, in order.
+        #[serde(default)]
+        messages: Vec<Spanned<MessageSpec>>,
+        /// The compact form: groups of many similar messages, sent after `messages`, each from an
+        /// id and a body pattern (`{n}` is the message's number) and a count, with one outcome list.
+        #[serde(default)]
+        generate: Vec<Spanned<GenerateGroup>>,
+        /// Per message id, the handler's outcome on each call, in order.
+        #[serde(default)]
+        handler: IndexMap<Spanned<String>, Vec<Spanned<SingleKey<ScriptedCall>>>>,
+        /// What happens, in order: each step drives the consumer or the world, or checks it.
+        #[serde(default)]
+        steps: Vec<Spanned<SingleKey<Step>>>,
+        /// Expectations after the last step.
+        #[serde(default)]
+        expect: Option<Spanned<Expectation>>,
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -1,13 +1,18 @@
 //! The dlq-consumer starter spec `dlqspec new` writes: every part of the vocabulary, commented.
 
-/// The starter, with `{name}` standing for the spec's name.
-pub(crate) const TEMPLATE: &str = r#"contract: dlq-consumer
-name: {name}
-description: >
-  Say in a sentence or two what this scenario shows and why it matters.
-# The rules this scenario checks; `dlqspec rules` lists them all.
-rules: [dlq-consumer/transient-retry, dlq-consumer/success]
-# The consumer's budget of deliveries; left out, the consumer's own default (the lesson's 3).
+/// The starter spec named `name`: the header every starter has, then this vocabulary's keys.
+pub(crate) fn starter(name: &str) -> String {
+    let mut text = crate::contracts::spec_file::starter_header(
+        super::NAME,
+        name,
+        &["dlq-consumer/transient-retry", "dlq-consumer/success"],
+    );
+    text.push_str(BODY);
+    text
+}
+
+/// What follows the header: every key of the vocabulary, commented.
+const BODY: &str = r#"# The consumer's budget of deliveries; left out, the consumer's own default (the lesson's 3).
 max_attempts: 3
 # The messages in the queue at the start, in order.
 messages:

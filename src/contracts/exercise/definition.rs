@@ -311,6 +311,13 @@ impl Method {
     pub(crate) fn written_args(&self) -> impl Iterator<Item = &Arg> {
         self.args.iter().filter(|arg| arg.given.is_none())
     }
+
+    /// Each written argument's first draw, by name: the call a starter spec and `smoke` make.
+    pub(crate) fn first_draws(&self) -> serde_json::Map<String, Value> {
+        self.written_args()
+            .filter_map(|arg| arg.draw.first().map(|v| (arg.name.clone(), v.clone())))
+            .collect()
+    }
 }
 
 /// A given part, checked.

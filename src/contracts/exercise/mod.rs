@@ -21,6 +21,7 @@ pub(crate) mod departure;
 pub(crate) mod explore;
 pub(crate) mod programs;
 pub(crate) mod scenario;
+mod smoke;
 pub(crate) mod types;
 pub(crate) mod vocabulary;
 pub(crate) mod world;
@@ -250,6 +251,13 @@ impl Contract for ExerciseContract {
         starter(&self.exercise, name)
     }
 
+    fn smoke_plan(
+        &self,
+        _naming: crate::model::implementation::Naming,
+    ) -> Option<crate::contracts::smoke::SmokePlan> {
+        smoke::plan(find(self.name())?)
+    }
+
     fn explorer(&self) -> Option<&'static dyn crate::generate::Explorer> {
         let this = find(self.name())?;
         this.explorer
@@ -434,20 +442,9 @@ fn schema(exercise: &Exercise, generator: &mut SchemaGenerator) -> Schema {
 /// each method once, and comments listing the vocabulary; `dlqspec bless` writes what the
 /// reference answers where `returns` is added.
 fn starter(exercise: &Exercise, name: &str) -> String {
-    let first = |method: &definition::Method| -> Value {
-        Value::Object(
-            method
-                .written_args()
-                .filter_map(|arg| arg.draw.first().map(|v| (arg.name.clone(), v.clone())))
-                .collect(),
-        )
-    };
-    let mut text = format!(
-        "contract: {}\nname: {}\ndescription: >\n  Say in a sentence or two what this scenario shows and why it matters.\n# The rules this scenario checks; `dlqspec rules` lists them all.\nrules: [{}]\n",
-        exercise.name,
-        crate::text::yaml::flow(&Value::String(name.to_owned())),
-        exercise.rules.first().map_or("", |r| r.id)
-    );
+    let first = |method: &definition::Method| Value::Object(method.first_draws());
+    let rules: Vec<&str> = exercise.rules.first().map(|r| r.id).into_iter().collect();
+    let mut text = crate::contracts::spec_file::starter_header(exercise.name, name, &rules);
     text.push_str("# The steps, in order; the first one makes the instance. Each call may pin its answer\n# (`returns: VALUE`, or `raises: invalid_argument | error | CLASS`):\n");
     for (method_name, method) in std::iter::once(("create", &exercise.create))
         .chain(exercise.methods.iter().map(|(n, m)| (n.as_str(), m)))

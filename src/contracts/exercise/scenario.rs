@@ -262,34 +262,8 @@ impl Play<'_> {
         Ok(())
     }
 
-    /// A constructor's (or factory's) wire arguments: each argument a spec's value or a given
-    /// part, in the order the constructor takes them; arguments left out from the end are not sent.
     fn constructor(&self, args: &Map<String, Value>, snapshot: Option<(&str, Value)>) -> Value {
-        let mut params: Vec<Value> = Vec::new();
-        if let Some((_, snapshot)) = &snapshot {
-            params.push(json!({ "value": snapshot }));
-        }
-        let mut left_out = 0;
-        for arg in &self.exercise.create.args {
-            if let Some(part) = &arg.given {
-                params.push(json!({ "given": part }));
-            } else if snapshot.is_some() {
-                continue;
-            } else if let Some(value) = args.get(&arg.name) {
-                for _ in 0..left_out {
-                    params.push(json!({ "value": null }));
-                }
-                left_out = 0;
-                params.push(json!({ "value": value }));
-            } else {
-                left_out += 1;
-            }
-        }
-        let mut wire = json!({ "params": params });
-        if let Some((factory, _)) = snapshot {
-            wire["factory"] = json!(factory);
-        }
-        wire
+        constructor_wire(self.exercise, args, snapshot)
     }
 
     #[expect(
@@ -421,25 +395,8 @@ impl Play<'_> {
         self.construct(index, label, position, "restart", &args, &wire, None)
     }
 
-    /// The spec's arguments of `method` in the order it takes them; those left out from the
-    /// end are not sent, so the solution's defaults apply.
     fn positional(&self, method: &str, args: &Map<String, Value>) -> Vec<Value> {
-        let Some(declared) = self.exercise.method(method) else {
-            return Vec::new();
-        };
-        let mut values = Vec::new();
-        let mut left_out = 0;
-        for arg in declared.written_args() {
-            match args.get(&arg.name) {
-                Some(value) => {
-                    values.extend(std::iter::repeat_n(Value::Null, left_out));
-                    left_out = 0;
-                    values.push(value.clone());
-                }
-                None => left_out += 1,
-            }
-        }
-        values
+        positional(self.exercise, method, args)
     }
 
     /// Calls a method of the instance, telling the call and the world calls it made.
@@ -874,6 +831,65 @@ impl Play<'_> {
         let note = (!note.is_empty()).then(|| note.to_owned());
         self.recorder.compare(step, checkpoint, note)
     }
+}
+
+/// A constructor's (or factory's) wire arguments: each argument a spec's value or a given
+/// part, in the order the constructor takes them; arguments left out from the end are not sent.
+pub(crate) fn constructor_wire(
+    exercise: &Exercise,
+    args: &Map<String, Value>,
+    snapshot: Option<(&str, Value)>,
+) -> Value {
+    let mut params: Vec<Value> = Vec::new();
+    if let Some((_, snapshot)) = &snapshot {
+        params.push(json!({ "value": snapshot }));
+    }
+    let mut left_out = 0;
+    for arg in &exercise.create.args {
+        if let Some(part) = &arg.given {
+            params.push(json!({ "given": part }));
+        } else if snapshot.is_some() {
+            continue;
+        } else if let Some(value) = args.get(&arg.name) {
+            for _ in 0..left_out {
+                params.push(json!({ "value": null }));
+            }
+            left_out = 0;
+            params.push(json!({ "value": value }));
+        } else {
+            left_out += 1;
+        }
+    }
+    let mut wire = json!({ "params": params });
+    if let Some((factory, _)) = snapshot {
+        wire["factory"] = json!(factory);
+    }
+    wire
+}
+
+/// The spec's arguments of `method` in the order it takes them; those left out from the
+/// end are not sent, so the solution's defaults apply.
+pub(crate) fn positional(
+    exercise: &Exercise,
+    method: &str,
+    args: &Map<String, Value>,
+) -> Vec<Value> {
+    let Some(declared) = exercise.method(method) else {
+        return Vec::new();
+    };
+    let mut values = Vec::new();
+    let mut left_out = 0;
+    for arg in declared.written_args() {
+        match args.get(&arg.name) {
+            Some(value) => {
+                values.extend(std::iter::repeat_n(Value::Null, left_out));
+                left_out = 0;
+                values.push(value.clone());
+            }
+            None => left_out += 1,
+        }
+    }
+    values
 }
 
 /// The step's whole mapping as blessing writes it: `returns` and `raises` taken out, and `key`

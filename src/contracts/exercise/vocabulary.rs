@@ -11,46 +11,27 @@ use serde_json::{Map, Value, json};
 
 use super::definition::{Exercise, GivenKind, Method};
 use super::world::{Scripted, scripted};
-use crate::contracts::contract::{Grading, SpecHeader, Visibility};
+use crate::contracts::contract::SpecHeader;
+use crate::contracts::spec_file::spec_file;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{SpecError, SpecErrors};
 use crate::text::yaml::{self, Blanked, Spanned};
 
-/// A spec of an exercise, as written.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "ExerciseSpec")]
-pub(crate) struct SpecFile {
-    /// The exercise's name.
-    #[expect(
-        dead_code,
-        reason = "read by serde and the schema: the loader chose this exercise by the key already"
-    )]
-    pub(crate) contract: String,
-    /// What the scenario shows, in one line; unique within a suite.
-    pub(crate) name: Spanned<String>,
-    #[serde(default)]
-    pub(crate) description: String,
-    /// The ids of the rules this scenario checks (`dlqspec rules` lists them).
-    #[serde(default)]
-    pub(crate) rules: Vec<Spanned<String>>,
-    /// Points the spec is worth in autograder results; default 1.
-    #[serde(default)]
-    pub(crate) points: Option<Spanned<f64>>,
-    /// Who sees the result on an autograder.
-    #[serde(default)]
-    pub(crate) visibility: Option<Visibility>,
-    /// Smells `dlqspec lint` is not to report in this spec, each with why.
-    #[serde(default)]
-    pub(crate) allow: Vec<Spanned<crate::contracts::smell::AllowSpec>>,
-    /// What each scripted callable answers, call by call: `{returns: VALUE}` or `{raises: CLASS}`.
-    #[serde(default)]
-    pub(crate) script: IndexMap<String, Spanned<Vec<Spanned<Value>>>>,
-    /// What happens, in order; the first step is `create`.
-    pub(crate) steps: Spanned<Vec<Spanned<Value>>>,
-    /// The state views (and given parts' records) after the last step.
-    #[serde(default)]
-    pub(crate) expect: Option<Spanned<Value>>,
+spec_file! {
+    /// A spec of an exercise, as written.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "ExerciseSpec")]
+    SpecFile {
+        /// What each scripted callable answers, call by call: `{returns: VALUE}` or `{raises: CLASS}`.
+        #[serde(default)]
+        script: IndexMap<String, Spanned<Vec<Spanned<Value>>>>,
+        /// What happens, in order; the first step is `create`.
+        steps: Spanned<Vec<Spanned<Value>>>,
+        /// The state views (and given parts' records) after the last step.
+        #[serde(default)]
+        expect: Option<Spanned<Value>>,
+    }
 }
 
 /// What a call must answer, as the spec pins it.
@@ -144,21 +125,7 @@ fn check(
 ) -> Result<Loaded, SpecError> {
     let mut errors = SpecErrors::default();
     let invalid = |at: Position, message: String| SpecError::invalid(file, at, message);
-    let grading = errors
-        .keep(Grading::from_keys(
-            file,
-            spec.points.as_ref(),
-            spec.visibility,
-        ))
-        .unwrap_or_default();
-    let header = errors.keep(SpecHeader::new(
-        file,
-        spec.name,
-        spec.description,
-        &spec.rules,
-        grading,
-    ));
-    let allow = errors.keep(crate::contracts::smell::allows(file, &spec.allow));
+    let header = spec.header(file, &mut errors);
 
     let mut scripts = IndexMap::new();
     let callables: Vec<&str> = exercise
@@ -279,8 +246,7 @@ fn check(
         None => None,
     };
     errors.check()?;
-    let mut header = header.expect("no error was told, so the header was made");
-    header.allow = allow.unwrap_or_default();
+    let header = header.expect("no error was told, so the header was made");
     Ok(Loaded {
         header,
         steps,
