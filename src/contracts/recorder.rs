@@ -172,6 +172,11 @@ impl Recorder {
         self.mode == RunMode::Explain
     }
 
+    /// How many lines the timeline holds so far: where the lines of the step at hand end.
+    pub(crate) fn told(&self) -> usize {
+        self.timeline.len()
+    }
+
     /// Adds one line to the timeline, a note.
     pub(crate) fn tell(&mut self, line: String) {
         if self.telling() {

@@ -233,6 +233,41 @@ fn rules_new_lint_and_schema_serve_the_exercise() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
 
+/// `explain --impl` of a failing spec marks each step's decision: `✓` under the rule that
+/// decides it while the solution does what the reference does, `✗` with both sides where it
+/// departs, and nothing past it, where the runs have parted.
+#[test]
+fn explain_marks_each_decision_up_to_the_departure() {
+    let explained = run(&[
+        "explain",
+        &format!("{FOLDER}/specs/take-oldest-first.yaml"),
+        "--impl",
+        &format!("{FOLDER}/mistakes/takes-newest.py"),
+    ]);
+    assert_eq!(explained.code, 1, "{}", explained.stderr);
+    let text = &explained.stdout;
+    assert_eq!(
+        text.matches("    \u{2713} decision bounded-buffer/put-appends: put returns true, as the reference does\n").count(),
+        3,
+        "{text}"
+    );
+    assert!(
+        text.contains("    \u{2713} decision bounded-buffer/capacity-validated: create makes an instance, as the reference does\n"),
+        "{text}"
+    );
+    let departs = "    \u{2717} decision bounded-buffer/take-oldest: take: the reference returns a; yours returns c\n";
+    assert_eq!(text.matches(departs).count(), 1, "{text}");
+    let (before, after) = text.split_once(departs).expect("the departure is told");
+    assert!(
+        before.contains("step 5 (line 9)") && !before.contains("step 6"),
+        "{text}"
+    );
+    assert!(
+        !after.contains(" decision "),
+        "nothing is judged past the departure:\n{text}"
+    );
+}
+
 #[test]
 fn explain_draws_a_known_mistake_and_grade_grades_a_class_of_the_exercise() {
     let page = tempfile::tempdir().expect("a temp dir");

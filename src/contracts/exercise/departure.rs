@@ -66,16 +66,16 @@ pub(crate) fn parting(theirs: &[Mark], ours: &[Mark]) -> Option<(Parting, usize)
     None
 }
 
-/// The departure of a run whose marks are `ours` from the reference's on `scenario`; `None`
-/// when the runs part nowhere the marks see.
+/// The departure of a run whose marks are `ours` from the reference's on `scenario`, and how
+/// they part; `None` when the runs part nowhere the marks see.
 pub(crate) fn find(
     scenario: &ExerciseScenario,
     ours: &[Mark],
     reference: &mut dyn Implementation,
     mistaken: &mut dyn FnMut(&Mistake) -> Option<Vec<Mark>>,
-) -> Option<Departure> {
+) -> Option<(Departure, Parted)> {
     reference.begin_spec().ok()?;
-    let (_, theirs) = scenario.play(reference, RunMode::Record, true);
+    let theirs = scenario.play(reference, RunMode::Record, true).marks;
     let (parting, at) = parting(&theirs, ours)?;
     let (their, our) = (&theirs[at], &ours[at]);
     let exercise = scenario.exercise;
@@ -113,10 +113,11 @@ pub(crate) fn find(
         ),
         None => "the final expect".to_owned(),
     };
-    let told = format!(
-        "at {step}: {}",
-        words(&parting, their, our, &mut Ids::told())
-    );
+    let parted = Parted {
+        words: words(&parting, their, our, &mut Ids::told()),
+        sides: sides(&parting, their, our),
+    };
+    let told = format!("at {step}: {}", parted.words);
     let mut mistakes: Vec<&'static Mistake> = exercise
         .mistakes
         .iter()
@@ -134,7 +135,7 @@ pub(crate) fn find(
         Some(Reply::Raised(raised)) => Some(raised.clone()),
         _ => None,
     };
-    Some(Departure {
+    let departure = Departure {
         rule,
         told,
         key: parting.shape.clone(),
@@ -142,7 +143,44 @@ pub(crate) fn find(
         mistakes,
         raised: our_raised,
         step: departs_in,
-    })
+    };
+    Some((departure, parted))
+}
+
+/// How two runs part, for `explain` to tell at the step.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Parted {
+    /// In words, as the cause tells it: `take: the reference returns a; yours returns b`.
+    pub(crate) words: String,
+    /// What the reference and the implementation did there, each in a few words:
+    /// (`take returns a`, `take returns b`), or a view's value in each.
+    pub(crate) sides: (String, String),
+}
+
+/// Each run's side of the parting: the call's answer, or the view (or its key) after it.
+fn sides(parting: &Parting, their: &Mark, our: &Mark) -> (String, String) {
+    let ids = &mut Ids::told();
+    match &parting.view {
+        None => (
+            format!("{} {}", parting.call, answer(their.reply.as_ref(), ids)),
+            format!("{} {}", parting.call, answer(our.reply.as_ref(), ids)),
+        ),
+        Some((view, key)) => {
+            let name = match key {
+                Some(key) => format!("{view}.{key}"),
+                None => view.clone(),
+            };
+            let mut pick = |mark: &Mark| {
+                let value = mark.after.iter().find(|(n, _)| n == view).map(|(_, v)| v);
+                let value = match (value, key) {
+                    (Some(Value::Object(fields)), Some(key)) => fields.get(key),
+                    (value, _) => value,
+                };
+                format!("{name}: {}", shown(value, ids))
+            };
+            (pick(their), pick(our))
+        }
+    }
 }
 
 fn parting_of(theirs: &[Mark], ours: &[Mark]) -> Option<Parting> {

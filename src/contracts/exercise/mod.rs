@@ -16,6 +16,7 @@
 //! make it from `new`'s `class` and parameters (docs/protocol.md, "Exercises").
 
 mod changes;
+mod decisions;
 pub(crate) mod definition;
 pub(crate) mod departure;
 pub(crate) mod explore;
@@ -305,7 +306,7 @@ impl Scenario for Checked {
     }
 
     fn run(&self, implementation: &mut dyn Implementation, mode: RunMode) -> ScenarioRun {
-        self.scenario.play(implementation, mode, false).0
+        self.scenario.play(implementation, mode, false).run
     }
 
     fn diagnose(
@@ -313,25 +314,46 @@ impl Scenario for Checked {
         implementation: &mut dyn Implementation,
         mode: RunMode,
     ) -> (ScenarioRun, Option<Departure>) {
-        let (run, marks) = self.scenario.play(implementation, mode, true);
-        if !matches!(run.outcome, Outcome::Mismatch(_)) {
-            return (run, None);
+        let played = self.scenario.play(implementation, mode, true);
+        if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
+            return (played.run, None);
         }
         let mut reference = self.contract.reference();
         let mut mistaken = |mistake: &Mistake| {
             let mut builtin = self.contract.mistaken(mistake.id)?;
             builtin.begin_spec().ok()?;
-            Some(self.scenario.play(&mut builtin, RunMode::Record, true).1)
+            Some(
+                self.scenario
+                    .play(&mut builtin, RunMode::Record, true)
+                    .marks,
+            )
         };
-        let departure = departure::find(&self.scenario, &marks, &mut reference, &mut mistaken);
-        (run, departure)
+        let found = departure::find(&self.scenario, &played.marks, &mut reference, &mut mistaken);
+        let mut run = played.run;
+        let Some((departure, parted)) = found else {
+            return (run, None);
+        };
+        if mode == RunMode::Explain {
+            decisions::tell(
+                &self.scenario,
+                &mut run,
+                &played.marks,
+                &played.step_ends,
+                &departure,
+                &parted,
+            );
+        }
+        (run, Some(departure))
     }
 
     fn smells(
         &self,
         implementation: &mut dyn Implementation,
     ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
-        let (run, _) = self.scenario.play(implementation, RunMode::Record, false);
+        let run = self
+            .scenario
+            .play(implementation, RunMode::Record, false)
+            .run;
         match run.outcome {
             Outcome::Passed | Outcome::Mismatch(_) => Ok((Vec::new(), run)),
             cut_short => Err(cut_short),

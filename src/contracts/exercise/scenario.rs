@@ -60,7 +60,7 @@ impl ExerciseScenario {
         implementation: &mut dyn Implementation,
         mode: RunMode,
         probe: bool,
-    ) -> (ScenarioRun, Vec<Mark>) {
+    ) -> Played {
         let telling = mode == RunMode::Explain;
         let mut play = Play {
             scenario: self,
@@ -73,10 +73,14 @@ impl ExerciseScenario {
             created: None,
             alive: false,
             heading: String::new(),
+            step_ends: Vec::new(),
         };
         let stopped = play.all().err();
-        let marks = std::mem::take(&mut play.marks);
-        (play.recorder.finish(stopped), marks)
+        Played {
+            marks: std::mem::take(&mut play.marks),
+            step_ends: std::mem::take(&mut play.step_ends),
+            run: play.recorder.finish(stopped),
+        }
     }
 
     /// The rule deciding a step, from what the spec pins for it (which the reference does).
@@ -122,6 +126,17 @@ struct Play<'a> {
     alive: bool,
     /// How the timeline names the step running: `step 3 (line 11)`.
     heading: String,
+    /// Where each step's lines end in the timeline, by step: where a diagnosis tells what
+    /// the step decided.
+    step_ends: Vec<(usize, usize)>,
+}
+
+/// A spec played: the run, each step's mark (when probed) and where each step's lines end in
+/// its timeline (when told).
+pub(crate) struct Played {
+    pub(crate) run: ScenarioRun,
+    pub(crate) marks: Vec<Mark>,
+    pub(crate) step_ends: Vec<(usize, usize)>,
 }
 
 impl Play<'_> {
@@ -137,6 +152,7 @@ impl Play<'_> {
             let mut ran = self.step(index, &label, placed);
             self.recorder
                 .describe_step(&mut ran, || Some(placed.item.clone()));
+            self.step_ends.push((index, self.recorder.told()));
             ran?;
         }
         if let Some((position, expected)) = &scenario.loaded.expect {
