@@ -62,7 +62,8 @@ fn agreeing(
         let Some(rule) = deciding(scenario, mark) else {
             continue;
         };
-        let did = done(mark);
+        // The answer is the solution's: cut, as every line of a timeline is bounded.
+        let did = crate::text::truncate::line(&done(mark), 300);
         run.timeline.insert(
             end.min(run.timeline.len()),
             TimelineLine {
