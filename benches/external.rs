@@ -217,9 +217,37 @@ fn through_dlqspec(target: &str) -> PerCall {
     })
 }
 
+/// The CPU time (user and system) of every process this one has waited for, and of every
+/// process they waited for in turn (the box's A, B and C, the interpreter), in ms.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    ms(usage.ru_utime) + ms(usage.ru_stime)
+}
+
+/// A measure of one whole process: wall and CPU time, in ms.
+#[derive(Clone, Copy)]
+struct Spent {
+    wall: f64,
+    cpu: f64,
+}
+
+/// The least wall time and the median CPU time of `spent` (CPU time, which the machine's load
+/// moves less, is the steadier figure on a shared machine).
+fn best_and_median(spent: &[Spent]) -> (f64, f64) {
+    let best = spent.iter().map(|s| s.wall).fold(f64::INFINITY, f64::min);
+    let mut cpu: Vec<f64> = spent.iter().map(|s| s.cpu).collect();
+    cpu.sort_by(f64::total_cmp);
+    (best, cpu[cpu.len() / 2])
+}
+
 /// The bundled suite as one whole `dlqspec run` of `solution`, in the box or not: its wall
-/// time, in ms.
-fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
+/// and CPU time.
+fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> Spent {
+    let cpu = children_cpu();
     let started = Instant::now();
     let status = Command::new(env!("CARGO_BIN_EXE_dlqspec"))
         .current_dir(root)
@@ -232,7 +260,10 @@ fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
         status.success(),
         "{solution} fails the suite (--sandbox {sandbox})"
     );
-    started.elapsed().as_secs_f64() * 1e3
+    Spent {
+        wall: started.elapsed().as_secs_f64() * 1e3,
+        cpu: children_cpu() - cpu,
+    }
 }
 
 /// What the box costs: the bundled suite run whole, boxed and not, on the Python and Node
@@ -241,26 +272,31 @@ fn whole_suite(root: &std::path::Path, solution: &str, sandbox: &str) -> f64 {
 fn box_cost(root: &std::path::Path) {
     let rounds = 7;
     println!(
-        "the box: the bundled suite, whole dlqspec run, best of {rounds}, boxed / --sandbox off"
+        "the box: the bundled suite, whole dlqspec run, best of {rounds}, boxed / --sandbox off (load average {} before)",
+        load_average()
     );
     for solution in [
         "python:examples/python/solution.py",
         "node:examples/javascript/solution.mjs",
     ] {
         // Alternated, so that a change in the machine's load touches both alike.
-        let (mut boxed, mut unboxed) = (f64::INFINITY, f64::INFINITY);
+        let (mut boxed, mut unboxed) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
-            boxed = boxed.min(whole_suite(root, solution, "on"));
-            unboxed = unboxed.min(whole_suite(root, solution, "off"));
+            boxed.push(whole_suite(root, solution, "on"));
+            unboxed.push(whole_suite(root, solution, "off"));
         }
+        let ((boxed, boxed_cpu), (unboxed, unboxed_cpu)) =
+            (best_and_median(&boxed), best_and_median(&unboxed));
         println!(
-            "  {solution:<40} boxed {boxed:>6.1} ms   off {unboxed:>6.1} ms   {:.2}x",
-            boxed / unboxed
+            "  {solution:<40} boxed {boxed:>6.1} ms   off {unboxed:>6.1} ms   {:.2}x; CPU, median: {boxed_cpu:>6.1} ms against {unboxed_cpu:>6.1} ms, {:.2}x",
+            boxed / unboxed,
+            boxed_cpu / unboxed_cpu
         );
     }
     let rounds = 3;
     println!(
-        "the box: grade of {CLASS} submissions, --jobs 2, best of {rounds}, boxed / --sandbox off"
+        "the box: grade of {CLASS} submissions, --jobs 2, best of {rounds}, boxed / --sandbox off (load average {})",
+        load_average()
     );
     let dir = tempfile::tempdir().expect("a temporary folder");
     for (example, file) in [
@@ -277,47 +313,60 @@ fn box_cost(root: &std::path::Path) {
             std::fs::write(folder.join(file), format!("{source}\n{comment} {i}\n"))
                 .expect("a submission");
         }
-        let (mut warm, mut cold, mut unboxed) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+        let (mut warm, mut cold, mut unboxed) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..rounds {
             let output = |what: &str| dir.path().join(format!("{file}-{what}-{round}"));
-            warm = warm.min(grade_class(
+            warm.push(grade_class(
                 root,
                 &class,
                 &output("warm"),
                 &["--sandbox", "on"],
             ));
-            cold = cold.min(grade_class(
+            cold.push(grade_class(
                 root,
                 &class,
                 &output("cold"),
                 &["--sandbox", "on", "--cold"],
             ));
-            unboxed = unboxed.min(grade_class(
+            unboxed.push(grade_class(
                 root,
                 &class,
                 &output("off"),
                 &["--sandbox", "off"],
             ));
         }
+        let ((warm, warm_cpu), (cold, cold_cpu), (unboxed, unboxed_cpu)) = (
+            best_and_median(&warm),
+            best_and_median(&cold),
+            best_and_median(&unboxed),
+        );
         println!(
             "  {file:<14} boxed {warm:>7.1} ms ({:.2}x)   boxed --cold {cold:>7.1} ms ({:.2}x)   off {unboxed:>7.1} ms",
             warm / unboxed,
             cold / unboxed
         );
+        println!(
+            "  {:<14} CPU, median: boxed {warm_cpu:>7.1} ms ({:.2}x)   boxed --cold {cold_cpu:>7.1} ms ({:.2}x)   off {unboxed_cpu:>7.1} ms",
+            "",
+            warm_cpu / unboxed_cpu,
+            cold_cpu / unboxed_cpu
+        );
     }
+    println!("  (load average {} after)", load_average());
 }
 
 /// Submissions in the class `box_cost` grades.
 const CLASS: usize = 24;
 
-/// One `dlqspec grade` of `class` (a class folder) into `output` with `options`: its wall
-/// time, in ms.
+/// One `dlqspec grade` of `class` (a class folder) into `output` with `options`: its wall and
+/// CPU time (the zygote's, which `grade` waits for, included).
 fn grade_class(
     root: &std::path::Path,
     class: &std::path::Path,
     output: &std::path::Path,
     options: &[&str],
-) -> f64 {
+) -> Spent {
+    let cpu = children_cpu();
     let started = Instant::now();
     let status = Command::new(env!("CARGO_BIN_EXE_dlqspec"))
         .current_dir(root)
@@ -335,7 +384,10 @@ fn grade_class(
         "grade {options:?} of {} failed",
         class.display()
     );
-    started.elapsed().as_secs_f64() * 1e3
+    Spent {
+        wall: started.elapsed().as_secs_f64() * 1e3,
+        cpu: children_cpu() - cpu,
+    }
 }
 
 /// The interpreter `python3` starts: pyenv's `python3` is a bash script that looks it up, a

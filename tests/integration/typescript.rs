@@ -27,12 +27,23 @@ fn all_passed() -> String {
 
 #[test]
 fn a_typescript_solution_in_a_subfolder_of_a_project_with_tsx_runs_in_the_box() {
+    a_typescript_solution_in_a_project_with_tsx_runs_in_the_box("exercises/dlq");
+}
+
+#[test]
+fn a_typescript_solution_beside_its_projects_tsx_runs_in_the_box() {
+    // The project's node_modules is then in the folder copied into the box: bound from the
+    // folder the copy held, not by its path.
+    a_typescript_solution_in_a_project_with_tsx_runs_in_the_box("");
+}
+
+/// A fresh project, as `npm install -D tsx` at its root leaves it, the solution in `folder` of
+/// it. The solution imports its code without an extension, which tsx resolves and Node does
+/// not: it passes only through the project's tsx.
+fn a_typescript_solution_in_a_project_with_tsx_runs_in_the_box(folder: &str) {
     if !node_tests() {
         return;
     }
-    // A fresh project, as `npm install -D tsx` at its root leaves it, the solution two folders
-    // down. The solution imports its code without an extension, which tsx resolves and Node
-    // does not: it passes only through the project's tsx.
     let project = tempfile::tempdir().expect("temp dir");
     std::fs::write(
         project.path().join("package.json"),
@@ -41,7 +52,7 @@ fn a_typescript_solution_in_a_subfolder_of_a_project_with_tsx_runs_in_the_box() 
     .expect("package.json");
     let modules = root().join("shims/node/node_modules");
     copy_tree(&modules, &project.path().join("node_modules"));
-    let exercise = project.path().join("exercises/dlq");
+    let exercise = project.path().join(folder);
     std::fs::create_dir_all(&exercise).expect("mkdir");
     std::fs::copy(
         root().join("examples/typescript/solution.ts"),

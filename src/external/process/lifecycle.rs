@@ -115,7 +115,14 @@ impl Process {
         let spawned = children::spawn_boxed(&mut command, &launch.limits, boxed.as_ref());
         // The child has its copy of the channel's write end (or failed to start): dlqspec's goes.
         let channel = channel.map(channel::Offered::reader);
-        let (mut child, guard) = spawned.map_err(|error| cannot(error.to_string()))?;
+        let (mut child, guard) = spawned.map_err(|error| {
+            cannot(
+                boxed
+                    .as_ref()
+                    .and_then(PreparedBox::changed_since_copied)
+                    .unwrap_or_else(|| error.to_string()),
+            )
+        })?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

@@ -68,6 +68,8 @@ fn exposure_of(program: &Path, args: &[PathBuf], submission: Option<&Path>) -> E
         bound: SYSTEM_PATHS.iter().map(PathBuf::from).collect(),
         copied: Vec::new(),
     };
+    // A TypeScript solution's `package.json` and `node_modules` folders.
+    let mut project = Vec::new();
     for (prefix, in_bin) in install_prefixes_of(program) {
         if in_bin {
             exposure.bound.push(prefix);
@@ -87,10 +89,9 @@ fn exposure_of(program: &Path, args: &[PathBuf], submission: Option<&Path>) -> E
         exposure
             .copied
             .extend(folder.filter(|folder| !folder.as_os_str().is_empty()));
-        exposure
-            .bound
-            .extend(crate::external::typescript::readable_paths(arg));
+        project.extend(crate::external::typescript::readable_paths(arg));
     }
+    exposure.bound.extend(project.iter().cloned());
     // What a bound tree already shows is not copied again.
     let bound = exposure.bound.clone();
     exposure.copied.retain(|copy| {
@@ -106,6 +107,13 @@ fn exposure_of(program: &Path, args: &[PathBuf], submission: Option<&Path>) -> E
         !copies
             .iter()
             .any(|other| other != copy && copy.starts_with(other))
+    });
+    // What lies in a copy is shown from the copy, never bound by its path, which a link put
+    // in its place after the copy would lead elsewhere: a `package.json` is copied, and a
+    // `node_modules` folder is bound from the very folder the copy opened (`HeldFolder`).
+    let copies = &exposure.copied;
+    exposure.bound.retain(|path| {
+        !(project.contains(path) && copies.iter().any(|copy| path.starts_with(copy)))
     });
     exposure.bound.sort();
     exposure.bound.dedup();
@@ -219,11 +227,90 @@ pub(crate) const MAX_COPY_BYTES: u64 = 256 << 20;
 /// How deep a copy may go.
 const MAX_COPY_DEPTH: usize = 64;
 
+/// The most `node_modules` folders one copy may hold open (`HeldFolder`).
+const MAX_HELD_FOLDERS: usize = 256;
+
 /// What a copy made besides its files: the `node_modules` folders it found, shown bound in
 /// place of a copy (an empty folder in the copy stands for each).
 #[derive(Debug, Default)]
 pub(crate) struct Copied {
-    pub(crate) node_modules: Vec<PathBuf>,
+    pub(crate) node_modules: Vec<HeldFolder>,
+}
+
+/// Which folder a path led to: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FolderIdentity {
+    pub(crate) device: u64,
+    pub(crate) inode: u64,
+}
+
+/// A folder the copy found and opened rather than copied (a `node_modules`, which may be
+/// large and is read-only to the box anyway), reached as the copy reaches every entry: from
+/// the descriptor of the folder that holds it, never through a link. The box binds it over the
+/// empty folder the copy holds in its place, from its path, and only when that path then
+/// leads to this very folder (`FolderIdentity`): a folder swapped for a link after the copy,
+/// or a folder above it, is never bound (`RootPlan`'s held binds). Held open for as long as
+/// the copy lives, so that its inode is no other folder's meanwhile.
+#[derive(Debug)]
+pub(crate) struct HeldFolder {
+    /// Where it lies, outside the box and in it.
+    pub(crate) path: PathBuf,
+    /// The folder the copy opened.
+    pub(crate) identity: FolderIdentity,
+    _held: std::os::fd::OwnedFd,
+}
+
+#[cfg(target_os = "linux")]
+const HOLD_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY;
+#[cfg(not(target_os = "linux"))]
+const HOLD_FLAGS: libc::c_int = libc::O_DIRECTORY;
+
+impl HeldFolder {
+    /// Opens the folder `name` of `folder` (a descriptor of the copy's walk), `path` outside:
+    /// never through a link, whatever took its place since it was listed (a link or a file
+    /// answers `ENOTDIR`).
+    pub(crate) fn hold(
+        folder: &std::os::fd::OwnedFd,
+        name: &std::ffi::CStr,
+        path: PathBuf,
+    ) -> io::Result<HeldFolder> {
+        let held = open_at(folder, name, HOLD_FLAGS)?;
+        let identity = identity_of(&held)?;
+        Ok(HeldFolder {
+            path,
+            identity,
+            _held: held,
+        })
+    }
+
+    /// Whether its path leads to it still, as the box will look (no link at its last part):
+    /// the refusal to tell, where it does not.
+    pub(crate) fn still_there(&self) -> io::Result<()> {
+        let now = open_path_with(&self.path, HOLD_FLAGS).and_then(|now| identity_of(&now));
+        match now {
+            Ok(identity) if identity == self.identity => Ok(()),
+            Ok(_) => Err(changed(
+                &self.path,
+                &io::Error::other("another folder is there now"),
+            )),
+            Err(error) => Err(changed(&self.path, &error)),
+        }
+    }
+}
+
+/// The device and inode of what `fd` is open on.
+fn identity_of(fd: &std::os::fd::OwnedFd) -> io::Result<FolderIdentity> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: stat is plain data, filled by fstat below.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat(2) on a descriptor this process owns (an `O_PATH` one too, Linux 3.6).
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(FolderIdentity {
+        device: stat.st_dev as u64,
+        inode: stat.st_ino as u64,
+    })
 }
 
 /// One copy of an implementation's own files, made once for as long as anything that shows it
@@ -235,8 +322,8 @@ pub(crate) struct SharedCopy {
     pub(crate) original: PathBuf,
     /// Where the copy is.
     pub(crate) into: PathBuf,
-    /// What the copy found to bind rather than copy.
-    pub(crate) node_modules: Vec<PathBuf>,
+    /// What the copy found to bind rather than copy, held open.
+    pub(crate) node_modules: Vec<HeldFolder>,
     // Declared in the order they are let go: unlisted, removed, unclaimed.
     _live: super::cleanup::LiveBox,
     _folder: tempfile::TempDir,
@@ -280,8 +367,9 @@ pub(crate) fn shared_copy(original: &Path) -> io::Result<std::sync::Arc<SharedCo
 /// Copies `from` (a folder, or a file) into `into`, which must not exist yet: regular files
 /// (their bytes and whether they are executable), folders, and links as links; never a link
 /// followed, never a FIFO, socket or device, never `.git`; a `node_modules` folder becomes an
-/// empty folder, to be bound over. Everything is made readable by every uid, and nothing
-/// writable by any but dlqspec's. Bounded by `MAX_COPY_ENTRIES` and `MAX_COPY_BYTES`.
+/// empty folder, to be bound over, and is held open (`HeldFolder`). Everything is made
+/// readable by every uid, and nothing writable by any but dlqspec's. Bounded by
+/// `MAX_COPY_ENTRIES` and `MAX_COPY_BYTES`.
 ///
 /// The walk cannot be raced: `from` is opened once without following a link, and every entry
 /// is reached from the descriptor of the folder that holds it (`openat` with `O_NOFOLLOW`,
@@ -313,23 +401,24 @@ pub(crate) fn copy_tree(from: &Path, into: &Path) -> io::Result<Copied> {
 /// `from` opened to read, not through a link (a link names neither a folder nor a file of the
 /// implementation's own).
 fn open_path(from: &Path) -> io::Result<std::os::fd::OwnedFd> {
-    use std::os::unix::ffi::OsStrExt;
-    let name = std::ffi::CString::new(from.as_os_str().as_bytes())
-        .map_err(|_| io::Error::other(format!("{} holds a NUL byte", from.display())))?;
-    // SAFETY: open(2) on a NUL-terminated path, read only; the descriptor is owned below.
-    let fd = unsafe {
-        libc::open(
-            name.as_ptr(),
-            libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        let error = io::Error::last_os_error();
-        return Err(if error.raw_os_error() == Some(libc::ELOOP) {
+    open_path_with(from, libc::O_RDONLY | libc::O_NONBLOCK).map_err(|error| {
+        if error.raw_os_error() == Some(libc::ELOOP) {
             io::Error::other(format!("{} is neither a folder nor a file", from.display()))
         } else {
             error
-        });
+        }
+    })
+}
+
+/// `from` opened with `flags`, not through a link at its last part.
+fn open_path_with(from: &Path, flags: libc::c_int) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(from.as_os_str().as_bytes())
+        .map_err(|_| io::Error::other(format!("{} holds a NUL byte", from.display())))?;
+    // SAFETY: open(2) on a NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe { libc::open(name.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
     }
     // SAFETY: `fd` was just opened here and nothing else owns it.
     Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) })
@@ -545,11 +634,19 @@ fn copy_folder(
                 continue;
             }
             make_folder(&target)?;
+            pause_before(&name);
             if name.to_bytes() == b"node_modules" {
-                copied.node_modules.push(source);
+                if copied.node_modules.len() == MAX_HELD_FOLDERS {
+                    return Err(io::Error::other(format!(
+                        "{} holds more than {MAX_HELD_FOLDERS} node_modules folders to show in the box: keep the solution in a folder of its own",
+                        from.display()
+                    )));
+                }
+                let held = HeldFolder::hold(folder, &name, source.clone())
+                    .map_err(|error| changed(&source, &error))?;
+                copied.node_modules.push(held);
                 continue;
             }
-            pause_before(&name);
             // A link or a file in its place since it was listed is refused here: ELOOP or
             // ENOTDIR, never followed.
             let inner = open_at(folder, &name, libc::O_DIRECTORY)
@@ -717,10 +814,78 @@ mod tests {
         assert!(!into.join(".git").exists());
         assert!(into.join("pkg/node_modules").is_dir());
         assert!(!into.join("pkg/node_modules/tsx").exists());
-        assert_eq!(copied.node_modules, [from.join("pkg/node_modules")]);
+        let held: Vec<&PathBuf> = copied.node_modules.iter().map(|f| &f.path).collect();
+        assert_eq!(held, [&from.join("pkg/node_modules")]);
         assert_eq!(
             std::fs::metadata(&into).unwrap().permissions().mode() & 0o777,
             0o755
+        );
+    }
+
+    #[test]
+    fn a_held_folder_is_the_one_its_parent_holds_never_a_link_nor_a_later_one() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let modules = dir.path().join("node_modules");
+        std::fs::create_dir_all(modules.join("tsx")).unwrap();
+        let parent = open_path_with(dir.path(), libc::O_RDONLY | libc::O_DIRECTORY).unwrap();
+        let held = HeldFolder::hold(&parent, c"node_modules", modules.clone()).unwrap();
+        let meta = std::fs::metadata(&modules).unwrap();
+        assert_eq!(
+            held.identity,
+            FolderIdentity {
+                device: meta.dev(),
+                inode: meta.ino()
+            }
+        );
+        held.still_there().unwrap();
+        // Swapped for a link to another folder (a teacher's), or to itself moved away:
+        // never held, and the one held is no longer there.
+        let teacher = dir.path().join("teacher");
+        std::fs::create_dir_all(&teacher).unwrap();
+        std::fs::rename(&modules, dir.path().join("was")).unwrap();
+        std::os::unix::fs::symlink(&teacher, &modules).unwrap();
+        let error = HeldFolder::hold(&parent, c"node_modules", modules.clone()).unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(libc::ENOTDIR), "{error}");
+        let said = held.still_there().unwrap_err().to_string();
+        assert!(said.contains("changed while it was copied"), "{said}");
+        std::fs::remove_file(&modules).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("was"), &modules).unwrap();
+        assert!(held.still_there().is_err());
+        // Another folder at its path is not it either; a file is no folder.
+        std::fs::remove_file(&modules).unwrap();
+        std::fs::create_dir(&modules).unwrap();
+        assert!(held.still_there().is_err());
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        assert!(HeldFolder::hold(&parent, c"file", dir.path().join("file")).is_err());
+        // Back where it was, it is itself again.
+        std::fs::remove_dir(&modules).unwrap();
+        std::fs::rename(dir.path().join("was"), &modules).unwrap();
+        held.still_there().unwrap();
+    }
+
+    #[test]
+    fn a_typescript_projects_files_in_a_copy_are_shown_from_the_copy_not_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("course");
+        let alice = project.join("alice");
+        std::fs::create_dir_all(alice.join("node_modules/tsx")).unwrap();
+        std::fs::create_dir_all(project.join("node_modules")).unwrap();
+        std::fs::write(alice.join("package.json"), "{}").unwrap();
+        std::fs::write(alice.join("solution.ts"), "").unwrap();
+        let shown = exposure_of(
+            Path::new("/usr/bin/node"),
+            &[alice.join("solution.ts")],
+            None,
+        );
+        assert_eq!(shown.copied, std::slice::from_ref(&alice));
+        // The course's folder above the copy is bound where it is; the copy's own package.json
+        // and node_modules are not bound by their paths.
+        assert!(shown.bound.contains(&project.join("node_modules")));
+        assert!(
+            !shown.bound.iter().any(|path| path.starts_with(&alice)),
+            "{:?}",
+            shown.bound
         );
     }
 

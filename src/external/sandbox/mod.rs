@@ -215,6 +215,21 @@ impl PreparedBox {
         }
     }
 
+    /// Why the box could not be entered, when a folder it binds from a copy's walk (a
+    /// `node_modules`) is no longer at its path: replaced, perhaps by a link, after the copy.
+    /// The box then refused to bind it (`ESTALE`, `ENOTDIR`); this says so in words.
+    pub(crate) fn changed_since_copied(&self) -> Option<String> {
+        #[cfg(target_os = "linux")]
+        return self
+            .copies
+            .iter()
+            .flat_map(|copy| copy.node_modules.iter())
+            .find_map(|folder| folder.still_there().err())
+            .map(|error| error.to_string());
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
     /// Whether the box's memory cgroup killed one of its processes (`--memory`).
     pub(crate) fn killed_for_memory(&self) -> bool {
         #[cfg(target_os = "linux")]
@@ -363,8 +378,9 @@ fn platform_prepare(
     let mut shared = Vec::new();
     let (container, user, clear_groups, readable, writable) = if features.container {
         let shown = exposure(program, &named);
-        let mut bound = shown.bound;
+        let bound = shown.bound;
         let mut copies = Vec::new();
+        let mut held = Vec::new();
         // Made once for every box of this run (exposure::shared_copy), held while one lives.
         for original in &shown.copied {
             let copy = exposure::shared_copy(original).map_err(|error| {
@@ -373,7 +389,11 @@ fn platform_prepare(
                     original.display()
                 ))
             })?;
-            bound.extend(copy.node_modules.iter().cloned());
+            held.extend(
+                copy.node_modules
+                    .iter()
+                    .map(|folder| (folder.path.clone(), folder.identity)),
+            );
             copies.push((original.clone(), copy.into.clone()));
             shared.push(copy);
         }
@@ -402,6 +422,7 @@ fn platform_prepare(
         let plan = root::RootPlan::new(&root::Layout {
             bound: &bound,
             copies: &copies,
+            held: &held,
             work: private.path(),
             staging: &staging,
             disk: limits.disk.unwrap_or(u64::MAX >> 1),

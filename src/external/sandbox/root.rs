@@ -13,6 +13,7 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::exposure::FolderIdentity;
 use super::raw;
 
 /// What the box shows, besides its devices and `/proc`.
@@ -21,6 +22,9 @@ pub(crate) struct Layout<'a> {
     pub(crate) bound: &'a [PathBuf],
     /// Read-only copies: (the path the box sees, the copy on the host).
     pub(crate) copies: &'a [(PathBuf, PathBuf)],
+    /// Folders in a copy bound over its empty folder where they are (a `node_modules`), each
+    /// only if its path then leads to the folder the copy opened.
+    pub(crate) held: &'a [(PathBuf, FolderIdentity)],
     /// The box's writable folder, as the box sees it.
     pub(crate) work: &'a Path,
     /// The empty host folder the new root is mounted on (in the box's mount namespace only).
@@ -50,6 +54,14 @@ enum RootStep {
         target: CString,
         attributes: u64,
     },
+    /// The same of the folder `source` leads to, only if it is `identity`: opened with no link
+    /// at its last part, checked, and bound from that descriptor, never by its path again.
+    BindHeld {
+        source: CString,
+        identity: FolderIdentity,
+        target: CString,
+        attributes: u64,
+    },
     /// A symbolic link holding `text`.
     Link { text: CString, at: CString },
     /// A fresh tmpfs.
@@ -66,6 +78,28 @@ pub(crate) struct RootPlan {
     steps: Vec<RootStep>,
     /// The writable folder, as the box sees it (its working folder).
     pub(super) work: CString,
+}
+
+/// How a path the box sees is shown.
+#[derive(Clone, Copy)]
+enum Shown<'a> {
+    /// The host's own, at its own path.
+    Host,
+    /// The copy at this host path.
+    Copy(&'a Path),
+    /// The folder of a copy's walk (`Layout::held`).
+    Held(FolderIdentity),
+}
+
+impl Shown<'_> {
+    /// Which of two ways to show one path wins: the lower.
+    fn rank(&self) -> u8 {
+        match self {
+            Shown::Copy(_) => 0,
+            Shown::Held(_) => 1,
+            Shown::Host => 2,
+        }
+    }
 }
 
 /// Bind attributes: read-only, no set-uid, no devices; devices keep `nodev` off.
@@ -113,7 +147,7 @@ impl RootPlan {
         };
         // In the order of the paths the box sees, so a folder comes before what lies in it
         // (a copy before the packages bound inside it); a copy wins over the host's own path.
-        let mut shown: Vec<(&Path, Option<&Path>)> = layout
+        let mut shown: Vec<(&Path, Shown)> = layout
             .bound
             .iter()
             .filter(|path| path.is_absolute())
@@ -122,22 +156,35 @@ impl RootPlan {
                     .iter()
                     .any(|own| path.as_path() == Path::new(own))
             })
-            .map(|path| (path.as_path(), None))
-            .chain(DEVICES.iter().map(|device| (Path::new(*device), None)))
+            .map(|path| (path.as_path(), Shown::Host))
+            .chain(
+                DEVICES
+                    .iter()
+                    .map(|device| (Path::new(*device), Shown::Host)),
+            )
             .chain(
                 layout
                     .copies
                     .iter()
-                    .map(|(at, copy)| (at.as_path(), Some(copy.as_path()))),
+                    .map(|(at, copy)| (at.as_path(), Shown::Copy(copy.as_path()))),
+            )
+            .chain(
+                layout
+                    .held
+                    .iter()
+                    .filter(|(at, _)| at.is_absolute())
+                    .map(|(at, identity)| (at.as_path(), Shown::Held(*identity))),
             )
             .collect();
-        // A copy (`Some`) sorts before the host path it replaces, which `dedup` then drops.
-        shown.sort_by(|a, b| a.0.cmp(b.0).then_with(|| b.1.is_some().cmp(&a.1.is_some())));
+        // A copy sorts before a held folder and a held folder before the host path at the
+        // same place, which `dedup` then drops.
+        shown.sort_by(|a, b| a.0.cmp(b.0).then_with(|| a.1.rank().cmp(&b.1.rank())));
         shown.dedup_by(|later, earlier| later.0 == earlier.0);
-        for (at, copy) in shown {
-            match copy {
-                Some(copy) => plan.bind(at, copy, READ_ONLY, true),
-                None => plan.show_host(at),
+        for (at, how) in shown {
+            match how {
+                Shown::Copy(copy) => plan.bind(at, copy, READ_ONLY, true),
+                Shown::Held(identity) => plan.bind_held(at, identity, READ_ONLY),
+                Shown::Host => plan.show_host(at),
             }
         }
         let (uid, gid) = layout.user;
@@ -277,6 +324,12 @@ unsafe fn run(step: &RootStep) -> io::Result<()> {
                 target,
                 attributes,
             } => bind(source, target, *attributes)?,
+            RootStep::BindHeld {
+                source,
+                identity,
+                target,
+                attributes,
+            } => bind_held(source, *identity, target, *attributes)?,
         }
         Ok(())
     }
@@ -300,6 +353,71 @@ unsafe fn bind(source: &CString, target: &CString, attributes: u64) -> io::Resul
         if tree < 0 {
             return Err(raw::last_error());
         }
+        attach(tree, target, attributes)
+    }
+}
+
+/// `bind`, of the folder `source` leads to only if it is `identity`: opened with no link at its
+/// last part (`ENOTDIR`: a link is no folder), its device and inode checked (`ESTALE` for another folder), and cloned
+/// from that descriptor, so that nothing changed between the check and the bind reaches it.
+/// The descriptor the copy held cannot serve itself: it belongs to dlqspec's mount namespace,
+/// and the kernel clones a tree only from the caller's own (`EINVAL` in A's, measured).
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn bind_held(
+    source: &CString,
+    identity: FolderIdentity,
+    target: &CString,
+    attributes: u64,
+) -> io::Result<()> {
+    unsafe {
+        let folder = libc::open(
+            source.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        );
+        if folder < 0 {
+            return Err(raw::last_error());
+        }
+        if !is_folder(folder, identity) {
+            libc::close(folder);
+            return Err(io::Error::from_raw_os_error(libc::ESTALE));
+        }
+        let tree = libc::syscall(
+            libc::SYS_open_tree,
+            folder,
+            c"".as_ptr(),
+            (libc::OPEN_TREE_CLONE | libc::OPEN_TREE_CLOEXEC) as libc::c_uint
+                | (libc::AT_EMPTY_PATH | libc::AT_RECURSIVE) as libc::c_uint,
+        ) as libc::c_int;
+        let error = raw::last_error();
+        libc::close(folder);
+        if tree < 0 {
+            return Err(error);
+        }
+        attach(tree, target, attributes)
+    }
+}
+
+/// Whether the descriptor `fd` is open on the folder `identity`.
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn is_folder(fd: libc::c_int, identity: FolderIdentity) -> bool {
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        libc::fstat(fd, &mut stat) == 0
+            && stat.st_dev as u64 == identity.device
+            && stat.st_ino as u64 == identity.inode
+    }
+}
+
+/// Gives the detached tree `tree` its `attributes` and attaches it on `target`; closes `tree`.
+///
+/// # Safety
+/// Raw system calls only.
+unsafe fn attach(tree: libc::c_int, target: &CString, attributes: u64) -> io::Result<()> {
+    unsafe {
         let attr = libc::mount_attr {
             attr_set: attributes,
             attr_clr: 0,
@@ -546,6 +664,24 @@ impl Planner {
         });
     }
 
+    /// Binds the folder the copy held (`Layout::held`) at `at`, its own path.
+    fn bind_held(&mut self, at: &Path, identity: FolderIdentity, attributes: u64) {
+        if !self.parents(at) {
+            return;
+        }
+        if !self.in_bound_tree(at) && !self.made.contains(at) {
+            self.steps.push(RootStep::Folder(self.under_staging(at)));
+            self.made.insert(at.to_path_buf());
+        }
+        self.bound_trees.insert(at.to_path_buf());
+        self.steps.push(RootStep::BindHeld {
+            source: c(at),
+            identity,
+            target: self.under_staging(at),
+            attributes,
+        });
+    }
+
     fn link(&mut self, at: &Path, text: &Path) {
         if self.in_bound_tree(at) || self.bound_trees.contains(at) || !self.parents(at) {
             return;
@@ -596,6 +732,18 @@ mod tests {
                 RootStep::Bind { source, target, .. } => {
                     format!("bind {} {}", source.to_string_lossy(), strip(target))
                 }
+                RootStep::BindHeld {
+                    source,
+                    identity,
+                    target,
+                    ..
+                } => format!(
+                    "bind held {}:{} {} {}",
+                    identity.device,
+                    identity.inode,
+                    source.to_string_lossy(),
+                    strip(target)
+                ),
                 RootStep::Link { text, at } => {
                     format!("link {} -> {}", strip(at), text.to_string_lossy())
                 }
@@ -615,10 +763,23 @@ mod tests {
         work: &str,
         proc: bool,
     ) -> Vec<String> {
+        planned_holding(host, bound, copies, &[], work, proc)
+    }
+
+    /// `planned`, with folders of the copies held.
+    fn planned_holding(
+        host: &Path,
+        bound: &[PathBuf],
+        copies: &[(PathBuf, PathBuf)],
+        held: &[(PathBuf, FolderIdentity)],
+        work: &str,
+        proc: bool,
+    ) -> Vec<String> {
         let staging = host.join("root");
         let plan = RootPlan::new(&Layout {
             bound,
             copies,
+            held,
             work: Path::new(work),
             staging: &staging,
             disk: 1 << 20,
@@ -666,15 +827,27 @@ mod tests {
     }
 
     #[test]
-    fn a_package_bound_inside_a_copy_is_bound_over_its_empty_folder() {
+    fn a_package_held_by_a_copy_is_bound_over_its_empty_folder_from_its_identity() {
         let host = tempfile::tempdir().unwrap();
         let project = host.path().join("project");
         std::fs::create_dir_all(project.join("node_modules/tsx")).unwrap();
         let copy = host.path().join("copy");
         std::fs::create_dir_all(copy.join("node_modules")).unwrap();
-        let bound = [project.join("node_modules")];
+        let modules = project.join("node_modules");
+        let identity = FolderIdentity {
+            device: 7,
+            inode: 42,
+        };
         let copies = [(project.clone(), copy.clone())];
-        let steps = planned(host.path(), &bound, &copies, "/w", false);
+        // The host's path at the same place loses to the held folder.
+        let steps = planned_holding(
+            host.path(),
+            std::slice::from_ref(&modules),
+            &copies,
+            &[(modules.clone(), identity)],
+            "/w",
+            false,
+        );
         let project = project.display();
         let copy_bind = steps
             .iter()
@@ -682,14 +855,89 @@ mod tests {
             .unwrap_or_else(|| panic!("{steps:#?}"));
         let package = steps
             .iter()
-            .position(|s| s == &format!("bind {project}/node_modules {project}/node_modules"))
+            .position(|s| {
+                s == &format!("bind held 7:42 {project}/node_modules {project}/node_modules")
+            })
             .unwrap_or_else(|| panic!("{steps:#?}"));
         assert!(copy_bind < package, "{steps:#?}");
-        // The copy holds the folder to mount on: nothing is made in it.
+        // Never by its path alone, and nothing is made in the copy, which holds the folder to
+        // mount on.
+        assert!(
+            !steps.iter().any(|s| s.starts_with("bind ")
+                && s.ends_with("node_modules")
+                && !s.contains("held")),
+            "{steps:#?}"
+        );
         assert!(
             !steps
                 .iter()
                 .any(|s| s == &format!("folder {project}/node_modules"))
+        );
+    }
+
+    /// Runs `build`'s held bind of `source` on `target` in a child of its own mount
+    /// namespace, which the kernel lets root make; its error number, 0 when it bound, `None`
+    /// where the child cannot have a mount namespace (not root).
+    fn held_bind_in_child(source: &Path, identity: FolderIdentity, target: &Path) -> Option<i32> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return None;
+        }
+        let (source, target) = (c(source), c(target));
+        // SAFETY: the child makes raw system calls only, then leaves with _exit.
+        unsafe {
+            let child = libc::fork();
+            assert!(child >= 0);
+            if child == 0 {
+                let code =
+                    if libc::unshare(libc::CLONE_NEWNS) != 0 || keep_mounts_private().is_err() {
+                        255
+                    } else {
+                        match bind_held(&source, identity, &target, READ_ONLY) {
+                            Ok(()) => 0,
+                            Err(error) => error.raw_os_error().unwrap_or(254),
+                        }
+                    };
+                libc::_exit(code);
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(child, &mut status, 0), child);
+            assert!(libc::WIFEXITED(status));
+            let code = libc::WEXITSTATUS(status);
+            (code != 255).then_some(code)
+        }
+    }
+
+    #[test]
+    fn a_held_bind_binds_only_the_folder_it_was_given() {
+        use std::os::unix::fs::MetadataExt;
+        let host = tempfile::tempdir().unwrap();
+        let modules = host.path().join("node_modules");
+        std::fs::create_dir_all(&modules).unwrap();
+        let target = host.path().join("target");
+        std::fs::create_dir_all(&target).unwrap();
+        let meta = std::fs::metadata(&modules).unwrap();
+        let identity = FolderIdentity {
+            device: meta.dev(),
+            inode: meta.ino(),
+        };
+        let Some(code) = held_bind_in_child(&modules, identity, &target) else {
+            return;
+        };
+        assert_eq!(code, 0, "the folder itself is bound");
+        // Another folder at its path: refused before anything is bound.
+        std::fs::rename(&modules, host.path().join("was")).unwrap();
+        std::fs::create_dir_all(&modules).unwrap();
+        assert_eq!(
+            held_bind_in_child(&modules, identity, &target),
+            Some(libc::ESTALE)
+        );
+        // A link to it at its path: never followed, even to the very folder.
+        std::fs::remove_dir(&modules).unwrap();
+        std::os::unix::fs::symlink(host.path().join("was"), &modules).unwrap();
+        assert_eq!(
+            held_bind_in_child(&modules, identity, &target),
+            Some(libc::ENOTDIR)
         );
     }
 

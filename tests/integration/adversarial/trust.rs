@@ -1,5 +1,6 @@
 //! The fourth round (docs/security.md): a hidden spec's data in a visible result through any
-//! channel, the host's page cache probed from the box, the copy into the box raced, dlqspec's
+//! channel, the host's page cache probed from the box, the copy into the box raced (and the
+//! packages it binds, swapped for a link after it), dlqspec's
 //! own memory taken by replies as large as a line may be, and a CSV note that is a formula to
 //! a spreadsheet splitting on `;`. Each runs as root and, where the machine allows, as an
 //! ordinary user (uid 65533 through `setpriv` when the tests run as root).
@@ -205,6 +206,123 @@ fn a_folder_swapped_for_a_link_while_copied_into_the_box_is_never_followed() {
             "as {who:?}: the run does not say why it refused: {said}"
         );
         assert_ne!(ran.code, 0, "as {who:?}: {said}");
+    }
+}
+
+/// The swap of `a` and `b` (`renameat2(RENAME_EXCHANGE)`), as a racing process makes it.
+fn exchange(a: &Path, b: &Path) {
+    let (a, b) = (
+        std::ffi::CString::new(text(a)).unwrap(),
+        std::ffi::CString::new(text(b)).unwrap(),
+    );
+    // SAFETY: renameat2 on two NUL-terminated paths.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    assert_eq!(done, 0, "{}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_node_modules_folder_swapped_for_a_link_after_the_copy_is_never_bound() {
+    // Nothing swapped (honest), then `pkg/node_modules` itself, then `pkg` above it: a link at
+    // a part of the path that the root's plan, checking the path, would have followed.
+    for who in everyone() {
+        for swapped in [None, Some("pkg/node_modules"), Some("pkg")] {
+            let place = Place::new(who);
+            // In the teacher's 0700 folder, folders every uid could read once reached: what a
+            // bind through a link would show the box.
+            let teacher = place.path().join("teacher");
+            let project = teacher.join("project");
+            std::fs::create_dir_all(project.join("node_modules")).unwrap();
+            std::fs::write(
+                project.join("node_modules/hidden.py"),
+                "KEY = 'HIDDEN-5523'\n",
+            )
+            .unwrap();
+            let solution = hostile(&place.path().join("alice"), "raced_modules.py", &[]);
+            let submission = solution.parent().unwrap().to_path_buf();
+            let package = submission.join("pkg/node_modules/left-pad");
+            std::fs::create_dir_all(&package).unwrap();
+            std::fs::write(package.join("index.js"), "module.exports = 'PACKAGE-OK';\n").unwrap();
+            // A folder the copy reaches after `pkg` (it walks names in byte order), where it
+            // pauses: the copy has then held `pkg/node_modules`, and the box is still to bind it.
+            std::fs::create_dir_all(submission.join("zz")).unwrap();
+            std::fs::copy(root().join(SPEC), place.path().join("spec.yaml")).unwrap();
+            place.hand_over();
+            std::fs::set_permissions(&teacher, std::fs::Permissions::from_mode(0o700)).unwrap();
+            let link = place.path().join("link");
+            let pause = place.path().join("pause");
+            fifo(&pause);
+            let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let swap = {
+                let (pause, link) = (pause.clone(), link.clone());
+                let (submission, project) = (submission.clone(), project.clone());
+                let over = std::sync::Arc::clone(&over);
+                std::thread::spawn(move || {
+                    let Some(swapped) = swapped else {
+                        return true;
+                    };
+                    let Ok(mut go) = std::fs::OpenOptions::new().write(true).open(&pause) else {
+                        return false;
+                    };
+                    if over.load(std::sync::atomic::Ordering::SeqCst) {
+                        return false;
+                    }
+                    let inside = Path::new(swapped).strip_prefix("pkg").unwrap();
+                    std::os::unix::fs::symlink(project.join(inside), &link).unwrap();
+                    exchange(&submission.join(swapped), &link);
+                    use std::io::Write;
+                    let _ = go.write_all(b"go\n");
+                    true
+                })
+            };
+            let mut command = place.dlqspec();
+            command
+                .args(["run", "--sandbox", "on", "--impl"])
+                .arg(format!("python:{}", text(&solution)))
+                .arg(place.path().join("spec.yaml"));
+            if swapped.is_some() {
+                command.env("DLQSPEC_TEST_COPY_PAUSE", format!("zz:{}", text(&pause)));
+            }
+            let ran = ran(command.output().expect("dlqspec runs"));
+            over.store(true, std::sync::atomic::Ordering::SeqCst);
+            if !swap.is_finished() {
+                // The copy never paused: open the other end, so the swapper's open returns.
+                let _ = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags_nonblocking()
+                    .open(&pause);
+            }
+            assert!(
+                swap.join().unwrap(),
+                "as {who:?}: the copy never paused before opening zz:\n{}{}",
+                ran.stdout,
+                ran.stderr
+            );
+            let said = format!("{}{}", ran.stdout, ran.stderr);
+            let case = format!("as {who:?}, {swapped:?} swapped");
+            assert!(!said.contains("HIDDEN-5523"), "{case}: {said}");
+            assert!(
+                !said.contains("the box bound what the link leads to"),
+                "{case}: {said}"
+            );
+            if swapped.is_none() {
+                // Honest: its own package is shown, and it passes.
+                passed(who, &ran);
+                continue;
+            }
+            assert!(
+                said.contains("node_modules changed while it was copied into the box"),
+                "{case}: the run does not say why it refused: {said}"
+            );
+            assert_ne!(ran.code, 0, "{case}: {said}");
+        }
     }
 }
 
