@@ -16,6 +16,8 @@ mod authoring_exercises;
 mod broker;
 #[cfg(target_os = "linux")]
 mod browser;
+#[cfg(target_os = "linux")]
+mod browser_capstone;
 mod capstone;
 mod causes;
 mod common;
