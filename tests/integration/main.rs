@@ -46,6 +46,7 @@ mod rules;
 mod run_cli;
 mod shims;
 mod spec_errors;
+mod spelling;
 mod strength;
 mod students;
 mod suite;
