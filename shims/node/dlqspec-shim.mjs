@@ -541,7 +541,17 @@ function framesText(head, frames) {
 }
 
 // --- requests ------------------------------------------------------------
+// The contracts name methods and keys in snake_case; JavaScript spells them in camelCase.
 const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+// The name under which `target` has the method the contract calls `name`: its camelCase
+// spelling, else the name as the contract writes it (a solution may keep `from_snapshot`).
+// A name beginning with `_` is no method the contract calls.
+function spelledMethod(target, name) {
+  const spelled = camel(name);
+  if (name.startsWith('_') || spelled.startsWith('_')) return undefined;
+  if (typeof target?.[spelled] === 'function' || typeof target?.[name] !== 'function') return spelled;
+  return name;
+}
 // A reply the shim cannot give (no such method, bad mutate_state path...): becomes `errored`.
 class ShimError extends Error {}
 
@@ -668,12 +678,86 @@ const GIVEN_NAMES = new Set(); // the names `given` exports, for the ES module f
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 let serving = null; // the contract of the current instance
 
+// --- a view's keys of more than one word -----------------------------------------
+// An exercise declares them in snake_case (`dead_letter`), as its specs write them; a
+// JavaScript solution may write their camelCase spelling (`deadLetter`). What a view returns
+// is handed back with each such key as declared, wherever the object has no key of that name
+// already; a `mutate_VIEW` path may name the declared key of an object that has the camelCase
+// one. A spelling is used only when one declared key has it and it is no declared key itself.
+const VIEW_KEYS = new Map(); // contract -> Map(view -> {toDeclared, toCamel}), from hello
+
+function viewKeys(views) {
+  const byView = new Map();
+  if (views === null || typeof views !== 'object') return byView;
+  for (const [view, keys] of Object.entries(views)) {
+    const declared = new Set((Array.isArray(keys) ? keys : []).filter((k) => typeof k === 'string'));
+    const toDeclared = new Map();
+    const ambiguous = new Set();
+    for (const key of declared) {
+      const spelled = camel(key);
+      if (spelled === key) continue;
+      if (declared.has(spelled) || toDeclared.has(spelled)) ambiguous.add(spelled);
+      else toDeclared.set(spelled, key);
+    }
+    for (const spelled of ambiguous) toDeclared.delete(spelled);
+    if (toDeclared.size === 0) continue;
+    const toCamel = new Map([...toDeclared].map(([spelled, key]) => [key, spelled]));
+    byView.set(view, { toDeclared, toCamel });
+  }
+  return byView;
+}
+
+// The keys of the view `view` of the current instance's contract, or undefined when none of
+// them has another spelling.
+const keysOf = (view) => VIEW_KEYS.get(serving)?.get(view);
+
+// `value` with each camelCase key `keys` knows renamed as declared, where its object has no
+// key of the declared name: a new object where one changes (the solution's own is left as it
+// is), the same value where none does. A value that cannot be walked (a cycle, too deep) is
+// handed back as it is, and its serialisation tells what is wrong with it.
+function asDeclared(value, keys) {
+  const walking = new Set();
+  const walk = (v) => {
+    if (v === null || typeof v !== 'object' || walking.has(v) || typeof v.toJSON === 'function') return v;
+    walking.add(v);
+    try {
+      if (Array.isArray(v)) {
+        const out = v.map(walk);
+        return out.some((item, i) => item !== v[i]) ? out : v;
+      }
+      let changed = false;
+      const out = {};
+      for (const [key, item] of Object.entries(v)) {
+        const declared = keys.toDeclared.get(key);
+        const name = declared !== undefined && !Object.hasOwn(v, declared) ? declared : key;
+        const walked = walk(item);
+        if (name !== key || walked !== item) changed = true;
+        out[name] = walked;
+      }
+      return changed ? out : v;
+    } finally {
+      walking.delete(v);
+    }
+  };
+  try { return walk(value); } catch { return value; }
+}
+
+// The key of `obj` a `mutate_VIEW` path's `key` names: the camelCase spelling of a declared
+// key where the object has that and not the key as written.
+function keyIn(obj, key, keys) {
+  if (keys === undefined || typeof key !== 'string' || obj === null || typeof obj !== 'object' || Object.hasOwn(obj, key)) return key;
+  const spelled = keys.toCamel.get(key);
+  return spelled !== undefined && Object.hasOwn(obj, spelled) ? spelled : key;
+}
+
 function partClass(cls, part, methods) {
   const C = class {};
   Object.defineProperty(C, 'name', { value: String(cls) });
   for (const m of Array.isArray(methods) ? methods : []) {
     if (typeof m !== 'string') continue;
-    C.prototype[camel(m)] = function (...args) { return worldCall(`${part}.${m}`, args); };
+    const call = function (...args) { return worldCall(`${part}.${m}`, args); };
+    C.prototype[camel(m)] = call;
+    if (camel(m) !== m) C.prototype[m] = call; // the contract's own spelling, too
   }
   Object.defineProperty(C.prototype, '_dlqspecPart', { value: part });
   return C;
@@ -699,6 +783,7 @@ function learnContracts(contracts) {
         GIVEN_NAMES.add(d.class);
       }
     }
+    VIEW_KEYS.set(name, viewKeys(described.views));
     for (const type of Array.isArray(described.types) ? described.types : []) {
       if (typeof type === 'string' && IDENTIFIER.test(type) && !Object.hasOwn(given, type)) {
         given[type] = undefined;
@@ -729,12 +814,13 @@ function makeInstance(req, solution, name) {
     throw new ShimError(`new: a parameter is {value} or {given}, not ${JSON.stringify(p)?.slice(0, 100)}`);
   });
   if (args.factory === undefined || args.factory === null) return { instance: new C(...params) };
-  const factory = camel(String(args.factory));
-  if (factory.startsWith('_') || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${factory}() to make an instance from a snapshot`);
+  const factory = spelledMethod(C, String(args.factory));
+  if (factory === undefined || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${camel(String(args.factory))}() to make an instance from a snapshot`);
   return { instance: C[factory](...params) };
 }
 
-function step(obj, key) {
+function step(obj, key, keys) {
+  key = keyIn(obj, key, keys);
   const ok = Array.isArray(obj)
     ? Number.isInteger(key) && key >= 0 && key < obj.length
     : obj !== null && typeof obj === 'object' && typeof key === 'string' && Object.hasOwn(obj, key);
@@ -743,7 +829,8 @@ function step(obj, key) {
 }
 
 // Apply mutate_state ops to the object state() returned, in place (proving state() is a copy is the point).
-function applyOps(root, ops) {
+// `keys` are the view's keys of more than one word, which a path may name as declared.
+function applyOps(root, ops, keys) {
   if (!Array.isArray(ops) || !ops.every((op) => op !== null && typeof op === 'object')) {
     throw new ShimError(`mutate_state wants a list of ops, got ${JSON.stringify(ops)?.slice(0, 100)}`);
   }
@@ -751,8 +838,8 @@ function applyOps(root, ops) {
     const p = Array.isArray(op.path) ? op.path : [];
     const whole = op.op === 'append' || op.op === 'clear'; // these act on the container the path names
     if (!whole && p.length === 0) throw new ShimError(`mutate_state: ${JSON.stringify(op.op)} needs a non-empty path`);
-    const target = (whole ? p : p.slice(0, -1)).reduce(step, root);
-    const key = p[p.length - 1];
+    const target = (whole ? p : p.slice(0, -1)).reduce((obj, key) => step(obj, key, keys), root);
+    const key = keyIn(target, p[p.length - 1], keys);
     if (target === null || typeof target !== 'object') throw new ShimError(`mutate_state: ${JSON.stringify(p)} is not inside an object or list`);
     if (op.op === 'set') {
       if (Array.isArray(target)) step(target, key);
@@ -772,18 +859,19 @@ function applyOps(root, ops) {
 }
 
 function callMethod(instance, method, args) {
-  if (method === 'mutate_state') return applyOps(instance.state(), args[0]);
+  if (method === 'mutate_state') return applyOps(instance.state(), args[0], keysOf('state'));
   if (method === 'mutate_view') { // a deep-copied view of the instance: args are [view, ops]
-    const view = camel(String(args[0]));
-    if (view.startsWith('_') || typeof instance[view] !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${view}()`);
-    return applyOps(instance[view](), args[1]);
+    const view = spelledMethod(instance, String(args[0]));
+    if (view === undefined || typeof instance[view] !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${camel(String(args[0]))}()`);
+    return applyOps(instance[view](), args[1], keysOf(String(args[0])));
   }
-  const name = camel(String(method));
-  const fn = name.startsWith('_') || name === 'constructor' ? undefined : instance[name];
-  if (typeof fn !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${name}()`);
+  const name = spelledMethod(instance, String(method));
+  const fn = name === undefined || name === 'constructor' ? undefined : instance[name];
+  if (typeof fn !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${camel(String(method))}()`);
   const value = fn.apply(instance, args);
   if (typeof value?.then === 'function') throw new ShimError(`${name}() returned a Promise; the contract's methods are synchronous`);
-  return value;
+  const keys = keysOf(String(method));
+  return keys === undefined ? value : asDeclared(value, keys);
 }
 
 async function main(solution, loadError, file, first) {

@@ -148,14 +148,18 @@ fn departs_at(heading: &str, departed: Departed) -> bool {
 
 /// The timeline as an SVG sequence diagram.
 fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Departed>) -> Markup {
-    let most_lists = timeline
+    // The lists' heads are the names the state view gives them, from the row of the most: an
+    // exercise's own, whatever they are.
+    let heads: Vec<&str> = timeline
         .iter()
-        .map(|t| match &t.event {
-            TimelineEvent::Lists(lists) => lists.len() as u32,
-            _ => 0,
+        .filter_map(|t| match &t.event {
+            TimelineEvent::Lists(lists) => Some(lists),
+            _ => None,
         })
-        .max()
-        .unwrap_or(0);
+        .max_by_key(|lists| lists.len())
+        .map(|lists| lists.iter().map(|(name, _)| name.as_str()).collect())
+        .unwrap_or_default();
+    let most_lists = heads.len() as u32;
     let lists = most_lists > 0;
     let lanes_right = FIRST_LANE + lane_gap(lanes) * lanes.len().saturating_sub(1) as u32 + 60;
     let lists_left = lanes_right + 20;
@@ -281,11 +285,11 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
                 "\n"
             }
             @if lists {
-                @for (i, name) in ["ready", "done", "quarantine"].iter().enumerate() {
+                @for (i, name) in heads.iter().enumerate() {
                     @let x = lists_left + i as u32 * (LIST_WIDTH + 10);
-                    g.lane.list-head id={ "lane-" (name) } data-lane=(name) {
+                    g.lane.list-head id={ "lane-" (lane_id(name)) } data-lane=(shown(name, 20)) {
                         rect x=(x) y="8" width=(LIST_WIDTH) height="26" rx="4" {}
-                        text x=(x + LIST_WIDTH / 2) y="26" { (name) }
+                        text x=(x + LIST_WIDTH / 2) y="26" { (shown(name, 20)) }
                     }
                     "\n"
                 }

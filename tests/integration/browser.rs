@@ -176,7 +176,7 @@ fn class_folder() -> tempfile::TempDir {
 }
 
 /// The `<td>` and `<th>` cells of row `row`, in order.
-fn cells(dom: &Dom, row: usize) -> Vec<usize> {
+pub(crate) fn cells(dom: &Dom, row: usize) -> Vec<usize> {
     dom.find(|e| e.tag == "td" || e.tag == "th")
         .into_iter()
         .filter(|&cell| dom.get(cell).parent == Some(row))
@@ -184,17 +184,17 @@ fn cells(dom: &Dom, row: usize) -> Vec<usize> {
 }
 
 /// The rows of table `table`, in order.
-fn rows(dom: &Dom, table: usize) -> Vec<usize> {
+pub(crate) fn rows(dom: &Dom, table: usize) -> Vec<usize> {
     dom.within(table, "tr")
 }
 
 /// The summary's `#rows` table's rows of submissions, in order (its two heading rows skipped).
-fn submission_rows(dom: &Dom) -> Vec<usize> {
+pub(crate) fn submission_rows(dom: &Dom) -> Vec<usize> {
     rows(dom, dom.by_id("rows")).into_iter().skip(2).collect()
 }
 
 /// The name a row of the summary's `#rows` table gives its submission.
-fn submission_name(dom: &Dom, row: usize) -> String {
+pub(crate) fn submission_name(dom: &Dom, row: usize) -> String {
     let names: Vec<usize> = dom
         .within(cells(dom, row)[0], "span")
         .into_iter()

@@ -16,6 +16,8 @@ mod authoring_exercises;
 mod broker;
 #[cfg(target_os = "linux")]
 mod browser;
+#[cfg(target_os = "linux")]
+mod browser_capstone;
 mod capstone;
 mod causes;
 mod common;
@@ -44,6 +46,7 @@ mod rules;
 mod run_cli;
 mod shims;
 mod spec_errors;
+mod spelling;
 mod strength;
 mod students;
 mod suite;

@@ -149,6 +149,11 @@ pub(crate) struct ViewDecl {
     /// find a view that is no deep copy.
     #[serde(default)]
     pub(crate) draw: Vec<Value>,
+    /// The view's keys of more than one word, in snake_case as specs write them
+    /// (`dead_letter`): a JavaScript or TypeScript solution may spell each in camelCase
+    /// (`deadLetter`), at any depth of the view, and the Node shim hands it back as written here.
+    #[serde(default)]
+    pub(crate) keys: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -340,6 +345,9 @@ pub(crate) struct Exercise {
     pub(crate) create: Method,
     pub(crate) methods: IndexMap<String, Method>,
     pub(crate) views: IndexMap<String, bool>,
+    /// Each view's keys of more than one word (`keys:`), which a JavaScript solution may
+    /// spell in camelCase.
+    pub(crate) view_keys: IndexMap<String, Vec<String>>,
     /// The changes `explore` may make to each deep-copied view.
     pub(crate) view_draws: IndexMap<String, Vec<Value>>,
     pub(crate) given: Vec<Given>,
@@ -595,6 +603,21 @@ pub(crate) fn check(
         .iter()
         .map(|(view, spanned)| (view.clone(), spanned.value.draw.clone()))
         .collect();
+    for (view, spanned) in &decl.views {
+        for key in &spanned.value.keys {
+            if !is_snake_key(key) {
+                errors.push(invalid(
+                    yaml::at(spanned),
+                    format!("`{view}`'s key `{key}` is not snake_case: `keys` names each as specs write it (`dead_letter`), and a JavaScript solution may then write it in camelCase (`deadLetter`)"),
+                ));
+            }
+        }
+    }
+    let view_keys: IndexMap<String, Vec<String>> = decl
+        .views
+        .iter()
+        .map(|(view, spanned)| (view.clone(), spanned.value.keys.clone()))
+        .collect();
     let restart = decl
         .restart
         .as_ref()
@@ -708,6 +731,7 @@ pub(crate) fn check(
         create,
         methods,
         views,
+        view_keys,
         view_draws,
         given,
         errors: decl
@@ -802,6 +826,17 @@ fn read_mistakes(
     }
     errors.check()?;
     Ok((Box::leak(mistakes.into_boxed_slice()), files))
+}
+
+/// Whether `key` is lowercase words and digits joined by `_`, as a view's key in `keys:`.
+fn is_snake_key(key: &str) -> bool {
+    key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key.split('_').all(|word| {
+            !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
 }
 
 fn is_identifier(word: &str) -> bool {

@@ -362,7 +362,8 @@ impl Scenario for Checked {
 }
 
 /// What a shim needs to serve the exercise without knowing it: the class, the given parts
-/// (each with its wire methods) and the errors (docs/protocol.md, "Exercises").
+/// (each with its wire methods), the errors, and the views with their keys of more than one
+/// word (docs/protocol.md, "Exercises").
 fn protocol_description(exercise: &Exercise) -> Value {
     let parts: Vec<GivenPart<'_>> = exercise
         .given
@@ -385,7 +386,10 @@ fn protocol_description(exercise: &Exercise) -> Value {
             (class.as_str(), base)
         })
         .collect();
-    crate::contracts::contract::protocol_description(exercise.class, &parts, &errors, &[])
+    let mut described =
+        crate::contracts::contract::protocol_description(exercise.class, &parts, &errors, &[]);
+    described["views"] = json!(exercise.view_keys);
+    described
 }
 
 /// The JSON Schema of a spec of `exercise`, derived from its `exercise.yaml`.

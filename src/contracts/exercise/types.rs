@@ -89,6 +89,19 @@ fn part_type_ts(exercise: &Exercise, part: &str) -> String {
     }
 }
 
+/// The methods without arguments a solution's class has besides `methods`: its views and the
+/// restart's snapshot, each once.
+fn shape_extras(exercise: &Exercise) -> Vec<&str> {
+    let mut extras: Vec<&str> = Vec::new();
+    let snapshot = exercise.restart.as_ref().map(|(snapshot, _)| snapshot);
+    for name in exercise.views.keys().chain(snapshot) {
+        if !exercise.methods.contains_key(name) && !extras.contains(&name.as_str()) {
+            extras.push(name);
+        }
+    }
+    extras
+}
+
 /// `given.d.ts` for the exercise: its given parts and errors, and the shape of its class.
 pub(crate) fn typescript(exercise: &Exercise) -> String {
     let mut out = format!(
@@ -122,7 +135,9 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
             ts_params(exercise, method)
         ));
     }
-    for view in exercise.views.keys() {
+    // A view may be a method too (`state`), and so may the restart's snapshot: each is
+    // declared once.
+    for view in shape_extras(exercise) {
         out.push_str(&format!("  {}(): unknown;\n", camel(view)));
     }
     out.push_str("}\n");
@@ -134,7 +149,33 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
         ts_params(exercise, &exercise.create),
         exercise.class
     ));
+    if let Some((_, from)) = &exercise.restart {
+        out.push_str(&format!(
+            "\n/** What a `restart` calls: the class's static `{class}.{from}(snapshot, ...)`. */\nexport interface {class}Factory {{\n  {from}({}): {class}Shape;\n}}\n",
+            factory_params(exercise, camel),
+            class = exercise.class,
+            from = camel(from),
+        ));
+    }
     out
+}
+
+/// The parameters of the restart's factory: the snapshot, then the constructor's given parts
+/// in order, each named through `spell`.
+fn factory_params(exercise: &Exercise, spell: fn(&str) -> String) -> String {
+    std::iter::once("snapshot: unknown".to_owned())
+        .chain(
+            exercise
+                .create
+                .args
+                .iter()
+                .filter_map(|arg| arg.given.as_ref().map(|part| (arg, part)))
+                .map(|(arg, part)| {
+                    format!("{}: {}", spell(&arg.name), part_type_ts(exercise, part))
+                }),
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `given.pyi` for the exercise: its given parts and errors, and a Protocol of its class.
@@ -184,8 +225,29 @@ pub(crate) fn python(exercise: &Exercise) -> String {
             params(method)
         ));
     }
-    for view in exercise.views.keys() {
+    for view in shape_extras(exercise) {
         out.push_str(&format!("    def {view}(self) -> object: ...\n"));
+    }
+    if let Some((_, from)) = &exercise.restart {
+        let given: String = exercise
+            .create
+            .args
+            .iter()
+            .filter_map(|arg| {
+                let part = arg.given.as_ref()?;
+                let class = exercise
+                    .given
+                    .iter()
+                    .find(|g| &g.name == part)
+                    .and_then(|g| g.class.clone())
+                    .unwrap_or_else(|| "object".to_owned());
+                Some(format!(", {}: {class}", arg.name))
+            })
+            .collect();
+        out.push_str(&format!(
+            "    @classmethod\n    def {from}(cls, snapshot: object{given}) -> \"{}Shape\": ...\n",
+            exercise.class
+        ));
     }
     out
 }
