@@ -559,6 +559,76 @@ fn types_are_derived_from_the_exercise() {
     assert_eq!(nowhere.code, 2);
 }
 
+/// What `dlqspec types` writes is TypeScript the compiler takes: a class written against it
+/// (its given parts, errors, shape, constructor and restart factory, each imported from
+/// `'given'`) type-checks under `tsc --strict`, and one that breaks the shape does not.
+#[test]
+fn typescript_declarations_type_check_with_tsc() {
+    if !node_tests() {
+        return;
+    }
+    let tsc = root().join("shims/node/node_modules/.bin/tsc");
+    assert!(
+        tsc.is_file(),
+        "{} is missing: run `npm ci --prefix shims/node`",
+        tsc.display()
+    );
+    let declared = run(&["types", "exercises/lease-queue"]);
+    assert_eq!(declared.code, 0, "{}", declared.stderr);
+    let solution = |take: &str| {
+        format!(
+            "import {{ Clock, EffectsLog, StaleLease }} from 'given';\n\
+             import type {{ LeaseQueueShape, LeaseQueueConstructor, LeaseQueueFactory }} from 'given';\n\
+             export class LeaseQueue implements LeaseQueueShape {{\n\
+               constructor(private clock: Clock, private effects: EffectsLog, budget: number, lease: number, backoff: number) {{}}\n\
+               static fromSnapshot(snapshot: unknown, clock: Clock, effects: EffectsLog): LeaseQueue {{ return new LeaseQueue(clock, effects, 1, 1, 1); }}\n\
+               submit(jobId: string, account: string, payload: string) {{ this.effects.apply(account, payload); return true; }}\n\
+               {take}\n\
+               finish(jobId: string, worker: string, outcome: string): boolean {{ throw new StaleLease(jobId); }}\n\
+               replay(jobId: string) {{ return false; }}\n\
+               state() {{ return {{ now: this.clock.now() }}; }}\n\
+               policy() {{ return {{}}; }}\n\
+               snapshot() {{ return {{}}; }}\n\
+             }}\n\
+             export const made: LeaseQueueConstructor = LeaseQueue;\n\
+             export const factory: LeaseQueueFactory = LeaseQueue;\n"
+        )
+    };
+    let check = |take: &str| {
+        let folder = tempfile::tempdir().expect("a temp dir");
+        std::fs::write(folder.path().join("given.d.ts"), &declared.stdout).expect("writes");
+        std::fs::write(folder.path().join("queue.ts"), solution(take)).expect("writes");
+        std::process::Command::new(&tsc)
+            .args([
+                "--noEmit",
+                "--strict",
+                "--target",
+                "es2022",
+                "queue.ts",
+                "given.d.ts",
+            ])
+            .current_dir(folder.path())
+            .output()
+            .expect("tsc runs")
+    };
+    let good = check("take(worker: string) { return null; }");
+    assert!(
+        good.status.success(),
+        "{}{}\n{}",
+        String::from_utf8_lossy(&good.stdout),
+        String::from_utf8_lossy(&good.stderr),
+        declared.stdout
+    );
+    // A class without `take` does not have the shape: the declarations are read, not skipped.
+    let bad = check("");
+    assert!(!bad.status.success(), "tsc took a class without take");
+    assert!(
+        String::from_utf8_lossy(&bad.stdout).contains("'take'"),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+}
+
 /// A broken exercise folder in the project's `specs/` stops a command that reads it, and no
 /// other: `run other/` in that project still runs, and `run specs` tells the broken file.
 #[test]

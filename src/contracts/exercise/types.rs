@@ -102,34 +102,31 @@ fn shape_extras(exercise: &Exercise) -> Vec<&str> {
     extras
 }
 
-/// `given.d.ts` for the exercise: its given parts and errors, and the shape of its class.
+/// `given.d.ts` for the exercise: its given parts and errors, and the shape of its class, all
+/// in the ambient module `given`. The file is a script (nothing at its top level is exported),
+/// so the module is a declaration TypeScript finds, not an augmentation of a module it cannot
+/// find; a solution imports every name from `'given'`.
 pub(crate) fn typescript(exercise: &Exercise) -> String {
-    let mut out = format!(
-        "// Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\n\ndeclare module 'given' {{\n",
-        exercise.name
-    );
+    let mut inner = String::new();
     for part in &exercise.given {
         if let Some(class) = &part.class {
-            out.push_str(&format!("  export class {class} {{\n"));
-            for line in part_methods_ts(part.kind).lines() {
-                out.push_str(&format!("  {line}\n"));
-            }
-            out.push_str("  }\n");
+            inner.push_str(&format!("export class {class} {{\n"));
+            inner.push_str(part_methods_ts(part.kind));
+            inner.push_str("}\n");
         }
     }
     for (class, base) in &exercise.errors {
         let base = match base {
             ErrorBase::Error | ErrorBase::Crash => "Error",
         };
-        out.push_str(&format!("  export class {class} extends {base} {{}}\n"));
+        inner.push_str(&format!("export class {class} extends {base} {{}}\n"));
     }
-    out.push_str("}\n\n");
-    out.push_str(&format!(
-        "/** What a solution's `{}` offers; `implements {}Shape` checks it. */\nexport interface {}Shape {{\n",
+    inner.push_str(&format!(
+        "\n/** What a solution's `{}` offers; `implements {}Shape` checks it. */\nexport interface {}Shape {{\n",
         exercise.class, exercise.class, exercise.class
     ));
     for (name, method) in &exercise.methods {
-        out.push_str(&format!(
+        inner.push_str(&format!(
             "  {}({}): unknown;\n",
             camel(name),
             ts_params(exercise, method)
@@ -138,10 +135,10 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
     // A view may be a method too (`state`), and so may the restart's snapshot: each is
     // declared once.
     for view in shape_extras(exercise) {
-        out.push_str(&format!("  {}(): unknown;\n", camel(view)));
+        inner.push_str(&format!("  {}(): unknown;\n", camel(view)));
     }
-    out.push_str("}\n");
-    out.push_str(&format!(
+    inner.push_str("}\n");
+    inner.push_str(&format!(
         "\n/** The constructor: `new {}({})`. */\nexport type {}Constructor = new ({}) => {}Shape;\n",
         exercise.class,
         ts_params(exercise, &exercise.create),
@@ -150,13 +147,25 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
         exercise.class
     ));
     if let Some((_, from)) = &exercise.restart {
-        out.push_str(&format!(
+        inner.push_str(&format!(
             "\n/** What a `restart` calls: the class's static `{class}.{from}(snapshot, ...)`. */\nexport interface {class}Factory {{\n  {from}({}): {class}Shape;\n}}\n",
             factory_params(exercise, camel),
             class = exercise.class,
             from = camel(from),
         ));
     }
+    let mut out = format!(
+        "// Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\n\ndeclare module 'given' {{\n",
+        exercise.name
+    );
+    for line in inner.lines() {
+        if !line.is_empty() {
+            out.push_str("  ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("}\n");
     out
 }
 
