@@ -17,7 +17,7 @@ use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::SpecError;
-use crate::text::yaml;
+use crate::text::{truncate, yaml};
 
 /// How a diff shows JavaScript's `undefined`.
 const UNDEFINED: &str = "undefined";
@@ -436,20 +436,30 @@ impl Play<'_> {
 
     /// Tells the lists each state view holds after a call, for the picture's side panel:
     /// every top-level list of a view that is a mapping, each item by its `id` where it has one.
+    /// Bounded, as the solution decides what its views hold: at most `MOST` lists, the first
+    /// `ITEMS` items of each (then how many more), each item cut to `ITEM_BYTES`.
     fn tell_lists(&mut self) -> Result<(), Outcome> {
-        const MOST: usize = 4;
+        const MOST: usize = 8;
+        const ITEMS: usize = 12;
+        const ITEM_BYTES: usize = 40;
         let mut lists = Vec::new();
         for view in self.exercise.views.keys().cloned().collect::<Vec<_>>() {
             if let Value::Object(fields) = self.view(&view)? {
                 for (key, value) in fields {
                     if let Value::Array(items) = value {
-                        let shown: Vec<String> = items
+                        let mut shown: Vec<String> = items
                             .iter()
+                            .take(ITEMS)
                             .map(|item| match item.get("id") {
-                                Some(Value::String(id)) => id.clone(),
-                                _ => yaml::flow(item),
+                                Some(Value::String(id)) => truncate::line(id, ITEM_BYTES),
+                                _ => {
+                                    truncate::line(&yaml::flow(&truncate::value(item)), ITEM_BYTES)
+                                }
                             })
                             .collect();
+                        if items.len() > ITEMS {
+                            shown.push(format!("+{} more", items.len() - ITEMS));
+                        }
                         lists.push((key, shown));
                     }
                 }
