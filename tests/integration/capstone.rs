@@ -222,7 +222,7 @@ fn new_writes_a_starter_spec_of_the_exercise_that_passes() {
 /// The known mistakes explore does not find in its default budget (400 cases, seed 1): each
 /// needs the same job failed twice with the clock moved between (a retry's delay), or a
 /// replay while other jobs wait, which its drawn cases rarely hold. docs/testing.md says so.
-const EXPLORE_MISSES: [&str; 2] = ["fixed-retry-delay", "replay-keeps-its-place"];
+const EXPLORE_MISSES: [&str; 1] = ["fixed-retry-delay"];
 
 #[test]
 fn explore_finds_the_known_mistakes_in_its_default_budget_and_nothing_in_a_correct_solution() {

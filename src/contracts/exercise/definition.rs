@@ -193,7 +193,15 @@ pub(crate) struct GivenDecl {
     /// The class name a solution's language sees (`Clock`), where the part is an object.
     #[serde(default)]
     pub(crate) class: Option<String>,
+    /// For a clock: the moves `explore` draws for `advance` steps, each a whole number of at
+    /// least 1 (`advance: [1, 2, 3]`: those that meet the exercise's own times). Left out:
+    /// 1, 2, 5, 10 and 30.
+    #[serde(default)]
+    pub(crate) advance: Option<Spanned<Vec<u64>>>,
 }
+
+/// The clock's moves `explore` draws where `exercise.yaml` names none.
+pub(crate) const ADVANCES: [u64; 5] = [1, 2, 5, 10, 30];
 
 /// What an error of the exercise is in a solution's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -331,6 +339,8 @@ pub(crate) struct Given {
     pub(crate) name: String,
     pub(crate) kind: GivenKind,
     pub(crate) class: Option<String>,
+    /// A clock's moves for `explore` (`ADVANCES` unless `exercise.yaml` names them).
+    pub(crate) advance: Vec<u64>,
 }
 
 /// An exercise, checked and ready to serve specs; its names live as long as the program.
@@ -504,10 +514,28 @@ pub(crate) fn check(
                     format!("a given part's name is a word a solution's argument could be called (`clock`), not `{part}`"),
                 ));
             }
+            let advance = match &spanned.value.advance {
+                None => ADVANCES.to_vec(),
+                Some(moves) => {
+                    if spanned.value.kind != GivenKind::Clock {
+                        errors.push(invalid(
+                            yaml::at(moves),
+                            format!("`advance` lists a clock's moves, and `{part}` is no clock: leave it out"),
+                        ));
+                    } else if moves.value.is_empty() || moves.value.contains(&0) {
+                        errors.push(invalid(
+                            yaml::at(moves),
+                            "`advance` lists the moves explore draws, each a whole number of at least 1 (`advance: [1, 2, 5]`)".into(),
+                        ));
+                    }
+                    moves.value.clone()
+                }
+            };
             Given {
                 name: part.clone(),
                 kind: spanned.value.kind,
                 class: spanned.value.class.clone(),
+                advance,
             }
         })
         .collect();
@@ -958,5 +986,45 @@ pub(crate) fn raised_word(raised: &crate::model::implementation::Raised) -> &'st
         crate::model::implementation::RaisedKind::InvalidArgument => "invalid_argument",
         crate::model::implementation::RaisedKind::Crash => "crash",
         crate::model::implementation::RaisedKind::Error => "error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(given: &str) -> Result<Exercise, SpecError> {
+        let text = format!(
+            "exercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\ngiven:\n{given}\
+             methods:\n  tick: {{}}\nrules:\n  - id: r\n    says: s\n    decides: [{{call: tick}}]\n"
+        );
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        check(Path::new("."), &file, decl)
+    }
+
+    #[test]
+    fn a_clock_draws_the_moves_it_names_else_the_defaults() {
+        let named = checked("  clock: {kind: clock, advance: [1, 3]}\n").expect("it checks");
+        assert_eq!(named.clock().expect("a clock").advance, [1, 3]);
+        let plain = checked("  clock: {kind: clock}\n").expect("it checks");
+        assert_eq!(plain.clock().expect("a clock").advance, ADVANCES);
+    }
+
+    #[test]
+    fn moves_are_a_clocks_and_at_least_one() {
+        let error = checked("  log: {kind: log, advance: [1]}\n").expect_err("refused");
+        assert!(
+            error.message.contains("`log` is no clock"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.position, Position::new(6, 29));
+        let error = checked("  clock: {kind: clock, advance: [2, 0]}\n").expect_err("refused");
+        assert!(
+            error.message.contains("each a whole number of at least 1"),
+            "{}",
+            error.message
+        );
     }
 }

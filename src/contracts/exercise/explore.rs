@@ -156,6 +156,26 @@ fn has_unique(exercise: &Exercise, step: &Value) -> bool {
         .is_some_and(|method| method.args.iter().any(|arg| arg.unique))
 }
 
+/// The clock's moves a case draws from: all the clock's, or in a narrow case one or two of
+/// them (from a fork, as the pools), so that a take, fail, wait cycle repeats with the same
+/// wait and a retry's delay can outgrow it.
+fn advances(exercise: &Exercise, pools: &Pools, rng: &Rng) -> Vec<u64> {
+    let all = exercise.clock().map_or_else(
+        || super::definition::ADVANCES.to_vec(),
+        |c| c.advance.clone(),
+    );
+    if pools.is_empty() || all.len() < 2 {
+        return all;
+    }
+    let mut side = rng.fork(4);
+    let mut left = all;
+    let mut narrow = Vec::new();
+    for _ in 0..side.between(1, 2) {
+        narrow.push(left.remove(side.below(left.len())));
+    }
+    narrow
+}
+
 /// The placeholder `expect` of every view and record, which blessing fills in.
 fn expect(exercise: &Exercise) -> Value {
     if exercise.inline_expect() {
@@ -223,6 +243,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         .map(|(view, _)| view)
         .collect();
     let expecting = !exercise.views.is_empty() || exercise.recorded_parts().next().is_some();
+    let advances = advances(exercise, &pools, rng);
     let mut drawn = Vec::new();
     for _ in 0..rng.between(3, 16) {
         let step = match rng.weighted(&[
@@ -240,7 +261,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
                 let changes = rng.pick(&exercise.view_draws[view]).clone();
                 Some(json!({ format!("mutate_{view}"): changes }))
             }
-            2 => Some(json!({ "advance": rng.pick(&[1, 2, 5, 10, 30]) })),
+            2 => Some(json!({ "advance": rng.pick(&advances) })),
             _ => Some(json!("restart")),
         };
         drawn.extend(step);
