@@ -732,7 +732,8 @@ function asDeclared(value, keys) {
         const name = declared !== undefined && !Object.hasOwn(v, declared) ? declared : key;
         const walked = walk(item);
         if (name !== key || walked !== item) changed = true;
-        out[name] = walked;
+        // Defined, not assigned: a key `__proto__` is data, not the object's prototype.
+        Object.defineProperty(out, name, { value: walked, enumerable: true, writable: true, configurable: true });
       }
       return changed ? out : v;
     } finally {

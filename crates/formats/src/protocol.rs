@@ -282,6 +282,17 @@ pub enum RaisedKind {
     Error,
 }
 
+impl RaisedKind {
+    /// The kind as a spec names it: `crash`, `invalid_argument`, `error`.
+    pub fn word(self) -> &'static str {
+        match self {
+            RaisedKind::Crash => "crash",
+            RaisedKind::InvalidArgument => "invalid_argument",
+            RaisedKind::Error => "error",
+        }
+    }
+}
+
 /// An error raised by an implementation, or by the world into an implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Raised {
@@ -315,6 +326,13 @@ impl Raised {
     /// catches.
     pub fn is_a(&self, class: &str) -> bool {
         self.class == class || self.extends.as_deref() == Some(class)
+    }
+
+    /// Whether it is the error a spec names `name`: its kind's word (`error` being any but a
+    /// crash), or its class or a class it extends.
+    pub fn is_named(&self, name: &str) -> bool {
+        let word = self.kind.word();
+        word == name || (name == "error" && word != "crash") || self.is_a(name)
     }
 
     pub fn crash(message: impl Into<String>) -> Self {

@@ -3,7 +3,7 @@
 //! the step where it departs broke its rule (`✗`, with both sides); past it the runs have
 //! parted, and nothing more is judged.
 
-use super::definition::{Point, raised_word};
+use super::definition::Point;
 use super::departure::Parted;
 use super::scenario::{ExerciseScenario, Mark, shown_reply};
 use crate::contracts::contract::ScenarioRun;
@@ -83,22 +83,7 @@ fn agreeing(
 /// The rule deciding a step that did what the reference does: the most specific `decides`
 /// pattern matching its call and answer, else what the spec pins for the step.
 fn deciding(scenario: &ExerciseScenario, mark: &Mark) -> Option<&'static Rule> {
-    let returns = match &mark.reply {
-        Some(Reply::Returned(value)) => Some(value),
-        _ => None,
-    };
-    let raised = match &mark.reply {
-        Some(Reply::Raised(raised)) => Some(raised),
-        _ => None,
-    };
-    let point = Point {
-        call: Some(mark.call.as_str()),
-        args: Some(&mark.args),
-        returns,
-        raises: raised.map(|r| (raised_word(r), Some(r))),
-        mutate: mark.call.strip_prefix("mutate_"),
-        ..Point::default()
-    };
+    let point = Point::answered(&mark.call, &mark.args, mark.reply.as_ref());
     scenario.exercise.rule_at(&point).or_else(|| {
         let placed = scenario.loaded.steps.get(mark.step)?;
         scenario.decision(&placed.step)

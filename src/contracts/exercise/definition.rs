@@ -897,6 +897,32 @@ pub(crate) struct Point<'p> {
     pub(crate) mutate: Option<&'p str>,
 }
 
+impl<'p> Point<'p> {
+    /// The point of a call of `call` with `args` that answered `reply`: what it returned or
+    /// raised, and the view a `mutate_VIEW` changes; no view or key differs there.
+    pub(crate) fn answered(
+        call: &'p str,
+        args: &'p serde_json::Map<String, Value>,
+        reply: Option<&'p crate::model::implementation::Reply>,
+    ) -> Self {
+        use crate::model::implementation::Reply;
+        Point {
+            call: Some(call),
+            args: Some(args),
+            returns: match reply {
+                Some(Reply::Returned(value)) => Some(value),
+                _ => None,
+            },
+            raises: match reply {
+                Some(Reply::Raised(raised)) => Some((raised.kind.word(), Some(raised))),
+                _ => None,
+            },
+            mutate: call.strip_prefix("mutate_"),
+            ..Point::default()
+        }
+    }
+}
+
 impl Pattern {
     /// Whether every condition the pattern sets holds at `point`.
     pub(crate) fn matches(&self, point: &Point) -> bool {
@@ -982,11 +1008,7 @@ impl Exercise {
 
 /// How a spec names a raised error: its kind's word.
 pub(crate) fn raised_word(raised: &crate::model::implementation::Raised) -> &'static str {
-    match raised.kind {
-        crate::model::implementation::RaisedKind::InvalidArgument => "invalid_argument",
-        crate::model::implementation::RaisedKind::Crash => "crash",
-        crate::model::implementation::RaisedKind::Error => "error",
-    }
+    raised.kind.word()
 }
 
 #[cfg(test)]

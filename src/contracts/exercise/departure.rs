@@ -79,27 +79,15 @@ pub(crate) fn find(
     let (parting, at) = parting(&theirs, ours)?;
     let (their, our) = (&theirs[at], &ours[at]);
     let exercise = scenario.exercise;
-    let raised = their.reply.as_ref().and_then(|reply| match reply {
-        Reply::Raised(raised) => Some(raised.clone()),
-        _ => None,
-    });
-    let returns = match their.reply.as_ref() {
-        Some(Reply::Returned(value)) => Some(value.clone()),
-        _ => None,
-    };
     let (view, key) = match &parting.view {
         Some((view, key)) => (Some(view.as_str()), key.as_deref()),
         None => (None, None),
     };
-    let mutate = parting.call.strip_prefix("mutate_");
+    // What decides it: the reference's answer to our call, and the view that differs.
     let point = Point {
-        call: Some(parting.call.as_str()),
-        args: Some(&our.args),
-        returns: returns.as_ref(),
-        raises: raised.as_ref().map(|r| (raised_word(r), Some(r))),
         view,
         key,
-        mutate,
+        ..Point::answered(&parting.call, &our.args, their.reply.as_ref())
     };
     let rule = exercise.rule_at(&point);
     let placed = scenario.loaded.steps.get(parting.step);

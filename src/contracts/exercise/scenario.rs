@@ -1022,7 +1022,7 @@ pub(crate) fn reply_value(reply: &Reply) -> Value {
 fn raised_value(raised: &Raised, expected: Option<&str>) -> Value {
     let word = raised_word(raised);
     match expected {
-        Some(want) if want == word || (want == "error" && word != "crash") || raised.is_a(want) => {
+        Some(want) if raised.is_named(want) => {
             json!({ "raises": want })
         }
         _ => json!({ "raises": word, "error": raised.describe() }),
