@@ -369,9 +369,9 @@ fn the_explain_picture_of_a_lease_queue_run_draws_the_clock_and_the_state_lists(
     for now in ["now 5", "now 15", "now 16"] {
         assert!(words.contains(now), "{now} is not drawn: {words}");
     }
-    // The state view's lists, headed by their own names: the job waiting for its retry time,
-    // then leased again. (The picture shows each list's ids, not a lease's `until` or a
-    // retry's `due`: those are in the checks' expected and actual values.)
+    // The state view's lists, headed by their own names: the job leased, then waiting for its
+    // retry time, each with the lease's end or the retry's time beside its id (the view's
+    // `shown:` in exercise.yaml).
     let heads: Vec<String> = dom
         .find(|e| e.has_class("list-head"))
         .into_iter()
@@ -387,7 +387,11 @@ fn the_explain_picture_of_a_lease_queue_run_draws_the_clock_and_the_state_lists(
         .into_iter()
         .map(|list| dom.get(list).words())
         .collect();
-    for shown in ["waiting: a", "leased: a"] {
+    for shown in [
+        "leased: a (worker w1, until 10)",
+        "waiting: a (due 5)",
+        "waiting: a (due 10)",
+    ] {
         assert!(
             lists.iter().any(|l| l == shown),
             "no {shown:?} in {lists:?}"

@@ -154,6 +154,10 @@ pub(crate) struct ViewDecl {
     /// (`deadLetter`), at any depth of the view, and the Node shim hands it back as written here.
     #[serde(default)]
     pub(crate) keys: Vec<String>,
+    /// The fields of a listed item an explained run's list panel shows beside its `id`
+    /// (`shown: [until, due]` draws a leased job as `a (until 17)`); none by default.
+    #[serde(default)]
+    pub(crate) shown: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -333,6 +337,20 @@ impl Method {
     }
 }
 
+/// A state view, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct View {
+    /// Whether it must be a deep copy (`mutate_VIEW` then checks that it is).
+    pub(crate) deep_copy: bool,
+    /// Its keys of more than one word (`keys:`), which a JavaScript solution may spell in
+    /// camelCase.
+    pub(crate) keys: Vec<String>,
+    /// The changes `explore` may make to it, where it is a deep copy.
+    pub(crate) draws: Vec<Value>,
+    /// The fields of a listed item the list panel shows beside its `id`.
+    pub(crate) shown: Vec<String>,
+}
+
 /// A given part, checked.
 #[derive(Debug, Clone)]
 pub(crate) struct Given {
@@ -354,12 +372,7 @@ pub(crate) struct Exercise {
     pub(crate) reference: String,
     pub(crate) create: Method,
     pub(crate) methods: IndexMap<String, Method>,
-    pub(crate) views: IndexMap<String, bool>,
-    /// Each view's keys of more than one word (`keys:`), which a JavaScript solution may
-    /// spell in camelCase.
-    pub(crate) view_keys: IndexMap<String, Vec<String>>,
-    /// The changes `explore` may make to each deep-copied view.
-    pub(crate) view_draws: IndexMap<String, Vec<Value>>,
+    pub(crate) views: IndexMap<String, View>,
     pub(crate) given: Vec<Given>,
     pub(crate) errors: IndexMap<String, ErrorBase>,
     pub(crate) restart: Option<(String, String)>,
@@ -621,15 +634,19 @@ pub(crate) fn check(
         }
         methods.insert(name.clone(), method(name, &spanned.value, &mut errors));
     }
-    let views: IndexMap<String, bool> = decl
+    let views: IndexMap<String, View> = decl
         .views
         .iter()
-        .map(|(view, spanned)| (view.clone(), spanned.value.deep_copy))
-        .collect();
-    let view_draws: IndexMap<String, Vec<Value>> = decl
-        .views
-        .iter()
-        .map(|(view, spanned)| (view.clone(), spanned.value.draw.clone()))
+        .map(|(view, spanned)| {
+            let decl = &spanned.value;
+            let view_of = View {
+                deep_copy: decl.deep_copy,
+                keys: decl.keys.clone(),
+                draws: decl.draw.clone(),
+                shown: decl.shown.clone(),
+            };
+            (view.clone(), view_of)
+        })
         .collect();
     for (view, spanned) in &decl.views {
         for key in &spanned.value.keys {
@@ -641,11 +658,6 @@ pub(crate) fn check(
             }
         }
     }
-    let view_keys: IndexMap<String, Vec<String>> = decl
-        .views
-        .iter()
-        .map(|(view, spanned)| (view.clone(), spanned.value.keys.clone()))
-        .collect();
     let restart = decl
         .restart
         .as_ref()
@@ -729,7 +741,7 @@ pub(crate) fn check(
     step_kinds.extend(
         views
             .keys()
-            .filter(|v| views[*v])
+            .filter(|v| views[*v].deep_copy)
             .map(|v| leak(format!("mutate_{v}"))),
     );
     if given.iter().any(|g| g.kind == GivenKind::Clock) {
@@ -759,8 +771,6 @@ pub(crate) fn check(
         create,
         methods,
         views,
-        view_keys,
-        view_draws,
         given,
         errors: decl
             .errors

@@ -233,13 +233,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
     let deep_views: Vec<&String> = exercise
         .views
         .iter()
-        .filter(|(view, deep)| {
-            **deep
-                && exercise
-                    .view_draws
-                    .get(*view)
-                    .is_some_and(|d| !d.is_empty())
-        })
+        .filter(|(_, view)| view.deep_copy && !view.draws.is_empty())
         .map(|(view, _)| view)
         .collect();
     let expecting = !exercise.views.is_empty() || exercise.recorded_parts().next().is_some();
@@ -258,7 +252,7 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
             }
             1 => {
                 let view: &String = rng.pick::<&String>(&deep_views);
-                let changes = rng.pick(&exercise.view_draws[view]).clone();
+                let changes = rng.pick(&exercise.views[view].draws).clone();
                 Some(json!({ format!("mutate_{view}"): changes }))
             }
             2 => Some(json!({ "advance": rng.pick(&advances) })),

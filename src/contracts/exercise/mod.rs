@@ -20,6 +20,7 @@ mod decisions;
 pub(crate) mod definition;
 pub(crate) mod departure;
 pub(crate) mod explore;
+mod panel;
 pub(crate) mod programs;
 pub(crate) mod scenario;
 mod smoke;
@@ -30,6 +31,7 @@ pub(crate) mod world;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
+use indexmap::IndexMap;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
@@ -388,7 +390,12 @@ fn protocol_description(exercise: &Exercise) -> Value {
         .collect();
     let mut described =
         crate::contracts::contract::protocol_description(exercise.class, &parts, &errors, &[]);
-    described["views"] = json!(exercise.view_keys);
+    let keys: IndexMap<&str, &[String]> = exercise
+        .views
+        .iter()
+        .map(|(name, view)| (name.as_str(), view.keys.as_slice()))
+        .collect();
+    described["views"] = json!(keys);
     described
 }
 
@@ -431,8 +438,8 @@ fn schema(exercise: &Exercise, generator: &mut SchemaGenerator) -> Schema {
             steps.push(json!({ "const": name }));
         }
     }
-    for (view, deep) in &exercise.views {
-        if *deep {
+    for (view, shape) in &exercise.views {
+        if shape.deep_copy {
             let kind = format!("mutate_{view}");
             steps.push(json!({ "type": "object", "properties": { &kind: { "type": "array" } }, "required": [kind], "additionalProperties": false }));
         }
@@ -481,8 +488,8 @@ fn starter(exercise: &Exercise, name: &str) -> String {
             .collect();
         text.push_str(&format!("#   {method_name}: {{{}}}\n", args.join(", ")));
     }
-    for (view, deep) in &exercise.views {
-        if *deep {
+    for (view, shape) in &exercise.views {
+        if shape.deep_copy {
             text.push_str(&format!("#   mutate_{view}: [{{set: {{path: [KEY, 0], value: X}}}}]   (the instance must not change)\n"));
         }
     }

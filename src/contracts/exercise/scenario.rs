@@ -7,6 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::definition::{Exercise, Point, raised_word};
+use super::panel;
 use super::vocabulary::{Answer, Loaded, Placed, Step};
 use super::world::{ExerciseWorld, WorldCall};
 use crate::contracts::contract::{Checkpoint, RunMode, ScenarioRun, WrittenValue};
@@ -17,7 +18,7 @@ use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::SpecError;
-use crate::text::{truncate, yaml};
+use crate::text::yaml;
 
 /// How a diff shows JavaScript's `undefined`.
 const UNDEFINED: &str = "undefined";
@@ -434,39 +435,21 @@ impl Play<'_> {
         Ok(reply)
     }
 
-    /// Tells the lists each state view holds after a call, for the picture's side panel:
-    /// every top-level list of a view that is a mapping, each item by its `id` where it has one.
-    /// Bounded, as the solution decides what its views hold: at most `MOST` lists, the first
-    /// `ITEMS` items of each (then how many more), each item cut to `ITEM_BYTES`.
+    /// Tells the lists each state view holds after a call, for the picture's side panel
+    /// (`panel`).
     fn tell_lists(&mut self) -> Result<(), Outcome> {
-        const MOST: usize = 8;
-        const ITEMS: usize = 12;
-        const ITEM_BYTES: usize = 40;
-        let mut lists = Vec::new();
-        for view in self.exercise.views.keys().cloned().collect::<Vec<_>>() {
-            if let Value::Object(fields) = self.view(&view)? {
-                for (key, value) in fields {
-                    if let Value::Array(items) = value {
-                        let mut shown: Vec<String> = items
-                            .iter()
-                            .take(ITEMS)
-                            .map(|item| match item.get("id") {
-                                Some(Value::String(id)) => truncate::line(id, ITEM_BYTES),
-                                _ => {
-                                    truncate::line(&yaml::flow(&truncate::value(item)), ITEM_BYTES)
-                                }
-                            })
-                            .collect();
-                        if items.len() > ITEMS {
-                            shown.push(format!("+{} more", items.len() - ITEMS));
-                        }
-                        lists.push((key, shown));
-                    }
-                }
-            }
+        let names: Vec<String> = self.exercise.views.keys().cloned().collect();
+        let mut values = Vec::with_capacity(names.len());
+        for name in &names {
+            values.push(self.view(name)?);
         }
+        let lists = panel::lists(
+            values
+                .iter()
+                .zip(self.exercise.views.values())
+                .map(|(value, view)| (value, view.shown.as_slice())),
+        );
         if !lists.is_empty() {
-            lists.truncate(MOST);
             let told: Vec<String> = lists
                 .iter()
                 .map(|(name, items)| format!("{name}: [{}]", items.join(", ")))

@@ -309,7 +309,7 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
         },
         _ => {
             if let Some(view) = kind.strip_prefix("mutate_")
-                && exercise.views.get(view) == Some(&true)
+                && exercise.views.get(view).is_some_and(|v| v.deep_copy)
             {
                 let Value::Array(ops) = body else {
                     return Err(format!(
