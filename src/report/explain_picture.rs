@@ -239,7 +239,7 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
                         @for (i, (name, items)) in lists.iter().enumerate() {
                             @let x = lists_left + i as u32 * (LIST_WIDTH + 10);
                             @let shown_items = if items.is_empty() { "(empty)".to_owned() } else { items.join(", ") };
-                            g class={ "list " (name) } {
+                            g class={ "list list-of-" (class_word(name)) } {
                                 rect x=(x) y=(y) width=(LIST_WIDTH) height="20" {}
                                 text x=(x + 4) y=(y + 14) {
                                     (shown(name, 20)) ": "
@@ -300,15 +300,31 @@ fn svg(lanes: &[&'static str], timeline: &[TimelineLine], departure: Option<Depa
     }
 }
 
+/// A name as one word of a `class` attribute, in its own namespace (`step-`, `list-of-`
+/// before it): a method is named `call` and a view's list `departure` without taking the
+/// style of the picture's own classes, and a name the solution chose (a list's key) is one
+/// class, not several. Letters, digits, `-` and `_` stay; anything else becomes `-`.
+fn class_word(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
 /// A step's heading: a band across the picture, with a mark saying what kind of step it is
 /// (a cross where the implementation `departs` from the reference); the row and the top of
 /// the next.
 fn band(kind: &str, departs: bool, y: u32, width: u32, text: &str, right: u32) -> (Markup, u32) {
     let glyph = if departs { "\u{2717}" } else { glyph(kind) };
     let class = if departs {
-        format!("step {kind} departure")
+        format!("step step-{} departure", class_word(kind))
     } else {
-        format!("step {kind}")
+        format!("step step-{}", class_word(kind))
     };
     let row = html! {
         g class=(class) id=[departs.then_some("departure")] {
@@ -528,7 +544,7 @@ mod tests {
         assert_eq!(html.matches("id=\"departure\"").count(), 1, "{html}");
         assert!(
             html.contains(
-                "<g class=\"step process departure\" id=\"departure\"><rect x=\"4\" y=\"82\""
+                "<g class=\"step step-process departure\" id=\"departure\"><rect x=\"4\" y=\"82\""
             ),
             "the second step, not the first nor the twelfth: {html}"
         );

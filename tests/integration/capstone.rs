@@ -293,3 +293,39 @@ fn explore_finds_the_known_mistakes_in_its_default_budget_and_nothing_in_a_corre
         );
     }
 }
+
+/// The given clock is the spec's to move: a solution that moves it (here, a lease-queue whose
+/// `take` waits a tick by advancing the world's clock) reaches no `advance`, and its run is
+/// told that it called what the clock does not offer, rather than passing on a time of its own.
+#[test]
+fn a_solution_cannot_move_the_given_clock() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let correct = root().join("tests/exercises/lease-queue/correct/queue_eager.py");
+    let text = std::fs::read_to_string(&correct).expect("a correct solution");
+    let moving = text.replacen(
+        "    def take(self, worker):\n",
+        "    def take(self, worker):\n        self.clock.advance(1)\n",
+        1,
+    );
+    assert_ne!(moving, text, "the solution's take is where it was");
+    let solution = dir.path().join("moves_the_clock.py");
+    std::fs::write(&solution, moving).expect("write");
+    let spec =
+        format!("{EXERCISE}/specs/take-counts-the-attempt-and-leases-until-now-plus-lease.yaml");
+    let ran = run(&[
+        "run",
+        &spec,
+        "--impl",
+        &format!("python:{}", path_arg(&solution)),
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("advance"),
+        "the run says what the solution called: {}",
+        ran.stdout
+    );
+    let types = run(&["types", EXERCISE]);
+    assert_eq!(types.code, 0, "{}", types.stderr);
+    assert!(types.stdout.contains("now(): number;"), "{}", types.stdout);
+    assert!(!types.stdout.contains("advance("), "{}", types.stdout);
+}

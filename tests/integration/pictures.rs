@@ -59,9 +59,9 @@ fn explain_draws_a_dlq_consumer_scenario_on_its_four_lanes() {
         // The handler's crash, a mark on its lane; the recover, restart and clock steps.
         "<g class=\"mark tone-crash\"><path",
         ">CRASH: handler(p) crashes the process</text>",
-        "<g class=\"step recover\">",
-        "<g class=\"step restart\">",
-        "<g class=\"step advance\">",
+        "<g class=\"step step-recover\">",
+        "<g class=\"step step-restart\">",
+        "<g class=\"step step-advance\">",
         // The dead-lettering, from the consumer to the DLQ.
         "<g class=\"call tone-dead\" data-from=\"consumer\" data-to=\"dlq\">",
         ">put(p) poison</text>",
@@ -135,7 +135,7 @@ fn explain_draws_an_outcome_queue_scenario_with_its_lists_after_each_step() {
     for needle in [
         "<g class=\"call tone-plain\" data-from=\"test\" data-to=\"retryqueue\"><text",
         ">process(transient) -&gt; dead</text>",
-        "<g class=\"list quarantine\"><rect",
+        "<g class=\"list list-of-quarantine\"><rect",
         // Each list after each call, an entry by its id.
         ">ready: a, b</text>",
         ">quarantine: a</text>",
@@ -163,7 +163,7 @@ fn explain_marks_where_a_broken_outcome_queue_parts_ways_with_the_spec() {
         ">\u{2717} returns: expected dead, got retry</text>",
         ">expected: dead</text>",
         ">actual:   retry</text>",
-        "<g class=\"step call departure\" id=\"departure\"><rect",
+        "<g class=\"step step-call departure\" id=\"departure\"><rect",
         ">process(permanent) -&gt; retry</text>",
         "\u{2717} here yours departs from the reference: at step 4",
         // The lists show the job back in ready, not in quarantine.

@@ -168,8 +168,8 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum GivenKind {
-    /// `now()` and `advance(n)`: the world's time, starting at 0, moved by the specs'
-    /// `advance` steps (or the solution's own calls).
+    /// `now()`: the world's time, starting at 0, moved only by the specs' `advance` steps (a
+    /// solution reads the clock; it does not move the world's time).
     Clock,
     /// `apply(key, value)` records an effect under a key, `entries()` reads them back; a
     /// spec's `expect` compares each key's effects in the order applied.
@@ -182,7 +182,7 @@ impl GivenKind {
     /// The methods a part of this kind answers to, as the wire names them (`part.method`).
     pub(crate) fn methods(self) -> &'static [&'static str] {
         match self {
-            GivenKind::Clock => &["now", "advance"],
+            GivenKind::Clock => &["now"],
             GivenKind::Log => &["apply", "entries"],
             GivenKind::Callable => &[],
         }
@@ -288,6 +288,15 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 }
 
 impl Pattern {
+    /// How it ranks among the patterns that match a point: one naming the step (its call or
+    /// the view a `mutate_VIEW` changed) outranks any that does not, whatever they name
+    /// besides, so that a view's key alone (`{view: state, key: leased}`, written for the
+    /// clock's moves) never takes a call's departure from the rule of that call; then the
+    /// more conditions, the more specific.
+    pub(crate) fn rank(&self) -> (bool, usize) {
+        (self.call.is_some() || self.mutate.is_some(), self.weight())
+    }
+
     /// How many conditions it sets: the more, the more specific.
     pub(crate) fn weight(&self) -> usize {
         usize::from(self.call.is_some())
@@ -966,8 +975,8 @@ impl Pattern {
 }
 
 impl Exercise {
-    /// The rule that decides `point`: of the patterns that match it, the most specific, the
-    /// first written among equals.
+    /// The rule that decides `point`: of the patterns that match it, those naming the step
+    /// (its call or `mutate`) first, then the most specific, the first written among equals.
     /// Every rule a call at `point` reaches: those with a pattern naming a call that matches
     /// it, whatever view the pattern names (a call decides what it changes), the most specific
     /// first. A method that raised or returned nothing (`null`) changed nothing, so it reaches
@@ -1003,10 +1012,10 @@ impl Exercise {
     }
 
     pub(crate) fn rule_at(&self, point: &Point) -> Option<&'static Rule> {
-        let mut best: Option<(usize, usize)> = None;
+        let mut best: Option<(usize, (bool, usize))> = None;
         for (rule, pattern) in &self.decides {
             if pattern.matches(point) {
-                let weight = pattern.weight();
+                let weight = pattern.rank();
                 if best.is_none_or(|(_, w)| weight > w) {
                     best = Some((*rule, weight));
                 }
@@ -1033,6 +1042,52 @@ mod tests {
         let file = SourceFile::from_text("exercise.yaml", text);
         let decl = yaml::parse(&file).expect("it parses");
         check(Path::new("."), &file, decl)
+    }
+
+    /// A toy exercise whose rule `by-key` is decided by a view's key alone, written first,
+    /// and `by-call` by the call of `tick` alone.
+    fn keyed() -> Exercise {
+        let text = "exercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\n\
+             methods:\n  tick: {}\nviews:\n  state: {}\nrules:\n\
+             \x20 - id: by-key\n    says: s\n    decides: [{view: state, key: items}]\n\
+             \x20 - id: by-call\n    says: s\n    decides: [{call: tick}, {mutate: state}]\n";
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        check(Path::new("."), &file, decl).expect("it checks")
+    }
+
+    #[test]
+    fn a_pattern_naming_the_step_outranks_a_more_specific_one_that_does_not() {
+        let exercise = keyed();
+        let args = serde_json::Map::new();
+        let at_tick = Point {
+            view: Some("state"),
+            key: Some("items"),
+            ..Point::answered("tick", &args, None)
+        };
+        assert_eq!(
+            exercise.rule_at(&at_tick).map(|r| r.id),
+            Some("toy/by-call")
+        );
+        let at_mutate = Point {
+            view: Some("state"),
+            key: Some("items"),
+            ..Point::answered("mutate_state", &args, None)
+        };
+        assert_eq!(
+            exercise.rule_at(&at_mutate).map(|r| r.id),
+            Some("toy/by-call")
+        );
+        // Where no pattern names the step (a move of the clock), the key alone decides.
+        let at_advance = Point {
+            view: Some("state"),
+            key: Some("items"),
+            ..Point::answered("advance", &args, None)
+        };
+        assert_eq!(
+            exercise.rule_at(&at_advance).map(|r| r.id),
+            Some("toy/by-key")
+        );
     }
 
     #[test]

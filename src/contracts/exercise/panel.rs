@@ -43,14 +43,28 @@ pub(crate) fn lists<'v>(
     lists
 }
 
-/// One item: its `id` where it has a string one, then each field of `beside` it holds
-/// (`a (until 17, worker w1)`); else the whole item, in flow YAML. Cut to `ITEM_BYTES`.
+/// One item: its `id` where it has a string one (else, where the view shows fields beside
+/// it, its first field's value), then each field of `beside` it holds (`a (until 17, worker
+/// w1)`); else the whole item, in flow YAML. Cut to `ITEM_BYTES`.
 fn listed(item: &Value, beside: &[String]) -> String {
-    let Some(Value::String(id)) = item.get("id") else {
+    let named = match item {
+        Value::Object(fields) => match fields.get("id") {
+            Some(Value::String(id)) => Some(("id", id.clone())),
+            _ if beside.is_empty() => None,
+            _ => fields.iter().next().and_then(|(key, value)| match value {
+                Value::String(text) => Some((key.as_str(), text.clone())),
+                Value::Number(n) => Some((key.as_str(), n.to_string())),
+                _ => None,
+            }),
+        },
+        _ => None,
+    };
+    let Some((name_key, id)) = named else {
         return truncate::line(&yaml::flow(&truncate::value(item)), ITEM_BYTES);
     };
     let fields: Vec<String> = beside
         .iter()
+        .filter(|field| field.as_str() != name_key)
         .filter_map(|field| {
             let value = item.get(field)?;
             let shown = match value {
@@ -105,6 +119,25 @@ mod tests {
             vec![(
                 "jobs".to_owned(),
                 vec!["a".to_owned(), "[1, 2]".to_owned(), "x".to_owned()]
+            )]
+        );
+    }
+
+    #[test]
+    fn an_item_with_no_id_is_named_by_its_first_field_where_the_view_shows_fields() {
+        let view = json!({"keys": [{"key": "a", "expires_at": 5}, {"key": "b"}]});
+        assert_eq!(
+            shown(view.clone(), &["expires_at"]),
+            vec![(
+                "keys".to_owned(),
+                vec!["a (expires_at 5)".to_owned(), "b".to_owned()]
+            )]
+        );
+        assert_eq!(
+            shown(view, &[]),
+            vec![(
+                "keys".to_owned(),
+                vec!["{key: a, expires_at: 5}".to_owned(), "{key: b}".to_owned()]
             )]
         );
     }

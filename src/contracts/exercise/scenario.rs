@@ -268,6 +268,10 @@ impl Play<'_> {
                             tone: Tone::Clock,
                         },
                     );
+                    // What the move made of the lists: a lease run out, a retry time reached.
+                    if self.alive {
+                        self.tell_lists()?;
+                    }
                 }
                 self.mark(index, "advance", Map::new(), None)?;
             }

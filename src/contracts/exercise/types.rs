@@ -39,7 +39,7 @@ fn camel(name: &str) -> String {
 
 fn part_methods_ts(kind: GivenKind) -> &'static str {
     match kind {
-        GivenKind::Clock => "  now(): number;\n  advance(by: number): void;\n",
+        GivenKind::Clock => "  now(): number;\n",
         GivenKind::Log => {
             "  apply(key: string, effect: unknown): void;\n  entries(): Record<string, unknown[]>;\n"
         }
@@ -49,9 +49,7 @@ fn part_methods_ts(kind: GivenKind) -> &'static str {
 
 fn part_methods_py(kind: GivenKind) -> &'static str {
     match kind {
-        GivenKind::Clock => {
-            "    def now(self) -> float: ...\n    def advance(self, by: float) -> None: ...\n"
-        }
+        GivenKind::Clock => "    def now(self) -> float: ...\n",
         GivenKind::Log => {
             "    def apply(self, key: str, effect: object) -> None: ...\n    def entries(self) -> dict: ...\n"
         }

@@ -119,11 +119,9 @@ impl<'e> ExerciseWorld<'e> {
         };
         match (given.kind, method) {
             (GivenKind::Clock, Some("now")) => Ok(self.now()),
-            (GivenKind::Clock, Some("advance")) => {
-                let by = args.first().cloned().unwrap_or(Value::Null);
-                self.advance(&by).map_err(misuse)?;
-                Ok(Value::Null)
-            }
+            (GivenKind::Clock, Some("advance")) => Err(misuse(format!(
+                "{part}.advance: the clock is moved by the spec's `advance` steps, not by a solution, which reads it with now()"
+            ))),
             (GivenKind::Log, Some("apply")) => {
                 let (Some(key), Some(effect)) = (args.first(), args.get(1)) else {
                     return Err(misuse(format!("{part}.apply takes a key and an effect")));
