@@ -30,6 +30,18 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `11th`: a place in a series as a person reads it.
+pub fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// `a, b`, or `nothing`, long lists by their ends.
 pub fn list(ids: &[String]) -> String {
     if ids.is_empty() {
@@ -42,6 +54,17 @@ pub fn list(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ordinals_read_naturally() {
+        let shown: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
+        assert_eq!(
+            shown,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
+            ]
+        );
+    }
 
     #[test]
     fn a_count_of_one_takes_the_singular() {

@@ -23,6 +23,7 @@ pub(crate) mod explore;
 mod panel;
 pub(crate) mod programs;
 pub(crate) mod scenario;
+mod smells;
 mod smoke;
 pub(crate) mod types;
 pub(crate) mod vocabulary;
@@ -352,12 +353,12 @@ impl Scenario for Checked {
         &self,
         implementation: &mut dyn Implementation,
     ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
-        let run = self
-            .scenario
-            .play(implementation, RunMode::Record, false)
-            .run;
-        match run.outcome {
-            Outcome::Passed | Outcome::Mismatch(_) => Ok((Vec::new(), run)),
+        // Probed: every view and record after every step shows which steps changed anything.
+        let played = self.scenario.play(implementation, RunMode::Record, true);
+        match played.run.outcome {
+            Outcome::Passed | Outcome::Mismatch(_) => {
+                Ok((smells::find(&self.scenario, &played), played.run))
+            }
             cut_short => Err(cut_short),
         }
     }
