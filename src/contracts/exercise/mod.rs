@@ -6,7 +6,8 @@
 //! An exercise is data. `exercise.yaml` declares the class, the constructor's and each method's
 //! arguments (with the values explore draws), the state views, the given parts, the errors, the
 //! rules and the patterns that decide each; this folder serves every exercise with one
-//! vocabulary, one scenario player, one departure finder and one explorer. The reference is the
+//! vocabulary, one scenario player, one departure finder, one explorer and one teller of
+//! smells (`smells.rs`, for the finder every contract shares). The reference is the
 //! author's own program: a departure is the first step whose answer, or whose views after it,
 //! differ from the reference's on the same scenario, and the rule named is the most specific
 //! `decides` pattern matching that point. The reference and the known mistakes are pools of
