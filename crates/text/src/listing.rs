@@ -1,5 +1,6 @@
 //! Long lists told to a person by their ends and a count, so a timeline line of a big
-//! scenario stays short and takes time linear in what it shows.
+//! scenario stays short and takes time linear in what it shows; and a place in a series as
+//! an ordinal (`2nd`).
 
 /// The most items a line lists; a longer list is told by its ends and a count.
 pub const MAX_LISTED: usize = 20;
