@@ -5,7 +5,8 @@
 //! the `Subject` it serves (`builtin.rs`); the registry (`registry.rs`), which lists the contracts
 //! (those written in Rust, `BUILT_IN`, then the exercise folders registered at run time) and makes
 //! the built-in reference from them; the recorder every scenario run keeps (`recorder.rs`) and
-//! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`); what `dlqspec smoke` asks
+//! its timeline (`timeline.rs`); the smell catalogue (`smell.rs`) and the one finder of
+//! scenario smells every contract tells its run to (`smells.rs`); what `dlqspec smoke` asks
 //! of a contract (`smoke.rs`); the keys every spec starts with, declared and checked once for
 //! every vocabulary (`spec_file.rs`); the exercise machinery
 //! (`exercise/`, which serves every exercise folder: lesson 001's among the bundled specs, the
@@ -15,11 +16,12 @@
 //!
 //! The files depend one way. `builtin.rs` knows no contract; `contract.rs` (the trait) uses it;
 //! each contract uses both; `registry.rs` lists the contracts and makes the built-in reference
-//! from them; `smell.rs` names every smell id, each contract's too. In a contract's folder,
+//! from them; `smell.rs` names every smell id, each contract's too, and `smells.rs` finds a
+//! scenario's smells in the facts a contract gives it, knowing no contract. In a contract's folder,
 //! `spec.rs` is the vocabulary, `loading.rs` checks a file and makes its scenario, `scenario.rs`
 //! plays it, `departure.rs` plays it again on the reference (and on the catalogue's mistakes,
-//! `mistakes.rs`) to find where a failing run departs, `smells.rs` reads what a run recorded
-//! without knowing the scenario, and `checking.rs` puts the scenario behind the `Scenario` trait,
+//! `mistakes.rs`) to find where a failing run departs, `smells.rs` tells what a run recorded as
+//! facts for `contracts/smells.rs`, and `checking.rs` puts the scenario behind the `Scenario` trait,
 //! calling the three. The folder's own `mod.rs` declares and re-exports its children, which may
 //! use what it holds (the contract's `NAME`).
 //!
@@ -35,6 +37,7 @@ pub mod exercise;
 pub(crate) mod recorder;
 pub(crate) mod registry;
 pub(crate) mod smell;
+pub(crate) mod smells;
 pub mod smoke;
 pub(crate) mod spec_file;
 pub(crate) mod timeline;

@@ -19,7 +19,10 @@ pub(crate) const UNCOVERED_RULE: &str = "uncovered-rule";
 pub(crate) const UNEXERCISED_RULE: &str = "unexercised-rule";
 pub(crate) const CHECKS_NOTHING: &str = "checks-nothing";
 
-/// The smells of one contract's scenarios, found by that contract (`dlq_consumer/smells.rs`) and named here, where every id is listed.
+/// The smells of a scenario's run, found for every contract by `smells.rs` from the facts each
+/// one tells (`never-delivered` is dlq-consumer's alone; `never-processed` was outcome-queue's
+/// while it was written in Rust, and no contract finds it now), named here, where every id is
+/// listed.
 pub(crate) const NEVER_DELIVERED: &str = "never-delivered";
 pub(crate) const UNUSED_OUTCOMES: &str = "unused-outcomes";
 pub(crate) const NEVER_PROCESSED: &str = "never-processed";

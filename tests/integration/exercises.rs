@@ -233,6 +233,80 @@ fn rules_new_lint_and_schema_serve_the_exercise() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
 
+/// `lint` finds an exercise spec's smells in its run on the reference: a call repeated with the
+/// same answer after the last change, and answers scripted for a callable given part beyond
+/// the calls made (a copy of the folder whose buffer asks a given `check` before each put).
+#[test]
+fn lint_tells_an_exercise_specs_idle_steps_and_unused_scripted_answers_at_their_place() {
+    let copy = tempfile::tempdir().expect("a temp dir");
+    let read = |file: &str| std::fs::read_to_string(root().join(FOLDER).join(file)).expect("reads");
+    let capacity = "    capacity: {draw: [3, 2, 1, 0, -1, 2.5, \"2\"]}\n";
+    let exercise = read("exercise.yaml").replace(
+        capacity,
+        &format!("{capacity}    check: {{given: check}}\n"),
+    );
+    let exercise = exercise.replace(
+        "\ncreate:\n",
+        "\ngiven:\n  check: {kind: callable}\n\ncreate:\n",
+    );
+    let reference = read("reference.py")
+        .replace(
+            "def __init__(self, capacity):\n",
+            "def __init__(self, capacity, check):\n        self._check = check\n",
+        )
+        .replace(
+            "def put(self, item):\n",
+            "def put(self, item):\n        if self._check(item) is False:\n            return False\n",
+        );
+    assert!(exercise.contains("check: {given: check}") && reference.contains("self._check(item)"));
+    std::fs::write(copy.path().join("exercise.yaml"), exercise).expect("writes");
+    std::fs::write(copy.path().join("reference.py"), reference).expect("writes");
+    std::fs::create_dir(copy.path().join("specs")).expect("specs/");
+    let spec = copy.path().join("specs/smelly.yaml");
+    std::fs::write(
+        &spec,
+        "contract: bounded-buffer\nname: smelly\nrules: [bounded-buffer/take-oldest]\nscript:\n  check: [{returns: true}, {returns: false}, {returns: true}]\nsteps:\n  - create: {capacity: 2}\n  - put: {item: a, returns: true}\n  - take: {returns: a}\n  - take: {returns: none}\n  - take: {returns: none}\n",
+    )
+    .expect("writes");
+    let shown = spec.to_str().expect("utf-8");
+    let lint = run(&["lint", shown]);
+    assert_eq!(lint.code, 1, "{}{}", lint.stdout, lint.stderr);
+    let smells: Vec<&str> = lint
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with(shown))
+        .collect();
+    assert_eq!(
+        smells,
+        [
+            format!(
+                "{shown}:5:28: unused-outcomes: the 2nd scripted answer of `check` and the 2 from there are never used: `check` is called once; script only as many answers as the calls the run makes"
+            ),
+            format!(
+                "{shown}:11:5: idle-trailing-step: step 5 (take) repeats step 4 with the same arguments and answer and changes nothing: leave it out, or change something between the two"
+            ),
+        ],
+        "{}",
+        lint.stdout
+    );
+    assert!(
+        lint.stdout.ends_with("2 smells in 1 spec\n"),
+        "{}",
+        lint.stdout
+    );
+    // Without the idle step and with one answer a put, the spec is clean.
+    let clean = std::fs::read_to_string(&spec)
+        .expect("reads")
+        .replace(
+            "  - take: {returns: none}\n  - take: {returns: none}\n",
+            "  - take: {returns: none}\n",
+        )
+        .replace(", {returns: false}, {returns: true}]", "]");
+    std::fs::write(&spec, clean).expect("writes");
+    let lint = run(&["lint", shown]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+}
+
 /// `explain --impl` of a failing spec marks each step's decision: `✓` under the rule that
 /// decides it while the solution does what the reference does, `✗` with both sides where it
 /// departs, and nothing past it, where the runs have parted.

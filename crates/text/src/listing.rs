@@ -1,5 +1,6 @@
 //! Long lists told to a person by their ends and a count, so a timeline line of a big
-//! scenario stays short and takes time linear in what it shows.
+//! scenario stays short and takes time linear in what it shows; and a place in a series as
+//! an ordinal (`2nd`).
 
 /// The most items a line lists; a longer list is told by its ends and a count.
 pub const MAX_LISTED: usize = 20;
@@ -30,6 +31,18 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `11th`: a place in a series as a person reads it.
+pub fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// `a, b`, or `nothing`, long lists by their ends.
 pub fn list(ids: &[String]) -> String {
     if ids.is_empty() {
@@ -42,6 +55,17 @@ pub fn list(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ordinals_read_naturally() {
+        let shown: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
+        assert_eq!(
+            shown,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
+            ]
+        );
+    }
 
     #[test]
     fn a_count_of_one_takes_the_singular() {

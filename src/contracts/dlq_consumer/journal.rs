@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::text::listing::list;
+use crate::text::listing::{list, ordinal};
 
 use super::handler::ScriptedOutcome;
 use crate::contracts::timeline::{TimelineEvent, TimelineLine, Tone};
@@ -362,17 +362,6 @@ impl WorldEvent {
     }
 }
 
-pub(crate) fn ordinal(n: u64) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,17 +421,6 @@ mod tests {
         assert_eq!(
             put.describe(),
             "dlq.put(a): reason exhausted, error \"TransientError: t\", attempts 3; the DLQ holds b, a"
-        );
-    }
-
-    #[test]
-    fn ordinals_read_naturally() {
-        let shown: Vec<_> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
-        assert_eq!(
-            shown,
-            [
-                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"
-            ]
         );
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::consumer::DEFAULT_MAX_ATTEMPTS;
 use super::handler::GivenError;
-use super::journal::{WorldEvent, ordinal};
+use super::journal::WorldEvent;
 use super::queue::Queue;
 use super::record::{Record, RecordKeeping, StepFacts, StepMark};
 use super::rules;
@@ -34,7 +34,7 @@ use crate::model::implementation::{
 };
 use crate::model::outcome::{Mismatch, Outcome};
 use crate::model::rule::Rule;
-use crate::text::listing;
+use crate::text::listing::{self, ordinal};
 use crate::text::source::{Position, SourceFile};
 use crate::text::spec_error::{SpecError, SpecErrorKind};
 use crate::text::yaml;

@@ -1,17 +1,19 @@
-//! The dlq-consumer smells `dlqspec lint` reports: what a recorded run shows a spec says in vain.
+//! The dlq-consumer smells `dlqspec lint` reports: what a recorded run shows a spec says in
+//! vain, told as the contract-neutral facts `contracts/smells.rs` finds the smells in, in
+//! this contract's words.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::journal::{WorldEvent, ordinal};
-use super::record::{Record, StepFacts};
+use super::journal::WorldEvent;
+use super::record::Record;
 use super::spec::{MessageSpec, Step};
 use crate::contracts::contract::{Checkpoint, Smell};
+use crate::contracts::smell::NEVER_DELIVERED;
+use crate::contracts::smells::{
+    self, Facts, IdleWords, NeverUsed, Role, ScriptedFact, StepFact, Terms, ThingFact, UnusedWords,
+};
 use crate::text::source::Position;
-
-use crate::contracts::smell::{IDLE_TRAILING_STEP, NEVER_DELIVERED, UNUSED_OUTCOMES};
 
 /// What of a scenario its smells are found in: where its messages, their outcomes and its
 /// steps are written.
@@ -22,24 +24,46 @@ pub(crate) struct WrittenScenario<'a> {
     pub(crate) steps: &'a [(Position, Step)],
 }
 
+/// This contract's words: a message is delivered (received by a `process` step), outcomes are
+/// the handler's, and steps after the last change idle on a drained queue.
+const TERMS: Terms = Terms {
+    idle: IdleWords {
+        repeats: "on a drained queue",
+        trails: "after the queue is drained",
+        repeat_fix: "",
+        act_fix: "",
+    },
+    unused: UnusedWords {
+        outcome: "handler outcome",
+        things: "messages",
+        callee: Some("the handler"),
+        fix: "",
+    },
+    never_used: Some(NeverUsed {
+        id: NEVER_DELIVERED,
+        thing: "message",
+        things: "messages",
+        used: "delivered",
+        use_it: "process",
+    }),
+};
+
 pub(crate) fn find(
     scenario: &WrittenScenario<'_>,
     checkpoints: &[Checkpoint],
     record: &Record,
 ) -> Vec<Smell> {
-    let mut smells = never_delivered(scenario, checkpoints, record);
-    smells.extend(unused_outcomes(scenario, record));
-    smells.extend(idle_trailing_steps(&record.steps));
-    smells.sort_by_key(|smell| smell.position);
-    smells
+    let facts = Facts {
+        steps: steps(record),
+        scripted: scripted(scenario, record),
+        things: messages(scenario, record),
+        checkpoints,
+    };
+    smells::find(&facts, &TERMS)
 }
 
-/// A message no step ever receives and no expectation names: it only adds noise.
-fn never_delivered(
-    scenario: &WrittenScenario<'_>,
-    checkpoints: &[Checkpoint],
-    record: &Record,
-) -> Vec<Smell> {
+/// Every message written, up front or by a `send` step, and whether a step received it.
+fn messages<'a>(scenario: &WrittenScenario<'a>, record: &Record) -> Vec<ThingFact<'a>> {
     let received: HashSet<&str> = record
         .world
         .journal()
@@ -49,72 +73,29 @@ fn never_delivered(
             _ => None,
         })
         .collect();
-    let mut named = HashSet::new();
-    for checkpoint in checkpoints {
-        collect_strings(&checkpoint.expected, &mut named);
-    }
-    let mut messages: Vec<_> = scenario
+    let sent = scenario
+        .steps
+        .iter()
+        .filter_map(|(position, step)| match step {
+            Step::Send(message) => Some((message, *position)),
+            _ => None,
+        });
+    scenario
         .messages
         .iter()
-        .zip(scenario.message_positions)
-        .map(|(message, position)| (message.id.as_str(), *position))
-        .collect();
-    for (position, step) in scenario.steps {
-        if let Step::Send(message) = step {
-            messages.push((message.id.as_str(), *position));
-        }
-    }
-    // The messages a `generate` group writes share its line: one smell for the line, with a
-    // count, not one per generated message.
-    let mut lines: Vec<(Position, Vec<&str>)> = Vec::new();
-    for (id, position) in messages {
-        if received.contains(id) || named.contains(id) {
-            continue;
-        }
-        match lines.iter_mut().find(|(at, _)| *at == position) {
-            Some((_, ids)) => ids.push(id),
-            None => lines.push((position, vec![id])),
-        }
-    }
-    lines
-        .into_iter()
-        .map(|(position, ids)| Smell {
-            id: NEVER_DELIVERED,
+        .zip(scenario.message_positions.iter().copied())
+        .chain(sent)
+        .map(|(message, position)| ThingFact {
+            id: message.id.as_str(),
             position,
-            message: match ids.as_slice() {
-                [id] => format!(
-                    "message `{id}` is never delivered and no expectation names it: process it, expect it somewhere, or leave it out"
-                ),
-                [first, .., last] => format!(
-                    "{} messages written here (`{first}` to `{last}`) are never delivered and no expectation names them: process them, expect them somewhere, or leave them out",
-                    ids.len()
-                ),
-                [] => unreachable!("a line has a message"),
-            },
+            used: received.contains(message.id.as_str()),
         })
         .collect()
 }
 
-/// Every string and mapping key in `value`.
-fn collect_strings(value: &Value, into: &mut HashSet<String>) {
-    match value {
-        Value::String(s) => {
-            into.insert(s.clone());
-        }
-        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, into)),
-        Value::Object(map) => {
-            for (key, item) in map {
-                into.insert(key.clone());
-                collect_strings(item, into);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Scripted handler outcomes beyond the last handler call: they never happen. The messages
-/// of one `generate` group share their outcomes' lines: one smell for the line, with a count.
-fn unused_outcomes(scenario: &WrittenScenario<'_>, record: &Record) -> Vec<Smell> {
+/// Each message's scripted handler outcomes and the handler's calls for it, in the order the
+/// messages are written (then by id).
+fn scripted<'a>(scenario: &WrittenScenario<'a>, record: &Record) -> Vec<ScriptedFact<'a>> {
     let calls = record.world.handler_calls();
     let order: HashMap<&str, usize> = scenario
         .messages
@@ -124,100 +105,35 @@ fn unused_outcomes(scenario: &WrittenScenario<'_>, record: &Record) -> Vec<Smell
         .collect();
     let mut ids: Vec<&String> = scenario.outcome_positions.keys().collect();
     ids.sort_by_key(|id| (order.get(id.as_str()).copied().unwrap_or(usize::MAX), *id));
-    // Per line of the first unused outcome: the messages, how many calls each had and how
-    // many outcomes are left (the same for all: they share the outcome list).
-    let mut lines: Vec<(Position, Vec<&str>, u64, u64)> = Vec::new();
-    for id in ids {
-        let positions = &scenario.outcome_positions[id];
-        let made = calls.get(id).copied().unwrap_or(0);
-        let Some(position) = usize::try_from(made)
-            .ok()
-            .and_then(|made| positions.get(made))
-        else {
-            continue;
-        };
-        let unused = positions.len() as u64 - made;
-        match lines.iter_mut().find(|(at, ..)| at == position) {
-            Some((_, ids, ..)) => ids.push(id),
-            None => lines.push((*position, vec![id.as_str()], made, unused)),
-        }
-    }
-    lines
-        .into_iter()
-        .map(|(position, ids, made, unused)| {
-            let calls_made = match made {
-                0 => "never called".to_owned(),
-                1 => "called once".to_owned(),
-                n => format!("called {n} times"),
-            };
-            let message = match ids.as_slice() {
-                [id] => format!(
-                    "the {} handler outcome of `{id}` {} never used: the handler is {calls_made} for `{id}`",
-                    ordinal(made + 1),
-                    if unused == 1 {
-                        "is".to_owned()
-                    } else {
-                        format!("and the {unused} from there are")
-                    },
-                ),
-                [first, .., last] => format!(
-                    "the handler outcomes of {} messages written here (`{first}` to `{last}`) are never used from the {} on: the handler is {calls_made} for each",
-                    ids.len(),
-                    ordinal(made + 1),
-                ),
-                [] => unreachable!("a line has a message"),
-            };
-            Smell {
-                id: UNUSED_OUTCOMES,
-                position,
-                message,
-            }
+    ids.into_iter()
+        .map(|id| ScriptedFact {
+            id: id.as_str(),
+            positions: &scenario.outcome_positions[id],
+            calls: calls.get(id).copied().unwrap_or(0),
         })
         .collect()
 }
 
-/// Steps after the last one that changed anything, once the queue is drained, that either
-/// repeat an earlier check of the empty queue or check nothing at all.
-fn idle_trailing_steps(steps: &[StepFacts]) -> Vec<Smell> {
-    let first_trailing = steps
+/// What each step did: `process` and `replay` answer, `expect` checks, the rest act; a step
+/// idles only on a drained queue (nothing ready or in flight).
+fn steps(record: &Record) -> Vec<StepFact> {
+    record
+        .steps
         .iter()
-        .rposition(|step| step.changed)
-        .map_or(0, |last| last + 1);
-    let mut smells = Vec::new();
-    let mut seen: Vec<(&str, Option<&Value>, usize)> = Vec::new();
-    for (index, step) in steps.iter().enumerate().skip(first_trailing) {
-        if !step.drained || step.name == "expect" {
-            continue;
-        }
-        let number = index + 1;
-        let message = match step.name {
-            "process" | "replay" => {
-                let earlier = seen
-                    .iter()
-                    .find(|(name, returned, _)| {
-                        *name == step.name && *returned == step.returned.as_ref()
-                    })
-                    .map(|(_, _, number)| *number);
-                seen.push((step.name, step.returned.as_ref(), number));
-                match earlier {
-                    Some(earlier) => format!(
-                        "step {number} ({}) repeats step {earlier} on a drained queue and changes nothing",
-                        step.name
-                    ),
-                    None => continue,
-                }
-            }
-            name => format!(
-                "step {number} ({name}) comes after the queue is drained and changes nothing"
-            ),
-        };
-        smells.push(Smell {
-            id: IDLE_TRAILING_STEP,
+        .enumerate()
+        .map(|(index, step)| StepFact {
+            number: index + 1,
             position: step.position,
-            message,
-        });
-    }
-    smells
+            name: step.name.to_owned(),
+            changed: step.changed,
+            settled: step.drained,
+            role: match step.name {
+                "expect" => Role::Check,
+                "process" | "replay" => Role::Call(step.returned.clone()),
+                _ => Role::Act,
+            },
+        })
+        .collect()
 }
 
 #[cfg(test)]

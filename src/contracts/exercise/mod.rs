@@ -6,7 +6,8 @@
 //! An exercise is data. `exercise.yaml` declares the class, the constructor's and each method's
 //! arguments (with the values explore draws), the state views, the given parts, the errors, the
 //! rules and the patterns that decide each; this folder serves every exercise with one
-//! vocabulary, one scenario player, one departure finder and one explorer. The reference is the
+//! vocabulary, one scenario player, one departure finder, one explorer and one teller of
+//! smells (`smells.rs`, for the finder every contract shares). The reference is the
 //! author's own program: a departure is the first step whose answer, or whose views after it,
 //! differ from the reference's on the same scenario, and the rule named is the most specific
 //! `decides` pattern matching that point. The reference and the known mistakes are pools of
@@ -23,6 +24,7 @@ pub(crate) mod explore;
 mod panel;
 pub(crate) mod programs;
 pub(crate) mod scenario;
+mod smells;
 mod smoke;
 pub(crate) mod types;
 pub(crate) mod vocabulary;
@@ -352,12 +354,12 @@ impl Scenario for Checked {
         &self,
         implementation: &mut dyn Implementation,
     ) -> Result<(Vec<Smell>, ScenarioRun), Outcome> {
-        let run = self
-            .scenario
-            .play(implementation, RunMode::Record, false)
-            .run;
-        match run.outcome {
-            Outcome::Passed | Outcome::Mismatch(_) => Ok((Vec::new(), run)),
+        // Probed: every view and record after every step shows which steps changed anything.
+        let played = self.scenario.play(implementation, RunMode::Record, true);
+        match played.run.outcome {
+            Outcome::Passed | Outcome::Mismatch(_) => {
+                Ok((smells::find(&self.scenario, &played), played.run))
+            }
             cut_short => Err(cut_short),
         }
     }

@@ -4,6 +4,7 @@
 //! a call the spec expects to raise must leave every view as it was, and a `mutate_VIEW` must
 //! leave the instance's own state as it was.
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::definition::{Exercise, Point, raised_word};
@@ -48,6 +49,8 @@ pub(crate) struct Mark {
     pub(crate) reply: Option<Reply>,
     /// Each view and record after the step, by name.
     pub(crate) after: Vec<(String, Value)>,
+    /// The clock after the step.
+    pub(crate) now: Value,
     /// Whether the spec pins what the call returns: then JavaScript's `undefined` is not the
     /// `null` pinned, where elsewhere the two are one answer.
     pub(crate) pinned: bool,
@@ -78,6 +81,7 @@ impl ExerciseScenario {
         };
         let stopped = play.all().err();
         Played {
+            calls: play.world.calls_made(),
             marks: std::mem::take(&mut play.marks),
             step_ends: std::mem::take(&mut play.step_ends),
             run: play.recorder.finish(stopped),
@@ -137,6 +141,8 @@ struct Play<'a> {
 pub(crate) struct Played {
     pub(crate) run: ScenarioRun,
     pub(crate) marks: Vec<Mark>,
+    /// How many calls the run made of each callable given part.
+    pub(crate) calls: IndexMap<String, u64>,
     pub(crate) step_ends: Vec<(usize, usize)>,
 }
 
@@ -569,6 +575,7 @@ impl Play<'_> {
             args,
             reply,
             after,
+            now: self.world.now(),
         });
         Ok(())
     }

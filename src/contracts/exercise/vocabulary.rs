@@ -107,6 +107,8 @@ pub(crate) struct Loaded {
     pub(crate) steps: Vec<Placed>,
     pub(crate) expect: Option<(Position, Vec<(String, Value)>)>,
     pub(crate) scripts: IndexMap<String, VecDeque<Scripted>>,
+    /// Where each scripted answer is written, by given part: `lint`'s unused outcomes.
+    pub(crate) script_positions: IndexMap<String, Vec<Position>>,
 }
 
 /// Parses a spec of `exercise` and checks it, every independent mistake told at once.
@@ -128,6 +130,7 @@ fn check(
     let header = spec.header(file, &mut errors);
 
     let mut scripts = IndexMap::new();
+    let mut script_positions = IndexMap::new();
     let callables: Vec<&str> = exercise
         .given
         .iter()
@@ -158,6 +161,7 @@ fn check(
             }
         }
         scripts.insert(part.clone(), queue);
+        script_positions.insert(part.clone(), answers.value.iter().map(yaml::at).collect());
     }
 
     if spec.steps.value.is_empty() {
@@ -252,6 +256,7 @@ fn check(
         steps,
         expect,
         scripts,
+        script_positions,
     })
 }
 

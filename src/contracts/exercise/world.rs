@@ -101,6 +101,14 @@ impl<'e> ExerciseWorld<'e> {
             .map(|calls| Value::Array(calls.clone()))
     }
 
+    /// How many calls the solution made of each callable.
+    pub(crate) fn calls_made(&self) -> IndexMap<String, u64> {
+        self.calls
+            .iter()
+            .map(|(part, calls)| (part.clone(), calls.len() as u64))
+            .collect()
+    }
+
     /// The world calls made since the last time they were taken (a timeline's run only).
     pub(crate) fn take_calls(&mut self) -> Vec<WorldCall> {
         self.journal
