@@ -176,6 +176,50 @@ fn advances(exercise: &Exercise, pools: &Pools, rng: &Rng) -> Vec<u64> {
     narrow
 }
 
+/// Two to four rounds, each the same calls: one of each of `methods` (none with a `unique`
+/// argument, whose value would come twice), in the order the exercise lists them (submit,
+/// take, finish: a job's life), then a clock move where the exercise has a clock. The wait is
+/// one of the case's `advances`, the same each round (a delay that doubles with each attempt
+/// outgrows it) or, in half the cases, the clock's least move of at least twice the last (it
+/// keeps up with the delay, so a budget of attempts runs out).
+fn rounds(
+    exercise: &Exercise,
+    methods: &[&Method],
+    advances: &[u64],
+    side: &mut Rng,
+    used: &mut Used,
+    pools: &Pools,
+) -> Vec<Value> {
+    let calls: Vec<Value> = methods
+        .iter()
+        .filter(|method| !method.args.iter().any(|arg| arg.unique))
+        .filter_map(|method| call(method, side, true, used, pools))
+        .collect();
+    let moves = exercise.clock().map(|clock| {
+        let mut all = clock.advance.clone();
+        all.sort_unstable();
+        all
+    });
+    let doubling = side.below(2) == 0;
+    let mut wait = moves.as_ref().map(|_| *side.pick(advances));
+    let mut steps = Vec::new();
+    for _ in 0..side.between(2, 4) {
+        steps.extend(calls.iter().cloned());
+        if let (Some(now), Some(all)) = (wait, &moves) {
+            steps.push(json!({ "advance": now }));
+            if doubling {
+                wait = Some(
+                    all.iter()
+                        .copied()
+                        .find(|m| *m >= 2 * now)
+                        .unwrap_or(all[all.len() - 1]),
+                );
+            }
+        }
+    }
+    steps
+}
+
 /// The placeholder `expect` of every view and record, which blessing fills in.
 fn expect(exercise: &Exercise) -> Value {
     if exercise.inline_expect() {
@@ -238,8 +282,17 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         .collect();
     let expecting = !exercise.views.is_empty() || exercise.recorded_parts().next().is_some();
     let advances = advances(exercise, &pools, rng);
+    // Half the narrow cases are rounds (decided from a fork, as the pools): up to four steps
+    // drawn as any case's, then the same round of calls again and again.
+    let mut round_side = rng.fork(5);
+    let round = !pools.is_empty() && round_side.below(2) == 0;
+    let count = if round {
+        round_side.between(0, 4)
+    } else {
+        rng.between(3, 16)
+    };
     let mut drawn = Vec::new();
-    for _ in 0..rng.between(3, 16) {
+    for _ in 0..count {
         let step = match rng.weighted(&[
             (if methods.is_empty() { 0 } else { 80 }, 0),
             (if deep_views.is_empty() { 0 } else { 6 }, 1),
@@ -260,11 +313,20 @@ pub(crate) fn generate(exercise: &'static Exercise, rng: &mut Rng) -> ExerciseCa
         };
         drawn.extend(step);
     }
-    // A narrow case may repeat its last steps, two to four of them, up to three times more:
-    // take, fail, wait, again is how a budget runs out and a retry's delay grows. A call with
-    // a `unique` argument is not repeated (its value would come twice).
+    // A narrow case of no rounds may repeat its last steps, two to four of them, up to three
+    // times more: take, fail, wait, again is how a budget runs out and a retry's delay grows.
+    // A call with a `unique` argument is not repeated (its value would come twice).
     let mut side = rng.fork(3);
-    if !pools.is_empty() && side.below(2) == 0 {
+    if round {
+        drawn.extend(rounds(
+            exercise,
+            &methods,
+            &advances,
+            &mut round_side,
+            &mut used,
+            &pools,
+        ));
+    } else if !pools.is_empty() && side.below(2) == 0 {
         let block = (side.between(2, 4) as usize).min(drawn.len());
         let repeated: Vec<Value> = drawn[drawn.len() - block..]
             .iter()
@@ -403,6 +465,84 @@ mod tests {
                     seen.insert(value.to_string());
                 }
                 assert_eq!(seen.len(), accepted.len(), "{}: {seen:?}", arg.name);
+            }
+        }
+    }
+
+    /// The calls and clock moves of a case, its `expect` steps left out.
+    fn moves(case: &ExerciseCase) -> Vec<&Value> {
+        case.steps
+            .iter()
+            .filter(|step| !ExerciseCase::is_expect(step))
+            .collect()
+    }
+
+    /// The method a step calls, `advance` for a clock move.
+    fn name(step: &Value) -> &str {
+        step.as_object()
+            .and_then(|fields| fields.keys().next())
+            .map_or("", String::as_str)
+    }
+
+    #[test]
+    fn rounds_repeat_one_call_of_each_method_in_order_then_a_wait_that_stays_or_doubles() {
+        for exercise in bundled() {
+            let round: Vec<&str> = exercise
+                .methods
+                .values()
+                .filter(|m| !m.args.iter().any(|arg| arg.unique))
+                .map(|m| m.name.as_str())
+                .chain(exercise.clock().map(|_| "advance"))
+                .collect();
+            let mut clock: Vec<u64> = exercise
+                .clock()
+                .map(|c| c.advance.clone())
+                .unwrap_or_default();
+            clock.sort_unstable();
+            let (mut rounds, mut doubled) = (0, 0);
+            for case in cases(exercise) {
+                let steps = moves(&case);
+                // A case ends in rounds when its last steps are the same round at least twice.
+                let tail =
+                    |at: usize| &steps[steps.len() - (at + 1) * round.len()..][..round.len()];
+                let same = |a: &[&Value], b: &[&Value]| {
+                    a.iter().zip(b).all(|(x, y)| name(x) == "advance" || x == y)
+                };
+                let ends_in = |at: usize| {
+                    steps.len() >= (at + 1) * round.len()
+                        && tail(at).iter().map(|s| name(s)).eq(round.iter().copied())
+                };
+                if !ends_in(0) || !ends_in(1) || !same(tail(0), tail(1)) {
+                    continue;
+                }
+                rounds += 1;
+                let count = (0..)
+                    .take_while(|at| ends_in(*at) && same(tail(0), tail(*at)))
+                    .count();
+                let waits: Vec<u64> = (0..count)
+                    .rev()
+                    .flat_map(|at| tail(at).iter().filter_map(|s| s.get("advance")?.as_u64()))
+                    .collect();
+                let stays = waits.windows(2).all(|w| w[0] == w[1]);
+                let doubles = waits.windows(2).all(|w| {
+                    let least = clock.iter().copied().find(|m| *m >= 2 * w[0]);
+                    w[1] == least.unwrap_or(clock[clock.len() - 1])
+                });
+                assert!(stays || doubles, "{}: {waits:?}", exercise.name);
+                doubled += usize::from(!stays);
+            }
+            // A quarter of the cases are rounds.
+            assert!(
+                rounds >= 40,
+                "{}: {rounds} of 300 cases end in rounds",
+                exercise.name
+            );
+            if exercise.clock().is_some() {
+                assert!(
+                    doubled >= 10,
+                    "{}: {doubled} cases double their wait",
+                    exercise.name
+                );
             }
         }
     }
