@@ -79,6 +79,16 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     if let Some(why) = unwritten {
         super::messages::failure(&why, &palette);
     }
+    if summary.cases.is_empty() {
+        let names: Vec<&str> = settings.contracts.iter().map(|c| c.name()).collect();
+        super::messages::failure(
+            &format!(
+                "the implementation provides none of the contracts explored ({}): an exercise folder's contract is explored with --exercise DIR",
+                names.join(", ")
+            ),
+            &palette,
+        );
+    }
     if summary.finding.is_some() || summary.cases.is_empty() {
         exit::FAILED
     } else {

@@ -619,3 +619,27 @@ fn an_implementation_that_does_not_start_exits_1_and_still_names_the_seed() {
         ran.stderr
     );
 }
+
+/// A solution of an exercise explored without `--exercise` provides none of the contracts
+/// explored: no case is drawn, which is no pass, and the message says how to name its folder.
+#[test]
+fn explore_of_a_solution_no_contract_explored_provides_says_to_name_its_exercise() {
+    let ran = run(&[
+        "explore",
+        "--seed",
+        "1",
+        "--cases",
+        "5",
+        "--impl",
+        "python:exercises/lease-queue/reference.py",
+    ]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains("nothing to explore"), "{}", ran.stdout);
+    assert!(
+        ran.stderr
+            .contains("provides none of the contracts explored")
+            && ran.stderr.contains("--exercise DIR"),
+        "{}",
+        ran.stderr
+    );
+}
