@@ -60,22 +60,14 @@ fn folded<S: serde::Serializer>(text: &&str, serializer: S) -> Result<S::Ok, S::
     Folded(text).serialize(serializer)
 }
 
-/// A whole spec as a value: the header's keys, then the body's.
-#[derive(Serialize)]
-struct Spec<'a> {
-    #[serde(flatten)]
-    header: &'a Header<'a>,
-    #[serde(flatten)]
-    body: &'a Value,
-}
-
 /// The line a spec file starts with: the bundled specs' own schema, so a spec written for
 /// `specs/CONTRACT/` gets completion in editors as they do.
 const SCHEMA_LINE: &str = "# yaml-language-server: $schema=../../schema/dlqspec.schema.json\n";
 
-/// A whole spec: the schema line, `header`, then `body` (a mapping, `Case::body`).
+/// A whole spec: the schema line, `header`, then `body` (a mapping, `Case::body`), each
+/// mapping written by `writer`, one after the other.
 pub(crate) fn spec_text(header: &Header, body: &Value) -> String {
-    SCHEMA_LINE.to_owned() + &writer::write(&Spec { header, body })
+    SCHEMA_LINE.to_owned() + &writer::write(header) + &writer::write_value(body)
 }
 
 #[cfg(test)]

@@ -57,10 +57,14 @@ impl Serialize for Folded<'_> {
 pub(crate) fn write(value: &impl Serialize) -> String {
     // Serializing to a JSON value fails only on a map with keys that are not strings, which no
     // spec has.
-    let value = serde_json::to_value(value).unwrap_or_default();
+    write_value(&serde_json::to_value(value).unwrap_or_default())
+}
+
+/// `value`, already serialized, as spec text: `write` without a copy of the value.
+pub(crate) fn write_value(value: &Value) -> String {
     let mut out = String::new();
-    match &value {
-        Value::Object(map) if marker(&value).is_none() => {
+    match value {
+        Value::Object(map) if marker(value).is_none() => {
             for (key, item) in map {
                 let head = key_text(key);
                 if let Some(text) = marked(item, FOLDED).and_then(Value::as_str) {
@@ -173,28 +177,47 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 /// `value` on one line: a list's items of one key as pairs (`[ok, transient: e]`), mappings
 /// in braces, scalars as `text::yaml` writes them. A marker here is written as what it holds.
 fn flow(value: &Value) -> String {
+    let mut out = String::new();
+    flow_into(value, &mut out);
+    out
+}
+
+/// `flow(value)`, pushed onto `out`.
+fn flow_into(value: &Value, out: &mut String) {
     match value {
         Value::Array(items) => {
-            let parts: Vec<String> = items
-                .iter()
-                .map(|item| match pair(item) {
-                    Some((key, inner)) => format!("{}: {}", key_text(key), flow(inner)),
-                    None => flow(item),
-                })
-                .collect();
-            format!("[{}]", parts.join(", "))
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push_str(", ");
+                }
+                match pair(item) {
+                    Some((key, inner)) => {
+                        out.push_str(&key_text(key));
+                        out.push_str(": ");
+                        flow_into(inner, out);
+                    }
+                    None => flow_into(item, out),
+                }
+            }
+            out.push(']');
         }
         Value::Object(map) => match marker(value) {
-            Some((_, inner)) => flow(inner),
+            Some((_, inner)) => flow_into(inner, out),
             None => {
-                let parts: Vec<String> = map
-                    .iter()
-                    .map(|(key, item)| format!("{}: {}", key_text(key), flow(item)))
-                    .collect();
-                format!("{{{}}}", parts.join(", "))
+                out.push('{');
+                for (index, (key, item)) in map.iter().enumerate() {
+                    if index > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&key_text(key));
+                    out.push_str(": ");
+                    flow_into(item, out);
+                }
+                out.push('}');
             }
         },
-        scalar => yaml::flow(scalar),
+        scalar => out.push_str(&yaml::flow(scalar)),
     }
 }
 

@@ -1204,12 +1204,12 @@ mod tests {
                 CaseStep::Process,
             ],
         };
-        let focused = writer::write(&case.focused(3, &["pending".to_owned()]).body());
+        let focused = writer::write_value(&case.focused(3, &["pending".to_owned()]).body());
         assert!(
             focused.ends_with("  - process: ok\n  - recover\n  - expect:\n      pending: []\n"),
             "{focused}"
         );
-        let at_process = writer::write(&case.focused(0, &[]).body());
+        let at_process = writer::write_value(&case.focused(0, &[]).body());
         assert!(
             at_process.ends_with("steps:\n  - process: ok\n"),
             "{at_process}"
