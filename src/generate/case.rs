@@ -1,19 +1,23 @@
-//! A generated scenario, whatever its contract: the steps a generator drew, as spec text with
-//! placeholders where the built-in implementation's answers go, and its smaller variants.
+//! A generated scenario, whatever its contract: the steps a generator drew, as a spec value
+//! with placeholders where the built-in implementation's answers go, and its smaller variants;
+//! and the whole spec's text, header and body written by `writer.rs`.
 //!
 //! Blessing the placeholders and judging the result happen in the layer above
 //! (`explore::case`): a generator knows the vocabulary of its contract, not how cases are run.
 
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::Value;
+
+use super::writer::{self, Folded};
 
 /// A scenario of one contract, as its generator built it.
 pub trait Case: Send + Sync + fmt::Debug {
-    /// The spec text after the header (`contract`, `name`, `description`, `rules`): the
-    /// contract's own keys and the steps, with placeholders where the built-in
-    /// implementation's answers go. Blessing fills them in.
-    fn body(&self) -> String;
+    /// The spec after the header (`contract`, `name`, `description`, `rules`), as a mapping
+    /// `generate::writer` writes out: the contract's own keys and the steps, with
+    /// placeholders where the built-in implementation's answers go. Blessing fills them in.
+    fn body(&self) -> Value;
 
     /// How many steps the case has, for reports.
     fn steps(&self) -> usize;
@@ -36,73 +40,34 @@ pub trait Case: Send + Sync + fmt::Debug {
     }
 }
 
-/// The top of a spec file: what every contract's spec starts with.
-#[derive(Debug, Clone)]
+/// The top of a spec file: what every contract's spec starts with. A blank description and
+/// no rules are left out.
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Header<'a> {
     pub(crate) contract: &'a str,
     pub(crate) name: &'a str,
+    #[serde(skip_serializing_if = "is_blank", serialize_with = "folded")]
     pub(crate) description: &'a str,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub(crate) rules: &'a [&'a str],
 }
 
-/// A whole spec: `header`, then `body`. The schema line is the bundled specs' own, so a spec
-/// written for `specs/CONTRACT/` gets completion in editors as they do.
-pub(crate) fn spec_text(header: &Header, body: &str) -> String {
-    let mut text =
-        String::from("# yaml-language-server: $schema=../../schema/dlqspec.schema.json\n");
-    text.push_str(&format!("contract: {}\n", header.contract));
-    text.push_str(&format!(
-        "name: {}\n",
-        crate::text::yaml::flow(&Value::String(header.name.to_owned()))
-    ));
-    if !header.description.trim().is_empty() {
-        text.push_str("description: >\n");
-        for line in wrap(&printable(header.description), 94) {
-            text.push_str("  ");
-            text.push_str(&line);
-            text.push('\n');
-        }
-    }
-    let rules = format!("rules: [{}]", header.rules.join(", "));
-    if header.rules.is_empty() {
-    } else if rules.len() <= 96 {
-        text.push_str(&rules);
-        text.push('\n');
-    } else {
-        text.push_str("rules:\n");
-        for rule in header.rules {
-            text.push_str(&format!("  - {rule}\n"));
-        }
-    }
-    text.push_str(body);
-    text
+fn is_blank(text: &&str) -> bool {
+    text.trim().is_empty()
 }
 
-/// `text` with control characters as spaces, so it can sit in a folded block scalar.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+fn folded<S: serde::Serializer>(text: &&str, serializer: S) -> Result<S::Ok, S::Error> {
+    Folded(text).serialize(serializer)
 }
 
-/// The words of `text` in lines of at most `width` characters (a longer word has a line of
-/// its own).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
+/// The line a spec file starts with: the bundled specs' own schema, so a spec written for
+/// `specs/CONTRACT/` gets completion in editors as they do.
+const SCHEMA_LINE: &str = "# yaml-language-server: $schema=../../schema/dlqspec.schema.json\n";
+
+/// A whole spec: the schema line, `header`, then `body` (a mapping, `Case::body`), each
+/// mapping written by `writer`, one after the other.
+pub(crate) fn spec_text(header: &Header, body: &Value) -> String {
+    SCHEMA_LINE.to_owned() + &writer::write(header) + &writer::write_value(body)
 }
 
 #[cfg(test)]
@@ -120,7 +85,10 @@ mod tests {
             description: &words,
             rules: &["dlq-consumer/success"],
         };
-        let text = spec_text(&header, "steps:\n  - process: none\n");
+        let text = spec_text(
+            &header,
+            &serde_json::json!({"steps": [{"process": "none"}]}),
+        );
         assert!(text.contains("name: \"a: tricky name\"\n"), "{text}");
         assert!(
             text.lines().all(|line| line.chars().count() <= 96),
@@ -140,7 +108,7 @@ mod tests {
             description: "got \"x\n---\n\t# y\" from it",
             rules: &[],
         };
-        let text = spec_text(&header, "");
+        let text = spec_text(&header, &serde_json::json!({}));
         let spec = loader::load(SourceFile::from_text("t.yaml", text)).expect("loads");
         assert_eq!(
             spec.scenario.header().description.trim_end(),

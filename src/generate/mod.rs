@@ -1,14 +1,16 @@
 //! A contract's explore side: random cases, their smaller variants and crash schedules.
 //!
 //! A contract generates random cases from its vocabulary (the `Explorer` trait) and offers
-//! their smaller variants and crash schedules; the random numbers are `rng.rs`. Driving the
-//! search, blessing and judging cases is `explore`, a layer above, so a contract never depends
-//! on how it is explored. It may use `model/` and below.
+//! their smaller variants and crash schedules; the random numbers are `rng.rs`, and the one
+//! writer of a case's spec text `writer.rs`. Driving the search, blessing and judging cases is
+//! `explore`, a layer above, so a contract never depends on how it is explored. It may use
+//! `model/` and below.
 
 pub mod case;
 pub mod crashes;
 pub mod rng;
 pub(crate) mod variants;
+pub(crate) mod writer;
 
 use crate::text::source::SourceFile;
 use case::Case;

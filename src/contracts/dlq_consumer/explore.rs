@@ -15,8 +15,11 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::case_spec::{
+    CallSpec, DlqSpec, FaultSpec, MessageSpec, Placeholder, ReplaySpec, StepSpec,
+};
 use super::handler::GivenError;
 use super::journal::WorldEvent;
 use super::record::Record;
@@ -25,14 +28,14 @@ use super::spec::{self, Step};
 use super::world::{CrashTiming, ScriptedCall, ScriptedOutcome};
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{RunMode, ScenarioRun};
-use crate::generate::case::Case;
+use crate::generate::case::{Case, Header, spec_text};
 use crate::generate::rng::Rng;
 use crate::generate::variants;
+use crate::generate::writer::Block;
 use crate::model::implementation::Implementation;
 use crate::model::outcome::Outcome;
 use crate::text::source::SourceFile;
 use crate::text::spec_error::SpecErrorKind;
-use crate::text::yaml;
 
 /// A dlq-consumer scenario as explore builds and shrinks it.
 #[derive(Debug, Clone, PartialEq)]
@@ -504,11 +507,14 @@ pub(crate) fn probe(
     case: &DlqCase,
     implementation: &mut dyn Implementation,
 ) -> Result<(ScenarioRun, Record), String> {
-    let text = format!(
-        "contract: {}\nname: probe\n{}",
-        super::NAME,
-        case.render(true)
-    );
+    let header = Header {
+        contract: super::NAME,
+        name: "probe",
+        description: "",
+        rules: &[],
+    };
+    let body = serde_json::to_value(case.spec(true)).unwrap_or_default();
+    let text = spec_text(&header, &body);
     let scenario: DlqScenario = super::loading::load(&SourceFile::from_text("probe.yaml", text))
         .map_err(|error| error.to_string())?;
     Ok(scenario.execute(implementation, RunMode::Check))
@@ -556,84 +562,59 @@ impl DlqCase {
         self.steps = steps;
     }
 
-    /// The spec text after the header. A probe compares nothing: `process: any`, replays
-    /// without `returns`, no expectations; otherwise every answer is a placeholder to bless.
-    pub(crate) fn render(&self, probe: bool) -> String {
-        let text = |s: &str| yaml::flow(&Value::String(s.to_owned()));
-        let mut out = String::new();
-        if let Some(max) = self.max_attempts {
-            out.push_str(&format!("max_attempts: {max}\n"));
-        }
-        if !self.messages.is_empty() {
-            out.push_str("messages:\n");
-            for (id, body) in &self.messages {
-                out.push_str(&format!("  - {{id: {}, body: {}}}\n", text(id), text(body)));
-            }
-        }
+    /// The spec after the header. A probe compares nothing: `process: any`, replays without
+    /// `returns`, no expectations; otherwise every answer is a placeholder to bless.
+    pub(crate) fn spec(&self, probe: bool) -> DlqSpec<'_> {
         let ids = self.ids();
-        let scripts: Vec<&(String, Vec<ScriptedCall>)> = self
+        let handler = self
             .script
             .iter()
             .filter(|(id, outcomes)| !outcomes.is_empty() && ids.contains(id))
+            .map(|(id, outcomes)| (id.as_str(), outcomes.iter().map(CallSpec::of).collect()))
             .collect();
-        if !scripts.is_empty() {
-            out.push_str("handler:\n");
-            for (id, outcomes) in scripts {
-                let written: Vec<String> = outcomes.iter().map(outcome_text).collect();
-                out.push_str(&format!("  {}: [{}]\n", text(id), written.join(", ")));
-            }
-        }
-        out.push_str("steps:\n");
-        for step in &self.steps {
-            match step {
-                CaseStep::Process if probe => out.push_str("  - process: any\n"),
-                CaseStep::Process => out.push_str("  - process: ok\n"),
-                CaseStep::Replay { ids, crashes } => {
-                    let mut fields = Vec::new();
-                    if let Some(ids) = ids {
-                        fields.push(format!("ids: {}", yaml::flow(&json!(ids))));
-                    }
-                    if !probe {
-                        fields.push(if *crashes {
-                            "crash: true".to_owned()
-                        } else {
-                            "returns: []".to_owned()
-                        });
-                    }
-                    out.push_str(&format!("  - replay: {{{}}}\n", fields.join(", ")));
-                }
-                CaseStep::Recover => out.push_str("  - recover\n"),
-                CaseStep::Restart => out.push_str("  - restart\n"),
-                CaseStep::Advance(by) => out.push_str(&format!("  - advance: {by}\n")),
-                CaseStep::Send { id, body } => out.push_str(&format!(
-                    "  - send: {{id: {}, body: {}}}\n",
-                    text(id),
-                    text(body)
+        let steps = self.steps.iter().filter_map(|step| {
+            Some(match step {
+                CaseStep::Process => StepSpec::Process(if probe { "any" } else { "ok" }),
+                CaseStep::Replay { ids, crashes } => StepSpec::Replay(ReplaySpec {
+                    ids: ids.as_deref(),
+                    crash: (!probe && *crashes).then_some(true),
+                    returns: (!probe && !*crashes).then_some(Placeholder::List),
+                }),
+                CaseStep::Recover => StepSpec::Recover,
+                CaseStep::Restart => StepSpec::Restart,
+                CaseStep::Advance(by) => StepSpec::Advance(*by),
+                CaseStep::Send { id, body } => StepSpec::Send(MessageSpec { id, body }),
+                CaseStep::Fault { after, call, nth } => StepSpec::Fault(FaultSpec {
+                    crash: if *after { "after" } else { "before" },
+                    call,
+                    nth: (*nth > 1).then_some(*nth),
+                }),
+                CaseStep::Expect(_) if probe => return None,
+                CaseStep::Expect(keys) => StepSpec::Expect(Block(
+                    KEYS.iter()
+                        .enumerate()
+                        .filter(|(index, _)| keys.has(*index))
+                        .map(|(_, key)| {
+                            let empty = match *key {
+                                "handler_calls" => Placeholder::Map,
+                                _ => Placeholder::List,
+                            };
+                            (*key, empty)
+                        })
+                        .collect(),
                 )),
-                CaseStep::Fault { after, call, nth } => {
-                    let timing = if *after { "after" } else { "before" };
-                    let nth = if *nth > 1 {
-                        format!(", nth: {nth}")
-                    } else {
-                        String::new()
-                    };
-                    out.push_str(&format!(
-                        "  - fault: {{crash: {timing}, call: {call}{nth}}}\n"
-                    ));
-                }
-                CaseStep::Expect(_) if probe => {}
-                CaseStep::Expect(keys) => {
-                    out.push_str("  - expect:\n");
-                    for (index, key) in KEYS.iter().enumerate() {
-                        if keys.has(index) {
-                            let empty = if *key == "handler_calls" { "{}" } else { "[]" };
-                            out.push_str(&format!("      {key}: {empty}\n"));
-                        }
-                    }
-                }
-            }
+            })
+        });
+        DlqSpec {
+            max_attempts: self.max_attempts,
+            messages: self
+                .messages
+                .iter()
+                .map(|(id, body)| MessageSpec { id, body })
+                .collect(),
+            handler,
+            steps: Block(steps.collect()),
         }
-        out
     }
 
     /// Why a crash of this case would not land at the same point for every correct consumer,
@@ -725,45 +706,6 @@ impl DlqCase {
     }
 }
 
-/// A handler outcome as a spec writes it in a flow list.
-fn outcome_text(call: &ScriptedCall) -> String {
-    let text = |s: &str| yaml::flow(&Value::String(s.to_owned()));
-    let takes = (call.takes > 0).then(|| format!("takes: {}", call.takes));
-    match &call.outcome {
-        bare @ (ScriptedOutcome::Ok | ScriptedOutcome::Crash) => match takes {
-            None => bare.label().to_owned(),
-            Some(takes) => format!("{}: {{{takes}}}", bare.label()),
-        },
-        ScriptedOutcome::Transient(error) | ScriptedOutcome::Permanent(error) => {
-            let word = if call.outcome.is_permanent() {
-                "permanent"
-            } else {
-                "transient"
-            };
-            if error.subclass.is_none() && takes.is_none() {
-                return format!("{word}: {}", text(&error.message));
-            }
-            let mut fields = vec![format!("message: {}", text(&error.message))];
-            fields.extend(
-                error
-                    .subclass
-                    .iter()
-                    .map(|class| format!("class: {}", text(class))),
-            );
-            fields.extend(takes);
-            format!("{word}: {{{}}}", fields.join(", "))
-        }
-        ScriptedOutcome::Error { class, message } => {
-            let mut fields = vec![
-                format!("class: {}", text(class)),
-                format!("message: {}", text(message)),
-            ];
-            fields.extend(takes);
-            format!("error: {{{}}}", fields.join(", "))
-        }
-    }
-}
-
 /// The ids in the DLQ after `journal`, in put order, each once.
 fn dead_lettered(journal: &[WorldEvent]) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
@@ -780,8 +722,8 @@ fn dead_lettered(journal: &[WorldEvent]) -> Vec<String> {
 }
 
 impl Case for DlqCase {
-    fn body(&self) -> String {
-        self.render(false)
+    fn body(&self) -> Value {
+        serde_json::to_value(self.spec(false)).unwrap_or_default()
     }
 
     fn unsound(&self) -> Option<String> {
@@ -1013,6 +955,17 @@ mod tests {
     use super::*;
     use crate::explore::case::{CaseVerdict, judge};
     use crate::generate::variants;
+    use crate::generate::writer;
+
+    /// A handler call as a spec writes it in its list.
+    fn outcome_text(call: &ScriptedCall) -> String {
+        let list = writer::write(&[CallSpec::of(call)]);
+        list.trim_end()
+            .strip_prefix('[')
+            .and_then(|list| list.strip_suffix(']'))
+            .unwrap_or(&list)
+            .to_owned()
+    }
 
     #[test]
     fn every_generated_case_passes_on_the_built_in_once_blessed() {
@@ -1138,7 +1091,12 @@ mod tests {
                 let journal = record.world.journal();
                 journal.iter().filter_map(effect_call).collect::<Vec<_>>()
             };
-            assert_eq!(effects(&plain), effects(&case), "{}", case.render(false));
+            assert_eq!(
+                effects(&plain),
+                effects(&case),
+                "{}",
+                variants::draft("dlq-consumer", &case)
+            );
         }
         assert!(decorated > 20, "only {decorated} of 80 cases decorated");
     }
@@ -1246,12 +1204,12 @@ mod tests {
                 CaseStep::Process,
             ],
         };
-        let focused = case.focused(3, &["pending".to_owned()]).body();
+        let focused = writer::write_value(&case.focused(3, &["pending".to_owned()]).body());
         assert!(
             focused.ends_with("  - process: ok\n  - recover\n  - expect:\n      pending: []\n"),
             "{focused}"
         );
-        let at_process = case.focused(0, &[]).body();
+        let at_process = writer::write_value(&case.focused(0, &[]).body());
         assert!(
             at_process.ends_with("steps:\n  - process: ok\n"),
             "{at_process}"

@@ -11,6 +11,7 @@
 //! `explorer.rs`, which puts generated cases (`explore.rs`) and crash schedules (`crashes.rs`,
 //! built on those cases) behind `Explorer`; `smoke.rs`, `dlqspec smoke`'s plan.
 
+pub(crate) mod case_spec;
 pub(crate) mod checking;
 pub(crate) mod compact;
 pub(crate) mod consumer;

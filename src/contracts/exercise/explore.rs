@@ -2,9 +2,10 @@
 //! values `exercise.yaml` gives each method (`draw:`), each call's answer and every state view
 //! after it left for blessing to fill in from the reference, and the ways to shrink them.
 //!
-//! A case is typed steps (JSON values of the spec's own form), written out as YAML only when a
-//! spec is made of it.
+//! A case is typed steps (JSON values of the spec's own form, the vocabulary being the
+//! exercise's), written out as YAML by `generate::writer` only when a spec is made of it.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::definition::{Exercise, Method};
@@ -13,8 +14,8 @@ use crate::generate::case::Case;
 use crate::generate::crashes::Schedules;
 use crate::generate::rng::Rng;
 use crate::generate::variants;
+use crate::generate::writer::Block;
 use crate::text::source::SourceFile;
-use crate::text::yaml;
 
 /// An exercise's explorer.
 #[derive(Debug)]
@@ -33,6 +34,12 @@ impl Explorer for ExerciseExplorer {
             self.exercise.name
         ))
     }
+}
+
+/// A spec of an exercise after its header: its steps, one a line.
+#[derive(Serialize)]
+struct ExerciseSpec<'a> {
+    steps: Block<&'a [Value]>,
 }
 
 /// A drawn scenario: its steps as a spec writes them.
@@ -360,14 +367,11 @@ impl ExerciseCase {
 }
 
 impl Case for ExerciseCase {
-    fn body(&self) -> String {
-        let mut out = String::from("steps:\n");
-        for step in &self.steps {
-            out.push_str("  - ");
-            out.push_str(&yaml::flow(step));
-            out.push('\n');
-        }
-        out
+    fn body(&self) -> Value {
+        serde_json::to_value(ExerciseSpec {
+            steps: Block(&self.steps),
+        })
+        .unwrap_or_default()
     }
 
     fn steps(&self) -> usize {
