@@ -59,8 +59,8 @@ struct Asking<'a, 'e> {
 }
 
 impl Asking<'_, '_> {
-    /// Each method, each view, the snapshot and the instance the factory makes of it; `None` where the
-    /// reference gave no answer to pin, which ends the plan there.
+    /// Each method, each view, the snapshot and the instance the factory makes of it; `None`
+    /// where the reference gave no answer to pin, which ends the plan there.
     fn methods_views_and_restart(&mut self, draws: &serde_json::Map<String, Value>) -> Option<()> {
         let exercise = self.exercise;
         for (name, method) in &exercise.methods {
