@@ -149,7 +149,7 @@ pub(crate) enum Command {
     /// Print the type declarations of an exercise folder's given parts and class, for a
     /// student's editor: TypeScript (given.d.ts) or a Python stub (given.pyi).
     #[command(
-        after_help = "Examples:\n  dlqspec types exercises/my-lesson > given.d.ts\n  dlqspec types exercises/my-lesson --language python > given.pyi\n\nExit codes: 0 printed; 2 no exercise folder there."
+        after_help = "Examples:\n  dlqspec types exercises/my-lesson > given.d.ts\n  dlqspec types exercises/my-lesson --language python > given.pyi\n\ngiven.d.ts declares the module `given`: a TypeScript solution imports from 'given', not './given' (import { Clock } from 'given'; import type { ... } from 'given'), with given.d.ts part of the program (a tsconfig.json beside it, or tsc --strict solution.ts given.d.ts). A Python solution writes from given import Clock.\n\nExit codes: 0 printed; 2 no exercise folder there."
     )]
     Types(TypesArgs),
 

@@ -15,7 +15,7 @@ use super::process::{
 use crate::contracts::smoke::{SmokeAnswer, SmokeRequest};
 use crate::model::captured::Captured;
 use crate::model::implementation::{
-    ImplError, Implementation, Raised, RaisedKind, Reply, WorldHost,
+    ImplError, Implementation, Offer, Raised, RaisedKind, Reply, WorldHost,
 };
 
 /// Everything a smoke run found out.
@@ -25,8 +25,9 @@ pub(crate) struct SmokeReport {
     pub(crate) command: String,
     pub(crate) handshake: Result<Handshake, ImplError>,
     pub(crate) contracts: Vec<ContractCheck>,
-    /// The contracts dlqspec checks, for a hint when none is claimed.
-    pub(crate) known_contracts: Vec<&'static str>,
+    /// The contracts dlqspec checks, each with the class it expects, for a hint when none is
+    /// claimed.
+    pub(crate) known_contracts: Vec<(&'static str, &'static str)>,
     pub(crate) departure: Option<ProcessExit>,
     pub(crate) took: Duration,
     /// What the box held around it on this machine; `None` with `--sandbox off`.
@@ -102,10 +103,14 @@ impl SmokeReport {
                 }
             }
         }
-        if !self.contracts.iter().any(|c| c.known) {
+        if let (false, Ok(handshake)) = (self.contracts.iter().any(|c| c.known), &self.handshake) {
+            let offer = Offer {
+                contracts: handshake.contracts.clone(),
+                defines: handshake.defines.clone(),
+            };
             problems.push(format!(
-                "it provides none of the contracts dlqspec checks ({})",
-                self.known_contracts.join(", ")
+                "it provides none of the contracts dlqspec checks: {}",
+                offer.none_of(&self.known_contracts)
             ));
         }
         if let Some(departure) = &self.departure {
@@ -182,7 +187,10 @@ pub(crate) fn smoke(launch: Launch, timeout: Duration) -> SmokeReport {
         command,
         handshake,
         contracts,
-        known_contracts: crate::contracts::registry::names(),
+        known_contracts: crate::contracts::registry::all()
+            .iter()
+            .map(|c| (c.name(), c.subject()))
+            .collect(),
         departure,
         took: started.elapsed(),
     }
@@ -208,22 +216,32 @@ fn exercise(
     plan: Vec<SmokeRequest>,
 ) -> Vec<SmokeStep> {
     let mut steps = Vec::new();
+    // What the request before returned: a factory's snapshot.
+    let mut previous: Option<Value> = None;
     for expected in plan {
         let mut counting = Counting { world, calls: 0 };
         let started = Instant::now();
+        let sent = expected.args_after(previous.as_ref());
         let (request, reply) = if expected.method == "new" {
-            let args = expected.args.first().cloned().unwrap_or(Value::Null);
+            let args = sent.first().cloned().unwrap_or(Value::Null);
             // Its parameters are told by `why`: the given parts and a value.
-            let request = format!("new {contract}");
+            let request = match args.get("factory").and_then(Value::as_str) {
+                Some(factory) => format!("new {contract} by {factory}(its snapshot)"),
+                None => format!("new {contract}"),
+            };
             (
                 request,
                 implementation.create(contract, &args, &mut counting),
             )
         } else {
             (
-                describe_call(&expected.method, &expected.args),
-                implementation.call(&expected.method, &expected.args, &mut counting),
+                describe_call(&expected.method, &sent),
+                implementation.call(&expected.method, &sent, &mut counting),
             )
+        };
+        previous = match &reply {
+            Ok(Reply::Returned(value)) => Some(value.clone()),
+            _ => None,
         };
         let took = started.elapsed();
         let world_calls = counting.calls;
@@ -251,6 +269,7 @@ fn judge(reply: Result<Reply, ImplError>, expected: &SmokeRequest) -> SmokeVerdi
         expected: match &expected.answer {
             SmokeAnswer::Any if expected.method == "new" => "an instance".to_owned(),
             SmokeAnswer::Any => "a return".to_owned(),
+            SmokeAnswer::Data => "plain data".to_owned(),
             SmokeAnswer::Returns(value) => shown(value),
             SmokeAnswer::Raises(error) => format!("raises {error}"),
         },
@@ -273,11 +292,12 @@ fn judge(reply: Result<Reply, ImplError>, expected: &SmokeRequest) -> SmokeVerdi
             }),
         },
         Ok(Reply::Returned(value)) => match &expected.answer {
-            SmokeAnswer::Any => made(shown(&value)),
+            SmokeAnswer::Any | SmokeAnswer::Data => made(shown(&value)),
             SmokeAnswer::Returns(want) if *want == value => SmokeVerdict::Ok(shown(&value)),
             _ => wrong(shown(&value)),
         },
-        // JavaScript's `undefined`: right where any value will do, wrong where one is pinned.
+        // JavaScript's `undefined`: right where any value will do, wrong where one is pinned
+        // or plain data is asked for.
         Ok(Reply::Undefined) => match &expected.answer {
             SmokeAnswer::Any => made("undefined".to_owned()),
             _ => wrong("undefined".to_owned()),

@@ -125,6 +125,52 @@ pub struct Offer {
     pub(crate) defines: Option<Vec<String>>,
 }
 
+impl Offer {
+    /// What to say when it provides none of `wanted` (each contract's name and the class it
+    /// expects): `it has no class `Gadget` (gadget) and no class ...; it defines: GadGet (did you
+    /// mean `Gadget`?), helper`. A defined name near an expected class (a typo, or the
+    /// same letters in another case) gets the did-you-mean, and that class is named first.
+    pub(crate) fn none_of(&self, wanted: &[(&str, &str)]) -> String {
+        let defines = self.defines.as_deref().unwrap_or_default();
+        // Each defined name near an expected class, with that class.
+        let mut near: Vec<(&str, &str)> = Vec::new();
+        for (_, class) in wanted {
+            let close = crate::text::suggest::nearest(class, defines)
+                .or_else(|| {
+                    defines
+                        .iter()
+                        .find(|name| name.eq_ignore_ascii_case(class))
+                        .map(String::as_str)
+                })
+                .filter(|name| !near.iter().any(|(taken, _)| taken == name));
+            if let Some(name) = close {
+                near.push((name, class));
+            }
+        }
+        let mut ordered: Vec<&(&str, &str)> = wanted.iter().collect();
+        ordered.sort_by_key(|(_, class)| !near.iter().any(|(_, c)| c == class));
+        let missing: Vec<String> = ordered
+            .iter()
+            .map(|(name, class)| format!("`{class}` ({name})"))
+            .collect();
+        let told = match &self.defines {
+            None => String::new(),
+            Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
+            Some(names) => {
+                let names: Vec<String> = names
+                    .iter()
+                    .map(|name| match near.iter().find(|(n, _)| n == name) {
+                        Some((_, class)) => format!("{name} (did you mean `{class}`?)"),
+                        None => name.clone(),
+                    })
+                    .collect();
+                format!("; it defines: {}", names.join(", "))
+            }
+        };
+        format!("it has no class {}{told}", missing.join(" and no class "))
+    }
+}
+
 /// An implementation under test. One value lives for a whole run and serves spec after spec.
 pub trait Implementation {
     fn info(&self) -> ImplInfo;
@@ -200,5 +246,49 @@ where
 {
     fn create(&self) -> Box<dyn Implementation + Send> {
         self()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Offer;
+
+    fn offer(defines: Option<&[&str]>) -> Offer {
+        Offer {
+            contracts: Vec::new(),
+            defines: defines.map(|names| names.iter().map(|n| (*n).to_owned()).collect()),
+        }
+    }
+
+    const WANTED: &[(&str, &str)] = &[("widget-store", "WidgetStore"), ("gadget", "Gadget")];
+
+    #[test]
+    fn a_name_near_an_expected_class_is_asked_about_and_its_class_comes_first() {
+        assert_eq!(
+            offer(Some(&["checkKey", "GadGet"])).none_of(WANTED),
+            "it has no class `Gadget` (gadget) and no class `WidgetStore` (widget-store); \
+             it defines: checkKey, GadGet (did you mean `Gadget`?)"
+        );
+        // The same letters in another case are near however long the name.
+        assert_eq!(
+            offer(Some(&["WIDGETSTORE"])).none_of(&WANTED[..1]),
+            "it has no class `WidgetStore` (widget-store); it defines: WIDGETSTORE (did you mean `WidgetStore`?)"
+        );
+    }
+
+    #[test]
+    fn names_far_from_every_class_are_listed_as_they_are() {
+        assert_eq!(
+            offer(Some(&["Helper"])).none_of(WANTED),
+            "it has no class `WidgetStore` (widget-store) and no class `Gadget` (gadget); it defines: Helper"
+        );
+        assert_eq!(
+            offer(Some(&[])).none_of(&WANTED[1..]),
+            "it has no class `Gadget` (gadget); it defines nothing at top level"
+        );
+        assert_eq!(
+            offer(None).none_of(&WANTED[1..]),
+            "it has no class `Gadget` (gadget)"
+        );
     }
 }

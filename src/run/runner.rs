@@ -852,18 +852,10 @@ fn nothing_provided(
     {
         return None;
     }
-    let missing: Vec<String> = wanted
-        .iter()
-        .map(|c| format!("`{}` ({})", c.subject(), c.name()))
-        .collect();
-    let defines = match &offer.defines {
-        None => String::new(),
-        Some(names) if names.is_empty() => "; it defines nothing at top level".to_owned(),
-        Some(names) => format!("; it defines: {}", names.join(", ")),
-    };
+    let wanted: Vec<(&str, &str)> = wanted.iter().map(|c| (c.name(), c.subject())).collect();
     Some(format!(
-        "{named} provides none of the contracts the selected specs check: it has no class {}{defines}",
-        missing.join(" and no class ")
+        "{named} provides none of the contracts the selected specs check: {}",
+        offer.none_of(&wanted)
     ))
 }
 

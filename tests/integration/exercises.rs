@@ -629,6 +629,20 @@ fn types_are_derived_from_the_exercise() {
             .stdout
             .contains("def put(self, item: str) -> object: ...")
     );
+    // A clock's time is a float (a spec may move it by a fraction), it offers no advance (the
+    // spec moves it), and the restart's factory is a static method.
+    let leases = run(&["types", "exercises/lease-queue", "--language", "python"]);
+    assert_eq!(leases.code, 0, "{}", leases.stderr);
+    for declared in [
+        "    def now(self) -> float: ...\n",
+        "    @staticmethod\n    def from_snapshot(snapshot: object, clock: Clock, effects: EffectsLog) -> \"LeaseQueueShape\": ...\n",
+    ] {
+        assert!(
+            leases.stdout.contains(declared),
+            "{declared}\n{}",
+            leases.stdout
+        );
+    }
     let nowhere = run(&["types", "specs"]);
     assert_eq!(nowhere.code, 2);
 }
@@ -668,23 +682,27 @@ fn typescript_declarations_type_check_with_tsc() {
              export const factory: LeaseQueueFactory = LeaseQueue;\n"
         )
     };
-    let check = |take: &str| {
+    // The import the header, `types --help` and docs/students.md show.
+    assert!(
+        declared
+            .stdout
+            .contains("// Import from 'given', not './given': `import { Clock, EffectsLog, StaleLease } from 'given';`"),
+        "{}",
+        declared.stdout
+    );
+    let check_with = |source: String, resolution: &[&str]| {
         let folder = tempfile::tempdir().expect("a temp dir");
         std::fs::write(folder.path().join("given.d.ts"), &declared.stdout).expect("writes");
-        std::fs::write(folder.path().join("queue.ts"), solution(take)).expect("writes");
+        std::fs::write(folder.path().join("queue.ts"), source).expect("writes");
         std::process::Command::new(&tsc)
-            .args([
-                "--noEmit",
-                "--strict",
-                "--target",
-                "es2022",
-                "queue.ts",
-                "given.d.ts",
-            ])
+            .args(["--noEmit", "--strict", "--target", "es2022"])
+            .args(resolution)
+            .args(["queue.ts", "given.d.ts"])
             .current_dir(folder.path())
             .output()
             .expect("tsc runs")
     };
+    let check = |take: &str| check_with(solution(take), &[]);
     let good = check("take(worker: string) { return null; }");
     assert!(
         good.status.success(),
@@ -693,6 +711,30 @@ fn typescript_declarations_type_check_with_tsc() {
         String::from_utf8_lossy(&good.stderr),
         declared.stdout
     );
+    // The same import under the module resolutions students' projects use; `./given` names
+    // the file, which declares a module rather than being one, and tsc refuses it.
+    for resolution in [
+        &["--module", "node16", "--moduleResolution", "node16"][..],
+        &["--module", "esnext", "--moduleResolution", "bundler"][..],
+    ] {
+        let good = check_with(
+            solution("take(worker: string) { return null; }"),
+            resolution,
+        );
+        assert!(
+            good.status.success(),
+            "{resolution:?}: {}",
+            String::from_utf8_lossy(&good.stdout)
+        );
+        let relative = solution("take(worker: string) { return null; }")
+            .replace("from 'given'", "from './given'");
+        let refused = check_with(relative, resolution);
+        assert!(
+            String::from_utf8_lossy(&refused.stdout).contains("TS2306"),
+            "{resolution:?}: {}",
+            String::from_utf8_lossy(&refused.stdout)
+        );
+    }
     // A class without `take` does not have the shape: the declarations are read, not skipped.
     let bad = check("");
     assert!(!bad.status.success(), "tsc took a class without take");

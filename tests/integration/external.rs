@@ -318,7 +318,7 @@ fn an_implementation_with_none_of_the_selected_contracts_fails_in_one_line() {
             misnamed_impl.as_str(),
             "specs/dlq-consumer",
             format!(
-                "error: {} provides none of the contracts the selected specs check: it has no class `DLQConsumer` (dlq-consumer); it defines: DlqConsumer, helper\n",
+                "error: {} provides none of the contracts the selected specs check: it has no class `DLQConsumer` (dlq-consumer); it defines: DlqConsumer (did you mean `DLQConsumer`?), helper\n",
                 misnamed.display()
             ),
         ),
@@ -524,11 +524,15 @@ fn smoke_tries_an_exercise_folder_from_its_starter_calls_and_reference() {
         "\n  ok    new lease-queue -> made  (",
         "\n  ok    submit(\"a\", \"acct-1\", \"p1\") -> true  (",
         "\n  ok    state() -> {ready: [], held: [], waiting: [], leased: [], done: [a], quarantine: []}  (",
+        // Each view once, then the restart: the snapshot, and an instance made from it.
+        "\n  ok    policy() -> {budget: 2, lease: 10, backoff: 5}  (",
+        "\n  ok    snapshot() -> {policy: ",
+        "\n  ok    new lease-queue by from_snapshot(its snapshot) -> made  (",
     ] {
         assert!(ran.stdout.contains(line), "{line}\n{}", ran.stdout);
     }
     assert!(
-        closing_line(&ran.stdout).starts_with("ok: python:tests/exercises/lease-queue/correct/queue_eager.py answered 6 requests correctly in "),
+        closing_line(&ran.stdout).starts_with("ok: python:tests/exercises/lease-queue/correct/queue_eager.py answered 9 requests correctly in "),
         "{}",
         ran.stdout
     );
@@ -550,6 +554,69 @@ fn smoke_tries_an_exercise_folder_from_its_starter_calls_and_reference() {
         ran.stdout.contains(
             "\nFAILED:\n  lease-queue: replay(\"a\") answered undefined, expected false\n"
         ),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// A solution without a view, without the restart's factory, or with its class misnamed is
+/// told by smoke, as `run` would tell it, not passed: each is a correct JavaScript solution
+/// with one name changed.
+#[test]
+fn smoke_asks_each_view_and_the_restart_and_names_a_misnamed_class() {
+    if !node_tests() {
+        return;
+    }
+    let correct = std::fs::read_to_string(
+        root().join("tests/exercises/lease-queue/correct/queue_derived.mjs"),
+    )
+    .expect("the solution reads");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let smoke = |name: &str, from: &str, to: &str| {
+        assert!(correct.contains(from), "{from}");
+        let path = dir.path().join(name);
+        std::fs::write(&path, correct.replace(from, to)).expect("written");
+        run(&[
+            "smoke",
+            "--exercise",
+            "exercises/lease-queue",
+            "--impl",
+            &format!("node:{}", path.display()),
+        ])
+    };
+    let ran = smoke("no_view.mjs", "  policy() {", "  settings() {");
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("\n  FAIL  policy()  (")
+            && ran.stdout.contains("\nFAILED:\n  lease-queue: the implementation could not serve `policy()`: LeaseQueue has no method policy()\n"),
+        "{}",
+        ran.stdout
+    );
+    let ran = smoke(
+        "no_factory.mjs",
+        "  static fromSnapshot(",
+        "  static fromSnap(",
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("\n  ok    snapshot() -> {")
+            && ran
+                .stdout
+                .contains("\n  FAIL  new lease-queue by from_snapshot(its snapshot)  (")
+            && ran.stdout.contains(
+                "LeaseQueue has no static fromSnapshot() to make an instance from a snapshot"
+            ),
+        "{}",
+        ran.stdout
+    );
+    let ran = smoke(
+        "misnamed.mjs",
+        "export class LeaseQueue {",
+        "export class Leasequeue {",
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("\nFAILED:\n  it provides none of the contracts dlqspec checks: it has no class `LeaseQueue` (lease-queue) and no class `DLQConsumer` (dlq-consumer) and no class `RetryQueue` (outcome-queue); it defines: Leasequeue (did you mean `LeaseQueue`?)\n"),
         "{}",
         ran.stdout
     );

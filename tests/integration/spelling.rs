@@ -297,7 +297,7 @@ fn a_javascript_solution_may_spell_the_exercises_names_in_camel_case_or_as_writt
         .expect("runs"));
     assert!(
         python.stdout.contains(
-            "def from_snapshot(cls, snapshot: object, clock: Clock) -> \"JobBoardShape\": ..."
+            "    @staticmethod\n    def from_snapshot(snapshot: object, clock: Clock) -> \"JobBoardShape\": ..."
         ),
         "{}",
         python.stdout

@@ -49,6 +49,8 @@ fn part_methods_ts(kind: GivenKind) -> &'static str {
 
 fn part_methods_py(kind: GivenKind) -> &'static str {
     match kind {
+        // A float: a spec may move the clock by a fraction (`advance: 0.5`), and an int is
+        // a float to a type checker, so whole ticks type-check too.
         GivenKind::Clock => "    def now(self) -> float: ...\n",
         GivenKind::Log => {
             "    def apply(self, key: str, effect: object) -> None: ...\n    def entries(self) -> dict: ...\n"
@@ -153,8 +155,15 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
         ));
     }
     let mut out = format!(
-        "// Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\n\ndeclare module 'given' {{\n",
-        exercise.name
+        "// Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\n\
+         // Import from 'given', not './given': `import {{ {} }} from 'given';`, and the types\n\
+         // only with `import type {{ {}Shape }} from 'given';`. This file declares the module\n\
+         // `given`; tsc reads it where it is part of the program (a tsconfig.json beside it, or\n\
+         // named: `tsc --strict solution.ts given.d.ts`); dlqspec supplies `given` at run time.\n\
+         \ndeclare module 'given' {{\n",
+        exercise.name,
+        imported_values(exercise),
+        exercise.class
     );
     for line in inner.lines() {
         if !line.is_empty() {
@@ -165,6 +174,21 @@ pub(crate) fn typescript(exercise: &Exercise) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// What a solution imports from `given` as values, as the header's example names it: the
+/// given parts' classes and the errors, else the class's shape as a type.
+fn imported_values(exercise: &Exercise) -> String {
+    let names: Vec<&str> = exercise
+        .given
+        .iter()
+        .filter_map(|part| part.class.as_deref())
+        .chain(exercise.errors.keys().map(String::as_str))
+        .collect();
+    match names.is_empty() {
+        true => format!("type {}Constructor", exercise.class),
+        false => names.join(", "),
+    }
 }
 
 /// The parameters of the restart's factory: the snapshot, then the constructor's given parts
@@ -185,7 +209,10 @@ fn factory_params(exercise: &Exercise, spell: fn(&str) -> String) -> String {
         .join(", ")
 }
 
-/// `given.pyi` for the exercise: its given parts and errors, and a Protocol of its class.
+/// `given.pyi` for the exercise: its given parts and errors, and a Protocol of its class. A
+/// clock's time is whole ticks: it starts at 0 and hands out a JSON integer while every move
+/// is whole (explore's always are), so `now()` is an `int`; the restart's factory is a static
+/// method taking the snapshot, then the given parts.
 pub(crate) fn python(exercise: &Exercise) -> String {
     let mut out = format!(
         "# Types of the exercise `{}`, made by `dlqspec types` from its exercise.yaml.\nfrom typing import Protocol\n\n",
@@ -252,7 +279,7 @@ pub(crate) fn python(exercise: &Exercise) -> String {
             })
             .collect();
         out.push_str(&format!(
-            "    @classmethod\n    def {from}(cls, snapshot: object{given}) -> \"{}Shape\": ...\n",
+            "    @staticmethod\n    def {from}(snapshot: object{given}) -> \"{}Shape\": ...\n",
             exercise.class
         ));
     }
