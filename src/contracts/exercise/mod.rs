@@ -19,6 +19,7 @@ mod changes;
 mod decisions;
 pub(crate) mod definition;
 pub(crate) mod departure;
+mod draws;
 pub(crate) mod explore;
 mod panel;
 pub(crate) mod programs;
@@ -279,6 +280,24 @@ impl Contract for ExerciseContract {
     fn protocol_description(&self) -> Value {
         protocol_description(&self.exercise)
     }
+
+    fn reference_errors(&self) -> Vec<SpecError> {
+        let Some(this) = find(self.name()) else {
+            return Vec::new();
+        };
+        let exercise = &this.exercise;
+        let mut reference = this.reference();
+        draws::errors(exercise, &mut |args| {
+            let wire = scenario::constructor_wire(exercise, args, None);
+            let mut world = world::ExerciseWorld::new(exercise, Default::default(), false);
+            reference.create(exercise.name, &wire, &mut world).ok()
+        })
+    }
+
+    fn mistake_file(&self, id: &str) -> Option<std::path::PathBuf> {
+        let at = self.exercise.mistakes.iter().position(|m| m.id == id)?;
+        self.exercise.mistake_files.get(at).cloned()
+    }
 }
 
 /// An instance of the reference made through the contract (`create_builtin`): the reference
@@ -346,6 +365,16 @@ impl Scenario for Checked {
             );
         }
         (run, Some(departure))
+    }
+
+    fn departure(&self, implementation: &mut dyn Implementation) -> Option<Departure> {
+        let played = self.scenario.play(implementation, RunMode::Check, true);
+        if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
+            return None;
+        }
+        let mut reference = self.contract.reference();
+        departure::find(&self.scenario, &played.marks, &mut reference, &mut |_| None)
+            .map(|(departure, _)| departure)
     }
 
     fn smells(
