@@ -14,6 +14,10 @@
 //! `external/` starts processes; a pool's process is lent only to the thread that started it, as
 //! a child dies with the thread that started it. The shims learn each exercise from `hello` and
 //! make it from `new`'s `class` and parameters (docs/protocol.md, "Exercises").
+//!
+//! What only the reference can tell about `exercise.yaml` (its constructor's `draw:` and
+//! `refused:` values) is held to it by `draws.rs`, when a command that runs the reference
+//! anyway asks (`Contract::reference_errors`: lint, explore, a failing smoke).
 
 mod changes;
 mod decisions;
