@@ -208,6 +208,14 @@ pub fn lint(
         }
     }
     let used: BTreeSet<&'static str> = loaded.iter().map(|s| s.contract.name()).collect();
+    // What a contract's own description claims and its reference denies (an exercise's
+    // draws) is an error of that description, told before the specs'.
+    let described: Vec<SpecError> = crate::contracts::all()
+        .into_iter()
+        .filter(|contract| used.contains(contract.name()))
+        .flat_map(|contract| contract.reference_errors())
+        .collect();
+    report.spec_errors.splice(0..0, described);
     let whole = whole_contracts(paths, options.coverage, &used);
     let mut names: HashMap<String, String> = HashMap::new();
     // The rules each spec both claims and exercises: only those count as covered.

@@ -16,6 +16,7 @@ use crate::model::outcome::Outcome;
 use crate::report::{Palette, ReportOptions, render};
 use crate::run::exit;
 use crate::text::source::display_path;
+use crate::text::spec_error::SpecError;
 
 pub(crate) fn explore(args: ExploreArgs, palette: Palette) -> i32 {
     if let Some(target) = &args.target.implementation
@@ -48,6 +49,16 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
             }
         },
     };
+    // A contract whose own description its reference denies (an exercise's first draws)
+    // makes cases nobody can bless: told at its place, before any case.
+    let denied: Vec<SpecError> = chosen
+        .iter()
+        .flat_map(|contract| contract.reference_errors())
+        .collect();
+    if !denied.is_empty() {
+        super::messages::spec_errors(&denied, &palette);
+        return exit::SPEC_OR_USAGE_ERROR;
+    }
     if let Err(message) = prepare_out(args.output.as_deref()) {
         return usage(&message);
     }
@@ -78,6 +89,14 @@ fn search(args: ExploreArgs, palette: Palette) -> i32 {
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if let Some(why) = unwritten {
         super::messages::failure(&why, &palette);
+    }
+    if summary.finding.is_none()
+        && let Some(why) = explore::render::mostly_invalid(&summary)
+    {
+        // Cases nobody could bless judge nobody: no divergence among them is no pass (a
+        // divergence found among the others still is one).
+        super::messages::failure(&why, &palette);
+        return exit::SPEC_OR_USAGE_ERROR;
     }
     if summary.cases.is_empty() {
         let names: Vec<&str> = settings.contracts.iter().map(|c| c.name()).collect();

@@ -58,3 +58,12 @@ pub(crate) fn failure(message: &str, palette: &Palette) {
         crate::report::sanitize::text(message)
     );
 }
+
+/// Prints spec errors on stderr, each at its place with the line and a caret.
+pub(crate) fn spec_errors(errors: &[crate::text::spec_error::SpecError], palette: &Palette) {
+    use std::io::Write;
+    let mut err = crate::report::sanitize::stderr();
+    for error in errors {
+        let _ = write!(err, "{}", crate::report::render::spec_error(error, palette));
+    }
+}

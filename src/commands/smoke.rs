@@ -22,8 +22,18 @@ pub(crate) fn smoke(args: SmokeArgs, palette: Palette) -> i32 {
     let text = crate::report::smoke::smoke(&report, &palette);
     let _ = crate::report::sanitize::stdout().write_all(text.as_bytes());
     if report.ok() {
-        exit::PASSED
-    } else {
+        return exit::PASSED;
+    }
+    // A failure may be the exercise's own: the reference refusing the first draws the smoke
+    // test makes its instance from. Asked only then, as it starts the reference.
+    let denied: Vec<crate::text::spec_error::SpecError> = crate::contracts::all()
+        .into_iter()
+        .flat_map(|contract| contract.reference_errors())
+        .collect();
+    if denied.is_empty() {
         exit::FAILED
+    } else {
+        super::messages::spec_errors(&denied, &palette);
+        exit::SPEC_OR_USAGE_ERROR
     }
 }

@@ -135,9 +135,12 @@ pub struct ExploreSummary {
     pub cases: Vec<(&'static str, u64)>,
     /// Contracts the implementation does not provide, and why.
     pub skipped: Vec<(&'static str, String)>,
-    /// Generated cases the built-in implementation could not pass (a generator bug), and the
-    /// first reason.
+    /// Generated cases the built-in implementation could not pass, and the first reason: a
+    /// bug of the generator for a contract written in Rust, an error of the exercise for an
+    /// exercise folder (its draws make cases its reference refuses).
     pub invalid: (u64, Option<String>),
+    /// The contract of the first invalid case.
+    pub invalid_of: Option<&'static str>,
     pub elapsed: Duration,
     /// The first divergence, shrunk to a spec.
     pub finding: Option<Finding>,
@@ -200,6 +203,7 @@ pub fn search(
         cases: Vec::new(),
         skipped: Vec::new(),
         invalid: (0, None),
+        invalid_of: None,
         elapsed: Duration::ZERO,
         finding: None,
         broken: None,
@@ -264,6 +268,7 @@ pub fn search(
                 CaseVerdict::Invalid(why) => {
                     summary.invalid.0 += 1;
                     summary.invalid.1.get_or_insert(why);
+                    summary.invalid_of.get_or_insert(contract.name());
                 }
                 CaseVerdict::Skipped(reason) => {
                     observer.event(&ExploreEvent::Skipped {

@@ -152,13 +152,8 @@ pub(crate) fn search(
     if let Some(finding) = &summary.finding {
         out.push_str(&finding_text(finding, written, palette));
     }
-    if summary.invalid.0 > 0 {
-        out.push_str(&format!(
-            "note: {} generated case{} could not be blessed on the built-in implementation, a bug of the generator; the first: {}\n",
-            summary.invalid.0,
-            if summary.invalid.0 == 1 { "" } else { "s" },
-            summary.invalid.1.as_deref().unwrap_or_default().lines().next().unwrap_or_default()
-        ));
+    if summary.invalid.0 > 0 && mostly_invalid(summary).is_none() {
+        out.push_str(&format!("note: {}\n", invalid_cases(summary)));
     }
     let per: Vec<String> = summary
         .cases
@@ -179,6 +174,7 @@ pub(crate) fn search(
     );
     let verdict = match &summary.finding {
         Some(_) => paint(palette.fail, "found a divergence"),
+        None if mostly_invalid(summary).is_some() => paint(palette.fail, "nothing judged"),
         None if summary.cases.is_empty() => paint(palette.fail, "nothing to explore"),
         None => paint(palette.pass, "no divergence"),
     };
@@ -187,6 +183,37 @@ pub(crate) fn search(
         seed = summary.seed
     ));
     out
+}
+
+/// How many generated cases could not be blessed, whose fault that is, and the first reason.
+fn invalid_cases(summary: &ExploreSummary) -> String {
+    let (count, first) = &summary.invalid;
+    let first = first
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default();
+    let cases = format!(
+        "{count} of {} generated case{}",
+        summary.total_cases(),
+        if summary.total_cases() == 1 { "" } else { "s" }
+    );
+    match summary.invalid_of {
+        Some(contract) if !crate::contracts::registry::is_built_in(contract) => format!(
+            "{cases} could not be blessed on the reference of the exercise {contract}, an error of its exercise.yaml (a `draw:` value its reference refuses, most often); the first: {first}"
+        ),
+        _ => format!(
+            "{cases} could not be blessed on the built-in implementation, a bug of the generator; the first: {first}"
+        ),
+    }
+}
+
+/// Why a search judged (nearly) nothing: half its cases or more could not be blessed, so no
+/// divergence among the rest is no pass. `None` for a search that judged.
+pub(crate) fn mostly_invalid(summary: &ExploreSummary) -> Option<String> {
+    let invalid = summary.invalid.0;
+    (invalid > 0 && invalid * 2 >= summary.total_cases()).then(|| invalid_cases(summary))
 }
 
 /// The end of a crash-schedule exploration.
@@ -265,4 +292,50 @@ fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) ->
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(cases: u64, invalid: u64, of: &'static str) -> ExploreSummary {
+        ExploreSummary {
+            seed: 1,
+            implementation: "x".into(),
+            cases: vec![(of, cases)],
+            skipped: Vec::new(),
+            invalid: (
+                invalid,
+                (invalid > 0).then(|| "the create raises".to_owned()),
+            ),
+            invalid_of: (invalid > 0).then_some(of),
+            elapsed: std::time::Duration::from_secs(1),
+            finding: None,
+            broken: None,
+        }
+    }
+
+    #[test]
+    fn half_the_cases_or_more_unblessed_judge_nothing_and_an_exercise_is_blamed() {
+        assert_eq!(mostly_invalid(&summary(40, 0, "dlq-consumer")), None);
+        assert_eq!(mostly_invalid(&summary(40, 19, "dlq-consumer")), None);
+        let told = mostly_invalid(&summary(40, 20, "dlq-consumer")).expect("judged nothing");
+        assert!(told.contains("a bug of the generator"), "{told}");
+        let told = mostly_invalid(&summary(40, 40, "no-such-exercise")).expect("judged nothing");
+        assert!(
+            told.starts_with("40 of 40 generated cases could not be blessed on the reference of the exercise no-such-exercise, an error of its exercise.yaml"),
+            "{told}"
+        );
+        assert!(told.ends_with("the first: the create raises"), "{told}");
+        let text = search(
+            &summary(40, 40, "no-such-exercise"),
+            None,
+            &Palette::plain(),
+        );
+        assert!(text.contains("nothing judged: 40 cases"), "{text}");
+        assert!(!text.contains("no divergence"), "{text}");
+        let text = search(&summary(40, 1, "dlq-consumer"), None, &Palette::plain());
+        assert!(text.starts_with("note: 1 of 40 generated cases"), "{text}");
+        assert!(text.contains("no divergence"), "{text}");
+    }
 }

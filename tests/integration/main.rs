@@ -23,6 +23,7 @@ mod causes;
 mod common;
 mod compact;
 mod corpus;
+mod exercise_checks;
 mod exercises;
 mod explore;
 mod external;

@@ -122,12 +122,12 @@ impl<'de> Deserialize<'de> for AnyWord {
 pub(crate) struct ArgDecl {
     /// The values `explore` draws for it.
     #[serde(default)]
-    pub(crate) draw: Vec<Value>,
+    pub(crate) draw: Vec<Spanned<Value>>,
     /// Values the constructor refuses (`refused: [0]`): explore's first `create` draws them
     /// too, and, where an argument lists them, the instance a case uses is made from any of
     /// its `draw` values, which are then all accepted (else from the first).
     #[serde(default)]
-    pub(crate) refused: Vec<Value>,
+    pub(crate) refused: Vec<Spanned<Value>>,
     /// Whether callers never pass the same value twice (`unique: true`: the contract makes
     /// it a caller's promise, as unique job ids), so `explore` draws each value once per case.
     #[serde(default)]
@@ -330,6 +330,8 @@ pub(crate) struct Arg {
     pub(crate) unique: bool,
     /// The values that make an instance, where the argument lists those refused apart.
     pub(crate) accepted: Option<Vec<Value>>,
+    /// Where each of `draw` is written in `exercise.yaml`, in the same order.
+    pub(crate) at: Vec<Position>,
 }
 
 impl Method {
@@ -377,6 +379,8 @@ pub(crate) struct Exercise {
     pub(crate) title: &'static str,
     pub(crate) class: &'static str,
     pub(crate) folder: PathBuf,
+    /// `exercise.yaml` itself, for errors found after it is read (its draws, on the reference).
+    pub(crate) file: SourceFile,
     /// The reference as written (`reference.py`, `cmd:...`), relative to `folder`.
     pub(crate) reference: String,
     pub(crate) create: Method,
@@ -589,10 +593,17 @@ pub(crate) fn check(
                         .draw
                         .iter()
                         .chain(&spanned.value.refused)
-                        .cloned()
+                        .map(|v| v.value.clone())
                         .collect(),
                     accepted: (!spanned.value.refused.is_empty())
-                        .then(|| spanned.value.draw.clone()),
+                        .then(|| spanned.value.draw.iter().map(|v| v.value.clone()).collect()),
+                    at: spanned
+                        .value
+                        .draw
+                        .iter()
+                        .chain(&spanned.value.refused)
+                        .map(yaml::at)
+                        .collect(),
                     unique: spanned.value.unique,
                 }
             })
@@ -776,6 +787,7 @@ pub(crate) fn check(
         title: leak(decl.title),
         class: leak(decl.class.value),
         folder: folder.to_path_buf(),
+        file: file.clone(),
         reference: decl.reference.value,
         create,
         methods,

@@ -15,11 +15,16 @@
 //! `external/` starts processes; a pool's process is lent only to the thread that started it, as
 //! a child dies with the thread that started it. The shims learn each exercise from `hello` and
 //! make it from `new`'s `class` and parameters (docs/protocol.md, "Exercises").
+//!
+//! What only the reference can tell about `exercise.yaml` (its constructor's `draw:` and
+//! `refused:` values) is held to it by `draws.rs`, when a command that runs the reference
+//! anyway asks (`Contract::reference_errors`: lint, explore, a failing smoke).
 
 mod changes;
 mod decisions;
 pub(crate) mod definition;
 pub(crate) mod departure;
+mod draws;
 pub(crate) mod explore;
 mod panel;
 pub(crate) mod programs;
@@ -281,6 +286,24 @@ impl Contract for ExerciseContract {
     fn protocol_description(&self) -> Value {
         protocol_description(&self.exercise)
     }
+
+    fn reference_errors(&self) -> Vec<SpecError> {
+        let Some(this) = find(self.name()) else {
+            return Vec::new();
+        };
+        let exercise = &this.exercise;
+        let mut reference = this.reference();
+        draws::errors(exercise, &mut |args| {
+            let wire = scenario::constructor_wire(exercise, args, None);
+            let mut world = world::ExerciseWorld::new(exercise, Default::default(), false);
+            reference.create(exercise.name, &wire, &mut world).ok()
+        })
+    }
+
+    fn mistake_file(&self, id: &str) -> Option<std::path::PathBuf> {
+        let at = self.exercise.mistakes.iter().position(|m| m.id == id)?;
+        self.exercise.mistake_files.get(at).cloned()
+    }
 }
 
 /// An instance of the reference made through the contract (`create_builtin`): the reference
@@ -348,6 +371,16 @@ impl Scenario for Checked {
             );
         }
         (run, Some(departure))
+    }
+
+    fn departure(&self, implementation: &mut dyn Implementation) -> Option<Departure> {
+        let played = self.scenario.play(implementation, RunMode::Check, true);
+        if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
+            return None;
+        }
+        let mut reference = self.contract.reference();
+        departure::find(&self.scenario, &played.marks, &mut reference, &mut |_| None)
+            .map(|(departure, _)| departure)
     }
 
     fn smells(

@@ -1,0 +1,227 @@
+//! An exercise wrong in ways YAML's shape cannot show, told to its author: a first `draw:`
+//! value the reference refuses and a `refused:` value it accepts (lint and explore, at
+//! exercise.yaml's line and column, never a green explore), and a known mistake whose
+//! failures are told under another rule than its header names (strength, at its first line).
+//! The exercise is a small idempotency-key store written from an outside author's.
+
+use std::path::Path;
+
+use crate::common::{path_arg, run};
+
+const EXERCISE: &str = "\
+exercise: deduper
+title: A store remembers each key for ttl ticks of the clock and says whether it has seen it
+class: Deduper
+reference: reference.py
+given:
+  clock: {kind: clock, class: Clock, advance: [1, 2, 3]}
+create:
+  args:
+    clock: {given: clock}
+    ttl: {draw: [3, 1, 5], refused: [0, -1]}
+methods:
+  seen:
+    args:
+      key: {draw: [a, b]}
+views:
+  state:
+    deep_copy: true
+    keys: [expires_at]
+rules:
+  - id: ttl-validated
+    says: The ttl is an integer of at least 1; any other value raises an invalid-argument error.
+    decides:
+      - {call: create}
+  - id: first-seen-false
+    says: seen(key) of a key not remembered returns false and remembers it until now + ttl.
+    decides:
+      - {call: seen, returns: false}
+      - {call: seen, returns: false, view: state, key: keys}
+  - id: repeat-seen-true
+    says: seen(key) of a remembered key returns true.
+    decides:
+      - {call: seen, returns: true}
+  - id: no-refresh
+    says: seen(key) of a remembered key does not extend its expiry.
+    decides:
+      - {call: seen, returns: true, view: state, key: keys}
+  - id: expires-at-ttl
+    says: A key remembered at time t is forgotten when now reaches t + ttl.
+    decides:
+      - {view: state, key: keys}
+";
+
+/// The reference; a known mistake is it with `REFRESH` put in.
+const REFERENCE: &str = "\
+class Deduper:
+    def __init__(self, clock, ttl):
+        if type(ttl) is not int or ttl < 1:
+            raise ValueError(\"ttl must be an integer of at least 1, not %r\" % (ttl,))
+        self._clock = clock
+        self._ttl = ttl
+        self._keys = {}
+
+    def _purge(self):
+        now = self._clock.now()
+        for key in [k for k, until in self._keys.items() if until <= now]:
+            del self._keys[key]
+        return now
+
+    def seen(self, key):
+        now = self._purge()
+        if key in self._keys:
+            return True
+        self._keys[key] = now + self._ttl
+        return False
+
+    def state(self):
+        self._purge()
+        return {\"ttl\": self._ttl, \"keys\": [{\"key\": k, \"expires_at\": t} for k, t in self._keys.items()]}
+";
+
+const REFRESH: (&str, &str) = (
+    "        if key in self._keys:\n            return True",
+    "        if key in self._keys:\n            self._keys[key] = now + self._ttl\n            return True",
+);
+
+const SPEC: &str = "\
+contract: deduper
+name: seeing a remembered key again does not extend how long it is remembered
+rules: [deduper/no-refresh, deduper/repeat-seen-true, deduper/first-seen-false]
+steps:
+  - create: {ttl: 4}
+  - seen: {key: a, returns: false}
+  - advance: 3
+  - seen: {key: a, returns: true}
+  - expect:
+      ttl: 4
+      keys: [{key: a, expires_at: 4}]
+  - advance: 1
+  - seen: {key: a, returns: false}
+expect:
+  ttl: 4
+  keys: [{key: a, expires_at: 8}]
+";
+
+/// The exercise written into a fresh folder, `ttl` being its constructor argument's line and
+/// `mistake` the header of its one known mistake.
+fn folder(ttl: &str, header: &str) -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("a temp dir");
+    let write = |name: &str, text: &str| {
+        let path = folder.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+        std::fs::write(path, text).expect("written");
+    };
+    let line = "    ttl: {draw: [3, 1, 5], refused: [0, -1]}";
+    assert!(EXERCISE.contains(line));
+    write(
+        "exercise.yaml",
+        &EXERCISE.replace(line, &format!("    ttl: {ttl}")),
+    );
+    write("reference.py", REFERENCE);
+    write("specs/repeat-does-not-refresh.yaml", SPEC);
+    assert!(REFERENCE.contains(REFRESH.0));
+    write(
+        "mistakes/refreshes-on-repeat.py",
+        &format!("{header}\n{}", REFERENCE.replace(REFRESH.0, REFRESH.1)),
+    );
+    folder
+}
+
+const RIGHT_HEADER: &str =
+    "# breaks no-refresh: seeing a remembered key again pushes its expiry back";
+
+fn explore(folder: &Path) -> crate::common::Ran {
+    let reference = folder.join("reference.py");
+    run(&[
+        "explore",
+        "--exercise",
+        path_arg(folder),
+        "--contract",
+        "deduper",
+        "--impl",
+        path_arg(&reference),
+        "--cases",
+        "20",
+        "--seed",
+        "1",
+    ])
+}
+
+#[test]
+fn a_first_draw_the_reference_refuses_is_told_at_exercise_yaml_by_lint_and_explore() {
+    let broken = folder("{draw: [0, 3, 1]}", RIGHT_HEADER);
+    let lint = run(&["lint", path_arg(broken.path())]);
+    assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
+    let told = format!("{}{}", lint.stdout, lint.stderr);
+    for words in [
+        "exercise.yaml:10:18",
+        "the reference refuses the first values `draw:` gives the constructor ({ttl: 0})",
+        "invalid_argument (ValueError: ttl must be an integer of at least 1, not 0)",
+        "`ttl: {draw: [3, 1], refused: [0]}`",
+        "^",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+    assert!(!told.contains("no smells"), "{told}");
+
+    let explored = explore(broken.path());
+    assert_eq!(explored.code, 2, "{}{}", explored.stdout, explored.stderr);
+    let told = format!("{}{}", explored.stdout, explored.stderr);
+    assert!(told.contains("exercise.yaml:10:18"), "{told}");
+    assert!(!told.contains("no divergence"), "{told}");
+    assert!(!told.contains("a bug of the generator"), "{told}");
+}
+
+#[test]
+fn a_refused_value_the_reference_accepts_is_told_at_it() {
+    let broken = folder("{draw: [3, 1], refused: [0, 2]}", RIGHT_HEADER);
+    let lint = run(&["lint", path_arg(broken.path())]);
+    assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
+    let told = format!("{}{}", lint.stdout, lint.stderr);
+    assert!(told.contains("exercise.yaml:10:38"), "{told}");
+    assert!(
+        told.contains("the reference accepts `ttl: 2`: it makes a Deduper of it"),
+        "{told}"
+    );
+}
+
+#[test]
+fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
+    let right = folder("{draw: [3, 1, 5], refused: [0, -1]}", RIGHT_HEADER);
+    let lint = run(&["lint", path_arg(right.path())]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
+    let explored = explore(right.path());
+    assert_eq!(explored.code, 0, "{}{}", explored.stdout, explored.stderr);
+    assert!(
+        explored.stdout.contains("no divergence"),
+        "{}",
+        explored.stdout
+    );
+    let strength = run(&["strength", path_arg(right.path()), "--explore-cases", "0"]);
+    assert_eq!(strength.code, 0, "{}{}", strength.stdout, strength.stderr);
+    assert!(!strength.stdout.contains("misnamed"), "{}", strength.stdout);
+}
+
+#[test]
+fn a_known_mistake_told_under_another_rule_than_its_header_is_told_at_its_header() {
+    let header = "# breaks first-seen-false: seeing a remembered key again pushes its expiry back";
+    let misnamed = folder("{draw: [3, 1, 5], refused: [0, -1]}", header);
+    let strength = run(&[
+        "strength",
+        path_arg(misnamed.path()),
+        "--explore-cases",
+        "0",
+    ]);
+    assert_eq!(strength.code, 1, "{}{}", strength.stdout, strength.stderr);
+    let told = &strength.stdout;
+    for words in [
+        "caught    refreshes-on-repeat",
+        "but told as breaking deduper/no-refresh, not deduper/first-seen-false as its header says",
+        "mistakes/refreshes-on-repeat.py:1:1: misnamed mistake: its header says it breaks `deduper/first-seen-false`, but its failures are told as breaking `deduper/no-refresh`",
+        "write `breaks no-refresh:` in the header, or make a pattern of `first-seen-false`'s `decides`",
+        "every mistake is caught, 1 under another rule than its header names",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+}
