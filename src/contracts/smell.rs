@@ -20,9 +20,9 @@ pub(crate) const UNEXERCISED_RULE: &str = "unexercised-rule";
 pub(crate) const CHECKS_NOTHING: &str = "checks-nothing";
 
 /// The smells of a scenario's run, found for every contract by `smells.rs` from the facts each
-/// one tells (`never-delivered` is dlq-consumer's alone; `never-processed` was outcome-queue's
-/// while it was written in Rust, and no contract finds it now), named here, where every id is
-/// listed.
+/// one tells (`never-delivered` is dlq-consumer's alone; `never-processed` was found by a
+/// contract once written in Rust, now an exercise folder, and no contract finds it now, though
+/// an `allow:` of it is still read), named here, where every id is listed.
 pub(crate) const NEVER_DELIVERED: &str = "never-delivered";
 pub(crate) const UNUSED_OUTCOMES: &str = "unused-outcomes";
 pub(crate) const NEVER_PROCESSED: &str = "never-processed";

@@ -631,7 +631,7 @@ fn explore_of_a_solution_no_contract_explored_provides_says_to_name_its_exercise
         "--cases",
         "5",
         "--impl",
-        "python:exercises/lease-queue/reference.py",
+        "python:exercises/bounded-buffer/reference.py",
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stdout.contains("nothing to explore"), "{}", ran.stdout);
