@@ -320,7 +320,8 @@ fn a_solution_cannot_move_the_given_clock() {
     ]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout.contains("advance"),
+        ran.stdout
+            .contains("yours raises AttributeError: 'Clock' object has no attribute 'advance'"),
         "the run says what the solution called: {}",
         ran.stdout
     );

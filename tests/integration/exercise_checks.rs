@@ -104,8 +104,8 @@ expect:
 ";
 
 /// The exercise written into a fresh folder, `ttl` being its constructor argument's line and
-/// `mistake` the header of its one known mistake.
-fn folder(ttl: &str, header: &str) -> tempfile::TempDir {
+/// its one known mistake headed by `HEADER`.
+fn folder(ttl: &str) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("a temp dir");
     let write = |name: &str, text: &str| {
         let path = folder.path().join(name);
@@ -123,13 +123,12 @@ fn folder(ttl: &str, header: &str) -> tempfile::TempDir {
     assert!(REFERENCE.contains(REFRESH.0));
     write(
         "mistakes/refreshes-on-repeat.py",
-        &format!("{header}\n{}", REFERENCE.replace(REFRESH.0, REFRESH.1)),
+        &format!("{HEADER}\n{}", REFERENCE.replace(REFRESH.0, REFRESH.1)),
     );
     folder
 }
 
-const RIGHT_HEADER: &str =
-    "# breaks no-refresh: seeing a remembered key again pushes its expiry back";
+const HEADER: &str = "# breaks no-refresh: seeing a remembered key again pushes its expiry back";
 
 fn explore(folder: &Path) -> crate::common::Ran {
     let reference = folder.join("reference.py");
@@ -150,7 +149,7 @@ fn explore(folder: &Path) -> crate::common::Ran {
 
 #[test]
 fn a_first_draw_the_reference_refuses_is_told_at_exercise_yaml_by_lint_and_explore() {
-    let broken = folder("{draw: [0, 3, 1]}", RIGHT_HEADER);
+    let broken = folder("{draw: [0, 3, 1]}");
     let lint = run(&["lint", path_arg(broken.path())]);
     assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
     let told = format!("{}{}", lint.stdout, lint.stderr);
@@ -175,7 +174,7 @@ fn a_first_draw_the_reference_refuses_is_told_at_exercise_yaml_by_lint_and_explo
 
 #[test]
 fn a_refused_value_the_reference_accepts_is_told_at_it() {
-    let broken = folder("{draw: [3, 1], refused: [0, 2]}", RIGHT_HEADER);
+    let broken = folder("{draw: [3, 1], refused: [0, 2]}");
     let lint = run(&["lint", path_arg(broken.path())]);
     assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
     let told = format!("{}{}", lint.stdout, lint.stderr);
@@ -188,7 +187,7 @@ fn a_refused_value_the_reference_accepts_is_told_at_it() {
 
 #[test]
 fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
-    let right = folder("{draw: [3, 1, 5], refused: [0, -1]}", RIGHT_HEADER);
+    let right = folder("{draw: [3, 1, 5], refused: [0, -1]}");
     let lint = run(&["lint", path_arg(right.path())]);
     assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
     let explored = explore(right.path());
