@@ -1,2 +1,2 @@
 // given.d.ts: lets tsc and editors type-check solution.ts; at run time dlqspec's shim supplies the real `given`.
-export * from '../../src/contracts/dlq_consumer/given';
+export * from '../../src/contracts/dlq_consumer/given.js';

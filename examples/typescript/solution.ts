@@ -1,5 +1,5 @@
 // solution.ts: reference solution of both dlqspec contracts in TypeScript (DLQConsumer: dlq-consumer, RetryQueue: outcome-queue).
-import { PermanentError, Crash, FakeClock, FakeDLQ, FakeQueue } from './given';
+import { PermanentError, Crash, FakeClock, FakeDLQ, FakeQueue } from './given.js';
 
 type Message = { id: string; body: unknown; receiveCount: number; firstReceivedAt: number };
 type Entry = {

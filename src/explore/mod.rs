@@ -374,6 +374,9 @@ pub(crate) fn finish(
         name: &name,
         description: &description,
         rules: &exercised,
+        // The bundled schema describes the built-in contracts' steps; an exercise folder's
+        // specs have their own (`dlqspec schema --exercise DIR`).
+        schema_line: crate::contracts::registry::is_built_in(contract.name()),
     };
     let text = crate::generate::case::spec_text(&header, &failing.case.body());
     // The spec as written: blessed again under its real header, and judged once more, so what

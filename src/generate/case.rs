@@ -50,6 +50,10 @@ pub(crate) struct Header<'a> {
     pub(crate) description: &'a str,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub(crate) rules: &'a [&'a str],
+    /// Whether the file starts with the bundled schema's line: only where the bundled schema
+    /// describes the contract's steps, which an exercise folder's own specs it does not.
+    #[serde(skip)]
+    pub(crate) schema_line: bool,
 }
 
 fn is_blank(text: &&str) -> bool {
@@ -67,7 +71,8 @@ const SCHEMA_LINE: &str = "# yaml-language-server: $schema=../../schema/dlqspec.
 /// A whole spec: the schema line, `header`, then `body` (a mapping, `Case::body`), each
 /// mapping written by `writer`, one after the other.
 pub(crate) fn spec_text(header: &Header, body: &Value) -> String {
-    SCHEMA_LINE.to_owned() + &writer::write(header) + &writer::write_value(body)
+    let schema = if header.schema_line { SCHEMA_LINE } else { "" };
+    schema.to_owned() + &writer::write(header) + &writer::write_value(body)
 }
 
 #[cfg(test)]
@@ -84,6 +89,7 @@ mod tests {
             name: "a: tricky name",
             description: &words,
             rules: &["dlq-consumer/success"],
+            schema_line: true,
         };
         let text = spec_text(
             &header,
@@ -107,6 +113,7 @@ mod tests {
             name: "n",
             description: "got \"x\n---\n\t# y\" from it",
             rules: &[],
+            schema_line: true,
         };
         let text = spec_text(&header, &serde_json::json!({}));
         let spec = loader::load(SourceFile::from_text("t.yaml", text)).expect("loads");

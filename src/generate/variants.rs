@@ -57,6 +57,7 @@ pub(crate) fn draft(contract: &str, case: &dyn Case) -> String {
         name: "explored case",
         description: "",
         rules: &[],
+        schema_line: false,
     };
     case::spec_text(&header, &case.body())
 }

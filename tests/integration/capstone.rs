@@ -219,6 +219,21 @@ fn new_writes_a_starter_spec_of_the_exercise_that_passes() {
     assert!(ran.stdout.contains("1 passed, 0 failed"), "{}", ran.stdout);
 }
 
+/// Blessing writes what the reference did in the spec's own words: a declared error by its
+/// name (`raises: StaleLease`, as the bundled specs write it, not the kind's `error`).
+#[test]
+fn bless_names_a_declared_error_by_its_class() {
+    let text = format!(
+        "contract: {NAME}\nname: a finish without a lease\nsteps:\n  - create: {{budget: 2, lease: 10, backoff: 1}}\n  - submit: {{job_id: a, account: x, payload: p, returns: true}}\n  - finish: {{job_id: a, worker: w1, outcome: success, returns: done}}\n"
+    );
+    let (_dir, path) = temp_spec("blessed.yaml", &text);
+    let exercise = root().join(EXERCISE).display().to_string();
+    let ran = run(&["bless", path_arg(&path), "--exercise", &exercise]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let blessed = std::fs::read_to_string(&path).expect("the spec");
+    assert_eq!(blessed, text.replace("returns: done", "raises: StaleLease"),);
+}
+
 /// explore finds every known mistake in its default budget (400 cases, seed 1), the one that
 /// needs the same job failed twice with the clock moved between (`fixed-retry-delay`, a retry's
 /// delay) among them, and docs/testing.md says how many.

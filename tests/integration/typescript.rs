@@ -150,6 +150,67 @@ fn the_example_and_its_errors_run(node: Option<&Path>) {
     }
 }
 
+/// The bundled example type-checks under `tsc --strict` as students' projects resolve modules:
+/// `node16` in an ES module (`"type": "module"`, where a relative import names its file's
+/// extension), `node16` in CommonJS, and a bundler's.
+#[test]
+fn the_typescript_example_type_checks_under_node16_esm_commonjs_and_bundler() {
+    if !node_tests() {
+        return;
+    }
+    let tsc = root().join("shims/node/node_modules/.bin/tsc");
+    assert!(
+        tsc.is_file(),
+        "{} is missing: run `npm ci --prefix shims/node`",
+        tsc.display()
+    );
+    let copy = tempfile::tempdir().expect("a temp dir");
+    for (from, to) in [
+        (
+            "src/contracts/dlq_consumer/given.d.ts",
+            "src/contracts/dlq_consumer/given.d.ts",
+        ),
+        (
+            "examples/typescript/given.d.ts",
+            "examples/typescript/given.d.ts",
+        ),
+        (
+            "examples/typescript/solution.ts",
+            "examples/typescript/solution.ts",
+        ),
+    ] {
+        let to = copy.path().join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("made");
+        std::fs::copy(root().join(from), to).expect("copied");
+    }
+    for (module, resolution, package) in [
+        ("node16", "node16", Some(r#"{"type": "module"}"#)),
+        ("node16", "node16", None),
+        ("esnext", "bundler", None),
+    ] {
+        let manifest = copy.path().join("package.json");
+        match package {
+            Some(text) => std::fs::write(&manifest, text).expect("written"),
+            None => drop(std::fs::remove_file(&manifest)),
+        }
+        let checked = std::process::Command::new(&tsc)
+            .args(["--noEmit", "--strict", "--target", "es2022"])
+            .args(["--module", module, "--moduleResolution", resolution])
+            .args([
+                "examples/typescript/solution.ts",
+                "examples/typescript/given.d.ts",
+            ])
+            .current_dir(copy.path())
+            .output()
+            .expect("tsc runs");
+        assert!(
+            checked.status.success(),
+            "{module}/{resolution} {package:?}: {}",
+            String::from_utf8_lossy(&checked.stdout)
+        );
+    }
+}
+
 #[test]
 fn the_typescript_example_runs_on_the_machines_node_with_no_tsx_anywhere() {
     if !node_tests() {

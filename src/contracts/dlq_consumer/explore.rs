@@ -512,6 +512,7 @@ pub(crate) fn probe(
         name: "probe",
         description: "",
         rules: &[],
+        schema_line: false,
     };
     let body = serde_json::to_value(case.spec(true)).unwrap_or_default();
     let text = spec_text(&header, &body);

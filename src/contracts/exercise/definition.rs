@@ -1042,6 +1042,18 @@ pub(crate) fn raised_word(raised: &crate::model::implementation::Raised) -> &'st
     raised.kind.word()
 }
 
+impl Exercise {
+    /// How blessing writes a raised error: the error `exercise.yaml` declares that it is
+    /// (`StaleLease`, as the bundled specs write it), else its kind's word.
+    pub(crate) fn raised_name(&self, raised: &crate::model::implementation::Raised) -> String {
+        self.errors
+            .keys()
+            .find(|declared| raised.is_a(declared))
+            .cloned()
+            .unwrap_or_else(|| raised_word(raised).to_owned())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -364,6 +364,15 @@ impl ExerciseCase {
     fn is_expect(step: &Value) -> bool {
         step.get("expect").is_some()
     }
+
+    fn is_create(step: &Value) -> bool {
+        step.get("create").is_some()
+    }
+
+    /// How far a clock move step moves the clock.
+    fn advance_of(step: &Value) -> Option<u64> {
+        step.get("advance")?.as_u64()
+    }
 }
 
 impl Case for ExerciseCase {
@@ -379,26 +388,59 @@ impl Case for ExerciseCase {
     }
 
     fn shrinks(&self) -> Vec<Box<dyn Case>> {
-        // The first step makes the instance: it stays.
-        let smaller: Vec<ExerciseCase> = variants::chunks_removed(&self.steps[1..])
-            .into_iter()
-            .map(|rest| {
-                let mut steps = vec![self.steps[0].clone()];
-                steps.extend(rest);
-                self.with_steps(steps)
-            })
-            .collect();
+        // The first step makes the instance: it stays, unless another `create` follows it
+        // (the first was refused, and the second makes the instance).
+        let mut smaller: Vec<ExerciseCase> = Vec::new();
+        if self.steps.get(1).is_some_and(Self::is_create) {
+            smaller.push(self.with_steps(self.steps[1..].to_vec()));
+        }
+        smaller.extend(
+            variants::chunks_removed(&self.steps[1..])
+                .into_iter()
+                .map(|rest| {
+                    let mut steps = vec![self.steps[0].clone()];
+                    steps.extend(rest);
+                    self.with_steps(steps)
+                }),
+        );
+        // Two clock moves in a row, as one.
+        for at in 1..self.steps.len() {
+            if let (Some(one), Some(other)) = (
+                Self::advance_of(&self.steps[at - 1]),
+                Self::advance_of(&self.steps[at]),
+            ) {
+                let mut steps = self.steps.clone();
+                steps[at - 1] = json!({ "advance": one.saturating_add(other) });
+                steps.remove(at);
+                smaller.push(self.with_steps(steps));
+            }
+        }
         variants::boxed_except(smaller, self)
     }
 
-    fn focused(&self, index: usize, _keys: &[String]) -> Box<dyn Case> {
+    fn focused(&self, index: usize, keys: &[String]) -> Box<dyn Case> {
         let steps = self
             .steps
             .iter()
             .take(index + 1)
             .enumerate()
             .filter(|(at, step)| *at == index || !Self::is_expect(step))
-            .map(|(_, step)| step.clone())
+            .map(|(at, step)| match step.get("expect") {
+                // The expectation that fails, cut to the views and records that differ.
+                Some(Value::Object(expected)) if at == index && !keys.is_empty() => {
+                    let kept: Map<String, Value> = expected
+                        .iter()
+                        .filter(|(name, _)| keys.contains(name))
+                        .map(|(name, value)| (name.clone(), value.clone()))
+                        .collect();
+                    if kept.is_empty() {
+                        step.clone()
+                    } else {
+                        json!({ "expect": kept })
+                    }
+                }
+                _ => step.clone(),
+            })
             .collect();
         Box::new(self.with_steps(steps))
     }
@@ -549,5 +591,81 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The lease queue, with clock moves and a constructor that refuses values.
+    fn lease_queue() -> &'static Exercise {
+        bundled()
+            .into_iter()
+            .find(|e| e.clock().is_some() && e.restart.is_some())
+            .expect("the capstone is bundled")
+    }
+
+    /// A case's steps, read back from the body it writes (a block list).
+    fn steps_of(case: &dyn Case) -> Vec<Value> {
+        let steps = &case.body()["steps"];
+        let list = steps.as_object().and_then(|marked| marked.values().next());
+        list.and_then(Value::as_array).cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_refused_first_create_may_go_and_two_clock_moves_become_one() {
+        let exercise = lease_queue();
+        let case = ExerciseCase {
+            exercise,
+            steps: vec![
+                json!({"create": {"budget": 0, "returns": null}}),
+                json!({"create": {"budget": 2}}),
+                json!({"advance": 3}),
+                json!({"advance": 5}),
+                json!({"expect": {"state": {}}}),
+            ],
+        };
+        let shrinks: Vec<Vec<Value>> = case.shrinks().iter().map(|c| steps_of(&**c)).collect();
+        assert!(shrinks.contains(&case.steps[1..].to_vec()), "{shrinks:?}");
+        let merged = vec![
+            case.steps[0].clone(),
+            case.steps[1].clone(),
+            json!({"advance": 8}),
+            case.steps[4].clone(),
+        ];
+        assert!(shrinks.contains(&merged), "{shrinks:?}");
+        // A lone create stays first in every variant.
+        let alone = case.with_steps(case.steps[1..].to_vec());
+        assert!(
+            alone
+                .shrinks()
+                .iter()
+                .all(|c| steps_of(&**c)[0] == case.steps[1]),
+            "the instance's create stays"
+        );
+    }
+
+    #[test]
+    fn a_focused_case_expects_only_the_views_that_differ() {
+        let exercise = lease_queue();
+        let expect = json!({"expect": {"state": {}, "policy": {}, "effects": {}}});
+        let case = ExerciseCase {
+            exercise,
+            steps: vec![
+                json!({"create": {"budget": 2}}),
+                expect.clone(),
+                json!({"advance": 3}),
+                expect.clone(),
+                json!({"advance": 3}),
+            ],
+        };
+        let focused = case.focused(3, &["state".to_owned()]);
+        assert_eq!(
+            steps_of(&*focused),
+            vec![
+                case.steps[0].clone(),
+                case.steps[2].clone(),
+                json!({"expect": {"state": {}}}),
+            ]
+        );
+        // Keys it does not hold leave the expectation whole.
+        let whole = case.focused(3, &["elsewhere".to_owned()]);
+        assert_eq!(steps_of(&*whole)[2], expect);
     }
 }

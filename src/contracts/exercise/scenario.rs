@@ -360,11 +360,13 @@ impl Play<'_> {
                     call,
                     answer,
                     "raises",
-                    json!(raised_word(raised)),
+                    json!(self.exercise.raised_name(raised)),
                 )]
             }
+            // A constructor returns nothing by nature: a `returns` written on it (explore's
+            // placeholder, `null`, included) goes.
             (Reply::Returned(_) | Reply::Undefined, Some(answer))
-                if pinned.raises.is_some() || pinned.returns.is_some() =>
+                if pinned.raises.is_some() || answer.body.get("returns").is_some() =>
             {
                 vec![rewritten(position, call, answer, "", Value::Null)]
             }
@@ -688,7 +690,7 @@ impl Play<'_> {
                         method,
                         answer,
                         "raises",
-                        json!(raised_word(raised)),
+                        json!(self.exercise.raised_name(raised)),
                     )],
                     // A value the method has a word for is written as that word (`none`).
                     _ => vec![WrittenValue::new(
