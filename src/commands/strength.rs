@@ -43,7 +43,7 @@ pub(crate) fn strength(args: StrengthArgs, palette: Palette) -> i32 {
     }
     if !report.broken.is_empty() {
         exit::SPEC_OR_USAGE_ERROR
-    } else if report.caught() == report.total() && report.total() > 0 {
+    } else if report.caught() == report.total() && report.total() > 0 && report.misnamed() == 0 {
         exit::PASSED
     } else {
         exit::FAILED

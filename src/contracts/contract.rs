@@ -125,6 +125,13 @@ pub trait Contract: Sync {
     fn reference_errors(&self) -> Vec<SpecError> {
         Vec::new()
     }
+
+    /// The file a known mistake of the catalogue is written in, where mistakes are files (an
+    /// exercise's `mistakes/`); `None` for one compiled into dlqspec.
+    fn mistake_file(&self, id: &str) -> Option<std::path::PathBuf> {
+        let _ = id;
+        None
+    }
 }
 
 /// The classic mistakes of `contract` whose built-in (begun on a spec as a fresh process
@@ -323,6 +330,14 @@ pub trait Scenario: Send + Sync {
         mode: RunMode,
     ) -> (ScenarioRun, Option<Departure>) {
         (self.run(implementation, mode), None)
+    }
+
+    /// Where `implementation` first departs from the reference on this scenario, as
+    /// `diagnose` finds it but without matching the catalogue's mistakes: the rule a failure
+    /// is told under, for `strength`, at the cost of the reference's run alone. `None` when it
+    /// passes or departs nowhere a contract can tell.
+    fn departure(&self, implementation: &mut dyn Implementation) -> Option<Departure> {
+        self.diagnose(implementation, RunMode::Check).1
     }
 
     /// What is odd about this scenario when it runs on `implementation` (the built-in one for

@@ -20,6 +20,7 @@ use crate::contracts::contract::{Contract, RunMode};
 use crate::explore::{self, Finding, Quiet};
 use crate::load::discover::DiscoverError;
 use crate::load::loader::LoadedSpec;
+use crate::model::cause::Departure;
 use crate::model::mistake::Mistake;
 use crate::model::outcome::Outcome;
 use crate::run::runner::{self, RunConfig};
@@ -70,6 +71,45 @@ pub(crate) struct MistakeVerdict {
     pub(crate) caught_by: Option<String>,
     /// For a survivor: a spec explore found that catches it.
     pub(crate) suggestion: Option<Finding>,
+    /// For a caught mistake written in a file (an exercise's `mistakes/`): where the first
+    /// failing spec's cause names another rule than the file's header claims.
+    pub(crate) misnamed: Option<Misnamed>,
+}
+
+/// A known mistake whose failures are told under another rule than its header names.
+#[derive(Debug)]
+pub(crate) struct Misnamed {
+    /// The mistake's file, as shown (`mistakes/x.py`).
+    pub(crate) path: String,
+    /// Its first line (the header), for the caret.
+    pub(crate) header: Option<crate::text::source::Excerpt>,
+    /// The rule the first failing spec's cause names (no failing spec's cause names the header's);
+    /// `None` where no rule decides that point.
+    pub(crate) named: Option<&'static str>,
+    /// Where the mistake departs from the reference, in words.
+    pub(crate) told: String,
+}
+
+impl Misnamed {
+    /// What the author reads: which rule the failures name, and the two fixes.
+    pub(crate) fn message(&self, mistake: &Mistake) -> String {
+        let claimed = mistake.rule.id;
+        let slug = |id: &str| id.rsplit('/').next().unwrap_or(id).to_owned();
+        match self.named {
+            Some(named) => format!(
+                "its header says it breaks `{claimed}`, but no spec that catches it tells that rule; the first tells `{named}` (where it departs: {}): write `breaks {}:` in the header, or make a pattern of `{}`'s `decides` in exercise.yaml match that call or view, more specific than `{}`'s",
+                self.told,
+                slug(named),
+                slug(claimed),
+                slug(named)
+            ),
+            None => format!(
+                "its header says it breaks `{claimed}`, but no rule's `decides` matches where it departs ({}), so no spec that catches it names a rule: give `{}` in exercise.yaml a `decides` pattern for that call or view, or name in the header the rule that decides it",
+                self.told,
+                slug(claimed)
+            ),
+        }
+    }
 }
 
 impl StrengthReport {
@@ -79,6 +119,15 @@ impl StrengthReport {
 
     pub(crate) fn total(&self) -> usize {
         self.contracts.iter().map(|c| c.mistakes.len()).sum()
+    }
+
+    /// The caught mistakes whose failures name another rule than their header.
+    pub(crate) fn misnamed(&self) -> usize {
+        self.contracts
+            .iter()
+            .flat_map(|c| &c.mistakes)
+            .filter(|v| v.misnamed.is_some())
+            .count()
     }
 }
 
@@ -154,13 +203,59 @@ fn judge(
             .mistaken(mistake.id)
             .unwrap_or_else(|| unreachable!("{} is in the catalogue", mistake.id))
     };
+    use crate::model::implementation::Implementation;
     let mut implementation = mistaken();
-    let caught_by = specs.iter().find_map(|(path, spec)| {
-        use crate::model::implementation::Implementation;
+    let catches = |implementation: &mut Builtin, spec: &LoadedSpec| {
+        implementation.begin_spec().is_ok()
+            && matches!(
+                spec.run(implementation, RunMode::Check).outcome,
+                Outcome::Mismatch(_) | Outcome::Errored(_)
+            )
+    };
+    let caught_at = specs
+        .iter()
+        .position(|(_, spec)| catches(&mut implementation, spec));
+    let caught = caught_at.map(|at| specs[at]);
+    let caught_by = caught.map(|(path, _)| path.clone());
+    // A mistake written in a file claims a rule in its header: some spec that catches it must
+    // tell its failure under that rule, or a student making that mistake never reads the rule
+    // broken. A mistake may show first under another rule (a quarantined job taken again is
+    // first an answer to `take`), so the specs after the first are asked too, until one does.
+    let file = contract.mistake_file(mistake.id);
+    let departure_of = |spec: &LoadedSpec, implementation: &mut Builtin| {
         implementation.begin_spec().ok()?;
-        let outcome = spec.run(&mut implementation, RunMode::Check).outcome;
-        matches!(outcome, Outcome::Mismatch(_) | Outcome::Errored(_)).then(|| path.clone())
-    });
+        spec.scenario.departure(implementation)
+    };
+    let misnamed = match (caught, file) {
+        (Some((_, spec)), Some(file)) => {
+            let names = |d: &Departure| d.rule.is_some_and(|rule| rule.id == mistake.rule.id);
+            let first = departure_of(spec, &mut implementation);
+            let mut named = first.as_ref().is_some_and(names);
+            if !named && first.is_some() {
+                let later = &specs[caught_at.map_or(specs.len(), |at| at + 1)..];
+                named = later.iter().any(|(_, spec)| {
+                    catches(&mut implementation, spec)
+                        && departure_of(spec, &mut implementation).is_some_and(|d| names(&d))
+                });
+            }
+            first.filter(|_| !named).map(|d| {
+                let source = crate::text::source::SourceFile::read(&file).ok();
+                // Shown from where dlqspec runs, as the specs are.
+                let shown = std::env::current_dir()
+                    .ok()
+                    .and_then(|here| file.strip_prefix(here).ok().map(PathBuf::from))
+                    .unwrap_or_else(|| file.clone());
+                Misnamed {
+                    path: crate::text::source::display_path(&shown),
+                    header: source
+                        .and_then(|s| s.excerpt(crate::text::source::Position::new(1, 1))),
+                    named: d.rule.map(|rule| rule.id),
+                    told: d.told,
+                }
+            })
+        }
+        _ => None,
+    };
     let suggestion = if caught_by.is_none() && settings.explore_cases > 0 {
         let search = explore::ExploreSettings {
             seed: settings.seed,
@@ -183,6 +278,7 @@ fn judge(
         mistake,
         caught_by,
         suggestion,
+        misnamed,
     }
 }
 
@@ -218,6 +314,39 @@ mod tests {
             .find(|v| v.mistake.id == "off-by-one-budget")
             .expect("in the catalogue");
         assert!(caught.caught_by.is_some());
+    }
+
+    #[test]
+    fn a_misnamed_mistake_names_the_rule_its_failures_name_and_both_fixes() {
+        let rule = |id: &'static str| -> &'static crate::model::rule::Rule {
+            Box::leak(Box::new(crate::model::rule::Rule { id, statement: "s" }))
+        };
+        let mistake = Mistake {
+            id: "refreshes",
+            rule: rule("toy/first-seen-false"),
+            what: "w",
+        };
+        let misnamed = |named| Misnamed {
+            path: "mistakes/refreshes.py".into(),
+            header: None,
+            named,
+            told: "seen: state's keys differ".into(),
+        };
+        let told = misnamed(Some("toy/no-refresh")).message(&mistake);
+        assert!(
+            told.starts_with("its header says it breaks `toy/first-seen-false`, but no spec that catches it tells that rule; the first tells `toy/no-refresh` (where it departs: seen: state's keys differ)"),
+            "{told}"
+        );
+        assert!(
+            told.contains("write `breaks no-refresh:` in the header"),
+            "{told}"
+        );
+        assert!(told.contains("`first-seen-false`'s `decides`"), "{told}");
+        let told = misnamed(None).message(&mistake);
+        assert!(
+            told.contains("so no spec that catches it names a rule"),
+            "{told}"
+        );
     }
 
     #[test]

@@ -56,6 +56,15 @@ pub(crate) fn strength(
                         mistake.id,
                         paint(palette.dim, &format!("by {}", sanitize::line(path))),
                     );
+                    if let Some(misnamed) = &verdict.misnamed {
+                        let _ = writeln!(
+                            out,
+                            "              {} told as breaking {}, not {} as its header says",
+                            paint(palette.fail, "but"),
+                            misnamed.named.unwrap_or("no rule"),
+                            mistake.rule.id
+                        );
+                    }
                 }
                 None => {
                     let _ = writeln!(
@@ -100,13 +109,41 @@ pub(crate) fn strength(
             }
         }
     }
+    // Each misnamed mistake, for its author: at its header, with the two fixes.
+    for verdict in report.contracts.iter().flat_map(|c| &c.mistakes) {
+        let Some(misnamed) = &verdict.misnamed else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "{}:1:1: {}: {}",
+            sanitize::line(&misnamed.path),
+            paint(palette.fail, "misnamed mistake"),
+            sanitize::text(&misnamed.message(verdict.mistake))
+        );
+        if let Some(header) = &misnamed.header {
+            out.push_str(&render::caret(
+                header,
+                crate::text::source::Position::new(1, 1),
+                palette,
+            ));
+        }
+    }
+    let misnamed = report.misnamed();
     let (caught, total) = (report.caught(), report.total());
     let percent = if total == 0 {
         0.0
     } else {
         100.0 * caught as f64 / total as f64
     };
-    let verdict = if caught == total && total > 0 {
+    let verdict = if caught == total && total > 0 && misnamed > 0 {
+        paint(
+            palette.fail,
+            &format!(
+                "every mistake is caught, {misnamed} under another rule than its header names"
+            ),
+        )
+    } else if caught == total && total > 0 {
         paint(palette.pass, "every mistake is caught")
     } else {
         paint(palette.fail, &format!("{} survive", total - caught))

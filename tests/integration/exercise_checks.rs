@@ -1,7 +1,7 @@
 //! An exercise wrong in ways YAML's shape cannot show, told to its author: a first `draw:`
 //! value the reference refuses and a `refused:` value it accepts (lint and explore, at
-//! exercise.yaml's line and column, never a green explore), while an exercise whose draws
-//! the reference agrees with passes lint, explore and strength.
+//! exercise.yaml's line and column, never a green explore), and a known mistake whose
+//! failures are told under another rule than its header names (strength, at its first line).
 //! The exercise is a small idempotency-key store written from an outside author's.
 
 use std::path::Path;
@@ -104,8 +104,8 @@ expect:
 ";
 
 /// The exercise written into a fresh folder, `ttl` being its constructor argument's line and
-/// its one known mistake headed by `HEADER`.
-fn folder(ttl: &str) -> tempfile::TempDir {
+/// its one known mistake headed by `header`.
+fn folder(ttl: &str, header: &str) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("a temp dir");
     let write = |name: &str, text: &str| {
         let path = folder.path().join(name);
@@ -123,7 +123,7 @@ fn folder(ttl: &str) -> tempfile::TempDir {
     assert!(REFERENCE.contains(REFRESH.0));
     write(
         "mistakes/refreshes-on-repeat.py",
-        &format!("{HEADER}\n{}", REFERENCE.replace(REFRESH.0, REFRESH.1)),
+        &format!("{header}\n{}", REFERENCE.replace(REFRESH.0, REFRESH.1)),
     );
     folder
 }
@@ -149,7 +149,7 @@ fn explore(folder: &Path) -> crate::common::Ran {
 
 #[test]
 fn a_first_draw_the_reference_refuses_is_told_at_exercise_yaml_by_lint_and_explore() {
-    let broken = folder("{draw: [0, 3, 1]}");
+    let broken = folder("{draw: [0, 3, 1]}", HEADER);
     let lint = run(&["lint", path_arg(broken.path())]);
     assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
     let told = format!("{}{}", lint.stdout, lint.stderr);
@@ -174,7 +174,7 @@ fn a_first_draw_the_reference_refuses_is_told_at_exercise_yaml_by_lint_and_explo
 
 #[test]
 fn a_refused_value_the_reference_accepts_is_told_at_it() {
-    let broken = folder("{draw: [3, 1], refused: [0, 2]}");
+    let broken = folder("{draw: [3, 1], refused: [0, 2]}", HEADER);
     let lint = run(&["lint", path_arg(broken.path())]);
     assert_eq!(lint.code, 2, "{}{}", lint.stdout, lint.stderr);
     let told = format!("{}{}", lint.stdout, lint.stderr);
@@ -187,7 +187,7 @@ fn a_refused_value_the_reference_accepts_is_told_at_it() {
 
 #[test]
 fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
-    let right = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    let right = folder("{draw: [3, 1, 5], refused: [0, -1]}", HEADER);
     let lint = run(&["lint", path_arg(right.path())]);
     assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
     let explored = explore(right.path());
@@ -199,4 +199,28 @@ fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
     );
     let strength = run(&["strength", path_arg(right.path()), "--explore-cases", "0"]);
     assert_eq!(strength.code, 0, "{}{}", strength.stdout, strength.stderr);
+    assert!(!strength.stdout.contains("misnamed"), "{}", strength.stdout);
+}
+
+#[test]
+fn a_known_mistake_told_under_another_rule_than_its_header_is_told_at_its_header() {
+    let header = "# breaks first-seen-false: seeing a remembered key again pushes its expiry back";
+    let misnamed = folder("{draw: [3, 1, 5], refused: [0, -1]}", header);
+    let strength = run(&[
+        "strength",
+        path_arg(misnamed.path()),
+        "--explore-cases",
+        "0",
+    ]);
+    assert_eq!(strength.code, 1, "{}{}", strength.stdout, strength.stderr);
+    let told = &strength.stdout;
+    for words in [
+        "caught    refreshes-on-repeat",
+        "but told as breaking deduper/no-refresh, not deduper/first-seen-false as its header says",
+        "mistakes/refreshes-on-repeat.py:1:1: misnamed mistake: its header says it breaks `deduper/first-seen-false`, but no spec that catches it tells that rule; the first tells `deduper/no-refresh`",
+        "write `breaks no-refresh:` in the header, or make a pattern of `first-seen-false`'s `decides`",
+        "every mistake is caught, 1 under another rule than its header names",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
 }

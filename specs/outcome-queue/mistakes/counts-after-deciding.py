@@ -1,4 +1,4 @@
-# breaks attempt-counted-first: compares attempts with the budget before counting this attempt, so a job gets one attempt too many
+# breaks exhausted-quarantine: compares attempts with the budget before counting this attempt, so a job gets one attempt too many
 import copy
 
 OUTCOMES = ("success", "transient", "permanent")

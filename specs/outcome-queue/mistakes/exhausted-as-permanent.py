@@ -1,4 +1,4 @@
-# breaks exhausted-quarantine: records an exhausted job with reason permanent
+# breaks entry-retains-diagnostics: records an exhausted job with reason permanent
 import copy
 
 OUTCOMES = ("success", "transient", "permanent")

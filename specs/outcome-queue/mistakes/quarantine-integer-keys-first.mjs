@@ -1,4 +1,4 @@
-// breaks exhausted-quarantine: keeps the quarantine in a plain JavaScript object keyed by id, which lists ids like "10" and "2" first and in numeric order, not in quarantine order
+// breaks permanent-quarantine: keeps the quarantine in a plain JavaScript object keyed by id, which lists ids like "10" and "2" first and in numeric order, not in quarantine order
 const OUTCOMES = ['success', 'transient', 'permanent'];
 
 export class RetryQueue {

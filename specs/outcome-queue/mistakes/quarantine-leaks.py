@@ -1,4 +1,4 @@
-# breaks quarantine-sticky: takes a quarantined job when nothing else is ready
+# breaks empty-returns-none: takes a quarantined job when nothing else is ready
 import copy
 
 OUTCOMES = ("success", "transient", "permanent")

@@ -299,6 +299,11 @@ impl Contract for ExerciseContract {
             reference.create(exercise.name, &wire, &mut world).ok()
         })
     }
+
+    fn mistake_file(&self, id: &str) -> Option<std::path::PathBuf> {
+        let at = self.exercise.mistakes.iter().position(|m| m.id == id)?;
+        self.exercise.mistake_files.get(at).cloned()
+    }
 }
 
 /// An instance of the reference made through the contract (`create_builtin`): the reference
@@ -366,6 +371,16 @@ impl Scenario for Checked {
             );
         }
         (run, Some(departure))
+    }
+
+    fn departure(&self, implementation: &mut dyn Implementation) -> Option<Departure> {
+        let played = self.scenario.play(implementation, RunMode::Check, true);
+        if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
+            return None;
+        }
+        let mut reference = self.contract.reference();
+        departure::find(&self.scenario, &played.marks, &mut reference, &mut |_| None)
+            .map(|(departure, _)| departure)
     }
 
     fn smells(
