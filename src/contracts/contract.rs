@@ -127,23 +127,6 @@ pub trait Contract: Sync {
     }
 }
 
-/// The classic mistakes of `contract` whose built-in (begun on a spec as a fresh process
-/// would be) `alike` finds departing from the reference as an implementation under test did.
-pub(crate) fn mistakes_alike(
-    contract: &dyn Contract,
-    mut alike: impl FnMut(&mut Builtin) -> bool,
-) -> Vec<&'static Mistake> {
-    contract
-        .mistakes()
-        .iter()
-        .filter(|mistake| {
-            contract
-                .mistaken(mistake.id)
-                .is_some_and(|mut mistaken| mistaken.begin_spec().is_ok() && alike(&mut mistaken))
-        })
-        .collect()
-}
-
 /// A given part of a contract's `protocol_description`: an object (of the class `class`, as
 /// the solution's language names it) whose methods are world calls `NAME.METHOD`, or a
 /// callable whose calls are world calls `NAME`.

@@ -32,6 +32,7 @@
 
 pub mod builtin;
 pub mod contract;
+pub(crate) mod departure;
 pub mod dlq_consumer;
 pub mod exercise;
 pub(crate) mod recorder;
