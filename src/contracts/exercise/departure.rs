@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Checked;
 use super::definition::{Point, raised_word};
-use super::scenario::Mark;
+use super::scenario::{Mark, Played};
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{Contract, RunMode};
 use crate::contracts::departure::{self, Parts};
@@ -27,12 +27,12 @@ pub(crate) struct Parting<'r> {
     view: Option<(String, Option<String>)>,
 }
 
-/// The departure of a run whose marks are `ours` from the reference's on `checked`'s scenario,
-/// and how they part; `None` when the reference does not pass it or the runs part nowhere
-/// the marks see.
-pub(super) fn find(checked: &Checked, ours: &Vec<Mark>) -> Option<(Departure, Parted)> {
+/// The departure of the probed run `played` from the reference's on `checked`'s scenario, and
+/// how they part; `None` when the reference does not pass it or the runs part nowhere the
+/// marks see.
+pub(super) fn find(checked: &Checked, played: &Played) -> Option<(Departure, Parted)> {
     let reference = departure::reference(checked)?;
-    let (departure, parting) = departure::departure(checked, &reference, ours)?;
+    let (departure, parting) = departure::departure(checked, &reference, &played.marks)?;
     let parted = Parted {
         words: words(&parting, &mut Ids::told()),
         sides: sides(&parting),

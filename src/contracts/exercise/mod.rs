@@ -340,7 +340,7 @@ impl Scenario for Checked {
         if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
             return (played.run, None);
         }
-        let found = departure::find(self, &played.marks);
+        let found = departure::find(self, &played);
         let mut run = played.run;
         let Some((departure, parted)) = found else {
             return (run, None);
