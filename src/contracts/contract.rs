@@ -503,24 +503,6 @@ pub struct ScenarioRun {
     pub later_spec_error: Option<Box<SpecError>>,
 }
 
-/// For the tests of a contract's departures: the departure of its built-in with `mistake`
-/// switched on, on a spec of `text`, which that mistake fails with a difference.
-#[cfg(test)]
-pub(crate) fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -> Departure {
-    let scenario = contract
-        .load(&SourceFile::from_text("t.yaml", text))
-        .unwrap_or_else(|e| panic!("the spec loads: {e}"));
-    let mut mistaken = contract.mistaken(mistake).expect("a mistake");
-    mistaken.begin_spec().expect("begins");
-    let (run, departure) = scenario.diagnose(&mut mistaken, RunMode::Check);
-    assert!(
-        matches!(run.outcome, Outcome::Mismatch(_)),
-        "{:?}",
-        run.outcome
-    );
-    departure.expect("a departure")
-}
-
 /// For the tests of a contract's loading: that `loaded` failed with an error whose last words
 /// list `expected`, what the spec could have written there.
 #[cfg(test)]

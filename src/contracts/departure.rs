@@ -34,7 +34,7 @@ pub(crate) trait Parts {
 
     /// Runs the scenario on `implementation`, begun already: its outcome and what it kept.
     /// `until` is the last step that matters, from 0 (a known mistake's run is compared up to
-    /// the step where the run under test departs); `None`: the reference's whole run.
+    /// the step where the run under test departs); `None`: every step, as the reference's.
     fn marked(
         &self,
         implementation: &mut dyn Implementation,
@@ -146,4 +146,43 @@ fn known_mistakes<P: Parts>(
             })
         })
         .collect()
+}
+
+/// For the tests of a contract's departures: the departure of its built-in with `mistake`
+/// switched on, on a spec of `text`, which that mistake fails with a difference.
+#[cfg(test)]
+pub(crate) fn diagnosed(contract: &dyn Contract, mistake: &str, text: &str) -> Option<Departure> {
+    use crate::contracts::contract::RunMode;
+    use crate::text::source::SourceFile;
+    let scenario = contract
+        .load(&SourceFile::from_text("t.yaml", text))
+        .unwrap_or_else(|e| panic!("the spec loads: {e}"));
+    let mut mistaken = contract.mistaken(mistake).expect("a mistake");
+    mistaken.begin_spec().expect("begins");
+    let (run, departure) = scenario.diagnose(&mut mistaken, RunMode::Check);
+    assert!(
+        matches!(run.outcome, Outcome::Mismatch(_)),
+        "{:?}",
+        run.outcome
+    );
+    departure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diagnosed;
+
+    /// A permanent error dead-lettered, whose entry the spec gets wrong: 2 attempts, not 1.
+    const WRONG: &str = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: bad]}\nsteps:\n  - process: dead\nexpect:\n  in_flight: []\n  dlq: [{id: a, body: x, reason: permanent, error: 'PermanentError: bad', attempts: 2, first_attempt_at: 0, failed_at: 0}]\n";
+
+    #[test]
+    fn nothing_departs_from_a_reference_that_fails_the_spec() {
+        let contract = crate::contracts::find("dlq-consumer").expect("built in");
+        assert_eq!(diagnosed(contract, "put-without-ack", WRONG), None);
+        // The same spec, right: the mistake departs, and is known.
+        let right = WRONG.replace("attempts: 2", "attempts: 1");
+        let departure = diagnosed(contract, "put-without-ack", &right).expect("a departure");
+        let mistakes: Vec<&str> = departure.mistakes.iter().map(|m| m.id).collect();
+        assert_eq!(mistakes, ["put-without-ack"]);
+    }
 }

@@ -781,7 +781,7 @@ mod tests {
     use super::*;
 
     fn departure_of(mistake: &str, text: &str) -> Departure {
-        crate::contracts::contract::departure_of(&DlqConsumerContract, mistake, text)
+        departure::diagnosed(&DlqConsumerContract, mistake, text).expect("a departure")
     }
 
     const PERMANENT: &str = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: bad]}\nsteps:\n  - process: dead\nexpect:\n  in_flight: []\n  trace: ['queue.receive() -> a', 'handler(a) -> PermanentError', 'dlq.put(a)', 'queue.ack(a)']\n  dlq: [{id: a, body: x, reason: permanent, error: 'PermanentError: bad', attempts: 1, first_attempt_at: 0, failed_at: 0}]\n";

@@ -1,7 +1,8 @@
 //! Where a failing run of an exercise departs from its reference: the first step whose call
 //! answers otherwise, or after which a state view or a given part's record differs, told in
 //! the spec's own values, with the rule `exercise.yaml` says decides that point, and the known
-//! mistakes that depart there the same way.
+//! mistakes that depart there the same way: every exercise's side of `contracts/departure.rs`,
+//! which finds and assembles it.
 
 use serde_json::Value;
 
