@@ -134,23 +134,6 @@ pub trait Contract: Sync {
     }
 }
 
-/// The classic mistakes of `contract` whose built-in (begun on a spec as a fresh process
-/// would be) `alike` finds departing from the reference as an implementation under test did.
-pub(crate) fn mistakes_alike(
-    contract: &dyn Contract,
-    mut alike: impl FnMut(&mut Builtin) -> bool,
-) -> Vec<&'static Mistake> {
-    contract
-        .mistakes()
-        .iter()
-        .filter(|mistake| {
-            contract
-                .mistaken(mistake.id)
-                .is_some_and(|mut mistaken| mistaken.begin_spec().is_ok() && alike(&mut mistaken))
-        })
-        .collect()
-}
-
 /// A given part of a contract's `protocol_description`: an object (of the class `class`, as
 /// the solution's language names it) whose methods are world calls `NAME.METHOD`, or a
 /// callable whose calls are world calls `NAME`.
@@ -533,24 +516,6 @@ pub struct ScenarioRun {
     /// say). The verdict stays that difference, in step order; `bless` reads this, since
     /// rewriting expectations cannot mend the scenario itself.
     pub later_spec_error: Option<Box<SpecError>>,
-}
-
-/// For the tests of a contract's departures: the departure of its built-in with `mistake`
-/// switched on, on a spec of `text`, which that mistake fails with a difference.
-#[cfg(test)]
-pub(crate) fn departure_of(contract: &dyn Contract, mistake: &str, text: &str) -> Departure {
-    let scenario = contract
-        .load(&SourceFile::from_text("t.yaml", text))
-        .unwrap_or_else(|e| panic!("the spec loads: {e}"));
-    let mut mistaken = contract.mistaken(mistake).expect("a mistake");
-    mistaken.begin_spec().expect("begins");
-    let (run, departure) = scenario.diagnose(&mut mistaken, RunMode::Check);
-    assert!(
-        matches!(run.outcome, Outcome::Mismatch(_)),
-        "{:?}",
-        run.outcome
-    );
-    departure.expect("a departure")
 }
 
 /// For the tests of a contract's loading: that `loaded` failed with an error whose last words

@@ -42,7 +42,7 @@ impl Scenario for DlqScenario {
         };
         let (run, record) = self.play(implementation, mode, marks, Box::default());
         let departure = match run.outcome {
-            Outcome::Mismatch(_) => super::departure::find(self, &record, implementation.naming()),
+            Outcome::Mismatch(_) => super::departure::find(self, record, implementation.naming()),
             _ => None,
         };
         (run, departure)

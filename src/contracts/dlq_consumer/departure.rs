@@ -1,7 +1,8 @@
 //! Where a dlq-consumer implementation first departs from the reference: the first effect,
 //! returned value or raised error of a failing run that the built-in reference, run on the
 //! same scenario, does not make at that point; worded in one line, with the rule that decides
-//! what the reference does there, and the classic mistake of the catalogue that departs alike.
+//! what the reference does there, and the classic mistake of the catalogue that departs alike:
+//! this contract's side of `contracts/departure.rs`, which finds and assembles it.
 //!
 //! Both runs act on the same world until the departure, so their journals agree step by step
 //! until then. A step is compared by its effects only (reads are any implementation's own
@@ -18,10 +19,10 @@ use super::scenario::DlqScenario;
 use super::spec::entry_in;
 use super::world::CrashTiming;
 use crate::contracts::builtin::Builtin;
-use crate::contracts::contract::{RunMode, mistakes_alike};
+use crate::contracts::contract::{Contract, RunMode};
+use crate::contracts::departure::{self, Parts};
 use crate::model::cause::{Departure, Ids, told_and_shaped};
 use crate::model::implementation::{Implementation, Naming, Raised};
-use crate::model::mistake::Mistake;
 use crate::model::outcome::Outcome;
 use crate::model::rule::Rule;
 use crate::text::yaml;
@@ -30,14 +31,18 @@ use crate::text::yaml;
 /// mistakes to be tried on the scenario: each mistake runs it once more.
 const MAX_CATALOGUE_JOURNAL: usize = 20_000;
 
+/// A run kept for a departure: its record, with a mark of every step, and how the
+/// implementation spells keys.
+pub(crate) struct Marked {
+    record: Record,
+    naming: Naming,
+}
+
 /// The departure of the run `record` of an implementation that spells keys as `naming`,
 /// against the reference's run of `scenario`. `None` when the reference does not pass the
 /// scenario (then it is the spec that is wrong) or no step of the run departs.
-pub(crate) fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> Option<Departure> {
-    let (outcome, reference) = run_marked(scenario, &mut Builtin::new(), true, None)?;
-    if !matches!(outcome, Outcome::Passed) {
-        return None;
-    }
+pub(crate) fn find(scenario: &DlqScenario, record: Record, naming: Naming) -> Option<Departure> {
+    let reference = departure::reference(scenario)?;
     if let Some(raised) = &record.constructor_raised {
         let (told, shape) = told_and_shaped(|ids| {
             let error = ids.raised(raised);
@@ -53,50 +58,100 @@ pub(crate) fn find(scenario: &DlqScenario, record: &Record, naming: Naming) -> O
             step: None,
         });
     }
-    let found = first(&reference, record, naming)?;
-    let (told, shape) = told_and_shaped(|ids| words(&found, ids, false));
-    // What the failures of one mistake share wherever it shows: the same miss, whatever
-    // came before it in the step.
-    let key = words(&found, &mut Ids::shaped(), true);
-    let rule = rule_of(&found);
-    let mut mistakes = known_mistakes(scenario, &reference, record, &found, naming);
-    // The mistakes breaking the rule decided here name the departure first.
-    mistakes.sort_by_key(|m| rule.is_none_or(|rule| rule.id != m.rule.id));
-    let raised = found
-        .ours
-        .returned
-        .as_ref()
-        .filter(|_| found.kind == DepartureKind::Returned || found.did_at().is_none())
-        .and_then(raised_of);
-    Some(Departure {
-        rule,
-        told,
-        shape,
-        key,
-        mistakes,
-        raised,
-        step: Some(found.ours.index),
-    })
+    let ours = Marked { record, naming };
+    departure::departure(scenario, &reference, &ours).map(|(departure, _)| departure)
 }
 
-/// Runs `scenario` on `implementation` keeping a mark of every step (and, with `rules`, the
-/// rules noted in each), up to step `until` when given: its outcome and record. `None` when
-/// the implementation cannot begin.
-fn run_marked(
-    scenario: &DlqScenario,
-    implementation: &mut dyn Implementation,
-    rules: bool,
-    until: Option<usize>,
-) -> Option<(Outcome, Record)> {
-    implementation.begin_spec().ok()?;
-    let keep = RecordKeeping {
-        marks: true,
-        rules,
-        until,
-        ..RecordKeeping::default()
-    };
-    let (run, record) = scenario.play(implementation, RunMode::Check, keep, Box::default());
-    Some((run.outcome, record))
+impl Parts for DlqScenario {
+    type Run = Marked;
+    type Parting<'r> = StepDeparture<'r>;
+
+    fn contract(&self) -> &'static dyn Contract {
+        &DlqConsumerContract
+    }
+
+    fn reference(&self) -> Builtin {
+        Builtin::new()
+    }
+
+    /// Keeps a mark of every step and, for the run played whole (the reference's), the rules
+    /// noted in each, which `rule_of` reads.
+    fn marked(
+        &self,
+        implementation: &mut dyn Implementation,
+        until: Option<usize>,
+    ) -> (Outcome, Marked) {
+        let keep = RecordKeeping {
+            marks: true,
+            rules: until.is_none(),
+            until,
+            ..RecordKeeping::default()
+        };
+        let (run, record) =
+            DlqScenario::play(self, implementation, RunMode::Check, keep, Box::default());
+        // The built-in spells keys in snake case.
+        (
+            run.outcome,
+            Marked {
+                record,
+                naming: Naming::Snake,
+            },
+        )
+    }
+
+    fn tries_mistakes(&self, reference: &Marked) -> bool {
+        reference.record.world.journal().len() <= MAX_CATALOGUE_JOURNAL
+    }
+
+    fn parting<'r>(&self, reference: &'r Marked, ours: &'r Marked) -> Option<StepDeparture<'r>> {
+        first(&reference.record, &ours.record, ours.naming)
+    }
+
+    fn step(&self, found: &StepDeparture) -> Option<usize> {
+        Some(found.ours.index)
+    }
+
+    /// The very same in the step: the same effects in the same order, the same entries put,
+    /// the same value returned.
+    fn alike(
+        &self,
+        (one, one_found): (&Marked, &StepDeparture),
+        (other, other_found): (&Marked, &StepDeparture),
+    ) -> bool {
+        let (one_mark, other_mark) = (one_found.ours, other_found.ours);
+        let (one_effects, other_effects) = (
+            effects(&one.record, one_mark),
+            effects(&other.record, other_mark),
+        );
+        one_mark.returned == other_mark.returned
+            && one_effects.len() == other_effects.len()
+            && one_effects.iter().zip(&other_effects).all(|(a, b)| {
+                a.trace_line() == b.trace_line()
+                    && match (a, b) {
+                        (WorldEvent::Put { entry: a, .. }, WorldEvent::Put { entry: b, .. }) => {
+                            entry_in(a, other.naming) == entry_in(b, one.naming)
+                        }
+                        _ => true,
+                    }
+            })
+    }
+
+    fn words(&self, found: &StepDeparture, ids: &mut Ids, context: bool) -> String {
+        words(found, ids, context)
+    }
+
+    fn rule(&self, found: &StepDeparture) -> Option<&'static Rule> {
+        rule_of(found)
+    }
+
+    fn raised(&self, found: &StepDeparture) -> Option<Raised> {
+        found
+            .ours
+            .returned
+            .as_ref()
+            .filter(|_| found.kind == DepartureKind::Returned || found.did_at().is_none())
+            .and_then(raised_of)
+    }
 }
 
 /// How a step departs.
@@ -120,7 +175,7 @@ struct DifferingField {
 }
 
 /// The step where a run departs, and how.
-struct StepDeparture<'r> {
+pub(crate) struct StepDeparture<'r> {
     /// The reference's and the implementation's mark of the step.
     reference: &'r StepMark,
     ours: &'r StepMark,
@@ -258,56 +313,6 @@ fn entry_differences(
             }),
     );
     fields
-}
-
-/// Whether two implementations did the very same in one step: the same effects in the same
-/// order, the same entries put, the same value returned.
-fn same_step(
-    (one, one_mark, one_naming): (&Record, &StepMark, Naming),
-    (other, other_mark, other_naming): (&Record, &StepMark, Naming),
-) -> bool {
-    let (one_effects, other_effects) = (effects(one, one_mark), effects(other, other_mark));
-    one_mark.returned == other_mark.returned
-        && one_effects.len() == other_effects.len()
-        && one_effects.iter().zip(&other_effects).all(|(a, b)| {
-            a.trace_line() == b.trace_line()
-                && match (a, b) {
-                    (WorldEvent::Put { entry: a, .. }, WorldEvent::Put { entry: b, .. }) => {
-                        entry_in(a, other_naming) == entry_in(b, one_naming)
-                    }
-                    _ => true,
-                }
-        })
-}
-
-/// The classic mistakes of the catalogue that, switched on in the reference, depart from it
-/// on this scenario at the same step, doing there exactly what the implementation did.
-fn known_mistakes(
-    scenario: &DlqScenario,
-    reference: &Record,
-    ours: &Record,
-    found: &StepDeparture,
-    naming: Naming,
-) -> Vec<&'static Mistake> {
-    if reference.world.journal().len() > MAX_CATALOGUE_JOURNAL {
-        return Vec::new();
-    }
-    mistakes_alike(&DlqConsumerContract, |mistaken| {
-        // Only as far as the step where ours departs: one departing earlier or later is
-        // another mistake.
-        let until = Some(found.ours.index);
-        let Some((_, theirs)) = run_marked(scenario, mistaken, false, until) else {
-            return false;
-        };
-        let Some(departed) = first(reference, &theirs, Naming::Snake) else {
-            return false;
-        };
-        departed.ours.index == found.ours.index
-            && same_step(
-                (&theirs, departed.ours, Naming::Snake),
-                (ours, found.ours, naming),
-            )
-    })
 }
 
 /// The rule that decides what the reference does where the run departs: the step's
@@ -481,15 +486,15 @@ fn reason(put: &WorldEvent) -> Option<&str> {
     }
 }
 
-/// The departure in one line: where (unless `without_context`), what the reference does,
-/// what the implementation did.
-fn words(found: &StepDeparture, ids: &mut Ids, without_context: bool) -> String {
+/// The departure in one line: where (with `context`), what the reference does, what the
+/// implementation did.
+fn words(found: &StepDeparture, ids: &mut Ids, context: bool) -> String {
     let step = match found.ours.name {
         "replay" => "replay",
         _ => "process_one",
     };
     let context = |ids: &mut Ids| match found.before() {
-        _ if without_context => String::new(),
+        _ if !context => String::new(),
         Some(before) => format!("after {}, ", named(before, ids)),
         None if found.nothing_ready => "with nothing ready, ".to_owned(),
         None => format!("in {step}, "),
@@ -776,7 +781,7 @@ mod tests {
     use super::*;
 
     fn departure_of(mistake: &str, text: &str) -> Departure {
-        crate::contracts::contract::departure_of(&DlqConsumerContract, mistake, text)
+        departure::diagnosed(&DlqConsumerContract, mistake, text).expect("a departure")
     }
 
     const PERMANENT: &str = "contract: dlq-consumer\nname: t\nmessages: [{id: a, body: x}]\nhandler: {a: [permanent: bad]}\nsteps:\n  - process: dead\nexpect:\n  in_flight: []\n  trace: ['queue.receive() -> a', 'handler(a) -> PermanentError', 'dlq.put(a)', 'queue.ack(a)']\n  dlq: [{id: a, body: x, reason: permanent, error: 'PermanentError: bad', attempts: 1, first_attempt_at: 0, failed_at: 0}]\n";

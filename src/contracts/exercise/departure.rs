@@ -1,34 +1,130 @@
 //! Where a failing run of an exercise departs from its reference: the first step whose call
 //! answers otherwise, or after which a state view or a given part's record differs, told in
 //! the spec's own values, with the rule `exercise.yaml` says decides that point, and the known
-//! mistakes that depart there the same way.
+//! mistakes that depart there the same way: every exercise's side of `contracts/departure.rs`,
+//! which finds and assembles it.
 
 use serde_json::Value;
 
+use super::Checked;
 use super::definition::{Point, raised_word};
-use super::scenario::{ExerciseScenario, Mark};
-use crate::contracts::contract::RunMode;
+use super::scenario::{Mark, Played};
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Contract, RunMode};
+use crate::contracts::departure::{self, Parts};
 use crate::model::cause::{Departure, Ids};
-use crate::model::implementation::{Implementation, Reply};
-use crate::model::mistake::Mistake;
+use crate::model::implementation::{Implementation, Raised, Reply};
+use crate::model::outcome::Outcome;
+use crate::model::rule::Rule;
 use crate::text::truncate;
 use crate::text::yaml;
 
-/// Where one run's marks first part from another's.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Parting {
-    /// The mark of the step where they part, in the run compared.
-    step: usize,
-    call: String,
-    /// The view or record that differs after it; `None` when the answer differs.
+/// Where one run's marks first part from the reference's: the marks of that step in each,
+/// and the view or record that differs after it (`None` when the answer differs), with the
+/// key of it that differs first, for a mapping.
+pub(crate) struct Parting<'r> {
+    their: &'r Mark,
+    our: &'r Mark,
     view: Option<(String, Option<String>)>,
-    /// The shape of the difference, without the spec's values: what one mistake shares.
-    shape: String,
+}
+
+/// The departure of the probed run `played` from the reference's on `checked`'s scenario, and
+/// how they part; `None` when the reference does not pass it or the runs part nowhere the
+/// marks see.
+pub(super) fn find(checked: &Checked, played: &Played) -> Option<(Departure, Parted)> {
+    let reference = departure::reference(checked)?;
+    let (departure, parting) = departure::departure(checked, &reference, &played.marks)?;
+    let parted = Parted {
+        words: words(&parting, &mut Ids::told()),
+        sides: sides(&parting),
+    };
+    Some((departure, parted))
+}
+
+impl Parts for Checked {
+    type Run = Vec<Mark>;
+    type Parting<'r> = Parting<'r>;
+
+    fn contract(&self) -> &'static dyn Contract {
+        self.contract
+    }
+
+    fn reference(&self) -> Builtin {
+        self.contract.reference()
+    }
+
+    /// Probed: every view and record after every step, to the end (what comes after the step
+    /// compared changes no parting before it).
+    fn marked(
+        &self,
+        implementation: &mut dyn Implementation,
+        _: Option<usize>,
+    ) -> (Outcome, Vec<Mark>) {
+        let played = self.scenario.play(implementation, RunMode::Record, true);
+        (played.run.outcome, played.marks)
+    }
+
+    fn parting<'r>(&self, reference: &'r Vec<Mark>, ours: &'r Vec<Mark>) -> Option<Parting<'r>> {
+        parting(reference, ours)
+    }
+
+    /// The step explain's picture marks; none for the final expect.
+    fn step(&self, parting: &Parting) -> Option<usize> {
+        let step = parting.our.step;
+        self.scenario.loaded.steps.get(step).map(|_| step)
+    }
+
+    /// Alike in shape: the same difference, whatever the values.
+    fn alike(&self, (_, one): (&Vec<Mark>, &Parting), (_, other): (&Vec<Mark>, &Parting)) -> bool {
+        words(one, &mut Ids::shaped()) == words(other, &mut Ids::shaped())
+    }
+
+    /// The spec's own words name the step where they part; a shape names none, and a key is
+    /// the shape.
+    fn words(&self, parting: &Parting, ids: &mut Ids, context: bool) -> String {
+        let said = words(parting, ids);
+        if !context || ids.is_shaped() {
+            return said;
+        }
+        let step = parting.our.step;
+        let step = match self.scenario.loaded.steps.get(step) {
+            Some(placed) => format!(
+                "step {} `{}`",
+                step + 1,
+                truncate::line(&placed.written, 120)
+            ),
+            None => "the final expect".to_owned(),
+        };
+        format!("at {step}: {said}")
+    }
+
+    /// What `exercise.yaml` says decides the point: the reference's answer to our call, and
+    /// the view that differs.
+    fn rule(&self, parting: &Parting) -> Option<&'static Rule> {
+        let (view, key) = match &parting.view {
+            Some((view, key)) => (Some(view.as_str()), key.as_deref()),
+            None => (None, None),
+        };
+        let (their, our) = (parting.their, parting.our);
+        let point = Point {
+            view,
+            key,
+            ..Point::answered(&our.call, &our.args, their.reply.as_ref())
+        };
+        self.scenario.exercise.rule_at(&point)
+    }
+
+    fn raised(&self, parting: &Parting) -> Option<Raised> {
+        match parting.our.reply.as_ref() {
+            Some(Reply::Raised(raised)) => Some(raised.clone()),
+            _ => None,
+        }
+    }
 }
 
 /// The first point where `ours` parts from `theirs` (the reference's marks).
-pub(crate) fn parting(theirs: &[Mark], ours: &[Mark]) -> Option<(Parting, usize)> {
-    for (at, (their, our)) in theirs.iter().zip(ours).enumerate() {
+fn parting<'r>(theirs: &'r [Mark], ours: &'r [Mark]) -> Option<Parting<'r>> {
+    for (their, our) in theirs.iter().zip(ours) {
         if their.call != our.call {
             return None;
         }
@@ -39,100 +135,25 @@ pub(crate) fn parting(theirs: &[Mark], ours: &[Mark]) -> Option<(Parting, usize)
                 (Some(Reply::Returned(Value::Null)), Some(Reply::Undefined))
             );
         if undefined_for_null || !same_answer(their.reply.as_ref(), our.reply.as_ref()) {
-            let mut parting = Parting {
-                step: our.step,
-                call: our.call.clone(),
+            return Some(Parting {
+                their,
+                our,
                 view: None,
-                shape: String::new(),
-            };
-            parting.shape = words(&parting, their, our, &mut Ids::shaped());
-            return Some((parting, at));
+            });
         }
         for (name, value) in &their.after {
             let mine = our.after.iter().find(|(n, _)| n == name).map(|(_, v)| v);
             if mine != Some(value) {
                 let key = first_key(value, mine);
-                let mut parting = Parting {
-                    step: our.step,
-                    call: our.call.clone(),
+                return Some(Parting {
+                    their,
+                    our,
                     view: Some((name.clone(), key)),
-                    shape: String::new(),
-                };
-                parting.shape = words(&parting, their, our, &mut Ids::shaped());
-                return Some((parting, at));
+                });
             }
         }
     }
     None
-}
-
-/// The departure of a run whose marks are `ours` from the reference's on `scenario`, and how
-/// they part; `None` when the runs part nowhere the marks see.
-pub(crate) fn find(
-    scenario: &ExerciseScenario,
-    ours: &[Mark],
-    reference: &mut dyn Implementation,
-    mistaken: &mut dyn FnMut(&Mistake) -> Option<Vec<Mark>>,
-) -> Option<(Departure, Parted)> {
-    reference.begin_spec().ok()?;
-    let theirs = scenario.play(reference, RunMode::Record, true).marks;
-    let (parting, at) = parting(&theirs, ours)?;
-    let (their, our) = (&theirs[at], &ours[at]);
-    let exercise = scenario.exercise;
-    let (view, key) = match &parting.view {
-        Some((view, key)) => (Some(view.as_str()), key.as_deref()),
-        None => (None, None),
-    };
-    // What decides it: the reference's answer to our call, and the view that differs.
-    let point = Point {
-        view,
-        key,
-        ..Point::answered(&parting.call, &our.args, their.reply.as_ref())
-    };
-    let rule = exercise.rule_at(&point);
-    let placed = scenario.loaded.steps.get(parting.step);
-    // The step explain's picture marks; none for the final expect.
-    let departs_in = placed.is_some().then_some(parting.step);
-    let step = match placed {
-        Some(placed) => format!(
-            "step {} `{}`",
-            parting.step + 1,
-            truncate::line(&placed.written, 120)
-        ),
-        None => "the final expect".to_owned(),
-    };
-    let parted = Parted {
-        words: words(&parting, their, our, &mut Ids::told()),
-        sides: sides(&parting, their, our),
-    };
-    let told = format!("at {step}: {}", parted.words);
-    let mut mistakes: Vec<&'static Mistake> = exercise
-        .mistakes
-        .iter()
-        .filter(|mistake| {
-            mistaken(mistake).is_some_and(|marks| {
-                parting_of(&theirs, &marks).is_some_and(|theirs| {
-                    theirs.shape == parting.shape && theirs.step == parting.step
-                })
-            })
-        })
-        .collect();
-    // Those breaking the rule found first.
-    mistakes.sort_by_key(|m| rule.is_none_or(|r| m.rule.id != r.id));
-    let our_raised = match our.reply.as_ref() {
-        Some(Reply::Raised(raised)) => Some(raised.clone()),
-        _ => None,
-    };
-    let departure = Departure {
-        rule,
-        told,
-        key: parting.shape.clone(),
-        shape: parting.shape,
-        mistakes,
-        raised: our_raised,
-        step: departs_in,
-    };
-    Some((departure, parted))
 }
 
 /// How two runs part, for `explain` to tell at the step.
@@ -146,12 +167,13 @@ pub(crate) struct Parted {
 }
 
 /// Each run's side of the parting: the call's answer, or the view (or its key) after it.
-fn sides(parting: &Parting, their: &Mark, our: &Mark) -> (String, String) {
+fn sides(parting: &Parting) -> (String, String) {
     let ids = &mut Ids::told();
+    let (their, our, call) = (parting.their, parting.our, &parting.our.call);
     match &parting.view {
         None => (
-            format!("{} {}", parting.call, answer(their.reply.as_ref(), ids)),
-            format!("{} {}", parting.call, answer(our.reply.as_ref(), ids)),
+            format!("{call} {}", answer(their.reply.as_ref(), ids)),
+            format!("{call} {}", answer(our.reply.as_ref(), ids)),
         ),
         Some((view, key)) => {
             let name = match key {
@@ -169,10 +191,6 @@ fn sides(parting: &Parting, their: &Mark, our: &Mark) -> (String, String) {
             (pick(their), pick(our))
         }
     }
-}
-
-fn parting_of(theirs: &[Mark], ours: &[Mark]) -> Option<Parting> {
-    parting(theirs, ours).map(|(parting, _)| parting)
 }
 
 /// Whether two answers are the same as far as the contract goes: the same value returned, or
@@ -196,13 +214,14 @@ fn same_answer(one: Option<&Reply>, other: Option<&Reply>) -> bool {
 /// numbers as placeholders (`shaped`), so that one mistake met with other values reads the same.
 /// Two lists are told by the first item each holds that the other lacks, so that one mistake
 /// reads alike however long the lists around it are.
-fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
+fn words(parting: &Parting, ids: &mut Ids) -> String {
+    let (their, our, call) = (parting.their, parting.our, &parting.our.call);
     match &parting.view {
         None => {
             // Where the reference raised, what a shape keeps of a value returned instead is
             // that one was: the value is wherever the mistake met the spec's values.
             // A constructor's value is no answer: it makes an instance, or raises.
-            let made = matches!(parting.call.as_str(), "create" | "restart");
+            let made = matches!(call.as_str(), "create" | "restart");
             let told = |reply: Option<&Reply>, ids: &mut Ids| match reply {
                 Some(Reply::Returned(_) | Reply::Undefined) if made => {
                     "makes an instance".to_owned()
@@ -220,7 +239,7 @@ fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
                 reply => told(reply, ids),
             };
             let theirs = told(their.reply.as_ref(), ids);
-            format!("{}: the reference {theirs}; yours {ours}", parting.call)
+            format!("{call}: the reference {theirs}; yours {ours}")
         }
         Some((view, key)) => {
             let pick = |mark: &Mark| {
@@ -235,10 +254,9 @@ fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
                 None => view.clone(),
             };
             // A change to a view that reached the instance is one mistake, whatever changed.
-            if ids.is_shaped() && parting.call.starts_with("mutate_") {
+            if ids.is_shaped() && call.starts_with("mutate_") {
                 return format!(
-                    "after {}, the change to the view reached your {view}; the reference's stayed as it was",
-                    parting.call
+                    "after {call}, the change to the view reached your {view}; the reference's stayed as it was"
                 );
             }
             let (theirs, ours) = (pick(their), pick(our));
@@ -248,39 +266,34 @@ fn words(parting: &Parting, their: &Mark, our: &Mark, ids: &mut Ids) -> String {
                 match (lacking, extra) {
                     (Some(lacking), Some(extra)) => {
                         return format!(
-                            "after {}, {name} holds {} in the reference where yours holds {}",
-                            parting.call,
+                            "after {call}, {name} holds {} in the reference where yours holds {}",
                             shown(Some(lacking), ids),
                             shown(Some(extra), ids)
                         );
                     }
                     (Some(lacking), None) => {
                         return format!(
-                            "after {}, {name} holds {} in the reference; yours lacks it",
-                            parting.call,
+                            "after {call}, {name} holds {} in the reference; yours lacks it",
                             shown(Some(lacking), ids)
                         );
                     }
                     (None, Some(extra)) => {
                         return format!(
-                            "after {}, {name} holds {} in yours; the reference's does not",
-                            parting.call,
+                            "after {call}, {name} holds {} in yours; the reference's does not",
                             shown(Some(extra), ids)
                         );
                     }
                     // The same items in another order: the order is the difference.
                     (None, None) if ids.is_shaped() => {
                         return format!(
-                            "after {}, {name} holds the reference's items in another order",
-                            parting.call
+                            "after {call}, {name} holds the reference's items in another order"
                         );
                     }
                     (None, None) => {}
                 }
             }
             format!(
-                "after {}, {name} is {} in the reference; yours is {}",
-                parting.call,
+                "after {call}, {name} is {} in the reference; yours is {}",
                 shown(theirs.as_ref(), ids),
                 shown(ours.as_ref(), ids)
             )

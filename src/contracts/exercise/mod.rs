@@ -345,17 +345,7 @@ impl Scenario for Checked {
         if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
             return (played.run, None);
         }
-        let mut reference = self.contract.reference();
-        let mut mistaken = |mistake: &Mistake| {
-            let mut builtin = self.contract.mistaken(mistake.id)?;
-            builtin.begin_spec().ok()?;
-            Some(
-                self.scenario
-                    .play(&mut builtin, RunMode::Record, true)
-                    .marks,
-            )
-        };
-        let found = departure::find(&self.scenario, &played.marks, &mut reference, &mut mistaken);
+        let found = departure::find(self, &played);
         let mut run = played.run;
         let Some((departure, parted)) = found else {
             return (run, None);
