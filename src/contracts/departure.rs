@@ -94,13 +94,36 @@ pub(crate) fn departure<'r, P: Parts>(
     reference: &'r P::Run,
     ours: &'r P::Run,
 ) -> Option<(Departure, P::Parting<'r>)> {
+    departure_trying(parts, reference, ours, true)
+}
+
+/// [`departure`] without the catalogue tried: the rule a failure is told under, at the cost
+/// of the reference's run alone (for `strength`, which asks it of each known mistake).
+pub(crate) fn departure_alone<'r, P: Parts>(
+    parts: &P,
+    reference: &'r P::Run,
+    ours: &'r P::Run,
+) -> Option<Departure> {
+    departure_trying(parts, reference, ours, false).map(|(departure, _)| departure)
+}
+
+fn departure_trying<'r, P: Parts>(
+    parts: &P,
+    reference: &'r P::Run,
+    ours: &'r P::Run,
+    mistakes: bool,
+) -> Option<(Departure, P::Parting<'r>)> {
     let parting = parts.parting(reference, ours)?;
     let (told, shape) = told_and_shaped(|ids| parts.words(&parting, ids, true));
     // What the failures of one mistake share wherever it shows: the same miss, whatever came
     // before it in the step.
     let key = parts.words(&parting, &mut Ids::shaped(), false);
     let rule = parts.rule(&parting);
-    let mut mistakes = known_mistakes(parts, reference, (ours, &parting));
+    let mut mistakes = if mistakes {
+        known_mistakes(parts, reference, (ours, &parting))
+    } else {
+        Vec::new()
+    };
     // The mistakes breaking the rule decided here name the departure first.
     mistakes.sort_by_key(|m| rule.is_none_or(|rule| rule.id != m.rule.id));
     let departure = Departure {

@@ -41,6 +41,12 @@ pub(super) fn find(checked: &Checked, played: &Played) -> Option<(Departure, Par
     Some((departure, parted))
 }
 
+/// The departure of `played` as [`find`] finds it, the catalogue's mistakes left untried.
+pub(super) fn find_alone(checked: &Checked, played: &Played) -> Option<Departure> {
+    let reference = departure::reference(checked)?;
+    departure::departure_alone(checked, &reference, &played.marks)
+}
+
 impl Parts for Checked {
     type Run = Vec<Mark>;
     type Parting<'r> = Parting<'r>;

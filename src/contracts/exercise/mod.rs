@@ -368,9 +368,7 @@ impl Scenario for Checked {
         if !matches!(played.run.outcome, Outcome::Mismatch(_)) {
             return None;
         }
-        let mut reference = self.contract.reference();
-        departure::find(&self.scenario, &played.marks, &mut reference, &mut |_| None)
-            .map(|(departure, _)| departure)
+        departure::find_alone(self, &played)
     }
 
     fn smells(
