@@ -408,6 +408,14 @@ mod tests {
         #[serde(default)]
         count: u64,
         #[serde(default)]
+        numbers: Vec<u64>,
+        #[serde(default)]
+        flag: bool,
+        #[serde(default)]
+        nested: Option<Box<Shapes>>,
+        #[serde(default)]
+        ratio: f64,
+        #[serde(default)]
         items: Vec<String>,
         #[serde(default)]
         table: std::collections::BTreeMap<String, u64>,
@@ -420,10 +428,34 @@ mod tests {
         let cases = [
             (
                 "count: three\n",
-                "expected a whole number, 0 or more",
+                "`count` takes a whole number, 0 or more, not `three`",
                 (1, 8),
             ),
-            ("count: -1\n", "expected a whole number, 0 or more", (1, 8)),
+            (
+                "count: -1\n",
+                "`count` takes a whole number, 0 or more, not `-1`",
+                (1, 8),
+            ),
+            (
+                "numbers: [1, x]\n",
+                "each item of `numbers` is a whole number, 0 or more, not `x`",
+                (1, 14),
+            ),
+            (
+                "flag: yes please\n",
+                "`flag` takes `true` or `false`, not `yes please`: write `flag: true` or `flag: false`",
+                (1, 7),
+            ),
+            (
+                "nested: {flag: \"a\\u0007b\"}\n",
+                "`flag` takes `true` or `false`, not `\"a\\u0007b\"`: write `flag: true` or `flag: false`",
+                (1, 16),
+            ),
+            (
+                "ratio: many\n",
+                "`ratio` takes a number, not `many`",
+                (1, 8),
+            ),
             ("items: x\n", "expected a list", (1, 8)),
             (
                 "text:\n",
