@@ -419,14 +419,14 @@ impl Exercise {
         self.views.len() == 1 && self.recorded_parts().next().is_none()
     }
 
-    /// Whether a rule is decided by a view's key alone, with no call named: what a move of the
-    /// clock changes (`{view: state, key: leased}`).
+    /// Whether a rule is decided by what a move of the clock changes: a view's key alone, with
+    /// no call named (`{view: state, key: leased}`), or the move itself (`{call: advance}`).
     pub(crate) fn has_clock_rules(&self) -> bool {
         self.clock().is_some()
-            && self
-                .decides
-                .iter()
-                .any(|(_, p)| p.call.is_none() && p.mutate.is_none() && p.view.is_some())
+            && self.decides.iter().any(|(_, p)| {
+                (p.call.is_none() && p.mutate.is_none() && p.view.is_some())
+                    || p.call.as_deref() == Some("advance")
+            })
     }
 
     /// The clocks among the given parts.
@@ -686,8 +686,17 @@ pub(crate) fn check(
     // Rules and what decides them.
     let mut rules = Vec::new();
     let mut decides = Vec::new();
+    // Where a pattern's `key` is given: its value, else the pattern.
+    let at_value = |pattern: &Spanned<Pattern>, key: &str| {
+        let at = yaml::at(pattern);
+        yaml::place(&file.text, at, &[key.to_owned()], yaml::Part::Value).unwrap_or(at)
+    };
+    // The calls a departure is found at: the constructor, a restart, a move of the clock
+    // (where there is one) and the methods; an `expect` calls nothing.
+    let clock = given.iter().any(|g| g.kind == GivenKind::Clock);
     let method_names: Vec<&str> = std::iter::once("create")
-        .chain(["restart", "advance", "expect"])
+        .chain(["restart"])
+        .chain(clock.then_some("advance"))
         .chain(methods.keys().map(String::as_str))
         .collect();
     let record_names: Vec<&str> = views
@@ -720,18 +729,15 @@ pub(crate) fn check(
                 && !method_names.contains(&call.as_str())
             {
                 errors.push(invalid(
-                    yaml::at(pattern),
-                    format!(
-                        "`{call}` is not a method{}; expected one of {}",
-                        crate::text::suggest::hint(call, &method_names),
-                        method_names.join(", ")
-                    ),
+                    at_value(pattern, "call"),
+                    no_call(call, &method_names),
                 ));
             }
-            for view in p.view.iter().chain(&p.mutate) {
+            for (key, view) in [("view", &p.view), ("mutate", &p.mutate)] {
+                let Some(view) = view else { continue };
                 if !record_names.contains(&view.as_str()) {
                     errors.push(invalid(
-                        yaml::at(pattern),
+                        at_value(pattern, key),
                         format!(
                             "`{view}` is not a state view{}; expected one of {}",
                             crate::text::suggest::hint(view, &record_names),
@@ -904,6 +910,26 @@ fn is_identifier(word: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Why `call: CALL` in a `decides` pattern names no call a departure is found at, and the fix.
+fn no_call(call: &str, calls: &[&str]) -> String {
+    let why = match call {
+        "expect" => " (`expect` calls nothing: what differs there already differs after the step before it, so name that step's call, or a view and its key alone)".to_owned(),
+        "advance" => " (`advance` moves the clock, and this exercise has no clock among its given parts)".to_owned(),
+        _ => match call.strip_prefix("mutate_") {
+            Some(view) => format!(
+                " (a change to a view is `mutate: {}`, not a call)",
+                yaml::flow(&Value::String(view.to_owned()))
+            ),
+            None => crate::text::suggest::hint(call, calls),
+        },
+    };
+    format!(
+        "`call: {}` names no call a departure is found at{why}; expected one of {}",
+        yaml::flow(&Value::String(call.to_owned())),
+        calls.join(", ")
+    )
 }
 
 fn listed(names: &[&str]) -> String {
@@ -1125,5 +1151,68 @@ mod tests {
             "{}",
             error.message
         );
+    }
+
+    /// The errors of a toy exercise with `given` and the patterns `decides` of its one rule.
+    fn decided_by(given: &str, decides: &str) -> Result<Exercise, SpecError> {
+        let text = format!(
+            "exercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\ngiven:\n{given}\
+             methods:\n  tick: {{}}\nviews:\n  state: {{}}\nrules:\n  - id: r\n    says: s\n    decides: {decides}\n"
+        );
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        check(Path::new("."), &file, decl)
+    }
+
+    #[test]
+    fn a_call_no_departure_is_found_at_is_refused_at_its_value_with_why() {
+        let clock = "  clock: {kind: clock}\n";
+        let error = decided_by(clock, "[{call: expect}]").expect_err("refused");
+        assert_eq!(error.position, Position::new(14, 22));
+        assert!(
+            error.message.starts_with(
+                "`call: expect` names no call a departure is found at (`expect` calls nothing"
+            ) && error
+                .message
+                .ends_with("expected one of create, restart, advance, tick"),
+            "{}",
+            error.message
+        );
+        let error = decided_by("  log: {kind: log}\n", "[{call: advance}]").expect_err("refused");
+        assert!(
+            error.message.contains("this exercise has no clock"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: mutate_state}]").expect_err("refused");
+        assert!(
+            error.message.contains("`mutate: state`"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: tik}]").expect_err("refused");
+        assert!(
+            error.message.contains("(did you mean `tick`?)"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: tick, view: stat}]").expect_err("refused");
+        assert_eq!(error.position, Position::new(14, 34));
+    }
+
+    #[test]
+    fn a_clock_move_is_a_call_a_rule_may_name() {
+        let exercise =
+            decided_by("  clock: {kind: clock}\n", "[{call: advance}]").expect("it checks");
+        assert!(exercise.has_clock_rules());
+        let args = serde_json::Map::new();
+        let at_advance = Point {
+            view: Some("state"),
+            key: Some("items"),
+            ..Point::answered("advance", &args, None)
+        };
+        assert_eq!(exercise.rule_at(&at_advance).map(|r| r.id), Some("toy/r"));
+        let at_tick = Point::answered("tick", &args, None);
+        assert_eq!(exercise.rule_at(&at_tick), None);
     }
 }
