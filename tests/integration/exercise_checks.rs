@@ -2,11 +2,14 @@
 //! value the reference refuses and a `refused:` value it accepts (lint and explore, at
 //! exercise.yaml's line and column, never a green explore), while an exercise whose draws
 //! the reference agrees with passes lint, explore and strength.
-//! The exercise is a small idempotency-key store written from an outside author's.
+//! The exercise is a small idempotency-key store written from an outside author's; the
+//! mistakes that author made in it (a spec's wrong key, a clock move of no number, the one
+//! view named in `expect`, a boolean of words, a rule decided at an `expect`) are each told
+//! at the text at fault, all in one pass.
 
 use std::path::Path;
 
-use crate::common::{path_arg, run};
+use crate::common::{path_arg, run, shown_for_snapshot, snapshot_settings};
 
 const EXERCISE: &str = "\
 exercise: deduper
@@ -106,20 +109,23 @@ expect:
 /// The exercise written into a fresh folder, `ttl` being its constructor argument's line and
 /// its one known mistake headed by `HEADER`.
 fn folder(ttl: &str) -> tempfile::TempDir {
+    let line = "    ttl: {draw: [3, 1, 5], refused: [0, -1]}";
+    written((line, &format!("    ttl: {ttl}")), SPEC)
+}
+
+/// The exercise written into a fresh folder with `edit` made to its `exercise.yaml` (`from`
+/// replaced by `to`) and `spec` as its one spec.
+fn written(edit: (&str, &str), spec: &str) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("a temp dir");
     let write = |name: &str, text: &str| {
         let path = folder.path().join(name);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
         std::fs::write(path, text).expect("written");
     };
-    let line = "    ttl: {draw: [3, 1, 5], refused: [0, -1]}";
-    assert!(EXERCISE.contains(line));
-    write(
-        "exercise.yaml",
-        &EXERCISE.replace(line, &format!("    ttl: {ttl}")),
-    );
+    assert!(EXERCISE.contains(edit.0), "{}", edit.0);
+    write("exercise.yaml", &EXERCISE.replacen(edit.0, edit.1, 1));
     write("reference.py", REFERENCE);
-    write("specs/repeat-does-not-refresh.yaml", SPEC);
+    write("specs/repeat-does-not-refresh.yaml", spec);
     assert!(REFERENCE.contains(REFRESH.0));
     write(
         "mistakes/refreshes-on-repeat.py",
@@ -199,4 +205,94 @@ fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
     );
     let strength = run(&["strength", path_arg(right.path()), "--explore-cases", "0"]);
     assert_eq!(strength.code, 0, "{}{}", strength.stdout, strength.stderr);
+}
+
+/// What `lint` told of the folder, exit code and all.
+fn linted(folder: &Path) -> (i32, String) {
+    let lint = run(&["lint", path_arg(folder)]);
+    (lint.code, format!("{}{}", lint.stdout, lint.stderr))
+}
+
+/// A first draft of the spec with four mistakes, each of one key or value.
+const DRAFT: &str = "\
+contract: deduper
+name: seeing a remembered key again does not extend how long it is remembered
+rules: [deduper/no-refresh]
+steps:
+  - create: {ttl: 4}
+  - seen: {key: a, returns: false, kye: b}
+  - advance: x
+  - seen:
+      key: a
+      retruns: true
+expect:
+  state: {ttl: 4, keys: [{key: a, expires_at: 4}]}
+";
+
+#[test]
+fn a_drafts_mistakes_are_told_in_one_pass_each_at_the_text_at_fault() {
+    let draft = written(("", ""), DRAFT);
+    let (code, told) = linted(draft.path());
+    assert_eq!(code, 2, "{told}");
+    for words in [
+        "4 errors in",
+        "repeat-does-not-refresh.yaml:6:36",
+        "`kye` is not an argument of `seen`",
+        "repeat-does-not-refresh.yaml:7:14",
+        "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `x`",
+        "repeat-does-not-refresh.yaml:10:7",
+        "repeat-does-not-refresh.yaml:12:3",
+        "take `state:` out and write what it holds in its place, `expect: {ttl: 4, keys: [{key: a, expires_at: 4}]}`",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+    let ran = run(&["lint", path_arg(draft.path())]);
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!("exercise_draft_lint", shown_for_snapshot(&ran));
+    });
+}
+
+#[test]
+fn a_boolean_written_in_words_is_told_with_its_key_and_the_two_words_it_takes() {
+    let broken = written(("deep_copy: true", "deep_copy: yes please"), SPEC);
+    let (code, told) = linted(broken.path());
+    assert_eq!(code, 2, "{told}");
+    for words in [
+        "exercise.yaml:17:16",
+        "`deep_copy` takes `true` or `false`, not `yes please`: write `deep_copy: true` or `deep_copy: false`",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+    let broken = written(("advance: [1, 2, 3]", "advance: [1, two]"), SPEC);
+    let (code, told) = linted(broken.path());
+    assert_eq!(code, 2, "{told}");
+    for words in [
+        "exercise.yaml:6:51",
+        "each item of `advance` is a whole number, 0 or more, not `two`",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+}
+
+#[test]
+fn a_rule_decided_at_an_expect_is_refused_and_one_decided_at_a_clock_move_is_kept() {
+    let broken = written(("{call: create}", "{call: expect}"), SPEC);
+    let (code, told) = linted(broken.path());
+    assert_eq!(code, 2, "{told}");
+    for words in [
+        "exercise.yaml:23:16",
+        "`call: expect` names no call a departure is found at (`expect` calls nothing",
+        "expected one of create, restart, advance, seen",
+    ] {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+    let moved = written(
+        (
+            "      - {view: state, key: keys}\n",
+            "      - {call: advance}\n",
+        ),
+        SPEC,
+    );
+    let (code, told) = linted(moved.path());
+    assert_eq!(code, 0, "{told}");
 }
