@@ -207,10 +207,14 @@ fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
     assert_eq!(strength.code, 0, "{}{}", strength.stdout, strength.stderr);
 }
 
-/// What `lint` told of the folder, exit code and all.
-fn linted(folder: &Path) -> (i32, String) {
+/// Holds that `lint` refuses the folder as broken (exit 2) telling each of `words`.
+fn refused_telling(folder: &Path, words: &[&str]) {
     let lint = run(&["lint", path_arg(folder)]);
-    (lint.code, format!("{}{}", lint.stdout, lint.stderr))
+    let told = format!("{}{}", lint.stdout, lint.stderr);
+    assert_eq!(lint.code, 2, "{told}");
+    for words in words {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
 }
 
 /// A first draft of the spec with four mistakes, each of one key or value.
@@ -232,20 +236,19 @@ expect:
 #[test]
 fn a_drafts_mistakes_are_told_in_one_pass_each_at_the_text_at_fault() {
     let draft = written(("", ""), DRAFT);
-    let (code, told) = linted(draft.path());
-    assert_eq!(code, 2, "{told}");
-    for words in [
-        "4 errors in",
-        "repeat-does-not-refresh.yaml:6:36",
-        "`kye` is not an argument of `seen`",
-        "repeat-does-not-refresh.yaml:7:14",
-        "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `x`",
-        "repeat-does-not-refresh.yaml:10:7",
-        "repeat-does-not-refresh.yaml:12:3",
-        "take `state:` out and write what it holds in its place, `expect: {ttl: 4, keys: [{key: a, expires_at: 4}]}`",
-    ] {
-        assert!(told.contains(words), "{words}:\n{told}");
-    }
+    refused_telling(
+        draft.path(),
+        &[
+            "4 errors in",
+            "repeat-does-not-refresh.yaml:6:36",
+            "`kye` is not an argument of `seen`",
+            "repeat-does-not-refresh.yaml:7:14",
+            "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `x`",
+            "repeat-does-not-refresh.yaml:10:7",
+            "repeat-does-not-refresh.yaml:12:3",
+            "take `state:` out and write what it holds in its place, `expect: {ttl: 4, keys: [{key: a, expires_at: 4}]}`",
+        ],
+    );
     let ran = run(&["lint", path_arg(draft.path())]);
     snapshot_settings().bind(|| {
         insta::assert_snapshot!("exercise_draft_lint", shown_for_snapshot(&ran));
@@ -255,37 +258,34 @@ fn a_drafts_mistakes_are_told_in_one_pass_each_at_the_text_at_fault() {
 #[test]
 fn a_boolean_written_in_words_is_told_with_its_key_and_the_two_words_it_takes() {
     let broken = written(("deep_copy: true", "deep_copy: yes please"), SPEC);
-    let (code, told) = linted(broken.path());
-    assert_eq!(code, 2, "{told}");
-    for words in [
-        "exercise.yaml:17:16",
-        "`deep_copy` takes `true` or `false`, not `yes please`: write `deep_copy: true` or `deep_copy: false`",
-    ] {
-        assert!(told.contains(words), "{words}:\n{told}");
-    }
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:17:16",
+            "`deep_copy` takes `true` or `false`, not `yes please`: write `deep_copy: true` or `deep_copy: false`",
+        ],
+    );
     let broken = written(("advance: [1, 2, 3]", "advance: [1, two]"), SPEC);
-    let (code, told) = linted(broken.path());
-    assert_eq!(code, 2, "{told}");
-    for words in [
-        "exercise.yaml:6:51",
-        "each item of `advance` is a whole number, 0 or more, not `two`",
-    ] {
-        assert!(told.contains(words), "{words}:\n{told}");
-    }
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:6:51",
+            "each item of `advance` is a whole number, 0 or more, not `two`",
+        ],
+    );
 }
 
 #[test]
 fn a_rule_decided_at_an_expect_is_refused_and_one_decided_at_a_clock_move_is_kept() {
     let broken = written(("{call: create}", "{call: expect}"), SPEC);
-    let (code, told) = linted(broken.path());
-    assert_eq!(code, 2, "{told}");
-    for words in [
-        "exercise.yaml:23:16",
-        "`call: expect` names no call a departure is found at (`expect` calls nothing",
-        "expected one of create, restart, advance, seen",
-    ] {
-        assert!(told.contains(words), "{words}:\n{told}");
-    }
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:23:16",
+            "`call: expect` names no call a departure is found at (`expect` calls nothing",
+            "expected one of create, restart, advance, seen",
+        ],
+    );
     let moved = written(
         (
             "      - {view: state, key: keys}\n",
@@ -293,6 +293,6 @@ fn a_rule_decided_at_an_expect_is_refused_and_one_decided_at_a_clock_move_is_kep
         ),
         SPEC,
     );
-    let (code, told) = linted(moved.path());
-    assert_eq!(code, 0, "{told}");
+    let lint = run(&["lint", path_arg(moved.path())]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
 }

@@ -698,21 +698,24 @@ mod tests {
         Box::leak(Box::new(exercise))
     }
 
-    /// Every error of a spec of the deduper whose steps are `steps`: where, and what.
-    fn told(steps: &str) -> Vec<(Position, String)> {
+    /// The `count` errors of a spec of the deduper whose steps are `steps`: where, and what.
+    fn told(steps: &str, count: usize) -> Vec<(Position, String)> {
         let text = format!("contract: deduper\nname: n\nsteps:\n{steps}");
         let file = SourceFile::from_text("spec.yaml", text);
         let error = load(deduper(), &file).expect_err("refused");
-        error
+        let told: Vec<_> = error
             .all()
             .map(|e| (e.position, e.message.clone()))
-            .collect()
+            .collect();
+        assert_eq!(told.len(), count, "{told:#?}");
+        told
     }
 
     #[test]
     fn an_error_of_one_key_or_value_of_a_step_points_at_it() {
         let told = told(
             "  - create: {ttl: 4}\n  - seen: {key: a, returns: false, kye: b}\n  - seen:\n      key: a\n      retruns: true\n  - seen: {key: a, raises: 3}\n  - create: {ttl: 4, returns: 1, raises: error}\n  - seen: [a]\n  - restart: now\n  - create: {ttl: 1}\n    seen: {key: a}\n",
+            7,
         );
         let at: Vec<Position> = told.iter().map(|(at, _)| *at).collect();
         assert_eq!(
@@ -737,9 +740,10 @@ mod tests {
     #[test]
     fn advance_of_no_number_is_told_with_the_files_other_errors() {
         let told = told(
-            "  - create: {ttl: 4}\n  - sen: {key: a}\n  - advance: x\n  - advance: -1\n  - advance: 2\n",
+            "  - create: {ttl: 4}\n  - sen: {key: a}\n  - advance: x\n  - advance: -1\n  - advance: \"\\a\"\n",
+            4,
         );
-        assert_eq!(told.len(), 3, "{told:#?}");
+        assert!(told[3].1.ends_with("not `\"\\u0007\"`"), "{}", told[3].1);
         assert_eq!(told[1].0, Position::new(6, 14));
         assert_eq!(
             told[1].1,
@@ -752,8 +756,8 @@ mod tests {
     fn naming_the_one_view_in_expect_is_told_with_the_fix() {
         let told = told(
             "  - create: {ttl: 4}\n  - expect: {state: {ttl: 4, keys: []}}\nexpect:\n  state:\n    ttl: 4\n",
+            2,
         );
-        assert_eq!(told.len(), 2, "{told:#?}");
         assert_eq!(told[0].0, Position::new(5, 14));
         assert!(
             told[0].1.contains("`deduper` has one state view, `state`, so `expect` is that view's value itself")
