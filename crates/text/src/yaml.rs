@@ -237,6 +237,17 @@ pub fn place(text: &str, at: Position, path: &[String], part: Part) -> Option<Po
     locate::entry(document.root(), at, parents, last, part == Part::Key)
 }
 
+/// [`place`] from the top of the document: where the entry reached from its top mapping
+/// through `path` is written.
+pub fn place_top(text: &str, path: &[String], part: Part) -> Option<Position> {
+    use locate::Located;
+    let top = match tree::build(text, parser_options(), &TREE_LIMITS) {
+        Some(root) => root.position(),
+        None => edit::Document::parse(text).ok()?.root().position(),
+    };
+    place(text, top, path, part)
+}
+
 /// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
 /// every error of a broken one whose YAML reads (`recover`), not only the first.
 fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
@@ -654,6 +665,11 @@ mod tests {
         );
         assert_eq!(place(text, step, &path(&["seen", "no"]), Part::Key), None);
         assert_eq!(place(text, step, &[], Part::Key), None);
+        let commented = "# a comment\n\nsteps: [1]\ncreate:\n  optional: [x]\n";
+        assert_eq!(
+            place_top(commented, &path(&["create", "optional"]), Part::Value),
+            Some(Position::new(5, 13))
+        );
         // An alias sends the text past the fast tree: the editing tree finds it.
         let aliased = "a: &x {k: 1}\nb: *x\nc: {k: 2, j: 3}\n";
         assert_eq!(

@@ -566,7 +566,24 @@ pub(crate) fn check(
         })
         .collect();
     let part_names: Vec<&str> = given.iter().map(|g| g.name.as_str()).collect();
-    let method = |name: &str, decl: &MethodDecl, errors: &mut SpecErrors| -> Method {
+    // Where the method `name`'s entry `key` is written, its mapping being at `at` (the
+    // constructor's, `create`, under the top of the file): its key, or its value.
+    let within = |name: &str, at: Option<Position>, key: &[&str], part: yaml::Part| {
+        let mut path: Vec<String> = key.iter().map(|k| (*k).to_owned()).collect();
+        let found = match at {
+            Some(at) => yaml::place(&file.text, at, &path, part),
+            None => {
+                path.insert(0, name.to_owned());
+                yaml::place_top(&file.text, &path, part)
+            }
+        };
+        found.or(at).unwrap_or(Position::START)
+    };
+    let method = |name: &str,
+                  at: Option<Position>,
+                  decl: &MethodDecl,
+                  errors: &mut SpecErrors|
+     -> Method {
         let args = decl
             .args
             .iter()
@@ -610,10 +627,14 @@ pub(crate) fn check(
             .collect::<Vec<_>>();
         for optional in &decl.optional {
             if !args.iter().any(|a| &a.name == optional) {
+                let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
                 errors.push(invalid(
-                    Position::new(1, 1),
+                    within(name, at, &["optional"], yaml::Part::Value),
                     format!(
-                        "`{name}`'s optional argument `{optional}` is not one of its arguments"
+                        "`{name}`'s optional argument `{}` is not one of its arguments{}; expected one of {}",
+                        yaml::flow(&Value::String(optional.clone())),
+                        crate::text::suggest::hint(optional, &names),
+                        listed(&names)
                     ),
                 ));
             }
@@ -629,7 +650,7 @@ pub(crate) fn check(
             free: matches!(decl.returns, Returns::Free(_)),
         }
     };
-    let create = method("create", &decl.create, &mut errors);
+    let create = method("create", None, &decl.create, &mut errors);
     let mut methods = IndexMap::new();
     for (name, spanned) in &decl.methods {
         if !is_identifier(name)
@@ -648,11 +669,14 @@ pub(crate) fn check(
             .find(|(_, a)| a.value.given.is_some())
         {
             errors.push(invalid(
-                yaml::at(spanned),
+                within(name, Some(yaml::at(spanned)), &["args", arg], yaml::Part::Key),
                 format!("`{name}`'s argument `{arg}` is a given part: given parts are handed to the constructor (`create`), which keeps them"),
             ));
         }
-        methods.insert(name.clone(), method(name, &spanned.value, &mut errors));
+        methods.insert(
+            name.clone(),
+            method(name, Some(yaml::at(spanned)), &spanned.value, &mut errors),
+        );
     }
     let views: IndexMap<String, View> = decl
         .views
@@ -672,7 +696,7 @@ pub(crate) fn check(
         for key in &spanned.value.keys {
             if !is_snake_key(key) {
                 errors.push(invalid(
-                    yaml::at(spanned),
+                    within(view, Some(yaml::at(spanned)), &["keys"], yaml::Part::Value),
                     format!("`{view}`'s key `{key}` is not snake_case: `keys` names each as specs write it (`dead_letter`), and a JavaScript solution may then write it in camelCase (`deadLetter`)"),
                 ));
             }
@@ -1214,5 +1238,21 @@ mod tests {
         assert_eq!(exercise.rule_at(&at_advance).map(|r| r.id), Some("toy/r"));
         let at_tick = Point::answered("tick", &args, None);
         assert_eq!(exercise.rule_at(&at_tick), None);
+    }
+
+    #[test]
+    fn an_error_of_a_methods_entry_points_at_that_entry() {
+        let text = "# the toy\nexercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\n\
+             given:\n  clock: {kind: clock}\ncreate:\n  args:\n    clock: {given: clock}\n    size: {}\n  optional: [sise]\n\
+             methods:\n  tick:\n    args: {by: {}, clock: {given: clock}}\n    optional: [b]\n\
+             views:\n  state: {keys: [deadLetter]}\nrules:\n  - id: r\n    says: s\n    decides: [{call: tick}]\n";
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        let error = check(Path::new("."), &file, decl).expect_err("refused");
+        // The constructor's `optional`, a method's given part and its `optional`, a view's key.
+        let places = [(12, 13), (15, 20), (16, 15), (18, 17)].map(|(l, c)| Position::new(l, c));
+        assert!(error.all().map(|e| e.position).eq(places), "{error:#?}");
+        let wanted = "`create`'s optional argument `sise` is not one of its arguments (did you mean `size`?)";
+        assert!(error.message.contains(wanted), "{}", error.message);
     }
 }
