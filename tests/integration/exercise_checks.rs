@@ -2,11 +2,14 @@
 //! value the reference refuses and a `refused:` value it accepts (lint and explore, at
 //! exercise.yaml's line and column, never a green explore), and a known mistake whose
 //! failures are told under another rule than its header names (strength, at its first line).
-//! The exercise is a small idempotency-key store written from an outside author's.
+//! The exercise is a small idempotency-key store written from an outside author's; the
+//! mistakes that author made in it (a spec's wrong key, a clock move of no number, the one
+//! view named in `expect`, a boolean of words, a rule decided at an `expect`) are each told
+//! at the text at fault, all in one pass.
 
 use std::path::Path;
 
-use crate::common::{path_arg, run};
+use crate::common::{path_arg, run, shown_for_snapshot, snapshot_settings};
 
 const EXERCISE: &str = "\
 exercise: deduper
@@ -106,20 +109,23 @@ expect:
 /// The exercise written into a fresh folder, `ttl` being its constructor argument's line and
 /// its one known mistake headed by `header`.
 fn folder(ttl: &str, header: &str) -> tempfile::TempDir {
+    let line = "    ttl: {draw: [3, 1, 5], refused: [0, -1]}";
+    written((line, &format!("    ttl: {ttl}")), SPEC, header)
+}
+
+/// The exercise written into a fresh folder with `edit` made to its `exercise.yaml` (`from`
+/// replaced by `to`), `spec` as its one spec and its known mistake headed by `header`.
+fn written(edit: (&str, &str), spec: &str, header: &str) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("a temp dir");
     let write = |name: &str, text: &str| {
         let path = folder.path().join(name);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
         std::fs::write(path, text).expect("written");
     };
-    let line = "    ttl: {draw: [3, 1, 5], refused: [0, -1]}";
-    assert!(EXERCISE.contains(line));
-    write(
-        "exercise.yaml",
-        &EXERCISE.replace(line, &format!("    ttl: {ttl}")),
-    );
+    assert!(EXERCISE.contains(edit.0), "{}", edit.0);
+    write("exercise.yaml", &EXERCISE.replacen(edit.0, edit.1, 1));
     write("reference.py", REFERENCE);
-    write("specs/repeat-does-not-refresh.yaml", SPEC);
+    write("specs/repeat-does-not-refresh.yaml", spec);
     assert!(REFERENCE.contains(REFRESH.0));
     write(
         "mistakes/refreshes-on-repeat.py",
@@ -223,4 +229,95 @@ fn a_known_mistake_told_under_another_rule_than_its_header_is_told_at_its_header
     ] {
         assert!(told.contains(words), "{words}:\n{told}");
     }
+}
+
+/// Holds that `lint` refuses the folder as broken (exit 2) telling each of `words`.
+fn refused_telling(folder: &Path, words: &[&str]) {
+    let lint = run(&["lint", path_arg(folder)]);
+    let told = format!("{}{}", lint.stdout, lint.stderr);
+    assert_eq!(lint.code, 2, "{told}");
+    for words in words {
+        assert!(told.contains(words), "{words}:\n{told}");
+    }
+}
+
+/// A first draft of the spec with four mistakes, each of one key or value.
+const DRAFT: &str = "\
+contract: deduper
+name: seeing a remembered key again does not extend how long it is remembered
+rules: [deduper/no-refresh]
+steps:
+  - create: {ttl: 4}
+  - seen: {key: a, returns: false, kye: b}
+  - advance: x
+  - seen:
+      key: a
+      retruns: true
+expect:
+  state: {ttl: 4, keys: [{key: a, expires_at: 4}]}
+";
+
+#[test]
+fn a_drafts_mistakes_are_told_in_one_pass_each_at_the_text_at_fault() {
+    let draft = written(("", ""), DRAFT, HEADER);
+    refused_telling(
+        draft.path(),
+        &[
+            "4 errors in",
+            "repeat-does-not-refresh.yaml:6:36",
+            "`kye` is not an argument of `seen`",
+            "repeat-does-not-refresh.yaml:7:14",
+            "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `x`",
+            "repeat-does-not-refresh.yaml:10:7",
+            "repeat-does-not-refresh.yaml:12:3",
+            "take `state:` out and write what it holds in its place, `expect: {ttl: 4, keys: [{key: a, expires_at: 4}]}`",
+        ],
+    );
+    let ran = run(&["lint", path_arg(draft.path())]);
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!("exercise_draft_lint", shown_for_snapshot(&ran));
+    });
+}
+
+#[test]
+fn a_boolean_written_in_words_is_told_with_its_key_and_the_two_words_it_takes() {
+    let broken = written(("deep_copy: true", "deep_copy: yes please"), SPEC, HEADER);
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:17:16",
+            "`deep_copy` takes `true` or `false`, not `yes please`: write `deep_copy: true` or `deep_copy: false`",
+        ],
+    );
+    let broken = written(("advance: [1, 2, 3]", "advance: [1, two]"), SPEC, HEADER);
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:6:51",
+            "each item of `advance` is a whole number, 0 or more, not `two`",
+        ],
+    );
+}
+
+#[test]
+fn a_rule_decided_at_an_expect_is_refused_and_one_decided_at_a_clock_move_is_kept() {
+    let broken = written(("{call: create}", "{call: expect}"), SPEC, HEADER);
+    refused_telling(
+        broken.path(),
+        &[
+            "exercise.yaml:23:16",
+            "`call: expect` names no call a departure is found at (`expect` calls nothing",
+            "expected one of create, restart, advance, seen",
+        ],
+    );
+    let moved = written(
+        (
+            "      - {view: state, key: keys}\n",
+            "      - {call: advance}\n",
+        ),
+        SPEC,
+        HEADER,
+    );
+    let lint = run(&["lint", path_arg(moved.path())]);
+    assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
 }

@@ -217,6 +217,37 @@ pub fn first_difference(
     Some(locate::first_difference(node, expected, actual).at())
 }
 
+/// What of a mapping's entry [`place`] finds: its key, or its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Key,
+    Value,
+}
+
+/// Where, under the value at `at`, the entry reached through the mapping keys `path` is
+/// written: its key or its value, for an error about that entry to point at it rather than at
+/// the value that holds it. `None` when `path` is empty, the text does not read as YAML or
+/// the entry is not there.
+pub fn place(text: &str, at: Position, path: &[String], part: Part) -> Option<Position> {
+    let (last, parents) = path.split_last()?;
+    if let Some(root) = tree::build(text, parser_options(), &TREE_LIMITS) {
+        return locate::entry(&root, at, parents, last, part == Part::Key);
+    }
+    let document = edit::Document::parse(text).ok()?;
+    locate::entry(document.root(), at, parents, last, part == Part::Key)
+}
+
+/// [`place`] from the top of the document: where the entry reached from its top mapping
+/// through `path` is written.
+pub fn place_top(text: &str, path: &[String], part: Part) -> Option<Position> {
+    use locate::Located;
+    let top = match tree::build(text, parser_options(), &TREE_LIMITS) {
+        Some(root) => root.position(),
+        None => edit::Document::parse(text).ok()?.root().position(),
+    };
+    place(text, top, path, part)
+}
+
 /// Loads with serde-saphyr: every spec the fast path declines, and every broken one, with
 /// every error of a broken one whose YAML reads (`recover`), not only the first.
 fn parse_slow<T: DeserializeOwned>(file: &SourceFile) -> Result<T, Box<Broken<T>>> {
@@ -408,6 +439,14 @@ mod tests {
         #[serde(default)]
         count: u64,
         #[serde(default)]
+        numbers: Vec<u64>,
+        #[serde(default)]
+        flag: bool,
+        #[serde(default)]
+        nested: Option<Box<Shapes>>,
+        #[serde(default)]
+        ratio: f64,
+        #[serde(default)]
         items: Vec<String>,
         #[serde(default)]
         table: std::collections::BTreeMap<String, u64>,
@@ -420,10 +459,34 @@ mod tests {
         let cases = [
             (
                 "count: three\n",
-                "expected a whole number, 0 or more",
+                "`count` takes a whole number, 0 or more, not `three`",
                 (1, 8),
             ),
-            ("count: -1\n", "expected a whole number, 0 or more", (1, 8)),
+            (
+                "count: -1\n",
+                "`count` takes a whole number, 0 or more, not `-1`",
+                (1, 8),
+            ),
+            (
+                "numbers: [1, x]\n",
+                "each item of `numbers` is a whole number, 0 or more, not `x`",
+                (1, 14),
+            ),
+            (
+                "flag: yes please\n",
+                "`flag` takes `true` or `false`, not `yes please`: write `flag: true` or `flag: false`",
+                (1, 7),
+            ),
+            (
+                "nested: {flag: \"a\\u0007b\"}\n",
+                "`flag` takes `true` or `false`, not `\"a\\u0007b\"`: write `flag: true` or `flag: false`",
+                (1, 16),
+            ),
+            (
+                "ratio: many\n",
+                "`ratio` takes a number, not `many`",
+                (1, 8),
+            ),
             ("items: x\n", "expected a list", (1, 8)),
             (
                 "text:\n",
@@ -581,5 +644,37 @@ mod tests {
         }
         assert_eq!(flow(&json!("TypeError: bad")), "\"TypeError: bad\"");
         assert_eq!(flow(&json!("db timeout")), "db timeout");
+    }
+
+    #[test]
+    fn place_finds_an_entrys_key_or_value_under_a_value() {
+        let text = "steps:\n  - seen: {key: a, kye: b}\n  - advance:\n      x\n";
+        let path = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>();
+        let step = Position::new(2, 5);
+        assert_eq!(
+            place(text, step, &path(&["seen", "kye"]), Part::Key),
+            Some(Position::new(2, 20))
+        );
+        assert_eq!(
+            place(text, step, &path(&["seen", "kye"]), Part::Value),
+            Some(Position::new(2, 25))
+        );
+        assert_eq!(
+            place(text, Position::new(3, 5), &path(&["advance"]), Part::Value),
+            Some(Position::new(4, 7))
+        );
+        assert_eq!(place(text, step, &path(&["seen", "no"]), Part::Key), None);
+        assert_eq!(place(text, step, &[], Part::Key), None);
+        let commented = "# a comment\n\nsteps: [1]\ncreate:\n  optional: [x]\n";
+        assert_eq!(
+            place_top(commented, &path(&["create", "optional"]), Part::Value),
+            Some(Position::new(5, 13))
+        );
+        // An alias sends the text past the fast tree: the editing tree finds it.
+        let aliased = "a: &x {k: 1}\nb: *x\nc: {k: 2, j: 3}\n";
+        assert_eq!(
+            place(aliased, Position::new(3, 4), &path(&["j"]), Part::Key),
+            Some(Position::new(3, 11))
+        );
     }
 }

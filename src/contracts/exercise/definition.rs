@@ -419,14 +419,14 @@ impl Exercise {
         self.views.len() == 1 && self.recorded_parts().next().is_none()
     }
 
-    /// Whether a rule is decided by a view's key alone, with no call named: what a move of the
-    /// clock changes (`{view: state, key: leased}`).
+    /// Whether a rule is decided by what a move of the clock changes: a view's key alone, with
+    /// no call named (`{view: state, key: leased}`), or the move itself (`{call: advance}`).
     pub(crate) fn has_clock_rules(&self) -> bool {
         self.clock().is_some()
-            && self
-                .decides
-                .iter()
-                .any(|(_, p)| p.call.is_none() && p.mutate.is_none() && p.view.is_some())
+            && self.decides.iter().any(|(_, p)| {
+                (p.call.is_none() && p.mutate.is_none() && p.view.is_some())
+                    || p.call.as_deref() == Some("advance")
+            })
     }
 
     /// The clocks among the given parts.
@@ -566,7 +566,24 @@ pub(crate) fn check(
         })
         .collect();
     let part_names: Vec<&str> = given.iter().map(|g| g.name.as_str()).collect();
-    let method = |name: &str, decl: &MethodDecl, errors: &mut SpecErrors| -> Method {
+    // Where the method `name`'s entry `key` is written, its mapping being at `at` (the
+    // constructor's, `create`, under the top of the file): its key, or its value.
+    let within = |name: &str, at: Option<Position>, key: &[&str], part: yaml::Part| {
+        let mut path: Vec<String> = key.iter().map(|k| (*k).to_owned()).collect();
+        let found = match at {
+            Some(at) => yaml::place(&file.text, at, &path, part),
+            None => {
+                path.insert(0, name.to_owned());
+                yaml::place_top(&file.text, &path, part)
+            }
+        };
+        found.or(at).unwrap_or(Position::START)
+    };
+    let method = |name: &str,
+                  at: Option<Position>,
+                  decl: &MethodDecl,
+                  errors: &mut SpecErrors|
+     -> Method {
         let args = decl
             .args
             .iter()
@@ -610,10 +627,14 @@ pub(crate) fn check(
             .collect::<Vec<_>>();
         for optional in &decl.optional {
             if !args.iter().any(|a| &a.name == optional) {
+                let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
                 errors.push(invalid(
-                    Position::new(1, 1),
+                    within(name, at, &["optional"], yaml::Part::Value),
                     format!(
-                        "`{name}`'s optional argument `{optional}` is not one of its arguments"
+                        "`{name}`'s optional argument `{}` is not one of its arguments{}; expected one of {}",
+                        yaml::flow(&Value::String(optional.clone())),
+                        crate::text::suggest::hint(optional, &names),
+                        listed(&names)
                     ),
                 ));
             }
@@ -629,7 +650,7 @@ pub(crate) fn check(
             free: matches!(decl.returns, Returns::Free(_)),
         }
     };
-    let create = method("create", &decl.create, &mut errors);
+    let create = method("create", None, &decl.create, &mut errors);
     let mut methods = IndexMap::new();
     for (name, spanned) in &decl.methods {
         if !is_identifier(name)
@@ -648,11 +669,14 @@ pub(crate) fn check(
             .find(|(_, a)| a.value.given.is_some())
         {
             errors.push(invalid(
-                yaml::at(spanned),
+                within(name, Some(yaml::at(spanned)), &["args", arg], yaml::Part::Key),
                 format!("`{name}`'s argument `{arg}` is a given part: given parts are handed to the constructor (`create`), which keeps them"),
             ));
         }
-        methods.insert(name.clone(), method(name, &spanned.value, &mut errors));
+        methods.insert(
+            name.clone(),
+            method(name, Some(yaml::at(spanned)), &spanned.value, &mut errors),
+        );
     }
     let views: IndexMap<String, View> = decl
         .views
@@ -672,7 +696,7 @@ pub(crate) fn check(
         for key in &spanned.value.keys {
             if !is_snake_key(key) {
                 errors.push(invalid(
-                    yaml::at(spanned),
+                    within(view, Some(yaml::at(spanned)), &["keys"], yaml::Part::Value),
                     format!("`{view}`'s key `{key}` is not snake_case: `keys` names each as specs write it (`dead_letter`), and a JavaScript solution may then write it in camelCase (`deadLetter`)"),
                 ));
             }
@@ -686,8 +710,17 @@ pub(crate) fn check(
     // Rules and what decides them.
     let mut rules = Vec::new();
     let mut decides = Vec::new();
+    // Where a pattern's `key` is given: its value, else the pattern.
+    let at_value = |pattern: &Spanned<Pattern>, key: &str| {
+        let at = yaml::at(pattern);
+        yaml::place(&file.text, at, &[key.to_owned()], yaml::Part::Value).unwrap_or(at)
+    };
+    // The calls a departure is found at: the constructor, a restart, a move of the clock
+    // (where there is one) and the methods; an `expect` calls nothing.
+    let clock = given.iter().any(|g| g.kind == GivenKind::Clock);
     let method_names: Vec<&str> = std::iter::once("create")
-        .chain(["restart", "advance", "expect"])
+        .chain(["restart"])
+        .chain(clock.then_some("advance"))
         .chain(methods.keys().map(String::as_str))
         .collect();
     let record_names: Vec<&str> = views
@@ -720,18 +753,15 @@ pub(crate) fn check(
                 && !method_names.contains(&call.as_str())
             {
                 errors.push(invalid(
-                    yaml::at(pattern),
-                    format!(
-                        "`{call}` is not a method{}; expected one of {}",
-                        crate::text::suggest::hint(call, &method_names),
-                        method_names.join(", ")
-                    ),
+                    at_value(pattern, "call"),
+                    no_call(call, &method_names),
                 ));
             }
-            for view in p.view.iter().chain(&p.mutate) {
+            for (key, view) in [("view", &p.view), ("mutate", &p.mutate)] {
+                let Some(view) = view else { continue };
                 if !record_names.contains(&view.as_str()) {
                     errors.push(invalid(
-                        yaml::at(pattern),
+                        at_value(pattern, key),
                         format!(
                             "`{view}` is not a state view{}; expected one of {}",
                             crate::text::suggest::hint(view, &record_names),
@@ -904,6 +934,26 @@ fn is_identifier(word: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Why `call: CALL` in a `decides` pattern names no call a departure is found at, and the fix.
+fn no_call(call: &str, calls: &[&str]) -> String {
+    let why = match call {
+        "expect" => " (`expect` calls nothing: what differs there already differs after the step before it, so name that step's call, or a view and its key alone)".to_owned(),
+        "advance" => " (`advance` moves the clock, and this exercise has no clock among its given parts)".to_owned(),
+        _ => match call.strip_prefix("mutate_") {
+            Some(view) => format!(
+                " (a change to a view is `mutate: {}`, not a call)",
+                yaml::flow(&Value::String(view.to_owned()))
+            ),
+            None => crate::text::suggest::hint(call, calls),
+        },
+    };
+    format!(
+        "`call: {}` names no call a departure is found at{why}; expected one of {}",
+        yaml::flow(&Value::String(call.to_owned())),
+        calls.join(", ")
+    )
 }
 
 fn listed(names: &[&str]) -> String {
@@ -1137,5 +1187,84 @@ mod tests {
             "{}",
             error.message
         );
+    }
+
+    /// The errors of a toy exercise with `given` and the patterns `decides` of its one rule.
+    fn decided_by(given: &str, decides: &str) -> Result<Exercise, SpecError> {
+        let text = format!(
+            "exercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\ngiven:\n{given}\
+             methods:\n  tick: {{}}\nviews:\n  state: {{}}\nrules:\n  - id: r\n    says: s\n    decides: {decides}\n"
+        );
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        check(Path::new("."), &file, decl)
+    }
+
+    #[test]
+    fn a_call_no_departure_is_found_at_is_refused_at_its_value_with_why() {
+        let clock = "  clock: {kind: clock}\n";
+        let error = decided_by(clock, "[{call: expect}]").expect_err("refused");
+        assert_eq!(error.position, Position::new(14, 22));
+        assert!(
+            error.message.starts_with(
+                "`call: expect` names no call a departure is found at (`expect` calls nothing"
+            ) && error
+                .message
+                .ends_with("expected one of create, restart, advance, tick"),
+            "{}",
+            error.message
+        );
+        let error = decided_by("  log: {kind: log}\n", "[{call: advance}]").expect_err("refused");
+        assert!(
+            error.message.contains("this exercise has no clock"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: mutate_state}]").expect_err("refused");
+        assert!(
+            error.message.contains("`mutate: state`"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: tik}]").expect_err("refused");
+        assert!(
+            error.message.contains("(did you mean `tick`?)"),
+            "{}",
+            error.message
+        );
+        let error = decided_by(clock, "[{call: tick, view: stat}]").expect_err("refused");
+        assert_eq!(error.position, Position::new(14, 34));
+    }
+
+    #[test]
+    fn a_clock_move_is_a_call_a_rule_may_name() {
+        let exercise =
+            decided_by("  clock: {kind: clock}\n", "[{call: advance}]").expect("it checks");
+        assert!(exercise.has_clock_rules());
+        let args = serde_json::Map::new();
+        let at_advance = Point {
+            view: Some("state"),
+            key: Some("items"),
+            ..Point::answered("advance", &args, None)
+        };
+        assert_eq!(exercise.rule_at(&at_advance).map(|r| r.id), Some("toy/r"));
+        let at_tick = Point::answered("tick", &args, None);
+        assert_eq!(exercise.rule_at(&at_tick), None);
+    }
+
+    #[test]
+    fn an_error_of_a_methods_entry_points_at_that_entry() {
+        let text = "# the toy\nexercise: toy\ntitle: t\nclass: Toy\nreference: \"cmd:toy\"\n\
+             given:\n  clock: {kind: clock}\ncreate:\n  args:\n    clock: {given: clock}\n    size: {}\n  optional: [sise]\n\
+             methods:\n  tick:\n    args: {by: {}, clock: {given: clock}}\n    optional: [b]\n\
+             views:\n  state: {keys: [deadLetter]}\nrules:\n  - id: r\n    says: s\n    decides: [{call: tick}]\n";
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        let error = check(Path::new("."), &file, decl).expect_err("refused");
+        // The constructor's `optional`, a method's given part and its `optional`, a view's key.
+        let places = [(12, 13), (15, 20), (16, 15), (18, 17)].map(|(l, c)| Position::new(l, c));
+        assert!(error.all().map(|e| e.position).eq(places), "{error:#?}");
+        let wanted = "`create`'s optional argument `sise` is not one of its arguments (did you mean `size`?)";
+        assert!(error.message.contains(wanted), "{}", error.message);
     }
 }

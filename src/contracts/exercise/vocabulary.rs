@@ -100,6 +100,48 @@ pub(crate) struct Placed {
     pub(crate) item: String,
 }
 
+/// A step's mistake: what is wrong, and where in the step it is told, the entry at fault
+/// reached through `path`'s keys (its key, or its value); the step itself where `path` is
+/// empty.
+#[derive(Debug)]
+struct Fault {
+    why: String,
+    path: Vec<String>,
+    part: yaml::Part,
+}
+
+impl Fault {
+    /// The key at the end of `path`, at fault.
+    fn key(path: &[&str], why: String) -> Self {
+        Fault {
+            why,
+            path: path.iter().map(|key| (*key).to_owned()).collect(),
+            part: yaml::Part::Key,
+        }
+    }
+
+    /// The value under the keys `path`, at fault.
+    fn value(path: &[&str], why: String) -> Self {
+        Fault {
+            part: yaml::Part::Value,
+            ..Fault::key(path, why)
+        }
+    }
+
+    /// The error, told where the entry at fault is written under the value at `at` (at `at`
+    /// where it is not found).
+    fn told(self, file: &SourceFile, at: Position) -> SpecError {
+        let place = yaml::place(&file.text, at, &self.path, self.part).unwrap_or(at);
+        SpecError::invalid(file, place, self.why)
+    }
+}
+
+impl From<String> for Fault {
+    fn from(why: String) -> Self {
+        Fault::key(&[], why)
+    }
+}
+
 /// A loaded spec of an exercise.
 #[derive(Debug)]
 pub(crate) struct Loaded {
@@ -227,7 +269,7 @@ fn check(
                     _ => None,
                 };
                 created |= kind == Some("create");
-                errors.push(invalid(at, why));
+                errors.push(why.told(file, at));
             }
         }
     }
@@ -240,10 +282,10 @@ fn check(
         ));
     }
     let expect = match &spec.expect {
-        Some(expect) => match expectation(exercise, &expect.value) {
+        Some(expect) => match expectation(exercise, &expect.value, &[]) {
             Ok(expected) => Some((yaml::at(expect), expected)),
             Err(why) => {
-                errors.push(invalid(yaml::at(expect), why));
+                errors.push(why.told(file, yaml::at(expect)));
                 None
             }
         },
@@ -262,7 +304,7 @@ fn check(
 
 /// One step as written: `METHOD: {ARG: VALUE, returns: X}`, a bare `METHOD`, `create: {...}`,
 /// `mutate_VIEW: [OPS]`, `advance: N`, `restart`, `expect: {...}`.
-fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
+fn step(exercise: &Exercise, written: &Value) -> Result<Step, Fault> {
     let (kind, body) = match written {
         Value::String(kind) => (kind.as_str(), Value::Null),
         Value::Object(fields) if fields.len() == 1 => {
@@ -280,19 +322,25 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
                         .all(|key| method.written_args().any(|arg| arg.name == *key))
                 })
             {
-                return Err(yaml::not_indented_under(rest[0], first));
+                return Err(Fault::key(
+                    &[rest[0]],
+                    yaml::not_indented_under(rest[0], first),
+                ));
             }
-            return Err(format!(
-                "a step holds one key, not {}: put each in an item of its own (`- {}: ...`)",
-                keys.join(", "),
-                keys[1]
+            return Err(Fault::key(
+                &[keys[1]],
+                format!(
+                    "a step holds one key, not {}: put each in an item of its own (`- {}: ...`)",
+                    keys.join(", "),
+                    keys[1]
+                ),
             ));
         }
         other => {
-            return Err(format!(
+            return Err(Fault::from(format!(
                 "a step is a mapping of one key, such as `- create: {{}}`, not {}",
                 yaml::flow(other)
-            ));
+            )));
         }
     };
     match kind {
@@ -301,15 +349,27 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
             Ok(Step::Create { args, answer })
         }
         "expect" => Ok(Step::Expect {
-            expected: expectation(exercise, &body)?,
+            expected: expectation(exercise, &body, &[kind])?,
         }),
-        "advance" if exercise.clock().is_some() => Ok(Step::Advance { by: body }),
+        "advance" if exercise.clock().is_some() => match body.as_f64() {
+            Some(by) if by.is_finite() && by >= 0.0 => Ok(Step::Advance { by: body }),
+            _ => Err(Fault::value(
+                &[kind],
+                format!(
+                    "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `{}`",
+                    yaml::flow(&body)
+                ),
+            )),
+        },
         "restart" => match body {
             Value::Null => Ok(Step::Restart),
             Value::Object(map) if map.is_empty() => Ok(Step::Restart),
-            other => Err(format!(
-                "`restart` takes nothing (`- restart`), not {}",
-                yaml::flow(&other)
+            other => Err(Fault::value(
+                &[kind],
+                format!(
+                    "`restart` takes nothing (`- restart`), not {}",
+                    yaml::flow(&other)
+                ),
             )),
         },
         _ => {
@@ -317,23 +377,30 @@ fn step(exercise: &Exercise, written: &Value) -> Result<Step, String> {
                 && exercise.views.get(view).is_some_and(|v| v.deep_copy)
             {
                 let Value::Array(ops) = body else {
-                    return Err(format!(
-                        "`{kind}` takes a list of changes: `{kind}: [{{set: {{path: [KEY, 0], value: X}}}}]`"
+                    return Err(Fault::value(
+                        &[kind],
+                        format!(
+                            "`{kind}` takes a list of changes: `{kind}: [{{set: {{path: [KEY, 0], value: X}}}}]`"
+                        ),
                     ));
                 };
                 return Ok(Step::Mutate {
                     written: kind.to_owned(),
                     view: view.to_owned(),
-                    ops: ops.iter().map(op).collect::<Result<_, _>>()?,
+                    ops: ops
+                        .iter()
+                        .map(op)
+                        .collect::<Result<_, _>>()
+                        .map_err(|why| Fault::value(&[kind], why))?,
                 });
             }
             let Some(method) = exercise.methods.get(kind) else {
-                return Err(format!(
+                return Err(Fault::from(format!(
                     "`{kind}` is not a step of `{}`{}, expected one of {}",
                     exercise.name,
                     crate::text::suggest::hint(kind, exercise.step_kinds),
                     exercise.step_kinds.join(", ")
-                ));
+                )));
             };
             let (args, answer) = call_body(exercise, method, &body)?;
             Ok(Step::Call {
@@ -350,24 +417,28 @@ fn call_body(
     exercise: &Exercise,
     method: &Method,
     body: &Value,
-) -> Result<(Map<String, Value>, Answer), String> {
+) -> Result<(Map<String, Value>, Answer), Fault> {
+    let step = [method.name.as_str()];
     let fields = match body {
         Value::Null => Map::new(),
         Value::Object(fields) => fields.clone(),
         other => {
             let first = method.written_args().next().map(|a| a.name.as_str());
-            return Err(match first {
-                Some(arg) => format!(
-                    "`{}` takes a mapping of its arguments by name: write `{}: {{{arg}: {}}}`",
-                    method.name,
-                    method.name,
-                    yaml::flow(other)
-                ),
-                None => format!(
-                    "`{}` takes no arguments: write `- {}` or `{}: {{returns: ...}}`",
-                    method.name, method.name, method.name
-                ),
-            });
+            return Err(Fault::value(
+                &step,
+                match first {
+                    Some(arg) => format!(
+                        "`{}` takes a mapping of its arguments by name: write `{}: {{{arg}: {}}}`",
+                        method.name,
+                        method.name,
+                        yaml::flow(other)
+                    ),
+                    None => format!(
+                        "`{}` takes no arguments: write `- {}` or `{}: {{returns: ...}}`",
+                        method.name, method.name, method.name
+                    ),
+                },
+            ));
         }
     };
     let names: Vec<&str> = method
@@ -383,10 +454,13 @@ fn call_body(
     for (key, value) in fields {
         match key.as_str() {
             "returns" if method.free => {
-                return Err(format!(
-                    "what `{}` returns is left free (`returns: any` in exercise.yaml), so a spec cannot pin it: take `returns: {}` out",
-                    method.name,
-                    yaml::flow(&value)
+                return Err(Fault::key(
+                    &[step[0], &key],
+                    format!(
+                        "what `{}` returns is left free (`returns: any` in exercise.yaml), so a spec cannot pin it: take `returns: {}` out",
+                        method.name,
+                        yaml::flow(&value)
+                    ),
                 ));
             }
             "returns" => {
@@ -397,9 +471,12 @@ fn call_body(
             }
             "raises" => {
                 let Value::String(raised) = value else {
-                    return Err(format!(
-                        "`raises` names an error: `invalid_argument`, `error` or a class of the exercise, not {}",
-                        yaml::flow(&value)
+                    return Err(Fault::value(
+                        &[step[0], &key],
+                        format!(
+                            "`raises` names an error: `invalid_argument`, `error` or a class of the exercise, not {}",
+                            yaml::flow(&value)
+                        ),
                     ));
                 };
                 let known: Vec<&str> = ["invalid_argument", "error"]
@@ -407,10 +484,14 @@ fn call_body(
                     .chain(exercise.errors.keys().map(String::as_str))
                     .collect();
                 if !known.contains(&raised.as_str()) && !looks_like_class(&raised) {
-                    return Err(format!(
-                        "`raises: {raised}` is no error{}; expected one of {}, or a class name",
-                        crate::text::suggest::hint(&raised, &known),
-                        known.join(", ")
+                    return Err(Fault::value(
+                        &[step[0], &key],
+                        format!(
+                            "`raises: {}` is no error{}; expected one of {}, or a class name",
+                            yaml::flow(&Value::String(raised.clone())),
+                            crate::text::suggest::hint(&raised, &known),
+                            known.join(", ")
+                        ),
                     ));
                 }
                 answer.raises = Some(raised);
@@ -419,19 +500,26 @@ fn call_body(
                 args.insert(key, value);
             }
             _ => {
-                return Err(format!(
-                    "`{key}` is not an argument of `{}`{}, expected one of {}",
-                    method.name,
-                    crate::text::suggest::hint(&key, &names),
-                    names.join(", ")
+                return Err(Fault::key(
+                    &[step[0], &key],
+                    format!(
+                        "`{}` is not an argument of `{}`{}, expected one of {}",
+                        yaml::flow(&Value::String(key.clone())),
+                        method.name,
+                        crate::text::suggest::hint(&key, &names),
+                        names.join(", ")
+                    ),
                 ));
             }
         }
     }
     if answer.returns.is_some() && answer.raises.is_some() {
-        return Err(format!(
-            "`{}` says both `returns` and `raises`: a call does one or the other",
-            method.name
+        return Err(Fault::key(
+            &[step[0], "raises"],
+            format!(
+                "`{}` says both `returns` and `raises`: a call does one or the other",
+                method.name
+            ),
         ));
     }
     let missing: Vec<&str> = method
@@ -440,7 +528,7 @@ fn call_body(
         .map(|a| a.name.as_str())
         .collect();
     if let Some(first) = missing.first() {
-        return Err(format!(
+        return Err(Fault::from(format!(
             "`{}` needs `{first}`{}: write `{}: {{{}}}`",
             method.name,
             if missing.len() > 1 {
@@ -454,7 +542,7 @@ fn call_body(
                 .map(|a| format!("{}: ...", a.name))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )));
     }
     Ok((args, answer))
 }
@@ -463,19 +551,42 @@ fn looks_like_class(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
 }
 
-/// `expect:` read into (view or record, value) pairs.
-pub(crate) fn expectation(
+/// `expect:` read into (view or record, value) pairs; `path` the keys from where the error's
+/// place is sought down to the expectation (`[expect]` in a step).
+fn expectation(
     exercise: &Exercise,
     body: &Value,
-) -> Result<Vec<(String, Value)>, String> {
+    path: &[&str],
+) -> Result<Vec<(String, Value)>, Fault> {
     if exercise.inline_expect() {
         let view = exercise.views.keys().next().expect("one view").clone();
+        // `expect: {state: {...}}` names the one view, as an exercise of several would: read
+        // as the view itself, it says the view holds one key, `state`.
+        if let Some(Value::Object(inner)) = body
+            .as_object()
+            .filter(|b| b.len() == 1)
+            .and_then(|b| b.get(&view))
+        {
+            let mut at = path.to_vec();
+            at.push(&view);
+            return Err(Fault::key(
+                &at,
+                format!(
+                    "`{}` has one state view, `{view}`, so `expect` is that view's value itself, not a mapping of views: as written it expects {view}() to return one key, `{view}`; take `{view}:` out and write what it holds in its place, `expect: {}`",
+                    exercise.name,
+                    crate::text::truncate::line(&yaml::flow(&Value::Object(inner.clone())), 100)
+                ),
+            ));
+        }
         return Ok(vec![(view, body.clone())]);
     }
     let Value::Object(fields) = body else {
-        return Err(format!(
-            "`expect` maps each state view or record to its value: `expect: {{{}: ...}}`",
-            exercise.views.keys().next().map_or("VIEW", String::as_str)
+        return Err(Fault::value(
+            path,
+            format!(
+                "`expect` maps each state view or record to its value: `expect: {{{}: ...}}`",
+                exercise.views.keys().next().map_or("VIEW", String::as_str)
+            ),
         ));
     };
     let names: Vec<&str> = exercise
@@ -490,11 +601,17 @@ pub(crate) fn expectation(
             if names.contains(&key.as_str()) {
                 Ok((key.clone(), value.clone()))
             } else {
-                Err(format!(
-                    "`{key}` is no state view or record of `{}`{}, expected one of {}",
-                    exercise.name,
-                    crate::text::suggest::hint(key, &names),
-                    names.join(", ")
+                let mut at = path.to_vec();
+                at.push(key);
+                Err(Fault::key(
+                    &at,
+                    format!(
+                        "`{}` is no state view or record of `{}`{}, expected one of {}",
+                        yaml::flow(&Value::String(key.clone())),
+                        exercise.name,
+                        crate::text::suggest::hint(key, &names),
+                        names.join(", ")
+                    ),
                 ))
             }
         })
@@ -566,5 +683,94 @@ mod tests {
         assert!(told.contains("`{set: {path: [KEY], value: X}}`"), "{told}");
         let told = op(&json!({"clear": "done"})).expect_err("a path is a list");
         assert!(told.contains("`{clear: [KEY, 0]}`"), "{told}");
+    }
+
+    /// The deduper of an outside author's, cut down: one view, a clock, no record.
+    fn deduper() -> &'static Exercise {
+        let text = "exercise: deduper\ntitle: t\nclass: Deduper\nreference: \"cmd:deduper\"\n\
+             given:\n  clock: {kind: clock}\ncreate:\n  args:\n    clock: {given: clock}\n    ttl: {}\n\
+             methods:\n  seen:\n    args:\n      key: {}\nviews:\n  state: {}\n\
+             rules:\n  - id: r\n    says: s\n    decides: [{call: seen}]\n";
+        let file = SourceFile::from_text("exercise.yaml", text);
+        let decl = yaml::parse(&file).expect("it parses");
+        let exercise = super::super::definition::check(std::path::Path::new("."), &file, decl)
+            .expect("it checks");
+        Box::leak(Box::new(exercise))
+    }
+
+    /// The `count` errors of a spec of the deduper whose steps are `steps`: where, and what.
+    fn told(steps: &str, count: usize) -> Vec<(Position, String)> {
+        let text = format!("contract: deduper\nname: n\nsteps:\n{steps}");
+        let file = SourceFile::from_text("spec.yaml", text);
+        let error = load(deduper(), &file).expect_err("refused");
+        let told: Vec<_> = error
+            .all()
+            .map(|e| (e.position, e.message.clone()))
+            .collect();
+        assert_eq!(told.len(), count, "{told:#?}");
+        told
+    }
+
+    #[test]
+    fn an_error_of_one_key_or_value_of_a_step_points_at_it() {
+        let told = told(
+            "  - create: {ttl: 4}\n  - seen: {key: a, returns: false, kye: b}\n  - seen:\n      key: a\n      retruns: true\n  - seen: {key: a, raises: 3}\n  - create: {ttl: 4, returns: 1, raises: error}\n  - seen: [a]\n  - restart: now\n  - create: {ttl: 1}\n    seen: {key: a}\n",
+            7,
+        );
+        let at: Vec<Position> = told.iter().map(|(at, _)| *at).collect();
+        assert_eq!(
+            at,
+            [
+                Position::new(5, 36),
+                Position::new(8, 7),
+                Position::new(9, 28),
+                Position::new(10, 34),
+                Position::new(11, 11),
+                Position::new(12, 14),
+                Position::new(14, 5),
+            ],
+            "{told:#?}"
+        );
+        assert!(
+            told[0].1.starts_with("`kye` is not an argument of `seen`"),
+            "{told:#?}"
+        );
+    }
+
+    #[test]
+    fn advance_of_no_number_is_told_with_the_files_other_errors() {
+        let told = told(
+            "  - create: {ttl: 4}\n  - sen: {key: a}\n  - advance: x\n  - advance: -1\n  - advance: \"\\a\"\n",
+            4,
+        );
+        assert!(told[3].1.ends_with("not `\"\\u0007\"`"), "{}", told[3].1);
+        assert_eq!(told[1].0, Position::new(6, 14));
+        assert_eq!(
+            told[1].1,
+            "`advance` takes the time to move the clock by, a number of at least 0 (`advance: 3`), not `x`"
+        );
+        assert_eq!(told[2].0, Position::new(7, 14));
+    }
+
+    #[test]
+    fn naming_the_one_view_in_expect_is_told_with_the_fix() {
+        let told = told(
+            "  - create: {ttl: 4}\n  - expect: {state: {ttl: 4, keys: []}}\nexpect:\n  state:\n    ttl: 4\n",
+            2,
+        );
+        assert_eq!(told[0].0, Position::new(5, 14));
+        assert!(
+            told[0].1.contains("`deduper` has one state view, `state`, so `expect` is that view's value itself")
+                && told[0].1.ends_with("take `state:` out and write what it holds in its place, `expect: {ttl: 4, keys: []}`"),
+            "{}",
+            told[0].1
+        );
+        assert_eq!(told[1].0, Position::new(7, 3));
+        // The view's own keys are the expectation, and an unknown key is the view's business.
+        let file = SourceFile::from_text(
+            "spec.yaml",
+            "contract: deduper\nname: n\nsteps:\n  - create: {ttl: 4}\nexpect: {ttl: 4, keys: []}\n",
+        );
+        assert!(load(deduper(), &file).is_ok());
     }
 }

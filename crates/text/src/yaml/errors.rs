@@ -106,7 +106,9 @@ pub(super) fn spec_error(file: &SourceFile, text: &str, error: &serde_saphyr::Er
         .unwrap_or(Position::START);
     let message = limit_message(error)
         .unwrap_or_else(|| polish(&strip_location(&error.without_snippet().to_string())));
-    let (position, message) = plain_words(text, position, &message).unwrap_or((position, message));
+    let (position, message) = plain_words(text, position, &message)
+        .or_else(|| wrong_type(text, position, &message))
+        .unwrap_or((position, message));
     SpecError::at(file, position, SpecErrorKind::Syntax, cut(&message))
 }
 
@@ -170,6 +172,64 @@ pub(super) fn plain_words(text: &str, at: Position, message: &str) -> Option<(Po
         return Some((at, not_indented_under(inner, key)));
     }
     None
+}
+
+/// A value of the wrong type (`deep_copy: yes please`), told with the key it is the value of,
+/// what that key takes and what is written; `None` for any other message, or where the value
+/// is under no key.
+pub(super) fn wrong_type(text: &str, at: Position, message: &str) -> Option<(Position, String)> {
+    let takes = match message {
+        _ if message.starts_with("invalid boolean") => "`true` or `false`",
+        "expected a whole number, 0 or more" => "a whole number, 0 or more",
+        _ if message.starts_with("invalid i") => "a whole number",
+        _ if message.starts_with("invalid f") => "a number",
+        _ => return None,
+    };
+    let (key, item, written) = match tree::build(text, parser_options(), &TREE_LIMITS) {
+        Some(root) => entry_at(&root, at)?,
+        None => entry_at(edit::Document::parse(text).ok()?.root(), at)?,
+    };
+    // As written, unless it holds a control character: then quoted, escapes and all.
+    let shown = |text: String| {
+        if text.chars().any(char::is_control) {
+            flow(&Value::String(text))
+        } else {
+            text
+        }
+    };
+    let (key, written) = (shown(key), shown(written));
+    let told = if item {
+        format!("each item of `{key}` is {takes}, not `{written}`")
+    } else if takes.starts_with('`') {
+        format!("`{key}` takes {takes}, not `{written}`: write `{key}: true` or `{key}: false`")
+    } else {
+        format!("`{key}` takes {takes}, not `{written}`")
+    };
+    Some((at, told))
+}
+
+/// The key whose value (or whose list's item, `true`) is the scalar at `at`, and its text.
+fn entry_at<N: locate::Located>(node: &N, at: Position) -> Option<(String, bool, String)> {
+    if let Some(items) = node.items() {
+        return items.iter().find_map(|item| entry_at(item, at));
+    }
+    node.entries()?.iter().find_map(|(key, value)| {
+        let scalar = |node: &N| {
+            (node.position() == at && node.entries().is_none() && node.items().is_none())
+                .then(|| node.key_name().map(str::to_owned))
+                .flatten()
+        };
+        if let Some(written) = scalar(value) {
+            return Some((key.key_name()?.to_owned(), false, written));
+        }
+        if let Some(written) = value
+            .items()
+            .and_then(|items| items.iter().find_map(scalar))
+        {
+            return Some((key.key_name()?.to_owned(), true, written));
+        }
+        entry_at(value, at)
+    })
 }
 
 /// What to tell when `inner`, meant as a key of `key:`, stands at `key`'s own column: YAML

@@ -58,6 +58,23 @@ pub(crate) fn find<'n, N: Located>(
     Ok(node)
 }
 
+/// Where the entry `last` of the mapping reached from the node at `at` through `parents` is
+/// written: its key (`key`), else its value.
+pub(crate) fn entry<N: Located>(
+    root: &N,
+    at: Position,
+    parents: &[String],
+    last: &str,
+    key: bool,
+) -> Option<Position> {
+    let (name, value) = find(root, at, parents)
+        .ok()?
+        .entries()?
+        .iter()
+        .find(|(name, _)| name.key_name() == Some(last))?;
+    Some(if key { name } else { value }.position())
+}
+
 /// The innermost node under `node` where `expected` and `actual` first differ, following
 /// mapping keys and list indexes while both sides have the same shape there.
 pub fn first_difference<'n, N: Located>(
