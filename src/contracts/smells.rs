@@ -326,7 +326,7 @@ fn idle_trailing_steps(steps: &[StepFact], words: &IdleWords) -> Vec<Smell> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use serde_json::json;
 
     use super::*;
@@ -364,7 +364,8 @@ mod tests {
         }
     }
 
-    fn told(smells: &[Smell]) -> Vec<String> {
+    /// Smells as the tests of every contract compare them: `line:col: id: message`.
+    pub(crate) fn told(smells: &[Smell]) -> Vec<String> {
         smells
             .iter()
             .map(|s| {

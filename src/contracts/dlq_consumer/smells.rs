@@ -145,18 +145,7 @@ mod tests {
     fn smells_of(text: &str) -> Vec<String> {
         let file = SourceFile::from_text("t.yaml", text);
         let scenario = crate::contracts::dlq_consumer::loading::load(&file).unwrap();
-        scenario
-            .smells(&mut Builtin::new())
-            .unwrap()
-            .0
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}:{}: {}: {}",
-                    s.position.line, s.position.column, s.id, s.message
-                )
-            })
-            .collect()
+        crate::contracts::smells::tests::told(&scenario.smells(&mut Builtin::new()).unwrap().0)
     }
 
     const HEAD: &str = "contract: dlq-consumer\nname: t\nrules: [dlq-consumer/success]\n";

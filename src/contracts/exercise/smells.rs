@@ -172,15 +172,7 @@ mod tests {
             "{:?}",
             played.run.outcome
         );
-        find(&scenario, &played)
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}:{}: {}: {}",
-                    s.position.line, s.position.column, s.id, s.message
-                )
-            })
-            .collect()
+        crate::contracts::smells::tests::told(&find(&scenario, &played))
     }
 
     #[test]
