@@ -53,6 +53,17 @@ pub(crate) fn exercise_of_path(path: &std::path::Path) -> Option<&'static dyn Co
     super::exercise::of_path(path).map(|c| c as &'static dyn Contract)
 }
 
+/// The files besides the spec at `path` that its verdict depends on: its exercise's
+/// `exercise.yaml` and reference (none for a contract written in Rust, whose rules are dlqspec's).
+pub(crate) fn verdict_files(path: &std::path::Path) -> Vec<std::path::PathBuf> {
+    match super::exercise::of_path(path) {
+        Some(exercise) => exercise.verdict_files(),
+        None => super::exercise::folder_of(path)
+            .map(|folder| vec![folder.join(EXERCISE_FILE)])
+            .unwrap_or_default(),
+    }
+}
+
 /// Reads the exercise folder `folder` and registers it as a contract (`exercise::register`),
 /// its programs started by `launcher`; returns its name.
 pub fn register_exercise(

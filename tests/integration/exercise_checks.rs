@@ -200,3 +200,60 @@ fn draws_the_reference_agrees_with_pass_lint_explore_and_strength() {
     let strength = run(&["strength", path_arg(right.path()), "--explore-cases", "0"]);
     assert_eq!(strength.code, 0, "{}{}", strength.stdout, strength.stderr);
 }
+
+/// `grade` over the exercise's specs into `out`, the reference as the one submission.
+fn grade(folder: &Path, out: &Path, extra: &[&str]) -> crate::common::Ran {
+    let submission = folder.join("reference.py");
+    let specs = folder.join("specs");
+    let mut args = vec![
+        "grade",
+        "--specs",
+        path_arg(&specs),
+        "--output",
+        path_arg(out),
+        "--jobs",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args.push(path_arg(&submission));
+    run(&args)
+}
+
+#[test]
+fn a_regrade_tells_that_exercise_yaml_or_the_reference_changed_since() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    let outputs = tempfile::tempdir().expect("a temp dir");
+    let digest = |out: &Path| crate::common::summary_json(out)["suite"]["digest"].clone();
+    let first = outputs.path().join("first");
+    let graded = grade(exercise.path(), &first, &[]);
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+    let against = ["--against", path_arg(&first)];
+    let again = outputs.path().join("again");
+    let graded = grade(exercise.path(), &again, &against);
+    assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+    assert_eq!(digest(&again), digest(&first));
+    assert!(
+        !graded.stdout.contains("the suite changed"),
+        "{}",
+        graded.stdout
+    );
+    for file in ["exercise.yaml", "reference.py"] {
+        let path = exercise.path().join(file);
+        let was = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, format!("{was}# changed\n")).expect("written");
+        let out = outputs.path().join(file);
+        let graded = grade(exercise.path(), &out, &against);
+        std::fs::write(&path, was).expect("put back");
+        assert_eq!(graded.code, 0, "{}{}", graded.stdout, graded.stderr);
+        assert_ne!(digest(&out), digest(&first), "{file}");
+        let told = format!(
+            "against {}: no change (1 submission)\n  the suite changed since (digest {} then, {} now)",
+            path_arg(&first),
+            digest(&first).as_str().expect("a digest"),
+            digest(&out).as_str().expect("a digest"),
+        );
+        assert!(graded.stdout.contains(&told), "{file}: {}", graded.stdout);
+        let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
+        assert!(html.contains("the suite changed since"), "{file}");
+    }
+}

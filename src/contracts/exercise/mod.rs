@@ -166,6 +166,16 @@ pub(crate) fn folder_of(path: &Path) -> Option<std::path::PathBuf> {
 }
 
 impl ExerciseContract {
+    /// The files besides its specs that a verdict of the exercise depends on: `exercise.yaml`
+    /// and the reference, when it is a file (a `cmd:` reference is a line of `exercise.yaml`).
+    pub(crate) fn verdict_files(&self) -> Vec<std::path::PathBuf> {
+        let mut files = vec![self.exercise.folder.join(definition::EXERCISE_FILE)];
+        if !self.exercise.reference.starts_with("cmd:") {
+            files.push(self.exercise.folder.join(&self.exercise.reference));
+        }
+        files
+    }
+
     /// The reference as an implementation, a process of the pool lent to each instance.
     fn reference(&'static self) -> Builtin {
         self.reference.builtin(ImplInfo {
