@@ -64,6 +64,15 @@ pub(crate) fn verdict_files(path: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
 }
 
+/// The one error of the reference of the exercise registered from `folder` when it does not
+/// load (`ExerciseContract::reference_error`); `None` when it does, or nothing is registered
+/// from there.
+pub(crate) fn exercise_reference_error(
+    folder: &std::path::Path,
+) -> Option<crate::text::spec_error::SpecError> {
+    super::exercise::of_path(folder)?.reference_error()
+}
+
 /// Reads the exercise folder `folder` and registers it as a contract (`exercise::register`),
 /// its programs started by `launcher`; returns its name.
 pub fn register_exercise(

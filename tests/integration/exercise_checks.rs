@@ -1,8 +1,9 @@
 //! An exercise wrong in ways YAML's shape cannot show, told to its author: a first `draw:`
 //! value the reference refuses and a `refused:` value it accepts (lint and explore, at
 //! exercise.yaml's line and column, never a green explore), while an exercise whose draws
-//! the reference agrees with passes lint, explore and strength.
-//! The exercise is a small idempotency-key store written from an outside author's.
+//! the reference agrees with passes lint, explore and strength. A reference that does not
+//! load is told once, by every command that runs it; a regrade tells that `exercise.yaml` or
+//! the reference changed since. The exercise is a small idempotency-key store written from an outside author's.
 
 use std::path::Path;
 
@@ -255,5 +256,67 @@ fn a_regrade_tells_that_exercise_yaml_or_the_reference_changed_since() {
         assert!(graded.stdout.contains(&told), "{file}: {}", graded.stdout);
         let html = std::fs::read_to_string(out.join("summary.html")).expect("summary.html");
         assert!(html.contains("the suite changed since"), "{file}");
+    }
+}
+
+#[test]
+fn a_reference_that_does_not_load_is_told_once_by_every_command_that_runs_it() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    let at = exercise.path();
+    // Two specs and five rules: the error is told once, not per spec nor per rule.
+    std::fs::write(
+        at.join("specs/second.yaml"),
+        SPEC.replace("name: seeing", "name: again, seeing"),
+    )
+    .expect("written");
+    let reference = at.join("reference.py");
+    let student = tempfile::tempdir().expect("a temp dir");
+    let solution = student.path().join("solution.py");
+    std::fs::write(&solution, REFERENCE).expect("written");
+    let solution = format!("python:{}", path_arg(&solution));
+    let (specs, exercise_arg) = (at.join("specs"), path_arg(at));
+    let commands: [Vec<&str>; 6] = [
+        vec!["run", path_arg(&specs)],
+        vec!["rules", exercise_arg],
+        vec!["lint", exercise_arg],
+        vec!["strength", exercise_arg, "--explore-cases", "0"],
+        vec![
+            "explore",
+            "--exercise",
+            exercise_arg,
+            "--contract",
+            "deduper",
+            "--impl",
+            &solution,
+            "--cases",
+            "5",
+            "--seed",
+            "1",
+        ],
+        vec!["smoke", "--exercise", exercise_arg, "--impl", &solution],
+    ];
+    for (broken, says) in [
+        (
+            "class Deduper(\n",
+            "does not load, so no spec, rule or case of the exercise can be judged: SyntaxError: '(' was never closed",
+        ),
+        (
+            &REFERENCE.replace("class Deduper:", "class Dedupr:")[..],
+            "does not serve it, so no spec, rule or case of the exercise can be judged: it has no class `Deduper` (deduper); it defines: Dedupr (did you mean `Deduper`?)",
+        ),
+    ] {
+        std::fs::write(&reference, broken).expect("written");
+        for args in &commands {
+            let ran = run(args);
+            let told = format!("{}{}", ran.stdout, ran.stderr);
+            assert_eq!(ran.code, 2, "{args:?}: {told}");
+            let head =
+                format!("error: the reference (reference.py) of the exercise deduper {says}");
+            assert!(told.starts_with(&head), "{args:?}: {told}");
+            assert_eq!(told.matches("error:").count(), 1, "{args:?}: {told}");
+            assert_eq!(told.matches("reference.py)").count(), 1, "{args:?}: {told}");
+            assert!(told.contains("exercise.yaml:4:12"), "{args:?}: {told}");
+            assert!(!told.contains("specs/"), "{args:?}: {told}");
+        }
     }
 }

@@ -176,6 +176,42 @@ impl ExerciseContract {
         files
     }
 
+    /// The one error of a reference that does not load (or defines no class of the
+    /// exercise's name), at `exercise.yaml`'s `reference:`: every spec, rule and case would
+    /// fail on it alike, so a command tells this once and runs none of them.
+    pub(crate) fn reference_error(&self) -> Option<SpecError> {
+        let why = match self.reference.offer() {
+            Err(error) => {
+                let message = error.message.as_str();
+                let why = message
+                    .strip_prefix("the solution could not be loaded: ")
+                    .unwrap_or(message);
+                format!("does not load, so {UNJUDGED}: {why}")
+            }
+            Ok(Some(offer)) if !offer.contracts.iter().any(|c| c == self.exercise.name) => {
+                format!(
+                    "does not serve it, so {UNJUDGED}: {}",
+                    offer.none_of(&[(self.exercise.name, self.exercise.class)])
+                )
+            }
+            Ok(_) => return None,
+        };
+        Some(SpecError::invalid(
+            &self.exercise.file,
+            self.exercise.reference_at,
+            format!(
+                "{} of the exercise {} {why}",
+                self.reference_name(),
+                self.exercise.name
+            ),
+        ))
+    }
+
+    /// The reference as its author knows it: `the reference (reference.py)`.
+    pub(crate) fn reference_name(&self) -> String {
+        format!("the reference ({})", self.exercise.reference)
+    }
+
     /// The reference as an implementation, a process of the pool lent to each instance.
     fn reference(&'static self) -> Builtin {
         self.reference.builtin(ImplInfo {
@@ -310,6 +346,9 @@ impl Contract for ExerciseContract {
         })
     }
 }
+
+/// What a reference that cannot serve its exercise keeps from being done.
+const UNJUDGED: &str = "no spec, rule or case of the exercise can be judged";
 
 /// An instance of the reference made through the contract (`create_builtin`): the reference
 /// implementation itself, whose `call`s go to its instance.
