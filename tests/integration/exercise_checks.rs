@@ -320,3 +320,78 @@ fn a_reference_that_does_not_load_is_told_once_by_every_command_that_runs_it() {
         }
     }
 }
+
+#[test]
+fn the_reference_is_named_as_its_author_knows_it_never_the_built_in() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    let at = exercise.path();
+    let spec = at.join("specs/repeat-does-not-refresh.yaml");
+    // An expectation the reference contradicts, and a rule a spec claims and never reaches.
+    std::fs::write(&spec, SPEC.replace("expires_at: 8", "expires_at: 9")).expect("written");
+    std::fs::write(
+        at.join("specs/fresh.yaml"),
+        "contract: deduper\nname: a fresh store remembers nothing\nrules: [deduper/repeat-seen-true]\nsteps:\n  - create: {ttl: 4}\nexpect: {ttl: 4, keys: []}\n",
+    )
+    .expect("written");
+    let solution = format!("python:{}", path_arg(&at.join("reference.py")));
+    let mistake = format!(
+        "python:{}",
+        path_arg(&at.join("mistakes/refreshes-on-repeat.py"))
+    );
+    let out = tempfile::tempdir().expect("a temp dir");
+    let graded = out.path().join("graded");
+    let (specs, exercise_arg) = (at.join("specs"), path_arg(at));
+    let told: [(Vec<&str>, &str); 5] = [
+        (
+            vec!["run", path_arg(&spec)],
+            "the spec's expectation differs from what the reference (reference.py) does at final expect",
+        ),
+        (
+            vec!["run", path_arg(&spec), "--impl", &solution],
+            "error: the reference (reference.py) fails this spec at final expect",
+        ),
+        (
+            vec!["lint", exercise_arg],
+            "but its run on the reference (reference.py) never reaches a decision of that rule",
+        ),
+        (
+            vec![
+                "grade",
+                "--specs",
+                path_arg(&specs),
+                "--output",
+                path_arg(&graded),
+                &solution,
+            ],
+            "(the reference (reference.py) does not pass it)",
+        ),
+        (
+            vec![
+                "explore",
+                "--exercise",
+                exercise_arg,
+                "--contract",
+                "deduper",
+                "--impl",
+                &mistake,
+                "--cases",
+                "50",
+                "--seed",
+                "1",
+            ],
+            "it passes on the reference (reference.py) and fails on this one",
+        ),
+    ];
+    for (args, says) in told {
+        let ran = run(&args);
+        let text = format!("{}{}", ran.stdout, ran.stderr);
+        assert!(text.contains(says), "{args:?}: {says}\n{text}");
+        assert!(!text.contains("built-in"), "{args:?}: {text}");
+        if args[0] == "explore" {
+            assert!(
+                text.contains("The reference (reference.py) passes this spec"),
+                "{text}"
+            );
+        }
+    }
+}

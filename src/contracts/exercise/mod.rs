@@ -201,15 +201,10 @@ impl ExerciseContract {
             self.exercise.reference_at,
             format!(
                 "{} of the exercise {} {why}",
-                self.reference_name(),
+                named(&self.exercise),
                 self.exercise.name
             ),
         ))
-    }
-
-    /// The reference as its author knows it: `the reference (reference.py)`.
-    pub(crate) fn reference_name(&self) -> String {
-        format!("the reference ({})", self.exercise.reference)
     }
 
     /// The reference as an implementation, a process of the pool lent to each instance.
@@ -333,6 +328,10 @@ impl Contract for ExerciseContract {
         protocol_description(&self.exercise)
     }
 
+    fn reference_name(&self) -> Option<String> {
+        Some(named(&self.exercise))
+    }
+
     fn reference_errors(&self) -> Vec<SpecError> {
         let Some(this) = find(self.name()) else {
             return Vec::new();
@@ -345,6 +344,11 @@ impl Contract for ExerciseContract {
             reference.create(exercise.name, &wire, &mut world).ok()
         })
     }
+}
+
+/// The reference as its author knows it: `the reference (reference.py)`.
+fn named(exercise: &Exercise) -> String {
+    format!("the reference ({})", exercise.reference)
 }
 
 /// What a reference that cannot serve its exercise keeps from being done.
