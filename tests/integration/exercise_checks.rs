@@ -395,3 +395,112 @@ fn the_reference_is_named_as_its_author_knows_it_never_the_built_in() {
         }
     }
 }
+
+/// The exercise made restartable: `snapshot()` gives plain data, `from_snapshot` makes the
+/// instance again from it.
+fn restartable(exercise: &Path) {
+    let definition = std::fs::read_to_string(exercise.join("exercise.yaml")).expect("read");
+    std::fs::write(
+        exercise.join("exercise.yaml"),
+        format!("{definition}restart:\n  snapshot: snapshot\n  from: from_snapshot\n"),
+    )
+    .expect("written");
+    std::fs::write(
+        exercise.join("reference.py"),
+        format!("{REFERENCE}{SNAPSHOT}"),
+    )
+    .expect("written");
+}
+
+const SNAPSHOT: &str = "
+    def snapshot(self):
+        return {\"ttl\": self._ttl, \"keys\": dict(self._keys)}
+
+    @classmethod
+    def from_snapshot(cls, snapshot, clock):
+        made = cls(clock, snapshot[\"ttl\"])
+        made._keys = dict(snapshot[\"keys\"])
+        return made
+";
+
+/// The deduper in JavaScript, restartable, its keys a `Map`: `state()` and `snapshot()` each
+/// hand out plain data as written.
+const JAVASCRIPT: &str = "\
+export class Deduper {
+  constructor(clock, ttl) {
+    if (!Number.isInteger(ttl) || ttl < 1) throw new RangeError(`ttl must be an integer of at least 1, not ${ttl}`);
+    this.clock = clock; this.ttl = ttl; this.keys = new Map();
+  }
+  purge() { const now = this.clock.now(); for (const [k, t] of this.keys) if (t <= now) this.keys.delete(k); return now; }
+  seen(key) { const now = this.purge(); if (this.keys.has(key)) return true; this.keys.set(key, now + this.ttl); return false; }
+  state() { this.purge(); return { ttl: this.ttl, keys: [...this.keys].map(([key, t]) => ({ key, expires_at: t })) }; }
+  snapshot() { return { ttl: this.ttl, keys: Object.fromEntries(this.keys) }; }
+  static fromSnapshot(snapshot, clock) { const made = new Deduper(clock, snapshot.ttl); made.keys = new Map(Object.entries(snapshot.keys)); return made; }
+}
+";
+
+/// `smoke` of `text` (a solution file named `name`) on the exercise at `exercise`: its exit
+/// code and what it printed.
+fn smoke(exercise: &Path, name: &str, text: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let solution = dir.path().join(name);
+    std::fs::write(&solution, text).expect("written");
+    let target = format!("auto:{}", path_arg(&solution));
+    let ran = run(&["smoke", "--exercise", path_arg(exercise), "--impl", &target]);
+    (ran.code, format!("{}{}", ran.stdout, ran.stderr))
+}
+
+#[test]
+fn data_json_cannot_carry_is_refused_by_the_shims_naming_its_type_and_the_fix() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    restartable(exercise.path());
+    let (code, told) = smoke(
+        exercise.path(),
+        "solution.py",
+        &format!("{REFERENCE}{SNAPSHOT}"),
+    );
+    assert_eq!(code, 0, "{told}");
+    let returns = "        return {\"ttl\": self._ttl, \"keys\": dict(self._keys)}";
+    assert!(SNAPSHOT.contains(returns));
+    let set = SNAPSHOT.replace(
+        returns,
+        "        return {\"ttl\": self._ttl, \"keys\": set(self._keys)}",
+    );
+    let (code, told) = smoke(exercise.path(), "solution.py", &format!("{REFERENCE}{set}"));
+    assert_eq!(code, 1, "{told}");
+    assert!(
+        told.contains("snapshot() returned a set at .keys, which JSON cannot carry: return plain dicts/lists (list(a_set), dict(mapping), vars(obj))"),
+        "{told}"
+    );
+    if !crate::common::node_tests() {
+        return;
+    }
+    let (code, told) = smoke(exercise.path(), "solution.mjs", JAVASCRIPT);
+    assert_eq!(code, 0, "{told}");
+    for (from, to, says) in [
+        (
+            "keys: Object.fromEntries(this.keys) }",
+            "keys: this.keys }",
+            "snapshot() returned a Map at .keys, which JSON would carry as {}: return plain objects/arrays",
+        ),
+        (
+            "return { ttl: this.ttl, keys: [...this.keys]",
+            "return { ttl: this.ttl, seen: new Set(this.keys.keys()), keys: [...this.keys]",
+            "state() returned a Set at .seen, which JSON would carry as {}: return plain objects/arrays",
+        ),
+        (
+            "snapshot() { return { ttl: this.ttl, keys: Object.fromEntries(this.keys) }; }",
+            "snapshot() { return new (class Snapshot { constructor(ttl, keys) { this.ttl = ttl; this.keys = keys; } })(this.ttl, Object.fromEntries(this.keys)); }",
+            "snapshot() returned an instance of Snapshot, which JSON would carry as its own fields only: return plain objects/arrays",
+        ),
+    ] {
+        assert!(JAVASCRIPT.contains(from), "{from}");
+        let (code, told) = smoke(
+            exercise.path(),
+            "solution.mjs",
+            &JAVASCRIPT.replace(from, to),
+        );
+        assert_eq!(code, 1, "{told}");
+        assert!(told.contains(says), "{says}\n{told}");
+    }
+}
