@@ -817,7 +817,11 @@ function makeInstance(req, solution, name) {
   if (args.factory === undefined || args.factory === null) return { instance: new C(...params) };
   const factory = spelledMethod(C, String(args.factory));
   if (factory === undefined || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${camel(String(args.factory))}() to make an instance from a snapshot`);
-  return { instance: C[factory](...params) };
+  const made = C[factory](...params);
+  if (made === null || typeof made !== 'object') {
+    throw new ShimError(`${req.class}.${factory}() returned ${made === undefined ? 'undefined' : String(made).slice(0, 60)}, not the ${req.class} it makes from the snapshot: end it with \`return\` of the instance it makes`);
+  }
+  return { instance: made };
 }
 
 function step(obj, key, keys) {

@@ -496,7 +496,10 @@ def _new(req, solution, name):
     make = getattr(cls, factory, None) if isinstance(factory, str) and not factory.startswith("_") else None
     if not callable(make):
         return None, {"type": "errored", "message": "%s has no %s() to make an instance from a snapshot" % (cls_name, factory)}
-    return make(*params), None
+    made = make(*params)
+    if made is None:
+        return None, {"type": "errored", "message": "%s.%s() returned None, not the %s it makes from the snapshot: end it with `return` of the instance it makes" % (cls_name, factory, cls_name)}
+    return made, None
 
 
 def _step(obj, key):

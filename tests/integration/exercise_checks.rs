@@ -504,3 +504,36 @@ fn data_json_cannot_carry_is_refused_by_the_shims_naming_its_type_and_the_fix() 
         assert!(told.contains(says), "{says}\n{told}");
     }
 }
+
+#[test]
+fn a_restart_factory_that_returns_nothing_is_told_by_smoke_in_the_students_terms() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    restartable(exercise.path());
+    let none = SNAPSHOT.replace("        return made\n", "");
+    let (code, told) = smoke(
+        exercise.path(),
+        "solution.py",
+        &format!("{REFERENCE}{none}"),
+    );
+    assert_eq!(code, 1, "{told}");
+    assert!(
+        told.contains("FAIL  new deduper by from_snapshot(its snapshot)")
+            && told.contains("Deduper.from_snapshot() returned None, not the Deduper it makes from the snapshot: end it with `return` of the instance it makes"),
+        "{told}"
+    );
+    if !crate::common::node_tests() {
+        return;
+    }
+    let (code, told) = smoke(
+        exercise.path(),
+        "solution.mjs",
+        &JAVASCRIPT.replace(" return made; }", " }"),
+    );
+    assert_eq!(code, 1, "{told}");
+    assert!(
+        told.contains(
+            "Deduper.fromSnapshot() returned undefined, not the Deduper it makes from the snapshot"
+        ),
+        "{told}"
+    );
+}
