@@ -537,3 +537,41 @@ fn a_restart_factory_that_returns_nothing_is_told_by_smoke_in_the_students_terms
         "{told}"
     );
 }
+
+#[test]
+fn new_runs_its_starter_on_the_reference_and_tells_what_it_made_of_it() {
+    let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
+    let starter = exercise.path().join("specs/starter.yaml");
+    let ran = run(&["new", path_arg(&starter)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("a deduper starter spec that passes as written"),
+        "{}",
+        ran.stdout
+    );
+    // The reference refuses the starter's `seen: {key: a}`: new says so, never "passes".
+    let seen = "    def seen(self, key):\n";
+    assert!(REFERENCE.contains(seen));
+    std::fs::write(
+        exercise.path().join("reference.py"),
+        REFERENCE.replace(
+            seen,
+            &format!("{seen}        if key == \"a\":\n            raise KeyError(key)\n"),
+        ),
+    )
+    .expect("written");
+    let refused = exercise.path().join("specs/refused.yaml");
+    let ran = run(&["new", path_arg(&refused)]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    for words in [
+        "a deduper starter spec, but the reference (reference.py) does not pass it as written:",
+        "first difference at step 2 (seen)",
+        "+error: \"KeyError: 'a'\"",
+        "next: dlqspec explain ",
+    ] {
+        assert!(ran.stdout.contains(words), "{words}\n{}", ran.stdout);
+    }
+    assert!(!ran.stdout.contains("passes as written"), "{}", ran.stdout);
+    assert!(refused.is_file(), "the starter is written all the same");
+}
