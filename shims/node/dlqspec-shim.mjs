@@ -818,8 +818,9 @@ function makeInstance(req, solution, name) {
   const factory = spelledMethod(C, String(args.factory));
   if (factory === undefined || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${camel(String(args.factory))}() to make an instance from a snapshot`);
   const made = C[factory](...params);
-  if (made === null || typeof made !== 'object') {
-    throw new ShimError(`${req.class}.${factory}() returned ${made === undefined ? 'undefined' : String(made).slice(0, 60)}, not the ${req.class} it makes from the snapshot: end it with \`return\` of the instance it makes`);
+  if (!(made instanceof C)) {
+    const what = made === null || typeof made !== 'object' ? String(made).slice(0, 60) : `an instance of ${String(made.constructor?.name || 'Object').slice(0, 60)}`;
+    throw new ShimError(`${req.class}.${factory}() returned ${what}, not the ${req.class} it makes from the snapshot: end it with \`return\` of the instance it makes`);
   }
   return { instance: made };
 }

@@ -497,8 +497,9 @@ def _new(req, solution, name):
     if not callable(make):
         return None, {"type": "errored", "message": "%s has no %s() to make an instance from a snapshot" % (cls_name, factory)}
     made = make(*params)
-    if made is None:
-        return None, {"type": "errored", "message": "%s.%s() returned None, not the %s it makes from the snapshot: end it with `return` of the instance it makes" % (cls_name, factory, cls_name)}
+    if not isinstance(made, cls):
+        what = "None" if made is None else "a %.60s" % type(made).__name__
+        return None, {"type": "errored", "message": "%s.%s() returned %s, not the %s it makes from the snapshot: end it with `return` of the instance it makes" % (cls_name, factory, what, cls_name)}
     return made, None
 
 

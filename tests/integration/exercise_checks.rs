@@ -2,8 +2,10 @@
 //! value the reference refuses and a `refused:` value it accepts (lint and explore, at
 //! exercise.yaml's line and column, never a green explore), while an exercise whose draws
 //! the reference agrees with passes lint, explore and strength. A reference that does not
-//! load is told once, by every command that runs it; a regrade tells that `exercise.yaml` or
-//! the reference changed since. The exercise is a small idempotency-key store written from an outside author's.
+//! load is told once, by every command that runs it, and is named as its author knows it; a
+//! regrade tells that `exercise.yaml` or the reference changed since; `new` runs its starter
+//! on the reference; the shims refuse data JSON cannot carry and a restart factory that makes
+//! nothing. The exercise is a small idempotency-key store written from an outside author's.
 
 use std::path::Path;
 
@@ -133,19 +135,24 @@ const HEADER: &str = "# breaks no-refresh: seeing a remembered key again pushes 
 
 fn explore(folder: &Path) -> crate::common::Ran {
     let reference = folder.join("reference.py");
-    run(&[
+    run(&explore_args(path_arg(folder), path_arg(&reference), "20"))
+}
+
+/// `explore` of the exercise at `folder` against `target`, `cases` cases from seed 1.
+fn explore_args<'a>(folder: &'a str, target: &'a str, cases: &'a str) -> Vec<&'a str> {
+    vec![
         "explore",
         "--exercise",
-        path_arg(folder),
+        folder,
         "--contract",
         "deduper",
         "--impl",
-        path_arg(&reference),
+        target,
         "--cases",
-        "20",
+        cases,
         "--seed",
         "1",
-    ])
+    ]
 }
 
 #[test]
@@ -280,19 +287,7 @@ fn a_reference_that_does_not_load_is_told_once_by_every_command_that_runs_it() {
         vec!["rules", exercise_arg],
         vec!["lint", exercise_arg],
         vec!["strength", exercise_arg, "--explore-cases", "0"],
-        vec![
-            "explore",
-            "--exercise",
-            exercise_arg,
-            "--contract",
-            "deduper",
-            "--impl",
-            &solution,
-            "--cases",
-            "5",
-            "--seed",
-            "1",
-        ],
+        explore_args(exercise_arg, &solution, "5"),
         vec!["smoke", "--exercise", exercise_arg, "--impl", &solution],
     ];
     for (broken, says) in [
@@ -366,19 +361,7 @@ fn the_reference_is_named_as_its_author_knows_it_never_the_built_in() {
             "(the reference (reference.py) does not pass it)",
         ),
         (
-            vec![
-                "explore",
-                "--exercise",
-                exercise_arg,
-                "--contract",
-                "deduper",
-                "--impl",
-                &mistake,
-                "--cases",
-                "50",
-                "--seed",
-                "1",
-            ],
+            explore_args(exercise_arg, &mistake, "50"),
             "it passes on the reference (reference.py) and fails on this one",
         ),
     ];
@@ -509,18 +492,24 @@ fn data_json_cannot_carry_is_refused_by_the_shims_naming_its_type_and_the_fix() 
 fn a_restart_factory_that_returns_nothing_is_told_by_smoke_in_the_students_terms() {
     let exercise = folder("{draw: [3, 1, 5], refused: [0, -1]}");
     restartable(exercise.path());
-    let none = SNAPSHOT.replace("        return made\n", "");
-    let (code, told) = smoke(
-        exercise.path(),
-        "solution.py",
-        &format!("{REFERENCE}{none}"),
-    );
-    assert_eq!(code, 1, "{told}");
-    assert!(
-        told.contains("FAIL  new deduper by from_snapshot(its snapshot)")
-            && told.contains("Deduper.from_snapshot() returned None, not the Deduper it makes from the snapshot: end it with `return` of the instance it makes"),
-        "{told}"
-    );
+    // Nothing, or the snapshot handed back: said at the restart, not by the view after it.
+    for (returns, what) in [("", "None"), ("        return snapshot\n", "a dict")] {
+        let factory = SNAPSHOT.replace("        return made\n", returns);
+        let (code, told) = smoke(
+            exercise.path(),
+            "solution.py",
+            &format!("{REFERENCE}{factory}"),
+        );
+        assert_eq!(code, 1, "{told}");
+        let says = format!(
+            "Deduper.from_snapshot() returned {what}, not the Deduper it makes from the snapshot: end it with `return` of the instance it makes"
+        );
+        assert!(
+            told.contains("FAIL  new deduper by from_snapshot(its snapshot)")
+                && told.contains(&says),
+            "{told}"
+        );
+    }
     if !crate::common::node_tests() {
         return;
     }
@@ -564,14 +553,16 @@ fn new_runs_its_starter_on_the_reference_and_tells_what_it_made_of_it() {
     let refused = exercise.path().join("specs/refused.yaml");
     let ran = run(&["new", path_arg(&refused)]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    for words in [
-        "a deduper starter spec, but the reference (reference.py) does not pass it as written:",
-        "first difference at step 2 (seen)",
-        "+error: \"KeyError: 'a'\"",
-        "next: dlqspec explain ",
-    ] {
-        assert!(ran.stdout.contains(words), "{words}\n{}", ran.stdout);
-    }
+    crate::common::assert_contains_all(
+        &ran.stdout,
+        [
+            "a deduper starter spec, but the reference (reference.py) does not pass it as written:",
+            "first difference at step 2 (seen)",
+            "+error: \"KeyError: 'a'\"",
+            "next: dlqspec explain ",
+        ],
+        "new",
+    );
     assert!(!ran.stdout.contains("passes as written"), "{}", ran.stdout);
     assert!(refused.is_file(), "the starter is written all the same");
 }
