@@ -817,7 +817,12 @@ function makeInstance(req, solution, name) {
   if (args.factory === undefined || args.factory === null) return { instance: new C(...params) };
   const factory = spelledMethod(C, String(args.factory));
   if (factory === undefined || typeof C[factory] !== 'function') throw new ShimError(`${req.class} has no static ${camel(String(args.factory))}() to make an instance from a snapshot`);
-  return { instance: C[factory](...params) };
+  const made = C[factory](...params);
+  if (!(made instanceof C)) {
+    const what = made === null || typeof made !== 'object' ? String(made).slice(0, 60) : `an instance of ${String(made.constructor?.name || 'Object').slice(0, 60)}`;
+    throw new ShimError(`${req.class}.${factory}() returned ${what}, not the ${req.class} it makes from the snapshot: end it with \`return\` of the instance it makes`);
+  }
+  return { instance: made };
 }
 
 function step(obj, key, keys) {
@@ -859,6 +864,44 @@ function applyOps(root, ops, keys) {
   return null;
 }
 
+// The first part of `value` that is not plain data, which JSON.stringify would not carry as it
+// is: a Map or a Set (it makes `{}` of them) or an instance of a class (whose methods, getters
+// and private fields it drops), with where it is (`.keys[0]`); undefined when all is plain. A
+// value that says how it is written (`toJSON`, as a Date does) is its author's choice; a cycle
+// is left to JSON.stringify, which tells it.
+function notPlain(value) {
+  const walking = new Set();
+  const shown = (key) => (/^[A-Za-z_$][\w$]{0,39}$/.test(key) ? `.${key}` : `[${JSON.stringify(key.slice(0, 40))}]`);
+  const walk = (v, at) => {
+    if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function' || walking.has(v)) return undefined;
+    walking.add(v);
+    try {
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          const found = walk(v[i], `${at}[${i}]`);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        if (v instanceof Map) return { what: 'a Map', as: '{}', at };
+        if (v instanceof Set) return { what: 'a Set', as: '{}', at };
+        const cls = String(v.constructor?.name || 'a class').slice(0, 60);
+        return { what: `an instance of ${cls}`, as: 'its own fields only', at };
+      }
+      for (const [key, item] of Object.entries(v)) {
+        const found = walk(item, `${at}${shown(key)}`);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    } finally {
+      walking.delete(v);
+    }
+  };
+  try { return walk(value, ''); } catch { return undefined; }
+}
+
 function callMethod(instance, method, args) {
   if (method === 'mutate_state') return applyOps(instance.state(), args[0], keysOf('state'));
   if (method === 'mutate_view') { // a deep-copied view of the instance: args are [view, ops]
@@ -871,6 +914,10 @@ function callMethod(instance, method, args) {
   if (typeof fn !== 'function') throw new ShimError(`${instance.constructor.name} has no method ${camel(String(method))}()`);
   const value = fn.apply(instance, args);
   if (typeof value?.then === 'function') throw new ShimError(`${name}() returned a Promise; the contract's methods are synchronous`);
+  const odd = notPlain(value);
+  if (odd !== undefined) {
+    throw new ShimError(`${name}() returned ${odd.what}${odd.at ? ` at ${odd.at.slice(0, 200)}` : ''}, which JSON would carry as ${odd.as}: return plain objects/arrays (Object.fromEntries(map), [...set], { ...fields })`);
+  }
   const keys = keysOf(String(method));
   return keys === undefined ? value : asDeclared(value, keys);
 }

@@ -496,7 +496,11 @@ def _new(req, solution, name):
     make = getattr(cls, factory, None) if isinstance(factory, str) and not factory.startswith("_") else None
     if not callable(make):
         return None, {"type": "errored", "message": "%s has no %s() to make an instance from a snapshot" % (cls_name, factory)}
-    return make(*params), None
+    made = make(*params)
+    if not isinstance(made, cls):
+        what = "None" if made is None else "a %.60s" % type(made).__name__
+        return None, {"type": "errored", "message": "%s.%s() returned %s, not the %s it makes from the snapshot: end it with `return` of the instance it makes" % (cls_name, factory, what, cls_name)}
+    return made, None
 
 
 def _step(obj, key):
@@ -646,6 +650,30 @@ def _thread_error_reply():
     return reply
 
 
+def _not_plain(value, at="", depth=0):
+    """The first part of `value` that is not plain data (dicts, lists, strings, numbers, booleans,
+    None) with where it is (`.keys[0]`): ("a set", ".keys"), ("an instance of Foo", ""); None
+    when all is plain, or too deep to walk."""
+    if value is None or isinstance(value, (str, int, float, bool)) or depth > 100:
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = _not_plain(item, "%s[%d]" % (at, i), depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            shown = ".%s" % key if isinstance(key, str) and key.isidentifier() and len(key) <= 40 else "[%.40r]" % (key,)
+            found = _not_plain(item, at + shown, depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(value, (set, frozenset)):
+        return "a %s" % type(value).__name__, at
+    return "an instance of %.60s" % type(value).__name__, at
+
+
 def _python_version():
     """platform.python_version(), without importing platform: the first word of sys.version
     ("3.11.7", "3.13.0rc1"), which is what platform reads it from."""
@@ -717,8 +745,14 @@ def main():
         try:
             _send(reply)
         except (TypeError, ValueError) as e:
-            _send({"seq": seq, "type": "errored",
-                   "message": "%s() returned a value that is not JSON: %s" % (req.get("method"), e)})
+            odd = _not_plain(reply.get("value"))
+            if odd:
+                what, at = odd
+                told = "%s() returned %s%s, which JSON cannot carry: return plain dicts/lists (list(a_set), dict(mapping), vars(obj))" % (
+                    req.get("method"), what, " at " + at[:200] if at else "")
+            else:
+                told = "%s() returned a value that is not JSON: %s" % (req.get("method"), e)
+            _send({"seq": seq, "type": "errored", "message": told})
 
 
 if __name__ == "__main__":

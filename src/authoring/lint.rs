@@ -97,7 +97,11 @@ pub(crate) fn spec_smells(
                 UNEXERCISED_RULE,
                 *position,
                 format!(
-                    "the spec claims `{rule}`, but its run on the built-in implementation never reaches a decision of that rule: make the scenario exercise it, or drop it from `rules:`"
+                    "the spec claims `{rule}`, but its run on {} never reaches a decision of that rule: make the scenario exercise it, or drop it from `rules:`",
+                    crate::contracts::registry::reference_called(
+                        spec.contract.name(),
+                        "the built-in implementation"
+                    )
                 ),
             ));
         }

@@ -2,8 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::contracts::contract::Contract;
+use crate::contracts::builtin::Builtin;
+use crate::contracts::contract::{Contract, RunMode};
 use crate::contracts::{self, registry};
+use crate::model::outcome::Outcome;
+use crate::text::source::SourceFile;
 use crate::text::source::display_path;
 
 use super::schema::SCHEMA_PATH;
@@ -22,11 +25,14 @@ pub(crate) enum NewError {
     Io { path: String, reason: String },
 }
 
-/// A starter spec written to disk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A starter spec written to disk, and what its contract's reference made of it.
+#[derive(Debug, Clone)]
 pub(crate) struct Created {
     pub(crate) path: String,
     pub(crate) contract: &'static str,
+    /// The starter run on the reference as written: `Passed`, or what it did instead (an
+    /// exercise's reference is the author's program, and may refuse the first draws).
+    pub(crate) outcome: Outcome,
 }
 
 /// Writes the starter spec of `contract` (or of the contract the file's folder is named
@@ -49,6 +55,7 @@ pub(crate) fn create(path: &Path, contract: Option<&str>) -> Result<Created, New
         text.push_str(&format!("# yaml-language-server: $schema={schema}\n"));
     }
     text.push_str(&contract.starter(&name_from(path)));
+    let outcome = on_the_reference(contract, &SourceFile::from_text(path, text.clone()));
     // `create_new`: a file that appeared since the check above is still not overwritten.
     crate::files::new_file::create(path, text.as_bytes()).map_err(|error| match error.kind() {
         std::io::ErrorKind::AlreadyExists => NewError::Exists(shown.clone()),
@@ -57,7 +64,16 @@ pub(crate) fn create(path: &Path, contract: Option<&str>) -> Result<Created, New
     Ok(Created {
         path: shown,
         contract: contract.name(),
+        outcome,
     })
+}
+
+/// The spec `file` of `contract` run on its reference.
+fn on_the_reference(contract: &dyn Contract, file: &SourceFile) -> Outcome {
+    match contract.load(file) {
+        Ok(scenario) => scenario.run(&mut Builtin::new(), RunMode::Check).outcome,
+        Err(error) => Outcome::SpecError(error),
+    }
 }
 
 fn choose_contract(path: &Path, asked: Option<&str>) -> Result<&'static dyn Contract, NewError> {
@@ -107,10 +123,6 @@ fn schema_reference(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::builtin::Builtin;
-    use crate::contracts::contract::RunMode;
-    use crate::model::outcome::Outcome;
-    use crate::text::source::SourceFile;
 
     #[test]
     fn every_starter_passes_on_the_builtin_and_has_no_smells() {

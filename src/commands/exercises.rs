@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::commands::cli::Cli;
+use crate::commands::cli::{Cli, Command};
 use crate::external::launch::{Target, Unrunnable};
 use crate::report::{Palette, render};
 use crate::text::spec_error::SpecError;
@@ -32,7 +32,24 @@ pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
         }
         folders.push(named.clone());
     }
-    let broken = register_folders(&folders);
+    let mut broken = register_folders(&folders);
+    // A reference that does not load fails every spec, rule and case alike: told once, first,
+    // and nothing after it is run.
+    if broken.is_empty() && judges_on_references(&cli.command) {
+        let mut probed: Vec<PathBuf> = Vec::new();
+        for folder in &folders {
+            let Some(folder) = crate::contracts::exercise_folder_of(folder) else {
+                continue;
+            };
+            if probed.contains(&folder) {
+                continue;
+            }
+            broken.extend(crate::contracts::registry::exercise_reference_error(
+                &folder,
+            ));
+            probed.push(folder);
+        }
+    }
     // The project's suite, the one `run` reads by default, is served too: its exercise folders
     // under `specs/` (where there is one) answer a spec anywhere that names them, and a command
     // that names no spec (`explore`, `smoke`, `schema`). A broken one there is told only to a
@@ -47,6 +64,21 @@ pub(crate) fn register(cli: &Cli, palette: &Palette) -> Result<(), String> {
         .iter()
         .map(|error| render::spec_error(error, palette))
         .collect())
+}
+
+/// Whether `command` runs an exercise's reference: every command but those that only describe
+/// (the schema, type stubs, completions, the manual) and `watch`, which keeps watching
+/// whatever its first run finds.
+fn judges_on_references(command: &Command) -> bool {
+    !matches!(
+        command,
+        Command::Schema
+            | Command::Types(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::Init { .. }
+            | Command::Watch(_)
+    )
 }
 
 /// Registers the exercise folders at or below `paths` (as a command's paths find them), their

@@ -152,8 +152,8 @@ pub(crate) fn grade(args: GradeArgs, palette: Palette) -> i32 {
     // written, each by grade itself: no submission runs while they are put in place.
     let rows = outputs::write_class(&args.output, graded);
     let partition = args.partition.map(|p| format!("{}/{}", p.index, p.count));
-    let against = earlier.map(|earlier| earlier.against(&rows));
     let about = About::now(&args.specs, &suite);
+    let against = earlier.map(|earlier| earlier.against(&rows, Some(&about)));
     let summaries =
         grade_summary::summaries(&rows, partition.as_deref(), Some(&about), against.as_ref());
     if let Err(why) = outputs::write_summaries(&args.output, &summaries) {
@@ -239,7 +239,8 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
         Ok(rows) => rows,
         Err(why) => return usage_error(why),
     };
-    let against = earlier.map(|earlier| earlier.against(&rows));
+    let about = merge::merged_about(&shards.abouts);
+    let against = earlier.map(|earlier| earlier.against(&rows, about.as_ref()));
     if let Err(error) = std::fs::create_dir_all(&args.output) {
         return usage_error(format!("cannot create {}: {error}", args.output.display()));
     }
@@ -248,7 +249,6 @@ fn merge(args: &GradeArgs, palette: &Palette) -> i32 {
             return usage_error(why);
         }
     }
-    let about = merge::merged_about(&shards.abouts);
     if about.is_none() && shards.abouts.iter().any(Option::is_some) {
         let _ = writeln!(
             sanitize::stderr(),

@@ -118,6 +118,13 @@ pub trait Contract: Sync {
         Ok(Vec::new())
     }
 
+    /// How messages name the contract's reference when it is a program an author wrote (an
+    /// exercise's: `the reference (reference.py)`); `None` for a contract written in Rust,
+    /// whose messages say `the built-in`.
+    fn reference_name(&self) -> Option<String> {
+        None
+    }
+
     /// What the contract's own description claims and its reference denies, each an error at
     /// its place (an exercise's constructor draws: `draw:`'s first values make an instance,
     /// `refused:`'s are refused). It may run the reference, so the commands that run it anyway

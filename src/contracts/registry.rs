@@ -53,6 +53,51 @@ pub(crate) fn exercise_of_path(path: &std::path::Path) -> Option<&'static dyn Co
     super::exercise::of_path(path).map(|c| c as &'static dyn Contract)
 }
 
+/// How messages name the reference of the contract named `contract`: as its author knows an
+/// exercise's (`the reference (reference.py)`), else `built_in`, the words said of a contract
+/// written in Rust. Capitalised when `built_in` is.
+pub(crate) fn reference_called(contract: &str, built_in: &str) -> String {
+    match find(contract).and_then(|c| c.reference_name()) {
+        Some(name) if built_in.starts_with(char::is_uppercase) => {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+        Some(name) => name,
+        None => built_in.to_owned(),
+    }
+}
+
+/// `reference_called`, of the contract the spec at `path` belongs to.
+pub(crate) fn reference_of_path(path: &std::path::Path, built_in: &str) -> String {
+    match exercise_of_path(path) {
+        Some(contract) => reference_called(contract.name(), built_in),
+        None => built_in.to_owned(),
+    }
+}
+
+/// The files besides the spec at `path` that its verdict depends on: its exercise's
+/// `exercise.yaml` and reference (none for a contract written in Rust, whose rules are dlqspec's).
+pub(crate) fn verdict_files(path: &std::path::Path) -> Vec<std::path::PathBuf> {
+    match super::exercise::of_path(path) {
+        Some(exercise) => exercise.verdict_files(),
+        None => super::exercise::folder_of(path)
+            .map(|folder| vec![folder.join(EXERCISE_FILE)])
+            .unwrap_or_default(),
+    }
+}
+
+/// The one error of the reference of the exercise registered from `folder` when it does not
+/// load (`ExerciseContract::reference_error`); `None` when it does, or nothing is registered
+/// from there.
+pub(crate) fn exercise_reference_error(
+    folder: &std::path::Path,
+) -> Option<crate::text::spec_error::SpecError> {
+    super::exercise::of_path(folder)?.reference_error()
+}
+
 /// Reads the exercise folder `folder` and registers it as a contract (`exercise::register`),
 /// its programs started by `launcher`; returns its name.
 pub fn register_exercise(

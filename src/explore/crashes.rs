@@ -183,7 +183,13 @@ fn write_up(
         no_spec: Some(if why.is_empty() {
             "the implementation passes every spec made of this schedule's crashes".to_owned()
         } else {
-            format!("the built-in implementation cannot run this schedule's crashes: {why}")
+            format!(
+                "{} cannot run this schedule's crashes: {why}",
+                crate::contracts::registry::reference_called(
+                    contract,
+                    "the built-in implementation"
+                )
+            )
         }),
     }
 }

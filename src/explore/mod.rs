@@ -356,18 +356,26 @@ pub(crate) fn finish(
         &mut |tries, steps| observer.event(&ExploreEvent::Shrinking { tries, steps }),
     );
     let failing = shrunk.failing;
-    let divergence = shrink::divergence(&failing.run);
+    let divergence = shrink::divergence(&failing.run, contract.name());
     let exercised = exercised(contract, &failing.text);
-    let name = format!("{} ({})", shrink::headline(&failing.run), found.origin);
+    let name = format!(
+        "{} ({})",
+        shrink::headline(&failing.run, contract.name()),
+        found.origin
+    );
     let stop = if divergence.ends_with(['.', '!', '?']) {
         ""
     } else {
         "."
     };
     let description = format!(
-        "{}, and shrunk from {steps_before} steps to {}. The built-in implementation passes this spec; that implementation differs {divergence}{stop}",
+        "{}, and shrunk from {steps_before} steps to {}. {} passes this spec; that implementation differs {divergence}{stop}",
         found.found_by,
         failing.case.steps(),
+        crate::contracts::registry::reference_called(
+            contract.name(),
+            "The built-in implementation"
+        ),
     );
     let header = Header {
         contract: contract.name(),

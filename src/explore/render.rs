@@ -201,7 +201,8 @@ fn invalid_cases(summary: &ExploreSummary) -> String {
     );
     match summary.invalid_of {
         Some(contract) if !crate::contracts::registry::is_built_in(contract) => format!(
-            "{cases} could not be blessed on the reference of the exercise {contract}, an error of its exercise.yaml (a `draw:` value its reference refuses, most often); the first: {first}"
+            "{cases} could not be blessed on {} of the exercise {contract}, an error of its exercise.yaml (a `draw:` value its reference refuses, most often); the first: {first}",
+            crate::contracts::registry::reference_called(contract, "the reference")
         ),
         _ => format!(
             "{cases} could not be blessed on the built-in implementation, a bug of the generator; the first: {first}"
@@ -268,16 +269,22 @@ fn finding_text(finding: &Finding, written: Option<&Path>, palette: &Palette) ->
         crate::text::source::display_path,
     );
     out.push_str(&render::details(&shown, &finding.outcome));
+    let reference = crate::contracts::registry::reference_called(
+        finding.contract,
+        "the built-in implementation",
+    );
     match written {
         Some(path) => out.push_str(&format!(
-            "{} {} (it passes on the built-in implementation and fails on this one)\n",
+            "{} {} (it passes on {} and fails on this one)\n",
             paint(palette.bold, "wrote"),
-            line(&crate::text::source::display_path(path))
+            line(&crate::text::source::display_path(path)),
+            line(&reference)
         )),
         None => {
             out.push_str(&format!(
-                "the spec ({}: it passes on the built-in implementation and fails on this one; `--output DIR` writes it):\n",
-                finding.file_name
+                "the spec ({}: it passes on {} and fails on this one; `--output DIR` writes it):\n",
+                finding.file_name,
+                line(&reference)
             ));
             out.push_str(&shown_text(&finding.spec));
         }

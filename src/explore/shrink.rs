@@ -93,9 +93,9 @@ fn focus(failing: &Failing) -> Option<Box<dyn Case>> {
     (focused.body() != failing.case.body()).then_some(focused)
 }
 
-/// What a failed run shows, in one sentence: where, and what differs from the built-in's
-/// answer.
-pub(crate) fn divergence(run: &ScenarioRun) -> String {
+/// What a failed run of a spec of `contract` shows, in one sentence: where, and what differs
+/// from the reference's answer.
+pub(crate) fn divergence(run: &ScenarioRun, contract: &str) -> String {
     match &run.outcome {
         Outcome::Mismatch(mismatch) => {
             let failed = run.checkpoints.iter().rev().find(|c| !c.matches());
@@ -105,6 +105,7 @@ pub(crate) fn divergence(run: &ScenarioRun) -> String {
                     &checkpoint.expected,
                     &checkpoint.actual,
                     mismatch.note.as_deref(),
+                    contract,
                 ),
                 None => mismatch
                     .note
@@ -124,14 +125,18 @@ pub(crate) fn divergence(run: &ScenarioRun) -> String {
 }
 
 /// A short title for the same: what a spec's name says.
-pub(crate) fn headline(run: &ScenarioRun) -> String {
+pub(crate) fn headline(run: &ScenarioRun, contract: &str) -> String {
     match &run.outcome {
         Outcome::Mismatch(mismatch) => {
             let failed = run.checkpoints.iter().rev().find(|c| !c.matches());
             let what = match failed.map(|c| (c.label.as_str(), c)) {
-                Some(("expect", checkpoint)) => {
-                    differs("expect", &checkpoint.expected, &checkpoint.actual, None)
-                }
+                Some(("expect", checkpoint)) => differs(
+                    "expect",
+                    &checkpoint.expected,
+                    &checkpoint.actual,
+                    None,
+                    contract,
+                ),
                 Some(("handler_calls", _)) => {
                     "the handler runs more often than the rules allow".to_owned()
                 }
@@ -144,9 +149,13 @@ pub(crate) fn headline(run: &ScenarioRun) -> String {
                     .and_then(|note| note.split(':').next())
                     .unwrap_or("the state changes")
                     .to_owned(),
-                Some((label, checkpoint)) => {
-                    differs(label, &checkpoint.expected, &checkpoint.actual, None)
-                }
+                Some((label, checkpoint)) => differs(
+                    label,
+                    &checkpoint.expected,
+                    &checkpoint.actual,
+                    None,
+                    contract,
+                ),
                 None => "the run differs".to_owned(),
             };
             format!("{}: {what}", mismatch.step)
@@ -156,8 +165,16 @@ pub(crate) fn headline(run: &ScenarioRun) -> String {
     }
 }
 
-/// What differs in one checkpoint, in words.
-fn differs(label: &str, expected: &Value, actual: &Value, note: Option<&str>) -> String {
+/// What differs in one checkpoint of a spec of `contract`, in words, its reference named as
+/// the contract names it.
+fn differs(
+    label: &str,
+    expected: &Value,
+    actual: &Value,
+    note: Option<&str>,
+    contract: &str,
+) -> String {
+    use crate::contracts::registry::reference_called;
     let shown = |value: &Value| short(&crate::text::yaml::flow(value));
     match (label, expected, actual) {
         ("expect", Value::Object(want), Value::Object(got)) => {
@@ -172,12 +189,14 @@ fn differs(label: &str, expected: &Value, actual: &Value, note: Option<&str>) ->
                 Some((last, rest)) => (format!("{} and {last}", rest.join(", ")), "differ"),
                 None => ("the state".to_owned(), "differs"),
             };
-            format!("the implementation's {keys} {verb} from the built-in's")
+            let reference = reference_called(contract, "the built-in's");
+            format!("the implementation's {keys} {verb} from {reference}")
         }
         _ if note.is_some() => note.unwrap_or_default().to_owned(),
         (label, expected, actual) => format!(
-            "`{label}` gives {} where the built-in gives {}",
+            "`{label}` gives {} where {} gives {}",
             shown(actual),
+            reference_called(contract, "the built-in"),
             shown(expected)
         ),
     }
@@ -206,6 +225,7 @@ mod tests {
             &json!({"dlq": [], "pending": ["a"], "in_flight": []}),
             &json!({"dlq": [1], "pending": ["a"], "in_flight": ["a"]}),
             None,
+            "dlq-consumer",
         );
         assert_eq!(
             told,
@@ -216,14 +236,27 @@ mod tests {
             &json!({"trace": ["a"], "pending": []}),
             &json!({"trace": ["b"], "pending": []}),
             None,
+            "dlq-consumer",
         );
         assert_eq!(
             told,
             "the implementation's `trace` differs from the built-in's"
         );
-        let told = differs("process", &json!("dead"), &json!("crash"), None);
+        let told = differs(
+            "process",
+            &json!("dead"),
+            &json!("crash"),
+            None,
+            "dlq-consumer",
+        );
         assert_eq!(told, "`process` gives crash where the built-in gives dead");
-        let told = differs("misuse", &json!({}), &json!({"m": 1}), Some("it misused"));
+        let told = differs(
+            "misuse",
+            &json!({}),
+            &json!({"m": 1}),
+            Some("it misused"),
+            "dlq-consumer",
+        );
         assert_eq!(told, "it misused");
         assert!(short(&"x".repeat(200)).ends_with("..."));
     }

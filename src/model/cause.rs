@@ -167,10 +167,12 @@ impl Cause {
     /// is what is wrong, never a rule (the reference is the rules), so no rule is named. It
     /// says at which step, that the reference's values are the diff's actual side, and what to
     /// run: `bless` takes them into the spec, `explain` tells the reference's run step by
-    /// step. `path` is the spec's, as the commands take it.
+    /// step. `path` is the spec's, as the commands take it; `reference` names the reference
+    /// (`the built-in reference`, `the reference (reference.py)`).
     pub(crate) fn expectation_differs(
         mismatch: &crate::model::outcome::Mismatch,
         path: &str,
+        reference: &str,
     ) -> Cause {
         let at = mismatch
             .step
@@ -184,10 +186,10 @@ impl Cause {
             id: key(&["reference", path, at]),
             rule: None,
             line: line(&format!(
-                "the spec's expectation differs from what the built-in reference does (at {at})"
+                "the spec's expectation differs from what {reference} does (at {at})"
             )),
             told: Some(format!(
-                "the spec's expectation differs from what the built-in reference does at {}: the reference did what the +++ lines show. If the reference is right, `dlqspec bless {path}` writes that into the spec; `dlqspec explain {path}` tells the reference's run step by step",
+                "the spec's expectation differs from what {reference} does at {}: the reference did what the +++ lines show. If the reference is right, `dlqspec bless {path}` writes that into the spec; `dlqspec explain {path}` tells the reference's run step by step",
                 mismatch.step
             )),
             mistake: None,

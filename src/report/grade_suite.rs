@@ -1,5 +1,5 @@
-//! How `grade` tells the suite it refuses to grade anyone on: every spec the built-in reference
-//! does not pass, each error at its place.
+//! How `grade` tells the suite it refuses to grade anyone on: every spec its reference (the
+//! built-in one, or an exercise's) does not pass, each error at its place.
 
 use super::render::details;
 use super::sanitize;
@@ -40,11 +40,22 @@ pub(crate) fn refused(refused: &RefusedSuite) -> String {
         })
         .collect();
     let them = if broken.len() == 1 { "it" } else { "them" };
+    // Each reference as its contract names it: an exercise's as its author knows it.
+    let mut references: Vec<String> = Vec::new();
+    for report in broken {
+        let path = std::path::Path::new(&report.path);
+        let named = crate::contracts::registry::reference_of_path(path, "the built-in reference");
+        if !references.contains(&named) {
+            references.push(named);
+        }
+    }
     format!(
-        "{} of the {} specs of --specs {} broken (the built-in reference does not pass {them}), so no submission is graded against {them}: fix {them} (`dlqspec lint`, `dlqspec explain SPEC`) or leave {them} out of --specs:\n{}",
+        "{} of the {} specs of --specs {} broken ({} {} not pass {them}), so no submission is graded against {them}: fix {them} (`dlqspec lint`, `dlqspec explain SPEC`) or leave {them} out of --specs:\n{}",
         broken.len(),
         specs,
         if broken.len() == 1 { "is" } else { "are" },
+        sanitize::line(&references.join(" and ")),
+        if references.len() == 1 { "does" } else { "do" },
         lines.join("\n")
     )
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::contracts::builtin::Builtin;
 use crate::contracts::contract::{Grading, RunMode};
+use crate::contracts::registry::reference_called;
 use crate::load::discover::{self, DiscoverError, Skipped};
 use crate::load::loader::{self, LoadedSpec};
 use crate::model::cause::{Cause, Causes};
@@ -323,11 +324,20 @@ fn run_judged(
     report
 }
 
-/// A difference on the built-in reference is the spec's: its cause says the expectation
-/// differs from the reference, names no rule, and points at `bless` and `explain`.
+/// A difference on the reference is the spec's: its cause says the expectation differs from
+/// the reference (named as its contract names it), names no rule, and points at `bless` and
+/// `explain`.
 fn told_as_the_specs(report: &mut SpecReport, is_reference: bool) {
     if let (true, Outcome::Mismatch(mismatch)) = (is_reference, &report.outcome) {
-        report.cause = Some(Cause::expectation_differs(mismatch, &report.path));
+        let built_in = "the built-in reference";
+        let reference = report
+            .contract
+            .map_or_else(|| built_in.to_owned(), |c| reference_called(c, built_in));
+        report.cause = Some(Cause::expectation_differs(
+            mismatch,
+            &report.path,
+            &reference,
+        ));
     }
 }
 
@@ -350,7 +360,11 @@ fn reference_judgement(spec: &LoadedSpec) -> Option<Outcome> {
             mismatch.position,
             SpecErrorKind::Contradicted,
             format!(
-                "the built-in reference implementation fails this spec at {}, so the spec judges no implementation: `dlqspec explain {path}` tells the reference's run, `dlqspec bless {path}` rewrites the expectations",
+                "{} fails this spec at {}, so the spec judges no implementation: `dlqspec explain {path}` tells the reference's run, `dlqspec bless {path}` rewrites the expectations",
+                reference_called(
+                    spec.contract.name(),
+                    "the built-in reference implementation"
+                ),
                 mismatch.step,
                 path = spec.file.display_path()
             ),

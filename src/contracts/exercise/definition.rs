@@ -383,6 +383,8 @@ pub(crate) struct Exercise {
     pub(crate) file: SourceFile,
     /// The reference as written (`reference.py`, `cmd:...`), relative to `folder`.
     pub(crate) reference: String,
+    /// Where `exercise.yaml` names it, for an error of the reference itself.
+    pub(crate) reference_at: crate::text::source::Position,
     pub(crate) create: Method,
     pub(crate) methods: IndexMap<String, Method>,
     pub(crate) views: IndexMap<String, View>,
@@ -818,6 +820,7 @@ pub(crate) fn check(
         class: leak(decl.class.value),
         folder: folder.to_path_buf(),
         file: file.clone(),
+        reference_at: yaml::at(&decl.reference),
         reference: decl.reference.value,
         create,
         methods,

@@ -166,6 +166,47 @@ pub(crate) fn folder_of(path: &Path) -> Option<std::path::PathBuf> {
 }
 
 impl ExerciseContract {
+    /// The files besides its specs that a verdict of the exercise depends on: `exercise.yaml`
+    /// and the reference, when it is a file (a `cmd:` reference is a line of `exercise.yaml`).
+    pub(crate) fn verdict_files(&self) -> Vec<std::path::PathBuf> {
+        let mut files = vec![self.exercise.folder.join(definition::EXERCISE_FILE)];
+        if !self.exercise.reference.starts_with("cmd:") {
+            files.push(self.exercise.folder.join(&self.exercise.reference));
+        }
+        files
+    }
+
+    /// The one error of a reference that does not load (or defines no class of the
+    /// exercise's name), at `exercise.yaml`'s `reference:`: every spec, rule and case would
+    /// fail on it alike, so a command tells this once and runs none of them.
+    pub(crate) fn reference_error(&self) -> Option<SpecError> {
+        let why = match self.reference.offer() {
+            Err(error) => {
+                let message = error.message.as_str();
+                let why = message
+                    .strip_prefix("the solution could not be loaded: ")
+                    .unwrap_or(message);
+                format!("does not load, so {UNJUDGED}: {why}")
+            }
+            Ok(Some(offer)) if !offer.contracts.iter().any(|c| c == self.exercise.name) => {
+                format!(
+                    "does not serve it, so {UNJUDGED}: {}",
+                    offer.none_of(&[(self.exercise.name, self.exercise.class)])
+                )
+            }
+            Ok(_) => return None,
+        };
+        Some(SpecError::invalid(
+            &self.exercise.file,
+            self.exercise.reference_at,
+            format!(
+                "{} of the exercise {} {why}",
+                named(&self.exercise),
+                self.exercise.name
+            ),
+        ))
+    }
+
     /// The reference as an implementation, a process of the pool lent to each instance.
     fn reference(&'static self) -> Builtin {
         self.reference.builtin(ImplInfo {
@@ -287,6 +328,10 @@ impl Contract for ExerciseContract {
         protocol_description(&self.exercise)
     }
 
+    fn reference_name(&self) -> Option<String> {
+        Some(named(&self.exercise))
+    }
+
     fn reference_errors(&self) -> Vec<SpecError> {
         let Some(this) = find(self.name()) else {
             return Vec::new();
@@ -305,6 +350,14 @@ impl Contract for ExerciseContract {
         self.exercise.mistake_files.get(at).cloned()
     }
 }
+
+/// The reference as its author knows it: `the reference (reference.py)`.
+fn named(exercise: &Exercise) -> String {
+    format!("the reference ({})", exercise.reference)
+}
+
+/// What a reference that cannot serve its exercise keeps from being done.
+const UNJUDGED: &str = "no spec, rule or case of the exercise can be judged";
 
 /// An instance of the reference made through the contract (`create_builtin`): the reference
 /// implementation itself, whose `call`s go to its instance.

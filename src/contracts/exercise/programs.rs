@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 use crate::contracts::builtin::{Builtin, Subject};
-use crate::model::implementation::{ImplError, ImplInfo, Implementation, Reply, WorldHost};
+use crate::model::implementation::{ImplError, ImplInfo, Implementation, Offer, Reply, WorldHost};
 
 /// Starts an implementation from an `--impl` value (a solution's path, or `cmd:...`).
 pub type Launcher = dyn Fn(&str) -> Box<dyn Implementation + Send> + Send + Sync;
@@ -71,6 +71,15 @@ impl Pool {
                 .or_default()
                 .push(implementation);
         });
+    }
+
+    /// What the program says it provides (`Implementation::offer`), asked of a process of the
+    /// pool, which is kept for the next spec: an error when it does not load.
+    pub(crate) fn offer(&self) -> Result<Option<Offer>, ImplError> {
+        let mut lent = self.take();
+        let offer = lent.offer();
+        self.give_back(lent);
+        offer
     }
 
     /// The program as a built-in implementation, described by `info`: each `create` lends it

@@ -1,7 +1,8 @@
 //! An exercise's smoke plan: the starter's calls (the constructor and each method once, with
 //! the first value each argument draws), then each state view once, then, where the exercise
-//! declares a `restart`, its snapshot and an instance made from it by the factory; each
-//! answered as the reference answers it on a world of its own. What the reference's answer
+//! declares a `restart`, its snapshot, an instance made from it by the factory and that
+//! instance's first view; each answered as the reference answers it on a world of its own.
+//! What the reference's answer
 //! leaves free is not pinned: a method whose return is `any`, a return of nothing where the
 //! method has no word for it (JavaScript's `undefined` being as good there), and the
 //! snapshot's shape (plain data, the solution's own). A view is pinned whole, as every spec's
@@ -93,6 +94,17 @@ impl Asking<'_, '_> {
                 class = exercise.class
             ),
         ));
+        // The instance the factory made is asked a view: a factory that made none, or made
+        // something else (the snapshot itself), is told here, at the restart, not by every
+        // spec after it.
+        let view = exercise.views.keys().next()?;
+        self.ask(view, Vec::new())?;
+        if let Some(asked) = self.requests.last_mut() {
+            asked.why = format!(
+                "the {class} that {class}.{from} made answers {view}() as the reference's does",
+                class = exercise.class
+            );
+        }
         Some(())
     }
 

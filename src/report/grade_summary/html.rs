@@ -294,6 +294,7 @@ fn against_html(rows: &[Graded], against: &Against) -> Markup {
     let diff = &against.diff;
     html! {
         h2 { "against " (line(&against.dir)) } "\n"
+        @if let Some(said) = super::suite_changed(against) { p.suite { (said) } "\n" }
         @if diff.no_change() {
             p { "no change (" (count(diff.unchanged, "submission")) ")" } "\n"
         } @else {

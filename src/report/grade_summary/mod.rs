@@ -40,6 +40,18 @@ pub(crate) fn summaries(
 /// summary.html list them all.
 const SPECS_SHOWN: usize = 5;
 
+/// That the suite changed between the two gradings, when it did: a verdict that changed may
+/// have changed for it, not for the submission.
+fn suite_changed(against: &Against) -> Option<String> {
+    against.suite.as_ref().map(|suite| {
+        format!(
+            "the suite changed since (digest {} then, {} now): a spec, an exercise.yaml or a reference differs, so a verdict may differ for it and not for the submission",
+            super::sanitize::line(&suite.then),
+            super::sanitize::line(&suite.now)
+        )
+    })
+}
+
 /// `35 -> 86`, and the status when it changed too: `35 -> 86 (fail -> pass)`.
 fn change(before: &Standing, after: &Standing) -> String {
     let mut text = format!("{} -> {}", number(before.score), number(after.score));

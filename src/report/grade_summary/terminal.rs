@@ -16,9 +16,12 @@ use crate::text::listing::count;
 pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
     let diff = &against.diff;
     let dir = sanitize::line(&against.dir);
+    let suite = super::suite_changed(against)
+        .map(|said| format!("  {said}\n"))
+        .unwrap_or_default();
     if diff.no_change() {
         return format!(
-            "against {dir}: no change ({})\n",
+            "against {dir}: no change ({})\n{suite}",
             count(diff.unchanged, "submission")
         );
     }
@@ -29,6 +32,7 @@ pub(crate) fn against_text(rows: &[Graded], against: &Against) -> String {
         diff.gone.len(),
         diff.unchanged
     );
+    out.push_str(&suite);
     for changed in &diff.changed {
         let row = &rows[changed.row];
         let _ = writeln!(

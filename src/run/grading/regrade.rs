@@ -6,30 +6,52 @@ use std::path::{Path, PathBuf};
 
 use crate::formats::grade::SpecOutcome;
 use crate::run::grading::row::{Graded, Status};
-use crate::run::grading::summary::{SUMMARY_JSON, read_summary};
+use crate::run::grading::suite::About;
+use crate::run::grading::summary::{SUMMARY_JSON, read_summary_about};
 
-/// The earlier grading `--against` named: its folder as given, and its rows.
+/// The earlier grading `--against` named: its folder as given, its rows, and what it said of
+/// its suite (when it said it).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Earlier {
     pub(crate) dir: PathBuf,
     pub(crate) rows: Vec<Graded>,
+    pub(crate) about: Option<About>,
 }
 
 impl Earlier {
-    /// What changed from it to `rows`.
-    pub(crate) fn against(&self, rows: &[Graded]) -> Against {
+    /// What changed from it to `rows`, graded on the suite `about` tells.
+    pub(crate) fn against(&self, rows: &[Graded], about: Option<&About>) -> Against {
+        let suite = match (&self.about, about) {
+            (Some(then), Some(now)) if then.digest != now.digest => Some(SuiteChange {
+                then: then.digest.clone(),
+                now: now.digest.clone(),
+            }),
+            _ => None,
+        };
         Against {
             dir: self.dir.display().to_string(),
             diff: regrade(&self.rows, rows),
+            suite,
         }
     }
 }
 
-/// A regrade: the earlier grading's folder as given to `--against`, and what changed since.
+/// A regrade: the earlier grading's folder as given to `--against`, what changed since, and
+/// whether the suite did.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Against {
     pub(crate) dir: String,
     pub(crate) diff: Regrade,
+    /// The suite's digests then and now, when they differ: a spec, an exercise's
+    /// `exercise.yaml` or its reference changed, and a verdict may have changed with it.
+    pub(crate) suite: Option<SuiteChange>,
+}
+
+/// The digests of two gradings' suites (`About::digest`) that differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SuiteChange {
+    pub(crate) then: String,
+    pub(crate) now: String,
 }
 
 /// The earlier grading `--against` names (`against`), read before any submission is graded
@@ -55,10 +77,11 @@ pub(crate) fn earlier(against: Option<&Path>, output: &Path) -> Result<Option<Ea
             output.display()
         ));
     }
-    read_earlier(dir).map(|rows| {
+    read_earlier(dir).map(|(rows, about)| {
         Some(Earlier {
             dir: dir.to_path_buf(),
             rows,
+            about,
         })
     })
 }
@@ -67,7 +90,7 @@ pub(crate) fn earlier(against: Option<&Path>, output: &Path) -> Result<Option<Ea
 /// holding the `summary.json` a grade wrote (read as `--merge` reads a shard's: bounded, a
 /// regular file only, its format and version checked). Every error is one sentence saying
 /// what to give instead.
-pub(crate) fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
+pub(crate) fn read_earlier(dir: &Path) -> Result<(Vec<Graded>, Option<About>), String> {
     let shown = dir.display();
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
@@ -88,7 +111,7 @@ pub(crate) fn read_earlier(dir: &Path) -> Result<Vec<Graded>, String> {
             "--against {shown} holds no {SUMMARY_JSON}: give the folder an earlier `dlqspec grade --output DIR` wrote (whose grading finished)"
         ));
     }
-    read_summary(&file).map_err(|why| format!("--against: {why}"))
+    read_summary_about(&file).map_err(|why| format!("--against: {why}"))
 }
 
 /// Whether `output` is `dir` or a folder inside it (where neither need exist yet): a regrade

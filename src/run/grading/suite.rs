@@ -96,8 +96,9 @@ pub(crate) fn reference_suite(specs: &[PathBuf]) -> Result<Vec<SuiteSpec>, Refus
 pub(crate) struct About {
     pub(crate) folders: Vec<String>,
     pub(crate) specs: usize,
-    /// 12 hex digits of FNV-1a over each spec's path and bytes, in the suite's order: two
-    /// gradings show the same digest when they ran the same spec files.
+    /// 12 hex digits of FNV-1a over each spec's path and bytes, in the suite's order, then
+    /// those of each exercise's `exercise.yaml` and reference: two gradings show the same
+    /// digest when they ran the same spec files on the same exercise.
     pub(crate) digest: String,
     /// When it was graded, in UTC: `2026-12-01 22:43 UTC`.
     pub(crate) graded: String,
@@ -141,22 +142,36 @@ impl From<SuiteRecord> for About {
     }
 }
 
-/// The digest of a suite's spec files (`About::digest`); a file that cannot be read adds its
-/// path alone.
+/// The digest of a suite (`About::digest`): each spec file's path and bytes, then each other
+/// file a verdict depends on (an exercise's `exercise.yaml` and reference), once each, in
+/// order of path. A file that cannot be read adds its path alone.
 pub(crate) fn suite_digest(suite: &[SuiteSpec]) -> String {
-    use crate::run::select::{FNV1A_START, fnv1a_more};
-    let hash = suite.iter().fold(FNV1A_START, |hash, spec| {
-        let bytes = read_bounded(Path::new(&spec.path), MAX_REPORT_BYTES).unwrap_or_default();
-        [
-            &(spec.path.len() as u64).to_le_bytes()[..],
-            spec.path.as_bytes(),
-            &(bytes.len() as u64).to_le_bytes(),
-            &bytes,
-        ]
+    use crate::run::select::FNV1A_START;
+    let besides: std::collections::BTreeSet<PathBuf> = suite
         .iter()
-        .fold(hash, |hash, piece| fnv1a_more(hash, piece))
-    });
+        .flat_map(|spec| crate::contracts::registry::verdict_files(Path::new(&spec.path)))
+        .collect();
+    let files = suite
+        .iter()
+        .map(|spec| PathBuf::from(&spec.path))
+        .chain(besides);
+    let hash = files.fold(FNV1A_START, |hash, file| file_digest(hash, &file));
     format!("{:012x}", hash >> 16)
+}
+
+/// `hash` taken on over `file`'s path and bytes, each after its length.
+fn file_digest(hash: u64, file: &Path) -> u64 {
+    use crate::run::select::fnv1a_more;
+    let path = file.to_string_lossy();
+    let bytes = read_bounded(file, MAX_REPORT_BYTES).unwrap_or_default();
+    [
+        &(path.len() as u64).to_le_bytes()[..],
+        path.as_bytes(),
+        &(bytes.len() as u64).to_le_bytes(),
+        &bytes,
+    ]
+    .iter()
+    .fold(hash, |hash, piece| fnv1a_more(hash, piece))
 }
 
 /// `time` as `YYYY-MM-DD HH:MM UTC` (the proleptic Gregorian calendar, from days since 1970).
@@ -208,6 +223,40 @@ mod tests {
         assert_ne!(suite_digest(&suite), before);
         let about = About::now(&[dir.path().to_path_buf()], &suite);
         assert_eq!(About::from(about.record()), about);
+    }
+
+    #[test]
+    fn the_digest_names_an_exercises_definition_and_reference() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("toy");
+        std::fs::create_dir_all(folder.join("specs")).unwrap();
+        let definition = "exercise: toy-for-the-digest\ntitle: t\nclass: Toy\nreference: toy.py\n\
+             methods:\n  tick: {}\nrules:\n  - id: r\n    says: s\n    decides: [{call: tick}]\n";
+        for (file, text) in [
+            ("exercise.yaml", definition),
+            ("toy.py", "class Toy:\n    def tick(self):\n        pass\n"),
+            ("specs/a.yaml", "contract: toy-for-the-digest\n"),
+        ] {
+            std::fs::write(folder.join(file), text).unwrap();
+        }
+        let launcher: std::sync::Arc<crate::contracts::Launcher> =
+            std::sync::Arc::new(|_: &str| unreachable!("no program of the exercise is started"));
+        crate::contracts::register_exercise(&folder, launcher).unwrap();
+        let spec = folder.join("specs/a.yaml");
+        let suite = [suite_spec(&spec.to_string_lossy(), 1.0, &[])];
+        let before = suite_digest(&suite);
+        let changed = |file: &str| {
+            let path = folder.join(file);
+            let was = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, format!("{was}# a comment\n")).unwrap();
+            let digest = suite_digest(&suite);
+            std::fs::write(&path, was).unwrap();
+            assert_eq!(suite_digest(&suite), before, "{file} put back");
+            digest
+        };
+        assert_ne!(changed("exercise.yaml"), before);
+        assert_ne!(changed("toy.py"), before);
+        assert_ne!(changed("specs/a.yaml"), before);
     }
 
     #[test]

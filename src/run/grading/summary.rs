@@ -25,6 +25,7 @@ pub(crate) const MAX_SUMMARY_BYTES: u64 = 64 << 20;
 
 /// Reads a shard's `summary.json` back into its rows, validated: every error names the file
 /// (with `:line:col` for JSON that does not parse) and says what to do.
+#[cfg(test)]
 pub(crate) fn read_summary(path: &Path) -> Result<Vec<Graded>, String> {
     read_summary_about(path).map(|(rows, _)| rows)
 }
