@@ -209,6 +209,9 @@ fn script(rng: &mut Rng, length: usize) -> Vec<ScriptedCall> {
 }
 
 /// The parts of a case, crashes not placed yet.
+/// The random stream that decides whether a case's first body is empty.
+const EMPTY_BODY_STREAM: u64 = 7;
+
 fn draw(rng: &mut Rng) -> (DlqCase, usize) {
     let max_attempts = rng.weighted(&[
         (33, None),
@@ -219,10 +222,15 @@ fn draw(rng: &mut Rng) -> (DlqCase, usize) {
         (5, Some(5)),
     ]);
     let initial = rng.weighted(&[(30, 1), (45, 2), (25, 3)]);
-    let messages: Vec<(String, String)> = INITIAL_IDS[..initial]
+    let mut messages: Vec<(String, String)> = INITIAL_IDS[..initial]
         .iter()
         .map(|id| ((*id).to_owned(), format!("body-{id}")))
         .collect();
+    // One case in eight gives its first message an empty body, which a consumer must process
+    // like any other (drawn from a fork, so the other cases are the cases they were).
+    if rng.fork(EMPTY_BODY_STREAM).below(8) == 0 {
+        messages[0].1.clear();
+    }
     let mut known: Vec<String> = messages.iter().map(|(id, _)| id.clone()).collect();
     let mut sends = 0;
     let mut steps = Vec::new();
