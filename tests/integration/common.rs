@@ -802,3 +802,14 @@ pub(crate) fn bundled_contract(
 ) -> Option<&'static dyn dlqspec::contracts::contract::Contract> {
     bundled_contracts().into_iter().find(|c| c.name() == name)
 }
+
+/// The TypeScript compiler the Node shim's packages bring (`npm ci --prefix shims/node`).
+pub(crate) fn tsc() -> PathBuf {
+    let tsc = root().join("shims/node/node_modules/.bin/tsc");
+    assert!(
+        tsc.is_file(),
+        "{} is missing: run `npm ci --prefix shims/node`",
+        tsc.display()
+    );
+    tsc
+}

@@ -655,12 +655,7 @@ fn typescript_declarations_type_check_with_tsc() {
     if !node_tests() {
         return;
     }
-    let tsc = root().join("shims/node/node_modules/.bin/tsc");
-    assert!(
-        tsc.is_file(),
-        "{} is missing: run `npm ci --prefix shims/node`",
-        tsc.display()
-    );
+    let tsc = crate::common::tsc();
     let declared = run(&["types", "exercises/lease-queue"]);
     assert_eq!(declared.code, 0, "{}", declared.stderr);
     let solution = |take: &str| {

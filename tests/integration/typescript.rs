@@ -158,12 +158,7 @@ fn the_typescript_example_type_checks_under_node16_esm_commonjs_and_bundler() {
     if !node_tests() {
         return;
     }
-    let tsc = root().join("shims/node/node_modules/.bin/tsc");
-    assert!(
-        tsc.is_file(),
-        "{} is missing: run `npm ci --prefix shims/node`",
-        tsc.display()
-    );
+    let tsc = crate::common::tsc();
     let copy = tempfile::tempdir().expect("a temp dir");
     for (from, to) in [
         (

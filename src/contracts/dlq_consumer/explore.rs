@@ -169,8 +169,9 @@ const TAKES: &[(usize, u64)] = &[(40, 1), (30, 3), (30, 7)];
 
 const INITIAL_IDS: [&str; 3] = ["a", "b", "c"];
 const LATER_IDS: [&str; 2] = ["d", "e"];
-/// An id no step ever sends, for replays of unknown ids.
-const UNKNOWN_ID: &str = "zz";
+/// An id no step ever sends, for replays of unknown ids: a name every JavaScript object has,
+/// so a replay that looks ids up with `id in entries` takes it for an entry.
+const UNKNOWN_ID: &str = "constructor";
 
 /// Draws one case; every case it returns makes a spec the built-in passes once blessed.
 pub(crate) fn generate(rng: &mut Rng) -> DlqCase {
