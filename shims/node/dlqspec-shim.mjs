@@ -864,11 +864,11 @@ function applyOps(root, ops, keys) {
   return null;
 }
 
-// The first part of `value` that is not plain data, which JSON.stringify would not carry as it
-// is: a Map or a Set (it makes `{}` of them) or an instance of a class (whose methods, getters
-// and private fields it drops), with where it is (`.keys[0]`); undefined when all is plain. A
-// value that says how it is written (`toJSON`, as a Date does) is its author's choice; a cycle
-// is left to JSON.stringify, which tells it.
+// The first part of `value` that JSON.stringify would carry as an empty `{}`, its contents lost:
+// a Map, a Set or their weak kinds, with where it is (`.keys[0]`); undefined when there is none.
+// An instance of the solution's own class is data like any object (JSON carries its fields,
+// and the spec compares those), a value that says how it is written (`toJSON`, as a Date does)
+// is its author's choice, and a cycle is left to JSON.stringify, which tells it.
 function notPlain(value) {
   const walking = new Set();
   const shown = (key) => (/^[A-Za-z_$][\w$]{0,39}$/.test(key) ? `.${key}` : `[${JSON.stringify(key.slice(0, 40))}]`);
@@ -883,13 +883,10 @@ function notPlain(value) {
         }
         return undefined;
       }
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) {
-        if (v instanceof Map) return { what: 'a Map', as: '{}', at };
-        if (v instanceof Set) return { what: 'a Set', as: '{}', at };
-        const cls = String(v.constructor?.name || 'a class').slice(0, 60);
-        return { what: `an instance of ${cls}`, as: 'its own fields only', at };
-      }
+      if (v instanceof Map) return { what: 'a Map', at };
+      if (v instanceof Set) return { what: 'a Set', at };
+      if (v instanceof WeakMap) return { what: 'a WeakMap', at };
+      if (v instanceof WeakSet) return { what: 'a WeakSet', at };
       for (const [key, item] of Object.entries(v)) {
         const found = walk(item, `${at}${shown(key)}`);
         if (found !== undefined) return found;
@@ -916,7 +913,7 @@ function callMethod(instance, method, args) {
   if (typeof value?.then === 'function') throw new ShimError(`${name}() returned a Promise; the contract's methods are synchronous`);
   const odd = notPlain(value);
   if (odd !== undefined) {
-    throw new ShimError(`${name}() returned ${odd.what}${odd.at ? ` at ${odd.at.slice(0, 200)}` : ''}, which JSON would carry as ${odd.as}: return plain objects/arrays (Object.fromEntries(map), [...set], { ...fields })`);
+    throw new ShimError(`${name}() returned ${odd.what}${odd.at ? ` at ${odd.at.slice(0, 200)}` : ''}, which JSON would carry as {}: return plain objects/arrays (Object.fromEntries(map), [...set])`);
   }
   const keys = keysOf(String(method));
   return keys === undefined ? value : asDeclared(value, keys);
