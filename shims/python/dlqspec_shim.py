@@ -1,10 +1,11 @@
 # dlqspec_shim.py: runs a student's solution.py under dlqspec's JSON-lines protocol v1 (usage: python3 dlqspec_shim.py solution.py).
 """dlqspec Python shim (Python 3.9+, standard library only).
 
-dlqspec writes one JSON request per line to our stdin; we answer one JSON
-line per request on stdout. While the student's code runs, the proxies in
-the `given` module turn each queue/DLQ/clock/handler call into a "world"
-message and block until dlqspec answers it. See protocol/ for the messages.
+dlqspec writes one JSON request per line on the protocol channel (the fd
+DLQSPEC_PROTOCOL_FD names; fd 1 stays the student's); we answer one JSON line
+per request there. While the student's code runs, the proxies in the `given`
+module turn each call of a given part into a "world" message and block until
+dlqspec answers it. docs/protocol.md describes the messages.
 
 The shim knows no contract by name: dlqspec's hello describes each one (its
 class, its given parts, its errors), and the `given` module is built from that.
